@@ -1,0 +1,42 @@
+# `make` builds build/; `make test` runs every check. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+NPM_STAMP := tests/node_modules/.installed
+
+.PHONY: all build test lint typecheck pytest npm clean
+
+all: build
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall when the package metadata changes (the install is editable).
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+build: $(VENV)/.installed
+	$(BIN)/promptc build
+
+$(NPM_STAMP): tests/package.json tests/package-lock.json
+	cd tests && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+npm: $(NPM_STAMP)
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check compiler tests benchmarks
+	$(BIN)/ruff format --check compiler tests benchmarks
+
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
+
+pytest: $(VENV)/.installed
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+	$(BIN)/promptc check
+
+clean:
+	rm -rf $(VENV) tests/node_modules .pytest_cache .mypy_cache .ruff_cache

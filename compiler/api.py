@@ -1,0 +1,203 @@
+"""The library API: lint, build and check a bundle. Each returns a Result; the
+command line only turns Results into output and exit codes.
+
+Pipeline: load -> validate -> compose -> lint -> emit -> write/check. Every
+stage reports diagnostics; one run reports every problem it can find. Nothing
+is written while any error exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler import targets as target_registry
+from compiler.bundle import Bundle, load_bundle
+from compiler.compose import compose_bundle
+from compiler.config import Config
+from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
+from compiler.lint import run_rules
+from compiler.loader import SourceFile
+from compiler.project import Project, make_project
+from compiler.resources import load_schema
+from compiler.validate import check_frontmatter
+from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
+
+
+@dataclass(frozen=True)
+class Result:
+    diagnostics: tuple[Diagnostic, ...]
+    written: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    files: Mapping[str, bytes] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(list(self.diagnostics))
+
+
+class _Collector:
+    """Turns stage findings into diagnostics with display paths."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.items: list[Diagnostic] = []
+
+    def add(
+        self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
+    ) -> None:
+        settings = self.config.rules.get(rule)
+        level = severity or (settings.level if settings else Severity.ERROR)
+        if level is None:
+            return
+        where = problem.path or path
+        self.items.append(
+            Diagnostic(
+                self.config.display(where),
+                problem.line,
+                problem.column,
+                rule,
+                level,
+                problem.message,
+                problem.hint,
+                problem.fix,
+            )
+        )
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.items.extend(diagnostics)
+
+    def result(self, **kwargs: object) -> Result:
+        return Result(tuple(sorted(set(self.items))), **kwargs)  # type: ignore[arg-type]
+
+
+def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
+    out = _Collector(config)
+    bundle = load_bundle(config)
+    for rule, path, problem in bundle.findings:
+        out.add(rule, path, problem)
+    for source in bundle.sources():
+        for rule, problem in source.findings:
+            out.add(rule, source.path, problem)
+    for kind, items in (
+        ("agent", bundle.agents),
+        ("mode", bundle.modes),
+        ("fragment", bundle.fragments),
+    ):
+        for source in items.values():
+            for problem in _validate(kind, source):
+                out.add("schema", source.path, problem)
+    composition = compose_bundle(bundle, target)
+    for rule, path, problem in composition.findings:
+        out.add(rule, path, problem)
+    project = make_project(config, bundle, composition, target)
+    out.extend(run_rules(project))
+    return out, bundle, project
+
+
+def _validate(kind: str, source: SourceFile) -> Iterator[Problem]:
+    if not source.ok:
+        return
+    if source.frontmatter is None:
+        if kind != "fragment":
+            yield Problem(
+                1,
+                1,
+                f"{kind} has no frontmatter: start the file with a `---` block "
+                "holding at least `description`",
+            )
+        return
+    yield from check_frontmatter(source.frontmatter, load_schema(kind))
+
+
+def _lint_target(config: Config) -> str:
+    return next(iter(config.targets), "opencode")
+
+
+def lint(config: Config) -> Result:
+    collector, _, _ = _analyse(config, _lint_target(config))
+    return collector.result()
+
+
+def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
+    """Lint once, then compose and emit every selected target in memory."""
+    names = list(names)
+    collector, bundle, project = _analyse(config, _lint_target(config))
+    files: dict[str, bytes] = {}
+    for name in names:
+        target = target_registry.TARGETS[name]
+        if name != project.target:
+            composition = compose_bundle(bundle, name)
+            project = make_project(config, bundle, composition, name)
+        for rel, text in target.emit(project, config.targets.get(name, {})).items():
+            files[f"{name}/{rel}"] = text.encode("utf-8")
+    return collector, files
+
+
+def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
+    chosen = list(only) or list(config.targets)
+    return sorted(chosen)
+
+
+def build(
+    config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
+) -> Result:
+    collector, files = _render(config, selected_targets(config, only))
+    if has_errors(collector.items):
+        return collector.result(files=files)
+    if check:
+        return _check_output(config, collector, files)
+    try:
+        outcome = apply(config.out, files, force=force)
+    except (ManifestError, OSError) as exc:
+        collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
+        return collector.result(files=files)
+    _conflicts(config, collector, outcome)
+    return collector.result(written=outcome.written, removed=outcome.removed, files=files)
+
+
+def check(config: Config, *, only: Iterable[str] = ()) -> Result:
+    """Lint plus `build --check`: for hooks and CI."""
+    return build(config, only=only, check=True)
+
+
+def _check_output(config: Config, collector: _Collector, files: Mapping[str, bytes]) -> Result:
+    try:
+        todo = plan(config.out, files, read_manifest(config.out))
+    except ManifestError as exc:
+        collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
+        return collector.result(files=files)
+    for rel in todo.missing:
+        collector.add(
+            "stale-output",
+            config.out / rel,
+            Problem(1, 1, "generated file is missing; run promptc build"),
+        )
+    for rel in todo.write:
+        collector.add(
+            "stale-output",
+            config.out / rel,
+            Problem(1, 1, "generated file is stale; run promptc build"),
+        )
+    for rel in todo.remove:
+        collector.add(
+            "stale-output",
+            config.out / rel,
+            Problem(1, 1, "file is no longer generated; run promptc build"),
+        )
+    for conflict in todo.conflicts:
+        collector.add("stale-output", config.out / conflict.path, Problem(1, 1, conflict.message))
+    return collector.result(files=files)
+
+
+def _conflicts(config: Config, collector: _Collector, outcome: Outcome) -> None:
+    for conflict in outcome.errors:
+        collector.add("write", config.out / conflict.path, Problem(1, 1, conflict.message))
+
+
+def _os_message(exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"cannot write the output: {exc.strerror or exc}{where}"
+    return str(exc)

@@ -1,0 +1,209 @@
+"""The command line: parse options, call the API, report, return an exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from compiler import __version__
+from compiler.errors import PromptcError, UsageError
+
+if TYPE_CHECKING:
+    from compiler.api import Result
+    from compiler.config import Config
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _common(func: F) -> F:
+    """Options every checking command shares, so they read the same everywhere."""
+    options = [
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Config file (promptc.toml or pyproject.toml); default: found by "
+            "walking up from the working directory.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["text", "json"]),
+            default="text",
+            show_default=True,
+            help="Output format for diagnostics.",
+        ),
+        click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1)."),
+        click.option("--quiet", "-q", is_flag=True, help="Print errors only; no summary."),
+        click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="promptc")
+@click.option("--traceback", is_flag=True, help="Show the Python traceback of internal errors.")
+@click.pass_context
+def cli(ctx: click.Context, traceback: bool) -> None:
+    """promptc: compose, check and emit AI coding-agent prompt specs."""
+    ctx.obj = {"traceback": traceback}
+
+
+def _load(config_path: Path | None) -> Config:
+    from compiler.config import load_config
+
+    config = load_config(config_path)
+    if not config.specs.is_dir():
+        raise UsageError(
+            f"specs folder not found: {config.specs} (set `specs` in "
+            "[tool.promptc] or run promptc inside a bundle)",
+        )
+    return config
+
+
+def _report(result: Result, fmt: str, strict: bool, quiet: bool, no_color: bool) -> int:
+    from compiler.diagnostics import Severity
+    from compiler.report import REPORTERS
+
+    shown = [d for d in result.diagnostics if not quiet or d.severity is Severity.ERROR]
+    color = fmt == "text" and not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    for line in REPORTERS[fmt](shown, color):
+        click.echo(line)
+    failing = {Severity.ERROR} | ({Severity.WARNING} if strict else set())
+    failed = any(d.severity in failing for d in result.diagnostics)
+    if not quiet and fmt == "text":
+        _summary(result)
+    return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def _summary(result: Result) -> None:
+    from compiler.diagnostics import Severity
+
+    counts = {s: sum(1 for d in result.diagnostics if d.severity is s) for s in Severity}
+    parts = [f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
+    files = f"; wrote {len(result.written)}, removed {len(result.removed)} file(s)"
+    changed = files if result.written or result.removed else ""
+    click.echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
+
+
+@cli.command()
+@_common
+def lint(config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool) -> None:
+    """Check specs, fragments and config; write nothing."""
+    from compiler import api
+
+    result = api.lint(_load(config_path))
+    raise SystemExit(_report(result, fmt, strict, quiet, no_color))
+
+
+@cli.command()
+@_common
+@click.option("--target", "only", multiple=True, help="Build only this target (repeatable).")
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; exit 1 naming every stale, missing or extra file.",
+)
+@click.option("--force", is_flag=True, help="Overwrite generated files edited by hand.")
+def build(
+    config_path: Path | None,
+    fmt: str,
+    strict: bool,
+    quiet: bool,
+    no_color: bool,
+    only: tuple[str, ...],
+    check_only: bool,
+    force: bool,
+) -> None:
+    """Compose and emit every target into the output folder."""
+    from compiler import api
+
+    config = _load(config_path)
+    _check_targets(config, only)
+    result = api.build(config, only=only, force=force, check=check_only)
+    raise SystemExit(_report(result, fmt, strict, quiet, no_color))
+
+
+@cli.command()
+@_common
+def check(config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool) -> None:
+    """Lint plus `build --check`: the command for hooks and CI."""
+    from compiler import api
+
+    result = api.check(_load(config_path))
+    raise SystemExit(_report(result, fmt, strict, quiet, no_color))
+
+
+def _check_targets(config: Config, only: Sequence[str]) -> None:
+    from compiler.suggest import did_you_mean
+
+    for name in only:
+        if name not in config.targets:
+            hint = did_you_mean(name, config.targets)
+            raise click.UsageError(f"target '{name}' is not configured{hint}")
+
+
+@cli.command()
+def rules() -> None:
+    """List every rule id with its default level and summary."""
+    from compiler import rules as registry
+
+    for rule_id, rule in sorted(registry.RULES.items()):
+        click.echo(f"{rule_id:24} {rule.DEFAULT_LEVEL:8} {registry.summary(rule)}")
+
+
+@cli.command()
+@click.argument("rule_id")
+def explain(rule_id: str) -> None:
+    """Print a rule's documentation."""
+    import inspect
+
+    from compiler import rules as registry
+    from compiler.suggest import did_you_mean
+
+    rule = registry.RULES.get(rule_id)
+    if rule is None:
+        raise click.UsageError(f"no rule '{rule_id}'{did_you_mean(rule_id, registry.RULES)}")
+    click.echo(f"{rule_id} (default level: {rule.DEFAULT_LEVEL})\n")
+    click.echo(inspect.cleandoc(rule.__doc__ or ""))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: returns the exit code; never lets a traceback escape unasked."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        cli.main(args=args, prog_name="promptc", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0) if isinstance(exc.code, int | None) else EXIT_USAGE
+    except click.exceptions.Abort:
+        click.echo("promptc: aborted", err=True)
+        return EXIT_PROBLEMS
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE
+    except PromptcError as exc:
+        click.echo(f"promptc: {exc}", err=True)
+        return exc.exit_code
+    except Exception as exc:  # the last line of defence: one line, exit 3
+        if "--traceback" in args:
+            raise
+        click.echo(
+            f"promptc: internal error: {type(exc).__name__}: {exc} "
+            "(re-run with --traceback to see where)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    return EXIT_OK

@@ -1,0 +1,104 @@
+"""Compose: expand `<<fragment>>` placeholders in agent and mode bodies.
+
+First pass: a placeholder is `<<name>>` outside fenced code blocks and inline
+code; it is replaced by the fragment's body without its final newline, so a
+placeholder on its own line becomes exactly the fragment's lines. Fragments
+may include fragments; a cycle is an error naming the whole chain. Any other
+text passes through byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.bundle import Bundle
+from compiler.diagnostics import Problem
+from compiler.loader import SourceFile
+from compiler.suggest import did_you_mean
+
+PLACEHOLDER = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+MAX_DEPTH = 32
+
+Finding = tuple[str, Path, Problem]
+
+
+@dataclass(frozen=True)
+class Composition:
+    agents: Mapping[str, str]
+    modes: Mapping[str, str]
+    used: frozenset[str]
+    findings: tuple[Finding, ...] = field(default=())
+
+
+def compose_bundle(bundle: Bundle, target: str) -> Composition:
+    state = _State(bundle, target)
+    agents = {ident: state.expand(src, ()) for ident, src in bundle.agents.items() if src.ok}
+    modes = {ident: state.expand(src, ()) for ident, src in bundle.modes.items() if src.ok}
+    return Composition(agents, modes, frozenset(state.used), tuple(state.findings))
+
+
+@dataclass
+class _State:
+    bundle: Bundle
+    target: str
+    used: set[str] = field(default_factory=set)
+    findings: list[Finding] = field(default_factory=list)
+
+    def expand(self, source: SourceFile, chain: tuple[str, ...]) -> str:
+        out: list[str] = []
+        fence: str | None = None
+        for offset, line in enumerate(source.body.split("\n")):
+            marker = _FENCE.match(line)
+            if fence is not None:
+                if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
+                    fence = None
+                out.append(line)
+                continue
+            if marker:
+                fence = marker.group(1)
+                out.append(line)
+                continue
+            out.append(self._line(source, source.body_line + offset, line, chain))
+        return "\n".join(out)
+
+    def _line(self, source: SourceFile, number: int, line: str, chain: tuple[str, ...]) -> str:
+        code = [m.span() for m in _INLINE_CODE.finditer(line)]
+        pieces: list[str] = []
+        last = 0
+        for match in PLACEHOLDER.finditer(line):
+            if any(start <= match.start() < end for start, end in code):
+                continue
+            pieces.append(line[last : match.start()])
+            pieces.append(self._include(source, number, match, chain))
+            last = match.end()
+        pieces.append(line[last:])
+        return "".join(pieces)
+
+    def _include(
+        self, source: SourceFile, number: int, match: re.Match[str], chain: tuple[str, ...]
+    ) -> str:
+        name = match.group(1)
+        fragment = self.bundle.fragments.get(name)
+        where = Problem(number, match.start() + 1, "")
+        if fragment is None:
+            hint = did_you_mean(name, self.bundle.fragments)
+            return self._fail(source, where, f"unknown fragment '{name}'{hint}", match)
+        if name in chain:
+            cycle = " -> ".join((*chain[chain.index(name) :], name))
+            return self._fail(source, where, f"fragment cycle: {cycle}", match)
+        if len(chain) >= MAX_DEPTH:
+            return self._fail(source, where, f"fragments nested deeper than {MAX_DEPTH}", match)
+        self.used.add(name)
+        if not fragment.ok:
+            return match.group(0)
+        text = self.expand(fragment, (*chain, name))
+        return text[:-1] if text.endswith("\n") else text
+
+    def _fail(self, source: SourceFile, where: Problem, message: str, match: re.Match[str]) -> str:
+        self.findings.append(("compose", source.path, Problem(where.line, where.column, message)))
+        return match.group(0)

@@ -1,0 +1,317 @@
+"""Load: read a spec or fragment file into frontmatter (with exact positions) and body.
+
+Nothing is silently fixed. Encoding trouble, tabs, duplicate keys and fence
+problems become findings under the `syntax` (error) or `encoding` (warning)
+ids; the file is still loaded as far as it safely can be.
+
+YAML scalars are resolved as the runtimes read them (YAML 1.2 core, plus
+timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
+date. Aliases are expanded under a node budget, so an alias bomb costs at most
+that budget.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from compiler.diagnostics import Problem
+
+try:  # the C loader is several times faster; fall back when libyaml is absent
+    _Loader: type[Any] = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _Loader = yaml.SafeLoader
+
+NODE_BUDGET = 20_000
+MAX_DEPTH = 64
+FENCE = "---"
+
+JsonPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Pos:
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """Parsed frontmatter and where each key and value stands in the file."""
+
+    data: Mapping[str, Any]
+    values: Mapping[JsonPath, Pos]
+    keys: Mapping[JsonPath, Pos]
+    start_line: int
+    end_line: int
+
+    def where(self, path: JsonPath, *, key: bool = False) -> Pos:
+        """Position of the key (or value) at `path`, else of its nearest ancestor."""
+        table = self.keys if key else self.values
+        for cut in range(len(path), 0, -1):
+            found = table.get(path[:cut]) or self.keys.get(path[:cut])
+            if found is not None:
+                return found
+        return Pos(self.start_line, 1)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    text: str
+    frontmatter: Frontmatter | None
+    body: str
+    body_line: int
+    findings: tuple[tuple[str, Problem], ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not any(rule == "syntax" for rule, _ in self.findings)
+
+
+def load_file(path: Path) -> SourceFile:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return _broken(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+    return load_bytes(path, raw)
+
+
+def load_bytes(path: Path, raw: bytes) -> SourceFile:
+    if b"\x00" in raw:
+        line, column = _byte_position(raw, raw.index(b"\x00"))
+        return _broken(path, line, column, "file contains a NUL byte; is it binary?")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _byte_position(raw, exc.start)
+        byte = raw[exc.start]
+        return _broken(path, line, column, f"not valid UTF-8 (byte 0x{byte:02x}); save it as UTF-8")
+    findings: list[tuple[str, Problem]] = []
+    text = _normalise(text, findings)
+    return _split(path, text, findings)
+
+
+def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
+    finding = ("syntax", Problem(line, column, message))
+    return SourceFile(path, "", None, "", 1, (finding,))
+
+
+def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    before = raw[:offset]
+    line = before.count(b"\n") + 1
+    start = before.rfind(b"\n") + 1
+    return line, len(before[start:].decode("utf-8", "replace")) + 1
+
+
+def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
+    if text.startswith("\ufeff"):
+        findings.append(
+            ("encoding", Problem(1, 1, "byte-order mark at the start of the file; remove it"))
+        )
+        text = text[1:]
+    if "\r" in text:
+        index = text.index("\r")
+        line = text.count("\n", 0, index) + 1
+        findings.append(
+            (
+                "encoding",
+                Problem(
+                    line,
+                    index - text.rfind("\n", 0, index),
+                    "CRLF line endings; promptc reads and emits LF",
+                ),
+            )
+        )
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
+    lines = text.split("\n")
+    if lines[0].rstrip() != FENCE:
+        _misplaced_fence(lines, findings)
+        return SourceFile(path, text, None, text, 1, tuple(findings))
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (FENCE, "...")), None)
+    if close is None:
+        findings.append(
+            ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
+        )
+        return SourceFile(path, text, None, "", len(lines), tuple(findings))
+    frontmatter = _parse(lines[1:close], 2, findings)
+    body = "\n".join(lines[close + 1 :])
+    return SourceFile(path, text, frontmatter, body, close + 2, tuple(findings))
+
+
+def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
+    for number, line in enumerate(lines[:3], start=1):
+        if line.strip() == FENCE and line.rstrip() != FENCE:
+            column = len(line) - len(line.lstrip()) + 1
+            message = "indented `---`: frontmatter must start at column 1 of line 1"
+            findings.append(("syntax", Problem(number, column, message)))
+            return
+        if line.strip() == FENCE:
+            message = "frontmatter must start on line 1; runtimes read this `---` as body text"
+            findings.append(("syntax", Problem(number, 1, message)))
+            return
+
+
+_TAB_INDENT = re.compile(r"^[ ]*\t")
+
+
+def _parse(lines: list[str], first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
+    end = first + len(lines)
+    empty = Frontmatter({}, {}, {}, first - 1, end)
+    tabs = [(n, m.end()) for n, m in enumerate(map(_TAB_INDENT.match, lines), first) if m]
+    for number, column in tabs:
+        findings.append(
+            ("syntax", Problem(number, column, "tab in indentation; YAML allows only spaces"))
+        )
+    if tabs:
+        return empty
+    try:
+        node = yaml.compose("\n".join(lines), Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        findings.append(("syntax", _yaml_problem(exc, first)))
+        return empty
+    except (yaml.YAMLError, RecursionError) as exc:
+        message = "YAML nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        findings.append(("syntax", Problem(first, 1, f"invalid YAML: {message}")))
+        return empty
+    if node is None:
+        return empty
+    builder = _Builder(first, findings)
+    data = builder.build(node)
+    if not isinstance(data, dict):
+        findings.append(
+            ("syntax", Problem(first, 1, "frontmatter must be a mapping of keys to values"))
+        )
+        return empty
+    return Frontmatter(data, builder.values, builder.keys, first - 1, end)
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError, first: int) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    message = f"invalid YAML: {exc.problem}"
+    if exc.context and "alias" in exc.context and exc.context_mark is not None:
+        # `"*": allow` written without quotes: `*` starts a YAML alias.
+        mark = exc.context_mark
+        message = 'invalid YAML: a bare `*` starts a YAML alias; quote it as "*"'
+    if mark is None:
+        return Problem(first, 1, message)
+    return Problem(mark.line + first, mark.column + 1, message)
+
+
+_NULL = re.compile(r"^(~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_SPECIAL_FLOAT = {
+    ".inf": float("inf"),
+    "+.inf": float("inf"),
+    "-.inf": float("-inf"),
+    ".nan": float("nan"),
+}
+_DATE = re.compile(r"^\d{4}-\d\d?-\d\d?$")
+_TIMESTAMP = re.compile(
+    r"^\d{4}-\d\d?-\d\d?([Tt]|[ \t]+)\d\d?:\d\d:\d\d(\.\d*)?"
+    r"(([ \t]*)Z|[ \t]*[-+]\d\d?(:\d\d)?)?$"
+)
+
+
+def resolve_plain(value: str) -> Any:
+    """A plain (unquoted) scalar as YAML 1.2 core plus timestamps reads it."""
+    if _NULL.match(value):
+        return None
+    if value in _BOOL:
+        return _BOOL[value]
+    if _INT.match(value):
+        return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
+    if value.lower() in _SPECIAL_FLOAT:
+        return _SPECIAL_FLOAT[value.lower()]
+    if _FLOAT.match(value):
+        return float(value)
+    if _DATE.match(value):
+        try:
+            return dt.date.fromisoformat("-".join(p.zfill(2) for p in value.split("-")))
+        except ValueError:
+            return value
+    if _TIMESTAMP.match(value):
+        return value  # kept as text: no runtime field takes a time of day
+    return value
+
+
+class _Budget(Exception):
+    pass
+
+
+@dataclass
+class _Builder:
+    first: int
+    findings: list[tuple[str, Problem]]
+    values: dict[JsonPath, Pos] = field(default_factory=dict)
+    keys: dict[JsonPath, Pos] = field(default_factory=dict)
+    count: int = 0
+
+    def pos(self, node: yaml.Node) -> Pos:
+        return Pos(node.start_mark.line + self.first, node.start_mark.column + 1)
+
+    def build(self, node: yaml.Node) -> Any:
+        try:
+            return self._node(node, ())
+        except _Budget as exc:
+            self.findings.append(("syntax", Problem(self.pos(node).line, 1, str(exc))))
+            return {}
+
+    def _node(self, node: yaml.Node, path: JsonPath) -> Any:
+        self.count += 1
+        if self.count > NODE_BUDGET:
+            raise _Budget(
+                f"frontmatter expands to more than {NODE_BUDGET} values (YAML alias bomb?)"
+            )
+        if len(path) > MAX_DEPTH:
+            raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
+        self.values.setdefault(path, self.pos(node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return [self._node(item, (*path, i)) for i, item in enumerate(node.value)]
+        return self._scalar(node)
+
+    def _scalar(self, node: yaml.Node) -> Any:
+        if node.tag.startswith("tag:yaml.org,2002:") is False:
+            pos = self.pos(node)
+            self.findings.append(
+                ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
+            )
+            return node.value
+        if getattr(node, "style", None) is None:
+            return resolve_plain(node.value)
+        return node.value
+
+    def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                pos = self.pos(key_node)
+                self.findings.append(
+                    ("syntax", Problem(pos.line, pos.column, "a key must be a plain string"))
+                )
+                continue
+            key = str(key_node.value)
+            key_path = (*path, key)
+            if key in result:
+                first = self.keys[key_path]
+                pos = self.pos(key_node)
+                message = f"duplicate key '{key}' (first defined at line {first.line})"
+                self.findings.append(("syntax", Problem(pos.line, pos.column, message)))
+                continue
+            self.keys[key_path] = self.pos(key_node)
+            result[key] = self._node(value_node, key_path)
+        return result

@@ -1,0 +1,84 @@
+"""The rule registry: every rule id promptc can report, one module each.
+
+A rule module has a docstring (its documentation: summary, Options, Fails /
+Passes examples), `ID` (kebab-case, the module name with `-` for `_`),
+`DEFAULT_LEVEL` (error, warning, info or off), `OPTIONS` (JSON Schema
+properties of its options, each with a default) and `check(project, options)`
+yielding Problems with `path` set. Modules with `STAGE = True` document an id
+that a pipeline stage reports (syntax, schema, ...): they have no `check`,
+and their level cannot be changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from compiler.rules import (
+    agent_id,
+    compose,
+    description_length,
+    empty_body,
+    encoding,
+    internal,
+    schema,
+    stale_output,
+    stray_file,
+    syntax,
+    unused_fragment,
+    write,
+)
+
+if TYPE_CHECKING:
+    from compiler.diagnostics import Problem
+    from compiler.project import Project
+
+
+class Rule(Protocol):
+    ID: str
+    DEFAULT_LEVEL: str
+    STAGE: bool
+    OPTIONS: Mapping[str, Any]
+    __doc__: str | None
+
+    def check(self, project: Project, options: Mapping[str, Any]) -> Iterator[Problem]: ...
+
+
+_MODULES: tuple[ModuleType, ...] = (
+    syntax,
+    encoding,
+    stray_file,
+    compose,
+    schema,
+    write,
+    stale_output,
+    internal,
+    agent_id,
+    description_length,
+    empty_body,
+    unused_fragment,
+)
+
+RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
+
+
+def get(rule_id: str) -> Rule:
+    try:
+        return RULES[rule_id]
+    except KeyError:
+        raise KeyError(f"no such rule: '{rule_id}'") from None
+
+
+def options_schema(rule: Rule) -> dict[str, Any]:
+    level = {"enum": ["error", "warning", "info", "off"]}
+    properties = {"level": level, **rule.OPTIONS}
+    return {"type": "object", "additionalProperties": False, "properties": properties}
+
+
+def option_defaults(rule: Rule) -> dict[str, Any]:
+    return {name: spec["default"] for name, spec in rule.OPTIONS.items() if "default" in spec}
+
+
+def summary(rule: Rule) -> str:
+    return (rule.__doc__ or "").strip().splitlines()[0]

@@ -1,0 +1,36 @@
+"""Agents and modes whose body (after composition) is empty.
+
+An agent's body is its whole system prompt and a mode's body is the command
+template: an empty one is almost always a file cut short.
+
+Options: none.
+
+Fails:
+    ---
+    description: Reviews diffs for bugs.
+    ---
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from compiler.diagnostics import Problem
+from compiler.project import Project
+
+ID = "empty-body"
+DEFAULT_LEVEL = "error"
+STAGE = False
+OPTIONS: dict[str, Any] = {}
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    for spec in (*project.agents.values(), *project.modes.values()):
+        if not spec.body.strip():
+            yield Problem(
+                spec.source.body_line,
+                1,
+                "body is empty: nothing to send to the model",
+                path=spec.source.path,
+            )

@@ -1,0 +1,33 @@
+"""The target registry: one module per runtime layout promptc emits.
+
+A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
+in `[tool.promptc.targets.<name>]`) and `emit(project, options)` returning the
+files it produces, relative to `<out>/<name>/`, as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from compiler.targets import opencode
+
+if TYPE_CHECKING:
+    from compiler.project import Project
+
+
+class Target(Protocol):
+    NAME: str
+    OPTIONS: Mapping[str, Any]
+
+    def emit(self, project: Project, options: Mapping[str, Any]) -> dict[str, str]: ...
+
+
+_MODULES: tuple[ModuleType, ...] = (opencode,)
+
+TARGETS: Mapping[str, Target] = {module.NAME: module for module in _MODULES}
+
+
+def options_schema(target: Target) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "properties": dict(target.OPTIONS)}

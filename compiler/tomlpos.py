@@ -1,0 +1,59 @@
+"""Finds where a key stands in a TOML file, for config messages.
+
+tomllib returns values without positions, so a config error names its line
+by scanning the text: table headers, then `key =` lines inside the table.
+"""
+
+from __future__ import annotations
+
+import re
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_PART = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\'[^\']*\'|[A-Za-z0-9_-]+)\s*')
+
+
+def _split_dotted(key: str) -> tuple[str, ...]:
+    parts: list[str] = []
+    for raw in key.split("."):
+        raw = raw.strip()
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+            raw = raw[1:-1]
+        parts.append(raw)
+    return tuple(parts)
+
+
+def _sections(lines: list[str]) -> list[tuple[tuple[str, ...], int, int]]:
+    """(header path, first line index, end line index) for each table."""
+    found: list[tuple[tuple[str, ...], int]] = [((), 0)]
+    for index, line in enumerate(lines):
+        match = _HEADER.match(line)
+        if match:
+            found.append((_split_dotted(match.group(1)), index))
+    bounds = [index for _, index in found[1:]] + [len(lines)]
+    return [(path, start, end) for (path, start), end in zip(found, bounds, strict=True)]
+
+
+def _key_in_line(line: str, key: str) -> int | None:
+    for quoted in (re.escape(key), f'"{re.escape(key)}"', f"'{re.escape(key)}'"):
+        match = re.search(rf"(^|[\s{{,.]){quoted}\s*[=.]", line)
+        if match:
+            return match.start() + len(match.group(1))
+    return None
+
+
+def locate(text: str, path: tuple[str, ...]) -> tuple[int, int]:
+    """1-based (line, column) of the key at `path`, or of its nearest known parent."""
+    lines = text.splitlines()
+    sections = _sections(lines)
+    for cut in range(len(path), -1, -1):
+        header, rest = path[:cut], path[cut:]
+        for table, start, end in sections:
+            if table != header:
+                continue
+            if not rest:
+                return start + 1, 1
+            for index in range(start + (1 if table else 0), end):
+                column = _key_in_line(lines[index].split("#", 1)[0], rest[-1])
+                if column is not None and _key_in_line(lines[index], rest[0]) is not None:
+                    return index + 1, column + 1
+    return 1, 1

@@ -1,0 +1,125 @@
+"""Config discovery, defaults, validation messages, immutability."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.config import load_config
+from compiler.diagnostics import Severity
+from compiler.errors import ConfigError
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_any_config(tmp_path: Path) -> None:
+    config = load_config(cwd=tmp_path)
+    assert config.source is None
+    assert config.specs == tmp_path.resolve() / "specs"
+    assert config.out == tmp_path.resolve() / "build"
+    assert list(config.targets) == ["opencode"]
+    assert config.rules["description-length"].options == {"min": 20, "max": 1024}
+
+
+def test_found_by_walking_up_from_a_subfolder(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[project]\nname="x"\n\n[tool.promptc]\nout = "dist"\n')
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    config = load_config(cwd=deep)
+    assert config.source == tmp_path / "pyproject.toml"
+    assert config.out == tmp_path.resolve() / "dist"
+
+
+def test_pyproject_without_table_is_skipped(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[project]\nname="x"\n')
+    write(tmp_path / "sub" / "pyproject.toml", '[project]\nname="y"\n')
+    assert load_config(cwd=tmp_path / "sub").source is None
+
+
+def test_promptc_toml_wins_in_the_same_folder(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.promptc]\nout = "a"\n')
+    write(tmp_path / "promptc.toml", 'out = "b"\n')
+    assert load_config(cwd=tmp_path).out.name == "b"
+
+
+def test_explicit_path(tmp_path: Path) -> None:
+    config_file = write(tmp_path / "conf" / "promptc.toml", 'specs = "../s"\n')
+    config = load_config(config_file, cwd=Path("/"))
+    assert config.root == tmp_path / "conf"
+    assert config.specs == tmp_path.resolve() / "s"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'out = "b"\nspecz = "x"\n',
+            "promptc.toml:2:1: unknown key 'specz' at the top level (did you mean `specs`?)",
+        ),
+        (
+            "[rules.description-lenght]\nmin = 3\n",
+            "promptc.toml:1:1: unknown rule 'description-lenght' (did you mean `description-length`?)",
+        ),
+        (
+            "[rules.description-length]\nmin = 3\nmxa = 4\n",
+            "promptc.toml:3:1: unknown key 'mxa' at [rules.description-length] (did you mean `max`?)",
+        ),
+        (
+            '[rules.description-length]\nlevel = "loud"\n',
+            "promptc.toml:2:1: [rules.description-length.level]",
+        ),
+        ('[rules.syntax]\nlevel = "off"\n', "promptc.toml:2:1: 'syntax' cannot be reconfigured"),
+        (
+            "[targets.opencod]\n",
+            "promptc.toml:1:1: unknown target 'opencod' (did you mean `opencode`?)",
+        ),
+        ("out = 3\n", "promptc.toml:1:1: [out]: 3 is not of type 'string'"),
+        ('out = "a\n', "invalid TOML"),
+    ],
+)
+def test_bad_config_names_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:
+    write(tmp_path / "promptc.toml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path)
+    assert message in str(info.value)
+    assert info.value.exit_code == 2
+
+
+def test_pyproject_messages_use_the_full_table_path(tmp_path: Path) -> None:
+    write(
+        tmp_path / "pyproject.toml",
+        '[project]\nname = "x"\n\n[tool.promptc]\nspecs = "s"\nfragmnts = "f"\n',
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"pyproject.toml:6:1: unknown key 'fragmnts' at \[tool.promptc\] \(did you mean `fragments`\?\)",
+    ):
+        load_config(cwd=tmp_path)
+
+
+def test_rule_level_and_options_apply(tmp_path: Path) -> None:
+    write(
+        tmp_path / "promptc.toml",
+        '[rules.description-length]\nlevel = "error"\nmin = 5\n'
+        '[rules.unused-fragment]\nlevel = "off"\n',
+    )
+    config = load_config(cwd=tmp_path)
+    assert config.rules["description-length"].level is Severity.ERROR
+    assert config.rules["description-length"].options["min"] == 5
+    assert config.rules["unused-fragment"].level is None
+
+
+def test_config_is_immutable(tmp_path: Path) -> None:
+    write(tmp_path / "promptc.toml", "[targets.opencode]\n")
+    config = load_config(cwd=tmp_path)
+    with pytest.raises(AttributeError):
+        config.out = Path("/")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        config.targets["claude"] = {}  # type: ignore[index]
+    with pytest.raises(TypeError):
+        config.rules["description-length"].options["min"] = 1  # type: ignore[index]

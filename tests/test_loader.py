@@ -1,0 +1,134 @@
+"""Loader: exact positions, and every malformed input as a finding, never a fix."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from compiler.loader import load_bytes, resolve_plain
+
+P = Path("x.md")
+
+
+def findings(raw: bytes) -> list[tuple[str, int, int]]:
+    source = load_bytes(P, raw)
+    return [(rule, p.line, p.column) for rule, p in source.findings]
+
+
+def test_positions_are_file_lines_and_columns() -> None:
+    raw = b'---\ndescription: d\nmode: subagent\npermission:\n  bash:\n    "*": ask\n  edit: deny\n---\nbody\n'
+    fm = load_bytes(P, raw).frontmatter
+    assert fm is not None
+    assert fm.where(("description",), key=True) == (pos := fm.keys[("description",)])
+    assert (pos.line, pos.column) == (2, 1)
+    assert (fm.values[("mode",)].line, fm.values[("mode",)].column) == (3, 7)
+    # line 7, column 3: the `edit` key inside `permission`
+    assert (fm.keys[("permission", "edit")].line, fm.keys[("permission", "edit")].column) == (7, 3)
+    assert (
+        fm.keys[("permission", "bash", "*")].line,
+        fm.keys[("permission", "bash", "*")].column,
+    ) == (6, 5)
+
+
+def test_body_line_and_text() -> None:
+    source = load_bytes(P, b"---\na: 1\n---\nline one\nline two\n")
+    assert source.body_line == 4
+    assert source.body == "line one\nline two\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"---\na: 1\na: 2\n---\n", [("syntax", 3, 1)]),
+        (b"---\nperm:\n\tedit: deny\n---\n", [("syntax", 3, 1)]),
+        (b"---\nperm:\n  \tedit: deny\n---\n", [("syntax", 3, 3)]),
+        (b"---\na: 1\n", [("syntax", 1, 1)]),
+        (b"---\na: [1\n---\n", [("syntax", 3, 1)]),
+        (b"---\nx: *\n---\n", [("syntax", 2, 4)]),
+        (b"  ---\na: 1\n  ---\n", [("syntax", 1, 3)]),
+        (b"\n---\na: 1\n---\n", [("syntax", 2, 1)]),
+        (b"---\n- a\n- b\n---\n", [("syntax", 2, 1)]),
+        (b"ok\nbad \xff here\n", [("syntax", 2, 5)]),
+        (b"ok\nnul\x00\n", [("syntax", 2, 4)]),
+        (b"\xef\xbb\xbf---\na: 1\n---\n", [("encoding", 1, 1)]),
+        (b"---\r\na: 1\r\n---\r\nbody\r\n", [("encoding", 1, 4)]),
+    ],
+    ids=[
+        "duplicate",
+        "tab",
+        "tab-after-spaces",
+        "unclosed",
+        "bad-yaml",
+        "bare-star",
+        "indented-fence",
+        "fence-not-first",
+        "not-mapping",
+        "utf8",
+        "nul",
+        "bom",
+        "crlf",
+    ],
+)
+def test_malformed_input_is_reported(raw: bytes, expected: list[tuple[str, int, int]]) -> None:
+    assert findings(raw) == expected
+
+
+def test_crlf_and_bom_are_read_through() -> None:
+    source = load_bytes(P, b"\xef\xbb\xbf---\r\ndescription: d\r\n---\r\nbody\r\n")
+    assert source.frontmatter is not None
+    assert source.frontmatter.data == {"description": "d"}
+    assert source.body == "body\n"
+
+
+def test_duplicate_key_message_names_first_line() -> None:
+    source = load_bytes(P, b"---\ndescription: a\nmode: x\ndescription: b\n---\n")
+    [(_, problem)] = source.findings
+    assert "duplicate key 'description' (first defined at line 2)" in problem.message
+
+
+def test_alias_bomb_is_bounded() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    raw = ("---\n" + "\n".join(lines) + "\n---\n").encode()
+    source = load_bytes(P, raw)
+    assert [rule for rule, _ in source.findings] == ["syntax"]
+    assert "alias bomb" in source.findings[0][1].message
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    raw = ("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n").encode()
+    assert [rule for rule, _ in load_bytes(P, raw).findings] == ["syntax"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("yes", "yes"),
+        ("on", "on"),
+        ("true", True),
+        ("0", 0),
+        ("0.1", 0.1),
+        ("~", None),
+        ("2026-01-13", dt.date(2026, 1, 13)),
+        ("0x1F", 31),
+        ("allow", "allow"),
+    ],
+)
+def test_plain_scalars_resolve_like_yaml_1_2(text: str, value: object) -> None:
+    assert resolve_plain(text) == value
+
+
+def test_quoted_scalars_stay_strings() -> None:
+    fm = load_bytes(P, b"---\na: \"true\"\nb: '2026-01-13'\n---\n").frontmatter
+    assert fm is not None
+    assert fm.data == {"a": "true", "b": "2026-01-13"}
+
+
+def test_file_without_frontmatter_is_all_body() -> None:
+    source = load_bytes(P, b"# Title\n\ntext\n")
+    assert source.frontmatter is None
+    assert source.body_line == 1
+    assert source.findings == ()

@@ -1,0 +1,42 @@
+"""Every rule and target module is registered and documented, with valid option defaults."""
+
+from __future__ import annotations
+
+import pkgutil
+
+import jsonschema
+import pytest
+
+import compiler.rules
+import compiler.targets
+from compiler import rules, targets
+
+
+def test_every_rule_module_is_registered() -> None:
+    modules = {m.name for m in pkgutil.iter_modules(compiler.rules.__path__)}
+    assert {rule_id.replace("-", "_") for rule_id in rules.RULES} == modules
+
+
+@pytest.mark.parametrize("rule_id", sorted(rules.RULES))
+def test_rule_contract(rule_id: str) -> None:
+    rule = rules.RULES[rule_id]
+    assert rule_id == rule.ID
+    assert rule.__doc__ and rule.__doc__.strip()
+    assert rule.DEFAULT_LEVEL in ("error", "warning", "info", "off")
+    jsonschema.Draft202012Validator.check_schema(rules.options_schema(rule))
+    jsonschema.validate(rules.option_defaults(rule), rules.options_schema(rule))
+    assert set(rules.option_defaults(rule)) == set(rule.OPTIONS)
+    assert callable(getattr(rule, "check", None)) != rule.STAGE
+
+
+def test_every_target_module_is_registered() -> None:
+    modules = {m.name for m in pkgutil.iter_modules(compiler.targets.__path__)}
+    assert {name.replace("-", "_") for name in targets.TARGETS} == modules
+    for target in targets.TARGETS.values():
+        assert target.__doc__
+        jsonschema.Draft202012Validator.check_schema(targets.options_schema(target))
+
+
+def test_unknown_rule_lookup() -> None:
+    with pytest.raises(KeyError, match="no such rule: 'nope'"):
+        rules.get("nope")
