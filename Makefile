@@ -19,8 +19,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 build: $(VENV)/.installed
 	$(BIN)/promptc build
 
+# `npm ci` insists on every platform build of opencode being resolvable, and
+# the registry mirror may carry only the ones for this machine; `npm install
+# --no-save` installs exactly the locked versions and never rewrites the lock.
 $(NPM_STAMP): tests/package.json tests/package-lock.json
-	cd tests && npm ci --no-audit --no-fund --loglevel=error
+	cd tests && npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $@
 
 npm: $(NPM_STAMP)
@@ -32,7 +35,7 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed
+pytest: $(VENV)/.installed npm
 	$(BIN)/pytest
 
 test: lint typecheck pytest

@@ -1,0 +1,75 @@
+"""The real agent runtimes, pinned in tests/package.json, run as test oracles.
+
+Each run gets a scratch HOME (and XDG folders inside it) so a developer's own
+configuration never leaks in, and the environment variables that keep the
+binaries offline. In CI a missing binary fails the test; elsewhere it skips,
+so a quick local run without `make npm` still works.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+BIN = Path(__file__).resolve().parent / "node_modules" / ".bin"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+OFFLINE = {
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+}
+
+
+def binary(name: str) -> Path:
+    path = BIN / name
+    if not path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{path} is missing: `make npm` installs the pinned runtimes")
+        pytest.skip(f"{name} not installed (run `make npm`)")
+    return path
+
+
+def scratch_env(home: Path) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": "/tmp",
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "NO_COLOR": "1",
+    }
+    env.update(OFFLINE)
+    return env
+
+
+def run(
+    name: str, args: list[str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run a pinned runtime in `cwd` with a fresh scratch HOME; ANSI codes stripped."""
+    exe = binary(name)
+    with tempfile.TemporaryDirectory(prefix=f"{name}-home-") as home:
+        done = subprocess.run(
+            [str(exe), *args],
+            cwd=cwd,
+            env=scratch_env(Path(home)),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, _ANSI.sub("", done.stdout), _ANSI.sub("", done.stderr)
+    )
