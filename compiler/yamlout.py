@@ -1,23 +1,87 @@
 """A small, deterministic YAML emitter for generated frontmatter.
 
-Block style, keys in the order given, and a string left plain only when every
-YAML reader (1.1 and 1.2) reads it back as the same string; anything else is
-double-quoted with JSON escapes (a subset of YAML's). So `"*"`, hex colours,
-`yes`, `2026-01-13`, `: ` and leading `@`/`!`/`%` are always quoted.
+Block style, keys in the order given (a permission map's order is its
+meaning), two-space indent. A string is left plain only when every YAML reader
+the runtimes use (js-yaml, YAML 1.2) and PyYAML (YAML 1.1) read it back as the
+same string: it starts with a letter (any script), `_`, `/` or a `.` not
+followed by a digit; it goes on with printable characters other than `*`
+(letters, digits, spaces, ASCII punctuation, non-ASCII punctuation and symbols
+such as `¿ — «`); it holds no `: ` or ` #` and does not end in `:` or a space;
+and it is not a YAML 1.1 boolean or null word (`yes`, `off`, `null`, ...).
+Everything else is double-quoted with JSON escapes (a subset of YAML's), so
+`"*"`, `"git push*"`, `"#FF5733"`, `"2026-01-13"`, `"yes"`, `"0.5"`, strings
+holding `: ` or ` #` and strings starting with `@`, `[`, `!`, `%`, `*`, `&`,
+`-` or a digit are always quoted; characters YAML cannot carry raw (controls,
+`U+2028`, `U+2029`, `U+0085`) are escaped. Multi-line strings are quoted with
+`\\n`.
+
+Numbers are written so both YAML versions read the same number: floats always
+have a `.` before any exponent (`1.0e+20`), and infinities and NaN use YAML's
+`.inf` and `.nan`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-_SAFE = re.compile(r"^[A-Za-z_/.][A-Za-z0-9_ ./()+,'=-]*$")
+# After the first character YAML allows any printable ASCII in a plain scalar
+# (the `: ` and ` #` pairs are checked apart); `*` is kept out only so glob
+# patterns (`"*"`, `"*.lock"`, `"git push*"`) are quoted alike and read alike.
+_ASCII_TAIL = frozenset(chr(code) for code in range(0x20, 0x7F)) - {"*"}
+_ASCII_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_/.")
+# Unicode categories that are visible, non-space characters: letters, marks,
+# numbers, punctuation, symbols. Separators (Z*) and others (C*) are not plain.
+_PRINTABLE_CATEGORIES = frozenset("LMNPS")
 _YAML11_SPECIAL = re.compile(
     r"^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|null|Null|NULL|~|[-+]?\.(inf|Inf|INF|nan|NaN|NAN))$"
 )
+# Characters json.dumps(ensure_ascii=False) leaves raw but YAML must not see
+# raw: C1 controls and DEL (not printable), NEL and the Unicode line and
+# paragraph separators (line breaks in YAML 1.1), BOM, non-characters, and
+# lone surrogates.
+_UNSAFE_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+
+
+def _plain_char(char: str, head: bool) -> bool:
+    if char.isascii():
+        return char in (_ASCII_HEAD if head else _ASCII_TAIL)
+    category = unicodedata.category(char)
+    return category[0] == "L" if head else category[0] in _PRINTABLE_CATEGORIES
+
+
+def is_plain(text: str) -> bool:
+    """True when `text` may be written unquoted and still reads back as itself."""
+    if not text or not _plain_char(text[0], head=True):
+        return False
+    if text[0] == "." and text[1:2].isdigit():  # `.5` is a float in both YAML versions
+        return False
+    if text.endswith((" ", ":")) or ": " in text or " #" in text or _YAML11_SPECIAL.match(text):
+        return False
+    return all(_plain_char(char, head=False) for char in text[1:])
+
+
+def quote(text: str) -> str:
+    """`text` as a YAML double-quoted scalar."""
+    escaped = json.dumps(text, ensure_ascii=False)
+    return _UNSAFE_RAW.sub(lambda match: f"\\u{ord(match.group()):04x}", escaped)
+
+
+def _float(value: float) -> str:
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    mantissa, exponent = text.split("e") if "e" in text else (text, "")
+    if exponent and "." not in mantissa:  # YAML 1.1 reads `1e+20` as a string
+        mantissa += ".0"
+    return f"{mantissa}e{exponent}" if exponent else mantissa
 
 
 def scalar(value: Any) -> str:
@@ -25,39 +89,43 @@ def scalar(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float(value)
     text = str(value)
-    plain = (
-        _SAFE.match(text)
-        and not _YAML11_SPECIAL.match(text)
-        and not text.endswith((" ", ":"))
-        and ": " not in text
-        and " #" not in text
-    )
-    return text if plain else json.dumps(text, ensure_ascii=False)
+    return text if is_plain(text) else quote(text)
 
 
-def dump(data: Mapping[str, Any], indent: int = 0) -> str:
-    """Block-style YAML for a mapping, ending in a newline."""
+def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
+    """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
     return "".join(_entry(key, value, indent) for key, value in data.items())
 
 
-def _entry(key: str, value: Any, indent: int) -> str:
-    pad = " " * indent
-    head = f"{pad}{scalar(key)}:"
-    if isinstance(value, Mapping):
-        return f"{head} {{}}\n" if not value else f"{head}\n{dump(value, indent + 2)}"
-    if isinstance(value, list | tuple):
-        if not value:
-            return f"{head} []\n"
+def _entry(key: Any, value: Any, indent: int) -> str:
+    head = f"{' ' * indent}{scalar(str(key))}:"
+    if isinstance(value, Mapping) and value:
+        return f"{head}\n{dump(value, indent + 2)}"
+    if isinstance(value, list | tuple) and value:
         return head + "\n" + "".join(_item(item, indent + 2) for item in value)
-    return f"{head} {scalar(value)}\n"
+    return f"{head} {_inline(value)}\n"
 
 
 def _item(value: Any, indent: int) -> str:
+    """One sequence entry: `- ` followed by the value, nested blocks aligned after it."""
     pad = " " * indent
     if isinstance(value, Mapping) and value:
         nested = dump(value, indent + 2)
-        return f"{pad}- {nested[indent + 2 :]}"
-    return f"{pad}- {scalar(value)}\n"
+    elif isinstance(value, list | tuple) and value:
+        nested = "".join(_item(item, indent + 2) for item in value)
+    else:
+        return f"{pad}- {_inline(value)}\n"
+    return f"{pad}- {nested[indent + 2 :]}"
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{}"
+    if isinstance(value, list | tuple):
+        return "[]"
+    return scalar(value)
