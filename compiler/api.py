@@ -135,6 +135,12 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
     return collector, files
 
 
+def render(config: Config, *, only: Iterable[str] = ()) -> Result:
+    """Lint, compose and emit the selected targets in memory; write nothing."""
+    collector, files = _render(config, selected_targets(config, only))
+    return collector.result(files=files)
+
+
 def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
     chosen = list(only) or list(config.targets)
     return sorted(chosen)

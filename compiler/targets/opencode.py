@@ -1,10 +1,35 @@
-"""OpenCode (opencode-ai 1.18.33, V1 format): .opencode/agents, .opencode/commands, opencode.json.
+"""OpenCode (opencode-ai 1.18.33, V1 format): the files `opencode` loads from a project.
 
-Agent frontmatter carries only keys OpenCode knows, in a fixed order
-(description, mode, model, variant, temperature, top_p, steps, color, hidden,
-disable, options, permission); permission maps keep their source order,
-because under last-match-wins order is meaning. Modes become commands run by
-the agent the mode names.
+Emitted, relative to `<out>/opencode/`:
+
+- `.opencode/agents/<id>.md` for every agent (`team/reviewer` gives
+  `.opencode/agents/team/reviewer.md`; OpenCode names it `team/reviewer`).
+  Frontmatter keys come in one fixed order, the order of OpenCode's own agent
+  schema, so diffs stay small and files read alike:
+
+      description, mode, model, variant, temperature, top_p, steps, color,
+      hidden, disable, options, permission
+
+  then any other key the spec holds, in source order (OpenCode moves keys it
+  does not know into `options`, which go to the model provider, so a key the
+  author wrote passes through rather than silently vanishing). `permission`
+  comes last among the known keys because it is the longest. promptc-only keys
+  (`targets`) never appear; a `targets.opencode` override replaces the key it
+  names before ordering, and overrides for other targets are dropped. Two
+  OpenCode keys are not written: `prompt`, which the markdown body always
+  replaces, and `name`, which would rename the agent away from its file path,
+  the id every `task` rule, mode and check refers to.
+- `.opencode/commands/<mode>.md` for every mode: `description`, `agent`,
+  `model` and `subtask` when the mode sets them, in that order; the body is the
+  composed mode body, with `$ARGUMENTS`, `` !`cmd` `` and `@path` left for
+  OpenCode to expand.
+- `opencode.json`: `$schema`, then `default_agent` when the config sets one.
+
+Permission maps are written exactly in source order, keys and patterns alike:
+OpenCode turns them into rules in insertion order and the last matching rule
+wins, so order is meaning. Values are quoted wherever YAML needs it (see
+`compiler.yamlout`): `"*"`, `"git push*"`, `"#FF5733"`, a description
+holding `: ` or starting with `@`.
 """
 
 from __future__ import annotations
@@ -33,6 +58,7 @@ AGENT_KEYS = (
     "options",
     "permission",
 )
+OMITTED_KEYS = ("name", "prompt")
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"
 
@@ -40,22 +66,37 @@ SCHEMA_URL = "https://opencode.ai/config.json"
 def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     files: dict[str, str] = {}
     for ident, spec in project.agents.items():
-        files[f".opencode/agents/{ident}.md"] = _document(spec, AGENT_KEYS)
+        files[f".opencode/agents/{ident}.md"] = _document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
-        files[f".opencode/commands/{ident}.md"] = _document(spec, COMMAND_KEYS)
-    files["opencode.json"] = _config(project)
+        files[f".opencode/commands/{ident}.md"] = _document(command_frontmatter(spec), spec.body)
+    files["opencode.json"] = json.dumps(config_document(project), indent=2) + "\n"
     return files
 
 
-def _document(spec: Spec, order: tuple[str, ...]) -> str:
+def agent_frontmatter(spec: Spec) -> dict[str, Any]:
+    """The frontmatter OpenCode reads for an agent: known keys in order, then the rest."""
     data = spec.for_target(NAME)
-    front = {key: data[key] for key in order if key in data}
-    body = spec.body if spec.body.endswith("\n") else spec.body + "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"
+    known = {key: data[key] for key in AGENT_KEYS if key in data}
+    extra = {k: v for k, v in data.items() if k not in known and k not in OMITTED_KEYS}
+    return {**known, **extra}
 
 
-def _config(project: Project) -> str:
+def command_frontmatter(spec: Spec) -> dict[str, Any]:
+    """The frontmatter of a mode's command: only the keys an OpenCode command takes."""
+    data = spec.for_target(NAME)
+    return {key: data[key] for key in COMMAND_KEYS if key in data}
+
+
+def config_document(project: Project) -> dict[str, Any]:
+    """opencode.json. A top-level `permission` would go last: OpenCode places its
+    rules after the built-in defaults and before every agent's own."""
     config: dict[str, Any] = {"$schema": SCHEMA_URL}
     if project.config.default_agent:
         config["default_agent"] = project.config.default_agent
-    return json.dumps(config, indent=2) + "\n"
+    return config
+
+
+def _document(front: Mapping[str, Any], body: str) -> str:
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{yamlout.dump(front)}---\n{body}"

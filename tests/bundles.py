@@ -1,0 +1,41 @@
+"""The bundles target tests run on: the repository's own, and fixture bundles under tests/fixtures.
+
+Tests take whatever a bundle holds (its agents, modes, emitted files) from the
+bundle itself, so they follow the repository's bundle as it grows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler import api
+from compiler.bundle import load_bundle
+from compiler.compose import compose_bundle
+from compiler.config import Config, load_config
+from compiler.project import Project, make_project
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+FIXTURES = REPOSITORY / "tests" / "fixtures"
+
+
+def config(root: Path) -> Config:
+    return load_config(cwd=root)
+
+
+def project(root: Path, target: str) -> Project:
+    """The checked model one target is emitted from."""
+    settings = config(root)
+    bundle = load_bundle(settings)
+    return make_project(settings, bundle, compose_bundle(bundle, target), target)
+
+
+def render(root: Path, target: str) -> dict[str, bytes]:
+    """What `promptc build --target <target>` writes under <out>/<target>/, in memory.
+
+    Fails the test when the bundle has an error: a target test never runs on
+    output promptc would refuse to write.
+    """
+    result = api.render(config(root), only=[target])
+    assert result.ok, result.diagnostics
+    prefix = f"{target}/"
+    return {rel.removeprefix(prefix): data for rel, data in result.files.items()}
