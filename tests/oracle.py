@@ -55,21 +55,32 @@ def scratch_env(home: Path) -> dict[str, str]:
 
 
 def run(
-    name: str, args: list[str], cwd: Path, timeout: float = 120
+    name: str, args: list[str], cwd: Path, timeout: float = 120, home: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run a pinned runtime in `cwd` with a fresh scratch HOME; ANSI codes stripped."""
-    exe = binary(name)
-    with tempfile.TemporaryDirectory(prefix=f"{name}-home-") as home:
-        done = subprocess.run(
-            [str(exe), *args],
-            cwd=cwd,
-            env=scratch_env(Path(home)),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+    """Run a pinned runtime in `cwd` with a fresh scratch HOME; ANSI codes stripped.
+
+    A test that must put files in HOME first (a global config) or know its path
+    passes its own scratch folder as `home`.
+    """
+    if home is not None:
+        return _run(binary(name), args, cwd, home, timeout)
+    with tempfile.TemporaryDirectory(prefix=f"{name}-home-") as scratch:
+        return _run(binary(name), args, cwd, Path(scratch), timeout)
+
+
+def _run(
+    exe: Path, args: list[str], cwd: Path, home: Path, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [str(exe), *args],
+        cwd=cwd,
+        env=scratch_env(home),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     return subprocess.CompletedProcess(
         done.args, done.returncode, _ANSI.sub("", done.stdout), _ANSI.sub("", done.stderr)
     )
