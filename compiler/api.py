@@ -9,7 +9,7 @@ is written while any error exists.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import targets as target_registry
@@ -31,6 +31,7 @@ class Result:
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     files: Mapping[str, bytes] = field(default_factory=dict)
+    fixed: tuple[str, ...] = ()  # source files `--fix` changed
 
     @property
     def ok(self) -> bool:
@@ -115,9 +116,17 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
-def lint(config: Config) -> Result:
+def lint(config: Config, *, fix: bool = False) -> Result:
+    """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
+    fixed = _fix(config) if fix else ()
     collector, _, _ = _analyse(config, _lint_target(config))
-    return collector.result()
+    return collector.result(fixed=fixed)
+
+
+def _fix(config: Config) -> tuple[str, ...]:
+    from compiler.fix import fix_until_stable
+
+    return fix_until_stable(lambda: lint(config).diagnostics)
 
 
 def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
@@ -157,9 +166,10 @@ def build(
     return collector.result(written=outcome.written, removed=outcome.removed, files=files)
 
 
-def check(config: Config, *, only: Iterable[str] = ()) -> Result:
-    """Lint plus `build --check`: for hooks and CI."""
-    return build(config, only=only, check=True)
+def check(config: Config, *, only: Iterable[str] = (), fix: bool = False) -> Result:
+    """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first."""
+    fixed = _fix(config) if fix else ()
+    return replace(build(config, only=only, check=True), fixed=fixed)
 
 
 def _check_output(config: Config, collector: _Collector, files: Mapping[str, bytes]) -> Result:
