@@ -19,6 +19,7 @@ from tests.test_required_snippet import (
     MAXI,
     ONE_CHARACTER,
     SNIPPET,
+    TONE,
     ULTRA,
     WRAPPED,
     agent,
@@ -104,6 +105,13 @@ FIX_CASES: list[tuple[str, dict[str, str], str, tuple[int, int], bool]] = [
         {"specs/agents/scout.md": agent(f"{WRAPPED}\n\n# Scout\n\nLee.\n")},
         "",
         (5, 7),
+        True,
+    ),
+    (
+        "drift-lost-a-line",
+        {"specs/agents/scout.md": agent(f"{TONE}\n# Scout\n\nLee.\n")},
+        "",
+        (5, 5),
         True,
     ),
     (

@@ -83,6 +83,11 @@ AGENT_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
     ("drift-rewrapped-over-three-lines", f"{WRAPPED}\n\n# Scout\n", [(6, 56, "has drifted")]),
     ("drift-second-line", SNIPPET.replace("multi-paso", "multipaso") + "\n", [(6, 98, "drifted")]),
     ("drift-trailing-space", f"{TONE} \n{EXCEPTION}\n", [(5, 55, "drifted")]),
+    ("drift-first-line-only", f"{TONE}\n\n# Scout\n", [(5, 55, "has drifted")]),
+    ("drift-first-line-only-heading-below", f"{TONE}\n# Scout\n", [(5, 55, "has drifted")]),
+    ("drift-second-line-only", f"{EXCEPTION}\n\n# Scout\n", [(5, 1, "has drifted")]),
+    ("drift-one-line", f"{TONE} {EXCEPTION}\n", [(5, 55, "has drifted")]),
+    ("too-small-a-part-is-no-copy", "Activa siempre.\n\n# Scout\n", [(5, 1, "lacks")]),
     (
         "other-level-inline",
         f"{ULTRA}\n\n# Scout\n",
@@ -476,3 +481,20 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
     if options["expected_count"] is not None:
         assert len(carriers) == options["expected_count"]
     assert [d for d in api.lint(config).diagnostics if d.rule == ID] == []
+
+
+def test_align_maps_expansions_to_their_placeholder() -> None:
+    source = ["<<a>>", "", "# T", "x", "<<b>>", "y"]
+    composed = ["A1", "A2", "", "# T", "x", "B", "y"]
+    assert required_snippet.align(source, composed) == [
+        ("replace", 0, 1, 0, 2),
+        ("equal", 1, 4, 2, 5),
+        ("replace", 4, 5, 5, 6),
+        ("equal", 5, 6, 6, 7),
+    ]
+    assert required_snippet.align(["a"], ["a"]) == [("equal", 0, 1, 0, 1)]
+    assert required_snippet.align(["<% if x %>", "a", "<% endif %>"], ["a"]) == [
+        ("delete", 0, 1, 0, 0),
+        ("equal", 1, 2, 0, 1),
+        ("delete", 2, 3, 1, 1),
+    ]

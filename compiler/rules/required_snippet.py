@@ -8,8 +8,9 @@ right. The rule is off until `fragment` names a fragment.
 Detection works on the composed output, so it holds whether a spec writes the
 placeholder (`<<caveman>>`, `<<caveman(level="full")>>`) or the text inline.
 A block of lines that resembles the snippet (whitespace-normalised
-similarity of 80 % or more) counts as a copy; one that is not identical to
-the fragment rendered with `params` is reported with a diff. Placeholders are
+similarity of 80 % or more), or that holds a quarter or more of it word for
+word (a copy that lost a line), counts as a copy; one that is not identical
+to the fragment rendered with `params` is reported with a diff. Placeholders are
 also read in the spec's source, so a call with the wrong parameter is
 reported at the argument itself. Fenced code blocks are never a copy.
 
@@ -120,6 +121,8 @@ OPTIONS: dict[str, Any] = {
 }
 
 THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
+PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
+MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 _SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -141,10 +144,6 @@ class Snippet:
     defaults: Mapping[str, str]
     allowed: Mapping[str, tuple[str, ...]]
     placeholder: str
-
-    @property
-    def lines(self) -> int:
-        return self.text.count("\n") + 1
 
 
 @dataclass(frozen=True)
@@ -391,29 +390,33 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
 
 
 def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
-    """Non-overlapping [start, end) line windows of the composed body that resemble the snippet."""
+    """Non-overlapping [start, end) line windows of the composed body that hold a copy.
+
+    A window is a copy when it resembles the whole snippet (similarity at
+    least THRESHOLD), or when it is a good part of the snippet word for word
+    (a copy that lost a line); the most similar windows win.
+    """
     code = _code_lines(lines)
     target = _normal(snippet.text)
     matcher = difflib.SequenceMatcher(None, autojunk=False)
     matcher.set_seq2(target)
+    words = set(target.split())
     scored: list[tuple[float, int, int]] = []
-    for start, first in enumerate(lines):
-        if not first.strip() or start in code:
+    normal = [_normal(line) for line in lines]
+    for start in range(len(lines)):
+        if not normal[start] or start in code:
             continue
-        for size in range(1, snippet.lines + 4):
-            end = start + size
-            if end > len(lines) or (end - 1) in code:
+        text = ""
+        for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
+            if (end - 1) in code:
                 break
-            if not lines[end - 1].strip():
+            if not normal[end - 1]:
                 continue
-            text = _normal("\n".join(lines[start:end]))
-            if not 0.66 * len(target) <= len(text) <= 1.5 * len(target):
-                continue
-            matcher.set_seq1(text)
-            if matcher.real_quick_ratio() < THRESHOLD or matcher.quick_ratio() < THRESHOLD:
-                continue
-            score = matcher.ratio()
-            if score >= THRESHOLD:
+            text = f"{text} {normal[end - 1]}" if text else normal[end - 1]
+            if len(text) > 1.5 * len(target):
+                break  # longer windows only resemble it less
+            score = _score(matcher, text, target, words)
+            if score is not None:
                 scored.append((score, start, end))
     chosen: list[tuple[int, int]] = []
     for _, start, end in sorted(scored, key=lambda s: (-s[0], s[2] - s[1], s[1])):
@@ -422,7 +425,49 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     return sorted(chosen)
 
 
+def _score(
+    matcher: difflib.SequenceMatcher[str], text: str, target: str, words: set[str]
+) -> float | None:
+    """The window's similarity to the snippet, or None when it is not a copy."""
+    part = len(text) >= PART * len(target) and text in target
+    if not part and len(text) < 0.66 * len(target):
+        return None  # too short to reach THRESHOLD
+    if not part and len(words & set(text.split())) < len(words) / 2:
+        return None  # cheap first: a copy shares most of the snippet's words
+    matcher.set_seq1(text)
+    if not part and matcher.quick_ratio() < THRESHOLD:
+        return None
+    score = matcher.ratio()
+    return score if part or score >= THRESHOLD else None
+
+
 Opcode = tuple[str, int, int, int, int]
+
+
+def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
+    """difflib opcodes turning source lines into composed lines.
+
+    Composition changes only the lines around placeholders, so the common head
+    and tail are matched directly and difflib (quadratic on repetitive text)
+    sees only the middle.
+    """
+    head = 0
+    limit = min(len(source), len(composed))
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
+    middle = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    )
+    opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        i, j = len(source) - tail, len(composed) - tail
+        opcodes.append(("equal", i, len(source), j, len(composed)))
+    return opcodes
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
@@ -454,7 +499,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
-    opcodes = difflib.SequenceMatcher(None, source, composed, autojunk=False).get_opcodes()
+    opcodes = align(source, composed)
     first = spec.source.body_line
     copies: list[Copy] = []
     called: set[int] = set()
