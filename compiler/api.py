@@ -118,15 +118,21 @@ def _lint_target(config: Config) -> str:
 
 def lint(config: Config, *, fix: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
-    fixed = _fix(config) if fix else ()
+    fixed, failed = _fix(config) if fix else ((), ())
     collector, _, _ = _analyse(config, _lint_target(config))
+    collector.extend(failed)
     return collector.result(fixed=fixed)
 
 
-def _fix(config: Config) -> tuple[str, ...]:
+def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
+    """Fix the sources: the files changed, and an error for each that could not be written."""
     from compiler.fix import fix_until_stable
 
-    return fix_until_stable(lambda: lint(config).diagnostics)
+    outcome = fix_until_stable(lambda: lint(config).diagnostics)
+    failed = tuple(
+        Diagnostic(path, 1, 1, "write", Severity.ERROR, message) for path, message in outcome.failed
+    )
+    return outcome.changed, failed
 
 
 def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
@@ -168,8 +174,9 @@ def build(
 
 def check(config: Config, *, only: Iterable[str] = (), fix: bool = False) -> Result:
     """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first."""
-    fixed = _fix(config) if fix else ()
-    return replace(build(config, only=only, check=True), fixed=fixed)
+    fixed, failed = _fix(config) if fix else ((), ())
+    result = build(config, only=only, check=True)
+    return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
 def _check_output(config: Config, collector: _Collector, files: Mapping[str, bytes]) -> Result:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.diagnostics import Diagnostic, Fix
@@ -78,7 +79,7 @@ def _ended(line: str) -> bool:
 
 
 def fix_file(path: Path, fixes: Sequence[Fix]) -> bool:
-    """Apply fixes to one file; True when its bytes changed."""
+    """Apply fixes to one file; True when its bytes changed. Raises OSError when it cannot write."""
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
@@ -101,24 +102,29 @@ def _atomic_write(path: Path, content: bytes) -> None:
         temp.unlink(missing_ok=True)
 
 
-def fix_until_stable(
-    lint: Callable[[], Sequence[Diagnostic]], rounds: int = MAX_ROUNDS
-) -> tuple[str, ...]:
-    """Lint, apply the fixes offered, and repeat while files change.
+@dataclass(frozen=True)
+class Outcome:
+    changed: tuple[str, ...] = ()  # paths as diagnostics name them, in the order first changed
+    failed: tuple[tuple[str, str], ...] = ()  # (path, why it could not be rewritten)
 
-    Returns the paths changed, as diagnostics name them, in the order first changed.
-    """
+
+def fix_until_stable(lint: Callable[[], Sequence[Diagnostic]], rounds: int = MAX_ROUNDS) -> Outcome:
+    """Lint, apply the fixes offered, and repeat while files change."""
     changed: dict[str, None] = {}
+    failed: dict[str, str] = {}
     for _ in range(rounds):
         by_path: dict[str, list[Fix]] = {}
         for diagnostic in lint():
-            if diagnostic.fix is not None:
+            if diagnostic.fix is not None and diagnostic.path not in failed:
                 by_path.setdefault(diagnostic.path, []).append(diagnostic.fix)
         progress = False
         for path, fixes in sorted(by_path.items()):
-            if fix_file(Path(path), fixes):
-                changed[path] = None
-                progress = True
+            try:
+                if fix_file(Path(path), fixes):
+                    changed[path] = None
+                    progress = True
+            except OSError as exc:
+                failed[path] = f"cannot write the fix: {exc.strerror or exc}"
         if not progress:
             break
-    return tuple(changed)
+    return Outcome(tuple(changed), tuple(failed.items()))

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 
 from compiler import fix
@@ -80,7 +84,7 @@ def test_fix_rounds_are_bounded(tmp_path: Path) -> None:
         offer = Fix(1, 0, "again\n")  # a fix that never stops changing the file
         return [Diagnostic(str(path), 1, 1, "x", Severity.ERROR, "m", None, offer)]
 
-    assert fix.fix_until_stable(lint, rounds=3) == (str(path),)
+    assert fix.fix_until_stable(lint, rounds=3).changed == (str(path),)
     assert len(rounds) == 3
     assert path.read_text() == "again\n" * 3
 
@@ -327,6 +331,32 @@ def test_remaining_problems_are_reported_after_fixing(make_bundle: MakeBundle, r
     assert again.code == 1 and "Fixing" not in again.err
 
 
+def test_a_file_that_cannot_be_written_is_an_error(
+    make_bundle: MakeBundle, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": CONFIG,
+            "fragments/caveman.md": PLAIN,
+            "specs/agents/scout.md": agent("# Scout\n"),
+        }
+    )
+
+    def refuse(path: Path, content: bytes) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(fix, "_atomic_write", refuse)
+    result = run("lint", "--fix")
+    assert result.code == 1
+    assert "Fixing" not in result.err
+    assert (
+        "specs/agents/scout.md:1:1: error [write] cannot write the fix: Permission denied"
+        in result.out.splitlines()
+    )
+    assert "specs/agents/scout.md:5:1: error [required-snippet]" in result.out
+    assert Path("specs/agents/scout.md").read_text() == agent("# Scout\n")
+
+
 def test_lint_without_fix_writes_nothing(make_bundle: MakeBundle, run: Runner) -> None:
     make_bundle(
         {
@@ -383,3 +413,43 @@ def test_json_marks_fixable_diagnostics(make_bundle: MakeBundle, run: Runner) ->
     items = json.loads(run("lint", "--format", "json").out)["diagnostics"]
     [item] = [i for i in items if i["rule"] == "required-snippet"]
     assert (item["rule"], item["line"], item["fixable"]) == ("required-snippet", 5, True)
+
+
+# --- any arrangement: one --fix leaves nothing to fix and only snippet lines changed -----
+
+OWN_TONE = "- Caveman nivel `full` SIEMPRE. Cero saludos, cero justificaciones, viñetas densas."
+OTHER = ["# Título", "Prosa.", "- ítem", OWN_TONE]
+PIECES = [SNIPPET, WRAPPED, ONE_CHARACTER, ULTRA, TONE, "<<caveman>>", "", *OTHER]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=8), st.sampled_from(["subagent", "primary"]))
+def test_any_arrangement_is_fixed_in_one_run(pieces: list[str], mode: str) -> None:
+    from compiler import api
+    from compiler.config import load_config
+
+    body = "".join(f"{piece}\n" for piece in pieces)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "specs/agents").mkdir(parents=True)
+        (root / "fragments").mkdir()
+        (root / "promptc.toml").write_text(CONFIG, encoding="utf-8")
+        (root / "fragments/caveman.md").write_text(PLAIN, encoding="utf-8")
+        name = "craftsman" if mode == "primary" else "scout"
+        spec = root / f"specs/agents/{name}.md"
+        spec.write_text(agent(body, mode), encoding="utf-8")
+        config = load_config(cwd=root)
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            api.lint(config, fix=True)
+            result = api.lint(config, fix=True)
+        finally:
+            os.chdir(cwd)
+        assert result.fixed == ()
+        assert [d for d in result.diagnostics if d.rule == "required-snippet"] == []
+        after = spec.read_text(encoding="utf-8").split("\n")
+        kept = [line for line in after if line in OTHER]
+        assert kept == [piece for piece in pieces if piece in OTHER]
+        carried = after.count("<<caveman>>") + "\n".join(after).count(SNIPPET)
+        assert carried == (1 if mode == "subagent" else 0)
