@@ -12,6 +12,7 @@ from compiler.config import load_config
 from compiler.diagnostics import Diagnostic
 from compiler.project import make_project
 from compiler.rules import required_snippet
+from compiler.snippet import align, find_copies, make_snippet
 from tests.conftest import MakeBundle
 
 ID = required_snippet.ID
@@ -473,8 +474,8 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
     bundle = load_bundle(config)
     project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
     fragment = bundle.fragments["caveman"]
-    snippet = required_snippet.make_snippet("caveman", fragment, options)
-    carriers = {i for i, s in project.agents.items() if required_snippet.find_copies(s, snippet)}
+    snippet = make_snippet("caveman", fragment, options["params"], options["allowed"])
+    carriers = {i for i, s in project.agents.items() if find_copies(s, snippet)}
     subagents = {i for i, s in project.agents.items() if s.mode == "subagent"}
     assert carriers == subagents - set(options["exempt"])
     assert not carriers & set(options["exempt"])
@@ -486,14 +487,14 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
 def test_align_maps_expansions_to_their_placeholder() -> None:
     source = ["<<a>>", "", "# T", "x", "<<b>>", "y"]
     composed = ["A1", "A2", "", "# T", "x", "B", "y"]
-    assert required_snippet.align(source, composed) == [
+    assert align(source, composed) == [
         ("replace", 0, 1, 0, 2),
         ("equal", 1, 4, 2, 5),
         ("replace", 4, 5, 5, 6),
         ("equal", 5, 6, 6, 7),
     ]
-    assert required_snippet.align(["a"], ["a"]) == [("equal", 0, 1, 0, 1)]
-    assert required_snippet.align(["<% if x %>", "a", "<% endif %>"], ["a"]) == [
+    assert align(["a"], ["a"]) == [("equal", 0, 1, 0, 1)]
+    assert align(["<% if x %>", "a", "<% endif %>"], ["a"]) == [
         ("delete", 0, 1, 0, 0),
         ("equal", 1, 2, 0, 1),
         ("delete", 2, 3, 1, 1),
