@@ -9,7 +9,7 @@ is written while any error exists.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import targets as target_registry
@@ -31,6 +31,7 @@ class Result:
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     files: Mapping[str, bytes] = field(default_factory=dict)
+    fixed: tuple[str, ...] = ()  # source files `--fix` changed
 
     @property
     def ok(self) -> bool:
@@ -115,9 +116,23 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
-def lint(config: Config) -> Result:
+def lint(config: Config, *, fix: bool = False) -> Result:
+    """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
+    fixed, failed = _fix(config) if fix else ((), ())
     collector, _, _ = _analyse(config, _lint_target(config))
-    return collector.result()
+    collector.extend(failed)
+    return collector.result(fixed=fixed)
+
+
+def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
+    """Fix the sources: the files changed, and an error for each that could not be written."""
+    from compiler.fix import fix_until_stable
+
+    outcome = fix_until_stable(lambda: lint(config).diagnostics)
+    failed = tuple(
+        Diagnostic(path, 1, 1, "write", Severity.ERROR, message) for path, message in outcome.failed
+    )
+    return outcome.changed, failed
 
 
 def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
@@ -163,9 +178,11 @@ def build(
     return collector.result(written=outcome.written, removed=outcome.removed, files=files)
 
 
-def check(config: Config, *, only: Iterable[str] = ()) -> Result:
-    """Lint plus `build --check`: for hooks and CI."""
-    return build(config, only=only, check=True)
+def check(config: Config, *, only: Iterable[str] = (), fix: bool = False) -> Result:
+    """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first."""
+    fixed, failed = _fix(config) if fix else ((), ())
+    result = build(config, only=only, check=True)
+    return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
 def _check_output(config: Config, collector: _Collector, files: Mapping[str, bytes]) -> Result:

@@ -95,17 +95,37 @@ def _summary(result: Result) -> None:
     parts = [f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
     files = f"; wrote {len(result.written)}, removed {len(result.removed)} file(s)"
     changed = files if result.written or result.removed else ""
+    if result.fixed:
+        changed += f"; fixed {len(result.fixed)} file(s)"
     click.echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
+
+
+_FIX = click.option(
+    "--fix",
+    is_flag=True,
+    help="Rewrite sources to fix what rules can fix (exit 1 when files changed).",
+)
+
+
+def _report_fixed(result: Result, fmt: str, strict: bool, quiet: bool, no_color: bool) -> int:
+    """Name each file --fix changed, then report what remains; changed files mean exit 1."""
+    for path in result.fixed:
+        click.echo(f"Fixing {path}", err=True)
+    code = _report(result, fmt, strict, quiet, no_color)
+    return EXIT_PROBLEMS if result.fixed else code
 
 
 @cli.command()
 @_common
-def lint(config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool) -> None:
-    """Check specs, fragments and config; write nothing."""
+@_FIX
+def lint(
+    config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool, fix: bool
+) -> None:
+    """Check specs, fragments and config; write nothing unless --fix."""
     from compiler import api
 
-    result = api.lint(_load(config_path))
-    raise SystemExit(_report(result, fmt, strict, quiet, no_color))
+    result = api.lint(_load(config_path), fix=fix)
+    raise SystemExit(_report_fixed(result, fmt, strict, quiet, no_color))
 
 
 @cli.command()
@@ -139,12 +159,15 @@ def build(
 
 @cli.command()
 @_common
-def check(config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool) -> None:
+@_FIX
+def check(
+    config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool, fix: bool
+) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
     from compiler import api
 
-    result = api.check(_load(config_path))
-    raise SystemExit(_report(result, fmt, strict, quiet, no_color))
+    result = api.check(_load(config_path), fix=fix)
+    raise SystemExit(_report_fixed(result, fmt, strict, quiet, no_color))
 
 
 def _check_targets(config: Config, only: Sequence[str]) -> None:

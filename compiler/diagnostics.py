@@ -24,7 +24,8 @@ _RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
 class Fix:
     """Replace lines start..end (1-based, inclusive) of a file with `text`.
 
-    An empty range (end == start - 1) inserts before `start`.
+    An empty range (end == start - 1) inserts before `start`. `text` is whole
+    lines, each ending in "\n" ("" deletes the range); compiler.fix applies it.
     """
 
     start: int

@@ -26,7 +26,8 @@ def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str
             line = f"{where} {level} [{d.rule}] {d.message}"
         yield line
         if d.hint:
-            yield f"    hint: {d.hint}"
+            # A multi-line hint (a diff) stays indented under its diagnostic.
+            yield "    hint: " + d.hint.replace("\n", "\n          ")
 
 
 def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:

@@ -22,6 +22,7 @@ from compiler.rules import (
     empty_body,
     encoding,
     internal,
+    required_snippet,
     schema,
     stale_output,
     stray_file,
@@ -58,6 +59,7 @@ _MODULES: tuple[ModuleType, ...] = (
     description_length,
     empty_body,
     unused_fragment,
+    required_snippet,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}

@@ -1,0 +1,349 @@
+"""Snippets: a fragment's text as it must appear, and every copy of it in an agent.
+
+The required-snippet rule works on composed output, so a copy counts whether
+a spec writes the placeholder or the text inline. Copies are found in the
+composed body and traced back to the spec's own lines by aligning the source
+with the composed text: lines composition did not touch map one to one, and
+an expansion maps to the placeholder line that produced it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.loader import SourceFile
+from compiler.project import Spec
+
+THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
+PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
+MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
+_SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_ARG = re.compile(
+    r"""\s*(?:([A-Za-z_]\w*)\s*=\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^,\s()]+)\s*(?:,|$)"""
+)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """The configured fragment, rendered with the expected parameters."""
+
+    name: str
+    path: Path
+    text: str
+    pattern: re.Pattern[str]  # the fragment with each parameter as a named group
+    expected: Mapping[str, str]
+    order: tuple[str, ...]  # declared parameters, for positional arguments
+    defaults: Mapping[str, str]
+    allowed: Mapping[str, tuple[str, ...]]
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One occurrence of the snippet in an agent, in file lines of its spec."""
+
+    start: int
+    end: int
+    composed: int  # index of its first line in the composed body
+    origin: str  # "call" (a placeholder), "text" (written inline), "nested" (another fragment)
+    column: int = 1
+    width: int = 0  # a call's length on its line
+    text: str = ""
+    args: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # name -> (value, column)
+
+    @property
+    def alone(self) -> bool:
+        """Whether the copy owns its lines, so a fix may rewrite or delete them whole."""
+        return self.origin == "text" or (
+            self.origin == "call"
+            and self.text.strip() == self.text[self.column - 1 :][: self.width]
+        )
+
+
+def declared_params(fragment: SourceFile) -> Mapping[str, Mapping[str, Any]]:
+    """The `params` a fragment declares in its frontmatter: name -> {type, enum, default, ...}."""
+    data = fragment.frontmatter.data if fragment.frontmatter else {}
+    params = data.get("params")
+    if not isinstance(params, Mapping):
+        return {}
+    return {k: (v if isinstance(v, Mapping) else {}) for k, v in params.items()}
+
+
+def as_text(value: Any) -> str:
+    """A parameter value as it reads in text (TOML and YAML booleans in lower case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def allowed_values(
+    fragment: SourceFile, extra: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """Allowed values per parameter: the fragment's declared `enum`, overridden by `extra`."""
+    allowed = {
+        name: tuple(as_text(v) for v in spec["enum"])
+        for name, spec in declared_params(fragment).items()
+        if isinstance(spec.get("enum"), list)
+    }
+    allowed.update({k: tuple(v) for k, v in extra.items()})
+    return allowed
+
+
+def render(fragment: SourceFile, values: Mapping[str, str]) -> str:
+    """The fragment's text with its parameters filled in, without surrounding blank lines.
+
+    The one place that renders a fragment, so it can call the composer
+    instead once that renders a single fragment with parameters.
+    """
+    body = _SLOT.sub(lambda m: values.get(m.group(1), m.group(0)), fragment.body)
+    return body.strip("\n")
+
+
+def _pattern(fragment: SourceFile, names: Sequence[str]) -> re.Pattern[str]:
+    parts: list[str] = []
+    seen: set[str] = set()
+    body = fragment.body.strip("\n")
+    last = 0
+    for match in _SLOT.finditer(body):
+        name = match.group(1)
+        if name not in names:
+            continue
+        parts.append(re.escape(body[last : match.start()]))
+        parts.append(f"(?P=p_{name})" if name in seen else f"(?P<p_{name}>[^\\n]+?)")
+        seen.add(name)
+        last = match.end()
+    parts.append(re.escape(body[last:]))
+    return re.compile("".join(parts))
+
+
+def make_snippet(
+    name: str,
+    fragment: SourceFile,
+    params: Mapping[str, Any],
+    allowed: Mapping[str, Sequence[str]],
+) -> Snippet:
+    """The snippet `name`, rendered with `params` over the fragment's declared defaults."""
+    declared = declared_params(fragment)
+    defaults = {k: as_text(v["default"]) for k, v in declared.items() if "default" in v}
+    configured = {k: as_text(v) for k, v in params.items()}
+    expected = {**defaults, **configured}
+    # Parameters the fragment does not use as <<slots>> cannot be seen in its text.
+    names = sorted(set(declared) | set(configured))
+    # The placeholder names only declared parameters whose value is not the default.
+    differs = {k: v for k, v in configured.items() if k in declared and defaults.get(k) != v}
+    args = ", ".join(f'{k}="{v}"' for k, v in sorted(differs.items()))
+    return Snippet(
+        name=name,
+        path=fragment.path,
+        text=render(fragment, expected),
+        pattern=_pattern(fragment, names),
+        expected=expected,
+        order=tuple(declared),
+        defaults=defaults,
+        allowed=allowed_values(fragment, allowed),
+        placeholder=f"<<{name}({args})>>" if args else f"<<{name}>>",
+    )
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _code_lines(lines: Sequence[str]) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included)."""
+    inside: set[int] = set()
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        marker = _FENCE.match(line)
+        if fence is not None:
+            inside.add(index)
+            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
+                fence = None
+        elif marker:
+            fence = marker.group(1)
+            inside.add(index)
+    return inside
+
+
+def _calls(spec: Spec, snippet: Snippet) -> list[tuple[int, re.Match[str]]]:
+    """(body line index, match) of every placeholder of the snippet in the spec's source."""
+    call = re.compile(rf"<<\s*{re.escape(snippet.name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
+    lines = spec.source.body.split("\n")
+    code = _code_lines(lines)
+    found: list[tuple[int, re.Match[str]]] = []
+    for index, line in enumerate(lines):
+        if index in code:
+            continue
+        spans = [m.span() for m in _INLINE_CODE.finditer(line)]
+        for match in call.finditer(line):
+            if not any(a <= match.start() < b for a, b in spans):
+                found.append((index, match))
+    return found
+
+
+def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, int]]:
+    args: dict[str, tuple[str, int]] = {}
+    raw = match.group("args")
+    if raw is None:
+        return args
+    offset = match.start("args")
+    for position, arg in enumerate(_ARG.finditer(raw)):
+        if not arg.group(2):
+            continue
+        name = arg.group(1) or (snippet.order[position] if position < len(snippet.order) else "")
+        value = arg.group(2)
+        if value[:1] in "\"'":
+            value = value[1:-1]
+        args[name] = (value, offset + arg.start(2) + 1)
+    return args
+
+
+def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+    """Non-overlapping [start, end) line windows of the composed body that hold a copy.
+
+    A window is a copy when it resembles the whole snippet (similarity at
+    least THRESHOLD), or when it is a good part of the snippet word for word
+    (a copy that lost a line); the most similar windows win.
+    """
+    code = _code_lines(lines)
+    target = _normal(snippet.text)
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(target)
+    words = set(target.split())
+    scored: list[tuple[float, int, int]] = []
+    normal = [_normal(line) for line in lines]
+    for start in range(len(lines)):
+        if not normal[start] or start in code:
+            continue
+        text = ""
+        for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
+            if (end - 1) in code:
+                break
+            if not normal[end - 1]:
+                continue
+            text = f"{text} {normal[end - 1]}" if text else normal[end - 1]
+            if len(text) > 1.5 * len(target):
+                break  # longer windows only resemble it less
+            score = _score(matcher, text, target, words)
+            if score is not None:
+                scored.append((score, start, end))
+    chosen: list[tuple[int, int]] = []
+    for _, start, end in sorted(scored, key=lambda s: (-s[0], s[2] - s[1], s[1])):
+        if all(end <= a or start >= b for a, b in chosen):
+            chosen.append((start, end))
+    return sorted(chosen)
+
+
+def _score(
+    matcher: difflib.SequenceMatcher[str], text: str, target: str, words: set[str]
+) -> float | None:
+    """The window's similarity to the snippet, or None when it is not a copy."""
+    part = len(text) >= PART * len(target) and text in target
+    if not part and len(text) < 0.66 * len(target):
+        return None  # too short to reach THRESHOLD
+    if not part and len(words & set(text.split())) < len(words) / 2:
+        return None  # cheap first: a copy shares most of the snippet's words
+    matcher.set_seq1(text)
+    if not part and matcher.quick_ratio() < THRESHOLD:
+        return None
+    score = matcher.ratio()
+    return score if part or score >= THRESHOLD else None
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
+    """difflib opcodes turning source lines into composed lines.
+
+    Composition changes only the lines around placeholders, so the common head
+    and tail are matched directly and difflib (quadratic on repetitive text)
+    sees only the middle.
+    """
+    head = 0
+    limit = min(len(source), len(composed))
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
+    middle = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    )
+    opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        i, j = len(source) - tail, len(composed) - tail
+        opcodes.append(("equal", i, len(source), j, len(composed)))
+    return opcodes
+
+
+def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
+    """Source lines [a, b) that produced composed lines [start, end), and if verbatim."""
+    lows: list[int] = []
+    highs: list[int] = []
+    verbatim = True
+    for tag, i1, i2, j1, j2 in opcodes:
+        if j2 <= start or j1 >= end:
+            continue
+        if tag == "equal":
+            lows.append(i1 + max(start, j1) - j1)
+            highs.append(i1 + min(end, j2) - j1)
+        else:
+            verbatim = False
+            lows.append(i1)
+            highs.append(i2)
+    return min(lows), max(highs), verbatim and max(highs) - min(lows) == end - start
+
+
+def _to_composed(opcodes: Sequence[Opcode], index: int) -> int:
+    for tag, i1, i2, j1, _ in opcodes:
+        if i1 <= index < i2:
+            return j1 + index - i1 if tag == "equal" else j1
+    return 0
+
+
+def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
+    """Every copy of the snippet in an agent, in source order."""
+    source = spec.source.body.split("\n")
+    composed = spec.body.split("\n")
+    opcodes = align(source, composed)
+    first = spec.source.body_line
+    copies: list[Copy] = []
+    called: set[int] = set()
+    for index, match in _calls(spec, snippet):
+        called.add(index)
+        copies.append(
+            Copy(
+                start=first + index,
+                end=first + index,
+                composed=_to_composed(opcodes, index),
+                origin="call",
+                column=match.start() + 1,
+                width=match.end() - match.start(),
+                text=source[index],
+                args=_arguments(snippet, match),
+            )
+        )
+    for start, end in _windows(composed, snippet):
+        low, high, verbatim = _to_source(opcodes, start, end)
+        if called & set(range(low, max(high, low + 1))):
+            continue  # the rendering of a placeholder found above
+        copies.append(
+            Copy(
+                start=first + low,
+                end=first + max(high, low + 1) - 1,
+                composed=start,
+                origin="text" if verbatim else "nested",
+                text="\n".join(composed[start:end]),
+            )
+        )
+    return sorted(copies, key=lambda c: (c.start, c.column))
