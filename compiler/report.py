@@ -96,12 +96,7 @@ def _message(d: Diagnostic) -> str:
     return f"{d.message}\nhint: {d.hint}" if d.hint else d.message
 
 
-_SARIF_LEVEL = {
-    Severity.ERROR: "error",
-    Severity.WARNING: "warning",
-    Severity.INFO: "note",
-    None: "none",
-}
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def sarif(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
@@ -128,9 +123,9 @@ def _sarif_rules() -> list[dict[str, Any]]:
     described = []
     for rule_id, rule in sorted(registry.RULES.items()):
         level = LEVELS[rule.DEFAULT_LEVEL]
-        configuration: dict[str, Any] = {"level": _SARIF_LEVEL[level]}
-        if level is None:
-            configuration = {"enabled": False}
+        configuration: dict[str, Any] = (
+            {"enabled": False} if level is None else {"level": _SARIF_LEVEL[level]}
+        )
         doc = inspect.cleandoc(rule.__doc__ or "")
         described.append(
             {
