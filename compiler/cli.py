@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +25,8 @@ EXIT_INTERNAL = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+FORMATS = ("text", "json", "github", "sarif")
+
 
 def _common(func: F) -> F:
     """Options every checking command shares, so they read the same everywhere."""
@@ -38,10 +41,9 @@ def _common(func: F) -> F:
         click.option(
             "--format",
             "fmt",
-            type=click.Choice(["text", "json"]),
-            default="text",
-            show_default=True,
-            help="Output format for diagnostics.",
+            type=click.Choice(FORMATS),
+            help="Output format for diagnostics; default: github under GitHub Actions "
+            "(GITHUB_ACTIONS=true), text elsewhere.",
         ),
         click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1)."),
         click.option("--quiet", "-q", is_flag=True, help="Print errors only; no summary."),
@@ -73,19 +75,37 @@ def _load(config_path: Path | None) -> Config:
     return config
 
 
-def _report(result: Result, fmt: str, strict: bool, quiet: bool, no_color: bool) -> int:
+def _report(result: Result, fmt: str | None, strict: bool, quiet: bool, no_color: bool) -> int:
     from compiler.diagnostics import Severity
     from compiler.report import REPORTERS
 
+    fmt = fmt or default_format(os.environ)
     shown = [d for d in result.diagnostics if not quiet or d.severity is Severity.ERROR]
-    color = fmt == "text" and not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    color = fmt == "text" and use_color(no_color, os.environ) and sys.stdout.isatty()
     for line in REPORTERS[fmt](shown, color):
         click.echo(line)
-    failing = {Severity.ERROR} | ({Severity.WARNING} if strict else set())
-    failed = any(d.severity in failing for d in result.diagnostics)
-    if not quiet and fmt == "text":
+    failed = _fails(result, strict)
+    # Machine formats keep stdout a single document; the summary goes to stderr anyway.
+    if not quiet and fmt in ("text", "github"):
         _summary(result)
     return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def _fails(result: Result, strict: bool) -> bool:
+    from compiler.diagnostics import Severity
+
+    failing = {Severity.ERROR} | ({Severity.WARNING} if strict else set())
+    return any(d.severity in failing for d in result.diagnostics)
+
+
+def default_format(environ: Mapping[str, str]) -> str:
+    """`github` inside GitHub Actions, so annotations appear without any flag."""
+    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def use_color(no_color: bool, environ: Mapping[str, str]) -> bool:
+    # no-color.org: NO_COLOR set to a non-empty value turns colour off.
+    return not no_color and not environ.get("NO_COLOR")
 
 
 def _summary(result: Result) -> None:
@@ -107,7 +127,9 @@ _FIX = click.option(
 )
 
 
-def _report_fixed(result: Result, fmt: str, strict: bool, quiet: bool, no_color: bool) -> int:
+def _report_fixed(
+    result: Result, fmt: str | None, strict: bool, quiet: bool, no_color: bool
+) -> int:
     """Name each file --fix changed, then report what remains; changed files mean exit 1."""
     for path in result.fixed:
         click.echo(f"Fixing {path}", err=True)
@@ -119,7 +141,7 @@ def _report_fixed(result: Result, fmt: str, strict: bool, quiet: bool, no_color:
 @_common
 @_FIX
 def lint(
-    config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool, fix: bool
+    config_path: Path | None, fmt: str | None, strict: bool, quiet: bool, no_color: bool, fix: bool
 ) -> None:
     """Check specs, fragments and config; write nothing unless --fix."""
     from compiler import api
@@ -138,22 +160,42 @@ def lint(
     help="Write nothing; exit 1 naming every stale, missing or extra file.",
 )
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand.")
+@click.option(
+    "--depfile",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="After a successful build, write a make rule to FILE: the stamp depends on the "
+    "config, every spec and fragment, and their folders.",
+)
+@click.option(
+    "--stamp",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="After a successful build, create FILE or set its mtime to the build's start "
+    "(the make target of --depfile's rule; default: the depfile itself).",
+)
 def build(
     config_path: Path | None,
-    fmt: str,
+    fmt: str | None,
     strict: bool,
     quiet: bool,
     no_color: bool,
     only: tuple[str, ...],
     check_only: bool,
     force: bool,
+    depfile: Path | None,
+    stamp: Path | None,
 ) -> None:
     """Compose and emit every target into the output folder."""
     from compiler import api
+    from compiler.depfile import record
 
+    started = time.time_ns()  # before any input is read: see compiler/depfile.py
+    if check_only and (depfile or stamp):
+        raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
     config = _load(config_path)
     _check_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only)
+    if (depfile or stamp) and not _fails(result, strict):
+        result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
     raise SystemExit(_report(result, fmt, strict, quiet, no_color))
 
 
@@ -161,7 +203,7 @@ def build(
 @_common
 @_FIX
 def check(
-    config_path: Path | None, fmt: str, strict: bool, quiet: bool, no_color: bool, fix: bool
+    config_path: Path | None, fmt: str | None, strict: bool, quiet: bool, no_color: bool, fix: bool
 ) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
     from compiler import api

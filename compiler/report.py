@@ -1,19 +1,33 @@
 """Reporters: pure functions from diagnostics to output lines.
 
-`text`:  path:line:col: severity [rule] message   (coloured on a terminal)
-`json`:  one JSON document: {"version": 1, "diagnostics": [...], "summary": {...}}
+`text`:   path:line:col: severity [rule] message   (coloured on a terminal)
+`json`:   one JSON document: {"version": 1, "diagnostics": [...], "summary": {...}}
+`github`: GitHub Actions workflow commands, one annotation per diagnostic
+`sarif`:  one SARIF 2.1.0 log with every rule's documentation and each result's region
+
+The json document is a stable interface (README, "Output formats"): within
+version 1 fields are only ever added, never renamed, removed or retyped.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+from urllib.parse import quote
 
 from compiler.diagnostics import Diagnostic, Severity
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
+
+JSON_VERSION = 1
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 
 
 def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
@@ -34,7 +48,7 @@ def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[
     items = list(diagnostics)
     counts = {s.value: sum(1 for d in items if d.severity is s) for s in Severity}
     document = {
-        "version": 1,
+        "version": JSON_VERSION,
         "diagnostics": [
             {
                 "path": d.path,
@@ -53,6 +67,107 @@ def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[
     yield json.dumps(document, indent=2, ensure_ascii=False)
 
 
+# GitHub workflow commands: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def github_data(value: str) -> str:
+    """Escape a workflow command's message (the text after `::`)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(value: str) -> str:
+    """Escape a workflow command property value (`file=`, `title=`, ...)."""
+    return github_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
+    for d in diagnostics:
+        properties = {
+            "file": d.path,
+            "line": str(d.line),
+            "col": str(d.column),
+            "title": f"promptc [{d.rule}]",
+        }
+        props = ",".join(f"{key}={github_property(value)}" for key, value in properties.items())
+        yield f"::{_GITHUB_COMMAND[d.severity]} {props}::{github_data(_message(d))}"
+
+
+def _message(d: Diagnostic) -> str:
+    return f"{d.message}\nhint: {d.hint}" if d.hint else d.message
+
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def sarif(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
+    from compiler import __version__
+
+    rules = _sarif_rules()
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    driver = {"name": "promptc", "version": __version__, "semanticVersion": __version__}
+    run = {
+        "tool": {"driver": {**driver, "rules": rules}},
+        # Loader columns count characters (code points), not UTF-16 units.
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{"executionSuccessful": True}],
+        "results": [_sarif_result(d, index) for d in diagnostics],
+    }
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    yield json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def _sarif_rules() -> list[dict[str, Any]]:
+    from compiler import rules as registry
+    from compiler.config import LEVELS
+
+    described = []
+    for rule_id, rule in sorted(registry.RULES.items()):
+        level = LEVELS[rule.DEFAULT_LEVEL]
+        configuration: dict[str, Any] = (
+            {"enabled": False} if level is None else {"level": _SARIF_LEVEL[level]}
+        )
+        doc = inspect.cleandoc(rule.__doc__ or "")
+        described.append(
+            {
+                "id": rule_id,
+                "shortDescription": {"text": registry.summary(rule)},
+                "fullDescription": {"text": _description(doc)},
+                "help": {"text": doc},
+                "defaultConfiguration": configuration,
+            }
+        )
+    return described
+
+
+def _description(doc: str) -> str:
+    """A rule's documentation up to its Options / Fails / Passes sections."""
+    head = re.split(r"^(?:Options|Fails|Passes):", doc, maxsplit=1, flags=re.MULTILINE)[0]
+    return head.strip()
+
+
+def _sarif_result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
+    result: dict[str, Any] = {"ruleId": d.rule}
+    if d.rule in index:
+        result["ruleIndex"] = index[d.rule]
+    region = {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}
+    result |= {
+        "level": _SARIF_LEVEL[d.severity],
+        "message": {"text": _message(d)},
+        "locations": [
+            {"physicalLocation": {"artifactLocation": _artifact(d.path), "region": region}}
+        ],
+    }
+    return result
+
+
+def _artifact(path: str) -> dict[str, str]:
+    """A relative path is relative to the working directory, which SARIF calls %SRCROOT%."""
+    if path.startswith("/"):
+        return {"uri": "file://" + quote(path)}
+    return {"uri": quote(path), "uriBaseId": "%SRCROOT%"}
+
+
 Reporter = Callable[[Iterable[Diagnostic], bool], Iterator[str]]
 
-REPORTERS: dict[str, Reporter] = {"text": text, "json": as_json}
+REPORTERS: dict[str, Reporter] = {"text": text, "json": as_json, "github": github, "sarif": sarif}

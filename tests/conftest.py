@@ -14,6 +14,13 @@ from compiler.cli import main
 MakeBundle = Callable[[dict[str, str | bytes]], Path]
 
 
+@pytest.fixture(autouse=True)
+def _neutral_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same defaults everywhere: under GitHub Actions promptc would default to `github`."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
 @pytest.fixture
 def make_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MakeBundle:
     """Write {relative path: content} under tmp_path/bundle, chdir there, return the root.
