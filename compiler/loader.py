@@ -291,7 +291,7 @@ class _Builder:
                 ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
             )
             return node.value
-        if getattr(node, "style", None) is None:
+        if not getattr(node, "style", None):  # plain: None (pure PyYAML) or "" (libyaml)
             return resolve_plain(node.value)
         return node.value
 
