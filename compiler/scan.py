@@ -5,7 +5,7 @@ passes through byte for byte. Constructs, outside fenced code blocks and
 inline code spans, each on one line:
 
 - a placeholder: `<<` followed by optional blanks and a letter, `_` or a quote,
-  up to the first `>>` on the same line. Valid ones are `<<name>>` and
+  up to the first `>>` on the same line that is not inside a quoted value. Valid ones are `<<name>>` and
   `<<name(param=value, ...)>>`, values being strings, numbers, true/false or
   variable names; anything else there is an error, never evaluated.
 - a block tag: `<%` followed by a word, up to `%>`: if / elif / else / endif.
@@ -30,7 +30,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import ClassVar, NoReturn
 
 from compiler.diagnostics import Problem
 from compiler.suggest import did_you_mean
@@ -58,6 +58,7 @@ _TOKEN = re.compile(
     r"|(?P<string>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
     r"|(?P<punct>[(),=]))"
 )
+QUOTED_LIMIT = 1000  # how far a quote may hide a closer; bounds the work per construct
 _STRING_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t"}
 _CONSTANTS: dict[str, Value] = {"true": True, "false": False, "True": True, "False": False}
 
@@ -283,15 +284,17 @@ class _Scanner:
         self, text: str, number: int, protected: list[tuple[int, int]]
     ) -> list[_Construct]:
         found: list[_Construct] = []
+        marks = _Marks(text)
+        starts = [a for a, _ in protected]
         pos = 0
         while (match := _OPENER.search(text, pos)) is not None:
             start = match.start()
-            inside = next((b for a, b in protected if a <= start < b), None)
-            if inside is not None:
-                pos = inside
+            i = bisect.bisect_right(starts, start)
+            if i and start < protected[i - 1][1]:  # inside inline code
+                pos = protected[i - 1][1]
                 continue
-            end = _construct_end(text, start)
-            if end is None or any(a < end and start < b for a, b in protected):
+            end = _construct_end(marks, start)
+            if end is None or (i < len(starts) and starts[i] < end):
                 pos = start + 1
                 continue
             if start > 0 and text[start - 1] == "\\":
@@ -469,43 +472,73 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _construct_end(text: str, start: int) -> int | None:
+class _Marks:
+    """Where closers, `<<` and quotes stand on one line, found in one pass each.
+
+    Looking them up by bisection keeps a line full of unclosed `<<` linear.
+    """
+
+    _PATTERNS: ClassVar[dict[str, re.Pattern[str]]] = {
+        ">>": re.compile(r"(?=>>)"),
+        "%>": re.compile(r"(?=%>)"),
+        "#>": re.compile(r"(?=#>)"),
+        "<<": re.compile(r"(?=<<)"),
+        "quote": re.compile(r"['\"]"),
+    }
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = {key: [m.start() for m in p.finditer(text)] for key, p in self._PATTERNS.items()}
+
+    def next(self, key: str, start: int) -> int | None:
+        positions = self.at[key]
+        i = bisect.bisect_left(positions, start)
+        return positions[i] if i < len(positions) else None
+
+
+def _construct_end(marks: _Marks, start: int) -> int | None:
     """End offset of the construct starting at `start`, or None when there is none."""
+    text = marks.text
     opener = text[start : start + 2]
     if opener == "<#":
-        comment_end = text.find("#>", start + 2)
-        return None if comment_end < 0 else comment_end + 2
+        comment_end = marks.next("#>", start + 2)
+        return None if comment_end is None else comment_end + 2
     if opener == "<%":
         tag = _TAG_START.match(text, start)
-        tag_end = _closing(text, tag.end(), "%>") if tag else None
+        tag_end = _closing(marks, tag.end(), "%>") if tag else None
         return None if tag_end is None else tag_end + 2
     if (start > 0 and text[start - 1] == "<") or text[start + 2 : start + 3] == "<":
         return None  # `<<<` is a here-string, never a placeholder
     match = _PLACEHOLDER_START.match(text, start)
-    close = _closing(text, match.end(), ">>") if match else None
-    if close is None or "<<" in text[start + 2 : close]:
+    close = _closing(marks, match.end(), ">>") if match else None
+    if close is None:
         return None
+    inner = marks.next("<<", start + 2)
+    if inner is not None and inner <= close - 2:
+        return None  # `a << b << c >>`: only the last `<<` can open
     return close + 2
 
 
-def _closing(text: str, start: int, closer: str) -> int | None:
-    """The first `closer` on the line outside quotes (or the first at all if a quote is open)."""
-    quote = None
-    i = start
-    while i < len(text):
+def _closing(marks: _Marks, start: int, closer: str) -> int | None:
+    """The first `closer` outside quotes (or simply the first, if a quote never closes)."""
+    first = marks.next(closer, start)
+    if first is None:
+        return None
+    quote = marks.next("quote", start)
+    if quote is None or quote >= first:
+        return first
+    text = marks.text
+    opened = None
+    for i in range(start, min(len(text), start + QUOTED_LIMIT)):
         char = text[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif char == quote:
-                quote = None
+        if opened:
+            if char == opened and text[i - 1] != "\\":
+                opened = None
         elif char in "'\"":
-            quote = char
+            opened = char
         elif text.startswith(closer, i):
             return i
-        i += 1
-    found = text.find(closer, start)
-    return found if found >= 0 else None
+    return first
 
 
 class _SyntaxProblem(Exception):

@@ -192,6 +192,12 @@ CASES = [
         out="2 veces, ratio 0.5, ¡fuerte!\n-1 veces, ratio 2\n",
     ),
     Case(
+        "closer-inside-a-quoted-value",
+        '<<say(text="a >> b, \\"c\\"")>> <<say(text=\'%>\')>>\n',
+        {"say.md": "---\nparams:\n  text: {type: string}\n---\n[<<text>>]"},
+        out='[a >> b, "c"] [%>]\n',
+    ),
+    Case(
         "param-forwarded",
         '<<outer(mode="lite")>>\n',
         {
@@ -545,6 +551,20 @@ def test_source_map_of_printed_values_points_at_the_placeholder() -> None:
         LineOrigin(caveman, 11, site),
         LineOrigin(AGENT, 5),
     )
+
+
+def test_used_counts_every_branch_and_nested_fragments() -> None:
+    body = '<% if target == "claude" %>\n<<claude_only>>\n<% endif %>\n<<outer>>\n'
+    fragments = {
+        "claude_only.md": "c\n",
+        "outer.md": "<<inner>>\n",
+        "inner.md": "i\n",
+        "island.md": "<<island_part>>\n",
+        "island_part.md": "p\n",
+    }
+    composition = compose(body, fragments)
+    assert composition.agents["a"] == "i\n"
+    assert composition.used == {"claude_only", "outer", "inner"}
 
 
 def test_depth_limit() -> None:
