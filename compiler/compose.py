@@ -107,7 +107,7 @@ def _relative(path: Path) -> str:
 
 
 def known_targets() -> tuple[str, ...]:
-    from compiler.targets import TARGETS  # late: the targets import this module's users
+    from compiler.targets import TARGETS  # late: targets -> project -> this module
 
     return tuple(sorted({*TARGET_NAMES, *TARGETS}))
 
@@ -196,7 +196,7 @@ class _Engine:
         for unit in self._units():
             if unit.source.ok:
                 for problem in unit.problems:
-                    self._report(unit.path, problem, unit.chain)
+                    self.report(unit.path, problem, unit.chain)
 
     def _units(self) -> Iterator[_Unit]:
         yield from self.agents
@@ -210,14 +210,7 @@ class _Engine:
     def _check_segments(self, unit: _Unit) -> None:
         for index, segment in enumerate(unit.scan.segments):
             if isinstance(segment, Placeholder):
-                problems = self._placeholder_problems(unit, segment)
-                if segment.name in self.fragments and not unit.variable(segment.name):
-                    unit.refs.add(segment.name)
-                if problems:
-                    unit.bad.add(index)
-                    unit.problems.extend(problems)
-                elif not unit.variable(segment.name):
-                    unit.includes.append((index, segment.name))
+                self._check_placeholder(unit, index, segment)
             elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
                 message = sandbox.condition_problem(
                     segment.condition, unit.scope, self._enums(unit)
@@ -234,6 +227,19 @@ class _Engine:
                 enums[name] = param.enum
         return enums
 
+    def _check_placeholder(self, unit: _Unit, index: int, placeholder: Placeholder) -> None:
+        name = placeholder.name
+        callee = None if unit.variable(name) else self.fragments.get(name)
+        if callee is not None:
+            unit.refs.add(name)
+        problems = self._placeholder_problems(unit, placeholder)
+        unit.problems.extend(problems)
+        # A fragment file that failed to load is not expanded; its syntax error says why.
+        if problems or (callee is not None and not callee.source.ok):
+            unit.bad.add(index)
+        elif callee is not None:
+            unit.includes.append((index, name))
+
     def _placeholder_problems(self, unit: _Unit, placeholder: Placeholder) -> list[Problem]:
         name = placeholder.name
         at = (placeholder.line, placeholder.column)
@@ -247,8 +253,7 @@ class _Engine:
             hint = did_you_mean(name, [*self.fragments, *unit.scope])
             return [Problem(*at, f"unknown fragment '{name}'{hint}", ESCAPE_HINT)]
         if not callee.source.ok:
-            # Not expanded, but nothing more to say: the fragment's syntax error is reported.
-            return [Problem(*at, "")]
+            return []
         return list(self._argument_problems(unit, placeholder, callee))
 
     def _argument_problems(
@@ -380,9 +385,7 @@ class _Engine:
 
     # -- findings ---------------------------------------------------------
 
-    def _report(self, path: Path, problem: Problem, chain: tuple[Site, ...]) -> None:
-        if not problem.message:
-            return
+    def report(self, path: Path, problem: Problem, chain: tuple[Site, ...]) -> None:
         message = problem.message + self._chain_text(chain)
         key = (path, problem.line, problem.column)
         if key not in self.findings:
@@ -444,7 +447,7 @@ class _Engine:
         tags = (s for s in frame.unit.scan.segments if isinstance(s, Tag) and s.line == number)
         column = next((t.condition_column for t in tags if t.condition), 1)
         text = f"{message} for target {self.target}"
-        self._report(frame.unit.path, Problem(number, column, text), frame.chain)
+        self.report(frame.unit.path, Problem(number, column, text), frame.chain)
 
     def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
         callee = self.fragments[placeholder.name]
@@ -462,7 +465,7 @@ class _Engine:
                 where = Problem(
                     placeholder.line, arg.value_column, f"fragment '{callee.name}': {problem}"
                 )
-                self._report(frame.unit.path, where, frame.chain)
+                self.report(frame.unit.path, where, frame.chain)
                 return None
             values[arg.name] = value
         for param in callee.params.values():
@@ -538,7 +541,7 @@ class _Frame:
                 f"composed text would exceed {MAX_CHARS} characters "
                 "(a fragment included too many times?)",
             )
-            self.engine._report(self.unit.path, problem, self.chain)
+            self.engine.report(self.unit.path, problem, self.chain)
             return
         site = Site(self.unit.path, placeholder.line, placeholder.column)
         self._put(placeholder.lead, placeholder.line)

@@ -5,9 +5,10 @@ passes through byte for byte. Constructs, outside fenced code blocks and
 inline code spans, each on one line:
 
 - a placeholder: `<<` followed by optional blanks and a letter, `_` or a quote,
-  up to the first `>>` on the same line that is not inside a quoted value. Valid ones are `<<name>>` and
-  `<<name(param=value, ...)>>`, values being strings, numbers, true/false or
-  variable names; anything else there is an error, never evaluated.
+  up to the first `>>` on the same line that is not inside a quoted value.
+  Valid ones are `<<name>>` and `<<name(param=value, ...)>>`, values being
+  strings, numbers, true/false or variable names; anything else there is an
+  error, never evaluated.
 - a block tag: `<%` followed by a word, up to `%>`: if / elif / else / endif.
 - a comment: `<#` up to `#>`; it produces nothing.
 

@@ -454,6 +454,12 @@ CASES = [
         ),
     ),
     Case(
+        "broken-fragment-stays-as-written",
+        "<<broken>>\n",
+        {"broken.md": "---\na: [1\n---\nx\n"},
+        out="<<broken>>\n",  # the loader reports the YAML error; composition adds nothing
+    ),
+    Case(
         "variables-take-no-arguments",
         "<<target(x=1)>>\n<<caveman>>\n",
         {"caveman.md": CAVEMAN + "<<level()>>\n"},
