@@ -24,7 +24,7 @@ fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
 The source map gives, for each line of a composed body, the file and line its
 first character comes from, and the placeholders (outermost first) through
 which that file was included. Text printed by `<<param>>` maps to the
-placeholder's line.
+placeholder's line. Maps are built on first access (SourceMaps).
 """
 
 from __future__ import annotations
@@ -72,6 +72,28 @@ class LineOrigin:
 
 
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
+
+
+class SourceMaps(Mapping[str, SourceMap]):
+    """Source maps by agent or mode id, each computed when first asked for.
+
+    Most runs never read them, and building one costs an object per line.
+    """
+
+    def __init__(self, rendered: Mapping[str, tuple[str, tuple[_Anchor, ...]]]) -> None:
+        self._rendered = rendered
+        self._maps: dict[str, SourceMap] = {}
+
+    def __getitem__(self, ident: str) -> SourceMap:
+        if ident not in self._maps:
+            self._maps[ident] = source_map(*self._rendered[ident])
+        return self._maps[ident]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rendered)
+
+    def __len__(self) -> int:
+        return len(self._rendered)
 
 
 @dataclass(frozen=True)
@@ -328,9 +350,11 @@ class _Engine:
             stack.append((child, iter(child.includes)))
 
     def _limit_depth(self) -> None:
+        heights = self._heights()
         for root in self._roots():
-            while self._root_height(root, heights := self._heights()) > MAX_DEPTH:
+            while self._root_height(root, heights) > MAX_DEPTH:
                 self._cut_deepest(root, heights)
+                heights = self._heights()
 
     def _good(self, unit: _Unit) -> list[str]:
         return [name for index, name in unit.includes if index not in unit.bad]
@@ -403,15 +427,15 @@ class _Engine:
 
     # -- rendering --------------------------------------------------------
 
-    def render_all(self, units: list[_Unit]) -> tuple[dict[str, str], dict[str, SourceMap]]:
+    def render_all(self, units: list[_Unit]) -> tuple[dict[str, str], SourceMaps]:
         texts: dict[str, str] = {}
-        maps: dict[str, SourceMap] = {}
+        anchors: dict[str, tuple[str, tuple[_Anchor, ...]]] = {}
         for unit in units:
             if unit.source.ok:
                 rendered = self.render(unit, {"target": self.target}, (), strip=False)
                 texts[unit.name] = rendered.text
-                maps[unit.name] = source_map(rendered.text, rendered.anchors)
-        return texts, maps
+                anchors[unit.name] = (rendered.text, rendered.anchors)
+        return texts, SourceMaps(anchors)
 
     def render(
         self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool

@@ -225,7 +225,9 @@ class _Scanner:
             for i, line in enumerate(lines):
                 self._text(line + ends[i], self._number(first + i))
             return
-        spans = _code_spans(text) if "`" in text else []
+        end_of_last = text.find("\n", text.rfind("<"))
+        stop = len(text) if end_of_last < 0 else end_of_last
+        spans = _code_spans(text, stop) if "`" in text else []
         k = 0
         offset = 0
         for i, line in enumerate(lines):
@@ -450,27 +452,31 @@ def _paragraph_end(lines: list[str], index: int) -> int:
     return stop
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """Inline code spans of a paragraph as (start, end) offsets, CommonMark style."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for i, (start, end) in enumerate(runs):
-        by_length.setdefault(end - start, []).append(i)
+def _code_spans(text: str, stop: int) -> list[tuple[int, int]]:
+    """Inline code spans of a paragraph as (start, end) offsets, CommonMark style.
+
+    Only spans that open before `stop` are found: later ones cannot hide a
+    construct, and most of a long paragraph is usually past the last `<`.
+    """
     spans: list[tuple[int, int]] = []
-    i = 0
-    while i < len(runs):
-        start, end = runs[i]
+    pos = 0
+    while (run := _BACKTICKS.search(text, pos)) is not None and run.start() < stop:
+        start, end = run.span()
         if start > 0 and text[start - 1] == "\\":
             start += 1  # an escaped backtick is text; the rest of the run may open
-        candidates = by_length.get(end - start, [])
-        j = bisect.bisect_right(candidates, i)
-        if start < end and j < len(candidates):
-            close = runs[candidates[j]]
-            spans.append((start, close[1]))
-            i = candidates[j] + 1
-        else:
-            i += 1
+        close = _run_of(end - start).search(text, end) if start < end else None
+        if close is None:
+            pos = end  # no run of the same length follows: the backticks are text
+            continue
+        spans.append((start, close.end()))
+        pos = close.end()
     return spans
+
+
+@functools.lru_cache(maxsize=64)
+def _run_of(length: int) -> re.Pattern[str]:
+    """A run of exactly `length` backticks."""
+    return re.compile(rf"(?<!`)`{{{length}}}(?!`)")
 
 
 class _Marks:

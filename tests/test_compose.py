@@ -130,6 +130,12 @@ CASES = [
         out="see `code\n<<tone>>` here\n\n` lone backtick Tono: directo.\n",
     ),
     Case(
+        "escaped-backtick-opens-nothing",
+        "\\`<<tone>>` and ``<<tone>>` still``\n",
+        TONE,
+        out="\\`Tono: directo.` and ``<<tone>>` still``\n",
+    ),
+    Case(
         "escape",
         "\\<<tone>> and \\<< tone(x=1) >> \\<% if x %> \\<# c #> but \\<<EOF stays\n",
         TONE,
