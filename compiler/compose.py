@@ -301,12 +301,12 @@ class _Engine:
         given = {arg.name for arg in placeholder.args}
         for param in declared.values():
             if param.required and param.name not in given:
+                kind = f" ({param.type})" if param.type else ""
                 about = f": {param.description}" if param.description else ""
                 yield Problem(
                     placeholder.line,
                     placeholder.column,
-                    f"fragment '{callee.name}' needs parameter '{param.name}' "
-                    f"({param.type or 'any'}){about}",
+                    f"fragment '{callee.name}' needs parameter '{param.name}'{kind}{about}",
                 )
 
     def _walk_includes(self) -> None:

@@ -658,6 +658,27 @@ def test_two_files_with_one_fragment_name(make_bundle: MakeBundle, run: Runner) 
     )
 
 
+def test_parameter_declarations_are_checked_by_the_schema(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/agents/scout.md": "---\ndescription: Explores the codebase read-only.\nmode: subagent\n---\n<<tone>>\n",
+            "fragments/tone.md": "---\nparams:\n  level:\n    tpye: string\n    default: [1]\n  size: {type: text}\n---\nx\n",
+        }
+    )
+    result = run("lint")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        "fragments/tone.md:4:5: error [schema] unknown key 'tpye' at $.params.level (did you mean `type`?)",
+        "fragments/tone.md:5:14: error [schema] $.params.level.default: [1] is not of type 'string', 'number', 'boolean'",
+        "fragments/tone.md:6:16: error [schema] $.params.size.type: 'text' is not one of ['string', 'integer', 'number', 'boolean']",
+        # A parameter without a default is required, whatever else is wrong with it.
+        "specs/agents/scout.md:5:1: error [compose] fragment 'tone' needs parameter 'size'",
+    ]
+
+
 def test_build_emits_composed_text(make_bundle: MakeBundle, run: Runner) -> None:
     root = make_bundle(
         {
