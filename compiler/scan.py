@@ -619,7 +619,7 @@ class _Parser:
         try:
             return self._next("")[1]
         except _SyntaxProblem:
-            return "?"
+            return "?"  # no token starts with `?`: the caller's _next reports the character
         except _EndOfText:
             return None
         finally:
