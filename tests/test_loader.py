@@ -127,6 +127,16 @@ def test_quoted_scalars_stay_strings() -> None:
     assert fm.data == {"a": "true", "b": "2026-01-13"}
 
 
+def test_plain_scalars_in_a_file_are_resolved() -> None:
+    # libyaml marks plain scalars with style "" (the Python parser with None):
+    # both must resolve, or `temperature: 0` would be emitted as the text "0".
+    raw = b"---\ntemperature: 0\ntop_p: 0.5\nhidden: true\nmode: ~\nsteps: '3'\n---\n"
+    fm = load_bytes(P, raw).frontmatter
+    assert fm is not None
+    assert fm.data == {"temperature": 0, "top_p": 0.5, "hidden": True, "mode": None, "steps": "3"}
+    assert type(fm.data["temperature"]) is int
+
+
 def test_file_without_frontmatter_is_all_body() -> None:
     source = load_bytes(P, b"# Title\n\ntext\n")
     assert source.frontmatter is None
