@@ -18,14 +18,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 from compiler.rules import (
     agent_id,
     compose,
+    cross_ecosystem,
+    deprecated_key,
     description_length,
+    emit,
     empty_body,
     encoding,
     internal,
+    key_typo,
     schema,
     stale_output,
     stray_file,
     syntax,
+    unknown_key,
     unused_fragment,
     write,
 )
@@ -58,6 +63,11 @@ _MODULES: tuple[ModuleType, ...] = (
     description_length,
     empty_body,
     unused_fragment,
+    emit,
+    key_typo,
+    unknown_key,
+    cross_ecosystem,
+    deprecated_key,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
