@@ -202,7 +202,7 @@ def _show(value: Any) -> str:
 def describe(value: Any) -> str:
     """How a YAML value reads in a message: its kind, and the value when short."""
     if value is None:
-        return "an empty value (null)"
+        return "an empty value"
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if isinstance(value, int | float):
@@ -231,7 +231,7 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
     if value is None and key == "color":
         return '. An unquoted `#` starts a YAML comment: quote hex colours (color: "#FF5733")'
     if value is None:
-        return ". An empty value is null in YAML: write the value or remove the key"
+        return ". YAML reads an empty value as null: write the value or remove the key"
     if isinstance(value, str) and _wants(error, "number") and _numeric(value):
         return f". Remove the quotes: {key}: {value.strip()}"
     if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:

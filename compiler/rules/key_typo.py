@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.diagnostics import Problem
+from compiler.loader import JsonPath
 from compiler.project import Project
 from compiler.suggest import near_miss
 from compiler.validate import claude_key, json_path, opencode_agent_keys, opencode_sections
@@ -63,7 +64,11 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                 yield Problem(
                     pos.line,
                     pos.column,
-                    f"unknown key '{key}' at {json_path(base)} (did you mean `{meant}`?): "
+                    f"unknown key '{key}'{_within(base)} (did you mean `{meant}`?): "
                     f"OpenCode moves it into `options`, so {lost}",
                     path=spec.source.path,
                 )
+
+
+def _within(base: JsonPath) -> str:
+    return f" in {json_path(base)}" if base else ""
