@@ -9,9 +9,11 @@ rule reports what OpenCode accepts and then gets wrong:
   Claude Code names, and OpenCode needs `provider/model`; the agent fails
   when it runs. A mode value (`model: subagent`) in `model` is reported too.
 - Claude Code keys (`allowed-tools`, `permissionMode`, `maxTurns`, `hooks`,
-  …): OpenCode moves them into `options` and ignores them. `allowed-tools` on
-  an agent grants nothing in either runtime; `hooks: []` makes Claude Code
-  drop the agent. Claude settings belong under `targets: {claude: {…}}`.
+  …): OpenCode moves them into `options` and ignores them. `allowed-tools` is
+  the commands-and-skills key: on an agent both runtimes ignore it, so it
+  restricts nothing (Claude Code grants every tool when `tools` is absent).
+  `hooks: []` makes Claude Code drop the agent. Claude settings belong under
+  `targets: {claude: {…}}`.
 - Permission keys written as Claude Code tools (`Bash`, `WebFetch`,
   `Bash(git *)`, `mcp__server__tool`): OpenCode's keys are lowercase and its
   MCP tools are `server_tool`, so such a rule matches nothing.
@@ -104,9 +106,10 @@ def _keys(spec: Spec, base: JsonPath, section: Mapping[str, Any]) -> Iterator[Pr
             continue
         if meant == "allowed-tools":
             message = (
-                f"`{key}` is a Claude Code key for commands and skills: on an agent it "
-                "limits nothing in Claude Code, and OpenCode moves it into `options`. "
-                "Restrict tools with `permission:` (e.g. `permission: {edit: deny, bash: deny}`)"
+                f"`{key}` is a Claude Code key for commands and skills: on an agent both "
+                "runtimes ignore it, so it restricts nothing (Claude Code grants every tool, "
+                "OpenCode moves it into `options`). Restrict tools with `permission:` "
+                "(e.g. `permission: {edit: deny, bash: deny}`)"
             )
         else:
             spelt = f"`{key}` (Claude Code's `{meant}`)" if key != meant else f"`{key}`"
