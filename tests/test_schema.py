@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -379,3 +380,19 @@ def test_near_miss(word: str, meant: str | None) -> None:
 )
 def test_json_path(path: tuple[str | int, ...], text: str) -> None:
     assert validate.json_path(path) == text
+
+
+def test_readme_problem_matcher_reads_promptc_output(make_bundle: MakeBundle, run: Runner) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    line = next(ln for ln in readme.splitlines() if '"regexp":' in ln)
+    pattern = re.compile(json.loads("{" + line.strip().rstrip(",") + "}")["regexp"])
+    make_bundle(
+        {"specs/agents/scout.md": AGENT.replace("mode: subagent", "mode: sidekick\ncategory: x")}
+    )
+    out = run("lint", "--no-color").out.splitlines()
+    matches = [pattern.match(ln) for ln in out]
+    assert len(out) == 2 and all(matches), out
+    assert [m.group(1, 2, 3, 4, 5) for m in matches if m] == [
+        ("specs/agents/scout.md", "3", "7", "error", "schema"),
+        ("specs/agents/scout.md", "4", "1", "warning", "unknown-key"),
+    ]
