@@ -111,8 +111,12 @@ def issues(
 
 
 def _explain(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
+    from jsonschema.exceptions import best_match
+
     if error.validator in ("anyOf", "oneOf") and error.context:
         chosen = _intended(error)
+        if not chosen and not error.schema.get("errorMessage"):
+            chosen = [best_match(error.context)]  # no message of its own: the likeliest branch
         if chosen:
             for sub in chosen:
                 yield from _explain(sub, name)
@@ -155,9 +159,10 @@ def _describe(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
                 hint = did_you_mean(key, known)
                 yield (*path, key), f"unknown key '{key}' at {where}{hint}", True
         return
-    if error.validator == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        yield path, f"{where}: required key '{missing}' is missing", True
+    if error.validator == "required" and isinstance(value, dict):
+        for missing in error.validator_value:
+            if missing not in value:
+                yield path, f"{where}: required key '{missing}' is missing", True
         return
     at_key = isinstance(value, dict | list) and bool(path)
     custom = error.schema.get("errorMessage") if error.validator != "x-finite" else None

@@ -46,6 +46,7 @@ _LOST = {
     "permission": "none of its rules apply and every tool keeps OpenCode's default (allow)",
     "tools": "none of its entries apply",
     "mode": "the agent keeps the default mode `all`",
+    "targets": "promptc applies none of these overrides",
 }
 
 
@@ -61,11 +62,11 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                     continue
                 pos = spec.where(*base, key, key=True)
                 lost = _LOST.get(meant, f"`{meant}` keeps its default")
+                moved = "" if meant == "targets" else "OpenCode moves it into `options`, so "
                 yield Problem(
                     pos.line,
                     pos.column,
-                    f"unknown key '{key}'{_within(base)} (did you mean `{meant}`?): "
-                    f"OpenCode moves it into `options`, so {lost}",
+                    f"unknown key '{key}'{_within(base)} (did you mean `{meant}`?): {moved}{lost}",
                     path=spec.source.path,
                 )
 
