@@ -137,35 +137,6 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
     return collector, files
 
 
-def _check_emitted(
-    collector: _Collector, project: Project, target: str, emitted: Mapping[str, str]
-) -> None:
-    """Every emitted file against its format's schema, before anything is written.
-
-    A failure is a promptc bug; files whose spec already has errors are skipped,
-    since those errors explain them.
-    """
-    config = collector.config
-    failed = {d.path for d in collector.items if d.severity is Severity.ERROR}
-    for rel, text in emitted.items():
-        origin = _origin(project, target, rel)
-        if origin is not None and config.display(origin) in failed:
-            continue
-        source = f"; generated from {config.display(origin)}" if origin else ""
-        for problem in check_emitted(target, rel, text):
-            message = f"{problem.message}{source}. This is a promptc bug: please report it"
-            collector.add("emit", config.out / target / rel, replace(problem, message=message))
-
-
-def _origin(project: Project, target: str, rel: str) -> Path | None:
-    """The spec an emitted agent or command file was generated from."""
-    schema = output_schema(target, rel) or ""
-    specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
-    stem = rel.removesuffix(".md")
-    matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]
-    return specs[max(matches, key=len)].source.path if matches else None
-
-
 def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
     chosen = list(only) or list(config.targets)
     return sorted(chosen)
@@ -232,3 +203,32 @@ def _os_message(exc: Exception) -> str:
         where = f" ({exc.filename})" if exc.filename else ""
         return f"cannot write the output: {exc.strerror or exc}{where}"
     return str(exc)
+
+
+def _check_emitted(
+    collector: _Collector, project: Project, target: str, emitted: Mapping[str, str]
+) -> None:
+    """Every emitted file against its format's schema, before anything is written.
+
+    A failure is a promptc bug; files whose spec already has errors are skipped,
+    since those errors explain them.
+    """
+    config = collector.config
+    failed = {d.path for d in collector.items if d.severity is Severity.ERROR}
+    for rel, text in emitted.items():
+        origin = _origin(project, target, rel)
+        if origin is not None and config.display(origin) in failed:
+            continue
+        source = f"; generated from {config.display(origin)}" if origin else ""
+        for problem in check_emitted(target, rel, text):
+            message = f"{problem.message}{source}. This is a promptc bug: please report it"
+            collector.add("emit", config.out / target / rel, replace(problem, message=message))
+
+
+def _origin(project: Project, target: str, rel: str) -> Path | None:
+    """The spec an emitted agent or command file was generated from."""
+    schema = output_schema(target, rel) or ""
+    specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
+    stem = rel.removesuffix(".md")
+    matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]
+    return specs[max(matches, key=len)].source.path if matches else None
