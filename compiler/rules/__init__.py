@@ -56,6 +56,11 @@ _MODULES: tuple[ModuleType, ...] = (
     stray_file,
     compose,
     schema,
+    emit,
+    key_typo,
+    unknown_key,
+    cross_ecosystem,
+    deprecated_key,
     write,
     stale_output,
     internal,
@@ -63,11 +68,6 @@ _MODULES: tuple[ModuleType, ...] = (
     description_length,
     empty_body,
     unused_fragment,
-    emit,
-    key_typo,
-    unknown_key,
-    cross_ecosystem,
-    deprecated_key,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
