@@ -21,7 +21,7 @@ from compiler.lint import run_rules
 from compiler.loader import SourceFile
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
-from compiler.validate import check_frontmatter
+from compiler.validate import check_emitted, check_frontmatter, output_schema
 from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
 
 
@@ -153,7 +153,9 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
             for rule, path, problem in composition.findings:
                 collector.add(rule, path, problem)
             project = make_project(config, bundle, composition, name)
-        for rel, text in target.emit(project, config.targets.get(name, {})).items():
+        emitted = target.emit(project, config.targets.get(name, {}))
+        _check_emitted(collector, project, name, emitted)
+        for rel, text in emitted.items():
             files[f"{name}/{rel}"] = text.encode("utf-8")
     return collector, files
 
@@ -232,3 +234,32 @@ def _os_message(exc: Exception) -> str:
         where = f" ({exc.filename})" if exc.filename else ""
         return f"cannot write the output: {exc.strerror or exc}{where}"
     return str(exc)
+
+
+def _check_emitted(
+    collector: _Collector, project: Project, target: str, emitted: Mapping[str, str]
+) -> None:
+    """Every emitted file against its format's schema, before anything is written.
+
+    A failure is a promptc bug; files whose spec already has errors are skipped,
+    since those errors explain them.
+    """
+    config = collector.config
+    failed = {d.path for d in collector.items if d.severity is Severity.ERROR}
+    for rel, text in emitted.items():
+        origin = _origin(project, target, rel)
+        if origin is not None and config.display(origin) in failed:
+            continue
+        source = f"; generated from {config.display(origin)}" if origin else ""
+        for problem in check_emitted(target, rel, text):
+            message = f"{problem.message}{source}. This is a promptc bug: please report it"
+            collector.add("emit", config.out / target / rel, replace(problem, message=message))
+
+
+def _origin(project: Project, target: str, rel: str) -> Path | None:
+    """The spec an emitted agent or command file was generated from."""
+    schema = output_schema(target, rel) or ""
+    specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
+    stem = rel.removesuffix(".md")
+    matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]
+    return specs[max(matches, key=len)].source.path if matches else None

@@ -1,60 +1,271 @@
-"""Validate: check frontmatter (and config) against the JSON Schemas in schemas/.
+"""Validate: check frontmatter, config and emitted files against the JSON Schemas in schemas/.
 
-Each jsonschema error becomes one message that names the JSON path and points
-at the offending key or value; unknown keys get a did-you-mean.
+Each jsonschema error becomes one message a person can act on: it names the
+JSON path, says what was expected and what was found, and points at the
+offending value (or at the key, for unknown keys and for maps and lists, whose
+value starts on another line). For `anyOf`, the alternative the value was
+evidently meant to match is explained (a string is checked against the
+string form, a map against the map form); when no alternative stands out, the
+schema's own `errorMessage` says what is accepted. Validators are compiled
+once per schema and run.
+
+Emitted files are checked too, against the schema of the format they are in
+(OUTPUTS), before anything is written: a file that fails is a promptc bug, and
+promptc reports it rather than leave the runtime to reject it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import datetime as dt
+import functools
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 
 from compiler.diagnostics import Problem
-from compiler.loader import Frontmatter, JsonPath
-from compiler.suggest import did_you_mean
+from compiler.loader import Frontmatter, JsonPath, load_bytes
+from compiler.resources import load_schema
+from compiler.suggest import closest, did_you_mean, fold
 
 Issue = tuple[JsonPath, str, bool]  # (path, message, points at the key rather than the value)
 
+# Schema of every file a target emits: (fnmatch pattern relative to the
+# target's folder, schema name). `*` also matches `/`, so nested agent ids
+# (`team/reviewer`) are covered.
+OUTPUTS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "opencode": (
+        (".opencode/agents/*.md", "opencode-agent"),
+        (".opencode/commands/*.md", "opencode-command"),
+        ("opencode.json", "opencode-config"),
+    ),
+    "claude": (
+        (".claude/agents/*.md", "claude-agent"),
+        (".claude/commands/*.md", "claude-command"),
+        (".claude/settings.json", "claude-settings"),
+    ),
+    "claude-plugin": (
+        (".claude-plugin/plugin.json", "claude-plugin"),
+        ("agents/*.md", "claude-agent"),
+        ("commands/*.md", "claude-command"),
+    ),
+}
+
+CLAUDE_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
+_TYPE_NAMES = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "a whole number",
+    "boolean": "true or false",
+    "object": "a map",
+    "array": "a list",
+    "null": "nothing",
+}
+_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
+
+
+def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """`x-finite: true`: OpenCode's `Finite` refuses .inf and .nan, which JSON Schema allows."""
+    from jsonschema.exceptions import ValidationError
+
+    if wanted and isinstance(instance, float) and not math.isfinite(instance):
+        yield ValidationError(f"{instance!r} is not a finite number")
+
+
+@functools.cache
+def _validator_class() -> Any:
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"x-finite": _finite}
+    )
+
+
+_COMPILED: dict[str, Any] = {}
+
 
 def _validator(schema: Mapping[str, Any]) -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(schema)
+    """A validator for `schema`; shipped schemas (they have an `$id`) are compiled once."""
+    key = schema.get("$id")
+    if isinstance(key, str) and key in _COMPILED:
+        return _COMPILED[key]
+    compiled = _validator_class()(schema)
+    if isinstance(key, str):
+        _COMPILED[key] = compiled
+    return compiled
 
 
 def issues(
     instance: Any, schema: Mapping[str, Any], name: Callable[[JsonPath], str] | None = None
 ) -> Iterator[Issue]:
-    """Every problem, the most relevant alternative for oneOf/anyOf, in document order."""
+    """Every problem, one readable message each, without duplicates."""
+    seen: set[tuple[JsonPath, str]] = set()
+    for error in _validator(schema).iter_errors(instance):
+        for path, message, at_key in _explain(error, name or json_path):
+            if (path, message) not in seen:
+                seen.add((path, message))
+                yield path, message, at_key
+
+
+def _explain(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
     from jsonschema.exceptions import best_match
 
-    errors = sorted(_validator(schema).iter_errors(instance), key=lambda e: list(map(str, e.path)))
-    for error in errors:
-        if error.context:
-            error = best_match(error.context)
-        yield from _describe(error, name or json_path)
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        chosen = _intended(error)
+        if not chosen and not error.schema.get("errorMessage"):
+            chosen = [best_match(error.context)]  # no message of its own: the likeliest branch
+        if chosen:
+            for sub in chosen:
+                yield from _explain(sub, name)
+            return
+    yield from _describe(error, name)
+
+
+def _intended(error: Any) -> list[Any]:
+    """The errors of the alternative the value was meant to match, or [] when unclear.
+
+    An alternative whose type fits the value beats one that does not; among
+    those, the one whose errors lie deeper got further. A tie means the value
+    fits no alternative at all, and the holder's own message explains better.
+    """
+    groups: dict[Any, list[Any]] = {}
+    for sub in error.context:
+        groups.setdefault(sub.relative_schema_path[0], []).append(sub)
+
+    def score(errors: list[Any]) -> tuple[bool, int]:
+        fits = not any(e.validator == "type" and not e.relative_path for e in errors)
+        return fits, max(len(e.relative_path) for e in errors)
+
+    ranked = sorted(groups.values(), key=score, reverse=True)
+    best = score(ranked[0])
+    if len(ranked) > 1 and score(ranked[1]) == best:
+        return []
+    if not best[0] and best[1] == 0:
+        return []
+    return ranked[0]
 
 
 def _describe(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
     path: JsonPath = tuple(error.absolute_path)
     where = name(path)
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+    value = error.instance
+    if error.validator == "additionalProperties" and isinstance(value, dict):
         known = list(error.schema.get("properties", {}))
-        for key in error.instance:
+        for key in value:
             if key not in known:
                 hint = did_you_mean(key, known)
                 yield (*path, key), f"unknown key '{key}' at {where}{hint}", True
         return
-    if error.validator == "required":
-        yield path, f"{where}: {error.message}", True
+    if error.validator == "required" and isinstance(value, dict):
+        for missing in error.validator_value:
+            if missing not in value:
+                yield path, f"{where}: required key '{missing}' is missing", True
         return
-    yield path, f"{where}: {error.message}", False
+    at_key = isinstance(value, dict | list) and bool(path)
+    custom = error.schema.get("errorMessage") if error.validator != "x-finite" else None
+    guess = _guess(value, error)
+    if custom:
+        also = f"; did you mean `{guess}`?" if guess else ""
+        text = f"{where}: {custom} (found {describe(value)}{also})"
+    elif error.validator == "enum":
+        choices = ", ".join(map(str, error.validator_value))
+        text = f"{where}: {_show(value)} is not one of {choices}"
+        text += f" (did you mean `{guess}`?)" if guess else ""
+    elif error.validator == "type":
+        text = f"{where}: expected {_expected(error.validator_value)}, found {describe(value)}"
+    elif error.validator == "x-finite":
+        text = f"{where}: must be a finite number, not {describe(value)}"
+    elif error.validator in ("minimum", "exclusiveMinimum"):
+        text = f"{where}: must be at least {error.validator_value}, not {describe(value)}"
+    else:
+        text = f"{where}: {error.message}"
+    yield path, text + _hint(path, value, error), at_key
+
+
+def _guess(value: Any, error: Any) -> str | None:
+    """For a misspelt choice (`alow`), the choice meant."""
+    if error.validator != "enum" or not isinstance(value, str):
+        return None
+    best = closest(value, [c for c in error.validator_value if isinstance(c, str)])
+    return best if best != value else None
+
+
+def _expected(types: Any) -> str:
+    names = [types] if isinstance(types, str) else list(types)
+    return " or ".join(_TYPE_NAMES.get(t, t) for t in names)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "...")
+    return describe(value)
+
+
+def describe(value: Any) -> str:
+    """How a YAML value reads in a message: its kind, and the value when short."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, dt.date):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, str):
+        return f"the text {_show(value)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a map"
+    return type(value).__name__
+
+
+def _wants(error: Any, kind: str) -> bool:
+    wanted = error.schema.get("type")
+    return wanted == kind or (isinstance(wanted, list) and kind in wanted)
+
+
+def _hint(path: JsonPath, value: Any, error: Any) -> str:
+    """A sentence saying how to fix the common causes of this mistake."""
+    key = path[-1] if path else ""
+    if isinstance(value, dt.date) and _wants(error, "string"):
+        return f'. YAML reads an unquoted date as a date: quote it ("{value.isoformat()}")'
+    if value is None and key == "color":
+        return '. An unquoted `#` starts a YAML comment: quote hex colours (color: "#FF5733")'
+    if value is None:
+        return ". YAML reads an empty value as null: write the value or remove the key"
+    if isinstance(value, str) and _wants(error, "number") and _numeric(value):
+        return f". Remove the quotes: {key}: {value.strip()}"
+    if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:
+        return ". The runtimes read YAML 1.2, where only true and false are booleans"
+    if key == "color" and value in CLAUDE_COLOURS and "claude" not in map(str, path):
+        return (
+            f". '{value}' is a Claude Code colour: put it under "
+            f"`targets: {{claude: {{color: {value}}}}}` and give OpenCode a theme name or hex"
+        )
+    return ""
+
+
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def _numeric(text: str) -> bool:
+    return bool(_NUMBER.match(text))
 
 
 def json_path(path: JsonPath) -> str:
+    """`$.permission.bash["git *"]`: dotted where the key is a plain name."""
     text = "$"
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            text += f".{part}"
+        else:
+            text += f"[{json.dumps(part, ensure_ascii=False)}]"
     return text
 
 
@@ -67,6 +278,104 @@ def first_error(
 
 
 def check_frontmatter(frontmatter: Frontmatter, schema: Mapping[str, Any]) -> Iterator[Problem]:
+    """Problems in document order, each at its key or value."""
+    found = []
     for path, message, at_key in issues(dict(frontmatter.data), schema):
         pos = frontmatter.where(path, key=at_key)
-        yield Problem(pos.line, pos.column, message)
+        found.append(Problem(pos.line, pos.column, message))
+    yield from sorted(found, key=lambda p: (p.line, p.column, p.message))
+
+
+# --- emitted files ----------------------------------------------------------
+
+
+def output_schema(target: str, relative: str) -> str | None:
+    """The schema an emitted file (path relative to the target's folder) must satisfy."""
+    for pattern, schema in OUTPUTS.get(target, ()):
+        if fnmatchcase(relative, pattern):
+            return schema
+    return None
+
+
+def check_emitted(target: str, relative: str, text: str) -> Iterator[Problem]:
+    """Problems in one emitted file, at their line and column in that file."""
+    name = output_schema(target, relative)
+    if name is None:
+        return
+    if relative.endswith(".json"):
+        yield from _check_json(text, name)
+    else:
+        yield from _check_markdown(relative, text, name)
+
+
+def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
+    source = load_bytes(Path(relative), text.encode("utf-8"))
+    broken = [p for rule, p in source.findings if rule == "syntax"]
+    if broken:
+        yield from (
+            Problem(p.line, p.column, f"unreadable frontmatter: {p.message}") for p in broken
+        )
+        return
+    if source.frontmatter is None:
+        yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
+        return
+    yield from _against(source.frontmatter, schema)
+
+
+def _check_json(text: str, schema: str) -> Iterator[Problem]:
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        yield Problem(1, 1, f"not valid JSON: {exc}")
+        return
+    # JSON is YAML, so the loader gives every key and value its position; the
+    # document sits one line down inside the fences it is wrapped in.
+    wrapped = load_bytes(Path("emitted.json"), f"---\n{text}\n---\n".encode())
+    if wrapped.frontmatter is None:
+        yield Problem(1, 1, f"{schema}: the document must be a JSON object")
+        return
+    for problem in _against(wrapped.frontmatter, schema):
+        yield Problem(problem.line - 1, problem.column, problem.message)
+
+
+def _against(frontmatter: Frontmatter, schema: str) -> Iterator[Problem]:
+    for problem in check_frontmatter(frontmatter, load_schema(schema)):
+        yield Problem(
+            problem.line, problem.column, f"{problem.message} (schemas/{schema}.schema.json)"
+        )
+
+
+# --- key sets the frontmatter rules share -------------------------------------
+
+
+def known_keys(schema: str, definition: str) -> tuple[str, ...]:
+    """The property names of `$defs/<definition>` in a shipped schema."""
+    properties: Iterable[str] = load_schema(schema)["$defs"][definition]["properties"]
+    return tuple(properties)
+
+
+@functools.cache
+def opencode_agent_keys() -> tuple[str, ...]:
+    return known_keys("agent", "opencodeAgent")
+
+
+@functools.cache
+def claude_only_keys() -> Mapping[str, str]:
+    """Claude Code agent and command keys OpenCode does not know, by normalised spelling
+    (so `allowed_tools` and `allowedTools` find `allowed-tools`)."""
+    keys = (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
+    opencode = set(opencode_agent_keys())
+    return {fold(k): k for k in keys if k not in opencode}
+
+
+def claude_key(key: str) -> str | None:
+    """The Claude Code key `key` spells, if it is one."""
+    return claude_only_keys().get(fold(key))
+
+
+def opencode_sections(meta: Mapping[str, Any]) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
+    """The maps of an agent spec that OpenCode reads: the top level and `targets.opencode`."""
+    yield (), meta
+    targets = meta.get("targets")
+    if isinstance(targets, Mapping) and isinstance(targets.get("opencode"), Mapping):
+        yield ("targets", "opencode"), targets["opencode"]

@@ -78,7 +78,7 @@ def test_explicit_path(tmp_path: Path) -> None:
             "[targets.opencod]\n",
             "promptc.toml:1:1: unknown target 'opencod' (did you mean `opencode`?)",
         ),
-        ("out = 3\n", "promptc.toml:1:1: [out]: 3 is not of type 'string'"),
+        ("out = 3\n", "promptc.toml:1:1: [out]: expected a string, found the number 3"),
         ('out = "a\n', "invalid TOML"),
     ],
 )

@@ -1,0 +1,15 @@
+"""A generated file that does not match the schema of the format it is in.
+
+promptc validates every file a target emits against the runtime's format
+(schemas/opencode-agent, opencode-command, opencode-config, claude-agent,
+claude-command, claude-settings, claude-plugin) after emitting and before
+writing anything. A failure here means promptc produced a file the runtime
+would reject or misread: a bug in promptc, not in the spec. The diagnostic
+names the generated file (line and column inside it) and the spec it came
+from; nothing is written. Always an error; cannot be disabled.
+"""
+
+ID = "emit"
+DEFAULT_LEVEL = "error"
+STAGE = True
+OPTIONS: dict[str, object] = {}

@@ -1,0 +1,398 @@
+"""The schemas themselves, the Claude Code formats, emitted-file validation and the key rules."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from compiler import validate
+from compiler.loader import load_bytes
+from compiler.resources import load_schema, schema_dir
+from compiler.suggest import near_miss
+from compiler.targets import opencode
+from tests.conftest import AGENT, MakeBundle, Run
+from tests.schema_cases import REFERENCE_AGENT
+
+Runner = Callable[..., Run]
+SCHEMAS = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
+OUTPUT_SCHEMAS = [
+    "opencode-agent",
+    "opencode-command",
+    "opencode-config",
+    "claude-agent",
+    "claude-command",
+    "claude-settings",
+    "claude-plugin",
+]
+# Keywords that draft-07 engines (VS Code's JSON support, yaml-language-server)
+# understand as well, plus annotations they ignore: the schemas stay usable in editors.
+EDITOR_KEYWORDS = {
+    "$schema", "$id", "$ref", "$defs", "title", "description", "type", "properties",
+    "additionalProperties", "required", "enum", "anyOf", "allOf", "not", "items", "pattern",
+    "minimum", "uniqueItems", "deprecated", "deprecationMessage", "errorMessage", "x-models",
+    "x-finite", "default", "minLength",
+}  # fmt: skip
+
+
+def problems(schema: str, text: str) -> list[tuple[int, int, str]]:
+    """(line, column, message) for a markdown document against a schema."""
+    source = load_bytes(Path("x.md"), textwrap.dedent(text).lstrip("\n").encode())
+    assert source.frontmatter is not None, source.findings
+    found = validate.check_frontmatter(source.frontmatter, load_schema(schema))
+    return [(p.line, p.column, p.message) for p in found]
+
+
+# --- the schema files ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_schema_is_draft_2020_12_with_id_title_and_runtime(name: str) -> None:
+    schema = load_schema(name)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"].endswith(f"/{name}.schema.json")
+    assert schema["title"]
+    runtimes = ("opencode-ai 1.18.33", "@anthropic-ai/claude-code 2.1.332", "promptc")
+    assert any(runtime in schema["x-models"] for runtime in runtimes)
+
+
+def test_every_format_has_its_schema() -> None:
+    assert {"agent", "mode", "fragment", "config", *OUTPUT_SCHEMAS} <= set(SCHEMAS)
+
+
+def _keywords(node: Any, inside_properties: bool = False) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if not inside_properties:
+                yield key
+            if inside_properties or key not in ("default", "enum", "const", "examples"):
+                yield from _keywords(
+                    value, not inside_properties and key in ("properties", "$defs")
+                )
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keywords(item)
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_schema_uses_only_keywords_editors_understand(name: str) -> None:
+    assert set(_keywords(load_schema(name))) <= EDITOR_KEYWORDS
+
+
+def test_definitions_shared_between_files_are_identical() -> None:
+    """Each file is self-contained (editors cannot fetch $refs to promptc.dev), so shared
+    definitions are copies; they must not drift apart."""
+    seen: dict[str, tuple[str, Any]] = {}
+    for name in SCHEMAS:
+        for key, definition in load_schema(name).get("$defs", {}).items():
+            if key in seen:
+                assert definition == seen[key][1], f"$defs/{key}: {name} != {seen[key][0]}"
+            seen[key] = (name, definition)
+
+
+def test_validators_are_compiled_once_per_schema() -> None:
+    agent = load_schema("agent")
+    assert validate._validator(agent) is validate._validator(agent)
+
+
+# --- valid examples of the reference sheets -----------------------------------
+
+
+def test_reference_opencode_agent_is_valid_source_and_output() -> None:
+    assert problems("agent", REFERENCE_AGENT) == []
+    assert problems("opencode-agent", REFERENCE_AGENT) == []
+
+
+CLAUDE_AGENT = """
+    ---
+    name: code-reviewer
+    description: Reviews code for bugs. Use after code changes.
+    tools: Read, Grep, Glob, Bash(git diff *), Agent(worker)
+    disallowedTools:
+      - Write
+      - Edit
+    model: sonnet
+    permissionMode: acceptEdits
+    maxTurns: 20
+    skills: [review]
+    mcpServers: [github]
+    hooks: {}
+    memory: project
+    background: false
+    effort: high
+    isolation: worktree
+    color: blue
+    initialPrompt: Start with git diff.
+    ---
+    You review code.
+"""
+CLAUDE_COMMAND = """
+    ---
+    description: Build it
+    argument-hint: "[target]"
+    allowed-tools: Bash(git status *), Read
+    model: claude-haiku-4-5
+    disable-model-invocation: true
+    ---
+    Build $ARGUMENTS
+"""
+# shared/reference/claude-code.md §4, verbatim.
+CLAUDE_SETTINGS = """\
+{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": ["Bash(git status *)", "Bash(git diff *)", "Edit(/src/**)", "WebFetch(domain:docs.python.org)"],
+    "ask":   ["Bash(git push *)"],
+    "deny":  ["Read(./.env)", "Bash(rm -rf *)", "Agent(Explore)"]
+  }
+}
+"""
+CLAUDE_PLUGIN = """\
+{"name": "ndomo", "version": "0.1.0", "description": "Test plugin", "author": {"name": "Test Author"}}
+"""
+
+
+def test_claude_examples_are_valid() -> None:
+    assert problems("claude-agent", CLAUDE_AGENT) == []
+    assert problems("claude-command", CLAUDE_COMMAND) == []
+    assert list(validate.check_emitted("claude", ".claude/settings.json", CLAUDE_SETTINGS)) == []
+    assert (
+        list(validate.check_emitted("claude-plugin", ".claude-plugin/plugin.json", CLAUDE_PLUGIN))
+        == []
+    )
+    assert (
+        problems(
+            "claude-agent",
+            "---\nname: scout\ndescription: Scouts the code.\ntools: Read, Grep\n---\nYou scout.\n",
+        )
+        == []
+    )
+
+
+CLAUDE_DEFECTS = [
+    ("claude-agent", "description: x\n", 1, 1, "$: required key 'name' is missing"),
+    ("claude-agent", "name: ns:co\ndescription: x\n", 2, 7, "Claude Code skips an agent whose name holds `:`"),
+    ("claude-agent", "name: a\ndescription: x\nhooks: []\n", 4, 1, "`hooks: []` makes Claude Code drop the whole file"),
+    ("claude-agent", "name: a\ndescription: x\ncolor: teal\n", 4, 8, "$.color: 'teal' is not one of red, blue"),
+    ("claude-agent", "name: a\ndescription: x\nmodel: anthropic/claude-x\n", 4, 8, "(Claude Code takes no provider/ prefix)"),
+    ("claude-agent", "name: a\ndescription: x\npermission: {}\n", 4, 1, "unknown key 'permission' at $"),
+    ("claude-agent", "name: a\ndescription: x\npermissionMode: yolo\n", 4, 17, "$.permissionMode: 'yolo' is not one of default"),
+    ("claude-agent", "name: a\ndescription: x\nmaxTurns: many\n", 4, 11, "$.maxTurns: must be a whole number of at least 1"),
+    ("claude-command", "argument-hint: [file]\n", 2, 1, "quote it (`argument-hint: \"[file]\"`)"),
+    ("claude-command", "allowed_tools: Read\n", 2, 1, "unknown key 'allowed_tools' at $ (did you mean `allowed-tools`?)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("schema", "front", "line", "column", "message"), CLAUDE_DEFECTS)
+def test_claude_frontmatter_defect(
+    schema: str, front: str, line: int, column: int, message: str
+) -> None:
+    found = problems(schema, f"---\n{front}---\nbody\n")
+    assert [(ln, col) for ln, col, _ in found] == [(line, column)], found
+    assert message in found[0][2]
+
+
+SETTINGS_DEFECTS = [
+    ('"allow": ["bash(ls *)"]', "must be `Tool` or `Tool(specifier)` with a capitalised tool name"),
+    ('"allow": ["Bash()"]', "must be `Tool` or `Tool(specifier)`"),
+    ('"deny": ["Bash(rm -rf *"]', "must be `Tool` or `Tool(specifier)`"),
+    (
+        '"allow": ["WebFetch(docs.python.org)"]',
+        "a WebFetch rule names a domain: `WebFetch(domain:example.com)`",
+    ),
+    ('"allow": ["*"]', "must be `Tool` or `Tool(specifier)`"),
+    ('"allow": ["mcp__*"]', "`mcp__*` in allow grants every MCP tool"),
+    ('"defaultMode": "yolo"', "$.permissions.defaultMode: 'yolo' is not one of default"),
+]
+
+
+@pytest.mark.parametrize(("entry", "message"), SETTINGS_DEFECTS)
+def test_claude_settings_defect_at_its_line(entry: str, message: str) -> None:
+    text = '{\n  "permissions": {\n    ' + entry + "\n  }\n}\n"
+    found = list(validate.check_emitted("claude", ".claude/settings.json", text))
+    assert len(found) == 1, found
+    assert found[0].line == 3
+    assert message in found[0].message
+
+
+def test_claude_plugin_manifest_defects() -> None:
+    text = (
+        '{\n  "name": "Bad Name",\n  "author": "Someone",\n  "agents": "agents/",\n  "foo": 1\n}\n'
+    )
+    found = list(validate.check_emitted("claude-plugin", ".claude-plugin/plugin.json", text))
+    assert [(p.line, p.column) for p in found] == [(2, 11), (3, 13), (4, 13), (5, 3)]
+    assert "$.name: must be kebab-case" in found[0].message
+    assert "$.author: expected a map, found the text 'Someone'" in found[1].message
+    assert (
+        "$.agents: must be a path starting with `./` (found the text 'agents/')" in found[2].message
+    )
+    assert "unknown key 'foo'" in found[3].message
+
+
+# --- emitted files ------------------------------------------------------------
+
+
+def test_every_emitted_file_has_a_schema_and_matches_it(sample: Path) -> None:
+    from compiler import api
+    from compiler.config import load_config
+
+    result = api.build(load_config(), check=True)
+    assert [d for d in result.diagnostics if d.rule == "emit"] == []
+    assert result.files
+    for name in result.files:
+        target, _, relative = name.partition("/")
+        assert validate.output_schema(target, relative), name
+
+
+def test_emitter_bug_is_caught_before_anything_is_written(
+    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = opencode.emit
+
+    def broken(project: Any, options: Any) -> dict[str, str]:
+        files = real(project, options)
+        agent = ".opencode/agents/scout.md"
+        files[agent] = files[agent].replace("mode: subagent", "mode: helper")
+        files["opencode.json"] = (
+            '{\n  "$schema": "https://opencode.ai/config.json",\n  "default_agent": 5\n}\n'
+        )
+        return files
+
+    monkeypatch.setattr(opencode, "emit", broken)
+    result = run("build")
+    assert result.code == 1
+    assert not (sample / "build").exists()
+    lines = result.out.splitlines()
+    assert (
+        "build/opencode/.opencode/agents/scout.md:3:7: error [emit] $.mode: 'helper' is not one of "
+        "subagent, primary, all (schemas/opencode-agent.schema.json); generated from "
+        "specs/agents/scout.md. This is a promptc bug: please report it"
+    ) in lines
+    assert (
+        "build/opencode/opencode.json:3:20: error [emit] $.default_agent: expected a string, "
+        "found the number 5 (schemas/opencode-config.schema.json). This is a promptc bug: "
+        "please report it"
+    ) in lines
+
+
+def test_emitted_file_of_an_invalid_spec_is_not_reported_twice(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    make_bundle({"specs/agents/scout.md": AGENT.replace("mode: subagent", "mode: 7")})
+    result = run("build")
+    assert result.code == 1
+    assert "[schema] $.mode" in result.out
+    assert "[emit]" not in result.out
+
+
+# --- modes and the key rules ------------------------------------------------------
+
+
+MODE_CASES = [
+    ("agnet: scout\n", 3, 1, "schema", "unknown key 'agnet' at $ (did you mean `agent`?)"),
+    ("model: haiku\n", 3, 8, "cross-ecosystem", "'haiku' is a Claude Code model name"),
+    ("subtask: yes\n", 3, 10, "schema", "$.subtask: expected true or false"),
+    ("targets:\n  claude:\n    argument-hint: [x]\n", 5, 5, "schema", "quote it"),
+    ("targets:\n  opencode:\n    template: x\n", 5, 5, "schema", "unknown key 'template' at $.targets.opencode"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("front", "line", "column", "rule", "message"), MODE_CASES)
+def test_mode_defect(
+    make_bundle: MakeBundle,
+    run: Runner,
+    front: str,
+    line: int,
+    column: int,
+    rule: str,
+    message: str,
+) -> None:
+    mode = (
+        f"---\ndescription: Build a feature from the user's request.\n{front}---\nHaz: $ARGUMENTS\n"
+    )
+    make_bundle({"specs/modes/build.md": mode})
+    result = run("lint", "--format", "json")
+    report = json.loads(result.out)["diagnostics"]
+    found = [d for d in report if d["path"] == "specs/modes/build.md"]
+    assert [(d["line"], d["column"], d["rule"]) for d in found] == [(line, column, rule)], found
+    assert message in found[0]["message"]
+
+
+def test_key_rules_read_targets_opencode(make_bundle: MakeBundle, run: Runner) -> None:
+    agent = AGENT.replace(
+        "permission:\n  edit: deny\n",
+        "targets:\n  opencode:\n    permisson: {edit: deny}\n    category: x\n    maxTurns: 3\n",
+    )
+    make_bundle({"specs/agents/scout.md": agent})
+    out = run("lint").out
+    assert "scout.md:6:5: error [key-typo] unknown key 'permisson' in $.targets.opencode" in out
+    assert "scout.md:7:5: warning [unknown-key] 'category' in $.targets.opencode" in out
+    assert "scout.md:8:5: error [cross-ecosystem] `maxTurns` is a Claude Code key" in out
+
+
+def test_key_rules_are_configurable(make_bundle: MakeBundle, run: Runner) -> None:
+    agent = AGENT.replace("mode: subagent\n", "mode: subagent\npermisson: {}\ncategory: x\n")
+    config = '[rules.key-typo]\nlevel = "warning"\n[rules.unknown-key]\naccept = ["category"]\n'
+    make_bundle({"promptc.toml": config, "specs/agents/scout.md": agent})
+    result = run("lint")
+    assert result.code == 0
+    assert "scout.md:4:1: warning [key-typo]" in result.out
+    assert "category" not in result.out
+
+
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [
+        ("permisson", "permission"),
+        ("permissions", "permission"),
+        ("permision", "permission"),
+        ("temprature", "temperature"),
+        ("topP", "top_p"),
+        ("max_steps", "maxSteps"),
+        ("mdoe", "mode"),
+        ("colour", "color"),
+        ("version", None),
+        ("tags", None),
+        ("category", None),
+        ("id", None),
+        ("max_tokens", None),
+    ],
+)
+def test_near_miss(word: str, meant: str | None) -> None:
+    assert near_miss(word, validate.opencode_agent_keys()) == meant
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ((), "$"),
+        (("permission", "bash", "git *"), '$.permission.bash["git *"]'),
+        (("targets", "claude-plugin", "tools", 0), "$.targets.claude-plugin.tools[0]"),
+        (("permission", "*"), '$.permission["*"]'),
+    ],
+)
+def test_json_path(path: tuple[str | int, ...], text: str) -> None:
+    assert validate.json_path(path) == text
+
+
+def test_readme_problem_matcher_reads_promptc_output(make_bundle: MakeBundle, run: Runner) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    line = next(ln for ln in readme.splitlines() if '"regexp":' in ln)
+    pattern = re.compile(json.loads("{" + line.strip().rstrip(",") + "}")["regexp"])
+    make_bundle(
+        {"specs/agents/scout.md": AGENT.replace("mode: subagent", "mode: sidekick\ncategory: x")}
+    )
+    out = run("lint", "--no-color").out.splitlines()
+    matches = [pattern.match(ln) for ln in out]
+    assert len(out) == 2 and all(matches), out
+    assert [m.group(1, 2, 3, 4, 5) for m in matches if m] == [
+        ("specs/agents/scout.md", "3", "7", "error", "schema"),
+        ("specs/agents/scout.md", "4", "1", "warning", "unknown-key"),
+    ]
