@@ -672,8 +672,8 @@ def test_parameter_declarations_are_checked_by_the_schema(
     assert result.code == 1
     assert result.out.splitlines() == [
         "fragments/tone.md:4:5: error [schema] unknown key 'tpye' at $.params.level (did you mean `type`?)",
-        "fragments/tone.md:5:14: error [schema] $.params.level.default: [1] is not of type 'string', 'number', 'boolean'",
-        "fragments/tone.md:6:16: error [schema] $.params.size.type: 'text' is not one of ['string', 'integer', 'number', 'boolean']",
+        "fragments/tone.md:5:5: error [schema] $.params.level.default: expected a string or a number or true or false, found a list",
+        "fragments/tone.md:6:16: error [schema] $.params.size.type: 'text' is not one of string, integer, number, boolean",
         # A parameter without a default is required, whatever else is wrong with it.
         "specs/agents/scout.md:5:1: error [compose] fragment 'tone' needs parameter 'size'",
     ]
