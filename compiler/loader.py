@@ -291,7 +291,9 @@ class _Builder:
                 ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
             )
             return node.value
-        if getattr(node, "style", None) is None:
+        # A plain scalar has style None under the pure-Python loader and ""
+        # under libyaml; either way it is resolved, quoted ones stay text.
+        if not getattr(node, "style", None):
             return resolve_plain(node.value)
         return node.value
 

@@ -47,9 +47,18 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     return files
 
 
-def _document(spec: Spec, order: tuple[str, ...]) -> str:
+def agent_frontmatter(spec: Spec) -> dict[str, Any]:
+    """The frontmatter keys and values an agent file carries (what OpenCode reads)."""
+    return _front(spec, AGENT_KEYS)
+
+
+def _front(spec: Spec, order: tuple[str, ...]) -> dict[str, Any]:
     data = spec.for_target(NAME)
-    front = {key: data[key] for key in order if key in data}
+    return {key: data[key] for key in order if key in data}
+
+
+def _document(spec: Spec, order: tuple[str, ...]) -> str:
+    front = _front(spec, order)
     body = spec.body if spec.body.endswith("\n") else spec.body + "\n"
     return f"---\n{yamlout.dump(front)}---\n{body}"
 
@@ -58,4 +67,13 @@ def _config(project: Project) -> str:
     config: dict[str, Any] = {"$schema": SCHEMA_URL}
     if project.config.default_agent:
         config["default_agent"] = project.config.default_agent
+    if project.config.permission is not None:
+        config["permission"] = _plain(project.config.permission)
     return json.dumps(config, indent=2) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    """Frozen config data back to JSON-ready dicts, order kept (order is meaning)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
