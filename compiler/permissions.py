@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from compiler import wildcard
+from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec
+from compiler.tomlpos import locate as toml_locate
 
 ACTIONS = ("ask", "allow", "deny")
 # Keys whose value is an action or a map of pattern -> action.
@@ -76,11 +78,11 @@ AGENT_TARGET = "opencode"
 
 def js_keys(mapping: Mapping[str, Any]) -> list[str]:
     """Keys in JavaScript's Object.entries order: array indices first, ascending."""
-    index = sorted((k for k in mapping if _is_index(k)), key=int)
-    return index + [k for k in mapping if not _is_index(k)]
+    index = sorted((k for k in mapping if is_index_key(k)), key=int)
+    return index + [k for k in mapping if not is_index_key(k)]
 
 
-def _is_index(key: str) -> bool:
+def is_index_key(key: str) -> bool:
     return (
         key.isascii()
         and key.isdigit()
@@ -374,7 +376,8 @@ class Runtime:
     problems: tuple[Problem, ...] = field(default=())  # config-level permission problems
 
     def bundle_agents(self) -> list[Agent]:
-        return [a for a in self.agents.values() if not a.native]
+        """The bundle's own agents, by name."""
+        return sorted((a for a in self.agents.values() if not a.native), key=lambda a: a.name)
 
 
 def agent_frontmatter(spec: Spec) -> dict[str, Any]:
@@ -384,7 +387,15 @@ def agent_frontmatter(spec: Spec) -> dict[str, Any]:
     return opencode.agent_frontmatter(spec)
 
 
-def _spec_locator(spec: Spec, base: str) -> Locate:
+def anchor(agent: Agent, *path: str) -> Origin:
+    """Where to report something about an agent's permission: the key at
+    `path` under `permission` if written, else the nearest written parent."""
+    if agent.spec is None:
+        return Origin("native", f"built-in `{agent.name}` agent")
+    return locator(agent.spec, "permission")(path)
+
+
+def locator(spec: Spec, base: str) -> Locate:
     """Position of a key under `base` (permission, tools) in the spec's source,
     following a `targets: {opencode: ...}` override when it supplies the key."""
     overrides = spec.meta.get("targets")
@@ -412,9 +423,9 @@ def _agent_object(
     locators: dict[str, Locate] = {}
     tools = data.get("tools")
     if tools is not None:
-        tool_at = _spec_locator(spec, "tools")
+        tool_at = locator(spec, "tools")
         if not isinstance(tools, Mapping) or not all(isinstance(v, bool) for v in tools.values()):
-            problems.append(_problem(tool_at(()), "`tools` must map tool names to true or false"))
+            problems.append(problem_at(tool_at(()), "`tools` must map tool names to true or false"))
         else:
             for name in js_keys(tools):
                 key = "edit" if name in ("write", "edit", "patch") else name
@@ -423,10 +434,10 @@ def _agent_object(
     permission = data.get("permission")
     if permission is None:
         return merged, locators, problems
-    at = _spec_locator(spec, "permission")
+    at = locator(spec, "permission")
     bad = dict(check_permission(permission))
     for path, message in bad.items():
-        problems.append(_problem(at(path), f"{message}; OpenCode refuses to load the agent"))
+        problems.append(problem_at(at(path), f"{message}; OpenCode refuses to load the agent"))
     if isinstance(permission, str):
         if not bad:
             merged["*"] = permission
@@ -443,8 +454,9 @@ def _fixed(origin: Origin) -> Locate:
     return lambda path: origin
 
 
-def _problem(origin: Origin, message: str) -> Problem:
-    return Problem(origin.line or 1, origin.column or 1, message, path=origin.path)
+def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem:
+    """A Problem at a written rule's position (origin.path must be set)."""
+    return Problem(origin.line or 1, origin.column or 1, message, hint, path=origin.path)
 
 
 def _agent_rules(spec: Spec, env: Environment) -> tuple[list[Rule], list[Problem]]:
@@ -452,23 +464,26 @@ def _agent_rules(spec: Spec, env: Environment) -> tuple[list[Rule], list[Problem
     return from_config(data, env.home, lambda path: locators[path[0]](path)), problems
 
 
-def config_rules(project: Project, env: Environment) -> tuple[list[Rule], list[Problem]]:
-    """The config-level permission, as the opencode target writes it to opencode.json."""
-    config = project.config
-    value = config.permission
-    if value is None:
-        return [], []
+def config_locator(config: Config) -> Locate:
+    """Position of a key under the config-level `permission` in the config file."""
     text = _config_text(config.source)
     prefix = ("tool", "promptc") if config.source and config.source.name == "pyproject.toml" else ()
 
     def locate(path: tuple[str, ...]) -> Origin:
-        from compiler.tomlpos import locate as toml_locate
-
         line, column = toml_locate(text, (*prefix, "permission", *path))
         return Origin("config", "config", config.source, line, column)
 
+    return locate
+
+
+def config_rules(project: Project, env: Environment) -> tuple[list[Rule], list[Problem]]:
+    """The config-level permission, as the opencode target writes it to opencode.json."""
+    value = project.config.permission
+    if value is None:
+        return [], []
+    locate = config_locator(project.config)
     problems = [
-        _problem(locate(path), f"{message}; OpenCode refuses to load the config")
+        problem_at(locate(path), f"{message}; OpenCode refuses to load the config")
         for path, message in check_permission(value)
     ]
     if problems:
@@ -504,6 +519,10 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         base = agents.get(ident)
         own, problems = _agent_rules(spec, env)
         mode = data.get("mode")
+        if mode is not None and mode not in ("primary", "subagent", "all"):
+            pos = spec.where("mode")
+            message = f"mode {mode!r} is not subagent, primary or all; OpenCode refuses to load it"
+            problems.append(Problem(pos.line, pos.column, message, path=spec.source.path))
         if mode not in ("primary", "subagent", "all"):
             mode = base.mode if base else "all"
         hidden = data.get("hidden") if isinstance(data.get("hidden"), bool) else False

@@ -137,7 +137,7 @@ def glob(pattern: str) -> Glob:
 ANYTHING = glob("*")
 
 
-def _other(literals: set[str]) -> str:
+def other_char(literals: set[str]) -> str:
     """A concrete character that none of the patterns names (never `\\`)."""
     for char in "xyzqjkw0123456789abcdefghilmnoprstuv_-":
         if char not in literals:
@@ -158,7 +158,7 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
     literals: set[str] = set()
     for machine in machines:
         literals |= machine.literals()
-    symbols: list[str | None] = [*sorted(literals), None]
+    symbols: list[str | None] = [None, *sorted(literals)]  # "other" first: plainer examples
     cut = len(include)
     start = tuple(m.start() for m in machines)
     parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]] = {}
@@ -169,7 +169,7 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
         if all(m.accepts(s) for m, s in zip(machines[:cut], config[:cut], strict=True)) and not any(
             m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
         ):
-            return _spell(config, parent, _other(literals))
+            return _spell(config, parent, other_char(literals))
         for symbol in symbols:
             nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
             if any(not s for s in nxt[:cut]) or nxt in seen:
