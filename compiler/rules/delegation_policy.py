@@ -65,41 +65,60 @@ OPTIONS: dict[str, Any] = {
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = permissions.runtime(project)
     yield from _unknown_names(project, runtime, options)
+    found: dict[tuple[str, int], list[tuple[Agent, Agent, Decision, str]]] = {}
+    for source, target, decision, why in _violations(runtime, options):
+        found.setdefault((source.name, id(decision.rule)), []).append(
+            (source, target, decision, why)
+        )
+    for group in found.values():
+        yield _report(group)
+
+
+def _violations(
+    runtime: Runtime, options: Mapping[str, Any]
+) -> Iterator[tuple[Agent, Agent, Decision, str]]:
     agents = runtime.bundle_agents()
+    everyone = list(runtime.agents.values())
     for entry in options["forbidden"]:
         for source in _named(agents, [entry["from"]]):
-            for target in _named(list(runtime.agents.values()), entry["to"]):
+            for target in _named(everyone, entry["to"]):
                 decision = can_start(source, target)
                 if decision.action != "deny" and target.mode != "primary":
-                    yield _violation(source, target, decision, "the policy forbids this edge")
+                    yield source, target, decision, f"forbids {source.name} -> {target.name}"
     for name, via in options["only_via"].items():
-        for target in _named(list(runtime.agents.values()), [name]):
+        for target in _named(everyone, [name]):
             for source in agents:
                 if _named([source], via) or target.mode == "primary":
                     continue
                 decision = can_start(source, target)
                 if decision.action != "deny":
-                    allowed = ", ".join(via)
-                    why = f"the policy lets only {allowed} start {target.name}"
-                    yield _violation(source, target, decision, why)
+                    yield (
+                        source,
+                        target,
+                        decision,
+                        f"lets only {', '.join(via)} start {target.name}",
+                    )
 
 
 def _named(agents: Sequence[Agent], patterns: Sequence[str]) -> list[Agent]:
     return [a for a in agents if any(wildcard.match(a.name, p) for p in patterns)]
 
 
-def _violation(source: Agent, target: Agent, decision: Decision, why: str) -> Problem:
-    rule = decision.rule
+def _report(group: list[tuple[Agent, Agent, Decision, str]]) -> Problem:
+    source, _, decision, _ = group[0]
+    targets = ", ".join(dict.fromkeys(t.name for _, t, _, _ in group))
+    whys = "; it ".join(dict.fromkeys(why for _, _, _, why in group))
     verb = "may start" if decision.action == "allow" else "may ask to start"
+    rule = decision.rule
     if rule is not None and rule.origin.path is not None:
         return problem_at(
-            rule.origin, f"`{rule.text()}`: {source.name} {verb} {target.name}, but {why}"
+            rule.origin, f"`{rule.text()}`: {source.name} {verb} {targets}, but the policy {whys}"
         )
     label = rule.origin.label if rule is not None else "fallback"
     return problem_at(
         anchor(source, "task"),
-        f"{source.name} {verb} {target.name} through OpenCode's {label} "
-        f"`{rule.text() if rule else 'ask'}`, but {why}",
+        f"{source.name} {verb} {targets} through OpenCode's {label} "
+        f"`{rule.text() if rule else 'ask'}`, but the policy {whys}",
         f'give {source.name} a `task` map starting with `"*": deny`',
     )
 

@@ -84,6 +84,8 @@ def _other(agent: Agent, key: str, entries: list[tuple[int, Rule]]) -> Iterator[
         rule = agent.rules[index]
         if rule.origin.kind not in BUILT_IN or rule.action != "allow":
             continue
+        if not wildcard.universal(rule.pattern):
+            continue  # the folders OpenCode itself allows are not the "default allow"
         try:
             # An example input for the message: a non-empty one when there is one.
             found = coverage.decides(
