@@ -60,6 +60,7 @@ description: Explores the codebase read-only and reports findings.
 mode: subagent
 permission:
   edit: deny
+  bash: deny
 ---
 # Scout
 

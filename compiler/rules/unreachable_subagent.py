@@ -4,7 +4,8 @@ A subagent runs only when an agent starts it through the task tool (or a
 user @mentions it). If every primary's `task` rules deny it, it is dead
 weight in every session, or a primary's map forgot it. Agents meant to be
 started only by hand go in `ignore`. OpenCode's own primaries (build,
-plan) do not count as a way in.
+plan) do not count as a way in; a bundle with no primary of its own relies on
+them, so it is not checked.
 
 Options:
     ignore (list of agent ids, default []): subagents started only by hand.
@@ -40,6 +41,8 @@ OPTIONS: dict[str, Any] = {
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = permissions.runtime(project)
     primaries = starters(runtime)
+    if not primaries:
+        return
     for agent in runtime.bundle_agents():
         if agent.mode != "subagent" or agent.spec is None:
             continue
@@ -48,7 +51,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         if any(can_start(p, agent).action != "deny" for p in primaries):
             continue
         pos = agent.spec.where("mode", key=True)
-        who = ", ".join(p.name for p in primaries) or "none in the bundle"
+        who = ", ".join(p.name for p in primaries)
         yield Problem(
             pos.line,
             pos.column,
