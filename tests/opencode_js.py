@@ -17,10 +17,12 @@ extraction fails loudly instead of silently testing something else.
 from __future__ import annotations
 
 import json
+import mmap
 import re
 import struct
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,39 +36,58 @@ class ExtractionError(Exception):
     pass
 
 
-def _section(binary: Path, name: bytes) -> bytes:
-    data = binary.read_bytes()
+def _section(data: mmap.mmap, name: bytes) -> tuple[int, int]:
+    """(offset, size) of an ELF64 section."""
     if data[:4] != b"\x7fELF" or data[4] != 2:
-        raise ExtractionError(f"{binary} is not a 64-bit ELF executable")
+        raise ExtractionError("the opencode binary is not a 64-bit ELF executable")
     (shoff,) = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
     names = headers[shstrndx]
     for header in headers:
         start = names[4] + header[0]
-        if data[start : data.index(b"\0", start)] == name:
-            return data[header[4] : header[4] + header[5]]
-    raise ExtractionError(f"{binary} has no {name.decode()} section")
+        if data[start : data.find(b"\0", start)] == name:
+            return header[4], header[5]
+    raise ExtractionError(f"the opencode binary has no {name.decode()} section")
 
 
 @lru_cache(maxsize=2)
-def modules(binary: Path) -> dict[str, str]:
-    """Every embedded module: {"/$bunfs/root/chunk-xyz.js": source text}."""
-    section = _section(binary, b".bun")
-    if not section.endswith(TRAILER):
+def _table(binary: Path) -> tuple[mmap.mmap, dict[str, tuple[int, int]]]:
+    """The mapped binary and where each embedded JavaScript module's source lies in it."""
+    with binary.open("rb") as handle:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    offset, size = _section(data, b".bun")
+    end = offset + size
+    if data[end - len(TRAILER) : end] != TRAILER:
         raise ExtractionError("the .bun section does not end with Bun's trailer")
     # Offsets trailer: byte_count u64, modules {offset u32, length u32}, entry u32, ...
-    _, table, size = struct.unpack_from("<QII", section, len(section) - 48)
-    base = 8  # the section starts with its own u64 length
-    found: dict[str, str] = {}
-    for index in range(size // RECORD.size):
-        fields = RECORD.unpack_from(section, base + table + index * RECORD.size)
-        name = section[base + fields[0] : base + fields[0] + fields[1]].decode()
+    _, table, count = struct.unpack_from("<QII", data, end - 48)
+    base = offset + 8  # the section starts with its own u64 length
+    found: dict[str, tuple[int, int]] = {}
+    for index in range(count // RECORD.size):
+        fields = RECORD.unpack_from(data, base + table + index * RECORD.size)
+        name = data[base + fields[0] : base + fields[0] + fields[1]].decode()
         if name.endswith(".js"):
-            found[name] = section[base + fields[2] : base + fields[2] + fields[3]].decode()
+            found[name] = (base + fields[2], base + fields[2] + fields[3])
     if not found:
         raise ExtractionError("no JavaScript modules found in the .bun section")
-    return found
+    return data, found
+
+
+def modules(binary: Path, containing: bytes = b"") -> dict[str, str]:
+    """Embedded modules ({"/$bunfs/root/chunk-xyz.js": source}) whose source holds `containing`."""
+    section, table = _table(binary)
+    return {
+        name: section[start:end].decode()
+        for name, (start, end) in table.items()
+        if section.find(containing, start, end) != -1
+    }
+
+
+def module(binary: Path, name: str) -> str:
+    section, table = _table(binary)
+    start, end = table[name]
+    return section[start:end].decode()
 
 
 @dataclass(frozen=True)
@@ -87,10 +108,8 @@ def _one(pattern: str, text: str, what: str) -> re.Match[str]:
 
 @lru_cache(maxsize=2)
 def locate(binary: Path) -> Extracted:
-    mods = modules(binary)
-    perm = [
-        n for n, t in mods.items() if re.search(r"fromConfig:\(\)=>\w+", t) and "evaluate:()=>" in t
-    ]
+    mods = modules(binary, b"fromConfig:()=>")
+    perm = [n for n, t in mods.items() if "evaluate:()=>" in t]
     if len(perm) != 1:
         raise ExtractionError(f"expected one Permission module, found {perm}")
     text = mods[perm[0]]
@@ -111,7 +130,7 @@ def locate(binary: Path) -> Extracted:
     if imported is None:
         raise ExtractionError(f"cannot find where `{alias}` is imported from")
     exported, path = imported
-    wild = mods[path]
+    wild = module(binary, path)
     local = exported
     for part in _one(r"export\{([^}]*)\}", wild, "export list").group(1).split(","):
         name, _, outer = part.partition(" as ")
@@ -171,18 +190,17 @@ class Answers:
 def run(
     binary: Path,
     env: dict[str, str],
-    batches: list[tuple[list[dict[str, str]], list[tuple[str, str]]]],
-    pairs: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    batches: Sequence[tuple[list[dict[str, str]], list[tuple[str, str]]]],
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> Answers:
     """Evaluate every (permission, input) query of each batch against its rule list,
     and Wildcard.match on every (text, pattern) pair, in one process."""
     found = locate(binary)
-    mods = modules(binary)
     job: dict[str, Any] = {
-        "permission_module": mods[found.permission_module],
+        "permission_module": module(binary, found.permission_module),
         "evaluate_name": found.evaluate_name,
         "alias": found.namespace_alias,
-        "wildcard_module": mods[found.wildcard_module],
+        "wildcard_module": module(binary, found.wildcard_module),
         "match_name": found.match_name,
         "batches": [{"rules": rules, "queries": queries} for rules, queries in batches],
         "pairs": list(pairs),
