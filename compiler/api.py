@@ -14,6 +14,7 @@ from pathlib import Path
 
 from compiler import delegation
 from compiler import permissions as permission_model
+from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
 from compiler.compose import compose_bundle
@@ -23,9 +24,10 @@ from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
 from compiler.lint import run_rules
 from compiler.loader import SourceFile
-from compiler.permissions import Agent, Decision, Rule, Runtime
+from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
+from compiler.runtime import Agent, Runtime
 from compiler.validate import check_frontmatter
 from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
 
@@ -235,7 +237,7 @@ def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
                 out.add(rule, source.path, problem)
     composition = compose_bundle(bundle, "opencode")
     project = make_project(config, bundle, composition, "opencode")
-    runtime = permission_model.resolve(project)
+    runtime = runtime_model.resolve(project)
     for agent in runtime.bundle_agents():
         for problem in agent.problems:
             out.add("schema", problem.path or config.root, problem)

@@ -4,7 +4,7 @@ The task tool offers an agent every agent whose mode is not `primary` and for
 which `evaluate("task", name, caller's rules)` is not deny; the call itself is
 checked against the same rules (`ask` asks the user first). A subagent runs
 in a session the task tool started, so its rules end with `task: deny` unless
-they mention `task` (permissions.Agent.session_rules); and OpenCode's
+they mention `task` (runtime.Agent.session_rules); and OpenCode's
 `subagent_depth` (default 1) refuses any task call from such a session.
 
 An edge names the rule that decided it, so a graph doubles as an audit.
@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.permissions import Agent, Decision, Rule, Runtime, evaluate
+from compiler.permissions import Decision, Rule, evaluate
+from compiler.runtime import Agent, Runtime
 
 
 @dataclass(frozen=True)

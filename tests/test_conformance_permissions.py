@@ -37,8 +37,9 @@ from compiler import api
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import load_config
-from compiler.permissions import KNOWN_KEYS, Environment, Rule, Runtime, evaluate, resolve
+from compiler.permissions import KNOWN_KEYS, Environment, Rule, evaluate
 from compiler.project import make_project
+from compiler.runtime import Runtime, resolve
 from tests import opencode_js, oracle
 
 REPO = Path(__file__).resolve().parents[1]

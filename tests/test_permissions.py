@@ -9,6 +9,7 @@ import pytest
 from compiler import api, permissions
 from compiler.config import load_config
 from compiler.permissions import Environment, evaluate
+from compiler.runtime import Runtime, agent_frontmatter, resolve
 from tests.conftest import MakeBundle
 from tests.rules.conftest import agent
 
@@ -30,9 +31,7 @@ DEFAULTS = [
 TAIL = [("external_directory", "/h/.local/share/opencode/tool-output/*", "allow")]
 
 
-def runtime(
-    make_bundle: MakeBundle, files: dict[str, str], config: str = ""
-) -> permissions.Runtime:
+def load(make_bundle: MakeBundle, files: dict[str, str], config: str = "") -> Runtime:
     make_bundle({"promptc.toml": config, **files})
     from compiler.bundle import load_bundle
     from compiler.compose import compose_bundle
@@ -41,7 +40,7 @@ def runtime(
     cfg = load_config()
     bundle = load_bundle(cfg)
     project = make_project(cfg, bundle, compose_bundle(bundle, "opencode"), "opencode")
-    return permissions.resolve(project, ENV)
+    return resolve(project, ENV)
 
 
 def triples(rules: tuple[permissions.Rule, ...]) -> list[tuple[str, str, str]]:
@@ -53,7 +52,7 @@ def test_defaults_then_config_then_agent_then_tool_output(make_bundle: MakeBundl
         'description: Order of everything.\npermission:\n  bash:\n    "*": ask\n    "git *": allow'
     )
     config = '[permission]\nwebfetch = "deny"\n'
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)}, config)
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)}, config)
     assert triples(rt.agents["a"].rules) == [
         *DEFAULTS,
         ("webfetch", "*", "deny"),
@@ -66,7 +65,7 @@ def test_defaults_then_config_then_agent_then_tool_output(make_bundle: MakeBundl
 def test_rules_remember_where_they_were_written(make_bundle: MakeBundle, tmp_path: Path) -> None:
     front = 'description: Positions.\npermission:\n  edit: deny\n  bash:\n    "git *": allow'
     config = '[permission]\nbash = { "*" = "ask" }\n'
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)}, config)
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)}, config)
     rules = rt.agents["a"].rules
     where = [
         (r.origin.kind, r.origin.path and r.origin.path.name, r.origin.line, r.origin.column)
@@ -80,7 +79,7 @@ def test_rules_remember_where_they_were_written(make_bundle: MakeBundle, tmp_pat
 
 def test_javascript_key_order(make_bundle: MakeBundle) -> None:
     front = 'description: Numeric keys first.\npermission:\n  bash:\n    "rg *": allow\n    "10": deny\n    "*": ask\n    "2": allow\n    "02": deny\n  "7": deny'
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)})
     own = [(r.permission, r.pattern) for _, r in rt.agents["a"].own_rules()]
     assert own == [
         ("7", "*"),
@@ -111,11 +110,11 @@ def test_home_expansion(written: str, expanded: str) -> None:
 
 def test_scalar_permission_and_tools(make_bundle: MakeBundle) -> None:
     front = "description: Whole permission as one action.\npermission: ask\ntools:\n  write: false\n  bash: true"
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)})
     own = rt.agents["a"].own_rules()
     # The opencode target emits `tools` only if it passes unknown keys through;
     # the model follows whatever it emits.
-    emitted = permissions.agent_frontmatter(rt.agents["a"].spec)  # type: ignore[arg-type]
+    emitted = agent_frontmatter(rt.agents["a"].spec)  # type: ignore[arg-type]
     expected = [("*", "*", "ask")]
     if "tools" in emitted:
         expected = [("edit", "*", "deny"), ("bash", "*", "allow"), ("*", "*", "ask")]
@@ -124,7 +123,7 @@ def test_scalar_permission_and_tools(make_bundle: MakeBundle) -> None:
 
 def test_target_override_replaces_permission_and_points_at_it(make_bundle: MakeBundle) -> None:
     front = "description: Per-target override.\npermission:\n  edit: deny\ntargets:\n  opencode:\n    permission:\n      edit: allow"
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)})
     [(_, rule)] = rt.agents["a"].own_rules()
     assert (rule.permission, rule.action, rule.origin.line, rule.origin.column) == (
         "edit",
@@ -136,7 +135,7 @@ def test_target_override_replaces_permission_and_points_at_it(make_bundle: MakeB
 
 def test_native_agents_and_overrides(make_bundle: MakeBundle) -> None:
     front = "description: Replaces OpenCode's general subagent.\npermission:\n  bash: deny"
-    rt = runtime(make_bundle, {"specs/agents/general.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/general.md": agent(front)})
     general = rt.agents["general"]
     assert general.mode == "subagent" and not general.native
     assert triples(general.rules)[12:] == [("todowrite", "*", "deny"), ("bash", "*", "deny"), *TAIL]
@@ -153,7 +152,7 @@ def test_native_agents_and_overrides(make_bundle: MakeBundle) -> None:
 
 def test_disabled_agents_are_gone(make_bundle: MakeBundle) -> None:
     front = "description: Switched off for now.\nmode: subagent\ndisable: true"
-    rt = runtime(make_bundle, {"specs/agents/off.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/off.md": agent(front)})
     assert "off" not in rt.agents
 
 
@@ -166,7 +165,7 @@ def test_subagent_sessions_deny_task_and_todowrite_unless_mentioned(
             "description: Mentions task.\nmode: subagent\npermission:\n  task:\n    x: deny"
         ),
     }
-    rt = runtime(make_bundle, files)
+    rt = load(make_bundle, files)
     quiet, loud = rt.agents["quiet"], rt.agents["loud"]
     assert triples(quiet.session_rules()) == [("todowrite", "*", "deny"), ("task", "*", "deny")]
     assert triples(loud.session_rules()) == [("todowrite", "*", "deny")]
@@ -177,13 +176,13 @@ def test_subagent_sessions_deny_task_and_todowrite_unless_mentioned(
 
 def test_config_level_task_counts_as_a_mention(make_bundle: MakeBundle) -> None:
     files = {"specs/agents/quiet.md": agent("description: Never mentions task.\nmode: subagent")}
-    rt = runtime(make_bundle, files, '[permission]\ntask = { "quiet" = "deny" }\n')
+    rt = load(make_bundle, files, '[permission]\ntask = { "quiet" = "deny" }\n')
     assert triples(rt.agents["quiet"].session_rules()) == [("todowrite", "*", "deny")]
 
 
 def test_denying_the_tool_output_folder_drops_the_tail(make_bundle: MakeBundle) -> None:
     front = 'description: Denies the tool-output folder.\npermission:\n  external_directory:\n    "~/.local/share/opencode/tool-output/*": deny'
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)})
     assert triples(rt.agents["a"].rules)[-1] == (
         "external_directory",
         "/h/.local/share/opencode/tool-output/*",
@@ -193,7 +192,7 @@ def test_denying_the_tool_output_folder_drops_the_tail(make_bundle: MakeBundle) 
 
 def test_refused_values_are_problems_not_rules(make_bundle: MakeBundle) -> None:
     front = "description: Values OpenCode refuses.\npermission:\n  todowrite:\n    '*': deny\n  bash: maybe\n  edit: deny"
-    rt = runtime(make_bundle, {"specs/agents/a.md": agent(front)})
+    rt = load(make_bundle, {"specs/agents/a.md": agent(front)})
     a = rt.agents["a"]
     assert [(p.line, p.column) for p in a.problems] == [(4, 3), (6, 3)]
     assert [r.permission for _, r in a.own_rules()] == ["edit"]

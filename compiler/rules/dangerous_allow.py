@@ -34,11 +34,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from compiler import coverage, permissions, wildcard
+from compiler import coverage, wildcard
 from compiler.coverage import Witness
 from compiler.diagnostics import Problem
-from compiler.permissions import Agent, Rule, anchor, problem_at
+from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.runtime import Agent, anchor, for_project, problem_at
 
 ID = "dangerous-allow"
 DEFAULT_LEVEL = "warning"
@@ -53,7 +54,7 @@ OPTIONS: dict[str, Any] = {
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     for agent in runtime.bundle_agents():
         yield from _agent(agent, options)
 

@@ -35,11 +35,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from compiler import permissions, wildcard
+from compiler import wildcard
 from compiler.delegation import can_start
 from compiler.diagnostics import Problem
-from compiler.permissions import Agent, Decision, Runtime, anchor, problem_at
+from compiler.permissions import Decision
 from compiler.project import Project
+from compiler.runtime import Agent, Runtime, anchor, for_project, problem_at
 from compiler.suggest import did_you_mean
 from compiler.tomlpos import locate
 
@@ -63,7 +64,7 @@ OPTIONS: dict[str, Any] = {
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     yield from _unknown_names(project, runtime, options)
     found: dict[tuple[str, int], list[tuple[Agent, Agent, Decision, str]]] = {}
     for source, target, decision, why in _violations(runtime, options):

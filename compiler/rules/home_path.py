@@ -26,10 +26,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import permissions
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule, problem_at
+from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.runtime import for_project, problem_at
 
 ID = "home-path"
 DEFAULT_LEVEL = "warning"
@@ -51,7 +51,7 @@ HOME = re.compile(
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     seen: set[tuple[object, int, int]] = set()
     rules: list[Rule] = [*runtime.config_rules]
     for agent in runtime.bundle_agents():

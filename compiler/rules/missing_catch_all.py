@@ -25,11 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import coverage, permissions, wildcard
+from compiler import coverage, wildcard
 from compiler.delegation import can_start, offered
 from compiler.diagnostics import Problem
-from compiler.permissions import Agent, Rule, Runtime, anchor, problem_at
+from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.runtime import Agent, Runtime, anchor, for_project, problem_at
 
 ID = "missing-catch-all"
 DEFAULT_LEVEL = "error"
@@ -40,7 +41,7 @@ BUILT_IN = ("default", "native")
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     for agent in runtime.bundle_agents():
         for key, entries in _maps(agent).items():
             if any(wildcard.universal(r.pattern) for _, r in entries):

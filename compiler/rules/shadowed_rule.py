@@ -37,8 +37,9 @@ from typing import Any
 
 from compiler import coverage, permissions
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule, problem_at
+from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.runtime import for_project, problem_at
 from compiler.wildcard import TooComplex
 
 ID = "shadowed-rule"
@@ -50,7 +51,7 @@ OPTIONS: dict[str, Any] = {
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     for agent in runtime.bundle_agents():
         for index, _ in agent.own_rules():
             yield from _dead(agent.rules, index, options["redundant"])

@@ -23,11 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import permissions
 from compiler.delegation import edges_from
 from compiler.diagnostics import Problem
-from compiler.permissions import anchor, problem_at
 from compiler.project import Project
+from compiler.runtime import anchor, for_project, problem_at
 
 ID = "subagent-delegates"
 DEFAULT_LEVEL = "warning"
@@ -36,7 +35,7 @@ OPTIONS: dict[str, Any] = {}
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     for agent in runtime.bundle_agents():
         if agent.mode != "subagent":
             continue

@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import permissions, wildcard
+from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule, problem_at
+from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.runtime import for_project, problem_at
 
 ID = "task-primary"
 DEFAULT_LEVEL = "error"
@@ -34,7 +35,7 @@ OPTIONS: dict[str, Any] = {}
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]
     for agent in runtime.bundle_agents():
         rules += [r for _, r in agent.own_rules() if r.permission == "task"]

@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import permissions, wildcard
+from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule, problem_at
+from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.runtime import for_project, problem_at
 from compiler.suggest import did_you_mean
 
 ID = "task-unknown-agent"
@@ -36,7 +37,7 @@ OPTIONS: dict[str, Any] = {}
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     names = list(runtime.agents)
     disabled = set(project.agents) - set(names)
     rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]

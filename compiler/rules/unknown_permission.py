@@ -27,10 +27,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from compiler import permissions, wildcard
+from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import KNOWN_KEYS, Origin, problem_at
+from compiler.permissions import KNOWN_KEYS, Origin
 from compiler.project import Project
+from compiler.runtime import agent_frontmatter, config_locator, for_project, locator, problem_at
 from compiler.suggest import closest, did_you_mean
 
 ID = "unknown-permission"
@@ -63,20 +64,20 @@ AGENT_KEYS = (
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     custom = project.config.custom_tools
     for agent in runtime.bundle_agents():
         spec = agent.spec
         assert spec is not None
         yield from _misspelt_key(spec.source.path, spec.meta, spec.where)
-        data = permissions.agent_frontmatter(spec).get("permission")
+        data = agent_frontmatter(spec).get("permission")
         if isinstance(data, Mapping):
-            locate = permissions.locator(spec, "permission")
+            locate = locator(spec, "permission")
             for key in data:
                 yield from _unknown(key, custom, locate((key,)))
     value = project.config.permission
     if isinstance(value, Mapping) and project.config.source is not None:
-        locate = permissions.config_locator(project.config)
+        locate = config_locator(project.config)
         for key in value:
             yield from _unknown(key, custom, locate((key,)))
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import permissions, wildcard
+from compiler import wildcard
 from compiler.delegation import can_start, starters
 from compiler.diagnostics import Problem
 from compiler.project import Project
+from compiler.runtime import for_project
 
 ID = "unreachable-subagent"
 DEFAULT_LEVEL = "warning"
@@ -39,7 +40,7 @@ OPTIONS: dict[str, Any] = {
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = permissions.runtime(project)
+    runtime = for_project(project)
     primaries = starters(runtime)
     if not primaries:
         return
