@@ -66,11 +66,15 @@ def _agent(agent: Agent, options: Mapping[str, Any]) -> Iterator[Problem]:
         index = _universal_allow(rules, "bash")
         if index is not None:
             reported.add(index)
+            risky = [f"`{c}`" for c in options["commands"] if _decides(rules, index, c)]
+            tail = f" ({', '.join(risky)} included)" if risky else ""
             yield _report(
                 agent,
                 rules[index],
                 "bash",
-                "may run any command without asking, `rm -rf` and `git push --force` included",
+                f"may run any command no later rule names, without asking{tail}",
+                f"bash commands no rule names fall to {{decider}}: this agent may run them "
+                f"without asking{tail}",
             )
     if options["any_directory"]:
         index = _universal_allow(rules, "external_directory")
@@ -79,7 +83,10 @@ def _agent(agent: Agent, options: Mapping[str, Any]) -> Iterator[Problem]:
                 agent,
                 rules[index],
                 "external_directory",
-                "may read and write any folder outside the project without asking",
+                "may read and write any folder outside the project that no later rule "
+                "names, without asking",
+                "folders outside the project that no rule names fall to {decider}: this "
+                "agent may read and write them without asking",
             )
     for command in options["commands"]:
         found = _allowed(rules, command, reported)
@@ -87,13 +94,14 @@ def _agent(agent: Agent, options: Mapping[str, Any]) -> Iterator[Problem]:
             continue
         index, witness = found
         reported.add(index)
-        shell = command in SHELLS
-        why = " (anything piped into it runs too)" if shell else ""
+        piped = " (anything piped into it runs too)" if command in SHELLS else ""
+        example = f"without asking, `{witness.input}` for one{piped}"
         yield _report(
             agent,
             rules[index],
             "bash",
-            f"may run `{command}` commands without asking, `{witness.input}` for one{why}",
+            f"may run `{command}` commands {example}",
+            f"`{command}` commands fall to {{decider}}: this agent may run them {example}",
         )
 
 
@@ -113,6 +121,13 @@ def _universal_allow(rules: Sequence[Rule], permission: str) -> int | None:
     return None
 
 
+def _decides(rules: Sequence[Rule], index: int, command: str) -> bool:
+    try:
+        return coverage.decides(rules, index, permission="bash", within=[command]) is not None
+    except wildcard.TooComplex:
+        return False
+
+
 def _allowed(rules: Sequence[Rule], command: str, skip: set[int]) -> tuple[int, Witness] | None:
     for index in range(len(rules) - 1, -1, -1):
         rule = rules[index]
@@ -127,12 +142,13 @@ def _allowed(rules: Sequence[Rule], command: str, skip: set[int]) -> tuple[int, 
     return None
 
 
-def _report(agent: Agent, rule: Rule, key: str, what: str) -> Problem:
+def _report(agent: Agent, rule: Rule, key: str, written: str, default: str) -> Problem:
+    """At the deciding rule when the bundle wrote it, else at the agent's `key`."""
     if rule.origin.path is not None:
-        return problem_at(rule.origin, f"`{rule.text()}`: this agent {what}")
+        return problem_at(rule.origin, f"`{rule.text()}`: this agent {written}")
+    decider = f"OpenCode's {rule.origin.label} `{rule.text()}`"
     return problem_at(
         anchor(agent, key),
-        f"{agent.name} {what}: nothing restricts `{key}`, so OpenCode's "
-        f"{rule.origin.label} `{rule.text()}` decides",
-        f'add a `{key}` map starting with `"*": ask` or `"*": deny`',
+        default.format(decider=decider),
+        f'start a `{key}` map with `"*": ask` or `"*": deny`',
     )
