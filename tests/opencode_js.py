@@ -5,8 +5,9 @@ modules sit in the ELF section `.bun`, followed by a table of (name, contents)
 string pointers. This module reads that table, finds the Permission namespace
 (the module whose namespace exports `evaluate` and `fromConfig`), takes the
 text of its `evaluate` function, follows its `X.match(` call through the
-module's imports to the Wildcard namespace and the text of `match`, and runs
-both, byte for byte as shipped, under the binary's own JavaScript engine
+module's imports to the Wildcard namespace and the text of `match`, takes the
+task tool's function that builds a subagent session's rules, and runs them,
+byte for byte as shipped, under the binary's own JavaScript engine
 (`BUN_BE_BUN=1` turns the executable into the `bun` it was built with). One
 process answers a whole batch of (rules, permission, input) queries.
 
@@ -97,6 +98,8 @@ class Extracted:
     wildcard_module: str
     match_name: str
     namespace_alias: str
+    task_module: str  # the task tool, whose function builds a subagent session's rules
+    session_name: str
 
 
 def _one(pattern: str, text: str, what: str) -> re.Match[str]:
@@ -140,7 +143,16 @@ def locate(binary: Path) -> Extracted:
         rf"\b{re.escape(local)},\{{match:\(\)=>([\w$]+),Wildcard:\(\)=>", wild, "Wildcard namespace"
     ).group(1)
     _function_head(wild, match)
-    return Extracted(perm[0], evaluate, path, match, alias)
+    tasks = modules(binary, b"parentSessionPermission")
+    if len(tasks) != 1:
+        raise ExtractionError(f"expected one task tool module, found {sorted(tasks)}")
+    [(task_path, task_text)] = tasks.items()
+    session = _one(
+        r"function ([\w$]+)\(([\w$]+)\)\{let [\w$]+=\2\.subagent\.permission\.some\(",
+        task_text,
+        "subagent session function",
+    ).group(1)
+    return Extracted(perm[0], evaluate, path, match, alias, task_path, session)
 
 
 def _function_head(text: str, name: str) -> str:
@@ -166,7 +178,9 @@ const [matchText, makeMatch] = extract(job.wildcard_module, job.match_name, []);
 const match = makeMatch();
 const [evaluateText, makeEvaluate] = extract(job.permission_module, job.evaluate_name, [job.alias]);
 const evaluate = makeEvaluate({ match });
-const out = { match: matchText, evaluate: evaluateText, results: [], matches: [] };
+const [sessionText, makeSession] = extract(job.task_module, job.session_name, []);
+const session = makeSession();
+const out = { match: matchText, evaluate: evaluateText, session: sessionText, results: [], matches: [], sessions: [] };
 for (const batch of job.batches) {
   const rules = batch.rules;
   out.results.push(batch.queries.map(([permission, input]) => {
@@ -175,6 +189,8 @@ for (const batch of job.batches) {
   }));
 }
 out.matches = job.pairs.map(([text, pattern]) => match(text, pattern));
+// A subagent started from a primary's top-level session (which has no rules of its own).
+out.sessions = job.batches.map((b) => session({ parentSessionPermission: [], subagent: { permission: b.rules } }));
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -183,8 +199,10 @@ process.stdout.write(JSON.stringify(out));
 class Answers:
     match_source: str
     evaluate_source: str
+    session_source: str
     decisions: list[list[tuple[str, int]]]  # per batch: (action, index of the deciding rule or -1)
     matches: list[bool]
+    sessions: list[list[dict[str, str]]]  # per batch: rules a subagent session adds
 
 
 def run(
@@ -202,6 +220,8 @@ def run(
         "alias": found.namespace_alias,
         "wildcard_module": module(binary, found.wildcard_module),
         "match_name": found.match_name,
+        "task_module": module(binary, found.task_module),
+        "session_name": found.session_name,
         "batches": [{"rules": rules, "queries": queries} for rules, queries in batches],
         "pairs": list(pairs),
     }
@@ -225,6 +245,8 @@ def run(
     return Answers(
         out["match"],
         out["evaluate"],
+        out["session"],
         [[(a, i) for a, i in batch] for batch in out["results"]],
         out["matches"],
+        out["sessions"],
     )

@@ -16,7 +16,9 @@ binary in a scratch project with a scratch HOME. Then:
   agent's own patterns, promptc's decision and deciding rule equal those of
   OpenCode's own `Permission.evaluate` and `Wildcard.match`, taken out of the
   binary (tests/opencode_js.py) and run by the binary's own JavaScript engine
-  on the rule list OpenCode printed.
+  on the rule list OpenCode printed;
+- the rules a subagent session gets (`task: deny`, `todowrite: deny` unless
+  mentioned) equal what the task tool's own function builds from that list.
 """
 
 from __future__ import annotations
@@ -259,11 +261,15 @@ def queries(rules: list[dict[str, str]], names: list[str], home: str) -> list[tu
     return list(found)
 
 
+Decisions = dict[
+    tuple[str, str], tuple[list[tuple[str, str]], list[tuple[str, int]], list[dict[str, str]]]
+]
+
+
 @pytest.fixture(scope="session")
-def decisions(
-    loaded: dict[str, Loaded], opencode: Path
-) -> dict[tuple[str, str], tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
-    """For every agent of both bundles: its queries and OpenCode's answers, in one process."""
+def decisions(loaded: dict[str, Loaded], opencode: Path) -> Decisions:
+    """For every agent of both bundles: its queries, OpenCode's answers, and the rules
+    OpenCode's task tool adds when it starts the agent as a subagent; one process."""
     batches = []
     keys = []
     for bundle in sorted(BUNDLES):
@@ -274,8 +280,10 @@ def decisions(
             batches.append((rules, queries(rules, sorted(item.listed), home)))
     answers = opencode_js.run(opencode, loaded["fixture"].env, batches)
     return {
-        key: (batch[1], result)
-        for key, batch, result in zip(keys, batches, answers.decisions, strict=True)
+        key: (batch[1], result, added)
+        for key, batch, result, added in zip(
+            keys, batches, answers.decisions, answers.sessions, strict=True
+        )
     }
 
 
@@ -288,12 +296,12 @@ ALL_AGENTS = (
 
 @pytest.mark.parametrize(("bundle", "agent"), ALL_AGENTS)
 def test_decisions_equal_opencode_evaluate(
-    loaded: dict[str, Loaded], decisions: dict[Any, Any], bundle: str, agent: str
+    loaded: dict[str, Loaded], decisions: Decisions, bundle: str, agent: str
 ) -> None:
     if agent not in loaded[bundle].listed:  # disabled: OpenCode has nothing to decide
         assert agent not in loaded[bundle].runtime.agents
         return
-    asked, answered = decisions[(bundle, agent)]
+    asked, answered, _ = decisions[(bundle, agent)]
     assert len(asked) >= MIN_QUERIES
     rules = loaded[bundle].runtime.agents[agent].rules
     mine = []
@@ -305,6 +313,17 @@ def test_decisions_equal_opencode_evaluate(
     assert wrong == []
 
 
+@pytest.mark.parametrize(("bundle", "agent"), ALL_AGENTS)
+def test_subagent_session_rules_equal_opencode(
+    loaded: dict[str, Loaded], decisions: Decisions, bundle: str, agent: str
+) -> None:
+    if agent not in loaded[bundle].listed:
+        return
+    _, _, added = decisions[(bundle, agent)]
+    mine = loaded[bundle].runtime.agents[agent].session_rules()
+    assert [r.as_json() for r in mine] == added
+
+
 def test_the_extracted_code_is_opencodes(opencode: Path) -> None:
     found = opencode_js.locate(opencode)
     answers = opencode_js.run(opencode, oracle.scratch_env(Path("/nonexistent")), [], [])
@@ -312,6 +331,7 @@ def test_the_extracted_code_is_opencodes(opencode: Path) -> None:
     assert answers.match_source.startswith(f"function {found.match_name}(")
     assert ".findLast(" in answers.evaluate_source
     assert '??{action:"ask"' in answers.evaluate_source
+    assert 'permission:"task",pattern:"*",action:"deny"' in answers.session_source
 
 
 ALPHABET = [
