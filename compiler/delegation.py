@@ -65,7 +65,10 @@ def graph(runtime: Runtime) -> Graph:
     """Edges from every bundle agent; OpenCode's own agents appear only when reached."""
     edges = [e for a in runtime.bundle_agents() for e in edges_from(runtime, a)]
     reached = {e.target.name for e in edges if not e.nested}
-    nodes = [*runtime.bundle_agents()]
+    bundle = runtime.bundle_agents()
+    nodes = [a for a in bundle if a.mode != "subagent"] + [
+        a for a in bundle if a.mode == "subagent"
+    ]
     nodes += [a for a in offered(runtime) if a.native and a.name in {e.target.name for e in edges}]
     unreachable = [
         a for a in runtime.bundle_agents() if a.mode == "subagent" and a.name not in reached
@@ -113,16 +116,11 @@ def _text(result: Graph, display: Display) -> str:
                 f"  -> {edge.target.name.ljust(width)}  {edge.decision.action:5}  "
                 f"{where(rule, display)}  {text}"
             )
-    quiet = [
-        n.name
-        for n in result.nodes
-        if not n.native and not any(e.source is n for e in result.edges)
-    ]
-    if quiet:
-        lines.append(f"start no agent: {', '.join(quiet)}")
     if result.unreachable:
         names = ", ".join(a.name for a in result.unreachable)
         lines.append(f"no primary can start: {names}")
+    if not lines:
+        lines.append("no agent of the bundle can start another through the task tool")
     return "\n".join(lines) + "\n"
 
 
