@@ -70,8 +70,11 @@ def graph(runtime: Runtime) -> Graph:
         a for a in bundle if a.mode == "subagent"
     ]
     nodes += [a for a in offered(runtime) if a.native and a.name in {e.target.name for e in edges}]
+    # With no primary of its own, a bundle relies on OpenCode's build and plan.
     unreachable = [
-        a for a in runtime.bundle_agents() if a.mode == "subagent" and a.name not in reached
+        a
+        for a in runtime.bundle_agents()
+        if a.mode == "subagent" and a.name not in reached and starters(runtime)
     ]
     return Graph(tuple(nodes), tuple(edges), tuple(unreachable))
 
