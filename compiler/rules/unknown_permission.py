@@ -9,7 +9,9 @@ left in (`__OPENCODE_PROTOCOL_PATH_YAML__`) is taken literally. Keys of tools
 the bundle does provide go in `custom_tools` in the promptc config; keys with
 `*` or `?` (`context7_*`) match tool names and are accepted. The same goes for
 a misspelt `permission` key itself (`permissions:`): OpenCode moves unknown
-frontmatter keys into `options`, so none of those rules apply.
+frontmatter keys into `options`, so none of those rules apply. (`list` is
+accepted because OpenCode's schema lists it, although no 1.18.33 tool asks
+for it.)
 
 Fails:
     permission:
