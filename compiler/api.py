@@ -12,15 +12,22 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from compiler import delegation
+from compiler import permissions as permission_model
+from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config
+from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
+from compiler.errors import PromptcError, UsageError
 from compiler.lint import run_rules
 from compiler.loader import SourceFile
+from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
+from compiler.runtime import Agent, Runtime
 from compiler.validate import check_emitted, check_frontmatter, output_schema
 from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
 
@@ -263,3 +270,97 @@ def _origin(project: Project, target: str, rel: str) -> Path | None:
     stem = rel.removesuffix(".md")
     matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]
     return specs[max(matches, key=len)].source.path if matches else None
+
+
+# Permissions and delegation: `promptc can` and `promptc graph`.
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What OpenCode decides for one (agent, permission, input), and which rule decided."""
+
+    agent: Agent
+    permission: str
+    input: str
+    as_subagent: bool
+    decision: Decision
+    matching: tuple[Rule, ...]  # every rule that matched, in order; the last decided
+
+
+def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
+    """The agents OpenCode would load from this bundle, and the problems that
+    make an answer about them unreliable (files that do not load, permission
+    values OpenCode refuses)."""
+    out = _Collector(config)
+    bundle = load_bundle(config)
+    for source in bundle.agents.values():
+        for rule, problem in source.findings:
+            if rule == "syntax":
+                out.add(rule, source.path, problem)
+    composition = compose_bundle(bundle, "opencode")
+    project = make_project(config, bundle, composition, "opencode")
+    runtime = runtime_model.resolve(project)
+    for agent in runtime.bundle_agents():
+        for problem in agent.problems:
+            out.add("schema", problem.path or config.root, problem)
+    for problem in runtime.problems:
+        out.add("schema", problem.path or config.root, problem)
+    return runtime, out.result().diagnostics
+
+
+def can(
+    config: Config,
+    agent: str,
+    permission: str,
+    text: str = "*",
+    *,
+    as_subagent: bool | None = None,
+) -> Answer:
+    runtime, blocking = opencode_runtime(config)
+    found = runtime.agents.get(agent)
+    if found is None:
+        _missing_agent(config, runtime, blocking, agent)
+    assert found is not None
+    mine = [d for d in blocking if found.spec and d.path == config.display(found.spec.source.path)]
+    if mine or runtime.problems:
+        raise PromptcError(_blocked(f"cannot answer for `{agent}`", mine or list(blocking)))
+    subagent = found.runs_as_subagent if as_subagent is None else as_subagent
+    rules = found.effective(subagent)
+    return Answer(
+        found,
+        permission,
+        text,
+        subagent,
+        permission_model.evaluate(rules, permission, text),
+        tuple(permission_model.matching(rules, permission, text)),
+    )
+
+
+def _missing_agent(
+    config: Config, runtime: Runtime, blocking: tuple[Diagnostic, ...], agent: str
+) -> None:
+    from compiler.suggest import did_you_mean
+
+    path = config.specs / "agents" / f"{agent}.md"
+    broken = [d for d in blocking if d.path == config.display(path)]
+    if broken:
+        raise PromptcError(_blocked(f"agent `{agent}` does not load", broken))
+    if path.is_file():
+        raise UsageError(
+            f"agent `{agent}` is disabled (`disable: true`): OpenCode does not load it"
+        )
+    hint = did_you_mean(agent, runtime.agents)
+    raise UsageError(f"no agent `{agent}`{hint}")
+
+
+def _blocked(what: str, diagnostics: Iterable[Diagnostic]) -> str:
+    lines = [d.as_text() for d in diagnostics]
+    return "\n".join([f"{what}; fix these first:", *lines])
+
+
+def delegation_graph(config: Config) -> Graph:
+    """Who can start whom; refuses when an agent does not load (never a silent gap)."""
+    runtime, blocking = opencode_runtime(config)
+    if blocking:
+        raise PromptcError(_blocked("cannot draw the delegation graph", blocking))
+    return delegation.graph(runtime)

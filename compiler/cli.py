@@ -246,6 +246,77 @@ def explain(rule_id: str) -> None:
     click.echo(inspect.cleandoc(rule.__doc__ or ""))
 
 
+@cli.command()
+@click.argument("agent")
+@click.argument("permission")
+@click.argument("text", metavar="[INPUT]", required=False, default="*")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (promptc.toml or pyproject.toml).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option(
+    "--as",
+    "role",
+    type=click.Choice(["primary", "subagent"]),
+    help="Evaluate in a primary session or in a subagent session the task tool "
+    "started (default: subagent for `mode: subagent`, else primary).",
+)
+@click.option("--trace", is_flag=True, help="Also list every rule that matched, in order.")
+def can(
+    agent: str,
+    permission: str,
+    text: str,
+    config_path: Path | None,
+    fmt: str,
+    role: str | None,
+    trace: bool,
+) -> None:
+    """What OpenCode decides when AGENT asks PERMISSION for INPUT, and the rule that decides.
+
+    INPUT is what the tool asks about: a bash command, a file path, a subagent
+    name for `task`, a URL; without it, `*` (what OpenCode itself asks for a
+    whole tool). Example: promptc can craftsman bash "git push origin main"
+    """
+    from compiler import api
+    from compiler.can import render_answer, shell_note
+
+    config = _load(config_path)
+    subagent = None if role is None else role == "subagent"
+    answer = api.can(config, agent, permission, text, as_subagent=subagent)
+    for line in render_answer(answer, fmt, config.display, trace):
+        click.echo(line)
+    note = shell_note(permission, text)
+    if note:
+        click.echo(f"note: {note}", err=True)
+    raise SystemExit(EXIT_OK)
+
+
+@cli.command()
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (promptc.toml or pyproject.toml).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "mermaid", "dot"]),
+    default="text",
+    show_default=True,
+)
+def graph(config_path: Path | None, fmt: str) -> None:
+    """Who can start whom through OpenCode's task tool, each edge with its deciding rule."""
+    from compiler import api, delegation
+
+    config = _load(config_path)
+    click.echo(delegation.render(api.delegation_graph(config), fmt, config.display), nl=False)
+    raise SystemExit(EXIT_OK)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit code; never lets a traceback escape unasked."""
     args = list(sys.argv[1:] if argv is None else argv)

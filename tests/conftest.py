@@ -67,6 +67,7 @@ description: Explores the codebase read-only and reports findings.
 mode: subagent
 permission:
   edit: deny
+  bash: deny
 ---
 # Scout
 

@@ -1,0 +1,89 @@
+"""How `promptc can` prints an answer: the decision, then the rule that decided it.
+
+    deny  craftsman  bash "git push origin main"
+    specs/agents/craftsman.md:14:7: bash "git push*": deny
+
+The second line reads like a diagnostic, so editors jump to the rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from compiler.delegation import Display, where
+from compiler.permissions import Rule
+
+if TYPE_CHECKING:
+    from compiler.api import Answer
+
+# Shell syntax that makes OpenCode split a command into several permission checks.
+_SHELL_LIST = re.compile(r"\|\||&&|[|;&\n]|\$\(|`")
+
+
+def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> Iterator[str]:
+    if fmt == "json":
+        yield json.dumps(_json(answer, display), indent=2, ensure_ascii=False)
+        return
+    decision = answer.decision
+    shown = json.dumps(answer.input, ensure_ascii=False)
+    yield f"{decision.action}  {answer.agent.name}  {answer.permission} {shown}"
+    yield _line(decision.rule, display, answer)
+    if trace:
+        yield "matching rules, in order (the last one decides):"
+        for rule in answer.matching:
+            yield f"  {_line(rule, display, answer)}"
+
+
+def _line(rule: Rule | None, display: Display, answer: Answer) -> str:
+    if rule is None:
+        return "no rule matched: OpenCode asks"
+    text = f"{where(rule, display)}: {rule.text()}"
+    if rule.origin.kind == "session":
+        text += (
+            f" (added because `{answer.agent.name}` runs as a subagent and its rules "
+            f"never mention `{rule.permission}`)"
+        )
+    elif rule.origin.kind == "default":
+        text += " (OpenCode's defaults; nothing in the bundle decides this)"
+    return text
+
+
+def _json(answer: Answer, display: Display) -> dict[str, Any]:
+    return {
+        "agent": answer.agent.name,
+        "permission": answer.permission,
+        "input": answer.input,
+        "as_subagent": answer.as_subagent,
+        "action": answer.decision.action,
+        "rule": _rule(answer.decision.rule, display),
+        "matching": [_rule(r, display) for r in answer.matching],
+    }
+
+
+def _rule(rule: Rule | None, display: Display) -> dict[str, Any] | None:
+    if rule is None:
+        return None
+    origin = rule.origin
+    return {
+        **rule.as_json(),
+        "written": rule.written,
+        "origin": origin.kind,
+        "path": display(origin.path) if origin.path else None,
+        "line": origin.line if origin.path else None,
+        "column": origin.column if origin.path else None,
+        "label": origin.label,
+    }
+
+
+def shell_note(permission: str, text: str) -> str | None:
+    """OpenCode asks bash permission once per command of a list or pipeline."""
+    if permission != "bash" or not _SHELL_LIST.search(text):
+        return None
+    return (
+        "OpenCode checks each command of a pipeline or list (`|`, `&&`, `;`, `$(…)`) "
+        "on its own and runs the line only if every one is allowed; this answer treats "
+        "the input as one command, so ask about each command separately"
+    )

@@ -1,0 +1,154 @@
+"""Rules that let an agent run dangerous commands, or touch any folder, without asking.
+
+The check looks at decisions, not at single lines: a command is dangerous
+when some rule allows it and no later rule takes that back. That includes
+OpenCode's own default `"*": allow`, which lets an agent whose permission
+never mentions `bash` run anything at all. Reported, each at the rule that
+decides it (or at the agent's `permission` key when OpenCode's default does):
+
+- any command allowed by a `"*"` pattern (`bash: allow`, `"*": allow`), a
+  deny-list that lets through everything it forgot;
+- commands matching the configured patterns: `rm *`, `sudo *`, `git push*`,
+  and shells (`sh *`, `bash *`, `zsh *`): OpenCode checks each command of a
+  pipeline on its own, so `curl … | sh` runs once `curl …` and `sh` are allowed;
+- `external_directory` allowed for every path: reading and writing anywhere
+  outside the project.
+
+Options:
+    commands (list of patterns, default above): bash commands never to allow.
+    any_command (boolean, default true): report a bash `"*"` allow.
+    any_directory (boolean, default true): report an external_directory `"*"` allow.
+
+Fails:
+    permission:
+      bash: allow
+Passes:
+    permission:
+      bash:
+        "*": ask
+        "git status*": allow
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from compiler import coverage, wildcard
+from compiler.coverage import Witness
+from compiler.diagnostics import Problem
+from compiler.permissions import Rule
+from compiler.project import Project
+from compiler.runtime import Agent, anchor, for_project, problem_at
+
+ID = "dangerous-allow"
+DEFAULT_LEVEL = "warning"
+STAGE = False
+COMMANDS = ["rm *", "sudo *", "git push*", "sh *", "bash *", "zsh *"]
+SHELLS = ("sh *", "bash *", "zsh *")
+OPTIONS: dict[str, Any] = {
+    "commands": {"type": "array", "items": {"type": "string"}, "default": COMMANDS},
+    "any_command": {"type": "boolean", "default": True},
+    "any_directory": {"type": "boolean", "default": True},
+}
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = for_project(project)
+    for agent in runtime.bundle_agents():
+        yield from _agent(agent, options)
+
+
+def _agent(agent: Agent, options: Mapping[str, Any]) -> Iterator[Problem]:
+    rules = agent.rules
+    reported: set[int] = set()
+    if options["any_command"]:
+        index = _universal_allow(rules, "bash")
+        if index is not None:
+            reported.add(index)
+            risky = [f"`{c}`" for c in options["commands"] if _decides(rules, index, c)]
+            tail = f" ({', '.join(risky)} included)" if risky else ""
+            yield _report(
+                agent,
+                rules[index],
+                "bash",
+                f"may run any command no later rule names, without asking{tail}",
+                f"bash commands no rule names fall to {{decider}}: this agent may run them "
+                f"without asking{tail}",
+            )
+    if options["any_directory"]:
+        index = _universal_allow(rules, "external_directory")
+        if index is not None:
+            yield _report(
+                agent,
+                rules[index],
+                "external_directory",
+                "may read and write any folder outside the project that no later rule "
+                "names, without asking",
+                "folders outside the project that no rule names fall to {decider}: this "
+                "agent may read and write them without asking",
+            )
+    for command in options["commands"]:
+        found = _allowed(rules, command, reported)
+        if found is None:
+            continue
+        index, witness = found
+        reported.add(index)
+        piped = " (anything piped into it runs too)" if command in SHELLS else ""
+        example = f"without asking, `{witness.input}` for one{piped}"
+        yield _report(
+            agent,
+            rules[index],
+            "bash",
+            f"may run `{command}` commands {example}",
+            f"`{command}` commands fall to {{decider}}: this agent may run them {example}",
+        )
+
+
+def _universal_allow(rules: Sequence[Rule], permission: str) -> int | None:
+    """The last `"*"` allow rule for this permission that still decides something."""
+    for index in range(len(rules) - 1, -1, -1):
+        rule = rules[index]
+        if rule.action != "allow" or not wildcard.match(permission, rule.permission):
+            continue
+        if not wildcard.universal(rule.pattern):
+            continue
+        try:
+            if coverage.decides(rules, index, permission=permission) is not None:
+                return index
+        except wildcard.TooComplex:
+            continue
+    return None
+
+
+def _decides(rules: Sequence[Rule], index: int, command: str) -> bool:
+    try:
+        return coverage.decides(rules, index, permission="bash", within=[command]) is not None
+    except wildcard.TooComplex:
+        return False
+
+
+def _allowed(rules: Sequence[Rule], command: str, skip: set[int]) -> tuple[int, Witness] | None:
+    for index in range(len(rules) - 1, -1, -1):
+        rule = rules[index]
+        if index in skip or rule.action != "allow" or not wildcard.match("bash", rule.permission):
+            continue
+        try:
+            found = coverage.decides(rules, index, permission="bash", within=[command])
+        except wildcard.TooComplex:
+            continue
+        if found is not None:
+            return index, found
+    return None
+
+
+def _report(agent: Agent, rule: Rule, key: str, written: str, default: str) -> Problem:
+    """At the deciding rule when the bundle wrote it, else at the agent's `key`."""
+    if rule.origin.path is not None:
+        return problem_at(rule.origin, f"`{rule.text()}`: this agent {written}")
+    decider = f"OpenCode's {rule.origin.label} `{rule.text()}`"
+    return problem_at(
+        anchor(agent, key),
+        default.format(decider=decider),
+        f'start a `{key}` map with `"*": ask` or `"*": deny`',
+    )

@@ -1,0 +1,61 @@
+"""`task` patterns that name no agent OpenCode would load.
+
+A `task` rule's pattern is matched against the name of the agent to start.
+A name that no agent has (a typo, a renamed or disabled agent) is a rule
+that never applies, and usually a sign that the agent meant to be reachable
+is not. OpenCode's own agents (build, plan, general, explore, ...) count as
+existing; a wildcard pattern that matches no agent is reported too.
+
+Fails:
+    permission:
+      task:
+        "*": deny
+        reviwer: allow     # no agent `reviwer` (did you mean `reviewer`?)
+Passes:
+    permission:
+      task:
+        "*": deny
+        reviewer: allow
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from compiler import wildcard
+from compiler.diagnostics import Problem
+from compiler.permissions import Rule
+from compiler.project import Project
+from compiler.runtime import for_project, problem_at
+from compiler.suggest import did_you_mean
+
+ID = "task-unknown-agent"
+DEFAULT_LEVEL = "error"
+STAGE = False
+OPTIONS: dict[str, Any] = {}
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = for_project(project)
+    names = list(runtime.agents)
+    disabled = set(project.agents) - set(names)
+    rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]
+    for agent in runtime.bundle_agents():
+        rules += [r for _, r in agent.own_rules() if r.permission == "task"]
+    for rule in rules:
+        if rule.written is None or wildcard.universal(rule.pattern):
+            continue
+        if any(wildcard.match(name, rule.pattern) for name in names):
+            continue
+        if wildcard.is_literal(rule.pattern):
+            if rule.pattern in disabled:
+                message = (
+                    f"`task` names `{rule.pattern}`, which is disabled: OpenCode does not load it"
+                )
+            else:
+                hint = did_you_mean(rule.pattern, names)
+                message = f"`task` names `{rule.pattern}`, but no agent has that name{hint}"
+        else:
+            message = f"`task` pattern `{rule.pattern}` matches no agent"
+        yield problem_at(rule.origin, message)

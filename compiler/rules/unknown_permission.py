@@ -1,0 +1,128 @@
+"""Permission keys no OpenCode tool asks for, unless the bundle declares them.
+
+OpenCode accepts any key as a rule, because MCP tools (`<server>_<tool>`)
+and custom tools ask for permissions under their own names. So a misspelt or
+invented key is kept silently and never applies: `write: deny` blocks
+nothing (the edit, write and apply_patch tools all ask for `edit`),
+`file_write` and `bash_execution` match no tool, and a template placeholder
+left in (`__OPENCODE_PROTOCOL_PATH_YAML__`) is taken literally. Keys of tools
+the bundle does provide go in `custom_tools` in the promptc config; keys with
+`*` or `?` (`context7_*`) match tool names and are accepted. The same goes for
+a misspelt `permission` key itself (`permissions:`): OpenCode moves unknown
+frontmatter keys into `options`, so none of those rules apply. (`list` is
+accepted because OpenCode's schema lists it, although no 1.18.33 tool asks
+for it.)
+
+Fails:
+    permission:
+      write: deny          # OpenCode has no `write` permission: use `edit`
+Passes:
+    permission:
+      edit: deny
+      plan_db: allow       # with custom_tools = ["plan_db"]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from compiler import wildcard
+from compiler.diagnostics import Problem
+from compiler.permissions import KNOWN_KEYS, Origin
+from compiler.project import Project
+from compiler.runtime import agent_frontmatter, config_locator, for_project, locator, problem_at
+from compiler.suggest import closest, did_you_mean
+
+ID = "unknown-permission"
+DEFAULT_LEVEL = "error"
+STAGE = False
+OPTIONS: dict[str, Any] = {}
+
+EDIT_ALIASES = ("write", "patch", "apply_patch", "multiedit")
+PLACEHOLDER = re.compile(r"^__\w+__$|\{\{|\}\}|\$\{|<<|>>|%\w+%|^\$[A-Z_]+$")
+# Frontmatter keys OpenCode knows; a near-miss of `permission` among the rest is a typo.
+AGENT_KEYS = (
+    "name",
+    "description",
+    "mode",
+    "model",
+    "variant",
+    "temperature",
+    "top_p",
+    "prompt",
+    "tools",
+    "disable",
+    "hidden",
+    "color",
+    "steps",
+    "maxSteps",
+    "options",
+    "permission",
+    "targets",
+)
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = for_project(project)
+    custom = project.config.custom_tools
+    for agent in runtime.bundle_agents():
+        spec = agent.spec
+        assert spec is not None
+        yield from _misspelt_key(spec.source.path, spec.meta, spec.where)
+        data = agent_frontmatter(spec).get("permission")
+        if isinstance(data, Mapping):
+            locate = locator(spec, "permission")
+            for key in data:
+                yield from _unknown(key, custom, locate((key,)))
+    value = project.config.permission
+    if isinstance(value, Mapping) and project.config.source is not None:
+        locate = config_locator(project.config)
+        for key in value:
+            yield from _unknown(key, custom, locate((key,)))
+
+
+def _misspelt_key(path: Path, meta: Mapping[str, Any], where: Any) -> Iterator[Problem]:
+    for key in meta:
+        if key in AGENT_KEYS or closest(key, ["permission"]) != "permission":
+            continue
+        pos = where(key, key=True)
+        yield Problem(
+            pos.line,
+            pos.column,
+            f"`{key}` is not `permission`: OpenCode moves unknown keys into `options` "
+            "(sent to the model provider), so none of these rules apply",
+            "rename it to `permission`",
+            path=path,
+        )
+
+
+def _unknown(key: str, custom: tuple[str, ...], origin: Origin) -> Iterator[Problem]:
+    if key in KNOWN_KEYS or not wildcard.is_literal(key):
+        return
+    if any(wildcard.match(key, tool) for tool in custom):
+        return
+    if key in EDIT_ALIASES:
+        yield problem_at(
+            origin,
+            f"OpenCode has no `{key}` permission: the edit, write and apply_patch tools "
+            "all ask for `edit`, so this rule never applies",
+            f"write it under `edit`, not `{key}`",
+        )
+        return
+    if PLACEHOLDER.search(key):
+        yield problem_at(
+            origin,
+            f"`{key}` looks like a template placeholder that was never filled in: "
+            "OpenCode takes it literally, as a permission no tool asks for",
+        )
+        return
+    hint = "if the bundle provides a tool of this name, list it in `custom_tools`"
+    yield problem_at(
+        origin,
+        f"no OpenCode tool asks for `{key}`{did_you_mean(key, KNOWN_KEYS)}: OpenCode keeps "
+        "it as a rule for an MCP or custom tool of that name, so it never applies",
+        hint,
+    )

@@ -1,0 +1,279 @@
+"""The agents OpenCode would load from a bundle, each with its ordered, located rules.
+
+`resolve` applies compiler.permissions to what the opencode target emits:
+OpenCode's own agents (build, plan, general, explore, compaction, title,
+summary) first, then every spec agent, which either overrides one of them or
+is new (mode `all` unless it says otherwise); `disable: true` removes an
+agent altogether. Rules written in a spec point at the pattern key in the
+spec's source, following a `targets: {opencode: ...}` override when it
+supplies the key; config-level rules point into the promptc config file.
+Values OpenCode would refuse to load become problems, not rules.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.config import Config
+from compiler.diagnostics import Problem
+from compiler.permissions import (
+    DEFAULT,
+    RUNTIME,
+    SESSION,
+    Environment,
+    Locate,
+    Origin,
+    Rule,
+    check_permission,
+    defaults,
+    from_config,
+    js_keys,
+    natives,
+)
+from compiler.project import Project, Spec
+from compiler.tomlpos import locate as toml_locate
+
+AGENT_TARGET = "opencode"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent as OpenCode resolves it."""
+
+    name: str
+    mode: str
+    rules: tuple[Rule, ...]
+    spec: Spec | None = None  # None: one of OpenCode's own agents
+    hidden: bool = False
+    problems: tuple[Problem, ...] = ()  # entries OpenCode would refuse (path set)
+
+    @property
+    def native(self) -> bool:
+        return self.spec is None
+
+    def own_rules(self) -> list[tuple[int, Rule]]:
+        """(index, rule) of the rules written in this agent's spec."""
+        return [(i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent"]
+
+    def mentions(self, permission: str) -> bool:
+        return any(r.permission == permission for r in self.rules)
+
+    def session_rules(self) -> tuple[Rule, ...]:
+        """What the task tool appends when it starts this agent as a subagent."""
+        added = [p for p in ("todowrite", "task") if not self.mentions(p)]
+        return tuple(Rule(p, "*", "deny", SESSION) for p in added)
+
+    def effective(self, as_subagent: bool) -> tuple[Rule, ...]:
+        return self.rules + self.session_rules() if as_subagent else self.rules
+
+    @property
+    def runs_as_subagent(self) -> bool:
+        """A `subagent` only ever runs in a session the task tool started."""
+        return self.mode == "subagent"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Every agent OpenCode would load from the emitted bundle, plus its own."""
+
+    agents: Mapping[str, Agent]
+    config_rules: tuple[Rule, ...]
+    env: Environment
+    problems: tuple[Problem, ...] = field(default=())  # config-level permission problems
+
+    def bundle_agents(self) -> list[Agent]:
+        """The bundle's own agents, by name."""
+        return sorted((a for a in self.agents.values() if not a.native), key=lambda a: a.name)
+
+
+def agent_frontmatter(spec: Spec) -> dict[str, Any]:
+    """The frontmatter the opencode target emits for this agent."""
+    from compiler.targets import opencode
+
+    return opencode.agent_frontmatter(spec)
+
+
+def anchor(agent: Agent, *path: str) -> Origin:
+    """Where to report something about an agent's permission: the key at
+    `path` under `permission` if written, else the nearest written parent."""
+    if agent.spec is None:
+        return Origin("native", f"built-in `{agent.name}` agent")
+    return locator(agent.spec, "permission")(path)
+
+
+def locator(spec: Spec, base: str) -> Locate:
+    """Position of a key under `base` (permission, tools) in the spec's source,
+    following a `targets: {opencode: ...}` override when it supplies the key."""
+    overrides = spec.meta.get("targets")
+    prefix: tuple[str, ...] = ()
+    if isinstance(overrides, Mapping):
+        mine = overrides.get(AGENT_TARGET)
+        if isinstance(mine, Mapping) and base in mine:
+            prefix = ("targets", AGENT_TARGET)
+
+    def locate(path: tuple[str, ...]) -> Origin:
+        pos = spec.where(*prefix, base, *path, key=True)
+        return Origin("agent", spec.id, spec.source.path, pos.line, pos.column)
+
+    return locate
+
+
+def _agent_object(
+    spec: Spec, data: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Locate], list[Problem]]:
+    """The permission object OpenCode derives from `tools` and `permission`
+    (Object.assign of the latter over the former), with a locator per key.
+    Entries OpenCode would refuse are left out and reported."""
+    problems: list[Problem] = []
+    merged: dict[str, Any] = {}
+    locators: dict[str, Locate] = {}
+    tools = data.get("tools")
+    if tools is not None:
+        tool_at = locator(spec, "tools")
+        if not isinstance(tools, Mapping) or not all(isinstance(v, bool) for v in tools.values()):
+            problems.append(problem_at(tool_at(()), "`tools` must map tool names to true or false"))
+        else:
+            for name in js_keys(tools):
+                key = "edit" if name in ("write", "edit", "patch") else name
+                merged[key] = "allow" if tools[name] else "deny"
+                locators[key] = _fixed(tool_at((name,)))
+    permission = data.get("permission")
+    if permission is None:
+        return merged, locators, problems
+    at = locator(spec, "permission")
+    bad = dict(check_permission(permission))
+    for path, message in bad.items():
+        problems.append(problem_at(at(path), f"{message}; OpenCode refuses to load the agent"))
+    if isinstance(permission, str):
+        if not bad:
+            merged["*"] = permission
+            locators["*"] = _fixed(at(()))
+    elif isinstance(permission, Mapping):
+        for key, value in permission.items():
+            if not any(path[:1] == (key,) for path in bad):
+                merged[key] = value
+                locators[key] = at
+    return merged, locators, problems
+
+
+def _fixed(origin: Origin) -> Locate:
+    return lambda path: origin
+
+
+def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem:
+    """A Problem at a written rule's position (origin.path must be set)."""
+    return Problem(origin.line or 1, origin.column or 1, message, hint, path=origin.path)
+
+
+def _agent_rules(spec: Spec, env: Environment) -> tuple[list[Rule], list[Problem]]:
+    data, locators, problems = _agent_object(spec, agent_frontmatter(spec))
+    return from_config(data, env.home, lambda path: locators[path[0]](path)), problems
+
+
+def config_locator(config: Config) -> Locate:
+    """Position of a key under the config-level `permission` in the config file."""
+    text = _config_text(config.source)
+    prefix = ("tool", "promptc") if config.source and config.source.name == "pyproject.toml" else ()
+
+    def locate(path: tuple[str, ...]) -> Origin:
+        line, column = toml_locate(text, (*prefix, "permission", *path))
+        return Origin("config", "config", config.source, line, column)
+
+    return locate
+
+
+def config_rules(project: Project, env: Environment) -> tuple[list[Rule], list[Problem]]:
+    """The config-level permission, as the opencode target writes it to opencode.json."""
+    value = project.config.permission
+    if value is None:
+        return [], []
+    locate = config_locator(project.config)
+    problems = [
+        problem_at(locate(path), f"{message}; OpenCode refuses to load the config")
+        for path, message in check_permission(value)
+    ]
+    if problems:
+        return [], problems
+    data = {"*": value} if isinstance(value, str) else value
+    return from_config(data, env.home, locate), []
+
+
+def _config_text(source: Path | None) -> str:
+    if source is None:
+        return ""
+    try:
+        return source.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def resolve(project: Project, env: Environment | None = None) -> Runtime:
+    """Every agent OpenCode would load from this bundle, with its ordered rules."""
+    env = env or Environment.from_environ(os.environ, project.config.root)
+    base = from_config(defaults(env), env.home, lambda path: DEFAULT)
+    shared, config_problems = config_rules(project, env)
+    agents: dict[str, Agent] = {}
+    for name, native in natives(env).items():
+        origin = Origin("native", f"built-in `{name}` agent")
+        extra = from_config(native.rules, env.home, _fixed(origin))
+        agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
+    for ident, spec in project.agents.items():
+        data = agent_frontmatter(spec)
+        if data.get("disable") is True:
+            agents.pop(ident, None)
+            continue
+        overridden = agents.get(ident)
+        own, problems = _agent_rules(spec, env)
+        mode = data.get("mode")
+        if mode is not None and mode not in ("primary", "subagent", "all"):
+            pos = spec.where("mode")
+            message = f"mode {mode!r} is not subagent, primary or all; OpenCode refuses to load it"
+            problems.append(Problem(pos.line, pos.column, message, path=spec.source.path))
+        if mode not in ("primary", "subagent", "all"):
+            mode = overridden.mode if overridden else "all"
+        hidden = data.get("hidden")
+        if not isinstance(hidden, bool):
+            hidden = overridden.hidden if overridden else False
+        inherited = overridden.rules if overridden else (*base, *shared)
+        agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
+    return Runtime(
+        {name: _with_tool_output(agent, env) for name, agent in agents.items()},
+        tuple(shared),
+        env,
+        tuple(config_problems),
+    )
+
+
+def _with_tool_output(agent: Agent, env: Environment) -> Agent:
+    glob = env.tool_output
+    denied = any(
+        r.permission == "external_directory" and r.action == "deny" and r.pattern == glob
+        for r in agent.rules
+    )
+    if denied:
+        return agent
+    extra = Rule("external_directory", glob, "allow", RUNTIME, written=glob)
+    return Agent(
+        agent.name,
+        agent.mode,
+        (*agent.rules, extra),
+        agent.spec,
+        agent.hidden,
+        agent.problems,
+    )
+
+
+_CACHE: list[tuple[Project, Runtime]] = []
+
+
+def for_project(project: Project) -> Runtime:
+    """resolve(project), computed once per project for all the rules that need it."""
+    if _CACHE and _CACHE[0][0] is project:
+        return _CACHE[0][1]
+    result = resolve(project)
+    _CACHE[:] = [(project, result)]
+    return result

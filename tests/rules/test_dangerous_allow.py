@@ -1,0 +1,64 @@
+"""dangerous-allow: dangerous commands, or any folder, allowed without asking."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rules.conftest import Lint, agent
+
+A = "specs/agents/a.md"
+RULE = "dangerous-allow"
+
+CASES = [
+    ("permission:\n  bash: allow", [(4, 3)]),
+    ("permission:\n  bash:\n    '*': allow\n    'rm *': deny", [(5, 5)]),
+    ("permission: allow", [(3, 1)]),
+    # never mentioning bash leaves OpenCode's default "*": allow in charge
+    ("permission:\n  edit: deny", [(3, 1)]),
+    ("mode: subagent", [(1, 1)]),
+    ("permission:\n  bash:\n    '*': ask\n    'git status*': allow", []),
+    ("permission:\n  bash: deny", []),
+    ("permission:\n  bash:\n    '*': ask\n    'git *': allow", [(6, 5)]),
+    ("permission:\n  bash:\n    '*': ask\n    'git *': allow\n    'git push*': ask", []),
+    ("permission:\n  bash:\n    '*': ask\n    'sudo apt *': allow", [(6, 5)]),
+    ("permission:\n  bash:\n    '*': ask\n    'sh -c *': allow", [(6, 5)]),
+    ("permission:\n  bash:\n    '*': ask\n    'rm -i *': allow", [(6, 5)]),
+    ("permission:\n  bash: ask\n  external_directory: allow", [(5, 3)]),
+    ("permission:\n  bash: ask\n  external_directory:\n    '~/notes/*': allow", []),
+]
+
+
+@pytest.mark.parametrize(("rest", "expected"), CASES)
+def test_dangerous_allow(lint: Lint, rest: str, expected: list[tuple[int, int]]) -> None:
+    found = lint(RULE, {A: agent(f"description: An agent with some power.\n{rest}")})
+    assert found == [(A, line, col, RULE) for line, col in expected]
+
+
+def test_commands_are_configurable(lint: Lint) -> None:
+    files = {
+        A: agent(
+            "description: An agent with some power.\npermission:\n  bash:\n"
+            "    '*': ask\n    'git *': allow\n    'docker *': allow"
+        )
+    }
+    config = '[rules.dangerous-allow]\ncommands = ["docker *"]\n'
+    assert lint(RULE, files, config) == [(A, 7, 5, RULE)]
+
+
+def test_any_command_can_be_turned_off(lint: Lint) -> None:
+    files = {A: agent("description: An agent with some power.\npermission:\n  edit: deny")}
+    config = "[rules.dangerous-allow]\nany_command = false\ncommands = []\n"
+    assert lint(RULE, files, config) == []
+
+
+def test_message_names_the_command(messages) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        A: agent(
+            "description: An agent with some power.\npermission:\n  bash:\n"
+            "    '*': ask\n    'git *': allow"
+        )
+    }
+    assert messages(RULE, files) == [
+        'specs/agents/a.md:6:5: warning [dangerous-allow] `bash "git *": allow`: this agent '
+        "may run `git push*` commands without asking, `git push` for one"
+    ]

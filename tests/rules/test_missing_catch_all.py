@@ -1,0 +1,119 @@
+"""missing-catch-all: allow-lists that OpenCode's default allow leaves open."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rules.conftest import Lint, agent
+
+A = "specs/agents/a.md"
+RULE = "missing-catch-all"
+SUB = agent("description: A subagent someone may start.\nmode: subagent")
+
+CASES = [
+    (
+        """
+        description: Task allow-list without a catch-all.
+        mode: primary
+        permission:
+          task:
+            sub: allow
+        """,
+        [(5, 3)],
+    ),
+    (
+        """
+        description: Task allow-list closed by a catch-all first.
+        mode: primary
+        permission:
+          task:
+            "*": deny
+            sub: allow
+        """,
+        [],
+    ),
+    (
+        """
+        description: A universal pattern other than "*" closes the map too.
+        mode: primary
+        permission:
+          task:
+            "**": deny
+            sub: allow
+        """,
+        [],
+    ),
+    (
+        """
+        description: Bash allow-list without a catch-all.
+        permission:
+          bash:
+            "git status": allow
+            "git diff*": allow
+        """,
+        [(4, 3)],
+    ),
+    (
+        """
+        description: A deny-list is meant to leave the rest to the default.
+        permission:
+          bash:
+            "rm *": deny
+            "sudo *": ask
+        """,
+        [],
+    ),
+    (
+        """
+        description: An earlier top-level catch-all of the agent decides the rest.
+        permission:
+          "*": deny
+          bash:
+            "git status": allow
+        """,
+        [],
+    ),
+    (
+        """
+        description: external_directory's default for the rest is ask, not allow.
+        permission:
+          external_directory:
+            "~/notes/*": allow
+        """,
+        [],
+    ),
+    (
+        """
+        description: read's built-in default allows the rest.
+        permission:
+          read:
+            "src/*": allow
+        """,
+        [(4, 3)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("front", "expected"), CASES)
+def test_missing_catch_all(lint: Lint, front: str, expected: list[tuple[int, int]]) -> None:
+    found = lint(RULE, {A: agent(front), "specs/agents/sub.md": SUB})
+    assert found == [(A, line, col, RULE) for line, col in expected]
+
+
+def test_config_level_catch_all_closes_the_map(lint: Lint) -> None:
+    config = '[permission]\ntask = "deny"\n'
+    found = lint(RULE, {A: agent(CASES[0][0]), "specs/agents/sub.md": SUB}, config)
+    assert found == []
+
+
+def test_task_message_lists_what_stays_open(messages) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        A: agent(CASES[0][0]),
+        "specs/agents/sub.md": SUB,
+        "specs/agents/other.md": SUB.replace("A subagent", "Another subagent"),
+    }
+    assert messages(RULE, files) == [
+        'specs/agents/a.md:5:3: error [missing-catch-all] `task` map has no `"*"` entry, so '
+        'OpenCode\'s built-in `"*": allow` still lets this agent start every subagent it '
+        "does not list: general, explore, other"
+    ]

@@ -1,0 +1,155 @@
+"""shadowed-rule: rules that never decide under last-match-wins."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rules.conftest import Lint, agent
+
+A = "specs/agents/a.md"
+RULE = "shadowed-rule"
+
+CASES = [
+    # (frontmatter, expected (line, column) of each report)
+    (
+        """
+        description: Catch-all written last kills the allow-list before it.
+        permission:
+          bash:
+            "rg *": allow
+            "find *": allow
+            "*": deny
+        """,
+        [(5, 5), (6, 5)],
+    ),
+    (
+        """
+        description: Catch-all written first: every rule can decide.
+        permission:
+          bash:
+            "*": deny
+            "rg *": allow
+            "find *": allow
+        """,
+        [],
+    ),
+    (
+        """
+        description: A top-level "*" after a key overrides all of that key.
+        permission:
+          bash: allow
+          "*": deny
+        """,
+        [(4, 3)],
+    ),
+    (
+        """
+        description: A broader pattern later overrides a narrower one.
+        permission:
+          bash:
+            "*": ask
+            "git push --force*": deny
+            "git push*": allow
+        """,
+        [(6, 5)],
+    ),
+    (
+        """
+        description: Trailing " *" is optional, so "git status *" covers "git status".
+        permission:
+          bash:
+            "*": ask
+            "git status": deny
+            "git status *": allow
+        """,
+        [(6, 5)],
+    ),
+    (
+        """
+        description: Three later rules together cover an earlier one; none does alone.
+        permission:
+          bash:
+            "*": ask
+            "x *": deny
+            "x": allow
+            "x ": allow
+            "x ?*": allow
+        """,
+        [(6, 5)],
+    ),
+    (
+        """
+        description: "Partly covered: ? matches one character, * any run, so a* still decides aa."
+        permission:
+          edit:
+            "*": ask
+            "a*": deny
+            "a?": allow
+        """,
+        [],
+    ),
+    (
+        """
+        description: Numeric keys move first in JavaScript order, behind the catch-all.
+        permission:
+          bash:
+            "*": ask
+            "10": deny
+        """,
+        [(6, 5)],
+    ),
+    (
+        """
+        description: A wildcard key covers other keys; mcp_* after mcp_x wins.
+        permission:
+          mcp_x: allow
+          "mcp_*": deny
+        """,
+        [(4, 3)],
+    ),
+    (
+        """
+        description: Same action later is redundant, not reported by default.
+        permission:
+          bash:
+            "git *": allow
+            "*": allow
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("front", "expected"), CASES)
+def test_shadowed(lint: Lint, front: str, expected: list[tuple[int, int]]) -> None:
+    found = lint(RULE, {A: agent(front)})
+    assert found == [(A, line, col, RULE) for line, col in expected]
+
+
+def test_redundant_option(lint: Lint) -> None:
+    front = CASES[-1][0]
+    config = "[rules.shadowed-rule]\nredundant = true\n"
+    assert lint(RULE, {A: agent(front)}, config) == [(A, 5, 5, RULE)]
+
+
+def test_message_names_the_overriding_rule(messages) -> None:  # type: ignore[no-untyped-def]
+    found = messages(RULE, {A: agent(CASES[0][0])})
+    assert found[0] == (
+        'specs/agents/a.md:5:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
+        'the later `bash "*": deny` (line 7) matches everything it matches'
+    )
+
+
+def test_message_names_every_rule_of_a_union(messages) -> None:  # type: ignore[no-untyped-def]
+    found = messages(RULE, {A: agent(CASES[5][0])})
+    assert found == [
+        'specs/agents/a.md:6:5: error [shadowed-rule] `bash "x *": deny` never decides: later '
+        'rules `bash "x": allow` (line 7), `bash "x ": allow` (line 8), `bash "x ?*": allow` '
+        "(line 9) together match everything it matches"
+    ]
+
+
+def test_config_level_rules_are_checked(lint: Lint) -> None:
+    config = '[permission]\nbash = { "git *" = "ask", "*" = "deny" }\n'
+    found = lint(RULE, {A: agent("description: Any agent will do for this one.")}, config)
+    assert found == [("promptc.toml", 2, 10, RULE)]

@@ -1,0 +1,204 @@
+"""`promptc can` and `promptc graph`: exit codes, exact output, the deciding line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import MakeBundle, Run
+from tests.rules.conftest import agent
+
+Runner = Callable[..., Run]
+
+CRAFTSMAN = """
+description: Implements what the user asks, delegating to smiths.
+mode: primary
+permission:
+  bash:
+    "*": ask
+    "git *": allow
+    "git push*": deny
+  task:
+    "*": deny
+    smith: allow
+    scout: ask
+"""
+TEAM = {
+    "promptc.toml": "",
+    "specs/agents/craftsman.md": agent(CRAFTSMAN),
+    "specs/agents/smith.md": agent("description: Writes code in any language.\nmode: subagent"),
+    "specs/agents/scout.md": agent("description: Reads the code and reports.\nmode: subagent"),
+    "specs/agents/guild.md": agent(
+        "description: Debates from several perspectives.\nmode: subagent"
+    ),
+}
+
+
+@pytest.fixture
+def team(make_bundle: MakeBundle) -> None:
+    make_bundle(TEAM)
+
+
+@pytest.mark.parametrize(
+    ("args", "out"),
+    [
+        (
+            ("craftsman", "bash", "git push origin main"),
+            'deny  craftsman  bash "git push origin main"\n'
+            'specs/agents/craftsman.md:8:5: bash "git push*": deny\n',
+        ),
+        (
+            ("craftsman", "bash", "git status"),
+            'allow  craftsman  bash "git status"\nspecs/agents/craftsman.md:7:5: bash "git *": allow\n',
+        ),
+        (
+            ("craftsman", "bash", "ls"),
+            'ask  craftsman  bash "ls"\nspecs/agents/craftsman.md:6:5: bash "*": ask\n',
+        ),
+        (
+            ("craftsman", "task", "guild"),
+            'deny  craftsman  task "guild"\nspecs/agents/craftsman.md:10:5: task "*": deny\n',
+        ),
+        (
+            ("craftsman", "read", ".env"),
+            'ask  craftsman  read ".env"\n'
+            'built-in default: read "*.env": ask (OpenCode\'s defaults; nothing in the bundle decides this)\n',
+        ),
+        (
+            ("smith", "task", "scout"),
+            'deny  smith  task "scout"\nOpenCode subagent session: task: deny (added because '
+            "`smith` runs as a subagent and its rules never mention `task`)\n",
+        ),
+        (
+            ("smith", "task", "scout", "--as", "primary"),
+            'allow  smith  task "scout"\n'
+            'built-in default: "*": allow (OpenCode\'s defaults; nothing in the bundle decides this)\n',
+        ),
+        (
+            ("craftsman", "edit"),
+            'allow  craftsman  edit "*"\n'
+            'built-in default: "*": allow (OpenCode\'s defaults; nothing in the bundle decides this)\n',
+        ),
+    ],
+)
+def test_can(team: None, run: Runner, args: tuple[str, ...], out: str) -> None:
+    result = run("can", *args)
+    assert (result.code, result.out, result.err) == (0, out, "")
+
+
+def test_can_trace_lists_every_matching_rule(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "bash", "git push", "--trace")
+    assert result.out.splitlines()[2:] == [
+        "matching rules, in order (the last one decides):",
+        '  built-in default: "*": allow (OpenCode\'s defaults; nothing in the bundle decides this)',
+        '  specs/agents/craftsman.md:6:5: bash "*": ask',
+        '  specs/agents/craftsman.md:7:5: bash "git *": allow',
+        '  specs/agents/craftsman.md:8:5: bash "git push*": deny',
+    ]
+
+
+def test_can_json(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "task", "scout", "--format", "json")
+    data = json.loads(result.out)
+    assert data["action"] == "ask"
+    assert data["rule"] == {
+        "permission": "task",
+        "pattern": "scout",
+        "action": "ask",
+        "written": "scout",
+        "origin": "agent",
+        "path": "specs/agents/craftsman.md",
+        "line": 12,
+        "column": 5,
+        "label": "craftsman",
+    }
+    assert len(data["matching"]) == 3
+
+
+def test_can_notes_shell_lists(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "bash", "git add . && git push")
+    assert result.code == 0
+    assert result.err.startswith("note: OpenCode checks each command of a pipeline or list")
+
+
+def test_can_unknown_agent_is_a_usage_error(team: None, run: Runner) -> None:
+    result = run("can", "craftsmen", "bash", "ls")
+    assert result.code == 2
+    assert "no agent `craftsmen` (did you mean `craftsman`?)" in result.err
+
+
+def test_can_refuses_an_agent_that_does_not_load(make_bundle: MakeBundle, run: Runner) -> None:
+    make_bundle({**TEAM, "specs/agents/smith.md": "---\ndescription: [unclosed\n---\nx\n"})
+    result = run("can", "smith", "bash", "ls")
+    assert result.code == 1
+    assert "agent `smith` does not load; fix these first:" in result.err
+    assert "specs/agents/smith.md:3:1: error [syntax] invalid YAML" in result.err
+
+
+def test_can_refuses_values_opencode_refuses(make_bundle: MakeBundle, run: Runner) -> None:
+    bad = agent(
+        "description: Writes code in any language.\nmode: subagent\npermission:\n  bash: maybe"
+    )
+    make_bundle({**TEAM, "specs/agents/smith.md": bad})
+    result = run("can", "smith", "bash", "ls")
+    assert result.code == 1
+    assert "specs/agents/smith.md:5:3: error [schema] 'maybe' is not an action" in result.err
+
+
+def test_graph_text(team: None, run: Runner) -> None:
+    result = run("graph")
+    assert result.code == 0
+    assert result.out == (
+        "craftsman (primary)\n"
+        '  -> scout  ask    specs/agents/craftsman.md:12:5  task "scout": ask\n'
+        '  -> smith  allow  specs/agents/craftsman.md:11:5  task "smith": allow\n'
+        "no primary can start: guild\n"
+    )
+
+
+def test_graph_mermaid(team: None, run: Runner) -> None:
+    result = run("graph", "--format", "mermaid")
+    assert result.out == (
+        "flowchart LR\n"
+        '  a_craftsman(["craftsman"])\n'
+        '  a_guild["guild"]\n'
+        '  a_scout["scout"]\n'
+        '  a_smith["smith"]\n'
+        '  a_craftsman -.->|"ask specs/agents/craftsman.md:12"| a_scout\n'
+        '  a_craftsman -->|"allow specs/agents/craftsman.md:11"| a_smith\n'
+    )
+
+
+def test_graph_dot(team: None, run: Runner) -> None:
+    result = run("graph", "--format", "dot")
+    assert result.out.splitlines() == [
+        "digraph delegation {",
+        "  rankdir=LR;",
+        '  "craftsman" [shape=box];',
+        '  "guild" [shape=ellipse];',
+        '  "scout" [shape=ellipse];',
+        '  "smith" [shape=ellipse];',
+        '  "craftsman" -> "scout" [label="ask specs/agents/craftsman.md:12", style="dashed"];',
+        '  "craftsman" -> "smith" [label="allow specs/agents/craftsman.md:11"];',
+        "}",
+    ]
+
+
+def test_graph_shows_builtin_subagents_when_reached(make_bundle: MakeBundle, run: Runner) -> None:
+    lead = agent("description: Starts anything it likes.\nmode: primary")
+    make_bundle({"promptc.toml": "", "specs/agents/lead.md": lead})
+    result = run("graph")
+    assert result.out == (
+        "lead (primary)\n"
+        '  -> general  allow  built-in default  "*": allow\n'
+        '  -> explore  allow  built-in default  "*": allow\n'
+    )
+
+
+def test_graph_refuses_when_an_agent_does_not_load(make_bundle: MakeBundle, run: Runner) -> None:
+    make_bundle({**TEAM, "specs/agents/smith.md": "---\ndescription: [unclosed\n---\nx\n"})
+    result = run("graph")
+    assert (result.code, result.out) == (1, "")
+    assert "cannot draw the delegation graph; fix these first:" in result.err

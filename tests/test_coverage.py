@@ -1,0 +1,48 @@
+"""coverage.decides: the pair it returns is decided by the rule; None means no pair is."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler.coverage import decides
+from compiler.permissions import Origin, Rule, evaluate
+
+ORIGIN = Origin("agent", "a")
+PERMS = st.sampled_from(["bash", "edit", "*", "b*", "mcp_?", "bash *"])
+PATTERNS = st.text(alphabet="ab */?", max_size=4)
+RULES = st.lists(
+    st.tuples(PERMS, PATTERNS, st.sampled_from(["allow", "deny", "ask"])), min_size=1, max_size=5
+)
+SAMPLE_PERMS = ["bash", "edit", "b", "bx", "mcp_a", "mcp_", "bash x", "x", ""]
+SAMPLE_TEXTS = ["", "a", "b", "ab", "a b", "a/b", " ", "aa", "ba", "a ", "*", "?", "abab", "a bb"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(raw=RULES, index=st.integers(min_value=0, max_value=4))
+def test_decides_is_exact(raw: list[tuple[str, str, str]], index: int) -> None:
+    rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
+    index %= len(rules)
+    found = decides(rules, index)
+    if found is not None:
+        assert evaluate(rules, found.permission, found.input).rule is rules[index]
+    else:
+        for permission in SAMPLE_PERMS:
+            for text in SAMPLE_TEXTS:
+                assert evaluate(rules, permission, text).rule is not rules[index]
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=RULES, index=st.integers(min_value=0, max_value=4), within=PATTERNS)
+def test_decides_within_a_permission_and_a_pattern(
+    raw: list[tuple[str, str, str]], index: int, within: str
+) -> None:
+    rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
+    index %= len(rules)
+    found = decides(rules, index, permission="bash", within=[within])
+    if found is not None:
+        assert found.permission == "bash"
+        from compiler.wildcard import match
+
+        assert match(found.input, within)
+        assert evaluate(rules, "bash", found.input).rule is rules[index]
