@@ -621,13 +621,17 @@ def test_size_limit() -> None:
     assert "composed text would exceed 1000000 characters" in found[0][3]
 
 
+# Minimal agents with no bash rules: dangerous-allow (tested on its own) stays quiet.
+QUIET = '[rules.dangerous-allow]\nlevel = "off"\n'
+
+
 # -- the command line -------------------------------------------------------
 
 
 def test_lint_reports_at_the_placeholder(make_bundle: MakeBundle, run: Runner) -> None:
     make_bundle(
         {
-            "promptc.toml": "",
+            "promptc.toml": QUIET,
             "specs/agents/scout.md": "---\ndescription: Explores the codebase read-only.\nmode: subagent\n---\n# Scout\n\nSigue <<flow_buidl_plan>>.\n",
             "fragments/flow/build/plan.md": "Planifica.\n",
         }
@@ -644,7 +648,7 @@ def test_lint_reports_at_the_placeholder(make_bundle: MakeBundle, run: Runner) -
 def test_two_files_with_one_fragment_name(make_bundle: MakeBundle, run: Runner) -> None:
     make_bundle(
         {
-            "promptc.toml": "",
+            "promptc.toml": QUIET,
             "specs/agents/scout.md": "---\ndescription: Explores the codebase read-only.\nmode: subagent\n---\n<<flow_build>>\n",
             "fragments/flow/build.md": "uno\n",
             "fragments/flow-build.md": "dos\n",
@@ -663,7 +667,7 @@ def test_parameter_declarations_are_checked_by_the_schema(
 ) -> None:
     make_bundle(
         {
-            "promptc.toml": "",
+            "promptc.toml": QUIET,
             "specs/agents/scout.md": "---\ndescription: Explores the codebase read-only.\nmode: subagent\n---\n<<tone>>\n",
             "fragments/tone.md": "---\nparams:\n  level:\n    tpye: string\n    default: [1]\n  size: {type: text}\n---\nx\n",
         }
@@ -682,7 +686,7 @@ def test_parameter_declarations_are_checked_by_the_schema(
 def test_build_emits_composed_text(make_bundle: MakeBundle, run: Runner) -> None:
     root = make_bundle(
         {
-            "promptc.toml": "",
+            "promptc.toml": QUIET,
             "specs/agents/scout.md": '---\ndescription: Explores the codebase read-only.\nmode: subagent\n---\n<<caveman(level="lite")>>\n\n# Scout\n<% if target == "opencode" %>\nUsa task.\n<% endif %>\n',
             "fragments/caveman.md": CAVEMAN,
         }

@@ -22,6 +22,7 @@ from tests.test_required_snippet import (
     FRAGMENT,
     MAXI,
     ONE_CHARACTER,
+    QUIET,
     SNIPPET,
     TONE,
     ULTRA,
@@ -316,7 +317,7 @@ def test_remaining_problems_are_reported_after_fixing(make_bundle: MakeBundle, r
     nested = {"fragments/intro.md": f"{WRAPPED}\n", "specs/agents/sage.md": agent("<<intro>>\n")}
     make_bundle(
         {
-            "promptc.toml": CONFIG,
+            "promptc.toml": CONFIG + QUIET,
             "fragments/caveman.md": PLAIN,
             "specs/agents/scout.md": agent("# Scout\n"),
             **nested,
@@ -391,7 +392,7 @@ def test_check_fix(make_bundle: MakeBundle, run: Runner) -> None:
 def test_fix_with_json_output_keeps_stdout_json(make_bundle: MakeBundle, run: Runner) -> None:
     make_bundle(
         {
-            "promptc.toml": CONFIG,
+            "promptc.toml": CONFIG + QUIET,
             "fragments/caveman.md": PLAIN,
             "specs/agents/scout.md": agent("# Scout\n"),
         }

@@ -188,13 +188,13 @@ def test_sarif_results_match_the_text_diagnostics(make_bundle: MakeBundle, run: 
         assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
     assert seen == [
         ("specs/agents/Code%20Reviewer.md", 1, 1, "agent-id", "error"),
-        ("specs/agents/b.md", 10, 1, "compose", "error"),
+        ("specs/agents/b.md", 11, 1, "compose", "error"),
         ("specs/agents/scout.md", 3, 7, "schema", "error"),
         ("specs/agents/short.md", 2, 14, "description-length", "note"),
     ]
     assert [f"{line.split(': ')[0]}" for line in text] == [
         "specs/agents/Code Reviewer.md:1:1",
-        "specs/agents/b.md:10:1",
+        "specs/agents/b.md:11:1",
         "specs/agents/scout.md:3:7",
         "specs/agents/short.md:2:14",
     ]

@@ -24,8 +24,21 @@ def reported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Diagnos
     (agents / "reference.md").write_text(REFERENCE_AGENT, encoding="utf-8")
     found: dict[str, list[Diagnostic]] = {}
     for diagnostic in api.lint(load_config(cwd=root)).diagnostics:
-        found.setdefault(Path(diagnostic.path).stem, []).append(diagnostic)
+        # The table is about frontmatter validation; the permission rules have
+        # their own tables (an agent that never mentions bash is flagged there).
+        if diagnostic.rule in FRONTMATTER_RULES:
+            found.setdefault(Path(diagnostic.path).stem, []).append(diagnostic)
     return found
+
+
+FRONTMATTER_RULES = {
+    "syntax",
+    "schema",
+    "key-typo",
+    "unknown-key",
+    "cross-ecosystem",
+    "deprecated-key",
+}
 
 
 def test_the_table_is_large_and_names_are_unique() -> None:

@@ -7,9 +7,9 @@ nothing (the edit, write and apply_patch tools all ask for `edit`),
 `file_write` and `bash_execution` match no tool, and a template placeholder
 left in (`__OPENCODE_PROTOCOL_PATH_YAML__`) is taken literally. Keys of tools
 the bundle does provide go in `custom_tools` in the promptc config; keys with
-`*` or `?` (`context7_*`) match tool names and are accepted. The same goes for
-a misspelt `permission` key itself (`permissions:`): OpenCode moves unknown
-frontmatter keys into `options`, so none of those rules apply. (`list` is
+`*` or `?` (`context7_*`) match tool names and are accepted. (A misspelt
+`permission` key itself, such as `permissions:`, is the `key-typo` rule's.)
+(`list` is
 accepted because OpenCode's schema lists it, although no 1.18.33 tool asks
 for it.)
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from compiler import wildcard
@@ -34,7 +33,7 @@ from compiler.diagnostics import Problem
 from compiler.permissions import KNOWN_KEYS, Origin
 from compiler.project import Project
 from compiler.runtime import agent_frontmatter, config_locator, for_project, locator, problem_at
-from compiler.suggest import closest, did_you_mean
+from compiler.suggest import did_you_mean
 
 ID = "unknown-permission"
 DEFAULT_LEVEL = "error"
@@ -43,26 +42,6 @@ OPTIONS: dict[str, Any] = {}
 
 EDIT_ALIASES = ("write", "patch", "apply_patch", "multiedit")
 PLACEHOLDER = re.compile(r"^__\w+__$|\{\{|\}\}|\$\{|<<|>>|%\w+%|^\$[A-Z_]+$")
-# Frontmatter keys OpenCode knows; a near-miss of `permission` among the rest is a typo.
-AGENT_KEYS = (
-    "name",
-    "description",
-    "mode",
-    "model",
-    "variant",
-    "temperature",
-    "top_p",
-    "prompt",
-    "tools",
-    "disable",
-    "hidden",
-    "color",
-    "steps",
-    "maxSteps",
-    "options",
-    "permission",
-    "targets",
-)
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
@@ -71,7 +50,6 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     for agent in runtime.bundle_agents():
         spec = agent.spec
         assert spec is not None
-        yield from _misspelt_key(spec.source.path, spec.meta, spec.where)
         data = agent_frontmatter(spec).get("permission")
         if isinstance(data, Mapping):
             locate = locator(spec, "permission")
@@ -82,21 +60,6 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         locate = config_locator(project.config)
         for key in value:
             yield from _unknown(key, custom, locate((key,)))
-
-
-def _misspelt_key(path: Path, meta: Mapping[str, Any], where: Any) -> Iterator[Problem]:
-    for key in meta:
-        if key in AGENT_KEYS or closest(key, ["permission"]) != "permission":
-            continue
-        pos = where(key, key=True)
-        yield Problem(
-            pos.line,
-            pos.column,
-            f"`{key}` is not `permission`: OpenCode moves unknown keys into `options` "
-            "(sent to the model provider), so none of these rules apply",
-            "rename it to `permission`",
-            path=path,
-        )
 
 
 def _unknown(key: str, custom: tuple[str, ...], origin: Origin) -> Iterator[Problem]:

@@ -18,7 +18,7 @@ CASES = [
     pytest.param(
         # `permissions:` (plural) used as if it were `permission:`: ignored by OpenCode.
         'description: Reviews diffs for missing tests.\npermissions:\n  bash:\n    "sudo *": deny\n    "**/*.env*": deny',
-        (3, 1, "unknown-permission"),
+        (3, 1, "key-typo"),
         id="plural-permissions",
     ),
     pytest.param(
