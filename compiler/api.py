@@ -89,7 +89,7 @@ def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
         for source in items.values():
             for problem in _validate(kind, source):
                 out.add("schema", source.path, problem)
-    composition = compose_bundle(bundle, target)
+    composition = compose_bundle(bundle, target, config.display)
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
     project = make_project(config, bundle, composition, target)
@@ -119,7 +119,12 @@ def _lint_target(config: Config) -> str:
 def lint(config: Config, *, fix: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
     fixed, failed = _fix(config) if fix else ((), ())
-    collector, _, _ = _analyse(config, _lint_target(config))
+    collector, bundle, project = _analyse(config, _lint_target(config))
+    for name in sorted(config.targets):
+        if name != project.target:
+            # Text that only this target sees can hold its own errors.
+            for rule, path, problem in compose_bundle(bundle, name, config.display).findings:
+                collector.add(rule, path, problem)
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -143,7 +148,10 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
     for name in names:
         target = target_registry.TARGETS[name]
         if name != project.target:
-            composition = compose_bundle(bundle, name)
+            composition = compose_bundle(bundle, name, config.display)
+            # Text that only this target sees can hold its own errors.
+            for rule, path, problem in composition.findings:
+                collector.add(rule, path, problem)
             project = make_project(config, bundle, composition, name)
         for rel, text in target.emit(project, config.targets.get(name, {})).items():
             files[f"{name}/{rel}"] = text.encode("utf-8")

@@ -1,30 +1,77 @@
-"""Compose: expand `<<fragment>>` placeholders in agent and mode bodies.
+"""Compose: expand fragments into agent and mode bodies for one target, with a source map.
 
-First pass: a placeholder is `<<name>>` outside fenced code blocks and inline
-code; it is replaced by the fragment's body without its final newline, so a
-placeholder on its own line becomes exactly the fragment's lines. Fragments
-may include fragments; a cycle is an error naming the whole chain. Any other
-text passes through byte for byte.
+The user-facing rules are in README.md ("Composition") and rules/compose.py.
+How it works:
+
+1. Every body is scanned (compiler.scan) into literal text, placeholders and
+   block tags; the scan does not depend on the target and is cached.
+2. Static checks, over every branch of every file whatever the target:
+   placeholder names, call arguments against the callee's declared
+   parameters (compiler.params), conditions (compiler.sandbox), include
+   cycles and the depth limit. A placeholder that fails any check is never
+   expanded: it stays as written, and the error blocks all output.
+3. Each agent and mode is rendered for the target. A body without block tags
+   is its segments in order; a body with tags becomes a Jinja template in the
+   sandbox where each run of segments between tags is one call `<<_r(a, b)>>`
+   and each tag is itself, on the same line as in the file, so a Jinja error
+   line is a body line. Fragments are rendered once per target and argument
+   set (memoised) and templates are compiled once per process.
+
+Errors inside a fragment are reported in the fragment's file, followed by the
+chain of placeholders that reached it: "; included from
+fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
+
+The source map gives, for each line of a composed body, the file and line its
+first character comes from, and the placeholders (outermost first) through
+which that file was included. Text printed by `<<param>>` maps to the
+placeholder's line.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jinja2 import TemplateError, TemplateSyntaxError
+
+from compiler import params as fragment_params
+from compiler import sandbox
 from compiler.bundle import Bundle
 from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
+from compiler.params import Param
+from compiler.scan import ESCAPE_HINT, TAGS, Literal, Placeholder, Scan, Tag, Value, scan
 from compiler.suggest import did_you_mean
 
-PLACEHOLDER = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 MAX_DEPTH = 32
+MAX_CHARS = 1_000_000
+# Values `target` may be compared with: the targets promptc emits or plans to.
+TARGET_NAMES = ("opencode", "claude", "claude-plugin")
 
 Finding = tuple[str, Path, Problem]
+
+
+@dataclass(frozen=True)
+class Site:
+    """A placeholder that included a fragment: its file, line and column."""
+
+    path: Path
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class LineOrigin:
+    """Where one composed line comes from."""
+
+    path: Path
+    line: int
+    chain: tuple[Site, ...] = ()  # placeholders that included `path`, outermost first
+
+
+SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
 @dataclass(frozen=True)
@@ -33,72 +80,564 @@ class Composition:
     modes: Mapping[str, str]
     used: frozenset[str]
     findings: tuple[Finding, ...] = field(default=())
+    agent_maps: Mapping[str, SourceMap] = field(default_factory=dict)
+    mode_maps: Mapping[str, SourceMap] = field(default_factory=dict)
 
 
-def compose_bundle(bundle: Bundle, target: str) -> Composition:
-    state = _State(bundle, target)
-    agents = {ident: state.expand(src, ()) for ident, src in bundle.agents.items() if src.ok}
-    modes = {ident: state.expand(src, ()) for ident, src in bundle.modes.items() if src.ok}
-    return Composition(agents, modes, frozenset(state.used), tuple(state.findings))
+def compose_bundle(
+    bundle: Bundle, target: str, display: Callable[[Path], str] | None = None
+) -> Composition:
+    """Compose every agent and mode of `bundle` for `target`.
+
+    `display` names files in messages (the include chain); by default, relative
+    to the working directory, as diagnostics are.
+    """
+    engine = _Engine(bundle, target, display or _relative)
+    engine.check()
+    agents, agent_maps = engine.render_all(engine.agents)
+    modes, mode_maps = engine.render_all(engine.modes)
+    return Composition(agents, modes, engine.used(), engine.result(), agent_maps, mode_maps)
+
+
+def _relative(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def known_targets() -> tuple[str, ...]:
+    from compiler.targets import TARGETS  # late: the targets import this module's users
+
+    return tuple(sorted({*TARGET_NAMES, *TARGETS}))
 
 
 @dataclass
-class _State:
-    bundle: Bundle
-    target: str
-    used: set[str] = field(default_factory=set)
-    findings: list[Finding] = field(default_factory=list)
+class _Unit:
+    """One file's body: scanned, checked, and what it includes."""
 
-    def expand(self, source: SourceFile, chain: tuple[str, ...]) -> str:
-        out: list[str] = []
-        fence: str | None = None
-        for offset, line in enumerate(source.body.split("\n")):
-            marker = _FENCE.match(line)
-            if fence is not None:
-                if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
-                    fence = None
-                out.append(line)
+    kind: str  # agent, mode or fragment
+    name: str
+    source: SourceFile
+    scan: Scan
+    params: dict[str, Param]
+    problems: list[Problem] = field(default_factory=list)
+    bad: set[int] = field(default_factory=set)  # placeholders left as written
+    conditions: set[int] = field(default_factory=set)  # tags whose condition may run
+    includes: list[tuple[int, str]] = field(default_factory=list)  # expandable includes
+    refs: set[str] = field(default_factory=set)  # every fragment it names
+    chain: tuple[Site, ...] = ()  # how the first agent or mode to include it reached it
+
+    @property
+    def path(self) -> Path:
+        return self.source.path
+
+    @property
+    def scope(self) -> set[str]:
+        return {"target", *self.params}
+
+    def variable(self, name: str) -> bool:
+        return name == "target" or name in self.params
+
+
+@dataclass(frozen=True, slots=True)
+class _Anchor:
+    """From `offset` on, output text comes from `path` starting at `line`."""
+
+    offset: int
+    path: Path
+    line: int
+    chain: tuple[Site, ...]
+    advances: bool  # False for printed values: all of them map to one line
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    text: str
+    anchors: tuple[_Anchor, ...]
+    nothing: bool  # rendered to no text at all (before the final newline was dropped)
+
+
+class _Engine:
+    def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
+        self.target = target
+        self.display = display
+        self.targets = known_targets()
+        self.findings: dict[tuple[Path, int, int], Finding] = {}
+        self.memo: dict[tuple[object, ...], _Rendered] = {}
+        self.fragments = {
+            name: self._unit("fragment", name, source)
+            for name, source in sorted(bundle.fragments.items())
+        }
+        self.agents = [self._unit("agent", i, s) for i, s in bundle.agents.items()]
+        self.modes = [self._unit("mode", i, s) for i, s in bundle.modes.items()]
+
+    def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
+        return _Unit(kind, name, source, scan(source.body, source.body_line), {})
+
+    # -- static checks ----------------------------------------------------
+
+    def check(self) -> None:
+        names = list(self.fragments)
+        for unit in self.fragments.values():
+            if unit.source.ok:
+                unit.params, problems = fragment_params.declare(unit.source, names)
+                unit.problems = list(problems)
+        if "target" in self.fragments:
+            unit = self.fragments["target"]
+            unit.problems.append(
+                Problem(1, 1, "fragment name 'target' is reserved for the target variable")
+            )
+        for unit in self._units():
+            unit.problems.extend(unit.scan.problems)
+            self._check_segments(unit)
+        self._walk_includes()
+        self._limit_depth()
+        for unit in self._units():
+            if unit.source.ok:
+                for problem in unit.problems:
+                    self._report(unit.path, problem, unit.chain)
+
+    def _units(self) -> Iterator[_Unit]:
+        yield from self.agents
+        yield from self.modes
+        yield from self.fragments.values()
+
+    def _roots(self) -> Iterator[_Unit]:
+        yield from self.agents
+        yield from self.modes
+
+    def _check_segments(self, unit: _Unit) -> None:
+        for index, segment in enumerate(unit.scan.segments):
+            if isinstance(segment, Placeholder):
+                problems = self._placeholder_problems(unit, segment)
+                if segment.name in self.fragments and not unit.variable(segment.name):
+                    unit.refs.add(segment.name)
+                if problems:
+                    unit.bad.add(index)
+                    unit.problems.extend(problems)
+                elif not unit.variable(segment.name):
+                    unit.includes.append((index, segment.name))
+            elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
+                message = sandbox.condition_problem(
+                    segment.condition, unit.scope, self._enums(unit)
+                )
+                if message:
+                    unit.problems.append(Problem(segment.line, segment.condition_column, message))
+                else:
+                    unit.conditions.add(index)
+
+    def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
+        enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
+        for name, param in unit.params.items():
+            if param.enum is not None:
+                enums[name] = param.enum
+        return enums
+
+    def _placeholder_problems(self, unit: _Unit, placeholder: Placeholder) -> list[Problem]:
+        name = placeholder.name
+        at = (placeholder.line, placeholder.column)
+        if unit.variable(name):
+            if placeholder.called:
+                what = "the target variable" if name == "target" else "a parameter of this fragment"
+                return [Problem(*at, f"'{name}' is {what}, not a fragment; it takes no arguments")]
+            return []
+        callee = self.fragments.get(name)
+        if callee is None:
+            hint = did_you_mean(name, [*self.fragments, *unit.scope])
+            return [Problem(*at, f"unknown fragment '{name}'{hint}", ESCAPE_HINT)]
+        if not callee.source.ok:
+            # Not expanded, but nothing more to say: the fragment's syntax error is reported.
+            return [Problem(*at, "")]
+        return list(self._argument_problems(unit, placeholder, callee))
+
+    def _argument_problems(
+        self, unit: _Unit, placeholder: Placeholder, callee: _Unit
+    ) -> Iterator[Problem]:
+        declared = callee.params
+        for arg in placeholder.args:
+            param = declared.get(arg.name)
+            if param is None:
+                yield Problem(placeholder.line, arg.column, _unknown_param(callee, arg.name))
+            elif arg.variable is not None and not unit.variable(arg.variable):
+                hint = did_you_mean(arg.variable, unit.scope)
+                quoted = f'; for text write "{arg.variable}"' if not hint else ""
+                yield Problem(
+                    placeholder.line,
+                    arg.value_column,
+                    f"unknown variable '{arg.variable}' for parameter '{arg.name}'{hint}{quoted}",
+                )
+            elif arg.value is not None and (message := fragment_params.check(param, arg.value)):
+                yield Problem(
+                    placeholder.line, arg.value_column, f"fragment '{callee.name}': {message}"
+                )
+        given = {arg.name for arg in placeholder.args}
+        for param in declared.values():
+            if param.required and param.name not in given:
+                about = f": {param.description}" if param.description else ""
+                yield Problem(
+                    placeholder.line,
+                    placeholder.column,
+                    f"fragment '{callee.name}' needs parameter '{param.name}' "
+                    f"({param.type or 'any'}){about}",
+                )
+
+    def _walk_includes(self) -> None:
+        """Depth-first over includes: first chains, cycles (broken where they close)."""
+        done: set[str] = set()
+        for start in [*self._roots(), *self.fragments.values()]:
+            if start.kind == "fragment" and start.name in done:
                 continue
-            if marker:
-                fence = marker.group(1)
-                out.append(line)
+            if start.kind == "fragment":
+                done.add(start.name)
+            self._visit(start, done)
+
+    def _visit(self, start: _Unit, done: set[str]) -> None:
+        stack: list[tuple[_Unit, Iterator[tuple[int, str]]]] = [(start, iter(start.includes))]
+        path = [start.name] if start.kind == "fragment" else []
+        while stack:
+            unit, todo = stack[-1]
+            step = next(todo, None)
+            if step is None:
+                stack.pop()
+                if unit.kind == "fragment" and path:
+                    path.pop()
                 continue
-            out.append(self._line(source, source.body_line + offset, line, chain))
-        return "\n".join(out)
-
-    def _line(self, source: SourceFile, number: int, line: str, chain: tuple[str, ...]) -> str:
-        code = [m.span() for m in _INLINE_CODE.finditer(line)]
-        pieces: list[str] = []
-        last = 0
-        for match in PLACEHOLDER.finditer(line):
-            if any(start <= match.start() < end for start, end in code):
+            index, name = step
+            placeholder = unit.scan.segments[index]
+            assert isinstance(placeholder, Placeholder)
+            if name in path:
+                cycle = " -> ".join([*path[path.index(name) :], name])
+                unit.bad.add(index)
+                unit.problems.append(
+                    Problem(placeholder.line, placeholder.column, f"fragment cycle: {cycle}")
+                )
                 continue
-            pieces.append(line[last : match.start()])
-            pieces.append(self._include(source, number, match, chain))
-            last = match.end()
-        pieces.append(line[last:])
-        return "".join(pieces)
+            if name in done:
+                continue
+            done.add(name)
+            child = self.fragments[name]
+            if start.kind != "fragment":
+                child.chain = (*unit.chain, Site(unit.path, placeholder.line, placeholder.column))
+            path.append(name)
+            stack.append((child, iter(child.includes)))
 
-    def _include(
-        self, source: SourceFile, number: int, match: re.Match[str], chain: tuple[str, ...]
-    ) -> str:
-        name = match.group(1)
-        fragment = self.bundle.fragments.get(name)
-        where = Problem(number, match.start() + 1, "")
-        if fragment is None:
-            hint = did_you_mean(name, self.bundle.fragments)
-            return self._fail(source, where, f"unknown fragment '{name}'{hint}", match)
-        if name in chain:
-            cycle = " -> ".join((*chain[chain.index(name) :], name))
-            return self._fail(source, where, f"fragment cycle: {cycle}", match)
-        if len(chain) >= MAX_DEPTH:
-            return self._fail(source, where, f"fragments nested deeper than {MAX_DEPTH}", match)
-        self.used.add(name)
-        if not fragment.ok:
-            return match.group(0)
-        text = self.expand(fragment, (*chain, name))
-        return text[:-1] if text.endswith("\n") else text
+    def _limit_depth(self) -> None:
+        for root in self._roots():
+            while self._root_height(root, heights := self._heights()) > MAX_DEPTH:
+                self._cut_deepest(root, heights)
 
-    def _fail(self, source: SourceFile, where: Problem, message: str, match: re.Match[str]) -> str:
-        self.findings.append(("compose", source.path, Problem(where.line, where.column, message)))
-        return match.group(0)
+    def _good(self, unit: _Unit) -> list[str]:
+        return [name for index, name in unit.includes if index not in unit.bad]
+
+    def _root_height(self, root: _Unit, heights: Mapping[str, int]) -> int:
+        return max((1 + heights[name] for name in self._good(root)), default=0)
+
+    def _heights(self) -> dict[str, int]:
+        """Longest chain of includes below each fragment (cycles are already cut)."""
+        heights: dict[str, int] = {}
+        for name, unit in self.fragments.items():
+            if name in heights:
+                continue
+            stack = [(unit, iter(self._good(unit)))]
+            while stack:  # iterative post-order: chains can be long
+                current, todo = stack[-1]
+                child = next((n for n in todo if n not in heights), None)
+                if child is None:
+                    stack.pop()
+                    heights[current.name] = self._root_height(current, heights)
+                else:
+                    stack.append((self.fragments[child], iter(self._good(self.fragments[child]))))
+        return heights
+
+    def _cut_deepest(self, root: _Unit, heights: Mapping[str, int]) -> None:
+        """Refuse the include that goes one level too deep on the longest chain."""
+        unit, names = root, [root.name]
+        for depth in itertools.count(1):
+            index, name = max(
+                ((i, n) for i, n in unit.includes if i not in unit.bad),
+                key=lambda step: heights[step[1]],
+            )
+            names.append(name)
+            if depth > MAX_DEPTH:
+                placeholder = unit.scan.segments[index]
+                assert isinstance(placeholder, Placeholder)
+                unit.bad.add(index)
+                message = f"fragments nested more than {MAX_DEPTH} deep: {' -> '.join(names)}"
+                unit.problems.append(Problem(placeholder.line, placeholder.column, message))
+                return
+            unit = self.fragments[name]
+
+    def used(self) -> frozenset[str]:
+        seen: set[str] = set()
+        todo = [name for root in self._roots() for name in root.refs]
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(self.fragments[name].refs)
+        return frozenset(seen)
+
+    # -- findings ---------------------------------------------------------
+
+    def _report(self, path: Path, problem: Problem, chain: tuple[Site, ...]) -> None:
+        if not problem.message:
+            return
+        message = problem.message + self._chain_text(chain)
+        key = (path, problem.line, problem.column)
+        if key not in self.findings:
+            found = Problem(problem.line, problem.column, message, problem.hint, path=path)
+            self.findings[key] = ("compose", path, found)
+
+    def _chain_text(self, chain: tuple[Site, ...]) -> str:
+        if not chain:
+            return ""
+        sites = [f"{self.display(s.path)}:{s.line}:{s.column}" for s in reversed(chain)]
+        return "; included from " + ", from ".join(sites)
+
+    def result(self) -> tuple[Finding, ...]:
+        return tuple(self.findings[key] for key in sorted(self.findings, key=_finding_key))
+
+    # -- rendering --------------------------------------------------------
+
+    def render_all(self, units: list[_Unit]) -> tuple[dict[str, str], dict[str, SourceMap]]:
+        texts: dict[str, str] = {}
+        maps: dict[str, SourceMap] = {}
+        for unit in units:
+            if unit.source.ok:
+                rendered = self.render(unit, {"target": self.target}, (), strip=False)
+                texts[unit.name] = rendered.text
+                maps[unit.name] = source_map(rendered.text, rendered.anchors)
+        return texts, maps
+
+    def render(
+        self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool
+    ) -> _Rendered:
+        frame = _Frame(self, unit, values, chain)
+        segments = unit.scan.segments
+        if unit.scan.has_tags and unit.scan.blocks_ok:
+            self._run_template(frame)
+        else:
+            frame.run(0, len(segments))
+        text = "".join(frame.parts)
+        if strip and text.endswith("\n"):
+            text = text[:-1]
+        return _Rendered(text, _line_anchors(text, frame.anchors), frame.size == 0)
+
+    def _run_template(self, frame: _Frame) -> None:
+        unit = frame.unit
+        try:
+            template = sandbox.compile_template(template_source(unit))
+            output = template.render({**frame.values, "_r": frame.run})
+        except TemplateSyntaxError as exc:
+            self._template_error(frame, exc.lineno, f"invalid template: {exc.message}")
+            return
+        except (TemplateError, TypeError, ValueError) as exc:
+            line = sandbox.runtime_line(exc.__traceback__) or 1
+            self._template_error(frame, line, f"cannot evaluate the condition ({exc})")
+            return
+        if len(output) != frame.size:  # every character must come through frame.run
+            raise RuntimeError(f"template output of {unit.path} bypassed the source map")
+
+    def _template_error(self, frame: _Frame, line: int, message: str) -> None:
+        number = frame.unit.source.body_line + line - 1
+        tags = (s for s in frame.unit.scan.segments if isinstance(s, Tag) and s.line == number)
+        column = next((t.condition_column for t in tags if t.condition), 1)
+        text = f"{message} for target {self.target}"
+        self._report(frame.unit.path, Problem(number, column, text), frame.chain)
+
+    def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
+        callee = self.fragments[placeholder.name]
+        values: dict[str, Value] = {"target": self.target}
+        for arg in placeholder.args:
+            if arg.variable is None:
+                assert arg.value is not None
+                values[arg.name] = arg.value
+                continue
+            value = frame.values.get(arg.variable)
+            if value is None:
+                return None
+            problem = fragment_params.check(callee.params[arg.name], value)
+            if problem:
+                where = Problem(
+                    placeholder.line, arg.value_column, f"fragment '{callee.name}': {problem}"
+                )
+                self._report(frame.unit.path, where, frame.chain)
+                return None
+            values[arg.name] = value
+        for param in callee.params.values():
+            if param.name not in values and param.default is not None:
+                values[param.name] = param.default
+        key = (placeholder.name, *sorted((k, type(v).__name__, v) for k, v in values.items()))
+        if key not in self.memo:
+            site = Site(frame.unit.path, placeholder.line, placeholder.column)
+            self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
+        return self.memo[key]
+
+
+def _finding_key(key: tuple[Path, int, int]) -> tuple[str, int, int]:
+    return (key[0].as_posix(), key[1], key[2])
+
+
+def _unknown_param(callee: _Unit, name: str) -> str:
+    if not callee.params:
+        return f"fragment '{callee.name}' takes no parameters; '{name}' is not one"
+    hint = did_you_mean(name, callee.params)
+    known = fragment_params.signature(callee.params)
+    return f"fragment '{callee.name}' has no parameter '{name}'{hint}; its parameters: {known}"
+
+
+class _Frame:
+    """One rendering of one body: its values, its output so far and its anchors."""
+
+    def __init__(
+        self, engine: _Engine, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...]
+    ) -> None:
+        self.engine = engine
+        self.unit = unit
+        self.values = values
+        self.chain = chain  # from the agent or mode being composed: for messages
+        self.parts: list[str] = []
+        self.anchors: list[_Anchor] = []
+        self.size = 0
+
+    def run(self, first: int, last: int) -> str:
+        """Emit segments first..last-1 (no tags among them) and return their text."""
+        mark = len(self.parts)
+        for index in range(first, last):
+            segment = self.unit.scan.segments[index]
+            if isinstance(segment, Literal):
+                self._put(segment.text, segment.line)
+            elif isinstance(segment, Placeholder):
+                self._placeholder(index, segment)
+        return "".join(self.parts[mark:])
+
+    def _put(self, text: str, line: int, *, advances: bool = True) -> None:
+        if text:
+            self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
+            self.parts.append(text)
+            self.size += len(text)
+
+    def _placeholder(self, index: int, placeholder: Placeholder) -> None:
+        if index in self.unit.bad:
+            self._put(placeholder.source, placeholder.line)
+            return
+        if self.unit.variable(placeholder.name):
+            self._value(placeholder)
+            return
+        rendered = self.engine.include(self, placeholder)
+        if rendered is None:
+            self._put(placeholder.source, placeholder.line)
+            return
+        if placeholder.alone and rendered.nothing:
+            return
+        if self.size + len(rendered.text) > MAX_CHARS:
+            problem = Problem(
+                placeholder.line,
+                placeholder.column,
+                f"composed text would exceed {MAX_CHARS} characters "
+                "(a fragment included too many times?)",
+            )
+            self.engine._report(self.unit.path, problem, self.chain)
+            return
+        site = Site(self.unit.path, placeholder.line, placeholder.column)
+        self._put(placeholder.lead, placeholder.line)
+        for anchor in rendered.anchors:
+            self.anchors.append(
+                _Anchor(
+                    self.size + anchor.offset,
+                    anchor.path,
+                    anchor.line,
+                    (site, *anchor.chain),
+                    anchor.advances,
+                )
+            )
+        self.parts.append(rendered.text)
+        self.size += len(rendered.text)
+        self._put(placeholder.trail, placeholder.line)
+
+    def _value(self, placeholder: Placeholder) -> None:
+        value = self.values.get(placeholder.name)
+        if value is None:  # a malformed declaration (reported by the schema) has no value
+            self._put(placeholder.source, placeholder.line)
+            return
+        text = fragment_params.render(value)
+        if placeholder.alone and not text:
+            return
+        self._put(placeholder.lead, placeholder.line)
+        self._put(text, placeholder.line, advances=False)
+        self._put(placeholder.trail, placeholder.line)
+
+
+def template_source(unit: _Unit) -> str:
+    """The Jinja template for a body: runs of segments as `_r` calls, tags as themselves.
+
+    Each piece holds exactly the newlines of the source it stands for, so
+    template line N is body line N.
+    """
+    pieces: list[str] = []
+    start: int | None = None
+    newlines = 0
+    segments = unit.scan.segments
+    for index, segment in enumerate(segments):
+        if isinstance(segment, Tag):
+            if start is not None:
+                pieces.append(f"<<_r({start},{index})" + "\n" * newlines + ">>")
+                start, newlines = None, 0
+            pieces.append(_tag_source(unit, index, segment))
+            continue
+        if start is None:
+            start = index
+        newlines += segment.newlines
+    if start is not None:
+        pieces.append(f"<<_r({start},{len(segments)})" + "\n" * newlines + ">>")
+    return "".join(pieces)
+
+
+def _tag_source(unit: _Unit, index: int, tag: Tag) -> str:
+    if tag.keyword not in TAGS:
+        return ""
+    if tag.keyword in ("if", "elif"):
+        # A condition that failed its checks never reaches Jinja.
+        condition = tag.condition if index in unit.conditions else "false"
+        return f"<% {tag.keyword} {condition} %>"
+    return f"<% {tag.keyword} %>"
+
+
+def _line_anchors(text: str, anchors: list[_Anchor]) -> tuple[_Anchor, ...]:
+    """The anchors a source map needs: those whose text holds the start of a line.
+
+    The others only name characters in the middle of a line; dropping them
+    keeps a fragment included 2**n times from carrying 2**n anchors.
+    """
+    kept: list[_Anchor] = []
+    for k, anchor in enumerate(anchors):
+        end = min(anchors[k + 1].offset if k + 1 < len(anchors) else len(text), len(text))
+        if anchor.offset >= end:
+            continue
+        starts_line = anchor.offset == 0 or text[anchor.offset - 1] == "\n"
+        if starts_line or text.find("\n", anchor.offset, end - 1) >= 0:
+            kept.append(anchor)
+    return tuple(kept)
+
+
+def source_map(text: str, anchors: tuple[_Anchor, ...]) -> SourceMap:
+    """The origin of each line's first character (see LineOrigin)."""
+    origins: list[LineOrigin] = []
+    at_line_start = True
+    for k, anchor in enumerate(anchors):
+        end = anchors[k + 1].offset if k + 1 < len(anchors) else len(text)
+        if end <= anchor.offset:
+            continue  # an anchor that covers nothing: a later one at its offset wins
+        chunk = text[anchor.offset : end]
+        if at_line_start:
+            origins.append(LineOrigin(anchor.path, anchor.line, anchor.chain))
+        # Newlines inside the chunk start lines the chunk also covers.
+        inner = chunk.count("\n") - (1 if chunk.endswith("\n") else 0)
+        step = 1 if anchor.advances else 0
+        origins.extend(
+            LineOrigin(anchor.path, anchor.line + i * step, anchor.chain)
+            for i in range(1, inner + 1)
+        )
+        at_line_start = chunk.endswith("\n")
+    return tuple(origins)

@@ -1,0 +1,623 @@
+"""Scan: find the composition constructs in a markdown body; everything else is text.
+
+The scanner alone decides what is a construct, so that text which is not one
+passes through byte for byte. Constructs, outside fenced code blocks and
+inline code spans, each on one line:
+
+- a placeholder: `<<` followed by optional blanks and a letter, `_` or a quote,
+  up to the first `>>` on the same line. Valid ones are `<<name>>` and
+  `<<name(param=value, ...)>>`, values being strings, numbers, true/false or
+  variable names; anything else there is an error, never evaluated.
+- a block tag: `<%` followed by a word, up to `%>`: if / elif / else / endif.
+- a comment: `<#` up to `#>`; it produces nothing.
+
+A backslash right before a construct (`\\<<name>>`) emits the construct as
+text without the backslash. A line that holds only tags and comments
+disappears whole, its newline included. A placeholder alone on its line keeps
+the line's blanks around its expansion, or removes the line when it expands
+to nothing at all (see compose.py).
+
+Inline code follows CommonMark: a run of N backticks opens a span that the next
+run of exactly N backticks closes, within one paragraph. A fence is a line
+whose first non-blank characters are three or more backticks or tildes (at any
+indentation, so fences inside list items count); it runs to a closing fence of
+the same character at least as long, or to the end of the body.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass
+from typing import NoReturn
+
+from compiler.diagnostics import Problem
+from compiler.suggest import did_you_mean
+
+Value = str | int | float | bool
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+TAGS = ("if", "elif", "else", "endif")
+USAGE = (
+    "a placeholder is `<<name>>` or `<<name(param=value, ...)>>` whose values are "
+    "strings, numbers, true, false or variable names; nothing else is evaluated"
+)
+ESCAPE_HINT = "write `\\<<` (or `\\<%`, `\\<#`) to keep it as text, or put it in `code`"
+
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_OPENER = re.compile(r"<[<%#]")
+_BACKTICKS = re.compile(r"`+")
+_PLACEHOLDER_START = re.compile(r"<<[ \t]*(?=[A-Za-z_'\"])")
+_TAG_START = re.compile(r"<%[-+]?[ \t]*(?=[A-Za-z_])")
+_TOKEN = re.compile(
+    r"[ \t]*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<number>-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?![A-Za-z0-9_])"
+    r"|(?P<string>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+    r"|(?P<punct>[(),=]))"
+)
+_STRING_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t"}
+_CONSTANTS: dict[str, Value] = {"true": True, "false": False, "True": True, "False": False}
+
+
+@dataclass(frozen=True)
+class Literal:
+    """Text emitted as is; `newlines` counts the source newlines it stands for."""
+
+    text: str
+    line: int
+    newlines: int
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    value: Value | None  # None when the value is a variable
+    variable: str | None
+    column: int  # of the parameter name
+    value_column: int
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    name: str
+    args: tuple[Arg, ...]
+    called: bool  # written with parentheses
+    line: int
+    column: int
+    text: str  # as written, from `<<` to `>>`
+    alone: bool  # the only thing on its line
+    lead: str  # blanks before it, when alone
+    trail: str  # blanks and newline after it, when alone
+
+    @property
+    def source(self) -> str:
+        return self.lead + self.text + self.trail
+
+    @property
+    def newlines(self) -> int:
+        return self.trail.count("\n")
+
+
+@dataclass(frozen=True)
+class Tag:
+    keyword: str
+    condition: str  # for if and elif
+    line: int
+    column: int
+    condition_column: int
+    text: str
+    known: bool  # one of TAGS, written without errors
+
+
+Segment = Literal | Placeholder | Tag
+
+
+@dataclass(frozen=True)
+class Scan:
+    segments: tuple[Segment, ...]
+    problems: tuple[Problem, ...]
+    blocks_ok: bool  # every if has its endif; else and elif are in place
+
+    @property
+    def has_tags(self) -> bool:
+        return any(isinstance(s, Tag) for s in self.segments)
+
+    @property
+    def placeholders(self) -> tuple[Placeholder, ...]:
+        return tuple(s for s in self.segments if isinstance(s, Placeholder))
+
+
+@functools.lru_cache(maxsize=4096)
+def scan(body: str, first_line: int) -> Scan:
+    """Segments and problems of a body whose first line is file line `first_line`."""
+    scanner = _Scanner(first_line)
+    scanner.run(body)
+    return scanner.result()
+
+
+@dataclass(frozen=True)
+class _Construct:
+    start: int
+    end: int
+    kind: str  # placeholder, bad, tag, comment, escape
+    segment: Placeholder | Tag | None = None
+
+
+class _Scanner:
+    def __init__(self, first_line: int) -> None:
+        self.first_line = first_line
+        self.segments: list[Segment] = []
+        self.problems: list[Problem] = []
+        self.buffer: list[str] = []
+        self.buffer_line = first_line
+        self.buffer_newlines = 0
+        self.blocks_ok = True
+
+    def result(self) -> Scan:
+        self._flush()
+        self._check_blocks()
+        return Scan(tuple(self.segments), tuple(self.problems), self.blocks_ok)
+
+    # -- text -------------------------------------------------------------
+
+    def _text(self, text: str, line: int) -> None:
+        if not self.buffer:
+            self.buffer_line = line
+        self.buffer.append(text)
+        self.buffer_newlines += text.count("\n")
+
+    def _flush(self) -> None:
+        if self.buffer:
+            text = "".join(self.buffer)
+            self.segments.append(Literal(text, self.buffer_line, self.buffer_newlines))
+        self.buffer = []
+        self.buffer_newlines = 0
+
+    def _add(self, segment: Segment) -> None:
+        self._flush()
+        self.segments.append(segment)
+
+    def _dropped_newline(self, line: int) -> None:
+        """A removed line still counts one source newline, so lines stay aligned."""
+        self._add(Literal("", line, 1))
+
+    # -- blocks -----------------------------------------------------------
+
+    def run(self, body: str) -> None:
+        lines = body.split("\n")
+        ends = ["\n"] * (len(lines) - 1) + [""]
+        index = 0
+        while index < len(lines):
+            fence = _fence_open(lines[index])
+            if fence is not None:
+                index = self._fenced(lines, ends, index, fence)
+                continue
+            if not lines[index].strip():
+                self._text(lines[index] + ends[index], self._number(index))
+                index += 1
+                continue
+            stop = _paragraph_end(lines, index)
+            self._paragraph(lines[index:stop], ends[index:stop], index)
+            index = stop
+
+    def _number(self, index: int) -> int:
+        return self.first_line + index
+
+    def _fenced(self, lines: list[str], ends: list[str], index: int, fence: str) -> int:
+        self._text(lines[index] + ends[index], self._number(index))
+        index += 1
+        while index < len(lines):
+            self._text(lines[index] + ends[index], self._number(index))
+            close = _FENCE_CLOSE.match(lines[index])
+            index += 1
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
+                break
+        return index
+
+    def _paragraph(self, lines: list[str], ends: list[str], first: int) -> None:
+        text = "\n".join(lines)
+        if "<" not in text:  # the common case: nothing can start a construct
+            for i, line in enumerate(lines):
+                self._text(line + ends[i], self._number(first + i))
+            return
+        spans = _code_spans(text) if "`" in text else []
+        k = 0
+        offset = 0
+        for i, line in enumerate(lines):
+            number = self._number(first + i)
+            if "<" not in line:
+                self._text(line + ends[i], number)
+                offset += len(line) + 1
+                continue
+            while k < len(spans) and spans[k][1] <= offset:
+                k += 1
+            protected = []
+            for start, end in spans[k:]:
+                if start >= offset + len(line):
+                    break
+                protected.append((max(start - offset, 0), min(end - offset, len(line))))
+            self._line(line, ends[i], number, protected)
+            offset += len(line) + 1
+
+    # -- one line ---------------------------------------------------------
+
+    def _line(self, text: str, end: str, number: int, protected: list[tuple[int, int]]) -> None:
+        found = self._constructs(text, number, protected)
+        if not found:
+            self._text(text + end, number)
+            return
+        rest = "".join(text[a:b] for a, b in _gaps(found, len(text)))
+        blank = not rest.strip()
+        kinds = {c.kind for c in found}
+        if blank and kinds <= {"tag", "comment"}:
+            for construct in found:
+                if isinstance(construct.segment, Tag):
+                    self._add(construct.segment)
+            if end:
+                self._dropped_newline(number)
+            return
+        if blank and len(found) == 1 and isinstance(found[0].segment, Placeholder):
+            placeholder = found[0].segment
+            lead, trail = text[: found[0].start], text[found[0].end :] + end
+            self._add(_alone(placeholder, lead, trail))
+            return
+        self._inline(text, end, number, found)
+
+    def _inline(self, text: str, end: str, number: int, found: list[_Construct]) -> None:
+        last = 0
+        for construct in found:
+            self._text(text[last : construct.start], number)
+            last = construct.end
+            if construct.kind == "escape":
+                self._text(text[construct.start + 1 : construct.end], number)
+            elif construct.kind == "bad":
+                self._text(text[construct.start : construct.end], number)
+            elif construct.segment is not None:
+                self._add(construct.segment)
+        self._text(text[last:] + end, number)
+
+    def _constructs(
+        self, text: str, number: int, protected: list[tuple[int, int]]
+    ) -> list[_Construct]:
+        found: list[_Construct] = []
+        pos = 0
+        while (match := _OPENER.search(text, pos)) is not None:
+            start = match.start()
+            inside = next((b for a, b in protected if a <= start < b), None)
+            if inside is not None:
+                pos = inside
+                continue
+            end = _construct_end(text, start)
+            if end is None or any(a < end and start < b for a, b in protected):
+                pos = start + 1
+                continue
+            if start > 0 and text[start - 1] == "\\":
+                found.append(_Construct(start - 1, end, "escape"))
+            else:
+                found.append(self._construct(text, start, end, number))
+            pos = end
+        return found
+
+    def _construct(self, text: str, start: int, end: int, number: int) -> _Construct:
+        opener = text[start : start + 2]
+        if opener == "<#":
+            return _Construct(start, end, "comment")
+        if opener == "<%":
+            tag = self._tag(text[start:end], number, start + 1)
+            return _Construct(start, end, "tag", tag)
+        placeholder = self._placeholder(text[start:end], number, start + 1)
+        if placeholder is None:
+            return _Construct(start, end, "bad")
+        return _Construct(start, end, "placeholder", placeholder)
+
+    def _problem(self, line: int, column: int, message: str, hint: str | None = None) -> None:
+        self.problems.append(Problem(line, column, message, hint))
+
+    # -- tags -------------------------------------------------------------
+
+    def _tag(self, text: str, line: int, column: int) -> Tag:
+        inner = text[2:-2]
+        control = inner[:1] in ("-", "+")
+        word = NAME.search(inner)
+        assert word is not None  # guaranteed by _TAG_START
+        keyword = word.group(0)
+        condition = inner[word.end() :].strip()
+        condition_column = column + 2 + word.end() + _leading_blanks(inner[word.end() :])
+        known = keyword in TAGS and not control
+        if control:
+            self._problem(
+                line,
+                column,
+                f"`<%{inner[0]}` whitespace control is not supported: a line that holds "
+                "only tags disappears whole, and other tags never touch blanks",
+            )
+        elif keyword not in TAGS:
+            hint = did_you_mean(keyword, TAGS)
+            self._problem(
+                line,
+                column,
+                f"unknown tag `{keyword}`{hint}: tags are if, elif, else and endif",
+                ESCAPE_HINT,
+            )
+        elif keyword in ("if", "elif") and not condition:
+            self._problem(line, column, f"`{keyword}` needs a condition")
+            known = False
+        elif keyword in ("else", "endif") and condition:
+            self._problem(line, condition_column, f"`{keyword}` takes no condition")
+            known = False
+        return Tag(keyword, condition, line, column, condition_column, text, known)
+
+    def _check_blocks(self) -> None:
+        stack: list[tuple[Tag, bool]] = []  # open if, and whether its else was seen
+        for segment in self.segments:
+            if not isinstance(segment, Tag) or segment.keyword not in TAGS:
+                continue
+            if segment.keyword == "if":
+                stack.append((segment, False))
+                continue
+            if not stack:
+                self._block_error(segment, f"`{segment.keyword}` without an open `if`")
+                continue
+            opener, seen_else = stack[-1]
+            if segment.keyword == "endif":
+                stack.pop()
+            elif seen_else:
+                self._block_error(
+                    segment,
+                    f"`{segment.keyword}` after the `else` of the `if` at line {opener.line}",
+                )
+            elif segment.keyword == "else":
+                stack[-1] = (opener, True)
+        for opener, _ in stack:
+            self._block_error(opener, "`if` is never closed: add `<% endif %>`")
+
+    def _block_error(self, tag: Tag, message: str) -> None:
+        self.blocks_ok = False
+        self._problem(tag.line, tag.column, message)
+
+    # -- placeholders -----------------------------------------------------
+
+    def _placeholder(self, text: str, line: int, column: int) -> Placeholder | None:
+        try:
+            name, called, args = _Parser(text, column).parse()
+        except _SyntaxProblem as problem:
+            self._problem(
+                line,
+                problem.column,
+                f"invalid placeholder `{text}`: {problem}; {USAGE}",
+                ESCAPE_HINT,
+            )
+            return None
+        return Placeholder(name, args, called, line, column, text, False, "", "")
+
+
+def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
+    return Placeholder(
+        placeholder.name,
+        placeholder.args,
+        placeholder.called,
+        placeholder.line,
+        placeholder.column,
+        placeholder.text,
+        True,
+        lead,
+        trail,
+    )
+
+
+def _leading_blanks(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
+
+
+def _gaps(found: list[_Construct], length: int) -> list[tuple[int, int]]:
+    gaps, last = [], 0
+    for construct in found:
+        gaps.append((last, construct.start))
+        last = construct.end
+    gaps.append((last, length))
+    return gaps
+
+
+def _fence_open(line: str) -> str | None:
+    match = _FENCE_OPEN.match(line)
+    if match is None:
+        return None
+    marker, info = match.groups()
+    if marker[0] == "`" and "`" in info:
+        return None  # CommonMark: a backtick fence's info string holds no backtick
+    return marker
+
+
+def _paragraph_end(lines: list[str], index: int) -> int:
+    """A paragraph: consecutive non-blank lines up to a fence; a heading stands alone."""
+    if _HEADING.match(lines[index]):
+        return index + 1
+    stop = index + 1
+    while (
+        stop < len(lines)
+        and lines[stop].strip()
+        and _fence_open(lines[stop]) is None
+        and not _HEADING.match(lines[stop])
+    ):
+        stop += 1
+    return stop
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Inline code spans of a paragraph as (start, end) offsets, CommonMark style."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for i, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(i)
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        if start > 0 and text[start - 1] == "\\":
+            start += 1  # an escaped backtick is text; the rest of the run may open
+        candidates = by_length.get(end - start, [])
+        j = bisect.bisect_right(candidates, i)
+        if start < end and j < len(candidates):
+            close = runs[candidates[j]]
+            spans.append((start, close[1]))
+            i = candidates[j] + 1
+        else:
+            i += 1
+    return spans
+
+
+def _construct_end(text: str, start: int) -> int | None:
+    """End offset of the construct starting at `start`, or None when there is none."""
+    opener = text[start : start + 2]
+    if opener == "<#":
+        comment_end = text.find("#>", start + 2)
+        return None if comment_end < 0 else comment_end + 2
+    if opener == "<%":
+        tag = _TAG_START.match(text, start)
+        tag_end = _closing(text, tag.end(), "%>") if tag else None
+        return None if tag_end is None else tag_end + 2
+    if (start > 0 and text[start - 1] == "<") or text[start + 2 : start + 3] == "<":
+        return None  # `<<<` is a here-string, never a placeholder
+    match = _PLACEHOLDER_START.match(text, start)
+    close = _closing(text, match.end(), ">>") if match else None
+    if close is None or "<<" in text[start + 2 : close]:
+        return None
+    return close + 2
+
+
+def _closing(text: str, start: int, closer: str) -> int | None:
+    """The first `closer` on the line outside quotes (or the first at all if a quote is open)."""
+    quote = None
+    i = start
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif text.startswith(closer, i):
+            return i
+        i += 1
+    found = text.find(closer, start)
+    return found if found >= 0 else None
+
+
+class _SyntaxProblem(Exception):
+    def __init__(self, column: int, message: str) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+class _Parser:
+    """`<<name>>` or `<<name(param=value, ...)>>`: a fixed grammar, no expressions."""
+
+    def __init__(self, text: str, column: int) -> None:
+        self.text = text
+        self.column = column  # of `<<`
+        self.pos = 2
+        self.stop = len(text) - 2
+
+    def parse(self) -> tuple[str, bool, tuple[Arg, ...]]:
+        kind, name, at = self._next("a fragment name")
+        if kind != "name":
+            self._fail(f"expected a fragment name, found `{name}`", at)
+        called = self._peek() == "("
+        args: tuple[Arg, ...] = ()
+        if called:
+            self._next("`(`")
+            args = self._args()
+        if self._peek() is not None:
+            _, token, at = self._next("the end")
+            self._fail(f"unexpected `{token}`", at)
+        return name, called, args
+
+    def _args(self) -> tuple[Arg, ...]:
+        args: list[Arg] = []
+        seen: set[str] = set()
+        while self._peek() != ")":
+            kind, name, column = self._next("a parameter name or `)`")
+            if kind != "name":
+                self._fail(
+                    f"expected a parameter name, found `{name}` (write `param=value`)", column
+                )
+            if name in seen:
+                self._fail(f"parameter '{name}' is given twice", column)
+            seen.add(name)
+            equals = self._next("`=`")
+            if equals[1] != "=":
+                self._fail(f"expected `=` after '{name}', found `{equals[1]}`", equals[2])
+            args.append(self._value(name, column))
+            if self._peek() == ",":
+                self._next("`,`")
+            elif self._peek() != ")":
+                _, token, at = self._next("`,` or `)`")
+                self._fail(f"expected `,` or `)`, found `{token}`", at)
+        self._next("`)`")
+        return tuple(args)
+
+    def _value(self, param: str, column: int) -> Arg:
+        kind, token, at = self._next("a value")
+        if kind == "string":
+            return Arg(param, _unquote(token, at), None, column, at)
+        if kind == "number":
+            number: Value = float(token) if any(c in token for c in ".eE") else int(token)
+            return Arg(param, number, None, column, at)
+        if kind == "name" and token in _CONSTANTS:
+            return Arg(param, _CONSTANTS[token], None, column, at)
+        if kind == "name":
+            return Arg(param, None, token, column, at)
+        self._fail(f"expected a value for '{param}', found `{token}`", at)
+
+    def _peek(self) -> str | None:
+        saved = self.pos
+        try:
+            return self._next("")[1]
+        except _SyntaxProblem:
+            return "?"
+        except _EndOfText:
+            return None
+        finally:
+            self.pos = saved
+
+    def _next(self, wanted: str) -> tuple[str, str, int]:
+        if not self.text[self.pos : self.stop].strip(" \t"):
+            if wanted == "":
+                raise _EndOfText
+            self._fail(f"expected {wanted}, found `>>`", self.column + self.stop)
+        match = _TOKEN.match(self.text, self.pos, self.stop)
+        if match is None or match.lastgroup is None:
+            at = self.pos + _leading_blanks(self.text[self.pos :])
+            self._fail(f"unexpected `{self.text[at]}`", self.column + at)
+        self.pos = match.end()
+        token = match.group(match.lastgroup)
+        return match.lastgroup, token, self.column + match.start(match.lastgroup)
+
+    def _fail(self, message: str, column: int | None = None) -> NoReturn:
+        raise _SyntaxProblem(self.column if column is None else column, message)
+
+
+class _EndOfText(Exception):
+    pass
+
+
+def _unquote(token: str, column: int) -> str:
+    out: list[str] = []
+    i = 1
+    while i < len(token) - 1:
+        char = token[i]
+        if char == "\\":
+            escaped = token[i + 1]
+            if escaped not in _STRING_ESCAPES:
+                raise _SyntaxProblem(column + i, f"unsupported escape `\\{escaped}` in a string")
+            out.append(_STRING_ESCAPES[escaped])
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
