@@ -1,0 +1,123 @@
+"""The ndomo bundle itself: complete, shared text written once, and written for this project."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from compiler import api
+from compiler.config import load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT.parent / "shared" / "seeds"
+SUBAGENTS = {
+    "chronicler",
+    "go-smith",
+    "guild",
+    "inspector",
+    "js-smith",
+    "painter",
+    "python-smith",
+    "rust-smith",
+    "sage",
+    "scout",
+    "scribe",
+    "smith",
+    "vue-smith",
+    "zig-smith",
+}
+PRIMARIES = {"craftsman", "foreman"}
+CAVEMAN = (
+    "Tono: caveman por default, nivel full. Activa siempre.\n"
+    "Excepción: prosa normal para advertencias de seguridad, acciones irreversibles o "
+    "ambigüedad multi-paso."
+)
+
+
+def sources() -> list[Path]:
+    return sorted([*ROOT.glob("specs/**/*.md"), *ROOT.glob("fragments/**/*.md")])
+
+
+def test_sixteen_agents_and_three_modes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    config = load_config()
+    from compiler.bundle import load_bundle
+
+    bundle = load_bundle(config)
+    assert set(bundle.agents) == SUBAGENTS | PRIMARIES
+    assert set(bundle.modes) == {"build", "hack", "review"}
+    modes = {
+        ident: src.frontmatter.data["mode"]
+        for ident, src in bundle.agents.items()
+        if src.frontmatter
+    }
+    assert {i for i, m in modes.items() if m == "primary"} == PRIMARIES
+    assert {i for i, m in modes.items() if m == "subagent"} == SUBAGENTS
+
+
+def test_lint_is_clean_under_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = api.lint(load_config())
+    assert [d.as_text() for d in result.diagnostics] == []
+
+
+def test_caveman_snippet_is_exact_in_the_fourteen_subagents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    files = api.render(load_config(), only=["opencode"]).files
+    carriers = set()
+    for rel, content in files.items():
+        match = re.fullmatch(r"opencode/\.opencode/agents/(.+)\.md", rel)
+        if not match:
+            continue
+        body = content.decode().split("\n---\n", 1)[1]
+        if body.startswith(CAVEMAN + "\n"):
+            carriers.add(match.group(1))
+        assert body.count("Tono: caveman") <= 1
+    assert carriers == SUBAGENTS
+
+
+def _paragraph_windows(text: str) -> set[str]:
+    """Every run of three consecutive non-blank lines inside one paragraph."""
+    windows = set()
+    for paragraph in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in paragraph.splitlines() if line.strip()]
+        for i in range(len(lines) - 2):
+            window = "\n".join(lines[i : i + 3])
+            if len(window) > 60:  # table rows and list stubs are too short to count as prose
+                windows.add(window)
+    return windows
+
+
+def test_no_paragraph_of_three_lines_is_repeated_across_files() -> None:
+    seen: dict[str, set[str]] = defaultdict(set)
+    for path in sources():
+        text = path.read_text(encoding="utf-8").split("\n---\n", 1)[-1]
+        for window in _paragraph_windows(text):
+            seen[window].add(path.relative_to(ROOT).as_posix())
+    repeated = {w: files for w, files in seen.items() if len(files) > 1}
+    assert repeated == {}
+
+
+def _sentences(text: str) -> set[str]:
+    parts = re.split(r"(?<=[.!?:])\s+|\n+", text)
+    return {" ".join(p.split()) for p in parts if len(p.split()) >= 8}
+
+
+def test_no_sentence_is_copied_from_the_seeds() -> None:
+    if not SEEDS.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SEEDS} is missing")
+        pytest.skip("the seed documents are not beside this checkout")
+    seed_text = "\n".join(p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt"))
+    seed_sentences = _sentences(re.sub(r"^[+-]", "", seed_text, flags=re.M))
+    ours = set()
+    for path in sources():
+        ours |= _sentences(path.read_text(encoding="utf-8"))
+    copied = {s for s in ours & seed_sentences if "caveman" not in s and "Excepción" not in s}
+    assert copied == set()
