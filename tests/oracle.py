@@ -71,16 +71,33 @@ def run(
 def _run(
     exe: Path, args: list[str], cwd: Path, home: Path, timeout: float
 ) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [str(exe), *args],
-        cwd=cwd,
-        env=scratch_env(home),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = capture([str(exe), *args], cwd, scratch_env(home), timeout)
     return subprocess.CompletedProcess(
         done.args, done.returncode, _ANSI.sub("", done.stdout), _ANSI.sub("", done.stderr)
     )
+
+
+def capture(
+    command: list[str], cwd: Path | None, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """Run a runtime binary and collect its output through files, not pipes.
+
+    opencode (a Bun binary) exits without draining a pipe, so a long `agent
+    list` (16 agents with long rule lists) would arrive cut short.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=err,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    return subprocess.CompletedProcess(done.args, done.returncode, stdout, stderr)

@@ -78,16 +78,7 @@ class Loaded:
 
 
 def _run(binary: Path, args: list[str], loaded: Loaded) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(binary), *args],
-        cwd=loaded.project,
-        env=loaded.env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    return oracle.capture([str(binary), *args], loaded.project, loaded.env, 180)
 
 
 def _agent_list(text: str) -> dict[str, tuple[str, list[dict[str, str]]]]:

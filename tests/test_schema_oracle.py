@@ -30,6 +30,7 @@ import pytest
 from compiler import api
 from compiler.config import load_config
 from compiler.diagnostics import Severity
+from tests import oracle
 from tests.schema_cases import CASES, REFERENCE_AGENT, Case
 
 OPENCODE = Path(__file__).resolve().parent / "node_modules" / ".bin" / "opencode"
@@ -74,16 +75,7 @@ def _agent_list(exe: Path, folder: str, files: dict[str, str], scratch: Path) ->
         "XDG_STATE_HOME": str(home / ".local/state"),
         **_OFFLINE,
     }
-    done = subprocess.run(
-        [str(exe), "agent", "list"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = oracle.capture([str(exe), "agent", "list"], project, env, 180)
     return done.returncode, _ANSI.sub("", done.stdout + done.stderr)
 
 
