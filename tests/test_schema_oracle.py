@@ -35,14 +35,9 @@ from tests.schema_cases import CASES, REFERENCE_AGENT, Case
 
 OPENCODE = Path(__file__).resolve().parent / "node_modules" / ".bin" / "opencode"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_OFFLINE = {
-    "OPENCODE_DISABLE_MODELS_FETCH": "1",
-    "OPENCODE_DISABLE_AUTOUPDATE": "1",
-    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-    "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-    "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
-}
+# Beyond the suite's offline settings: nothing from `.claude/` or shared skill
+# folders may join the agents under test.
+_ISOLATED = {"OPENCODE_DISABLE_CLAUDE_CODE": "1", "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -65,16 +60,7 @@ def _agent_list(exe: Path, folder: str, files: dict[str, str], scratch: Path) ->
         (where / f"{name}.md").write_text(text, encoding="utf-8")
     if shutil.which("git"):
         subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "TMPDIR": "/tmp",
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local/share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_STATE_HOME": str(home / ".local/state"),
-        **_OFFLINE,
-    }
+    env = {**oracle.scratch_env(home), **_ISOLATED}
     done = oracle.capture([str(exe), "agent", "list"], project, env, 180)
     return done.returncode, _ANSI.sub("", done.stdout + done.stderr)
 
