@@ -218,7 +218,8 @@ def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -
                 path,
                 1,
                 1,
-                f"`{key}`: promptc writes only default_agent and permission to opencode.json; not carried over",
+                f"`{key}`: promptc writes only default_agent and permission to "
+                "opencode.json; not carried over",
             )
 
 
