@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from compiler import delegation
+from compiler import delegation, importer
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
@@ -364,3 +364,45 @@ def delegation_graph(config: Config) -> Graph:
     if blocking:
         raise PromptcError(_blocked("cannot draw the delegation graph", blocking))
     return delegation.graph(runtime)
+
+
+# Adopting an existing bundle: `promptc import`.
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What `promptc import` did: the plan, the files written, and the lint of the result."""
+
+    plan: importer.Plan
+    written: tuple[str, ...]
+    refused: tuple[str, ...]  # existing files left alone (no --force): nothing was written
+    config_written: str | None  # the promptc.toml written, when there was no config
+    lint: Result | None
+
+    @property
+    def ok(self) -> bool:
+        notes_ok = not has_errors(list(self.plan.notes))
+        return notes_ok and not self.refused and (self.lint is None or self.lint.ok)
+
+
+def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = False) -> Imported:
+    """Import an OpenCode or Claude Code folder into the bundle `config` describes,
+    then lint the result. Writes nothing when an existing spec or fragment would be
+    replaced (unless `force`) or when a body would not compose back to its text."""
+    from compiler.config import load_config
+
+    plan = importer.plan_import(kind, folder, config)
+    if any("compose back" in d.message for d in plan.notes):
+        return Imported(plan, (), (), None, None)
+    refused = () if force else tuple(importer.conflicts(plan, config.root))
+    if refused:
+        return Imported(plan, (), refused, None, None)
+    importer.write(plan, config.root)
+    written_config = None
+    if config.source is None:
+        toml = config.root / "promptc.toml"
+        toml.write_text(importer.config_toml(plan.config), encoding="utf-8")
+        written_config = config.display(toml)
+        config = load_config(toml)
+    written = tuple(config.display(config.root / rel) for rel in sorted(plan.files))
+    return Imported(plan, written, (), written_config, lint(config))

@@ -317,6 +317,71 @@ def graph(config_path: Path | None, fmt: str) -> None:
     raise SystemExit(EXIT_OK)
 
 
+@cli.group("import")
+def import_() -> None:
+    """Turn an existing OpenCode or Claude Code folder into specs and fragments."""
+
+
+def _import_command(kind: str) -> Callable[..., None]:
+    @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+    @click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Config of the bundle to import into; default: found by walking up, "
+        "else a new promptc.toml in the working directory.",
+    )
+    @click.option("--force", is_flag=True, help="Replace existing specs and fragments.")
+    @click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1).")
+    @click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too).")
+    def command(
+        folder: Path, config_path: Path | None, force: bool, strict: bool, no_color: bool
+    ) -> None:
+        from compiler import api
+        from compiler.config import load_config
+
+        done = api.import_bundle(kind, folder, load_config(config_path), force=force)
+        raise SystemExit(_report_import(done, strict, no_color))
+
+    command.__doc__ = f"""Import FOLDER (a project holding .{kind}/, or .{kind}/ itself).
+
+    Writes specs/agents, specs/modes and fragments for text repeated across
+    agents; never replaces an existing file without --force; reports what
+    could not be carried over, then lints the result."""
+    return command
+
+
+def _report_import(done: Any, strict: bool, no_color: bool) -> int:
+    from compiler import importer
+    from compiler.api import Result
+
+    for note in done.plan.notes:
+        click.echo(note.as_text())
+    for path in done.refused:
+        click.echo(f"{path}: exists; not replaced (use --force)")
+    if done.refused or done.lint is None:
+        click.echo("promptc: nothing imported", err=True)
+        return EXIT_PROBLEMS
+    for item in done.plan.shared:
+        click.echo(
+            f"shared text in {len(item.carriers)} agents -> fragment `{item.name}`", err=True
+        )
+    click.echo(f"promptc: imported {len(done.written)} file(s)", err=True)
+    proposal = importer.config_toml(done.plan.config)
+    if done.config_written:
+        click.echo(f"promptc: wrote {done.config_written}", err=True)
+    elif proposal:
+        click.echo("Proposed config (add it to [tool.promptc] or promptc.toml):")
+        click.echo(proposal, nl=False)
+    code = _report(done.lint, None, strict, False, no_color)
+    notes = Result(done.plan.notes)
+    return EXIT_PROBLEMS if code or _fails(notes, strict) else EXIT_OK
+
+
+for _kind in ("opencode", "claude"):
+    import_.command(_kind)(_import_command(_kind))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit code; never lets a traceback escape unasked."""
     args = list(sys.argv[1:] if argv is None else argv)

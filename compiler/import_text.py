@@ -1,0 +1,220 @@
+"""Import, text side: keep hand-written bodies byte for byte under composition.
+
+Two jobs:
+
+- `escape`: a body written for a runtime may hold text that promptc would read
+  as a construct (`<<name>>`, `<% if %>`, `<# note #>`). Each such opener gets
+  the composition escape, a backslash (`\\<<name>>`), exactly where the scanner
+  would take it for a construct; openers inside code, or that are no construct
+  (`a << 2`), are left alone, since there a backslash would stay in the output.
+- `extract`: blocks of text repeated verbatim across agents (a tone snippet
+  opening every file) become one fragment, each copy replaced by its
+  placeholder, so the composed text is unchanged.
+
+A block is a paragraph (lines up to a blank line; a fenced code block is kept
+whole) of at least two lines or 80 characters, found verbatim in two or more
+bodies; consecutive such paragraphs that travel together are one block. The
+fragment is named `shared_intro` when the block opens the body in most of the
+agents that carry it, else `shared_` and the first words of its first line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from compiler.scan import Literal, scan
+
+_OPENER = re.compile(r"<[<%#]")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+MIN_LINES = 2
+MIN_CHARS = 80
+
+
+def composes_to(text: str) -> str | None:
+    """What a body without placeholders composes to, or None when it holds a construct."""
+    found = scan(text, 1)
+    if found.problems or not all(isinstance(s, Literal) for s in found.segments):
+        return None
+    return "".join(s.text for s in found.segments if isinstance(s, Literal))
+
+
+def _with_backslashes(text: str, positions: Sequence[int]) -> str:
+    parts: list[str] = []
+    last = 0
+    for position in positions:
+        parts.append(text[last:position])
+        parts.append("\\")
+        last = position
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def escape(text: str) -> str | None:
+    """`text` with escapes such that it composes to itself; None when impossible."""
+    if composes_to(text) == text:
+        return text
+    openers = [m.start() for m in _OPENER.finditer(text)]
+    rendered = composes_to(_with_backslashes(text, openers))
+    if rendered is None:
+        return None
+    # The backslashes that survive stand where no construct was (code, `a << 2`):
+    # drop them; the rest are the escapes the text needs.
+    needed: list[int] = []
+    offset = 0
+    for position in openers:
+        at = position + offset
+        if rendered[at : at + 1] == "\\" and text[position : position + 1] != "\\":
+            offset += 1
+        else:
+            needed.append(position)
+    escaped = _with_backslashes(text, needed)
+    return escaped if composes_to(escaped) == text else None
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of lines [start, end) of one body."""
+
+    start: int
+    end: int
+
+
+def paragraphs(lines: Sequence[str]) -> list[Block]:
+    """Paragraphs of a body split into lines; a fenced block never splits."""
+    blocks: list[Block] = []
+    start: int | None = None
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            start = index if start is None else start
+        elif not line.strip():
+            if start is not None:
+                blocks.append(Block(start, index))
+            start = None
+        elif start is None:
+            start = index
+    if start is not None and fence is None:
+        blocks.append(Block(start, len(lines)))
+    return blocks
+
+
+def _big_enough(text: str) -> bool:
+    return text.count("\n") >= MIN_LINES - 1 or len(text) >= MIN_CHARS
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A block found in several bodies: its fragment name, text and where it stands."""
+
+    name: str
+    text: str  # the block's lines, each ending in a newline
+    carriers: tuple[str, ...]  # ids of the bodies holding it
+    at_top: tuple[str, ...]  # ids whose body opens with it
+
+
+def _block_text(lines: Sequence[str], block: Block) -> str:
+    return "".join(line + "\n" for line in lines[block.start : block.end])
+
+
+def _runs(lines: Sequence[str], blocks: Sequence[Block], shared: set[str]) -> list[Block]:
+    """Consecutive shared paragraphs merged into runs (they are kept together)."""
+    runs: list[Block] = []
+    for block in blocks:
+        if _block_text(lines, block) not in shared:
+            continue
+        if runs and all(not line.strip() for line in lines[runs[-1].end : block.start]):
+            runs[-1] = Block(runs[-1].start, block.end)
+        else:
+            runs.append(block)
+    return runs
+
+
+def find_shared(bodies: Mapping[str, str]) -> list[Shared]:
+    """Blocks repeated verbatim in two or more bodies, largest units first."""
+    split = {ident: body.split("\n") for ident, body in bodies.items()}
+    blocks = {ident: paragraphs(lines) for ident, lines in split.items()}
+    counts: dict[str, set[str]] = {}
+    for ident, found in blocks.items():
+        for block in found:
+            counts.setdefault(_block_text(split[ident], block), set()).add(ident)
+    shared = {text for text, ids in counts.items() if len(ids) >= 2}
+    # Merge paragraphs that travel together; keep a run only when it repeats too.
+    run_counts: dict[str, list[tuple[str, Block]]] = {}
+    for ident, found in blocks.items():
+        for run in _runs(split[ident], found, shared):
+            run_counts.setdefault(_block_text(split[ident], run), []).append((ident, run))
+    result: list[Shared] = []
+    taken: set[str] = set()
+    for text, places in run_counts.items():
+        ids = sorted({ident for ident, _ in places})
+        if len(ids) < 2 or not _big_enough(text.rstrip("\n")) or text.startswith("---"):
+            continue
+        top = sorted({ident for ident, run in places if _opens(split[ident], run)})
+        result.append(
+            Shared(_name(text, len(top) * 2 > len(ids), taken), text, tuple(ids), tuple(top))
+        )
+    return result
+
+
+def _opens(lines: Sequence[str], block: Block) -> bool:
+    return all(not line.strip() for line in lines[: block.start])
+
+
+def _name(text: str, top: bool, taken: set[str]) -> str:
+    words = _WORD.findall(text.split("\n", 1)[0].lower())[:3]
+    base = "shared_intro" if top else "_".join(["shared", *words]) if words else "shared_text"
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    taken.add(name)
+    return name
+
+
+def replace_shared(body: str, shared: Sequence[Shared]) -> str:
+    """`body` with each whole-paragraph copy of a shared block replaced by its placeholder."""
+    lines = body.split("\n")
+    by_text = {item.text: item.name for item in shared}
+    out: list[str] = []
+    index = 0
+    candidates = {
+        (block.start, block.end)
+        for blocks in [paragraphs(lines)]
+        for block in _all_runs(blocks, lines)
+    }
+    while index < len(lines):
+        match = next(
+            (
+                (start, end)
+                for start, end in sorted(candidates, key=lambda c: c[0] - c[1])
+                if start == index and _block_text(lines, Block(start, end)) in by_text
+            ),
+            None,
+        )
+        if match is None:
+            out.append(lines[index])
+            index += 1
+            continue
+        out.append(f"<<{by_text[_block_text(lines, Block(*match))]}>>")
+        index = match[1]
+    return "\n".join(out)
+
+
+def _all_runs(blocks: Sequence[Block], lines: Sequence[str]) -> list[Block]:
+    """Every run of consecutive paragraphs separated only by blank lines."""
+    runs: list[Block] = []
+    for first in range(len(blocks)):
+        for last in range(first, len(blocks)):
+            between = lines[blocks[last - 1].end : blocks[last].start] if last > first else []
+            if any(line.strip() for line in between):
+                break
+            runs.append(Block(blocks[first].start, blocks[last].end))
+    return runs

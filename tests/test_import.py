@@ -1,0 +1,212 @@
+"""promptc import: specs from an existing OpenCode or Claude Code folder."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler import api
+from compiler.config import load_config
+from compiler.import_text import escape
+from compiler.loader import load_file
+from tests import bundles
+from tests.conftest import Run
+
+FIXTURES = bundles.FIXTURES / "import"
+
+
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ("plain text\n", "plain text\n"),
+        ("use <<name>> here\n", "use \\<<name>> here\n"),
+        ("<% if x %>\n", "\\<% if x %>\n"),
+        ("a <# note #> b\n", "a \\<# note #> b\n"),
+        ("in code `<<name>>` stays\n", "in code `<<name>>` stays\n"),
+        ("```\n<<name>>\n```\n", "```\n<<name>>\n```\n"),
+        ("cat <<EOF and a << 2\n", "cat <<EOF and a << 2\n"),
+        ("already \\<<name>> escaped\n", "already \\\\<<name>> escaped\n"),
+    ],
+)
+def test_escape_keeps_text_as_composed(text: str, escaped: str) -> None:
+    assert escape(text) == escaped
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "bundle"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+def originals(folder: Path, sub: str) -> dict[str, str]:
+    base = folder / sub
+    return {
+        p.relative_to(base).with_suffix("").as_posix(): load_file(p).body
+        for p in sorted(base.rglob("*.md"))
+    }
+
+
+def test_opencode_import_writes_specs_fragment_and_config(
+    work: Path, run: Callable[..., Run]
+) -> None:
+    done = run("import", "opencode", str(FIXTURES / "opencode"))
+    assert done.code == 0, done.out + done.err
+    written = sorted(p.relative_to(work).as_posix() for p in work.rglob("*") if p.is_file())
+    assert written == [
+        "fragments/shared_intro.md",
+        "promptc.toml",
+        "specs/agents/build.md",
+        "specs/agents/docs.md",
+        "specs/agents/lead.md",
+        "specs/agents/reviewer.md",
+        "specs/agents/scout.md",
+        "specs/agents/team/reviewer.md",
+        "specs/modes/plan.md",
+        "specs/modes/review.md",
+    ]
+    assert (work / "fragments/shared_intro.md").read_text() == (
+        "Tono: directo, frases cortas, sin relleno. Responde en el idioma del usuario.\n"
+        "Si algo no está claro, pregunta antes de actuar.\n"
+    )
+    # Frontmatter line for line (key and permission order kept); the shared block replaced.
+    source = (FIXTURES / "opencode/.opencode/agents/scout.md").read_text()
+    front, _, _ = source.partition("\n---\n")
+    assert (
+        (work / "specs/agents/scout.md")
+        .read_text()
+        .startswith(front + "\n---\n<<shared_intro>>\n\n# Scout\n")
+    )
+    assert (work / "promptc.toml").read_text() == (
+        'default_agent = "lead"\n\n[permission]\nwebfetch = "ask"\n\n'
+        '[rules.required-snippet]\nfragment = "shared_intro"\napplies_to = "all"\n'
+        'exempt = ["build", "lead"]\nexpected_count = 4\n'
+    )
+    assert "promptc: imported 9 file(s)" in done.err
+    assert "[deprecated-key]" in done.out  # the lint of the result runs at the end
+
+
+def test_opencode_import_composes_back_to_every_body(work: Path, run: Callable[..., Run]) -> None:
+    assert run("import", "opencode", str(FIXTURES / "opencode/.opencode")).code == 0
+    files = bundles.render(work, "opencode")
+    for sub, out in (("agents", ".opencode/agents"), ("commands", ".opencode/commands")):
+        for ident, body in originals(FIXTURES / "opencode/.opencode", sub).items():
+            emitted = files[f"{out}/{ident}.md"].decode()
+            assert emitted.split("\n---\n", 1)[1] == body, ident
+
+
+def test_existing_specs_are_never_replaced_without_force(
+    work: Path, run: Callable[..., Run]
+) -> None:
+    (work / "promptc.toml").write_text("")
+    (work / "specs/agents").mkdir(parents=True)
+    (work / "specs/agents/scout.md").write_text("mine\n")
+    done = run("import", "opencode", str(FIXTURES / "opencode"))
+    assert done.code == 1
+    assert "specs/agents/scout.md: exists; not replaced (use --force)" in done.out
+    assert (work / "specs/agents/scout.md").read_text() == "mine\n"
+    assert not (work / "specs/agents/lead.md").exists()  # nothing at all is written
+    forced = run("import", "opencode", "--force", str(FIXTURES / "opencode"))
+    assert forced.code == 0, forced.out
+    assert (work / "specs/agents/scout.md").read_text().startswith("---\n")
+    # A config existed: it is proposed on stdout, never rewritten.
+    assert (work / "promptc.toml").read_text() == ""
+    assert "Proposed config" in forced.out and 'default_agent = "lead"' in forced.out
+
+
+def test_a_folder_without_the_layout_is_a_usage_error(work: Path, run: Callable[..., Run]) -> None:
+    done = run("import", "claude", str(FIXTURES / "opencode"))
+    assert done.code == 2
+    assert "no .claude/ folder here" in done.err
+
+
+def test_invalid_file_is_reported_and_fails_the_run(
+    work: Path, tmp_path: Path, run: Callable[..., Run]
+) -> None:
+    source = tmp_path / "project"
+    shutil.copytree(FIXTURES / "opencode", source)
+    broken = source / ".opencode/agents/broken.md"
+    broken.write_text("---\ndescription: x\npermission:\n  bash:\n    *: deny\n---\nbody\n")
+    done = run("import", "opencode", str(source))
+    assert done.code == 1
+    assert (
+        f"{broken}:5:5: error [import] invalid YAML: a bare `*` starts a YAML alias; "
+        'quote it as "*"; not imported'
+    ) in done.out
+    assert (work / "specs/agents/scout.md").is_file()
+    assert not (work / "specs/agents/broken.md").exists()
+
+
+def test_claude_import_reports_what_it_cannot_carry(work: Path, run: Callable[..., Run]) -> None:
+    done = run("import", "claude", str(FIXTURES / "claude"))
+    assert done.code == 0, done.out + done.err
+    where = FIXTURES / "claude/.claude"
+    assert (
+        f"{where}/agents/orchestrator.md:2:1: warning [import] name `lead` differs from the "
+        "file name `orchestrator`: the id is `orchestrator`"
+    ) in done.out
+    assert f"{where}/agents/researcher.md:9:1: warning [import] model `haiku`" in done.out
+    assert f"{where}/settings.json:1:1: warning [import] `permissions.allow`" in done.out
+    assert run("import", "claude", "--strict", "--force", str(FIXTURES / "claude")).code == 1
+    for ident, body in originals(where, "agents").items():
+        assert api.render(load_config()).ok
+        composed = bundles.project(work, "opencode").agents[ident].body
+        assert composed == body, ident
+
+
+# Claude tool -> what the OpenCode agent asks for it; (permission, input).
+PROBES = {
+    "Read": ("read", "src/a.py"),
+    "Edit": ("edit", "src/a.py"),
+    "Write": ("edit", "src/a.py"),
+    "Glob": ("glob", "*"),
+    "Grep": ("grep", "*"),
+    "Bash": ("bash", "rm -rf build"),
+    "Agent": ("task", "researcher"),
+    "WebFetch": ("webfetch", "*"),
+    "WebSearch": ("websearch", "*"),
+    "TodoWrite": ("todowrite", "*"),
+    "Skill": ("skill", "*"),
+}
+
+
+@pytest.mark.parametrize(
+    ("agent", "allowed"),
+    [
+        ("code-reviewer", {"Read", "Grep", "Glob"}),
+        ("debugger", {"Read", "Edit", "Write", "Bash", "Grep", "Glob"}),
+        ("researcher", {"Read", "WebFetch", "WebSearch"}),
+        ("orchestrator", {"Read", "TodoWrite"}),
+    ],
+)
+def test_claude_permissions_never_grant_more(
+    work: Path, run: Callable[..., Run], agent: str, allowed: set[str]
+) -> None:
+    assert run("import", "claude", str(FIXTURES / "claude")).code == 0
+    config = load_config()
+    for tool, (permission, text) in PROBES.items():
+        decision = api.can(config, agent, permission, text).decision
+        if tool not in allowed:
+            assert decision.action == "deny", (agent, tool, decision)
+
+
+@pytest.mark.parametrize(
+    ("agent", "permission", "text", "action"),
+    [
+        ("code-reviewer", "bash", "git diff HEAD", "allow"),
+        ("code-reviewer", "bash", "git log", "allow"),
+        ("code-reviewer", "bash", "rm -rf /", "deny"),
+        ("orchestrator", "task", "debugger", "allow"),
+        ("orchestrator", "task", "researcher", "deny"),
+        ("researcher", "bash", "ls", "deny"),
+    ],
+)
+def test_claude_tool_patterns_become_rules(
+    work: Path, run: Callable[..., Run], agent: str, permission: str, text: str, action: str
+) -> None:
+    assert run("import", "claude", str(FIXTURES / "claude")).code == 0
+    assert api.can(load_config(), agent, permission, text).decision.action == action
