@@ -27,6 +27,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "targets": {"opencode": {}},
         "custom_tools": [],
         "default_agent": None,
+        "permission": None,
         "rules": {},
     }
 )
@@ -52,6 +53,8 @@ class Config:
     targets: Mapping[str, Mapping[str, Any]]
     custom_tools: tuple[str, ...]
     default_agent: str | None
+    # Config-level permission (opencode.json `permission`): an action or a map of rules.
+    permission: Any = None
     rules: Mapping[str, RuleSettings] = field(default_factory=lambda: MappingProxyType({}))
 
     def display(self, path: Path) -> str:
@@ -136,6 +139,7 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
         targets=freeze(merged["targets"]),
         custom_tools=tuple(merged["custom_tools"]),
         default_agent=merged["default_agent"],
+        permission=freeze(merged["permission"]),
         rules=MappingProxyType(checker.rules(merged["rules"])),
     )
 

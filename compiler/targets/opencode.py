@@ -93,6 +93,8 @@ def config_document(project: Project) -> dict[str, Any]:
     config: dict[str, Any] = {"$schema": SCHEMA_URL}
     if project.config.default_agent:
         config["default_agent"] = project.config.default_agent
+    if project.config.permission is not None:
+        config["permission"] = _plain(project.config.permission)
     return config
 
 
@@ -100,3 +102,10 @@ def _document(front: Mapping[str, Any], body: str) -> str:
     if body and not body.endswith("\n"):
         body += "\n"
     return f"---\n{yamlout.dump(front)}---\n{body}"
+
+
+def _plain(value: Any) -> Any:
+    """Frozen config data back to JSON-ready dicts, order kept (order is meaning)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,209 @@
+"""OpenCode's wildcard patterns: matching exactly as opencode-ai 1.18.33 does, and
+reasoning about everything a pattern can match.
+
+OpenCode decides every permission with one function, `Wildcard.match(text,
+pattern)`; in the 1.18.33 bundle it reads:
+
+    function match(text, pattern) {
+      let t = text.replaceAll("\\\\", "/"),
+          p = pattern.replaceAll("\\\\", "/").replace(/[.+^${}()|[\\]\\\\]/g, "\\\\$&")
+                     .replace(/\\*/g, ".*").replace(/\\?/g, ".");
+      if (p.endsWith(" .*")) p = p.slice(0, -3) + "( .*)?";
+      return new RegExp("^" + p + "$", "s").test(t);
+    }
+
+So `*` is any run of characters, `/` and newlines included (`**` is the same
+as `*`); `?` is exactly one UTF-16 code unit (an emoji is two); a trailing
+` *` is optional (`git status *` also matches bare `git status`); every other
+character is literal and case matters; backslashes in both text and pattern
+count as `/`. The permission name is matched the same way, so a rule key
+`mcp_*` covers every `mcp_…` permission.
+
+Beyond matching, rules need to know what a pattern *can* match: whether one
+pattern covers another, or which text a set of patterns lets through. A
+pattern is a tiny automaton, so these questions have exact answers
+(`witness`, `covers`), found by a breadth-first search over the product of the
+automata with an alphabet of the patterns' own characters plus "any other".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+STAR = "\x00*"  # token for `*` (a two-character string never equals a code unit)
+ANY = "\x00?"  # token for `?`
+SEARCH_LIMIT = 200_000  # product states explored before a question is given up
+
+
+class TooComplex(Exception):
+    """The patterns' product automaton is too large to explore; no answer."""
+
+
+def utf16_units(text: str) -> str:
+    """`text` with every astral character split into its two surrogates, so one
+    Python character is one UTF-16 code unit, as in a JavaScript string."""
+    if text.isascii() or all(ord(c) <= 0xFFFF for c in text):
+        return text
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            out.append(chr(0xD800 + (code >> 10)))
+            out.append(chr(0xDC00 + (code & 0x3FF)))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def from_units(units: str) -> str:
+    """Inverse of utf16_units (lone surrogates stay as they are)."""
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+@lru_cache(maxsize=8192)
+def _regex(pattern: str) -> re.Pattern[str]:
+    units = utf16_units(pattern.replace("\\", "/"))
+    optional_tail = units.endswith(" *")
+    if optional_tail:
+        units = units[:-2]
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in units)
+    if optional_tail:
+        body += "(?: .*)?"
+    return re.compile(body, re.DOTALL)
+
+
+def match(text: str, pattern: str) -> bool:
+    """True when OpenCode's Wildcard.match(text, pattern) is true."""
+    return _regex(pattern).fullmatch(utf16_units(text.replace("\\", "/"))) is not None
+
+
+@dataclass(frozen=True)
+class Glob:
+    """A pattern as an automaton: states 0..n over its tokens; `accept` holds n,
+    and n-2 too when the pattern ends in the optional ` *`."""
+
+    pattern: str
+    tokens: tuple[str, ...]
+    accept: frozenset[int]
+
+    def start(self) -> frozenset[int]:
+        return self._closure({0})
+
+    def _closure(self, states: set[int]) -> frozenset[int]:
+        todo = list(states)
+        seen = set(states)
+        while todo:
+            state = todo.pop()
+            if state < len(self.tokens) and self.tokens[state] == STAR and state + 1 not in seen:
+                seen.add(state + 1)
+                todo.append(state + 1)
+        return frozenset(seen)
+
+    def step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
+        """States after reading one code unit; None stands for a unit no pattern names."""
+        nxt: set[int] = set()
+        for state in states:
+            if state >= len(self.tokens):
+                continue
+            token = self.tokens[state]
+            if token == STAR:
+                nxt.add(state)
+            elif token in (ANY, symbol):
+                nxt.add(state + 1)
+        return self._closure(nxt)
+
+    def accepts(self, states: frozenset[int]) -> bool:
+        return not self.accept.isdisjoint(states)
+
+    def literals(self) -> set[str]:
+        return {t for t in self.tokens if t not in (STAR, ANY)}
+
+
+@lru_cache(maxsize=4096)
+def glob(pattern: str) -> Glob:
+    units = utf16_units(pattern.replace("\\", "/"))
+    tokens = tuple(STAR if c == "*" else ANY if c == "?" else c for c in units)
+    accept = {len(tokens)}
+    if units.endswith(" *"):
+        accept.add(len(tokens) - 2)
+    return Glob(pattern, tokens, frozenset(accept))
+
+
+ANYTHING = glob("*")
+
+
+def _other(literals: set[str]) -> str:
+    """A concrete character that none of the patterns names (never `\\`)."""
+    for char in "xyzqjkw0123456789abcdefghilmnoprstuv_-":
+        if char not in literals:
+            return char
+    code = 0xE000
+    while chr(code) in literals:
+        code += 1
+    return chr(code)
+
+
+def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None:
+    """The shortest text every `include` pattern matches and no `exclude` pattern
+    does, or None when there is none. Raises TooComplex past SEARCH_LIMIT states."""
+    machines = (*include, *exclude)
+    if not include:
+        machines = (ANYTHING, *machines)
+        include = (ANYTHING,)
+    literals: set[str] = set()
+    for machine in machines:
+        literals |= machine.literals()
+    symbols: list[str | None] = [*sorted(literals), None]
+    cut = len(include)
+    start = tuple(m.start() for m in machines)
+    parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]] = {}
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        config = queue.popleft()
+        if all(m.accepts(s) for m, s in zip(machines[:cut], config[:cut], strict=True)) and not any(
+            m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
+        ):
+            return _spell(config, parent, _other(literals))
+        for symbol in symbols:
+            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
+            if any(not s for s in nxt[:cut]) or nxt in seen:
+                continue
+            seen.add(nxt)
+            if len(seen) > SEARCH_LIMIT:
+                raise TooComplex(", ".join(m.pattern for m in machines))
+            parent[nxt] = (config, symbol)
+            queue.append(nxt)
+    return None
+
+
+def _spell(
+    config: tuple[frozenset[int], ...],
+    parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]],
+    other: str,
+) -> str:
+    units: list[str] = []
+    while config in parent:
+        config, symbol = parent[config]
+        units.append(other if symbol is None else symbol)
+    return from_units("".join(reversed(units)))
+
+
+def covers(outer: str, inner: str) -> bool:
+    """True when every text `inner` matches is matched by `outer` too."""
+    return witness([glob(inner)], [glob(outer)]) is None
+
+
+def universal(pattern: str) -> bool:
+    """True when the pattern matches every text (`*`, `**`, `* *`, ...)."""
+    return covers(pattern, "*")
+
+
+def is_literal(pattern: str) -> bool:
+    """True when the pattern matches exactly one text (no `*`, no `?`)."""
+    return "*" not in pattern and "?" not in pattern
