@@ -127,9 +127,10 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
     files: dict[str, bytes] = {}
     for name in names:
         target = target_registry.TARGETS[name]
-        if name != project.target:
-            composition = compose_bundle(bundle, name)
-            project = make_project(config, bundle, composition, name)
+        compose_as = getattr(target, "COMPOSE_AS", name)
+        if compose_as != project.target:
+            composition = compose_bundle(bundle, compose_as)
+            project = make_project(config, bundle, composition, compose_as)
         for rel, text in target.emit(project, config.targets.get(name, {})).items():
             files[f"{name}/{rel}"] = text.encode("utf-8")
     return collector, files

@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from compiler.rules import (
     agent_id,
+    claude_name,
     compose,
     description_length,
     empty_body,
     encoding,
     internal,
+    lossy_translation,
+    positional_arguments,
     schema,
     stale_output,
     stray_file,
@@ -58,6 +61,9 @@ _MODULES: tuple[ModuleType, ...] = (
     description_length,
     empty_body,
     unused_fragment,
+    claude_name,
+    lossy_translation,
+    positional_arguments,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
