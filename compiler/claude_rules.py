@@ -115,15 +115,37 @@ def _squash(pattern: str) -> str:
     return re.sub(r"\*{2,}", "*", pattern)
 
 
+# OpenCode replaces a leading `~` or `$HOME` of any pattern with the home
+# folder. promptc translates with this stand-in, so the output never depends
+# on the machine, and maps it back to Claude Code's own `~/`.
+HOME = "/~"
+
+
 def cover(kind: str, pattern: str) -> Pattern:
     """A rule matching every input the OpenCode pattern matches (and maybe more)."""
     if wildcard.universal(pattern):
         return WHOLE
     if kind == "command":
+        if pattern.startswith(HOME):  # the machine's home folder: any folder will do
+            pattern_text = "*" + pattern[len(HOME) :]
+            found = _cover_command(pattern_text)
+            return Pattern(found.specifier, (pattern,), found.reach)
         return _cover_command(pattern)
     if kind == "path":
+        if pattern.startswith("/"):
+            return _cover_absolute(pattern)
         return _cover_path(pattern)
     return WHOLE
+
+
+def _cover_absolute(pattern: str) -> Pattern:
+    """An absolute path pattern (project paths are relative, so it matches none of
+    them): Claude Code's `~/` for the home folder, `//` for the file-system root."""
+    home = pattern == HOME or pattern.startswith(HOME + "/")
+    rest = pattern[len(HOME) + 1 :] if home else pattern[1:]
+    found = _cover_path(rest) if rest and not wildcard.universal(rest) else Pattern("**", (), ())
+    specifier = ("~/" if home else "//") + (found.specifier or "**")
+    return Pattern(specifier, (pattern,), (pattern,))
 
 
 def inside(kind: str, pattern: str) -> Pattern | None:
@@ -132,10 +154,12 @@ def inside(kind: str, pattern: str) -> Pattern | None:
     if wildcard.universal(pattern):
         return WHOLE
     if kind == "command":
-        if _PARENS.search(pattern) or pattern.endswith(":*"):
+        if _PARENS.search(pattern) or pattern.endswith(":*") or pattern.startswith(HOME):
             return None
         return Pattern(pattern, (pattern,), (pattern,))
     if kind == "path":
+        if pattern.startswith("/"):
+            return None
         folder = _folder_glob(_squash(pattern))
         return Pattern(f"{folder}/**", (pattern,), (pattern,)) if folder else None
     return None

@@ -68,9 +68,12 @@ from compiler.permissions import Agent, Environment, Rule, evaluate, resolve
 from compiler.project import Project
 
 MAIN = "the main thread"
-# Translation must not depend on the machine: `~` stays `~` in patterns.
+# Translation must not depend on the machine: the home folder is a stand-in.
 ENVIRONMENT = Environment(
-    home="~", data="~/.local/share/opencode", tmp="/tmp/opencode", worktree="/"
+    home=claude_rules.HOME,
+    data=f"{claude_rules.HOME}/.local/share/opencode",
+    tmp="/tmp/opencode",
+    worktree="/",
 )
 _NO_TOOL = {
     "external_directory",
@@ -260,12 +263,14 @@ class _Planner:
             Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
             for (subject, rule), parts in self.notes.items()
         )
+        denied = set(self.deny.items)
         return Translation(
             self.subjects,
             tools,
             self.spawn,
             tuple(self.deny.items.values()),
-            tuple(self.ask.items.values()),
+            # an ask that a deny of the same rule already beats says nothing
+            tuple(e for key, e in self.ask.items.items() if key not in denied),
             tuple(self.allow.items.values()),
             self.main,
             losses,
@@ -394,17 +399,20 @@ class _Planner:
         for region in found:
             if region.action == "deny" or region.rule is None:
                 continue
-            message = None
+            messages = []
             if hit := _overlapping(denies, region):
-                message = _denied(subject, hit)
-            elif region.action != "allow":
-                continue
-            elif hit := _overlapping(asks_, region):
-                message = _asked(subject, hit)
-            elif group[0].asks and hits((region.pattern,), region.later + allowed):
-                message = _not_allowed(subject, rejected.get(region.pattern))
-            if message:
-                self._note(subject, region.rule, f"{names}: {message}")
+                messages.append(_denied(subject, hit))
+            if region.action == "allow" and (hit := _overlapping(asks_, region)):
+                messages.append(_asked(subject, hit))
+            stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
+            if (
+                region.action == "allow"
+                and group[0].asks
+                and hits((region.pattern,), region.later + allowed + stopped)
+            ):
+                messages.append(_not_allowed(subject, rejected.get(region.pattern)))
+            if messages:
+                self._note(subject, region.rule, f"{names}: {'; '.join(messages)}")
 
     # --- task: Agent(...) -----------------------------------------------------------------
 

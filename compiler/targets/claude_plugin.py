@@ -111,7 +111,8 @@ def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
         "name": plugin,
         "version": options.get("version", "0.1.0"),
         "description": options.get(
-            "description", f"{agents} agents and {commands} commands for Claude Code"
+            "description",
+            f"{_count(agents, 'agent')} and {_count(commands, 'command')} for Claude Code",
         ),
         "author": {"name": options.get("author", plugin)},
     }
@@ -153,6 +154,10 @@ def readme(project: Project, options: Mapping[str, Any], namer: Mapping[str, str
             f"```json\n{settings}```\n",
         ]
     )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _sentence(text: str) -> str:
