@@ -92,9 +92,6 @@ class Subject:
     rules: tuple[Rule, ...]  # the rules OpenCode decides this subject's calls with
     removable: bool = True  # False: its tools cannot be narrowed
 
-    def label(self) -> str:
-        return MAIN if self.name == MAIN else self.name
-
 
 @dataclass(frozen=True)
 class Source:
@@ -382,7 +379,7 @@ class _Planner:
             self._note(
                 subject,
                 region.rule,
-                f"{names}: lost, left out of {subject.label()}'s tools: Claude Code "
+                f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
                 f"cannot {why} only part of `{group[0].permission}` for one agent{written}",
             )
 
@@ -451,7 +448,7 @@ class _Planner:
                 self._note(
                     subject,
                     decision.rule,
-                    f"Agent: lost, {name} is left out of {subject.label()}'s Agent(...): "
+                    f"Agent: lost, {name} is left out of {subject.name}'s Agent(...): "
                     "Claude Code cannot ask before starting a subagent for one agent",
                 )
             if decision.action != "allow":
@@ -581,5 +578,5 @@ def _unmapped_message(subject: Subject, rule: Rule, custom: set[str]) -> str | N
     if rule.action == "deny":
         return None
     if key in _NO_TOOL or key in custom or "*" in key or key.startswith("mcp"):
-        return f"lost: Claude Code gives {subject.label()} no `{key}` tool"
+        return f"lost: Claude Code gives {subject.name} no `{key}` tool"
     return None
