@@ -519,7 +519,10 @@ def _describe(sources: Iterable[Source], me: Subject) -> str:
             parts.append("OpenCode's subagent defaults")
         else:
             parts.append("OpenCode's built-in rules")
-    return _join(list(dict.fromkeys(parts)))
+    names = list(dict.fromkeys(parts))
+    if len(names) > 4:  # a long list hides the point
+        names = [*names[:3], f"{len(names) - 3} more"]
+    return _join(names)
 
 
 def _entries(hit: list[Entry]) -> str:
@@ -550,8 +553,8 @@ def _not_allowed(subject: Subject, blockers: list[Source] | None) -> str:
     if blockers is None:
         return "narrowed to ask: the pattern has no exact Claude Code form"
     return (
-        "narrowed to ask: settings are shared, and a shared allow would give "
-        f"{_describe(blockers, subject)} more than OpenCode does"
+        "narrowed to ask: settings are shared, and OpenCode does not allow all of it "
+        f"for {_describe(blockers, subject)}"
     )
 
 
