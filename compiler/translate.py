@@ -22,7 +22,8 @@ decision is the agent's resolved rule list (a subagent, and an agent of mode
 `task`, an `all` agent's primary rules, as it is the only context in which it
 can start subagents). Inputs are what OpenCode matches: the command, the path
 relative to the project, the subagent's id; Claude Code is assumed to run in
-the project root.
+the project root. A shell line of several commands is split and decided per
+command by both runtimes, so the model speaks of single commands.
 
 How the files are chosen, per OpenCode permission and its Claude tools:
 
@@ -390,7 +391,8 @@ class _Planner:
         found: tuple[Region, ...],
         rejected: Mapping[str, list[Source] | None],
     ) -> None:
-        denies, asks_ = self.deny.of(group), self.ask.of(group)
+        denies = self.deny.of(group)
+        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
         allowed = self.allow.exact(group)
         names = _join([t.name for t in group])
         for region in found:
