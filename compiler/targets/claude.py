@@ -192,7 +192,7 @@ def agent_frontmatter(
     override = _override(spec)
     front: dict[str, Any] = {
         "name": claude_name(spec.id),
-        "description": override.get("description", data.get("description", "")),
+        "description": spec.for_target(NAME).get("description", ""),
         "tools": tool_list(spec.id, translation, namer),
         "model": model_for(spec, models)[0],
     }
@@ -293,9 +293,7 @@ def command_frontmatter(
 ) -> dict[str, Any]:
     data = spec.for_target("opencode")
     override = _override(spec)
-    front: dict[str, Any] = {
-        "description": override.get("description", data.get("description", ""))
-    }
+    front: dict[str, Any] = {"description": spec.for_target(NAME).get("description", "")}
     hint = override.get("argument-hint", spec.meta.get("argument-hint"))
     if hint is None and "$ARGUMENTS" in spec.body:
         hint = "<request>"
