@@ -123,15 +123,20 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
+def _compose_as(name: str) -> str:
+    """The target name a target's text is composed for (claude-plugin reads as claude)."""
+    target = target_registry.TARGETS.get(name)
+    return str(getattr(target, "COMPOSE_AS", name))
+
+
 def lint(config: Config, *, fix: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
     fixed, failed = _fix(config) if fix else ((), ())
     collector, bundle, project = _analyse(config, _lint_target(config))
-    for name in sorted(config.targets):
-        if name != project.target:
-            # Text that only this target sees can hold its own errors.
-            for rule, path, problem in compose_bundle(bundle, name, config.display).findings:
-                collector.add(rule, path, problem)
+    for name in sorted({_compose_as(name) for name in config.targets} - {project.target}):
+        # Text that only this target sees can hold its own errors.
+        for rule, path, problem in compose_bundle(bundle, name, config.display).findings:
+            collector.add(rule, path, problem)
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -154,12 +159,13 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
     files: dict[str, bytes] = {}
     for name in names:
         target = target_registry.TARGETS[name]
-        if name != project.target:
-            composition = compose_bundle(bundle, name, config.display)
+        compose_as = _compose_as(name)
+        if compose_as != project.target:
+            composition = compose_bundle(bundle, compose_as, config.display)
             # Text that only this target sees can hold its own errors.
             for rule, path, problem in composition.findings:
                 collector.add(rule, path, problem)
-            project = make_project(config, bundle, composition, name)
+            project = make_project(config, bundle, composition, compose_as)
         emitted = target.emit(project, config.targets.get(name, {}))
         _check_emitted(collector, project, name, emitted)
         for rel, text in emitted.items():

@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,6 +29,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 FORMATS = ("text", "json", "github", "sarif")
 
 
+# Whether infos are printed: set by --verbose on any checking command.
+_VERBOSE: ContextVar[bool] = ContextVar("promptc_verbose", default=False)
+
+
 def _common(func: F) -> F:
     """Options every checking command shares, so they read the same everywhere."""
     options = [
@@ -47,6 +52,14 @@ def _common(func: F) -> F:
         ),
         click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1)."),
         click.option("--quiet", "-q", is_flag=True, help="Print errors only; no summary."),
+        click.option(
+            "--verbose",
+            "-v",
+            is_flag=True,
+            expose_value=False,
+            callback=lambda ctx, param, value: _VERBOSE.set(value),
+            help="Print info diagnostics too (text and github; json and sarif always hold them).",
+        ),
         click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
     ]
     for option in reversed(options):
@@ -81,6 +94,10 @@ def _report(result: Result, fmt: str | None, strict: bool, quiet: bool, no_color
 
     fmt = fmt or default_format(os.environ)
     shown = [d for d in result.diagnostics if not quiet or d.severity is Severity.ERROR]
+    if fmt in ("text", "github") and not _VERBOSE.get():
+        # Infos (what a translation could not keep) can run to hundreds of lines;
+        # people read them with --verbose or in the target's TRANSLATION.md.
+        shown = [d for d in shown if d.severity is not Severity.INFO]
     color = fmt == "text" and use_color(no_color, os.environ) and sys.stdout.isatty()
     for line in REPORTERS[fmt](shown, color):
         click.echo(line)
@@ -113,6 +130,8 @@ def _summary(result: Result) -> None:
 
     counts = {s: sum(1 for d in result.diagnostics if d.severity is s) for s in Severity}
     parts = [f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
+    if counts[Severity.INFO] and not _VERBOSE.get():
+        parts[-1] += " (shown with --verbose)"
     files = f"; wrote {len(result.written)}, removed {len(result.removed)} file(s)"
     changed = files if result.written or result.removed else ""
     if result.fixed:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from compiler.rules import (
     agent_id,
+    claude_name,
     compose,
     cross_ecosystem,
     dangerous_allow,
@@ -30,7 +31,9 @@ from compiler.rules import (
     import_,
     internal,
     key_typo,
+    lossy_translation,
     missing_catch_all,
+    positional_arguments,
     required_snippet,
     schema,
     shadowed_rule,
@@ -92,6 +95,9 @@ _MODULES: tuple[ModuleType, ...] = (
     subagent_delegates,
     delegation_policy,
     unreachable_subagent,
+    claude_name,
+    lossy_translation,
+    positional_arguments,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}

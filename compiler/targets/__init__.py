@@ -2,7 +2,9 @@
 
 A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
 in `[tool.promptc.targets.<name>]`) and `emit(project, options)` returning the
-files it produces, relative to `<out>/<name>/`, as text.
+files it produces, relative to `<out>/<name>/`, as text. An optional
+`COMPOSE_AS` names the target whose composition (the `target` variable) it
+emits, when two targets must carry the same bodies.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from compiler.targets import opencode
+from compiler.targets import claude, claude_plugin, opencode
 
 if TYPE_CHECKING:
     from compiler.project import Project
@@ -24,7 +26,7 @@ class Target(Protocol):
     def emit(self, project: Project, options: Mapping[str, Any]) -> dict[str, str]: ...
 
 
-_MODULES: tuple[ModuleType, ...] = (opencode,)
+_MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin)
 
 TARGETS: Mapping[str, Target] = {module.NAME: module for module in _MODULES}
 

@@ -1,0 +1,86 @@
+"""OpenCode rules and keys the Claude Code files cannot express (informational).
+
+Reported only when a `claude` or `claude-plugin` target is configured. Claude
+Code has no per-agent allow, ask or deny, so promptc narrows what it cannot
+say exactly (compiler.translate) and reports each such permission rule, once,
+at the line that wrote it: a tool left out of an agent's `tools`, a rule that
+asks or denies in Claude Code where OpenCode allows, a tool Claude Code does
+not have (`plan_db`, MCP tools, `external_directory`). It also reports agent
+and mode keys the Claude files leave out (`temperature`, an unmapped
+`model`, a mode whose primary agent Claude Code does not start on its own).
+The same findings are written to TRANSLATION.md in the target's output.
+Infos never fail a run, not even with `--strict`.
+
+Options: none.
+
+Fails (with `[tool.promptc.targets.claude]` configured):
+    permission:
+      bash:
+        "*": deny
+        "git status*": allow     # Bash is left out of this agent's tools
+Passes:
+    permission:
+      bash: deny
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from compiler.diagnostics import Problem
+from compiler.loader import Pos
+from compiler.project import Project, Spec
+from compiler.targets import claude, claude_plugin
+from compiler.translate import Loss, translate
+
+ID = "lossy-translation"
+DEFAULT_LEVEL = "info"
+STAGE = False
+OPTIONS: dict[str, Any] = {}
+
+
+def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    targets = project.config.targets
+    if claude.NAME not in targets and claude_plugin.NAME not in targets:
+        return
+    models = _models(targets)
+    translation = translate(project)
+    seen: set[object] = set()
+    for loss in translation.losses:
+        problem = _loss_problem(loss)
+        if problem is not None and loss.rule not in seen:
+            seen.add(loss.rule)
+            yield problem
+    for ident in translation.tools:
+        yield from _at(project.agents[ident], claude.agent_notes(project.agents[ident], models))
+    for spec in project.modes.values():
+        yield from _at(spec, claude.command_notes(spec, project, translation, models))
+
+
+def _models(targets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
+    mine = targets.get(claude.NAME, targets.get(claude_plugin.NAME, {}))
+    return dict(mine.get("models", {}))
+
+
+def _loss_problem(loss: Loss) -> Problem | None:
+    origin = loss.rule.origin
+    if origin.path is None or origin.kind not in ("agent", "config"):
+        return None  # OpenCode's own rules: TRANSLATION.md lists them once
+    message = f"`{loss.rule.text()}` in Claude Code: {loss.message}"
+    return Problem(origin.line or 1, origin.column or 1, message, path=origin.path)
+
+
+def _at(spec: Spec, notes: Iterator[tuple[tuple[str, ...], str]]) -> Iterator[Problem]:
+    for path, message in notes:
+        pos = _shell_position(spec, path[1]) if path[:1] == ("!",) else spec.where(*path, key=True)
+        yield Problem(pos.line, pos.column, message, path=spec.source.path)
+
+
+def _shell_position(spec: Spec, command: str) -> Pos:
+    """Where `` !`command` `` stands in the mode's file (its first occurrence)."""
+    needle = f"!`{command}`"
+    for number, line in enumerate(spec.source.text.split("\n"), start=1):
+        if number >= spec.source.body_line and needle in line:
+            return Pos(number, line.index(needle) + 1)
+    return Pos(spec.source.body_line, 1)

@@ -1,0 +1,588 @@
+"""Translate OpenCode permissions into Claude Code tools and settings, never granting more.
+
+OpenCode decides per agent: an ordered rule list, last match wins
+(compiler.permissions). Claude Code has no per-agent allow/ask/deny. What it
+has is, per agent, the `tools` list (which tools exist for it), and one list
+of settings rules for the whole session (`.claude/settings.json`: deny, then
+ask, then allow, whatever the order or specificity), shared by the main
+thread and every subagent. So promptc uses this decision model, for an agent
+A, a Claude tool T and an input x (a command, a path, a subagent name):
+
+    T not in A's tools (for Agent: x not in A's `Agent(...)`)  -> deny
+    a settings deny rule matches (T, x)                        -> deny
+    a settings ask rule matches                                -> ask
+    a settings allow rule matches                              -> allow
+    nothing matches: ask for tools that need permission (Bash, Edit, Write,
+    NotebookEdit, WebFetch, WebSearch, Skill), allow for the others
+
+and requires, with deny < ask < allow, that this decision is never above
+OpenCode's for the same agent, tool permission and input. OpenCode's
+decision is the agent's resolved rule list (a subagent, and an agent of mode
+`all`, with the `todowrite` and `task` denies the task tool appends; for
+`task`, an `all` agent's primary rules, as it is the only context in which it
+can start subagents). Inputs are what OpenCode matches: the command, the path
+relative to the project, the subagent's id; Claude Code is assumed to run in
+the project root. A shell line of several commands is split and decided per
+command by both runtimes, so the model speaks of single commands.
+
+How the files are chosen, per OpenCode permission and its Claude tools:
+
+- A tool whose permission denies every input is left out of the agent's
+  `tools`.
+- A denied region that only a whole-tool rule could express (`"*": deny`
+  with exceptions after it, any deny or ask on a tool without patterns, an
+  ask on a tool that otherwise runs without asking) would change every agent
+  if written to the shared settings; the tool is left out of that one agent
+  instead, and its allows and asks are reported as lost.
+- Every other denied region becomes a settings deny rule that matches at least
+  that region (a deny never widens anything; what it takes from other agents
+  is reported). Asked regions become settings ask rules, except a whole-tool
+  ask on a tool that asks anyway.
+- An allow rule is written only when no agent holding the tool, nor the main
+  thread, would get more from it: every input it may match is allowed by all
+  of them, or denied or asked by a rule already written.
+- Agent: a primary's `Agent(a, b)` lists exactly the subagents its `task`
+  rules allow (not those it only asks for); subagents get no Agent (Claude
+  Code subagents start no subagents, and neither do OpenCode's at its default
+  depth). Every primary is denied as `Agent(name)`, since OpenCode never
+  starts a primary as a subagent.
+- The main thread: when the config names a `default_agent` of the bundle,
+  settings.json sets `agent` to it, so plain `claude` runs as that agent.
+  Otherwise the main thread has every tool and stands for OpenCode's default
+  agent (`build`): its tools cannot be narrowed, so its denies go to the
+  shared settings.
+
+Everything that cannot be expressed is a Loss: one message per OpenCode rule
+and agent, in plain words (rules from OpenCode's built-in defaults and from
+the config are shared by every agent and reported once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from compiler import claude_rules, wildcard
+from compiler.claude_rules import Pattern, Tool
+from compiler.permissions import Environment, Rule, evaluate
+from compiler.project import Project
+from compiler.runtime import Agent, resolve
+
+MAIN = "the main thread"
+# Translation must not depend on the machine: the home folder is a stand-in.
+ENVIRONMENT = Environment(
+    home=claude_rules.HOME,
+    data=f"{claude_rules.HOME}/.local/share/opencode",
+    tmp="/tmp/opencode",
+    worktree="/",
+)
+_NO_TOOL = {
+    "external_directory",
+    "doom_loop",
+    "plan_enter",
+    "plan_exit",
+}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Whoever runs with Claude tools: a bundle agent, or the main thread."""
+
+    name: str  # the OpenCode agent id, or MAIN
+    agent: Agent
+    rules: tuple[Rule, ...]  # the rules OpenCode decides this subject's calls with
+    removable: bool = True  # False: its tools cannot be narrowed
+
+
+@dataclass(frozen=True)
+class Source:
+    subject: str
+    rule: Rule | None  # None: OpenCode's own behaviour, not a written rule
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One settings rule: `Tool` or `Tool(specifier)`."""
+
+    tool: str
+    specifier: str | None
+    exact: tuple[str, ...]
+    reach: tuple[str, ...]
+    sources: tuple[Source, ...] = ()
+    agent: bool = False  # the specifier is an agent id
+
+    def text(self, namer: Mapping[str, str]) -> str:
+        if self.specifier is None:
+            return self.tool
+        spec = namer.get(self.specifier, self.specifier) if self.agent else self.specifier
+        return f"{self.tool}({spec})"
+
+
+@dataclass(frozen=True)
+class Loss:
+    subject: str
+    rule: Rule
+    message: str
+
+
+@dataclass(frozen=True)
+class Translation:
+    subjects: tuple[Subject, ...]
+    tools: Mapping[str, tuple[str, ...]]  # agent id -> Claude tool names
+    spawn: Mapping[str, tuple[str, ...]]  # agent id -> subagent ids for Agent(...)
+    deny: tuple[Entry, ...]
+    ask: tuple[Entry, ...]
+    allow: tuple[Entry, ...]
+    main_agent: str | None
+    losses: tuple[Loss, ...]
+
+    def subject(self, name: str) -> Subject:
+        return next(s for s in self.subjects if s.name == name)
+
+
+@dataclass(frozen=True)
+class Region:
+    """The inputs one rule decides: its pattern minus every later pattern."""
+
+    rule: Rule | None  # None: no rule matches, OpenCode asks
+    action: str
+    pattern: str
+    later: tuple[str, ...]
+
+
+@lru_cache(maxsize=65536)
+def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
+    """Some input matches every `include` pattern and no `exclude` one.
+    Too complex to decide counts as yes: the safe answer for every caller."""
+    try:
+        found = wildcard.witness(
+            [wildcard.glob(p) for p in include], [wildcard.glob(p) for p in exclude]
+        )
+    except wildcard.TooComplex:
+        return True
+    return found is not None
+
+
+def regions(rules: Iterable[Rule], permission: str) -> tuple[Region, ...]:
+    relevant = [r for r in rules if wildcard.match(permission, r.permission)]
+    found: list[Region] = []
+    for index, rule in enumerate(relevant):
+        later = tuple(dict.fromkeys(r.pattern for r in relevant[index + 1 :]))
+        if not any(wildcard.universal(p) for p in later) and hits((rule.pattern,), later):
+            found.append(Region(rule, rule.action, rule.pattern, later))
+    every = tuple(dict.fromkeys(r.pattern for r in relevant))
+    if not any(wildcard.universal(p) for p in every):
+        found.append(Region(None, "ask", "*", every))
+    return tuple(found)
+
+
+def main_agent(project: Project, runtime_agents: Mapping[str, Agent]) -> str | None:
+    name = project.config.default_agent
+    agent = runtime_agents.get(name) if name else None
+    return name if agent is not None and not agent.native else None
+
+
+def subjects(project: Project) -> tuple[Subject, ...]:
+    runtime = resolve(project, ENVIRONMENT)
+    found = [Subject(a.name, a, a.effective(a.mode != "primary")) for a in runtime.bundle_agents()]
+    if main_agent(project, runtime.agents) is None:
+        default = runtime.agents.get("build")
+        rules = default.rules if default else ()
+        found.append(Subject(MAIN, default or Agent("build", "primary", ()), rules, False))
+    return tuple(found)
+
+
+def translate(project: Project) -> Translation:
+    """The Claude Code tools and settings for a bundle (computed once per bundle)."""
+    if _CACHE and _CACHE[0][0] is project.bundle and _CACHE[0][1] is project.config:
+        return _CACHE[0][2]
+    result = _Planner(project).run()
+    _CACHE[:] = [(project.bundle, project.config, result)]
+    return result
+
+
+# Targets and rules of one run share a bundle: translate it once. The cache
+# holds the objects themselves, so an identity match is never a stale address.
+_CACHE: list[tuple[object, object, Translation]] = []
+
+
+@dataclass
+class _Entries:
+    items: dict[tuple[str, str | None], Entry] = field(default_factory=dict)
+
+    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
+        key = (tool, pattern.specifier)
+        old = self.items.get(key)
+        if old is None:
+            self.items[key] = Entry(
+                tool, pattern.specifier, pattern.exact, pattern.reach, (source,), agent
+            )
+            return
+        self.items[key] = Entry(
+            tool,
+            pattern.specifier,
+            tuple(dict.fromkeys(old.exact + pattern.exact)),
+            tuple(dict.fromkeys(old.reach + pattern.reach)),
+            (*old.sources, source),
+            agent,
+        )
+
+    def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
+        names = {t.name for t in tools}
+        return [e for e in self.items.values() if e.tool in names]
+
+    def exact(self, tools: tuple[Tool, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(g for e in self.of(tools) for g in e.exact))
+
+
+class _Planner:
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.subjects = subjects(project)
+        runtime = {s.name: s.agent for s in self.subjects}
+        self.main = main_agent(project, runtime)
+        self.tools: dict[str, list[str]] = {s.name: [] for s in self.subjects if s.removable}
+        self.spawn: dict[str, tuple[str, ...]] = {}
+        self.deny, self.ask, self.allow = _Entries(), _Entries(), _Entries()
+        self.notes: dict[tuple[str, Rule], list[str]] = {}
+
+    def run(self) -> Translation:
+        kept: dict[str, set[str]] = {name: set() for name in self.tools}
+        for permission in claude_rules.PERMISSIONS:
+            if permission == "task":
+                self._task(kept)
+            else:
+                self._permission(permission, kept)
+        self._unmapped()
+        tools = {
+            name: tuple(t for t in claude_rules.TOOL_NAMES if t in kept[name]) for name in kept
+        }
+        losses = tuple(
+            Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
+            for (subject, rule), parts in self.notes.items()
+        )
+        denied = set(self.deny.items)
+        return Translation(
+            self.subjects,
+            tools,
+            self.spawn,
+            tuple(self.deny.items.values()),
+            # an ask that a deny of the same rule already beats says nothing
+            tuple(e for key, e in self.ask.items.items() if key not in denied),
+            tuple(self.allow.items.values()),
+            self.main,
+            losses,
+        )
+
+    def _note(self, subject: Subject, rule: Rule | None, message: str) -> None:
+        if rule is not None:
+            self.notes.setdefault((subject.name, rule), []).append(message)
+
+    # --- tools decided by patterns or as a whole ------------------------------------------
+
+    def _permission(self, permission: str, kept: dict[str, set[str]]) -> None:
+        group = claude_rules.group(permission)
+        kind, asks = group[0].kind, group[0].asks
+        holders: dict[str, tuple[Region, ...]] = {}
+        for subject in self.subjects:
+            found = regions(subject.rules, permission)
+            if subject.removable and all(r.action == "deny" for r in found):
+                continue
+            blocking = [r for r in found if _needs_whole(kind, asks, r)]
+            if blocking and subject.removable:
+                self._left_out(subject, group, found, blocking[0])
+                continue
+            holders[subject.name] = found
+            if subject.removable:
+                kept[subject.name].update(t.name for t in group)
+        self._deny_and_ask(group, holders)
+        rejected = self._allows(group, holders) if asks else {}
+        for name, found in holders.items():
+            self._losses(self._by_name(name), group, found, rejected)
+
+    def _by_name(self, name: str) -> Subject:
+        return next(s for s in self.subjects if s.name == name)
+
+    def _deny_and_ask(
+        self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
+    ) -> None:
+        kind, asks = group[0].kind, group[0].asks
+        for name, found in holders.items():
+            for region in found:
+                if region.action == "allow":
+                    continue
+                pattern = claude_rules.cover(kind, region.pattern)
+                if region.action == "ask" and pattern.whole and asks:
+                    continue  # the tool asks anyway
+                target = self.deny if region.action == "deny" else self.ask
+                self._add(target, group, pattern, Source(name, region.rule))
+
+    def _add(
+        self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
+    ) -> None:
+        if pattern.whole:
+            for tool in group:
+                target.add(tool.name, pattern, source)
+        else:
+            target.add(claude_rules.rule_tool(group).name, pattern, source)
+
+    def _allows(
+        self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
+    ) -> dict[str, list[Source] | None]:
+        """Write every allow no holder objects to; return, per OpenCode pattern that
+        was not written, who objected (None: no exact Claude form)."""
+        kind = group[0].kind
+        denied = self.deny.exact(group)
+        stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
+        rejected: dict[str, list[Source] | None] = {}
+        for name, found in holders.items():
+            for region in found:
+                if region.action != "allow" or region.pattern in rejected:
+                    continue
+                pattern = claude_rules.inside(kind, region.pattern)
+                if pattern is None:
+                    rejected[region.pattern] = None
+                    continue
+                blockers = list(self._objections(pattern, holders, denied, stopped))
+                if blockers:
+                    rejected[region.pattern] = blockers
+                elif any(hits((g,), stopped) for g in pattern.reach):
+                    self._add(self.allow, group, pattern, Source(name, region.rule))
+        return rejected
+
+    def _objections(
+        self,
+        pattern: Pattern,
+        holders: Mapping[str, tuple[Region, ...]],
+        denied: tuple[str, ...],
+        stopped: tuple[str, ...],
+    ) -> Iterator[Source]:
+        for name, found in holders.items():
+            for region in found:
+                if region.action == "allow":
+                    continue
+                covered = denied if region.action == "deny" else stopped
+                if any(hits((g, region.pattern), region.later + covered) for g in pattern.reach):
+                    yield Source(name, region.rule)
+                    break
+
+    # --- what each agent loses ------------------------------------------------------------
+
+    def _left_out(
+        self, subject: Subject, group: tuple[Tool, ...], found: tuple[Region, ...], block: Region
+    ) -> None:
+        names = _join([t.name for t in group])
+        why = "deny" if block.action == "deny" else "ask for"
+        written = f" (`{block.rule.text()}`)" if block.rule else ""
+        for region in found:
+            if region.action == "deny" or region.rule is None:
+                continue
+            self._note(
+                subject,
+                region.rule,
+                f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
+                f"cannot {why} only part of `{group[0].permission}` for one agent{written}",
+            )
+
+    def _losses(
+        self,
+        subject: Subject,
+        group: tuple[Tool, ...],
+        found: tuple[Region, ...],
+        rejected: Mapping[str, list[Source] | None],
+    ) -> None:
+        denies = self.deny.of(group)
+        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
+        allowed = self.allow.exact(group)
+        names = _join([t.name for t in group])
+        for region in found:
+            if region.action == "deny" or region.rule is None:
+                continue
+            messages = []
+            if hit := _overlapping(denies, region):
+                messages.append(_denied(subject, hit))
+            if region.action == "allow" and (hit := _overlapping(asks_, region)):
+                messages.append(_asked(subject, hit))
+            stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
+            if (
+                region.action == "allow"
+                and group[0].asks
+                and hits((region.pattern,), region.later + allowed + stopped)
+            ):
+                messages.append(_not_allowed(subject, rejected.get(region.pattern)))
+            if messages:
+                self._note(subject, region.rule, f"{names}: {'; '.join(messages)}")
+
+    # --- task: Agent(...) -----------------------------------------------------------------
+
+    def _task(self, kept: dict[str, set[str]]) -> None:
+        bundle = [s for s in self.subjects if s.removable]
+        spawnable = [s.name for s in bundle if s.agent.mode != "primary"]
+        for primary in (s for s in bundle if s.agent.mode == "primary"):
+            self.deny.add(
+                "Agent",
+                Pattern(primary.name, (primary.name,), (primary.name,)),
+                Source(primary.name, None),
+                agent=True,
+            )
+        main = next((s for s in self.subjects if not s.removable), None)
+        if main is not None:
+            for name in spawnable:
+                decision = evaluate(main.rules, "task", name)
+                if decision.action != "allow":
+                    target = self.deny if decision.action == "deny" else self.ask
+                    target.add(
+                        "Agent",
+                        Pattern(name, (name,), (name,)),
+                        Source(MAIN, decision.rule),
+                        agent=True,
+                    )
+        for subject in bundle:
+            if subject.agent.mode == "subagent":
+                continue
+            self._spawn(subject, spawnable, kept)
+
+    def _spawn(self, subject: Subject, spawnable: list[str], kept: dict[str, set[str]]) -> None:
+        allowed: list[str] = []
+        for name in spawnable:
+            decision = evaluate(subject.agent.rules, "task", name)
+            if decision.action == "ask":
+                self._note(
+                    subject,
+                    decision.rule,
+                    f"Agent: lost, {name} is left out of {subject.name}'s Agent(...): "
+                    "Claude Code cannot ask before starting a subagent for one agent",
+                )
+            if decision.action != "allow":
+                continue
+            blocked = [
+                e for e in (*self.deny.of(_AGENT), *self.ask.of(_AGENT)) if e.specifier == name
+            ]
+            if blocked:
+                verb = "denies" if blocked[0] in self.deny.items.values() else "asks before"
+                self._note(
+                    subject,
+                    decision.rule,
+                    f"Agent: narrowed, Claude Code {verb} starting {name}: the main thread "
+                    "(OpenCode's default agent) does not allow it, and settings are shared",
+                )
+            allowed.append(name)
+        self.spawn[subject.name] = tuple(allowed)
+        if allowed:
+            kept[subject.name].add("Agent")
+
+    # --- permissions with no Claude tool --------------------------------------------------
+
+    def _unmapped(self) -> None:
+        custom = set(self.project.config.custom_tools)
+        for subject in self.subjects:
+            if not subject.removable:
+                continue
+            for rule in subject.agent.rules:
+                if rule.origin.kind not in ("agent", "config"):
+                    continue
+                message = _unmapped_message(subject, rule, custom)
+                if message:
+                    self._note(subject, rule, message)
+
+
+_AGENT = claude_rules.group("task")
+
+
+def _needs_whole(kind: str, asks: bool, region: Region) -> bool:
+    if region.action == "allow" or (region.action == "ask" and asks):
+        return False
+    return claude_rules.cover(kind, region.pattern).whole
+
+
+def _overlapping(entries: Iterable[Entry], region: Region) -> list[Entry]:
+    return [e for e in entries if any(hits((region.pattern, g), region.later) for g in e.reach)]
+
+
+def _join(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _describe(sources: Iterable[Source], me: Subject) -> str:
+    """Who wrote the rules behind a settings entry, in words."""
+    parts: list[str] = []
+    for source in sources:
+        kind = source.rule.origin.kind if source.rule else None
+        if kind == "agent" or kind is None:
+            if source.subject != me.name:
+                parts.append(source.subject)
+            elif kind == "agent" and source.rule:
+                parts.append(f"its own `{source.rule.text()}`")
+        elif kind == "config":
+            parts.append("the config's `permission`")
+        elif kind == "session":
+            parts.append("OpenCode's subagent defaults")
+        else:
+            parts.append("OpenCode's built-in rules")
+    names = list(dict.fromkeys(parts))
+    if len(names) > 4:  # a long list hides the point
+        names = [*names[:3], f"{len(names) - 3} more"]
+    return _join(names)
+
+
+def _entries(hit: list[Entry]) -> str:
+    shown = [f"`{e.text({})}`" for e in hit[:3]]
+    return _join(shown) + (" and more" if len(hit) > 3 else "")
+
+
+def _denied(subject: Subject, hit: list[Entry]) -> str:
+    sources = [s for e in hit for s in e.sources]
+    if all(s.rule is None and s.subject != MAIN for s in sources):
+        names = _join(list(dict.fromkeys(s.subject for s in sources)))
+        return f"narrowed to deny: Claude Code never starts {names} as a subagent"
+    return (
+        f"narrowed to deny: the shared settings deny {_entries(hit)} "
+        f"(from {_describe(sources, subject)}), and a deny applies to every agent"
+    )
+
+
+def _asked(subject: Subject, hit: list[Entry]) -> str:
+    sources = [s for e in hit for s in e.sources]
+    return (
+        f"narrowed to ask: the shared settings ask for {_entries(hit)} "
+        f"(from {_describe(sources, subject)}), and an ask beats any allow"
+    )
+
+
+def _not_allowed(subject: Subject, blockers: list[Source] | None) -> str:
+    if blockers is None:
+        return "narrowed to ask: the pattern has no exact Claude Code form"
+    return (
+        "narrowed to ask: settings are shared, and OpenCode does not allow all of it "
+        f"for {_describe(blockers, subject)}"
+    )
+
+
+def _unmapped_message(subject: Subject, rule: Rule, custom: set[str]) -> str | None:
+    key = rule.permission
+    if key in claude_rules.PERMISSIONS or key in ("*", "list"):
+        return None
+    if key == "external_directory":
+        if rule.action == "allow":
+            return (
+                "narrowed to ask: Claude Code has no per-agent access to folders outside "
+                "the project; it asks each time"
+            )
+        if rule.action == "deny":
+            return (
+                "not kept: Claude Code has no per-agent folder rules; it asks before "
+                "touching files outside the project instead of denying"
+            )
+        return None
+    if key == "doom_loop":
+        if rule.action == "allow":
+            return None
+        return "not kept: Claude Code never stops a repeated identical tool call to ask"
+    if rule.action == "deny":
+        return None
+    if key in _NO_TOOL or key in custom or "*" in key or key.startswith("mcp"):
+        return f"lost: Claude Code gives {subject.name} no `{key}` tool"
+    return None

@@ -1,0 +1,137 @@
+"""TRANSLATION.md: what the Claude Code files could not say of the OpenCode spec, for maintainers.
+
+One section per agent lists its Claude tools and every rule of its own that
+Claude Code cannot express, once each, with where it is written; rules every
+agent shares (OpenCode's built-in defaults, the config's `permission`) are
+listed once at the end with the agents they affect. Paths are relative to
+the config file's folder, so the report is the same on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from compiler.permissions import Rule
+from compiler.project import Project
+from compiler.translate import MAIN, Loss, Translation
+
+INTRO = """\
+# Claude Code translation
+
+promptc wrote these Claude Code files from the bundle's OpenCode specs. OpenCode gives every
+agent its own ordered permission rules (the last matching rule wins). Claude Code has no
+per-agent allow, ask or deny: an agent's `tools` list says which tools exist for it, and one
+list of settings rules (deny, then ask, then allow) applies to the whole session, main thread
+and subagents alike. promptc never grants more than OpenCode does: where a rule cannot be
+said exactly, Claude Code asks or denies instead, or the tool is left out. Every such rule is
+listed below, once.
+"""
+
+
+def render(
+    project: Project,
+    translation: Translation,
+    namer: Mapping[str, str],
+    settings: str,
+    agent_notes: Mapping[str, Sequence[str]],
+    command_notes: Mapping[str, Sequence[str]],
+    with_settings: bool = True,
+) -> str:
+    root = project.config.root
+    parts = [INTRO, _settings(settings, translation, with_settings)]
+    parts.append("## Agents\n")
+    for ident, tools in translation.tools.items():
+        parts.append(_agent(ident, tools, translation, namer, agent_notes.get(ident, ()), root))
+    disabled = [i for i in project.agents if i not in translation.tools]
+    if disabled:
+        names = ", ".join(disabled)
+        parts.append(f"Not emitted (disabled, so OpenCode does not load them either): {names}.\n")
+    if project.modes:
+        parts.append("## Commands\n")
+        for ident in project.modes:
+            parts.append(_section(f"/{ident.replace('/', '-')}", command_notes.get(ident, ())))
+    shared = _shared(translation.losses, root)
+    if shared:
+        parts.append("## Rules every agent shares\n")
+        parts.append(
+            "OpenCode's built-in defaults and the config's `permission` hold for every agent; "
+            "each is listed once with the agents it affects.\n"
+        )
+        parts.extend(shared)
+    return "\n".join(parts)
+
+
+def _settings(settings: str, translation: Translation, written: bool) -> str:
+    main = translation.main_agent
+    who = (
+        f"The main thread runs as `{main}` (settings `agent`)."
+        if main
+        else "The main thread has every tool and stands for OpenCode's default agent, `build`."
+    )
+    where = (
+        "They are in `.claude/settings.json`."
+        if written
+        else "A plugin cannot carry them: they belong in the project's `.claude/settings.json`."
+    )
+    return f"## Shared settings\n\n{who} {where}\n\n```json\n{settings}```\n"
+
+
+def _agent(
+    ident: str,
+    tools: tuple[str, ...],
+    translation: Translation,
+    namer: Mapping[str, str],
+    notes: Sequence[str],
+    root: Path,
+) -> str:
+    shown = [
+        f"Agent({', '.join(namer.get(n, n) for n in translation.spawn[ident])})"
+        if t == "Agent"
+        else t
+        for t in tools
+    ]
+    lines = [f"### {ident}\n", f"Tools: {', '.join(shown) or 'none'}.\n"]
+    own = [loss for loss in translation.losses if loss.subject == ident and _own(loss.rule)]
+    items = [f"- `{loss.rule.text()}` ({_where(loss.rule, root)}): {loss.message}" for loss in own]
+    items += [f"- {note}" for note in notes]
+    lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
+    return "\n".join(lines)
+
+
+def _section(title: str, notes: Sequence[str]) -> str:
+    body = "\n".join(f"- {note}" for note in notes) + "\n" if notes else "Nothing lost.\n"
+    return f"### {title}\n\n{body}"
+
+
+def _own(rule: Rule) -> bool:
+    return rule.origin.kind == "agent"
+
+
+def _where(rule: Rule, root: Path) -> str:
+    origin = rule.origin
+    if origin.path is None:
+        return origin.label
+    try:
+        path = origin.path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        path = origin.path.name
+    return f"{path}:{origin.line}:{origin.column}"
+
+
+def _shared(losses: Sequence[Loss], root: Path) -> list[str]:
+    """One entry per shared rule: its messages, each with the agents it applies to."""
+    grouped: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for loss in losses:
+        if _own(loss.rule):
+            continue
+        key = (loss.rule.text(), _where(loss.rule, root))
+        who = "the main thread" if loss.subject == MAIN else loss.subject
+        grouped.setdefault(key, {}).setdefault(loss.message, []).append(who)
+    entries = []
+    for (text, where), messages in grouped.items():
+        lines = [f"- `{text}` ({where})"]
+        for message, agents in messages.items():
+            lines.append(f"  - for {', '.join(dict.fromkeys(agents))}: {message}")
+        entries.append("\n".join(lines) + "\n")
+    return entries

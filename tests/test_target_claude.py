@@ -1,0 +1,472 @@
+"""The Claude Code targets: agent and command files, settings, the plugin, the rules, snapshots.
+
+tests/fixtures/claude is a bundle of tricky cases (a primary with a task
+allow-list, bash maps that differ per agent, a config-level deny, a custom
+tool, unmapped models, a subfolder id, forked and main-thread commands);
+tests/fixtures/opencode adds a `default_agent` and awkward values. Every
+emitted file of the repository's bundle and of the fixture is compared with a
+snapshot, one file each.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from compiler.rules import positional_arguments
+from compiler.targets import claude, claude_plugin
+from tests import bundles
+from tests.conftest import MakeBundle, Run
+
+FIXTURE = bundles.FIXTURES / "claude"
+BUNDLES = {
+    "repository": bundles.REPOSITORY,
+    "fixture": FIXTURE,
+    "opencode": bundles.FIXTURES / "opencode",
+}
+TARGETS = ("claude", "claude-plugin")
+
+
+@functools.cache
+def emitted(bundle: str, target: str) -> dict[str, str]:
+    return {rel: data.decode() for rel, data in bundles.render(BUNDLES[bundle], target).items()}
+
+
+def front(text: str) -> dict[str, Any]:
+    assert text.startswith("---\n")
+    data = yaml.safe_load(text[4:].split("\n---\n", 1)[0])
+    assert isinstance(data, dict)
+    return data
+
+
+def agent(name: str, bundle: str = "fixture") -> dict[str, Any]:
+    return front(emitted(bundle, "claude")[f".claude/agents/{name}.md"])
+
+
+# --- agents ---------------------------------------------------------------------------------
+
+
+def test_agent_keys_come_in_the_documented_order() -> None:
+    assert list(agent("craftsman")) == [
+        "name",
+        "description",
+        "tools",
+        "model",
+        "color",
+        "maxTurns",
+    ]
+    assert list(agent("foreman")) == ["name", "description", "tools", "model", "color", "effort"]
+
+
+def test_a_subfolder_id_becomes_a_hyphenated_name_and_file() -> None:
+    files = emitted("fixture", "claude")
+    assert ".claude/agents/team-painter.md" in files
+    assert agent("team-painter")["name"] == "team-painter"
+    assert not any("/team/" in rel for rel in files)
+
+
+def test_every_agent_has_an_explicit_tools_list() -> None:
+    for bundle in BUNDLES:
+        for rel, text in emitted(bundle, "claude").items():
+            if rel.startswith(".claude/agents/"):
+                assert isinstance(front(text)["tools"], list), rel
+
+
+def test_tools_follow_the_permissions() -> None:
+    assert agent("scout")["tools"] == ["Read", "Glob", "Grep", "WebSearch", "Skill", "LSP"]
+    assert agent("craftsman")["tools"] == [
+        "Read",
+        "Edit",
+        "Write",
+        "NotebookEdit",
+        "Glob",
+        "Grep",
+        "Bash",
+        "WebSearch",
+        "Agent(scout, smith, team-painter)",
+        "TodoWrite",
+        "AskUserQuestion",
+        "Skill",
+        "LSP",
+    ]
+    assert "Bash" not in agent("sage")["tools"]  # "*": deny with one exception
+    assert "Glob" not in agent("guild")["tools"]  # glob: ask on a tool that never asks
+
+
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [("craftsman", "inherit"), ("foreman", "sonnet"), ("scout", "haiku"), ("smith", "inherit")],
+)
+def test_models_go_through_the_mapping_or_inherit(name: str, model: str) -> None:
+    assert agent(name)["model"] == model
+
+
+def test_a_claude_model_override_wins() -> None:
+    assert agent("lead", "opencode")["model"] == "sonnet"
+
+
+@pytest.mark.parametrize(
+    ("color", "expected"),
+    [
+        ("#FF5733", "orange"),
+        ("#ff0000", "red"),
+        ("#00A000", "green"),
+        ("#2040E0", "blue"),
+        ("#20B2AA", "cyan"),
+        ("#FFD700", "yellow"),
+        ("#9932CC", "purple"),
+        ("#FFB6C1", "pink"),
+    ],
+)
+def test_hex_colours_become_the_nearest_claude_colour(color: str, expected: str) -> None:
+    assert claude.nearest_color(color) == expected
+
+
+def test_colours_from_themes_hex_and_overrides() -> None:
+    assert agent("craftsman")["color"] == "orange"  # "#FF5733"
+    assert agent("foreman")["color"] == "cyan"  # targets.claude.color over success (green)
+    assert agent("quoting", "opencode")["color"] == "pink"  # accent
+    assert "color" not in agent("scout")
+
+
+def test_steps_become_max_turns() -> None:
+    assert agent("craftsman")["maxTurns"] == 60
+    assert agent("quoting", "opencode")["maxTurns"] == 3
+
+
+def test_refused_overrides_never_reach_the_file() -> None:
+    text = emitted("fixture", "claude")[".claude/agents/foreman.md"]
+    assert "permissionMode" not in text
+    assert "bypassPermissions" not in text
+
+
+def test_a_disabled_agent_is_not_emitted() -> None:
+    assert not any("retired" in rel for rel in emitted("fixture", "claude"))
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def test_a_primary_mode_runs_in_the_main_thread_with_only_allowed_shell_lines() -> None:
+    assert emitted("fixture", "claude")[".claude/commands/build.md"] == (
+        "---\n"
+        "description: Planifica e implementa el pedido del usuario.\n"
+        'argument-hint: "<request>"\n'
+        "allowed-tools:\n"
+        "  - Bash(git status --short)\n"
+        "model: sonnet\n"
+        "---\n"
+        "Pedido: $ARGUMENTS\n"
+        "\n"
+        "Estado: !`git status --short`\n"
+        "Borrado: !`rm -rf tmp`\n"
+    )
+
+
+def test_a_subagent_mode_forks_into_its_agent() -> None:
+    assert emitted("fixture", "claude")[".claude/commands/review.md"] == (
+        "---\n"
+        "description: Revisa los cambios pendientes con el implementador.\n"
+        'argument-hint: "[ruta]"\n'
+        "allowed-tools:\n"
+        "  - Bash(git diff)\n"
+        "context: fork\n"
+        "agent: smith\n"
+        "---\n"
+        "Revisa $ARGUMENTS con el diff: !`git diff`\n"
+    )
+
+
+def test_a_plugin_command_names_the_plugin_agent() -> None:
+    text = emitted("fixture", "claude-plugin")["commands/review.md"]
+    assert "\nagent: taller:smith\n" in text
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def test_settings_hold_the_shared_rules() -> None:
+    settings = json.loads(emitted("fixture", "claude")[".claude/settings.json"])
+    assert settings == {
+        "$schema": "https://json.schemastore.org/claude-code-settings.json",
+        "permissions": {
+            "allow": ["Edit(src/**)", "Bash(git log*)", "Bash(git diff*)", "WebFetch", "Skill"],
+            "ask": ["Read(**/*.env)", "Read(**/*.env.*)"],
+            "deny": [
+                "Edit(**/*.lock)",
+                "Bash(rm *)",
+                "Bash(git push*)",
+                "Agent(craftsman)",
+                "Agent(foreman)",
+            ],
+        },
+    }
+
+
+def test_settings_name_the_default_agent() -> None:
+    settings = json.loads(emitted("opencode", "claude")[".claude/settings.json"])
+    assert settings["agent"] == "lead"
+
+
+# --- the plugin -----------------------------------------------------------------------------
+
+
+def test_plugin_manifest_from_options() -> None:
+    manifest = json.loads(emitted("fixture", "claude-plugin")[".claude-plugin/plugin.json"])
+    assert manifest == {
+        "name": "taller",
+        "version": "1.2.0",
+        "description": "Equipo de agentes de prueba para promptc",
+        "author": {"name": "Equipo promptc"},
+        "license": "MIT",
+        "keywords": ["agents", "fixture"],
+    }
+
+
+def test_plugin_manifest_defaults(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": "[targets.claude-plugin]\n",
+            "specs/agents/scout.md": "---\ndescription: Explora el código y reporta.\nmode: subagent\n---\nLee.\n",
+        }
+    )
+    manifest = json.loads(bundles.render(root, "claude-plugin")[".claude-plugin/plugin.json"])
+    assert manifest == {
+        "name": "bundle",
+        "version": "0.1.0",
+        "description": "1 agent and 0 commands for Claude Code",
+        "author": {"name": "bundle"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [
+        ("claude", "promptc-claude"),
+        ("Claude Tools", "promptc-claude-tools"),
+        ("My_Team", "my-team"),
+    ],
+)
+def test_the_default_plugin_name_is_kebab_case_and_never_reserved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, name: str
+) -> None:
+    root = tmp_path / folder
+    (root / "specs").mkdir(parents=True)
+    (root / "promptc.toml").write_text("")
+    monkeypatch.chdir(root)
+    assert claude_plugin.plugin_name(bundles.project(root, "claude"), {}) == name
+
+
+def test_plugin_readme_lists_agents_commands_and_the_settings_to_copy() -> None:
+    readme = emitted("fixture", "claude-plugin")["README.md"]
+    assert "- `taller:team-painter`: Diseño de UI y UX; solo alcanzable vía craftsman." in readme
+    assert "- `/taller:review`: Revisa los cambios pendientes con el implementador." in readme
+    assert '"Agent(taller:craftsman)"' in readme
+    assert len(readme.split()) >= 40  # the plugin directory's minimum
+
+
+def _namespaced(text: str, plugin: str) -> str:
+    """A `.claude` file as the plugin carries it: agent references get the plugin prefix."""
+
+    def spawn(match: re.Match[str]) -> str:
+        names = ", ".join(f"{plugin}:{n}" for n in match[1].split(", "))
+        return f"  - Agent({names})"
+
+    text = re.sub(r"^  - Agent\((.*)\)$", spawn, text, flags=re.MULTILINE)
+    return re.sub(r"^agent: (.*)$", rf"agent: {plugin}:\1", text, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_the_claude_layout_carries_the_same_agent_and_command_files_as_the_plugin(
+    bundle: str,
+) -> None:
+    layout = emitted(bundle, "claude")
+    plugin = emitted(bundle, "claude-plugin")
+    name = json.loads(plugin[".claude-plugin/plugin.json"])["name"]
+    ours = {rel.removeprefix(".claude/"): text for rel, text in layout.items()}
+    theirs = {rel: text for rel, text in plugin.items() if rel.startswith(("agents/", "commands/"))}
+    assert set(theirs) == {rel for rel in ours if rel.startswith(("agents/", "commands/"))}
+    for rel, text in theirs.items():
+        assert text == _namespaced(ours[rel], name), rel
+
+
+# --- rules ----------------------------------------------------------------------------------
+
+LOSSY = """\
+---
+description: Implementador con bash acotado a git.
+mode: subagent
+permission:
+  bash:
+    "*": deny
+    "git status*": allow
+  plan_db: allow
+temperature: 0.2
+---
+Cuerpo.
+"""
+
+
+def test_lossy_rules_are_infos_at_their_lines_and_strict_does_not_fail(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": 'custom_tools = ["plan_db"]\n[targets.claude]\n',
+            "specs/agents/smith.md": LOSSY,
+        }
+    )
+    result = run("lint", "--strict", "--format", "json")
+    assert result.code == 0, result.out
+    found = [
+        (d["path"], d["line"], d["column"], d["rule"], d["severity"])
+        for d in json.loads(result.out)["diagnostics"]
+    ]
+    assert found == [
+        ("specs/agents/smith.md", 7, 5, "lossy-translation", "info"),
+        ("specs/agents/smith.md", 8, 3, "lossy-translation", "info"),
+        ("specs/agents/smith.md", 9, 1, "lossy-translation", "info"),
+    ]
+
+
+def test_the_lossy_message_says_what_is_lost(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
+    make_bundle({"promptc.toml": "[targets.claude]\n", "specs/agents/smith.md": LOSSY})
+    out = run("lint").out.splitlines()
+    assert (
+        'specs/agents/smith.md:7:5: info [lossy-translation] `bash "git status*": allow` in Claude '
+        "Code: Bash: lost, left out of smith's tools: Claude Code cannot deny only part of `bash` "
+        'for one agent (`bash "*": deny`)'
+    ) in out
+
+
+def test_claude_rules_are_silent_without_a_claude_target(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/agents/smith.md": LOSSY,
+            "specs/agents/team/x.md": LOSSY,
+            "specs/agents/team-x.md": LOSSY,
+            "specs/modes/hack.md": "---\ndescription: Arreglo rápido con archivo.\n---\n$1\n",
+        }
+    )
+    result = run("lint", "--format", "json")
+    rules = {d["rule"] for d in json.loads(result.out)["diagnostics"]}
+    assert rules.isdisjoint({"lossy-translation", "positional-arguments", "claude-name"})
+
+
+MODE = "---\ndescription: Arreglo rápido con archivo.\nagent: a\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("Archivo: $1\n", [(5, 10)]),
+        ("$1 y $2\n", [(5, 1), (5, 6)]),
+        ("Todo: $ARGUMENTS\n", []),
+        ("Precio: \\$1 y $$2\n", []),
+        ("Línea\n\n  $10 al final\n", [(7, 3)]),
+        ("<<frag>>\n", [("fragments/frag.md", 1, 6)]),
+    ],
+)
+def test_positional_arguments_table(
+    make_bundle: MakeBundle, run: Callable[..., Run], body: str, expected: list[Any]
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.claude]\n",
+            "specs/modes/hack.md": MODE + body,
+            "fragments/frag.md": "Usa: $2\n",
+        }
+    )
+    result = run("lint", "--format", "json")
+    found = [
+        (d["path"], d["line"], d["column"])
+        for d in json.loads(result.out)["diagnostics"]
+        if d["rule"] == "positional-arguments"
+    ]
+    want = [e if len(e) == 3 else ("specs/modes/hack.md", *e) for e in expected]
+    assert found == want
+
+
+def test_a_positional_argument_in_a_per_target_branch_passes(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
+) -> None:
+    make_bundle(
+        {"promptc.toml": "[targets.claude]\n", "specs/modes/hack.md": MODE + "Archivo: $1\n"}
+    )
+    real = positional_arguments.compose_bundle
+
+    def branched(bundle: Any, target: str) -> Any:
+        # what a `target` branch composes to: each runtime its own number
+        done = real(bundle, target)
+        if target == "claude":
+            modes = {k: v.replace("$1", "$0") for k, v in done.modes.items()}
+            return type(done)(done.agents, modes, done.used, done.findings)
+        return done
+
+    monkeypatch.setattr(positional_arguments, "compose_bundle", branched)
+    rules = {d["rule"] for d in json.loads(run("lint", "--format", "json").out)["diagnostics"]}
+    assert "positional-arguments" not in rules
+
+
+def test_claude_names_must_not_clash(make_bundle: MakeBundle, run: Callable[..., Run]) -> None:
+    agent_text = "---\ndescription: Revisa diffs y reporta problemas.\nmode: subagent\n---\nx\n"
+    make_bundle(
+        {
+            "promptc.toml": '[targets.claude-plugin]\nname = "claude-helpers"\n',
+            "specs/agents/team/reviewer.md": agent_text,
+            "specs/agents/team-reviewer.md": agent_text,
+        }
+    )
+    result = run("lint", "-q")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        "promptc.toml:2:1: error [claude-name] plugin name 'claude-helpers' is reserved by Claude "
+        "Code for Anthropic's own plugins; name it for what it does",
+        "specs/agents/team-reviewer.md:1:1: error [claude-name] agent 'team-reviewer' and "
+        "'team/reviewer' are both named 'team-reviewer' in Claude Code; rename one",
+    ]
+
+
+# --- snapshots: one file per emitted file ---------------------------------------------------
+
+
+class MarkdownSnapshot(SingleFileSnapshotExtension):
+    _write_mode = WriteMode.TEXT
+    file_extension = "md"
+
+
+class JsonSnapshot(SingleFileSnapshotExtension):
+    _write_mode = WriteMode.TEXT
+    file_extension = "json"
+
+
+def snapshot_cases() -> list[Any]:
+    cases = []
+    for bundle in ("repository", "fixture"):
+        for target in TARGETS:
+            for rel in emitted(bundle, target):
+                label = rel.removeprefix(".").rsplit(".", 1)[0].replace("/", ".")
+                cases.append(pytest.param(bundle, target, rel, id=f"{bundle}-{target}-{label}"))
+    return cases
+
+
+@pytest.mark.parametrize(("bundle", "target", "rel"), snapshot_cases())
+def test_emitted_file_matches_snapshot(
+    bundle: str, target: str, rel: str, snapshot: SnapshotAssertion
+) -> None:
+    extension = JsonSnapshot if rel.endswith(".json") else MarkdownSnapshot
+    assert emitted(bundle, target)[rel] == snapshot(extension_class=extension)

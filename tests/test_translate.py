@@ -1,0 +1,457 @@
+"""Permission translation: Claude Code never grants more than OpenCode, and says what it loses.
+
+The property tests read the emitted `.claude` files through tests/claude_model.py
+(an independent model of Claude Code's decisions) and compare every agent's
+decision, for every Claude tool and many inputs, with OpenCode's decision from
+compiler.permissions for the same agent: deny < ask < allow, and Claude Code's
+must never be above OpenCode's.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import claude_rules
+from compiler.claude_rules import cover, inside
+from compiler.permissions import Agent, Rule, evaluate, resolve
+from compiler.targets.claude import claude_name
+from compiler.translate import ENVIRONMENT, Loss, Translation, translate
+from tests import bundles, claude_model
+from tests.conftest import MakeBundle
+
+BUNDLES = {
+    "repository": bundles.REPOSITORY,
+    "claude": bundles.FIXTURES / "claude",
+    "opencode": bundles.FIXTURES / "opencode",
+    "permissions": bundles.FIXTURES / "permissions",
+}
+RANK = claude_model.RANK
+
+
+# --- Claude rule patterns ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "pattern", "specifier", "exact", "reach"),
+    [
+        ("command", "*", None, ("*",), ("*",)),
+        ("command", "git status*", "git status*", ("git status*",), ("git status*",)),
+        ("command", "rm *", "rm *", ("rm *",), ("rm *",)),
+        ("command", "ls ?", "ls *", ("ls ?",), ("ls *",)),
+        ("command", "git status:*", "git status*", ("git status:*",), ("git status*",)),
+        ("command", "echo (a)*", "echo *", ("echo (a)*",), ("echo *",)),
+        ("command", "(x)", None, ("(x)",), ("*",)),
+        ("path", "**", None, ("*",), ("*",)),
+        ("path", "src/**", "src/**", ("src/**",), ("src/*",)),
+        ("path", "src/*", "src/**", ("src/*",), ("src/*",)),
+        ("path", "*.lock", "**/*.lock", ("*.lock",), ("*.lock",)),
+        ("path", "*.env.*", "**/*.env.*", ("*.env.*",), ("*.env.*",)),
+        ("path", "secret*", "**/secret*", ("secret*",), ("*secret*",)),
+        ("path", "docs/a.md", "docs/a.md", ("docs/a.md",), ("docs/a.md",)),
+        ("path", "src/*.ts", "src/**/*.ts", ("src/*.ts",), ("src/*.ts",)),
+        ("path", "src/?.ts", "src/**/*.ts", ("src/?.ts",), ("src/*.ts",)),
+        ("path", "src/a*b/c", "src/**", ("src/a*b/c",), ("src/*",)),
+        ("path", "a*b/c", None, ("a*b/c",), ("*",)),
+        ("plain", "x*", None, ("*",), ("*",)),
+    ],
+)
+def test_cover_matches_at_least_the_opencode_pattern(
+    kind: str, pattern: str, specifier: str | None, exact: tuple[str, ...], reach: tuple[str, ...]
+) -> None:
+    found = cover(kind, pattern)
+    assert (found.specifier, found.exact, found.reach) == (specifier, exact, reach)
+
+
+@pytest.mark.parametrize(
+    ("kind", "pattern", "specifier"),
+    [
+        ("command", "*", None),
+        ("command", "git log*", "git log*"),
+        ("command", "git status:*", "no form"),
+        ("command", "echo (a)", "no form"),
+        ("path", "src/**", "src/**"),
+        ("path", "src/*", "src/**"),
+        ("path", "*.lock", "no form"),
+        ("path", "docs/a.md", "no form"),
+        ("plain", "*", None),
+        ("plain", "x", "no form"),
+    ],
+)
+def test_inside_matches_only_what_the_opencode_pattern_matches(
+    kind: str, pattern: str, specifier: str | None
+) -> None:
+    found = inside(kind, pattern)
+    assert (found.specifier if found else "no form") == specifier
+
+
+@pytest.mark.parametrize(
+    ("spec", "path", "expected"),
+    [
+        ("src/**", "src/a/b.ts", True),
+        ("src/**", "lib/src/a.ts", False),
+        ("**/*.env", ".env", True),
+        ("**/*.env", "a/b/prod.env", True),
+        ("**/*.env", "a/prod.env/x", True),
+        ("**/*.env", "a/prod.envx", False),
+        ("src/**/*.ts", "src/a.ts", True),
+        ("src/**/*.ts", "src/x/y/a.ts", True),
+        ("src/**/*.ts", "a.ts", False),
+        ("~/.ssh/**", "~/.ssh/id", False),
+    ],
+)
+def test_the_model_reads_paths_the_gitignore_way(spec: str, path: str, expected: bool) -> None:
+    assert claude_model.path_match(spec, path) is expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "command", "expected"),
+    [
+        ("git status *", "git status", True),
+        ("git status *", "git status -s", True),
+        ("git status *", "git statusx", False),
+        ("git status:*", "git status -s", True),
+        ("git status*", "git statusx", True),
+        ("ls ?", "ls a", False),
+        ("ls ?", "ls ?", True),
+    ],
+)
+def test_the_model_reads_commands_as_claude_code_does(
+    spec: str, command: str, expected: bool
+) -> None:
+    assert claude_model.bash_match(spec, command) is expected
+
+
+# --- the property: never more permissive -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bundle's emitted Claude files and OpenCode's agents, side by side."""
+
+    agents: dict[str, tuple[Agent, claude_model.ClaudeAgent]]  # label -> (OpenCode, Claude)
+    settings: claude_model.Settings
+    inputs: dict[str, tuple[str, ...]]  # OpenCode permission -> sample inputs
+
+
+@functools.cache
+def case(bundle: str) -> Case:
+    root = BUNDLES[bundle]
+    return build_case(root, bundles.render(root, "claude"))
+
+
+def build_case(root: Path, files: Mapping[str, bytes]) -> Case:
+    claude_agents, claude_settings = claude_model.load(files)
+    runtime = resolve(bundles.project(root, "claude"), ENVIRONMENT)
+    agents = {a.name: (a, claude_agents[claude_name(a.name)]) for a in runtime.bundle_agents()}
+    if claude_settings.agent is None:
+        agents["main thread"] = (runtime.agents["build"], claude_model.MAIN_THREAD)
+    names = [a for a in agents if a != "main thread"]
+    return Case(agents, claude_settings, _inputs(runtime.agents.values(), names))
+
+
+EXTRA = {
+    "bash": (
+        "",
+        "ls",
+        "git status",
+        "git push origin main",
+        "rm -rf /",
+        "npm test",
+        "go test ./...",
+    ),
+    "read": (".env", "a/.env", "x.env.example", "src/a.ts", "ui/b.vue", "x.lock", "src/x.lock"),
+    "edit": (".env", "src/a.ts", "src/a/b.lock", "ui/b.vue", "README.md", "docs/a.md"),
+    "task": ("general", "general-purpose", "Explore", "build"),
+}
+
+
+def _inputs(agents: Iterable[Agent], names: list[str]) -> dict[str, tuple[str, ...]]:
+    """Per permission: every pattern written for it, made concrete several ways, and more."""
+    found: dict[str, set[str]] = {p: set(EXTRA.get(p, ("", "x"))) for p in claude_rules.PERMISSIONS}
+    for agent in agents:
+        for rule in agent.rules:
+            for permission in found:
+                if re.fullmatch(rule.permission.replace("*", ".*"), permission):
+                    found[permission] |= _concrete(rule.pattern)
+    # Subagent ids; not text that is another agent's Claude name (`team-x` for `team/x`).
+    taken = {claude_name(n) for n in names} - set(names)
+    found["task"] = (found["task"] | set(names)) - taken
+    # OpenCode matches read and edit against paths relative to the project.
+    for permission in ("read", "edit"):
+        found[permission] = {v for v in found[permission] if not v.startswith("/")}
+    return {p: tuple(sorted(v)) for p, v in found.items()}
+
+
+def _concrete(pattern: str) -> set[str]:
+    out = set()
+    for fill in ("", "x", "a b", "src/a/b.ts", ".env", "-"):
+        text = pattern.replace("*", fill).replace("?", "q")
+        out |= {text, f"{text} --flag", f"{text}/x", f"x{text}"}
+    return out
+
+
+def decisions(bundle: str, data: Case | None = None) -> Iterator[tuple[str, str, str, str, str]]:
+    """(agent, tool, input, Claude decision, OpenCode decision) for every combination."""
+    data = data or case(bundle)
+    for label, (agent, claude) in data.agents.items():
+        for tool in claude_rules.TOOLS:
+            rules = _opencode_rules(agent, tool.permission)
+            for value in data.inputs[tool.permission]:
+                shown = claude_name(value) if tool.name == "Agent" else value
+                mine = claude_model.decide(claude, data.settings, tool.name, shown)
+                theirs = evaluate(rules, tool.permission, value).action
+                yield label, tool.name, value, mine, theirs
+
+
+def _opencode_rules(agent: Agent, permission: str) -> tuple[Rule, ...]:
+    """OpenCode's rules for the agent (compiler.translate's decision model): a subagent's
+    session adds its task and todowrite denies; an `all` agent counts as both, except
+    that it starts subagents only as a primary."""
+    if agent.mode == "primary" or (permission == "task" and agent.mode == "all"):
+        return agent.rules
+    return agent.effective(True)
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_claude_never_decides_above_opencode(bundle: str) -> None:
+    wider = [d for d in decisions(bundle) if RANK[d[3]] > RANK[d[4]]]
+    assert wider == []
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_the_property_is_not_vacuous(bundle: str) -> None:
+    # Claude allows something somewhere, and narrows something somewhere: the check
+    # compares real decisions, not a bundle where everything is denied.
+    found = {(d[3], d[4]) for d in decisions(bundle)}
+    assert ("allow", "allow") in found
+    assert any(RANK[c] < RANK[o] for c, o in found)
+
+
+def test_the_property_catches_a_settings_file_that_grants_too_much() -> None:
+    root = BUNDLES["claude"]
+    files = dict(bundles.render(root, "claude"))
+    settings_doc = json.loads(files[".claude/settings.json"])
+    settings_doc["permissions"]["deny"].remove("Bash(rm *)")
+    settings_doc["permissions"]["allow"].append("Bash(rm *)")
+    files[".claude/settings.json"] = json.dumps(settings_doc).encode()
+    wider = {
+        (d[0], d[1])
+        for d in decisions("claude", build_case(root, files))
+        if RANK[d[3]] > RANK[d[4]]
+    }
+    assert ("smith", "Bash") in wider
+
+
+def test_the_property_catches_an_agent_file_that_grants_too_much() -> None:
+    root = BUNDLES["claude"]
+    files = dict(bundles.render(root, "claude"))
+    rel = ".claude/agents/foreman.md"
+    files[rel] = files[rel].replace(b"  - Read\n", b"  - Read\n  - Edit\n  - Bash\n")
+    wider = {
+        (d[0], d[1])
+        for d in decisions("claude", build_case(root, files))
+        if RANK[d[3]] > RANK[d[4]]
+    }
+    assert {("foreman", "Edit"), ("foreman", "Bash")} <= wider
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "git",
+        "status",
+        "push",
+        "rm",
+        "-rf",
+        "src",
+        "/",
+        "*",
+        ".env",
+        ".lock",
+        "ui",
+        "a",
+        " ",
+        "npm",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bundle=st.sampled_from(list(BUNDLES)),
+    words=st.lists(_FRAGMENTS, max_size=6),
+    pick=st.integers(min_value=0),
+)
+def test_random_inputs_never_get_more_in_claude(bundle: str, words: list[str], pick: int) -> None:
+    data = case(bundle)
+    value = "".join(words)
+    label = sorted(data.agents)[pick % len(data.agents)]
+    agent, claude = data.agents[label]
+    for tool in claude_rules.TOOLS:
+        shown = claude_name(value) if tool.name == "Agent" else value
+        mine = claude_model.decide(claude, data.settings, tool.name, shown)
+        theirs = evaluate(_opencode_rules(agent, tool.permission), tool.permission, value).action
+        assert RANK[mine] <= RANK[theirs], (label, tool.name, value, mine, theirs)
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None:
+    root = BUNDLES[bundle]
+    project = bundles.project(root, "claude")
+    files = bundles.render(root, "claude")
+    data = case(bundle)
+    for ident, spec in project.modes.items():
+        text = files[f".claude/commands/{claude_name(ident)}.md"].decode()
+        agent = spec.meta.get("agent")
+        label = agent if agent in data.agents else (data.settings.agent or "main thread")
+        runner = data.agents[label][0]
+        for command in re.findall(r"^  - Bash\((.*)\)$", text, re.MULTILINE):
+            assert evaluate(runner.rules, "bash", command).action == "allow", (ident, command)
+
+
+# --- what the translation keeps and loses, case by case ---------------------------------------
+
+
+def _translate(make_bundle: MakeBundle, agents: dict[str, str], config: str = "") -> Translation:
+    files: dict[str, str | bytes] = {"promptc.toml": config}
+    files.update({f"specs/agents/{name}.md": text for name, text in agents.items()})
+    root = make_bundle(files)
+    return translate(bundles.project(root, "claude"))
+
+
+def _agent(mode: str, permission: str) -> str:
+    lines = "\n".join(f"  {line}" for line in permission.strip().splitlines())
+    return f"---\ndescription: Agente de prueba con permisos.\nmode: {mode}\npermission:\n{lines}\n---\nCuerpo.\n"
+
+
+def test_a_tool_denied_for_every_input_is_left_out_silently(make_bundle: MakeBundle) -> None:
+    t = _translate(make_bundle, {"a": _agent("subagent", "edit: deny\nbash: deny\nwebfetch: deny")})
+    assert t.tools["a"] == ("Read", "Glob", "Grep", "WebSearch", "Skill", "LSP")
+    assert [loss for loss in t.losses if loss.subject == "a" and _own(loss)] == []
+
+
+def test_a_deny_with_exceptions_leaves_the_tool_out_and_reports_each_exception(
+    make_bundle: MakeBundle,
+) -> None:
+    t = _translate(
+        make_bundle,
+        {"a": _agent("subagent", 'bash:\n  "*": deny\n  "git log*": allow\n  "git diff*": ask')},
+    )
+    assert "Bash" not in t.tools["a"]
+    lost = {
+        loss.rule.text(): loss.message for loss in t.losses if loss.subject == "a" and _own(loss)
+    }
+    assert set(lost) == {'bash "git log*": allow', 'bash "git diff*": ask'}
+    assert all("left out of a's tools" in m for m in lost.values())
+
+
+def test_a_partial_deny_goes_to_the_shared_settings_and_narrows_the_others(
+    make_bundle: MakeBundle,
+) -> None:
+    t = _translate(
+        make_bundle,
+        {
+            "a": _agent("subagent", 'bash:\n  "*": ask\n  "rm *": deny'),
+            "b": _agent("subagent", 'bash:\n  "*": ask\n  "rm *": allow'),
+        },
+        'default_agent = "c"\n',
+    )
+    assert [e.text({}) for e in t.deny if e.tool == "Bash"] == ["Bash(rm *)"]
+    lost = [
+        (loss.subject, loss.rule.text()) for loss in t.losses if loss.rule.origin.kind == "agent"
+    ]
+    assert lost == [("b", 'bash "rm *": allow')]
+
+
+def test_an_allow_is_shared_only_when_every_holder_allows_it(make_bundle: MakeBundle) -> None:
+    t = _translate(
+        make_bundle,
+        {
+            "a": _agent("primary", 'bash:\n  "*": ask\n  "git log*": allow\n  "git push*": allow'),
+            "b": _agent("subagent", 'bash:\n  "*": ask\n  "git log*": allow'),
+        },
+        'default_agent = "a"\n',
+    )
+    allowed = [e.text({}) for e in t.allow if e.tool == "Bash"]
+    assert allowed == ["Bash(git log*)"]
+    lost = [
+        (loss.subject, loss.rule.text()) for loss in t.losses if loss.rule.origin.kind == "agent"
+    ]
+    assert lost == [("a", 'bash "git push*": allow')]
+
+
+def test_a_primary_starts_exactly_the_subagents_its_task_rules_allow(
+    make_bundle: MakeBundle,
+) -> None:
+    t = _translate(
+        make_bundle,
+        {
+            "lead": _agent(
+                "primary",
+                'task:\n  "*": deny\n  "s-*": allow\n  s-two: ask\n  boss: allow',
+            ),
+            "boss": _agent("primary", "edit: deny"),
+            "s-one": _agent("subagent", "edit: deny"),
+            "s-two": _agent("subagent", "edit: deny"),
+            "other": _agent("subagent", "edit: deny"),
+        },
+        'default_agent = "lead"\n',
+    )
+    assert t.spawn["lead"] == ("s-one",)
+    assert "Agent" not in t.tools["s-one"]
+    assert {e.text({}) for e in t.deny if e.tool == "Agent"} == {"Agent(boss)", "Agent(lead)"}
+    lost = [loss.rule.text() for loss in t.losses if loss.subject == "lead" and _own(loss)]
+    assert lost == ['task "s-two": ask']
+
+
+def test_tools_without_a_claude_equivalent_are_reported(make_bundle: MakeBundle) -> None:
+    t = _translate(
+        make_bundle,
+        {
+            "a": _agent(
+                "subagent",
+                'plan_db: allow\nmymcp_*: ask\nwrite: allow\nlist: allow\nexternal_directory:\n  "/x/*": allow',
+            )
+        },
+        'custom_tools = ["plan_db"]\n',
+    )
+    lost = {loss.rule.text() for loss in t.losses if loss.subject == "a" and _own(loss)}
+    assert lost == {"plan_db: allow", '"mymcp_*": ask', 'external_directory "/x/*": allow'}
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
+def test_the_report_names_each_lossy_rule_once(bundle: str) -> None:
+    root = BUNDLES[bundle]
+    report = bundles.render(root, "claude")["TRANSLATION.md"].decode()
+    t = translate(bundles.project(root, "claude"))
+    own = [loss for loss in t.losses if loss.rule.origin.kind == "agent"]
+    assert own, "the bundle must lose something for this test to mean anything"
+    for loss in own:
+        line = f"- `{loss.rule.text()}` ({_where(loss.rule, root)}): {loss.message}"
+        assert report.count(line) == 1, line
+    for rule in {loss.rule for loss in t.losses if loss.rule.origin.kind != "agent"}:
+        head = f"- `{rule.text()}` ({_where(rule, root)})"
+        assert report.splitlines().count(head) == 1, head
+
+
+def _where(rule: Rule, root: Path) -> str:
+    origin = rule.origin
+    if origin.path is None:
+        return origin.label
+    return f"{origin.path.relative_to(root).as_posix()}:{origin.line}:{origin.column}"
+
+
+def _own(loss: Loss) -> bool:
+    return loss.rule.origin.kind == "agent"
