@@ -29,13 +29,26 @@ def project(root: Path, target: str) -> Project:
     return make_project(settings, bundle, compose_bundle(bundle, target), target)
 
 
-def render(root: Path, target: str) -> dict[str, bytes]:
+def render(root: Path, target: str, *, lint_errors: bool = False) -> dict[str, bytes]:
     """What `promptc build --target <target>` writes under <out>/<target>/, in memory.
 
     Fails the test when the bundle has an error: a target test never runs on
-    output promptc would refuse to write.
+    output promptc would refuse to write. With `lint_errors`, a bundle made of
+    permission mistakes on purpose (tests/fixtures/permissions) may carry lint
+    errors, but nothing a pipeline stage (syntax, schema, compose, emit) refuses.
     """
+    from compiler import rules
+    from compiler.diagnostics import Severity
+
     result = api.render(config(root), only=[target])
-    assert result.ok, result.diagnostics
+    if lint_errors:
+        stages = [
+            d
+            for d in result.diagnostics
+            if d.severity is Severity.ERROR and rules.RULES[d.rule].STAGE
+        ]
+        assert stages == [], stages
+    else:
+        assert result.ok, result.diagnostics
     prefix = f"{target}/"
     return {rel.removeprefix(prefix): data for rel, data in result.files.items()}

@@ -21,7 +21,6 @@ import pytest
 
 from compiler.config import load_config
 from compiler.importer import plan_import
-from compiler.targets import TARGETS
 from tests import bundles, oracle
 from tests.conftest import Run
 from tests.test_conformance_opencode import parse_agent_list
@@ -79,13 +78,6 @@ def test_opencode_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ru
     assert commands_after == commands_before
 
 
-def _needs_claude_plugin() -> pytest.MarkDecorator:
-    if "claude-plugin" in TARGETS:
-        return pytest.mark.usefixtures()
-    return pytest.mark.xfail(strict=True, reason="needs the claude-plugin target")
-
-
-@_needs_claude_plugin()
 def test_claude_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Any) -> None:
     source = FIXTURES / "claude"
     bundle = tmp_path / "bundle"

@@ -341,8 +341,13 @@ def test_lossy_rules_are_infos_at_their_lines_and_strict_does_not_fail(
 def test_the_lossy_message_says_what_is_lost(
     make_bundle: MakeBundle, run: Callable[..., Run]
 ) -> None:
-    make_bundle({"promptc.toml": "[targets.claude]\n", "specs/agents/smith.md": LOSSY})
-    out = run("lint").out.splitlines()
+    make_bundle(
+        {
+            "promptc.toml": 'custom_tools = ["plan_db"]\n[targets.claude]\n',
+            "specs/agents/smith.md": LOSSY,
+        }
+    )
+    out = run("lint", "--verbose").out.splitlines()
     assert (
         'specs/agents/smith.md:7:5: info [lossy-translation] `bash "git status*": allow` in Claude '
         "Code: Bash: lost, left out of smith's tools: Claude Code cannot deny only part of `bash` "

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from compiler import claude_rules
 from compiler.claude_rules import cover, inside
-from compiler.permissions import Agent, Rule, evaluate, resolve
+from compiler.permissions import Rule, evaluate
+from compiler.runtime import Agent, resolve
 from compiler.targets.claude import claude_name
 from compiler.translate import ENVIRONMENT, Loss, Translation, translate
 from tests import bundles, claude_model
@@ -145,7 +146,7 @@ class Case:
 @functools.cache
 def case(bundle: str) -> Case:
     root = BUNDLES[bundle]
-    return build_case(root, bundles.render(root, "claude"))
+    return build_case(root, bundles.render(root, "claude", lint_errors=bundle == "permissions"))
 
 
 def build_case(root: Path, files: Mapping[str, bytes]) -> Case:
@@ -307,7 +308,7 @@ def test_random_inputs_never_get_more_in_claude(bundle: str, words: list[str], p
 def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None:
     root = BUNDLES[bundle]
     project = bundles.project(root, "claude")
-    files = bundles.render(root, "claude")
+    files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
     data = case(bundle)
     for ident, spec in project.modes.items():
         text = files[f".claude/commands/{claude_name(ident)}.md"].decode()
@@ -434,7 +435,9 @@ def test_tools_without_a_claude_equivalent_are_reported(make_bundle: MakeBundle)
 @pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
 def test_the_report_names_each_lossy_rule_once(bundle: str) -> None:
     root = BUNDLES[bundle]
-    report = bundles.render(root, "claude")["TRANSLATION.md"].decode()
+    report = bundles.render(root, "claude", lint_errors=bundle == "permissions")[
+        "TRANSLATION.md"
+    ].decode()
     t = translate(bundles.project(root, "claude"))
     own = [loss for loss in t.losses if loss.rule.origin.kind == "agent"]
     assert own, "the bundle must lose something for this test to mean anything"
