@@ -108,9 +108,7 @@ def _load_skills(
     return skills
 
 
-def _load_skill(
-    folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]
-) -> SkillSource:
+def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):

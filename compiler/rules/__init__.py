@@ -33,6 +33,8 @@ from compiler.rules import (
     required_snippet,
     schema,
     shadowed_rule,
+    skill_levels,
+    skill_name,
     stale_output,
     stray_file,
     subagent_delegates,
@@ -41,6 +43,8 @@ from compiler.rules import (
     task_unknown_agent,
     unknown_key,
     unknown_permission,
+    unknown_skill,
+    unloadable_skill,
     unreachable_subagent,
     unused_fragment,
     write,
@@ -90,6 +94,10 @@ _MODULES: tuple[ModuleType, ...] = (
     subagent_delegates,
     delegation_policy,
     unreachable_subagent,
+    skill_name,
+    unknown_skill,
+    unloadable_skill,
+    skill_levels,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
