@@ -18,7 +18,11 @@ from tests.conftest import MakeBundle
 FIXTURE = bundles.FIXTURES / "skills"
 AGENT = "---\ndescription: Reads the code and reports what it found.\nmode: subagent\n---\nBody.\n"
 SKILL = "---\nname: demo\ndescription: Demo skill for the tests.\n---\nUse <<frag>> well.\n"
-PREFIXES = {"opencode": ".opencode/skills/", "claude": ".claude/skills/", "claude-plugin": "skills/"}
+PREFIXES = {
+    "opencode": ".opencode/skills/",
+    "claude": ".claude/skills/",
+    "claude-plugin": "skills/",
+}
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
@@ -72,7 +76,10 @@ def test_markdown_without_placeholders_comes_out_byte_for_byte() -> None:
             [("specs/skills/demo/logo.png", 1, 1, "syntax")],
         ),
         # SKILL.md without frontmatter, without description, with a bad name.
-        ({"specs/skills/demo/SKILL.md": "Body\n"}, [("specs/skills/demo/SKILL.md", 1, 1, "schema")]),
+        (
+            {"specs/skills/demo/SKILL.md": "Body\n"},
+            [("specs/skills/demo/SKILL.md", 1, 1, "schema")],
+        ),
         (
             {"specs/skills/demo/SKILL.md": "---\nname: demo\n---\nBody\n"},
             [("specs/skills/demo/SKILL.md", 1, 1, "schema")],
@@ -101,7 +108,9 @@ def test_markdown_without_placeholders_comes_out_byte_for_byte() -> None:
     ],
 )
 def test_bad_skill_trees(
-    make_bundle: MakeBundle, files: dict[str, str | bytes], expected: list[tuple[str, int, int, str]]
+    make_bundle: MakeBundle,
+    files: dict[str, str | bytes],
+    expected: list[tuple[str, int, int, str]],
 ) -> None:
     root = make_bundle({"specs/agents/a.md": AGENT, "fragments/frag.md": "F", **files})
     found = [d for d in diagnostics(root) if d[3] not in ("dangerous-allow", "unused-fragment")]

@@ -69,7 +69,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         return
     levels = skill.levels
     if levels is None:
-        pos = skill.spec.where("metadata") if "metadata" in skill.spec.meta else None
+        pos = skill.spec.where("metadata", key=True) if "metadata" in skill.spec.meta else None
         line, column = (pos.line, pos.column) if pos else (1, 1)
         message = (
             f'skill `{skill_name}` declares no levels: add `metadata: {{levels: "..."}}` '

@@ -53,48 +53,42 @@ BUILT_IN = ("customize-opencode",)  # OpenCode 1.18.33 always lists it
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     seen: dict[str, Skill] = {}
     for skill in project.skills.values():
-        yield from _own(skill)
         declared = skill.spec.meta.get("name")
         name = declared if isinstance(declared, str) else skill.name
-        yield from _collisions(project, skill, name, seen)
+        # One diagnostic per position: every finding about this name in one message.
+        messages = [*_own(skill), *_collisions(project, skill, name, seen)]
+        if messages:
+            pos = skill.spec.where("name")
+            text = "; ".join(messages)
+            yield Problem(pos.line, pos.column, text, path=skill.spec.source.path)
 
 
-def _at_name(skill: Skill, message: str) -> Problem:
-    pos = skill.spec.where("name")
-    return Problem(pos.line, pos.column, message, path=skill.spec.source.path)
-
-
-def _own(skill: Skill) -> Iterator[Problem]:
+def _own(skill: Skill) -> Iterator[str]:
     declared = skill.spec.meta.get("name")
     if not NAME.match(skill.name) or len(skill.name) > MAX_LENGTH:
-        yield _at_name(
-            skill,
+        yield (
             f"folder name `{skill.name}` is not a skill name: use 1-{MAX_LENGTH} lowercase "
-            "letters, digits and single hyphens, and rename the folder",
+            "letters, digits and single hyphens, and rename the folder"
         )
     elif isinstance(declared, str) and declared != skill.name:
-        yield _at_name(
-            skill,
+        yield (
             f"`name` is `{declared}` but the folder is `{skill.name}`: Claude Code would "
-            "call it by the folder name, OpenCode by `name`; make them equal",
+            "call it by the folder name, OpenCode by `name`; make them equal"
         )
 
 
-def _collisions(
-    project: Project, skill: Skill, name: str, seen: dict[str, Skill]
-) -> Iterator[Problem]:
+def _collisions(project: Project, skill: Skill, name: str, seen: dict[str, Skill]) -> Iterator[str]:
     folded = name.casefold()
     other = seen.get(folded)
     if other is not None:
         where = project.config.display(other.spec.source.path)
-        yield _at_name(skill, f"skill name `{name}` is also the name of {where}; rename one")
+        yield f"skill name `{name}` is also the name of {where}; rename one"
     else:
         seen[folded] = skill
     if name in project.modes:
-        yield _at_name(
-            skill,
+        yield (
             f"skill `{name}` has the name of the mode `{name}`: Claude Code lists both as "
-            f"`/{name}` and the skill hides the command; rename one",
+            f"`/{name}` and the skill hides the command; rename one"
         )
     if name in BUILT_IN:
-        yield _at_name(skill, f"`{name}` is OpenCode's built-in skill; pick another name")
+        yield f"`{name}` is OpenCode's built-in skill; pick another name"
