@@ -96,6 +96,9 @@ def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
         for source in items.values():
             for problem in _validate(kind, source):
                 out.add("schema", source.path, problem)
+    for skill in bundle.skills.values():  # supporting files take any frontmatter
+        for problem in _validate("skill", skill.main):
+            out.add("schema", skill.main.path, problem)
     composition = compose_bundle(bundle, target, config.display)
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
@@ -270,8 +273,12 @@ def _check_emitted(
 
 
 def _origin(project: Project, target: str, rel: str) -> Path | None:
-    """The spec an emitted agent or command file was generated from."""
+    """The spec an emitted agent, command or skill file was generated from."""
     schema = output_schema(target, rel) or ""
+    if "skill" in schema:
+        name = rel.rsplit("/", 2)[-2]
+        skill = project.skills.get(name)
+        return skill.spec.source.path if skill else None
     specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
     stem = rel.removesuffix(".md")
     matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]

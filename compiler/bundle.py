@@ -1,8 +1,13 @@
-"""Discover and load a bundle: agents, modes and fragments, with their ids.
+"""Discover and load a bundle: agents, modes, skills and fragments, with their ids.
 
 An agent's id is its path under specs/agents/ without `.md` (subfolders give
 `team/reviewer`); a mode's id is its path under specs/modes/; a fragment's name
 is its path under fragments/ with `/` and `-` turned into `_`.
+A skill is a folder directly under specs/skills/ that holds a SKILL.md; every
+other file in that folder is a supporting file: markdown ones are composed
+like specs, any other UTF-8 text file (a script, a template) is copied as it
+is. Binary files are refused: the emitted tree is text, and a byte-exact copy
+of an image or an archive is not something a prompt compiler should own.
 Files that resolve outside the project (symlinks) are refused, never read.
 """
 
@@ -20,6 +25,27 @@ from compiler.loader import SourceFile, load_file
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
+SKILL_FILE = "SKILL.md"
+
+
+@dataclass(frozen=True)
+class SkillSource:
+    """One skill folder: its SKILL.md, its markdown files and its other text files.
+
+    `markdown` holds every .md file of the folder by path relative to it,
+    SKILL.md included; `assets` the other files' text, copied unchanged.
+    """
+
+    name: str  # the folder name
+    folder: Path
+    markdown: Mapping[str, SourceFile]
+    assets: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def main(self) -> SourceFile:
+        return self.markdown[SKILL_FILE]
+
+
 @dataclass(frozen=True)
 class Bundle:
     agents: Mapping[str, SourceFile]
@@ -27,11 +53,22 @@ class Bundle:
     fragments: Mapping[str, SourceFile]
     # Findings about the tree itself: (rule, file, problem).
     findings: tuple[tuple[str, Path, Problem], ...] = field(default=())
+    skills: Mapping[str, SkillSource] = field(default_factory=dict)
 
     def sources(self) -> Iterator[SourceFile]:
         yield from self.agents.values()
         yield from self.modes.values()
         yield from self.fragments.values()
+        for skill in self.skills.values():
+            yield from skill.markdown.values()
+
+    def skill_files(self) -> dict[str, SourceFile]:
+        """Every markdown file of every skill, by `<skill>/<path in its folder>`."""
+        return {
+            f"{name}/{rel}": source
+            for name, skill in self.skills.items()
+            for rel, source in skill.markdown.items()
+        }
 
 
 def load_bundle(config: Config) -> Bundle:
@@ -39,7 +76,74 @@ def load_bundle(config: Config) -> Bundle:
     agents = _load_tree(config, config.specs / "agents", findings)
     modes = _load_tree(config, config.specs / "modes", findings)
     fragments = _load_fragments(config, findings)
-    return Bundle(agents, modes, fragments, tuple(findings))
+    skills = _load_skills(config, findings)
+    return Bundle(agents, modes, fragments, tuple(findings), skills)
+
+
+def _load_skills(
+    config: Config, findings: list[tuple[str, Path, Problem]]
+) -> dict[str, SkillSource]:
+    folder = config.specs / "skills"
+    if not folder.is_dir():
+        return {}
+    root = config.root.resolve()
+    skills: dict[str, SkillSource] = {}
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if not _inside(entry, root):
+            findings.append(
+                ("syntax", entry, Problem(1, 1, "symlink points outside the project; refused"))
+            )
+            continue
+        if not entry.is_dir():
+            message = "not a skill: a skill is a folder specs/skills/<name>/ holding SKILL.md"
+            findings.append(("stray-file", entry, Problem(1, 1, message)))
+            continue
+        if not (entry / SKILL_FILE).is_file():
+            message = f"skill folder without {SKILL_FILE}; nothing here is emitted"
+            findings.append(("stray-file", entry, Problem(1, 1, message)))
+            continue
+        skills[entry.name] = _load_skill(entry, root, findings)
+    return skills
+
+
+def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]) -> SkillSource:
+    markdown: dict[str, SourceFile] = {}
+    assets: dict[str, str] = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_dir() or any(part.startswith(".") for part in rel.split("/")):
+            continue
+        if not _inside(path, root):
+            findings.append(
+                ("syntax", path, Problem(1, 1, "symlink points outside the project; refused"))
+            )
+            continue
+        if path.suffix == ".md":
+            markdown[rel] = load_file(path)
+            continue
+        text = _asset_text(path, findings)
+        if text is not None:
+            assets[rel] = text
+    return SkillSource(folder.name, folder, markdown, assets)
+
+
+def _asset_text(path: Path, findings: list[tuple[str, Path, Problem]]) -> str | None:
+    """A supporting file's text, unchanged; None (and a finding) when it is not UTF-8 text."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        findings.append(("syntax", path, Problem(1, 1, f"cannot read file: {exc.strerror}")))
+        return None
+    try:
+        if b"\x00" in raw:
+            raise UnicodeDecodeError("utf-8", raw, raw.index(b"\x00"), 1, "NUL byte")
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        message = "binary file in a skill; only text supporting files are emitted"
+        findings.append(("syntax", path, Problem(1, 1, message)))
+        return None
 
 
 def _markdown_files(

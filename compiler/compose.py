@@ -104,6 +104,9 @@ class Composition:
     findings: tuple[Finding, ...] = field(default=())
     agent_maps: Mapping[str, SourceMap] = field(default_factory=dict)
     mode_maps: Mapping[str, SourceMap] = field(default_factory=dict)
+    # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
+    skills: Mapping[str, str] = field(default_factory=dict)
+    skill_maps: Mapping[str, SourceMap] = field(default_factory=dict)
 
 
 def compose_bundle(
@@ -118,7 +121,17 @@ def compose_bundle(
     engine.check()
     agents, agent_maps = engine.render_all(engine.agents)
     modes, mode_maps = engine.render_all(engine.modes)
-    return Composition(agents, modes, engine.used(), engine.result(), agent_maps, mode_maps)
+    skills, skill_maps = engine.render_all(engine.skills)
+    return Composition(
+        agents,
+        modes,
+        engine.used(),
+        engine.result(),
+        agent_maps,
+        mode_maps,
+        skills,
+        skill_maps,
+    )
 
 
 def _relative(path: Path) -> str:
@@ -138,7 +151,7 @@ def known_targets() -> tuple[str, ...]:
 class _Unit:
     """One file's body: scanned, checked, and what it includes."""
 
-    kind: str  # agent, mode or fragment
+    kind: str  # agent, mode, skill (any markdown file of a skill) or fragment
     name: str
     source: SourceFile
     scan: Scan
@@ -193,6 +206,7 @@ class _Engine:
         }
         self.agents = [self._unit("agent", i, s) for i, s in bundle.agents.items()]
         self.modes = [self._unit("mode", i, s) for i, s in bundle.modes.items()]
+        self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
         return _Unit(kind, name, source, scan(source.body, source.body_line), {})
@@ -221,13 +235,13 @@ class _Engine:
                     self.report(unit.path, problem, unit.chain)
 
     def _units(self) -> Iterator[_Unit]:
-        yield from self.agents
-        yield from self.modes
+        yield from self._roots()
         yield from self.fragments.values()
 
     def _roots(self) -> Iterator[_Unit]:
         yield from self.agents
         yield from self.modes
+        yield from self.skills
 
     def _check_segments(self, unit: _Unit) -> None:
         for index, segment in enumerate(unit.scan.segments):

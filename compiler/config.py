@@ -59,10 +59,14 @@ class Config:
 
     def display(self, path: Path) -> str:
         """How diagnostics name a file: relative to the working directory when inside it."""
-        try:
-            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-        except ValueError:
-            return path.as_posix()
+        cwd = Path.cwd().resolve()
+        # The link itself when it resolves elsewhere: a refused symlink is named where it is.
+        for candidate in (path.resolve(), cwd / path):
+            try:
+                return candidate.relative_to(cwd).as_posix()
+            except ValueError:
+                continue
+        return path.as_posix()
 
 
 def freeze(value: Any) -> Any:

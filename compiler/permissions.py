@@ -178,12 +178,24 @@ class Environment:
             data=_join(data_home, "opencode"),
             tmp=_join(tmp, "opencode"),
             worktree=_worktree(directory),
+            skill_dirs=_skill_dirs(directory),
         )
 
     @property
     def tool_output(self) -> str:
         """The folder-glob OpenCode always allows: where it saves truncated tool output."""
         return _join(self.data, "tool-output", "*")
+
+
+def _skill_dirs(directory: Path) -> tuple[str, ...]:
+    """The project's own skill folders, as OpenCode finds them in `.opencode/`: each
+    one gets an `external_directory` allow rule in the defaults."""
+    found: list[str] = []
+    for folder in ("skill", "skills"):
+        root = directory / ".opencode" / folder
+        if root.is_dir():
+            found += [p.parent.resolve().as_posix() for p in sorted(root.rglob("SKILL.md"))]
+    return tuple(found)
 
 
 def _worktree(directory: Path) -> str:

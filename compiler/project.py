@@ -8,10 +8,10 @@ errors are already reported), so rules never see half-parsed data.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.bundle import Bundle
+from compiler.bundle import SKILL_FILE, Bundle, SkillSource
 from compiler.compose import Composition
 from compiler.config import Config
 from compiler.loader import Frontmatter, Pos, SourceFile
@@ -55,6 +55,29 @@ class Spec:
 
 
 @dataclass(frozen=True)
+class Skill:
+    """A skill: SKILL.md as a Spec (its id is the folder name) and its supporting files.
+
+    `files` holds each supporting file's full text as emitted, by path relative
+    to the skill folder: a markdown file is its frontmatter exactly as written
+    followed by its composed body (so a file without placeholders comes out
+    byte for byte), any other file its text unchanged.
+    """
+
+    name: str  # the folder name
+    source: SkillSource
+    spec: Spec
+    files: Mapping[str, str]
+
+    @property
+    def levels(self) -> tuple[str, ...] | None:
+        """The levels the skill declares (`metadata.levels`, space-separated), if any."""
+        metadata = self.spec.meta.get("metadata")
+        value = metadata.get("levels") if isinstance(metadata, Mapping) else None
+        return tuple(value.split()) if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
 class Project:
     config: Config
     bundle: Bundle
@@ -62,9 +85,43 @@ class Project:
     agents: Mapping[str, Spec]
     modes: Mapping[str, Spec]
     composition: Composition
+    skills: Mapping[str, Skill] = field(default_factory=dict)
 
 
 def make_project(config: Config, bundle: Bundle, composition: Composition, target: str) -> Project:
     agents = {i: Spec(i, bundle.agents[i], body) for i, body in composition.agents.items()}
     modes = {i: Spec(i, bundle.modes[i], body) for i, body in composition.modes.items()}
-    return Project(config, bundle, target, agents, modes, composition)
+    skills = {
+        name: skill
+        for name, source in bundle.skills.items()
+        if (skill := _skill(source, composition)) is not None
+    }
+    return Project(config, bundle, target, agents, modes, composition, skills)
+
+
+def _skill(source: SkillSource, composition: Composition) -> Skill | None:
+    """The composed skill; None when its SKILL.md did not load (its errors say why).
+
+    A supporting markdown file that did not load is left out; its syntax error
+    already blocks all output.
+    """
+    composed = composition.skills
+    main = f"{source.name}/{SKILL_FILE}"
+    if main not in composed:
+        return None
+    files: dict[str, str] = {}
+    for rel, file in source.markdown.items():
+        key = f"{source.name}/{rel}"
+        if rel != SKILL_FILE and key in composed:
+            files[rel] = frontmatter_text(file) + composed[key]
+    files.update(source.assets)
+    spec = Spec(source.name, source.main, composed[main])
+    return Skill(source.name, source, spec, dict(sorted(files.items())))
+
+
+def frontmatter_text(source: SourceFile) -> str:
+    """The lines before the body, exactly as written (empty without frontmatter)."""
+    if source.body_line <= 1:
+        return ""
+    lines = source.text.split("\n")
+    return "\n".join(lines[: source.body_line - 1]) + "\n"

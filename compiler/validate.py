@@ -40,17 +40,20 @@ OUTPUTS: Mapping[str, tuple[tuple[str, str], ...]] = {
     "opencode": (
         (".opencode/agents/*.md", "opencode-agent"),
         (".opencode/commands/*.md", "opencode-command"),
+        (".opencode/skills/*/SKILL.md", "opencode-skill"),
         ("opencode.json", "opencode-config"),
     ),
     "claude": (
         (".claude/agents/*.md", "claude-agent"),
         (".claude/commands/*.md", "claude-command"),
+        (".claude/skills/*/SKILL.md", "claude-skill"),
         (".claude/settings.json", "claude-settings"),
     ),
     "claude-plugin": (
         (".claude-plugin/plugin.json", "claude-plugin"),
         ("agents/*.md", "claude-agent"),
         ("commands/*.md", "claude-command"),
+        ("skills/*/SKILL.md", "claude-skill"),
     ),
 }
 

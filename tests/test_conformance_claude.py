@@ -63,6 +63,8 @@ def test_the_plugin_validates_strictly_and_provides_everything(bundle: str, tmp_
     commands = [f"{name}:{claude_name(m)}" for m in project.modes]
     assert sorted(result["provides"]["agents"]) == sorted(agents)
     assert sorted(result["provides"]["commands"]) == sorted(commands)
+    skills = [f"{name}:{skill}" for skill in project.skills]
+    assert sorted(result["provides"].get("skills") or []) == sorted(skills)
     assert agents, "a bundle without agents would prove nothing"
 
 

@@ -37,7 +37,7 @@ EDITOR_KEYWORDS = {
     "$schema", "$id", "$ref", "$defs", "title", "description", "type", "properties",
     "additionalProperties", "required", "enum", "anyOf", "allOf", "not", "items", "pattern",
     "minimum", "uniqueItems", "deprecated", "deprecationMessage", "errorMessage", "x-models",
-    "x-finite", "default", "minLength", "propertyNames", "minItems", "const",
+    "x-finite", "default", "minLength", "maxLength", "propertyNames", "minItems", "const",
 }  # fmt: skip
 
 

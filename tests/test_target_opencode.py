@@ -19,6 +19,7 @@ import yaml
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from compiler.skills import skill_frontmatter
 from compiler.targets import opencode
 from tests import bundles
 from tests.conftest import MakeBundle, Run
@@ -164,7 +165,12 @@ def test_emitted_markdown_reads_back_as_intended(bundle: str, rel: str) -> None:
     project = bundles.project(BUNDLES[bundle], "opencode")
     kind, ident = rel.removeprefix(".opencode/").split("/", 1)
     ident = ident.removesuffix(".md")
-    if kind == "agents":
+    if kind == "skills":
+        skill = project.skills[ident.split("/", 1)[0]]
+        if not ident.endswith("/SKILL"):  # supporting files: covered in tests/test_skills.py
+            return
+        spec, intended = skill.spec, skill_frontmatter(skill, "opencode")
+    elif kind == "agents":
         spec, intended = project.agents[ident], opencode.agent_frontmatter(project.agents[ident])
     else:
         spec, intended = project.modes[ident], opencode.command_frontmatter(project.modes[ident])

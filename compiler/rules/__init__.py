@@ -37,6 +37,8 @@ from compiler.rules import (
     required_snippet,
     schema,
     shadowed_rule,
+    skill_levels,
+    skill_name,
     stale_output,
     stray_file,
     subagent_delegates,
@@ -45,6 +47,8 @@ from compiler.rules import (
     task_unknown_agent,
     unknown_key,
     unknown_permission,
+    unknown_skill,
+    unloadable_skill,
     unreachable_subagent,
     unused_fragment,
     write,
@@ -98,6 +102,10 @@ _MODULES: tuple[ModuleType, ...] = (
     claude_name,
     lossy_translation,
     positional_arguments,
+    skill_name,
+    unknown_skill,
+    unloadable_skill,
+    skill_levels,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}

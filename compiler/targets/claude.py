@@ -59,6 +59,7 @@ from typing import Any
 from compiler import translation_report, yamlout
 from compiler.permissions import evaluate
 from compiler.project import Project, Spec
+from compiler.skills import emit_skills
 from compiler.translate import MAIN, Subject, Translation, translate
 
 NAME = "claude"
@@ -135,6 +136,9 @@ def layout(
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, project, translation, models, namer)
         files[f"{prefix}commands/{claude_name(ident)}.md"] = document(front, spec.body)
+    # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
+    # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
+    files.update(emit_skills(project, f"{prefix}skills/"))
     settings = settings_json(translation, namer)
     if with_settings:
         files[f"{prefix}settings.json"] = settings

@@ -23,6 +23,8 @@ Emitted, relative to `<out>/opencode/`:
   `model` and `subtask` when the mode sets them, in that order; the body is the
   composed mode body, with `$ARGUMENTS`, `` !`cmd` `` and `@path` left for
   OpenCode to expand.
+- `.opencode/skills/<name>/` for every skill: SKILL.md and its supporting
+  files (see `compiler.skills`).
 - `opencode.json`: `$schema`, then `default_agent` when the config sets one.
 
 Permission maps are written exactly in source order, keys and patterns alike:
@@ -40,6 +42,7 @@ from typing import Any
 
 from compiler import yamlout
 from compiler.project import Project, Spec
+from compiler.skills import emit_skills
 
 NAME = "opencode"
 OPTIONS: dict[str, Any] = {}
@@ -61,6 +64,7 @@ AGENT_KEYS = (
 OMITTED_KEYS = ("name", "prompt")
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"
+SKILLS_DIR = ".opencode/skills/"
 
 
 def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
@@ -69,6 +73,7 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
         files[f".opencode/agents/{ident}.md"] = _document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
         files[f".opencode/commands/{ident}.md"] = _document(command_frontmatter(spec), spec.body)
+    files.update(emit_skills(project, SKILLS_DIR))
     files["opencode.json"] = json.dumps(config_document(project), indent=2) + "\n"
     return files
 

@@ -1,0 +1,58 @@
+"""Emit skills: each skill's folder as the runtimes read it, for any target.
+
+A skill is emitted as a tree under `<root_prefix><name>/`:
+
+- `SKILL.md`: the frontmatter as the target sees it (a `targets.<target>`
+  override applied, promptc's own `targets` key removed) with its keys in the
+  Agent Skills order, `name, description, license, compatibility,
+  allowed-tools, metadata`, then any other key in source order; then the
+  composed body.
+- every supporting file at its path in the skill folder: markdown files with
+  their frontmatter exactly as written and their body composed (a file
+  without placeholders is copied byte for byte), other text files unchanged.
+
+The targets call `emit_skills` (or `emit_skill_tree` for one skill) with the
+folder their runtime reads: `.opencode/skills/` for opencode,
+`.claude/skills/` for claude and `skills/` for claude-plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from compiler import yamlout
+from compiler.bundle import SKILL_FILE
+from compiler.project import Project, Skill
+
+SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
+
+
+def emit_skills(project: Project, root_prefix: str) -> dict[str, str]:
+    """Every skill of the project, each under `<root_prefix><name>/`."""
+    files: dict[str, str] = {}
+    for skill in project.skills.values():
+        files.update(emit_skill_tree(project, skill, root_prefix))
+    return files
+
+
+def emit_skill_tree(project: Project, skill: Skill, root_prefix: str) -> dict[str, str]:
+    """One skill's files, by path relative to the target's folder."""
+    folder = f"{root_prefix}{skill.name}/"
+    front = skill_frontmatter(skill, project.target)
+    files = {f"{folder}{SKILL_FILE}": document(front, skill.spec.body)}
+    for rel, text in skill.files.items():
+        files[f"{folder}{rel}"] = text
+    return files
+
+
+def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:
+    data = skill.spec.for_target(target)
+    known = {key: data[key] for key in SKILL_KEYS if key in data}
+    return {**known, **{k: v for k, v in data.items() if k not in known}}
+
+
+def document(front: Mapping[str, Any], body: str) -> str:
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{yamlout.dump(front)}---\n{body}"
