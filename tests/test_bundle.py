@@ -11,6 +11,7 @@ import pytest
 
 from compiler import api
 from compiler.config import load_config
+from compiler.diagnostics import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -62,7 +63,10 @@ def test_sixteen_agents_and_three_modes(monkeypatch: pytest.MonkeyPatch) -> None
 def test_lint_is_clean_under_strict(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     result = api.lint(load_config())
-    assert [d.as_text() for d in result.diagnostics] == []
+    # Infos say what the Claude translation cannot keep; they never fail a run.
+    shown = [d.as_text() for d in result.diagnostics if d.severity is not Severity.INFO]
+    assert shown == []
+    assert any(d.rule == "lossy-translation" for d in result.diagnostics)
 
 
 def test_caveman_snippet_is_exact_in_the_fourteen_subagents(

@@ -162,7 +162,7 @@ def test_sarif_results_match_the_text_diagnostics(make_bundle: MakeBundle, run: 
             "specs/agents/b.md": AGENT + "<<missing>>\n",
         }
     )
-    text = [line for line in run("lint").out.splitlines() if not line.startswith(" ")]
+    text = [line for line in run("lint", "--verbose").out.splitlines() if not line.startswith(" ")]
     sarif = run("lint", "--format", "sarif")
     assert sarif.code == 1
     log = json.loads(sarif.out)
