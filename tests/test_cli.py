@@ -164,3 +164,21 @@ def test_python_dash_m(sample: Path) -> None:
         [sys.executable, "-m", "compiler", "lint"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_infos_are_shown_with_verbose(make_bundle: MakeBundle, run: Runner) -> None:
+    make_bundle(
+        {
+            "promptc.toml": '[rules.description-length]\nlevel = "info"\n',
+            "specs/agents/scout.md": AGENT.replace(
+                "Explores the codebase read-only and reports findings.", "Explorer"
+            ),
+        }
+    )
+    quiet = run("lint", "--strict")
+    assert (quiet.code, quiet.out) == (0, "")
+    assert "1 info (shown with --verbose)" in quiet.err
+    loud = run("lint", "--strict", "--verbose")
+    assert loud.code == 0
+    assert "info [description-length]" in loud.out
+    assert json.loads(run("lint", "--format", "json").out)["summary"]["info"] == 1
