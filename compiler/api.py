@@ -204,10 +204,56 @@ def build(
     return collector.result(written=outcome.written, removed=outcome.removed, files=files)
 
 
-def check(config: Config, *, only: Iterable[str] = (), fix: bool = False) -> Result:
-    """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first."""
+def build_cached(
+    config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
+) -> Result:
+    """build(), storing its result in the cache (compiler.cache) for the next run.
+
+    The inputs are hashed before and after the run; the result is stored only
+    when they agree, so an edit made while promptc ran is never hidden.
+    """
+    import os
+
+    from compiler import cache
+
+    only = tuple(only)
+    if not config.cache or cache.disabled(os.environ):
+        return build(config, only=only, force=force, check=check)
+    layout = cache.Layout(
+        config.root,
+        config.source,
+        config.specs,
+        config.fragments,
+        config.out,
+        tuple(sorted(config.targets)),
+    )
+    mode = cache_mode(check=check, force=force)
+    before = cache.key(layout, mode, only, os.environ)
+    result = build(config, only=only, force=force, check=check)
+    # A failed write (a full disk, a hand-edited file) is worth retrying for real.
+    failed_write = any(d.rule == "write" for d in result.diagnostics)
+    if (
+        before is not None
+        and not failed_write
+        and cache.key(layout, mode, only, os.environ) == before
+    ):
+        cache.store(layout, before, result.diagnostics, list(result.files))
+    return result
+
+
+def cache_mode(*, check: bool, force: bool) -> str:
+    """What the cache keys a run's flags by: `check` and `build` results differ."""
+    return ("check" if check else "build") + (" --force" if force else "")
+
+
+def check(
+    config: Config, *, only: Iterable[str] = (), fix: bool = False, cache: bool = False
+) -> Result:
+    """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first.
+    With `cache`, store the result for the next run (never with `fix`)."""
     fixed, failed = _fix(config) if fix else ((), ())
-    result = build(config, only=only, check=True)
+    run = build_cached if cache and not fix else build
+    result = run(config, only=only, check=True)
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 

@@ -17,6 +17,7 @@ from compiler.errors import PromptcError, UsageError
 
 if TYPE_CHECKING:
     from compiler.api import Result
+    from compiler.cache import Hit
     from compiler.config import Config
 
 EXIT_OK = 0
@@ -88,7 +89,9 @@ def _load(config_path: Path | None) -> Config:
     return config
 
 
-def _report(result: Result, fmt: str | None, strict: bool, quiet: bool, no_color: bool) -> int:
+def _report(
+    result: Result | Hit, fmt: str | None, strict: bool, quiet: bool, no_color: bool
+) -> int:
     from compiler.diagnostics import Severity
     from compiler.report import REPORTERS
 
@@ -108,7 +111,7 @@ def _report(result: Result, fmt: str | None, strict: bool, quiet: bool, no_color
     return EXIT_PROBLEMS if failed else EXIT_OK
 
 
-def _fails(result: Result, strict: bool) -> bool:
+def _fails(result: Result | Hit, strict: bool) -> bool:
     from compiler.diagnostics import Severity
 
     failing = {Severity.ERROR} | ({Severity.WARNING} if strict else set())
@@ -125,7 +128,7 @@ def use_color(no_color: bool, environ: Mapping[str, str]) -> bool:
     return not no_color and not environ.get("NO_COLOR")
 
 
-def _summary(result: Result) -> None:
+def _summary(result: Result | Hit) -> None:
     from compiler.diagnostics import Severity
 
     counts = {s: sum(1 for d in result.diagnostics if d.severity is s) for s in Severity}
@@ -143,6 +146,14 @@ _FIX = click.option(
     "--fix",
     is_flag=True,
     help="Rewrite sources to fix what rules can fix (exit 1 when files changed).",
+)
+
+
+_NO_CACHE = click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Do the whole run even when nothing changed (PROMPTC_NO_CACHE=1 and "
+    "`cache = false` in the config work too).",
 )
 
 
@@ -191,6 +202,7 @@ def lint(
     help="After a successful build, create FILE or set its mtime to the build's start "
     "(the make target of --depfile's rule; default: the depfile itself).",
 )
+@_NO_CACHE
 def build(
     config_path: Path | None,
     fmt: str | None,
@@ -202,17 +214,26 @@ def build(
     force: bool,
     depfile: Path | None,
     stamp: Path | None,
+    no_cache: bool,
 ) -> None:
     """Compose and emit every target into the output folder."""
-    from compiler import api
-    from compiler.depfile import record
-
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
     if check_only and (depfile or stamp):
         raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
+    # A depfile lists what the full run read: it always runs.
+    use_cache = not (no_cache or depfile or stamp)
+    mode = _cache_mode(check=check_only, force=force)
+    hit = _cached(config_path, only, mode) if use_cache else None
+    if hit is not None:
+        raise SystemExit(_report(hit, fmt, strict, quiet, no_color))
+
+    from compiler import api
+    from compiler.depfile import record
+
     config = _load(config_path)
     _check_targets(config, only)
-    result = api.build(config, only=only, force=force, check=check_only)
+    run = api.build_cached if use_cache else api.build
+    result = run(config, only=only, force=force, check=check_only)
     if (depfile or stamp) and not _fails(result, strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
     raise SystemExit(_report(result, fmt, strict, quiet, no_color))
@@ -221,14 +242,47 @@ def build(
 @cli.command()
 @_common
 @_FIX
+@_NO_CACHE
 def check(
-    config_path: Path | None, fmt: str | None, strict: bool, quiet: bool, no_color: bool, fix: bool
+    config_path: Path | None,
+    fmt: str | None,
+    strict: bool,
+    quiet: bool,
+    no_color: bool,
+    fix: bool,
+    no_cache: bool,
 ) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
+    use_cache = not (no_cache or fix)
+    hit = _cached(config_path, (), _cache_mode(check=True, force=False)) if use_cache else None
+    if hit is not None:
+        raise SystemExit(_report(hit, fmt, strict, quiet, no_color))
+
     from compiler import api
 
-    result = api.check(_load(config_path), fix=fix)
+    result = api.check(_load(config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, fmt, strict, quiet, no_color))
+
+
+def _cache_mode(*, check: bool, force: bool) -> str:
+    # compiler.api.cache_mode, without importing the pipeline on the warm path.
+    return ("check" if check else "build") + (" --force" if force else "")
+
+
+def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> Hit | None:
+    """The stored result of this very run when nothing it reads has changed."""
+    from compiler import cache
+
+    if cache.disabled(os.environ):
+        return None
+    found = cache.raw_layout(config_path, Path.cwd())
+    if found is None or not found[1]:
+        return None
+    layout = found[0]
+    if not layout.specs.is_dir():
+        return None
+    digest = cache.key(layout, mode, only, os.environ)
+    return None if digest is None else cache.lookup(layout, digest)
 
 
 def _check_targets(config: Config, only: Sequence[str]) -> None:

@@ -29,6 +29,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "default_agent": None,
         "permission": None,
         "rules": {},
+        "cache": True,
     }
 )
 
@@ -56,6 +57,8 @@ class Config:
     # Config-level permission (opencode.json `permission`): an action or a map of rules.
     permission: Any = None
     rules: Mapping[str, RuleSettings] = field(default_factory=lambda: MappingProxyType({}))
+    # Store results in .promptc-cache/ so an unchanged bundle skips the work (compiler.cache).
+    cache: bool = True
 
     def display(self, path: Path) -> str:
         """How diagnostics name a file: relative to the working directory when inside it."""
@@ -145,6 +148,7 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
         default_agent=merged["default_agent"],
         permission=freeze(merged["permission"]),
         rules=MappingProxyType(checker.rules(merged["rules"])),
+        cache=merged["cache"],
     )
 
 

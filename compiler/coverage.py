@@ -64,7 +64,6 @@ def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str
     literals: set[str] = set()
     for machine in machines:
         literals |= machine.literals()
-    symbols: list[str | None] = [None, *sorted(literals)]  # "other" first: plainer examples
     other = wildcard.other_char(literals)
     start = tuple(m.start() for m in machines)
     seen = {start: ""}
@@ -79,7 +78,7 @@ def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str
                 if m.accepts(s)
             )
             found.setdefault(accepting, wildcard.from_units(seen[config]))
-        for symbol in symbols:
+        for symbol in wildcard.relevant_symbols(machines, config):
             nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
             if not nxt[0] or nxt in seen:
                 continue

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 STAR = "\x00*"  # token for `*` (a two-character string never equals a code unit)
@@ -90,6 +90,22 @@ class Glob:
     pattern: str
     tokens: tuple[str, ...]
     accept: frozenset[int]
+    # Transitions already computed: searches ask the same (states, symbol) step
+    # again and again, and a dict lookup is far cheaper than recomputing it.
+    _steps: dict[tuple[frozenset[int], str | None], frozenset[int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    _expects: dict[frozenset[int], frozenset[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    # States from which every continuation is accepted: a `*` with only `*` after it.
+    _universal: frozenset[int] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        tail = len(self.tokens)
+        while tail > 0 and self.tokens[tail - 1] == STAR:
+            tail -= 1
+        object.__setattr__(self, "_universal", frozenset(range(tail, len(self.tokens))))
 
     def start(self) -> frozenset[int]:
         return self._closure({0})
@@ -106,6 +122,26 @@ class Glob:
 
     def step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
         """States after reading one code unit; None stands for a unit no pattern names."""
+        key = (states, symbol)
+        found = self._steps.get(key)
+        if found is None:
+            found = self._steps[key] = self._step(states, symbol)
+        return found
+
+    def expects(self, states: frozenset[int]) -> frozenset[str]:
+        """The code units that move `states` differently from a unit no pattern names."""
+        found = self._expects.get(states)
+        if found is None:
+            n = len(self.tokens)
+            units = {self.tokens[i] for i in states if i < n} - {STAR, ANY}
+            found = self._expects[states] = frozenset(units)
+        return found
+
+    def saturated(self, states: frozenset[int]) -> bool:
+        """True when every continuation from `states` is accepted."""
+        return not self._universal.isdisjoint(states)
+
+    def _step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
         nxt: set[int] = set()
         for state in states:
             if state >= len(self.tokens):
@@ -151,6 +187,8 @@ def other_char(literals: set[str]) -> str:
 def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None:
     """The shortest text every `include` pattern matches and no `exclude` pattern
     does, or None when there is none. Raises TooComplex past SEARCH_LIMIT states."""
+    # The same pattern twice adds nothing but states to the search.
+    exclude = tuple({m.pattern: m for m in exclude}.values())
     machines = (*include, *exclude)
     if not include:
         machines = (ANYTHING, *machines)
@@ -158,9 +196,10 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
     literals: set[str] = set()
     for machine in machines:
         literals |= machine.literals()
-    symbols: list[str | None] = [None, *sorted(literals)]  # "other" first: plainer examples
     cut = len(include)
     start = tuple(m.start() for m in machines)
+    if any(m.saturated(s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
+        return None
     parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]] = {}
     seen = {start}
     queue = deque([start])
@@ -170,16 +209,32 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
             m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
         ):
             return _spell(config, parent, other_char(literals))
-        for symbol in symbols:
+        for symbol in relevant_symbols(machines, config):
             nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
             if any(not s for s in nxt[:cut]) or nxt in seen:
                 continue
             seen.add(nxt)
+            # An exclude pattern that now accepts every continuation rules out
+            # everything below this state: nothing there to find.
+            if any(m.saturated(s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
+                continue
             if len(seen) > SEARCH_LIMIT:
                 raise TooComplex(", ".join(m.pattern for m in machines))
             parent[nxt] = (config, symbol)
             queue.append(nxt)
     return None
+
+
+def relevant_symbols(
+    machines: Sequence[Glob], config: tuple[frozenset[int], ...]
+) -> list[str | None]:
+    """The symbols worth trying from `config`: "other" first (plainer examples),
+    then, sorted, every unit some machine expects next. Any other unit moves every
+    machine exactly as "other" does, so it could only reach a state already seen."""
+    units: set[str] = set()
+    for machine, states in zip(machines, config, strict=True):
+        units |= machine.expects(states)
+    return [None, *sorted(units)]
 
 
 def _spell(

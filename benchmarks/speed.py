@@ -1,0 +1,291 @@
+"""Time `promptc check` and `promptc build`, cold and warm, next to the interpreter floor.
+
+Generates bundles of N agents (about 150 lines each: the caveman snippet with a
+parameter, a flow fragment, a per-target block and a permission map), then
+times every command in a fresh process per run and prints the median wall
+time, its ratio to the baselines timed in the same run, and the peak RSS:
+
+- floor: `python -c pass`; imports: `python -c "import yaml, jinja2, jsonschema, click"`
+  (both with the interpreter running this script, i.e. the same environment);
+- cold: the cache folder (and, for build, the output folder) deleted before each run;
+- warm: nothing changed since the previous run (a cache hit).
+
+Peers run in the same loop when `--peers DIR` names a folder where
+`npm i rulesync@17.0.0 @intellectronica/ruler@0.3.44` was run (DIR/node_modules/.bin)
+and `--agnix PATH` names agnix's binary; each gets the same N agents in its own
+source format. A peer that fails says so in the output.
+
+    .venv/bin/python benchmarks/speed.py --sizes 16 1000 10000 --peers /tmp/peers
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+CAVEMAN = """\
+---
+description: The caveman tone snippet.
+params:
+  level: {type: string, enum: [lite, full, ultra], default: full}
+---
+Tono: caveman por default, nivel <<level>>. Activa siempre.
+Excepción: prosa normal para advertencias de seguridad.
+"""
+
+FLOW = "## Flujo\n" + "".join(f"- Paso {n}: lee, cambia, verifica.\n" for n in range(20))
+
+AGENT = """\
+---
+description: Agent {i} explores the code and reports findings with paths and lines.
+mode: subagent
+permission:
+  edit: deny
+  webfetch: ask
+  bash:
+    "*": ask
+    "git status *": allow
+    "git diff *": allow
+    "rg *": allow
+    "rm *": deny
+  task:
+    "*": deny
+---
+<<caveman(level="ultra")>>
+
+# Agent {i}
+
+<% if target == "claude" %>
+Lanza subagentes con la herramienta Agent.
+<% else %>
+Lanza subagentes con la herramienta task.
+<% endif %>
+
+<<flow>>
+
+{body}
+"""
+
+LINE = "Paso {n}: lee `src/{n}.py`, compara con el test y reporta hallazgos con ruta y línea."
+BODY = "\n".join(LINE.format(n=n) for n in range(110))
+
+CONFIG = """\
+[targets.opencode]
+
+[rules.required-snippet]
+fragment = "caveman"
+params = {level = "ultra"}
+"""
+
+MODE = "---\ndescription: Build a feature.\nagent: a0\n---\n<<flow>>\n\nTrabaja en: $ARGUMENTS\n"
+
+
+def write_promptc(root: Path, agents: int) -> None:
+    (root / "specs/agents").mkdir(parents=True)
+    (root / "specs/modes").mkdir(parents=True)
+    (root / "fragments").mkdir(parents=True)
+    (root / "promptc.toml").write_text(CONFIG)
+    (root / "fragments/caveman.md").write_text(CAVEMAN)
+    (root / "fragments/flow.md").write_text(FLOW)
+    (root / "specs/modes/build.md").write_text(MODE)
+    for i in range(agents):
+        (root / f"specs/agents/a{i}.md").write_text(AGENT.format(i=i, body=BODY))
+
+
+def _plain_body(i: int) -> str:
+    """The same agent as composed text: peers have no fragments, so it is inlined."""
+    tone = "Tono: caveman por default, nivel ultra. Activa siempre.\n"
+    return f"{tone}\n# Agent {i}\n\n{FLOW}\n{BODY}\n"
+
+
+def write_rulesync(root: Path, agents: int) -> None:
+    folder = root / ".rulesync/subagents"
+    folder.mkdir(parents=True)
+    (root / "rulesync.jsonc").write_text(
+        '{"targets": ["claudecode", "opencode"], "features": ["subagents"]}\n'
+    )
+    for i in range(agents):
+        head = f"---\nname: a{i}\ntargets: ['*']\ndescription: Agent {i} explores the code.\n---\n"
+        (folder / f"a{i}.md").write_text(head + _plain_body(i))
+
+
+def write_ruler(root: Path, agents: int) -> None:
+    folder = root / ".ruler"
+    folder.mkdir(parents=True)
+    (folder / "ruler.toml").write_text('default_agents = ["claude"]\n')
+    for i in range(agents):
+        head = f"---\nname: a{i}\ndescription: Agent {i} explores the code.\n---\n"
+        (folder / f"a{i}.md").write_text(head + _plain_body(i))
+
+
+def write_agnix(root: Path, agents: int) -> None:
+    folder = root / ".claude/agents"
+    folder.mkdir(parents=True)
+    for i in range(agents):
+        head = f"---\nname: a{i}\ndescription: Agent {i} explores the code.\n---\n"
+        (folder / f"a{i}.md").write_text(head + _plain_body(i))
+
+
+def timed(command: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int]:
+    """(seconds, peak RSS in KiB, exit code) of one fresh process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss, proc.returncode
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, int, float, int, str]] = []
+        self.floor = self.imports = float("nan")
+
+    def measure(
+        self,
+        name: str,
+        size: int,
+        command: Sequence[str],
+        cwd: Path,
+        repeat: int,
+        before: list[Path] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> float:
+        times, peaks, codes = [], [], set()
+        for _ in range(repeat):
+            for path in before or []:
+                shutil.rmtree(path, ignore_errors=True)
+            seconds, peak, code = timed(command, cwd, env or dict(os.environ))
+            times.append(seconds)
+            peaks.append(peak)
+            codes.add(code)
+        median = statistics.median(times)
+        note = "" if codes == {0} else f"exit {sorted(codes)}"
+        self.rows.append((name, size, median, max(peaks), note))
+        print(self._line(self.rows[-1]), flush=True)
+        return median
+
+    def _line(self, row: tuple[str, int, float, int, str]) -> str:
+        name, size, median, peak, note = row
+        floor = median / self.floor if self.floor == self.floor else float("nan")
+        imports = median / self.imports if self.imports == self.imports else float("nan")
+        return (
+            f"| {name:34} | {size:>6} | {median * 1000:>9.1f} ms | {floor:>7.2f}x "
+            f"| {imports:>7.2f}x | {peak / 1024:>6.1f} MiB | {note}"
+        )
+
+
+def promptc_rows(table: Table, size: int, repeat: int) -> dict[str, float]:
+    promptc = str(Path(sys.executable).with_name("promptc"))
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        write_promptc(root, size)
+        subprocess.run([promptc, "build", "--no-cache", "-q"], cwd=root, check=False)
+        cache_dir, build_dir = root / ".promptc-cache", root / "build"
+        out["check cold"] = table.measure(
+            "promptc check, cold", size, [promptc, "check", "-q"], root, repeat, [cache_dir]
+        )
+        out["check warm"] = table.measure(
+            "promptc check, warm", size, [promptc, "check", "-q"], root, repeat
+        )
+        out["build cold"] = table.measure(
+            "promptc build, cold",
+            size,
+            [promptc, "build", "-q"],
+            root,
+            repeat,
+            [cache_dir, build_dir],
+        )
+        out["build warm"] = table.measure(
+            "promptc build, warm", size, [promptc, "build", "-q"], root, repeat
+        )
+    return out
+
+
+def peer_rows(table: Table, size: int, repeat: int, peers: Path | None, agnix: Path | None) -> None:
+    tools = []
+    if peers is not None:
+        bin_dir = peers / "node_modules/.bin"
+        tools.append(
+            (
+                "rulesync generate (claude+opencode)",
+                write_rulesync,
+                [
+                    str(bin_dir / "rulesync"),
+                    "generate",
+                    "--targets",
+                    "claudecode,opencode",
+                    "--features",
+                    "subagents",
+                ],
+                [".claude", ".opencode"],
+            )
+        )
+        tools.append(
+            ("ruler apply (claude)", write_ruler, [str(bin_dir / "ruler"), "apply"], [".claude"])
+        )
+    if agnix is not None:
+        tools.append(("agnix (lint only)", write_agnix, [str(agnix), "."], []))
+    for name, write, command, outputs in tools:
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            write(root, size)
+            env = {**os.environ, "HOME": folder, "CI": "1"}
+            table.measure(name, size, command, root, repeat, [root / o for o in outputs], env)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[16, 1000, 10000])
+    parser.add_argument("--repeat", type=int, default=7, help="runs per command at N <= 100")
+    parser.add_argument("--peers", type=Path, help="folder holding node_modules/.bin/rulesync")
+    parser.add_argument("--agnix", type=Path, help="agnix binary")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    table = Table()
+    python = sys.executable
+    header = (
+        "| command                            |      N |    median    "
+        "|  /floor | /imports |  peak RSS  |"
+    )
+    print(header)
+    print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
+    table.floor = table.measure("python -c pass (floor)", 0, [python, "-c", "pass"], Path.cwd(), 15)
+    imports = [python, "-c", "import yaml, jinja2, jsonschema, click"]
+    table.imports = table.measure("python: import dependencies", 0, imports, Path.cwd(), 15)
+    results: dict[int, dict[str, float]] = {}
+    for size in args.sizes:
+        repeat = args.repeat if size <= 100 else 3 if size <= 1000 else 1
+        results[size] = promptc_rows(table, size, repeat)
+        if size <= 1000:
+            peer_rows(table, size, repeat, args.peers, args.agnix)
+    print()
+    small = results.get(16)
+    if small:
+        print(
+            f"N=16 cold check / imports: {small['check cold'] / table.imports:.2f} (target <= 1.2)"
+        )
+        print(f"N=16 warm check / floor:   {small['check warm'] / table.floor:.2f} (target <= 3)")
+    if 1000 in results and 10000 in results:
+        ratio = results[10000]["build cold"] / results[1000]["build cold"]
+        print(f"N=10000 / N=1000 cold build: {ratio:.1f} (target <= 12)")
+    for row in table.rows:
+        if row[0].startswith("rulesync") and row[1] in results:
+            ours = results[row[1]]["build cold"]
+            print(f"N={row[1]} rulesync / promptc build cold: {row[2] / ours:.1f}x (target >= 5)")
+    print(f"benchmark wall time: {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""The result cache: a warm run skips the pipeline, and no change ever gets a stale answer."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from compiler import api, cache, resources
+
+from .conftest import Run
+
+
+@pytest.fixture
+def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """One entry per real run of the pipeline (a cache hit adds none)."""
+    calls: list[bool] = []
+    real = api.build
+
+    def counting(*args: object, **kwargs: object) -> api.Result:
+        calls.append(True)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "build", counting)
+    yield calls
+
+
+@pytest.fixture(autouse=True)
+def _cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROMPTC_NO_CACHE", raising=False)
+
+
+def test_second_check_is_a_hit_with_the_same_report(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert run("build").code == 0
+    first = run("check")
+    second = run("check")
+    assert (first.code, second.code) == (0, 0)
+    assert second.out == first.out and second.err == first.err
+    assert len(pipeline_runs) == 2  # build and the first check; the second check was a hit
+    assert (sample / ".promptc-cache" / ".gitignore").read_text().endswith("*\n")
+
+
+def test_warm_build_writes_nothing_and_says_so(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert "wrote" in run("build").err
+    again = run("build")
+    assert again.code == 0 and "wrote" not in again.err
+    assert len(pipeline_runs) == 1
+
+
+def test_cached_diagnostics_keep_every_field(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    agent = sample / "specs/agents/scout.md"
+    agent.write_text(agent.read_text().replace("mode: subagent", "mode: subagnet"))
+    first = run("check", "--format", "json")
+    second = run("check", "--format", "json")
+    assert first.code == second.code == 1
+    assert second.out == first.out and "subagnet" in first.out
+    assert len(pipeline_runs) == 1
+
+
+def test_changed_fragment_is_a_miss(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert run("build").code == 0
+    assert run("check").code == 0
+    (sample / "fragments/tone.md").write_text("Tono: otro.\n")
+    changed = run("check")
+    assert changed.code == 1
+    assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in changed.out
+    assert len(pipeline_runs) == 3
+
+
+def test_changed_config_value_is_a_miss(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert run("check").code == 1  # nothing built yet: every output is missing
+    (sample / "promptc.toml").write_text('out = "elsewhere"\n')
+    moved = run("check")
+    assert "elsewhere/opencode/opencode.json:1:1: error [stale-output]" in moved.out
+    assert len(pipeline_runs) == 2
+
+
+def test_edited_output_is_a_miss(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert run("build").code == 0
+    assert run("check").code == 0
+    output = sample / "build/opencode/.opencode/agents/scout.md"
+    output.write_text(output.read_text() + "edited\n")
+    stale = run("check")
+    assert stale.code == 1
+    assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in stale.out
+    output.unlink()
+    assert "generated file is missing" in run("check").out
+    assert len(pipeline_runs) == 4
+
+
+def test_check_and_build_do_not_share_entries(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert run("check").code == 1  # outputs missing
+    assert run("build").code == 0  # must really build, not replay the check
+    assert (sample / "build/opencode/opencode.json").is_file()
+    assert run("check").code == 0
+
+
+def test_corrupt_entry_is_a_miss(
+    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+) -> None:
+    assert run("build").code == 0
+    for entry in (sample / ".promptc-cache").glob("*.json"):
+        entry.write_text("{not json")
+    assert run("build").code == 0
+    assert len(pipeline_runs) == 2
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param(("--no-cache",), id="flag"),
+        pytest.param((), id="environment"),
+        pytest.param((), id="config"),
+    ],
+)
+def test_cache_can_be_disabled(
+    sample: Path,
+    run: Callable[..., Run],
+    pipeline_runs: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+    how: tuple[str, ...],
+    request: pytest.FixtureRequest,
+) -> None:
+    case = request.node.callspec.id
+    if case == "environment":
+        monkeypatch.setenv("PROMPTC_NO_CACHE", "1")
+    if case == "config":
+        (sample / "promptc.toml").write_text("cache = false\n")
+    for _ in range(2):
+        assert run("build", *how).code == 0
+    assert len(pipeline_runs) == 2
+    assert not (sample / ".promptc-cache").exists()
+
+
+def test_cache_key_must_be_a_boolean(sample: Path, run: Callable[..., Run]) -> None:
+    (sample / "promptc.toml").write_text('cache = "no"\n')
+    result = run("check")
+    assert result.code == 2
+    assert "promptc.toml:1:" in result.err
+
+
+def _key(root: Path) -> str | None:
+    found = cache.raw_layout(None, root)
+    assert found is not None
+    return cache.key(found[0], "check", (), {})
+
+
+def test_key_follows_promptc_version(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _key(sample)
+    monkeypatch.setattr(cache, "__version__", "999.0")
+    assert _key(sample) != before
+
+
+def test_key_follows_shipped_schemas(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "schemas"
+    shutil.copytree(resources.schema_dir(), copy)
+    monkeypatch.setattr(resources, "schema_dir", lambda: copy)
+    monkeypatch.setattr(cache, "_CODE", [])
+    before = _key(sample)
+    monkeypatch.setattr(cache, "_CODE", [])
+    assert _key(sample) == before  # the same bytes give the same key
+    schema = copy / "agent.schema.json"
+    schema.write_text(schema.read_text().replace('"description"', '"description" ', 1))
+    monkeypatch.setattr(cache, "_CODE", [])
+    assert _key(sample) != before
+
+
+def test_key_follows_home(sample: Path) -> None:
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    one = cache.key(found[0], "check", (), {"HOME": "/home/a"})
+    other = cache.key(found[0], "check", (), {"HOME": "/home/b"})
+    assert one != other
+
+
+def test_new_file_anywhere_in_the_trees_is_a_miss(sample: Path) -> None:
+    before = _key(sample)
+    (sample / "fragments/notes.txt").write_text("stray\n")
+    assert _key(sample) != before
+
+
+def test_symlinked_bundle_is_never_cached(sample: Path, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.md").write_text("Tono: afuera.\n")
+    (sample / "fragments/linked.md").symlink_to(tmp_path / "elsewhere.md")
+    assert _key(sample) is None
