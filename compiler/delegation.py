@@ -33,8 +33,7 @@ class Edge:
 
 
 def can_start(source: Agent, target: Agent) -> Decision:
-    rules = source.effective(as_subagent=source.runs_as_subagent)
-    return evaluate(rules, "task", target.name)
+    return evaluate(source.task_rules, "task", target.name)
 
 
 def offered(runtime: Runtime) -> list[Agent]:

@@ -12,12 +12,14 @@ Values OpenCode would refuse to load become problems, not rules.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compiler import wildcard
 from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.permissions import (
@@ -68,7 +70,23 @@ class Agent:
         return tuple(Rule(p, "*", "deny", SESSION) for p in added)
 
     def effective(self, as_subagent: bool) -> tuple[Rule, ...]:
-        return self.rules + self.session_rules() if as_subagent else self.rules
+        return self._subagent_rules if as_subagent else self.rules
+
+    @functools.cached_property
+    def task_rules(self) -> tuple[Rule, ...]:
+        """The rules that can decide a `task` call from this agent, in order.
+
+        evaluate only looks at rules whose permission matches `task`, so the
+        decision is the same; every delegation rule asks it for each pair of
+        agents, so it is filtered once.
+        """
+        rules = self.effective(as_subagent=self.runs_as_subagent)
+        return tuple(r for r in rules if wildcard.match("task", r.permission))
+
+    @functools.cached_property
+    def _subagent_rules(self) -> tuple[Rule, ...]:
+        # Graph rules ask for every pair of agents: build the list once.
+        return self.rules + self.session_rules()
 
     @property
     def runs_as_subagent(self) -> bool:
