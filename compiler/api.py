@@ -168,6 +168,11 @@ def _check_output(config: Config, collector: _Collector, files: Mapping[str, byt
     except ManifestError as exc:
         collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
         return collector.result(files=files)
+    except OSError as exc:  # an unreadable output folder: say so, never a traceback
+        where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
+        message = f"cannot read the output: {exc.strerror or exc}"
+        collector.add("stale-output", where, Problem(1, 1, message))
+        return collector.result(files=files)
     for rel in todo.missing:
         collector.add(
             "stale-output",

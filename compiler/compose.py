@@ -9,6 +9,7 @@ text passes through byte for byte.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from compiler.suggest import did_you_mean
 
 PLACEHOLDER = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_TICKS = re.compile(r"`+")
 MAX_DEPTH = 32
 
 Finding = tuple[str, Path, Problem]
@@ -67,11 +68,13 @@ class _State:
         return "\n".join(out)
 
     def _line(self, source: SourceFile, number: int, line: str, chain: tuple[str, ...]) -> str:
-        code = [m.span() for m in _INLINE_CODE.finditer(line)]
+        code = code_spans(line)
+        starts = [start for start, _ in code]
         pieces: list[str] = []
         last = 0
         for match in PLACEHOLDER.finditer(line):
-            if any(start <= match.start() < end for start, end in code):
+            inside = bisect.bisect_right(starts, match.start()) - 1
+            if inside >= 0 and match.start() < code[inside][1]:
                 continue
             pieces.append(line[last : match.start()])
             pieces.append(self._include(source, number, match, chain))
@@ -102,3 +105,29 @@ class _State:
     def _fail(self, source: SourceFile, where: Problem, message: str, match: re.Match[str]) -> str:
         self.findings.append(("compose", source.path, Problem(where.line, where.column, message)))
         return match.group(0)
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each inline code span, as CommonMark pairs backtick runs.
+
+    A run of n backticks opens a span closed by the next run of exactly n;
+    a run with no partner is literal text. Linear in the line's length (a
+    backreference regex took seconds on a line of a thousand backticks).
+    """
+    runs = [m.span() for m in _TICKS.finditer(line)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        partner = bisect.bisect_right(same, index)
+        if partner < len(same):
+            close = same[partner]
+            spans.append((start, runs[close][1]))
+            index = close + 1
+        else:
+            index += 1
+    return spans

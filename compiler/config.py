@@ -55,11 +55,17 @@ class Config:
     rules: Mapping[str, RuleSettings] = field(default_factory=lambda: MappingProxyType({}))
 
     def display(self, path: Path) -> str:
-        """How diagnostics name a file: relative to the working directory when inside it."""
+        """How diagnostics name a file: relative to the working directory when inside it.
+
+        Always valid UTF-8: bytes of a file name that are not are shown as `\\xff`.
+        """
         try:
-            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-        except ValueError:
-            return path.as_posix()
+            # Resolve the folder, not the name: a refused symlink is named, not its target.
+            absolute = path.parent.resolve() / path.name if path.name else path.resolve()
+            text = absolute.relative_to(Path.cwd().resolve()).as_posix()
+        except (ValueError, OSError, RuntimeError):
+            text = path.as_posix()
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def freeze(value: Any) -> Any:

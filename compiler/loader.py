@@ -8,12 +8,18 @@ YAML scalars are resolved as the runtimes read them (YAML 1.2 core, plus
 timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
 date. Aliases are expanded under a node budget, so an alias bomb costs at most
 that budget.
+
+Reading is bounded too: only regular files are read (a FIFO or a device named
+`x.md` would block or never end), and a file over MAX_FILE_BYTES is refused
+before it is read whole, since no runtime can use a prompt of that size.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +36,7 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 
 NODE_BUDGET = 20_000
 MAX_DEPTH = 64
+MAX_FILE_BYTES = 1 << 20  # 1 MiB: about 250,000 tokens, beyond any runtime's context
 FENCE = "---"
 
 JsonPath = tuple[str | int, ...]
@@ -77,10 +84,37 @@ class SourceFile:
 
 def load_file(path: Path) -> SourceFile:
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)
+    except _Unreadable as exc:
+        return _broken(path, 1, 1, str(exc))
     except OSError as exc:
         return _broken(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
     return load_bytes(path, raw)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; anything else is refused.
+
+    The file is opened non-blocking and checked on the open descriptor, so a
+    FIFO cannot stall the run and a file swapped in after a check is still caught.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unreadable(f"not a regular file but {_kind(info.st_mode)}; refused")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        size = max(info.st_size, len(raw))
+        raise _Unreadable(
+            f"file is {size:,} bytes; promptc reads spec files up to {limit:,} bytes "
+            "(no runtime can use a prompt this long)"
+        )
+    return raw
 
 
 def load_bytes(path: Path, raw: bytes) -> SourceFile:
@@ -96,6 +130,17 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
     findings: list[tuple[str, Problem]] = []
     text = _normalise(text, findings)
     return _split(path, text, findings)
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
@@ -232,7 +277,10 @@ def resolve_plain(value: str) -> Any:
     if value in _BOOL:
         return _BOOL[value]
     if _INT.match(value):
-        return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
+        try:
+            return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
+        except ValueError:  # over Python's digit limit: js-yaml reads it as a float too
+            return float(value)
     if value.lower() in _SPECIAL_FLOAT:
         return _SPECIAL_FLOAT[value.lower()]
     if _FLOAT.match(value):
@@ -291,7 +339,9 @@ class _Builder:
                 ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
             )
             return node.value
-        if getattr(node, "style", None) is None:
+        # Plain scalars have no style: None from the pure-Python composer, ''
+        # from libyaml's. Quoted and block scalars are always strings.
+        if not getattr(node, "style", None):
             return resolve_plain(node.value)
         return node.value
 
