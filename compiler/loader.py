@@ -118,6 +118,8 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 
 def load_bytes(path: Path, raw: bytes) -> SourceFile:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # what Windows tools often write
+        return _broken(path, 1, 1, "file is UTF-16; save it as UTF-8")
     if b"\x00" in raw:
         line, column = _byte_position(raw, raw.index(b"\x00"))
         return _broken(path, line, column, "file contains a NUL byte; is it binary?")

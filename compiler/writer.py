@@ -247,8 +247,7 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         for rel in changing:
             _atomic_write(out / rel, files[rel])
         for rel in todo.remove:
-            (out / rel).unlink(missing_ok=True)
-            _prune(out, (out / rel).parent)
+            _remove(out, rel)
         if changing or todo.remove or todo.forget or manifest != final:
             _write_manifest(out, final)
         return Outcome(todo, written=changing, removed=todo.remove)
@@ -297,6 +296,11 @@ def _clear_leftovers(out: Path, rels: list[str]) -> None:
         for name in names:
             if _TEMP.match(name):
                 (folder / name).unlink(missing_ok=True)
+
+
+def _remove(out: Path, rel: str) -> None:
+    (out / rel).unlink(missing_ok=True)
+    _prune(out, (out / rel).parent)
 
 
 def _prune(out: Path, folder: Path) -> None:
