@@ -341,9 +341,7 @@ class _Builder:
                 ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
             )
             return node.value
-        # Plain scalars have no style: None from the pure-Python composer, ''
-        # from libyaml's. Quoted and block scalars are always strings.
-        if not getattr(node, "style", None):
+        if not getattr(node, "style", None):  # plain: None (pure PyYAML) or "" (libyaml)
             return resolve_plain(node.value)
         return node.value
 
