@@ -168,6 +168,8 @@ def plan(
         on_disk = _disk_hash(out / rel)
         if on_disk == _FOLDER:
             conflicts.append(Conflict(rel, "a folder stands where a generated file goes"))
+        elif on_disk == _SPECIAL and not force:
+            conflicts.append(Conflict(rel, _SPECIAL_MESSAGE))
         elif on_disk is None:
             missing.append(rel)
         elif on_disk == digest(files[rel]):
@@ -196,6 +198,9 @@ def plan(
     )
 
 
+_SPECIAL_MESSAGE = (
+    "a symlink, FIFO or device stands where a generated file goes; not replaced without --force"
+)
 _OUTSIDE = "path leads outside the output folder (through a symlink?); refused"
 
 
