@@ -193,7 +193,9 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
         return SourceFile(path, text, None, "", len(lines), tuple(findings))
     frontmatter = _parse(lines[1:close], 2, findings)
     body = "\n".join(lines[close + 1 :])
-    return SourceFile(path, text, frontmatter, body, close + 2, tuple(findings))
+    # A file that ends on the closing fence has no body line: point at the fence.
+    body_line = min(close + 2, len(lines))
+    return SourceFile(path, text, frontmatter, body, body_line, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
