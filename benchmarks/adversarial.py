@@ -14,6 +14,7 @@ both budgets. Prints a table; exits 1 if any case fails.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from pathlib import Path
 
 TIME_LIMIT = 2.0  # seconds
 MEMORY_LIMIT = 200  # MiB
+GIVE_UP = 30.0  # seconds: a case still running then is killed and fails
 
 HEAD = "---\ndescription: Reviews diffs for bugs and missing tests.\nmode: subagent\n---\n"
 PARAMS = "---\nparams:\n  level:\n    type: string\n---\n"
@@ -194,17 +196,24 @@ def run_case(case: Case, scratch: Path) -> Outcome:
             stdout=stdout,
             stderr=stderr,
         )
-        _, status, usage = os.wait4(child.pid, 0)
+        status, usage = _wait(child, start + GIVE_UP)
         seconds = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
     code = child.returncode
     mebibytes = usage.ru_maxrss / 1024  # Linux reports KiB
-    text = out.read_text(errors="replace")
-    diagnostics = sum(1 for line in text.splitlines() if "] " in line and ": " in line)
+    # Read line by line: holding a 15 MB report here would raise this
+    # process's high-water mark, and with it every later child's reading.
+    diagnostics = errors = 0
+    with out.open(errors="replace") as report:
+        for line in report:
+            diagnostics += " [" in line
+            errors += ": error [" in line
     problems = []
-    if code not in case.exits:
+    if seconds >= GIVE_UP:
+        problems.append(f"killed after {GIVE_UP:.0f} s")
+    elif code not in case.exits:
         problems.append(f"exit {code}, expected {'/'.join(map(str, case.exits))}")
-    if code == 1 and ": error [" not in text:
+    if code == 1 and not errors:
         problems.append("exit 1 without an error diagnostic")
     if "Traceback" in err.read_text(errors="replace"):
         problems.append("traceback")
@@ -213,6 +222,19 @@ def run_case(case: Case, scratch: Path) -> Outcome:
     if mebibytes > MEMORY_LIMIT:
         problems.append(f"over {MEMORY_LIMIT} MB")
     return Outcome(code, seconds, mebibytes, diagnostics, "; ".join(problems))
+
+
+def _wait(child: subprocess.Popen[bytes], deadline: float) -> tuple[int, resource.struct_rusage]:
+    """Wait for the child and return its status and own rusage; kill it at the deadline."""
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            return status, usage
+        if time.perf_counter() > deadline:
+            child.kill()
+            _, status, usage = os.wait4(child.pid, 0)
+            return status, usage
+        time.sleep(0.005)
 
 
 def main(words: list[str]) -> int:

@@ -299,6 +299,18 @@ def resolve_plain(value: str) -> Any:
     return value
 
 
+_YAML_ORG = "tag:yaml.org,2002:"
+# The tags js-yaml's default schema reads, plus `value`, which PyYAML gives a
+# plain `=` on its own. Any other (`!!python/object`, `!custom`) is refused.
+_TAGS = frozenset(
+    _YAML_ORG + name
+    for name in (
+        *("str", "int", "float", "bool", "null", "map", "seq", "timestamp"),
+        *("binary", "merge", "omap", "pairs", "set", "value"),
+    )
+)
+
+
 class _Budget(Exception):
     pass
 
@@ -330,6 +342,8 @@ class _Builder:
         if len(path) > MAX_DEPTH:
             raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
         self.values.setdefault(path, self.pos(node))
+        if node.tag not in _TAGS:
+            self._unsupported(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
@@ -337,15 +351,17 @@ class _Builder:
         return self._scalar(node)
 
     def _scalar(self, node: yaml.Node) -> Any:
-        if node.tag.startswith("tag:yaml.org,2002:") is False:
-            pos = self.pos(node)
-            self.findings.append(
-                ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
-            )
+        if node.tag not in _TAGS:
             return node.value
         if not getattr(node, "style", None):  # plain: None (pure PyYAML) or "" (libyaml)
             return resolve_plain(node.value)
         return node.value
+
+    def _unsupported(self, node: yaml.Node) -> None:
+        pos = self.pos(node)
+        tag = node.tag.replace(_YAML_ORG, "!!")
+        message = f"unsupported YAML tag {tag}; the runtimes' YAML readers reject it"
+        self.findings.append(("syntax", Problem(pos.line, pos.column, message)))
 
     def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
