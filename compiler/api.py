@@ -8,6 +8,8 @@ is written while any error exists.
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +45,7 @@ class _Collector:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.items: list[Diagnostic] = []
+        self._shown: dict[Path, str] = {}  # display names, worked out once per file
 
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
@@ -52,9 +55,12 @@ class _Collector:
         if level is None:
             return
         where = problem.path or path
+        shown = self._shown.get(where)
+        if shown is None:
+            shown = self._shown[where] = self.config.display(where)
         self.items.append(
             Diagnostic(
-                self.config.display(where),
+                shown,
                 problem.line,
                 problem.column,
                 rule,
@@ -69,10 +75,43 @@ class _Collector:
         self.items.extend(diagnostics)
 
     def result(self, **kwargs: object) -> Result:
-        # Diagnostic's own order, as a tuple key: compared in C, not field by
-        # field in Python (it matters for a file with 100,000 problems).
-        ordered = sorted(set(self.items), key=lambda d: (d.path, d.line, d.column, d.rule))
-        return Result(tuple(ordered), **kwargs)  # type: ignore[arg-type]
+        return Result(tuple(_capped(_ordered(set(self.items)))), **kwargs)  # type: ignore[arg-type]
+
+
+# A hostile or broken file can hold 100,000 problems of one kind. Past this
+# many per file and rule, one summary stands for the rest: the run stays
+# bounded in time and output, and its outcome (the worst severity) is kept.
+MAX_PER_FILE_RULE = 100
+
+
+_ORDER = operator.attrgetter("path", "line", "column", "rule")
+
+
+def _ordered(items: Iterable[Diagnostic]) -> list[Diagnostic]:
+    # Diagnostic's own order as a tuple key: compared in C, not field by field.
+    return sorted(items, key=_ORDER)
+
+
+def _capped(ordered: list[Diagnostic]) -> list[Diagnostic]:
+    shown: list[Diagnostic] = []
+    hidden: dict[tuple[str, str], list[Diagnostic]] = {}
+    counts: Counter[tuple[str, str]] = Counter()
+    for d in ordered:
+        counts[d.path, d.rule] += 1
+        if counts[d.path, d.rule] <= MAX_PER_FILE_RULE:
+            shown.append(d)
+        else:
+            hidden.setdefault((d.path, d.rule), []).append(d)
+    if not hidden:
+        return ordered
+    for (path, rule), rest in hidden.items():
+        severity = max((d.severity for d in rest), key=lambda s: s.rank)
+        message = (
+            f"{len(rest):,} more [{rule}] problems in this file not shown "
+            f"(promptc shows the first {MAX_PER_FILE_RULE} of each rule per file)"
+        )
+        shown.append(Diagnostic(path, rest[0].line, rest[0].column, rule, severity, message))
+    return _ordered(shown)
 
 
 def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:

@@ -49,6 +49,7 @@ class _State:
     target: str
     used: set[str] = field(default_factory=set)
     findings: list[Finding] = field(default_factory=list)
+    hints: dict[str, str] = field(default_factory=dict)
 
     def expand(self, source: SourceFile, chain: tuple[str, ...]) -> str:
         out: list[str] = []
@@ -89,8 +90,9 @@ class _State:
         fragment = self.bundle.fragments.get(name)
         where = Problem(number, match.start() + 1, "")
         if fragment is None:
-            hint = did_you_mean(name, self.bundle.fragments)
-            return self._fail(source, where, f"unknown fragment '{name}'{hint}", match)
+            if name not in self.hints:  # once per name: a file may repeat it 100,000 times
+                self.hints[name] = did_you_mean(name, self.bundle.fragments)
+            return self._fail(source, where, f"unknown fragment '{name}'{self.hints[name]}", match)
         if name in chain:
             cycle = " -> ".join((*chain[chain.index(name) :], name))
             return self._fail(source, where, f"fragment cycle: {cycle}", match)

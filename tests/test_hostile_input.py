@@ -459,3 +459,16 @@ def test_files_directly_under_specs_are_not_skipped_silently(
 def test_agents_is_a_file_not_a_folder(make_bundle: MakeBundle, run: Runner) -> None:
     result = lint(make_bundle, run, {"specs/agents": AGENT})
     assert diagnostics(result) == ["specs/agents:1:1: warning [stray-file]"]
+
+
+def test_a_flood_of_one_problem_is_summarised(make_bundle: MakeBundle, run: Runner) -> None:
+    result = lint(make_bundle, run, {"specs/agents/a.md": AGENT + "<<nope>>\n" * 150})
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert len(lines) == 101
+    assert lines[0].startswith("specs/agents/a.md:10:1: error [compose] unknown fragment 'nope'")
+    assert lines[99].startswith("specs/agents/a.md:109:1: error [compose]")
+    assert lines[100] == (
+        "specs/agents/a.md:110:1: error [compose] 50 more [compose] problems in this file "
+        "not shown (promptc shows the first 100 of each rule per file)"
+    )
