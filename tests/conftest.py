@@ -22,7 +22,7 @@ settings.register_profile(
     "ci", max_examples=100, deadline=None, suppress_health_check=_QUIET, print_blob=True
 )
 settings.register_profile(
-    "fuzz", max_examples=8_000, deadline=None, suppress_health_check=_QUIET, print_blob=True
+    "fuzz", max_examples=9_000, deadline=None, suppress_health_check=_QUIET, print_blob=True
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
