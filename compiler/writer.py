@@ -276,7 +276,10 @@ def _atomic_write(path: Path, content: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.promptc-{os.getpid()}.tmp")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        # O_EXCL and O_NOFOLLOW: a file or symlink planted under the temp name
+        # fails the write instead of redirecting it.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, 0o644)
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
             handle.flush()
@@ -300,7 +303,8 @@ def _clear_leftovers(out: Path, rels: list[str]) -> None:
             continue  # missing or unreadable: a later write reports it
         for name in names:
             if _TEMP.match(name):
-                (folder / name).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a folder by that name: leave it
+                    (folder / name).unlink()
 
 
 def _remove(out: Path, rel: str) -> None:

@@ -423,3 +423,25 @@ def test_leftover_temp_files_are_cleared(sample: Path, run: Runner) -> None:
     assert run("build").code == 0
     assert [p.exists() for p in litter] == [False, False]
     assert mine.read_text() == "mine"
+
+
+def test_planted_symlink_under_the_temp_name_is_not_followed(
+    sample: Path, run: Runner, victim: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("build")
+    edit_scout()
+    # Planted after the leftovers are cleared, just before the write.
+    real = writer._clear_leftovers
+
+    def plant(out: Path, rels: list[str]) -> None:
+        real(out, rels)
+        SCOUT.with_name(f".scout.md.promptc-{os.getpid()}.tmp").symlink_to(victim)
+
+    monkeypatch.setattr(writer, "_clear_leftovers", plant)
+    result = run("build")
+    assert result.code == 1
+    assert "error [write] cannot write the output: File exists" in result.out
+    assert victim.read_text() == "precious\n"
+    monkeypatch.setattr(writer, "_clear_leftovers", real)
+    assert run("build").code == 0
+    assert run("check").code == 0
