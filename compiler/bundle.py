@@ -57,8 +57,10 @@ def _strays_in_specs(config: Config, findings: list[tuple[str, Path, Problem]]) 
         findings.append(("syntax", config.specs, _unreadable_folder(exc)))
         return
     for entry in entries:
-        if entry.name.startswith(".") or (entry.name in SPEC_FOLDERS and _is_dir(entry)):
+        if entry.name.startswith("."):
             continue
+        if entry.name in SPEC_FOLDERS and (_is_dir(entry) or entry.is_symlink()):
+            continue  # a symlink that goes nowhere is reported by the walk
         what = "folder" if _is_dir(entry) else "file"
         message = (
             f"{what} directly under specs/ is ignored; agents go in specs/agents/, "
@@ -83,8 +85,11 @@ def _markdown_files(
     it may lie outside the project on purpose, a symlink inside it may not.
     """
     if not folder.is_dir():
+        if folder.is_symlink():  # is_dir() is False for a broken or looping link
+            message = "symlink points to nothing or loops; refused"
+            findings.append(("syntax", folder, Problem(1, 1, message)))
         return
-    walk = _Walk(folder, (config.root.resolve(), base), findings)
+    walk = _Walk((config.root.resolve(), base), findings)
     real = folder.resolve()
     if not any(_within(real, root) for root in walk.allowed):
         walk.refuse(folder, "symlink points outside the project; refused")
@@ -108,7 +113,6 @@ class _Walk:
     reported instead of walked again.
     """
 
-    top: Path
     allowed: tuple[Path, ...]
     findings: list[tuple[str, Path, Problem]]
     files: list[Path] = field(default_factory=list)

@@ -472,3 +472,11 @@ def test_a_flood_of_one_problem_is_summarised(make_bundle: MakeBundle, run: Runn
         "specs/agents/a.md:110:1: error [compose] 50 more [compose] problems in this file "
         "not shown (promptc shows the first 100 of each rule per file)"
     )
+
+
+def test_agents_folder_that_is_a_looping_symlink(make_bundle: MakeBundle, run: Runner) -> None:
+    root = make_bundle({"promptc.toml": "", "specs/modes/build.md": AGENT})
+    (root / "specs/agents").symlink_to("agents", target_is_directory=True)
+    result = run("lint")
+    assert result.code == 1
+    assert diagnostics(result) == ["specs/agents:1:1: error [syntax]"]
