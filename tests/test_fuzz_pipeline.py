@@ -89,7 +89,7 @@ plain_text = st.text(
     .map("".join)
     .filter(lambda t: t.strip())
 )
-@example("cout <<x; cat <<EOF".replace("<", "&"))
+@example("{{injected_rules}} ${{ runner.os }} $ARGUMENTS `{% raw %}` {#")
 def test_text_without_placeholders_passes_through(body: str) -> None:
     tick("pipeline: plain text passes through")
     files = {"promptc.toml": b"", "specs/agents/a.md": AGENT_HEAD + body.encode()}
