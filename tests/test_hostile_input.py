@@ -480,3 +480,27 @@ def test_agents_folder_that_is_a_looping_symlink(make_bundle: MakeBundle, run: R
     result = run("lint")
     assert result.code == 1
     assert diagnostics(result) == ["specs/agents:1:1: error [syntax]"]
+
+
+def test_a_flood_past_the_intake_is_counted_exactly(make_bundle: MakeBundle, run: Runner) -> None:
+    result = lint(make_bundle, run, {"specs/agents/a.md": AGENT + "<<nope>>\n" * 2500})
+    lines = [line for line in result.out.splitlines() if not line.startswith("    hint:")]
+    assert len(lines) == 101
+    assert lines[100].startswith(
+        "specs/agents/a.md:110:1: error [compose] 2,400 more [compose] problems in this file"
+    )
+
+
+def test_duplicate_findings_past_the_intake_count_once(sample: Path) -> None:
+    from compiler.api import _INTAKE, _Collector
+    from compiler.config import load_config
+    from compiler.diagnostics import Problem
+
+    collector = _Collector(load_config())
+    path = sample / "specs/agents/scout.md"
+    for _ in range(2):  # the same findings twice, as two targets' compositions give
+        for line in range(1, _INTAKE + 51):
+            collector.add("compose", path, Problem(line, 1, "unknown fragment 'x'"))
+    result = collector.result()
+    assert len(result.diagnostics) == 101
+    assert result.diagnostics[-1].message.startswith(f"{_INTAKE - 50:,} more [compose] problems")
