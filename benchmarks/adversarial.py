@@ -166,7 +166,7 @@ class Outcome:
 
 
 def write_case(name: str, root: Path) -> None:
-    """Lay out one case's bundle (run in a helper process: see run_case)."""
+    """Lay out one case's bundle (run in a separate process: see run_case)."""
     case = next(c for c in CASES if c.name == name)
     (root / "specs/agents").mkdir(parents=True)
     (root / "promptc.toml").write_text("")
@@ -182,7 +182,7 @@ def write_case(name: str, root: Path) -> None:
 
 
 def run_case(case: Case, scratch: Path) -> Outcome:
-    # The bundle is written by a helper process. On Linux a child's peak RSS
+    # The bundle is written by a separate process. On Linux a child's peak RSS
     # starts from its parent's high-water mark at exec, so this process must
     # never hold a 10 MB case itself or every later reading would include it.
     root = scratch / case.name / "bundle"
