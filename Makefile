@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NPM_STAMP := tests/node_modules/.installed
 
-.PHONY: all build test lint typecheck pytest npm clean
+.PHONY: all build test lint typecheck pytest npm clean fuzz adversarial
 
 all: build
 
@@ -40,6 +40,14 @@ pytest: $(VENV)/.installed npm
 
 test: lint typecheck pytest
 	$(BIN)/promptc check
+
+# The long fuzz profile: fails unless the fuzz suites generate 100,000 examples.
+fuzz: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=fuzz FUZZ_MIN_EXAMPLES=100000 $(BIN)/pytest tests/test_fuzz_*.py
+
+# Every adversarial case in a fresh promptc process, under 2 s and 200 MB each.
+adversarial: $(VENV)/.installed
+	$(BIN)/python benchmarks/adversarial.py
 
 clean:
 	rm -rf $(VENV) tests/node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -8,6 +8,8 @@ is written while any error exists.
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,11 +48,21 @@ class Result:
 
 
 class _Collector:
-    """Turns stage findings into diagnostics with display paths."""
+    """Turns stage findings into diagnostics with display paths.
+
+    A hostile or broken file can hold 100,000 problems of one kind. Past
+    _INTAKE findings of one rule in one file, only their positions and
+    severities are kept (spilled), so time and memory stay bounded; `items`
+    still holds at least one finding of every file and rule, each rule's
+    findings sharing one severity, so it tells where errors are.
+    """
 
     def __init__(self, config: Config) -> None:
         self.config = config
         self.items: list[Diagnostic] = []
+        self._shown: dict[Path, str] = {}  # display names, worked out once per file
+        self._taken: Counter[tuple[str, str]] = Counter()
+        self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
 
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
@@ -60,9 +72,14 @@ class _Collector:
         if level is None:
             return
         where = problem.path or path
+        shown = self._shown.get(where)
+        if shown is None:
+            shown = self._shown[where] = self.config.display(where)
+        if self._full(shown, rule, problem.line, problem.column, level):
+            return
         self.items.append(
             Diagnostic(
-                self.config.display(where),
+                shown,
                 problem.line,
                 problem.column,
                 rule,
@@ -74,10 +91,62 @@ class _Collector:
         )
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self.items.extend(diagnostics)
+        for d in diagnostics:
+            if not self._full(d.path, d.rule, d.line, d.column, d.severity):
+                self.items.append(d)
+
+    def _full(self, path: str, rule: str, line: int, column: int, level: Severity) -> bool:
+        """Count a finding; True (and keep only its position) once its file and rule are full."""
+        key = (path, rule)
+        self._taken[key] += 1
+        if self._taken[key] <= _INTAKE:
+            return False
+        self._spilled.setdefault(key, {}).setdefault((line, column), level)
+        return True
 
     def result(self, **kwargs: object) -> Result:
-        return Result(tuple(sorted(set(self.items))), **kwargs)  # type: ignore[arg-type]
+        shown = _capped(_ordered(set(self.items)), self._spilled)
+        return Result(tuple(shown), **kwargs)  # type: ignore[arg-type]
+
+
+# Past this many diagnostics of one rule in one file, one summary stands for
+# the rest: output stays readable and the outcome (the worst severity) is kept.
+MAX_PER_FILE_RULE = 100
+_INTAKE = 10 * MAX_PER_FILE_RULE
+
+_ORDER = operator.attrgetter("path", "line", "column", "rule")
+
+
+def _ordered(items: Iterable[Diagnostic]) -> list[Diagnostic]:
+    # Diagnostic's own order as a tuple key: compared in C, not field by field.
+    return sorted(items, key=_ORDER)
+
+
+def _capped(
+    ordered: list[Diagnostic], spilled: Mapping[tuple[str, str], Mapping[tuple[int, int], Severity]]
+) -> list[Diagnostic]:
+    groups: dict[tuple[str, str], list[Diagnostic]] = {}
+    for d in ordered:
+        groups.setdefault((d.path, d.rule), []).append(d)
+    if all(len(group) <= MAX_PER_FILE_RULE for group in groups.values()) and not spilled:
+        return ordered
+    shown: list[Diagnostic] = []
+    for (path, rule), group in groups.items():
+        shown.extend(group[:MAX_PER_FILE_RULE])
+        hidden = {(d.line, d.column): d.severity for d in group[MAX_PER_FILE_RULE:]}
+        kept = {(d.line, d.column) for d in group}  # a spilled duplicate is not counted
+        for position, level in spilled.get((path, rule), {}).items():
+            if position not in kept:
+                hidden.setdefault(position, level)
+        if hidden:
+            line, column = min(hidden)
+            severity = max(hidden.values(), key=lambda s: s.rank)
+            message = (
+                f"{len(hidden):,} more [{rule}] problems in this file not shown "
+                f"(promptc shows the first {MAX_PER_FILE_RULE} of each rule per file)"
+            )
+            shown.append(Diagnostic(path, line, column, rule, severity, message))
+    return _ordered(shown)
 
 
 def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
@@ -262,6 +331,11 @@ def _check_output(config: Config, collector: _Collector, files: Mapping[str, byt
         todo = plan(config.out, files, read_manifest(config.out))
     except ManifestError as exc:
         collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
+        return collector.result(files=files)
+    except OSError as exc:  # an unreadable output folder: say so, never a traceback
+        where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
+        message = f"cannot read the output: {exc.strerror or exc}"
+        collector.add("stale-output", where, Problem(1, 1, message))
         return collector.result(files=files)
     for rel in todo.missing:
         collector.add(

@@ -8,11 +8,14 @@ other file in that folder is a supporting file: markdown ones are composed
 like specs, any other UTF-8 text file (a script, a template) is copied as it
 is. Binary files are refused: the emitted tree is text, and a byte-exact copy
 of an image or an archive is not something a prompt compiler should own.
-Files that resolve outside the project (symlinks) are refused, never read.
+Files that resolve outside the project (symlinks) are refused, never read;
+symlinked folders inside it are followed, loops are reported, and nothing under
+specs/ or fragments/ is skipped without a diagnostic (hidden files excepted).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -71,10 +74,14 @@ class Bundle:
         }
 
 
+SPEC_FOLDERS = ("agents", "modes", "skills")
+
+
 def load_bundle(config: Config) -> Bundle:
     findings: list[tuple[str, Path, Problem]] = []
-    agents = _load_tree(config, config.specs / "agents", findings)
-    modes = _load_tree(config, config.specs / "modes", findings)
+    _strays_in_specs(config, findings)
+    agents = _load_tree(config, config.specs / "agents", config.specs, findings)
+    modes = _load_tree(config, config.specs / "modes", config.specs, findings)
     fragments = _load_fragments(config, findings)
     skills = _load_skills(config, findings)
     return Bundle(agents, modes, fragments, tuple(findings), skills)
@@ -146,39 +153,145 @@ def _asset_text(path: Path, findings: list[tuple[str, Path, Problem]]) -> str | 
         return None
 
 
-def _markdown_files(
-    config: Config, folder: Path, findings: list[tuple[str, Path, Problem]]
-) -> Iterator[tuple[str, Path]]:
-    """(relative id without .md, path) for every .md file under folder, sorted."""
-    if not folder.is_dir():
+def _strays_in_specs(config: Config, findings: list[tuple[str, Path, Problem]]) -> None:
+    """specs/ holds only agents/ and modes/: anything else would be skipped silently."""
+    try:
+        entries = sorted(os.scandir(config.specs), key=lambda e: e.name)
+    except OSError as exc:
+        findings.append(("syntax", config.specs, _unreadable_folder(exc)))
         return
-    root = config.root.resolve()
-    for path in sorted(folder.rglob("*")):
-        if path.is_dir() or any(part.startswith(".") for part in path.relative_to(folder).parts):
+    for entry in entries:
+        if entry.name.startswith("."):
             continue
-        if not _inside(path, root):
-            findings.append(
-                ("syntax", path, Problem(1, 1, "symlink points outside the project; refused"))
-            )
-            continue
+        if entry.name in SPEC_FOLDERS and (_is_dir(entry) or entry.is_symlink()):
+            continue  # a symlink that goes nowhere is reported by the walk
+        what = "folder" if _is_dir(entry) else "file"
+        message = (
+            f"{what} directly under specs/ is ignored; agents go in specs/agents/, "
+            "modes in specs/modes/, skills in specs/skills/<name>/"
+        )
+        findings.append(("stray-file", Path(entry.path), Problem(1, 1, message)))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _markdown_files(
+    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
+) -> Iterator[tuple[str, Path]]:
+    """(relative id without .md, path) for every .md file under folder, sorted.
+
+    `base` is the configured folder (specs/ or fragments/, already resolved):
+    it may lie outside the project on purpose, a symlink inside it may not.
+    """
+    if not folder.is_dir():
+        if folder.is_symlink():  # is_dir() is False for a broken or looping link
+            message = "symlink points to nothing or loops; refused"
+            findings.append(("syntax", folder, Problem(1, 1, message)))
+        return
+    walk = _Walk((config.root.resolve(), base), findings)
+    real = folder.resolve()
+    if not any(_within(real, root) for root in walk.allowed):
+        walk.refuse(folder, "symlink points outside the project; refused")
+        return
+    walk.folder(folder, frozenset({real}))
+    for path in sorted(walk.files, key=lambda p: p.relative_to(folder).parts):
         if path.suffix != ".md":
             findings.append(("stray-file", path, Problem(1, 1, "not a .md file; ignored")))
             continue
         yield path.relative_to(folder).with_suffix("").as_posix(), path
 
 
-def _inside(path: Path, root: Path) -> bool:
+@dataclass
+class _Walk:
+    """A walk of one source folder that follows symlinks only where it is safe.
+
+    Hidden entries (`.git`, `.DS_Store`) are skipped. A symlink is followed
+    only when it resolves inside the project (or the walked folder, which may
+    be configured elsewhere); one pointing outside is refused, never read. A
+    symlinked folder that leads back to a folder being walked is a loop and is
+    reported instead of walked again.
+    """
+
+    allowed: tuple[Path, ...]
+    findings: list[tuple[str, Path, Problem]]
+    files: list[Path] = field(default_factory=list)
+
+    def refuse(self, path: Path, message: str) -> None:
+        self.findings.append(("syntax", path, Problem(1, 1, message)))
+
+    def folder(self, folder: Path, ancestors: frozenset[Path]) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            self.findings.append(("syntax", folder, _unreadable_folder(exc)))
+            return
+        for entry in entries:
+            if not entry.name.startswith("."):
+                self.entry(Path(entry.path), entry, ancestors)
+
+    def entry(self, path: Path, entry: os.DirEntry[str], ancestors: frozenset[Path]) -> None:
+        if not _utf8(entry.name):
+            self.refuse(path, "file name is not valid UTF-8; rename it")
+            return
+        if not entry.is_symlink():
+            if _is_dir(entry):
+                self.folder(path, ancestors | {path.resolve()})
+            else:
+                self.files.append(path)  # the loader refuses anything but a regular file
+            return
+        try:
+            target = path.resolve(strict=True)
+        except FileNotFoundError:
+            self.refuse(path, "symlink points to nothing (broken link)")
+            return
+        except (OSError, RuntimeError):
+            self.refuse(path, "symlink loop; refused")
+            return
+        if not any(_within(target, root) for root in self.allowed):
+            self.refuse(path, "symlink points outside the project; refused")
+        elif not target.is_dir():
+            self.files.append(path)
+        elif target in ancestors:
+            self.refuse(path, "symlink loop: this folder links back to a folder above it")
+        else:
+            self.folder(path, ancestors | {target})
+
+
+def _unreadable_folder(exc: OSError) -> Problem:
+    return Problem(1, 1, f"cannot read folder: {exc.strerror or exc}")
+
+
+def _utf8(name: str) -> bool:
+    # Undecodable bytes in a file name arrive as lone surrogates.
     try:
-        path.resolve().relative_to(root)
-    except (ValueError, OSError, RuntimeError):
+        name.encode("utf-8")
+    except UnicodeEncodeError:
         return False
     return True
 
 
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path`, symlinks followed, stays inside `root`."""
+    try:
+        return _within(path.resolve(), root)
+    except (OSError, RuntimeError):
+        return False
+
+
 def _load_tree(
-    config: Config, folder: Path, findings: list[tuple[str, Path, Problem]]
+    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
 ) -> dict[str, SourceFile]:
-    return {ident: load_file(path) for ident, path in _markdown_files(config, folder, findings)}
+    files = _markdown_files(config, folder, base, findings)
+    return {ident: load_file(path) for ident, path in files}
 
 
 def fragment_name(relative: str) -> str:
@@ -190,7 +303,8 @@ def _load_fragments(
 ) -> dict[str, SourceFile]:
     fragments: dict[str, SourceFile] = {}
     origin: dict[str, Path] = {}
-    for relative, path in _markdown_files(config, config.fragments, findings):
+    files = _markdown_files(config, config.fragments, config.fragments, findings)
+    for relative, path in files:
         name = fragment_name(relative)
         if not _FRAGMENT_NAME.match(name):
             message = f"fragment name '{name}' is not an identifier (letters, digits, `_`)"

@@ -7,6 +7,8 @@ here, in code; the loaded result is immutable and passed explicitly.
 
 from __future__ import annotations
 
+import functools
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -61,15 +63,23 @@ class Config:
     cache: bool = True
 
     def display(self, path: Path) -> str:
-        """How diagnostics name a file: relative to the working directory when inside it."""
-        cwd = Path.cwd().resolve()
-        # The link itself when it resolves elsewhere: a refused symlink is named where it is.
-        for candidate in (path.resolve(), cwd / path):
-            try:
-                return candidate.relative_to(cwd).as_posix()
-            except ValueError:
-                continue
-        return path.as_posix()
+        """How diagnostics name a file: relative to the working directory when inside it.
+
+        Always valid UTF-8: bytes of a file name that are not are shown as `\\xff`.
+        """
+        return _display(path, os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _display(path: Path, cwd: str) -> str:
+    # Cached: a file with 100,000 problems would otherwise resolve its path 100,000 times.
+    try:
+        # Resolve the folder, not the name: a refused symlink is named, not its target.
+        absolute = path.parent.resolve() / path.name if path.name else path.resolve()
+        text = absolute.relative_to(Path(cwd).resolve()).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        text = path.as_posix()
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def freeze(value: Any) -> Any:

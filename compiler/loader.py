@@ -8,12 +8,18 @@ YAML scalars are resolved as the runtimes read them (YAML 1.2 core, plus
 timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
 date. Aliases are expanded under a node budget, so an alias bomb costs at most
 that budget.
+
+Reading is bounded too: only regular files are read (a FIFO or a device named
+`x.md` would block or never end), and a file over MAX_FILE_BYTES is refused
+before it is read whole, since no runtime can use a prompt of that size.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +36,7 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 
 NODE_BUDGET = 20_000
 MAX_DEPTH = 64
+MAX_FILE_BYTES = 1 << 20  # 1 MiB: about 250,000 tokens, beyond any runtime's context
 FENCE = "---"
 
 JsonPath = tuple[str | int, ...]
@@ -77,13 +84,42 @@ class SourceFile:
 
 def load_file(path: Path) -> SourceFile:
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)
+    except _Unreadable as exc:
+        return _broken(path, 1, 1, str(exc))
     except OSError as exc:
         return _broken(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
     return load_bytes(path, raw)
 
 
+class _Unreadable(Exception):
+    pass
+
+
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; anything else is refused.
+
+    The file is opened non-blocking and checked on the open descriptor, so a
+    FIFO cannot stall the run and a file swapped in after a check is still caught.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unreadable(f"not a regular file but {_kind(info.st_mode)}; refused")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        size = max(info.st_size, len(raw))
+        raise _Unreadable(
+            f"file is {size:,} bytes; promptc reads spec files up to {limit:,} bytes "
+            "(no runtime can use a prompt this long)"
+        )
+    return raw
+
+
 def load_bytes(path: Path, raw: bytes) -> SourceFile:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # what Windows tools often write
+        return _broken(path, 1, 1, "file is UTF-16; save it as UTF-8")
     if b"\x00" in raw:
         line, column = _byte_position(raw, raw.index(b"\x00"))
         return _broken(path, line, column, "file contains a NUL byte; is it binary?")
@@ -96,6 +132,17 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
     findings: list[tuple[str, Problem]] = []
     text = _normalise(text, findings)
     return _split(path, text, findings)
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
@@ -146,7 +193,9 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
         return SourceFile(path, text, None, "", len(lines), tuple(findings))
     frontmatter = _parse(lines[1:close], 2, findings)
     body = "\n".join(lines[close + 1 :])
-    return SourceFile(path, text, frontmatter, body, close + 2, tuple(findings))
+    # A file that ends on the closing fence has no body line: point at the fence.
+    body_line = min(close + 2, len(lines))
+    return SourceFile(path, text, frontmatter, body, body_line, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
@@ -232,7 +281,10 @@ def resolve_plain(value: str) -> Any:
     if value in _BOOL:
         return _BOOL[value]
     if _INT.match(value):
-        return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
+        try:
+            return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
+        except ValueError:  # over Python's digit limit: js-yaml reads it as a float too
+            return float(value)
     if value.lower() in _SPECIAL_FLOAT:
         return _SPECIAL_FLOAT[value.lower()]
     if _FLOAT.match(value):
@@ -245,6 +297,18 @@ def resolve_plain(value: str) -> Any:
     if _TIMESTAMP.match(value):
         return value  # kept as text: no runtime field takes a time of day
     return value
+
+
+_YAML_ORG = "tag:yaml.org,2002:"
+# The tags js-yaml's default schema reads, plus `value`, which PyYAML gives a
+# plain `=` on its own. Any other (`!!python/object`, `!custom`) is refused.
+_TAGS = frozenset(
+    _YAML_ORG + name
+    for name in (
+        *("str", "int", "float", "bool", "null", "map", "seq", "timestamp"),
+        *("binary", "merge", "omap", "pairs", "set", "value"),
+    )
+)
 
 
 class _Budget(Exception):
@@ -278,6 +342,8 @@ class _Builder:
         if len(path) > MAX_DEPTH:
             raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
         self.values.setdefault(path, self.pos(node))
+        if node.tag not in _TAGS:
+            self._unsupported(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
@@ -285,17 +351,19 @@ class _Builder:
         return self._scalar(node)
 
     def _scalar(self, node: yaml.Node) -> Any:
-        if node.tag.startswith("tag:yaml.org,2002:") is False:
-            pos = self.pos(node)
-            self.findings.append(
-                ("syntax", Problem(pos.line, pos.column, f"unsupported YAML tag {node.tag}"))
-            )
+        if node.tag not in _TAGS:
             return node.value
         # A plain scalar has style None under the pure-Python loader and ""
         # under libyaml; either way it is resolved, quoted ones stay text.
         if not getattr(node, "style", None):
             return resolve_plain(node.value)
         return node.value
+
+    def _unsupported(self, node: yaml.Node) -> None:
+        pos = self.pos(node)
+        tag = node.tag.replace(_YAML_ORG, "!!")
+        message = f"unsupported YAML tag {tag}; the runtimes' YAML readers reject it"
+        self.findings.append(("syntax", Problem(pos.line, pos.column, message)))
 
     def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
         result: dict[str, Any] = {}

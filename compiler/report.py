@@ -20,6 +20,12 @@ from urllib.parse import quote
 
 from compiler.diagnostics import Diagnostic, Severity
 
+# Control characters from a hostile file (a key written as "\e[2J" in YAML)
+# must not reach the terminal, nor a newline split one diagnostic into two.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+# Hints may span lines (a diff): their newlines are kept and indented instead.
+_HINT_CONTROLS = {c: text for c, text in _CONTROLS.items() if c != ord("\n")}
+
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
@@ -33,15 +39,15 @@ SARIF_SCHEMA = (
 def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
     for d in diagnostics:
         if not color:
-            line = d.as_text()
+            line = d.as_text().translate(_CONTROLS)
         else:
-            where = f"{_BOLD}{d.path}:{d.line}:{d.column}:{_RESET}"
+            where = f"{_BOLD}{d.path.translate(_CONTROLS)}:{d.line}:{d.column}:{_RESET}"
             level = f"{_COLOURS[d.severity]}{d.severity.value}{_RESET}"
-            line = f"{where} {level} [{d.rule}] {d.message}"
+            line = f"{where} {level} [{d.rule}] {d.message.translate(_CONTROLS)}"
         yield line
         if d.hint:
             # A multi-line hint (a diff) stays indented under its diagnostic.
-            yield "    hint: " + d.hint.replace("\n", "\n          ")
+            yield "    hint: " + d.hint.translate(_HINT_CONTROLS).replace("\n", "\n          ")
 
 
 def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:

@@ -12,7 +12,13 @@ Each file is replaced atomically and only when its bytes change, so mtimes
 stay stable for make. Before any file is replaced, the manifest is rewritten to
 accept both the old and the new hash of each file about to change: a build
 killed half-way leaves every file with either content, both still recognised
-as generated, and the next build finishes the job.
+as generated, and the next build finishes the job (and clears the temporary
+files a killed build leaves behind).
+
+The output folder is trusted no more than the sources: the manifest may name
+only plain relative paths inside it, nothing is written or removed through a
+symlink that leads out of it, and a folder, FIFO or symlink standing where a
+generated file goes is a conflict, never read or followed.
 """
 
 from __future__ import annotations
@@ -21,12 +27,16 @@ import contextlib
 import hashlib
 import json
 import os
+import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 MANIFEST = ".promptc-manifest.json"
 LOCK = ".promptc.lock"
+MAX_MANIFEST_BYTES = 16 << 20
+_TEMP = re.compile(r"^\..+\.promptc-\d+\.tmp$")
 
 
 @dataclass(frozen=True)
@@ -67,28 +77,81 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
     """Manifest entries: relative path -> hashes promptc wrote there."""
     path = out / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_read_regular(path, MAX_MANIFEST_BYTES))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise ManifestError(
-            f"{path}: unreadable manifest ({exc}); delete it or use --force"
+            f"{path}: unreadable manifest ({reason}); delete it or use --force"
         ) from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
         raise ManifestError(f"{path}: not a promptc manifest; delete it or use --force")
-    return {str(k): [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
+    for rel in files:
+        if not safe_relative(rel):
+            raise ManifestError(
+                f"{path}: names {rel!r}, which is not a path inside the output folder; "
+                "delete the manifest or use --force"
+            )
+    return {k: [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
 
 
 class ManifestError(Exception):
     pass
 
 
+def safe_relative(rel: str) -> bool:
+    """A plain relative POSIX path with no `.`, `..` or empty parts: it stays inside."""
+    parts = rel.split("/")
+    return bool(rel) and "\0" not in rel and all(p not in ("", ".", "..") for p in parts)
+
+
+class _Unreadable(OSError):
+    pass
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """A regular file's bytes; a FIFO or device is refused instead of blocking."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _Unreadable(f"{path} is not a regular file")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise _Unreadable(f"{path} is larger than {limit:,} bytes")
+    return raw
+
+
+# What stands at a generated path when it is not a regular file: never equal to
+# a content hash, so the plan treats it as a file promptc did not write.
+_FOLDER = "folder"
+_SPECIAL = "special"
+
+
 def _disk_hash(path: Path) -> str | None:
     try:
-        return digest(path.read_bytes())
-    except FileNotFoundError:
+        info = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    if stat.S_ISDIR(info.st_mode):
+        return _FOLDER
+    if not stat.S_ISREG(info.st_mode):
+        return _SPECIAL  # a symlink, FIFO or device: never followed or read
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 16), b""):
+            hasher.update(block)
+    return hasher.hexdigest()
+
+
+def _escapes(out: Path, rel: str) -> bool:
+    """True when writing `out/rel` would leave `out` (bad name, or a symlinked folder)."""
+    if not safe_relative(rel):
+        return True
+    parent = (out / rel).parent.resolve()
+    root = out.resolve()
+    return parent != root and root not in parent.parents
 
 
 def plan(
@@ -99,8 +162,15 @@ def plan(
     unchanged: list[str] = []
     conflicts: list[Conflict] = []
     for rel in sorted(files):
+        if _escapes(out, rel):
+            conflicts.append(Conflict(rel, _OUTSIDE))
+            continue
         on_disk = _disk_hash(out / rel)
-        if on_disk is None:
+        if on_disk == _FOLDER:
+            conflicts.append(Conflict(rel, "a folder stands where a generated file goes"))
+        elif on_disk == _SPECIAL and not force:
+            conflicts.append(Conflict(rel, _SPECIAL_MESSAGE))
+        elif on_disk is None:
             missing.append(rel)
         elif on_disk == digest(files[rel]):
             unchanged.append(rel)
@@ -128,6 +198,12 @@ def plan(
     )
 
 
+_SPECIAL_MESSAGE = (
+    "a symlink, FIFO or device stands where a generated file goes; not replaced without --force"
+)
+_OUTSIDE = "path leads outside the output folder (through a symlink?); refused"
+
+
 def _obsolete(
     out: Path,
     files: Mapping[str, bytes],
@@ -138,6 +214,9 @@ def _obsolete(
     remove: list[str] = []
     forget: list[str] = []
     for rel in sorted(set(manifest) - set(files)):
+        if _escapes(out, rel):
+            conflicts.append(Conflict(rel, _OUTSIDE))
+            continue
         on_disk = _disk_hash(out / rel)
         if on_disk is None:
             forget.append(rel)
@@ -162,6 +241,7 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         todo = plan(out, files, manifest, force=force)
         if todo.conflicts:
             return Outcome(todo, errors=todo.conflicts)
+        _clear_leftovers(out, [*files, *manifest])
         changing = (*todo.missing, *todo.write)
         final = {rel: [digest(files[rel])] for rel in files}
         if changing:
@@ -172,8 +252,7 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         for rel in changing:
             _atomic_write(out / rel, files[rel])
         for rel in todo.remove:
-            (out / rel).unlink(missing_ok=True)
-            _prune(out, (out / rel).parent)
+            _remove(out, rel)
         if changing or todo.remove or todo.forget or manifest != final:
             _write_manifest(out, final)
         return Outcome(todo, written=changing, removed=todo.remove)
@@ -197,10 +276,40 @@ def _atomic_write(path: Path, content: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.promptc-{os.getpid()}.tmp")
     try:
-        temp.write_bytes(content)
+        # O_EXCL and O_NOFOLLOW: a file or symlink planted under the temp name
+        # fails the write instead of redirecting it.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(fd)  # the new bytes are on disk before the name points at them
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)
+
+
+def _clear_leftovers(out: Path, rels: list[str]) -> None:
+    """Remove temporary files a killed build left next to the files promptc manages.
+
+    Runs under the lock, so no other build is writing: every temp file is stale.
+    Only the folders promptc writes to are looked at, never the whole tree.
+    """
+    folders = {out} | {(out / rel).parent for rel in rels}
+    for folder in sorted(folders):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue  # missing or unreadable: a later write reports it
+        for name in names:
+            if _TEMP.match(name):
+                with contextlib.suppress(OSError):  # a folder by that name: leave it
+                    (folder / name).unlink()
+
+
+def _remove(out: Path, rel: str) -> None:
+    (out / rel).unlink(missing_ok=True)
+    _prune(out, (out / rel).parent)
 
 
 def _prune(out: Path, folder: Path) -> None:
@@ -216,9 +325,12 @@ def _prune(out: Path, folder: Path) -> None:
 @contextlib.contextmanager
 def _locked(out: Path) -> Iterator[None]:
     # Two builds at once would race on the manifest: the second one waits.
+    # Never through a symlink, and never blocking on a FIFO in the lock's place.
     import fcntl
 
-    with open(out / LOCK, "a+b") as handle:
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(out / LOCK, flags, 0o644)
+    with os.fdopen(fd, "r+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

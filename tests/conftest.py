@@ -2,14 +2,54 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from compiler.cli import main
+
+# Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (the default, in
+# `make test`) is short; "fuzz" (`make fuzz`) runs enough examples per fuzz
+# test to pass 100,000 across the fuzz suites. No deadline: speed is measured
+# by benchmarks/adversarial.py, never by a test.
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile(
+    "ci", max_examples=100, deadline=None, suppress_health_check=_QUIET, print_blob=True
+)
+settings.register_profile(
+    "fuzz", max_examples=9_000, deadline=None, suppress_health_check=_QUIET, print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under FUZZ_MIN_EXAMPLES, a fuzz run that generated fewer examples fails."""
+    from tests.strategies import EXAMPLES
+
+    minimum = int(os.environ.get("FUZZ_MIN_EXAMPLES", "0"))
+    if sum(EXAMPLES.values()) < minimum and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.strategies import EXAMPLES
+
+    total = sum(EXAMPLES.values())
+    if not total:
+        return
+    profile = settings.get_current_profile_name()
+    terminalreporter.write_line(f"fuzz: {total:,} generated examples ({profile} profile)")
+    for name, count in sorted(EXAMPLES.items()):
+        terminalreporter.write_line(f"  {count:>9,}  {name}")
+    minimum = int(os.environ.get("FUZZ_MIN_EXAMPLES", "0"))
+    if total < minimum:
+        terminalreporter.write_line(f"fuzz: fewer than FUZZ_MIN_EXAMPLES={minimum:,}", red=True)
+
 
 MakeBundle = Callable[[dict[str, str | bytes]], Path]
 

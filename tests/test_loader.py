@@ -38,6 +38,11 @@ def test_body_line_and_text() -> None:
     assert source.body == "line one\nline two\n"
 
 
+def test_body_line_of_a_file_ending_on_its_fence() -> None:
+    source = load_bytes(P, b"---\na: 1\n---")
+    assert (source.body_line, source.body) == (3, "")
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [

@@ -1,0 +1,249 @@
+"""Hostile placeholders: sandbox escapes, runaway arithmetic, deep nesting,
+cycles, and paths that try to reach outside. Each ends in a `compose` error
+(or, for text that is not a placeholder, passes through byte for byte): never
+an exception, never code run, never a file read outside the project.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler import api
+from compiler.config import load_config
+from compiler.diagnostics import Severity
+from tests.conftest import AGENT, MakeBundle
+
+SECRET = "SECRET-MARKER"
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    """A fragment-like file outside the bundle whose text must never be emitted."""
+    path = tmp_path / "secret.md"
+    path.write_text(f"{SECRET}\n")
+    return path
+
+
+def agent_with(body: str) -> str:
+    return AGENT + body + "\n"
+
+
+def compose_errors(result: api.Result) -> list[tuple[str, int]]:
+    """(file, line) of each compose error. Columns are left to the engine: it may
+    point at the placeholder or at the offending token inside it."""
+    return [
+        (d.path, d.line)
+        for d in result.diagnostics
+        if d.rule == "compose" and d.severity is Severity.ERROR
+    ]
+
+
+def build(make_bundle: MakeBundle, files: dict[str, str | bytes]) -> api.Result:
+    root = make_bundle({"promptc.toml": "", **files})
+    result = api.build(load_config(cwd=root))
+    out = root / "build"
+    emitted = "".join(p.read_text() for p in out.rglob("*") if p.is_file())
+    assert SECRET not in emitted
+    assert not (root / "PWNED").exists()
+    if not result.ok:
+        assert not out.exists(), "nothing is written while an error exists"
+    return result
+
+
+# --- sandbox escapes and runaway evaluation ----------------------------------------
+
+ESCAPES = {
+    "class-mro": "<<''.__class__.__mro__[1].__subclasses__()>>",
+    "lipsum-globals": "<<lipsum.__globals__['os'].system('touch PWNED')>>",
+    "cycler-globals": "<<cycler.__init__.__globals__.os.system('touch PWNED')>>",
+    "joiner-globals": "<<joiner.__init__.__globals__>>",
+    "namespace-globals": "<<namespace.__init__.__globals__>>",
+    "self-globals": "<<self.__init__.__globals__>>",
+    "fragment-class": "<<tone.__class__.__base__.__subclasses__()>>",
+    "target-format": "<<target.format.__globals__>>",
+    "range-huge": "<<range(10**9)>>",
+    "range-list": "<<range(10**9)|list|length>>",
+    "lipsum-huge": "<<lipsum(n=10**9)>>",
+    "dict-attr": "<<dict.__base__.__subclasses__()>>",
+    "config": "<<config.items()>>",
+}
+
+
+@pytest.mark.parametrize("placeholder", list(ESCAPES.values()), ids=list(ESCAPES))
+def test_sandbox_escape_is_a_compose_error(make_bundle: MakeBundle, placeholder: str) -> None:
+    result = build(
+        make_bundle,
+        {
+            "specs/agents/scout.md": agent_with(f"<<tone>>\n\n{placeholder}"),
+            "fragments/tone.md": "Tono: directo.\n",
+        },
+    )
+    assert compose_errors(result) == [("specs/agents/scout.md", 12)]
+
+
+RUNAWAY = {
+    "power-tower": "<<10**10**10>>",
+    "giant-string": "<<'x' * 10**9>>",
+    "giant-call": "<<tone(level='x' * 10**9)>>",
+}
+
+
+@pytest.mark.parametrize("placeholder", list(RUNAWAY.values()), ids=list(RUNAWAY))
+def test_runaway_arithmetic_is_never_evaluated(make_bundle: MakeBundle, placeholder: str) -> None:
+    """An error, or literal text: the expression is never computed.
+
+    Run in a child process: an engine that evaluated it would never return, and
+    the test must fail rather than hang. The timeout is a guard, not a measure.
+    """
+    root = make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/agents/scout.md": agent_with(f"<<tone>>\n{placeholder}"),
+            "fragments/tone.md": "t\n",
+        }
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "compiler", "build"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{placeholder} was evaluated: the build did not finish")
+    if done.returncode == 0:
+        emitted = (root / "build/opencode/.opencode/agents/scout.md").read_text()
+        assert emitted.endswith(f"{placeholder}\n")
+    else:
+        assert done.returncode == 1, done.stderr
+        assert done.stdout.startswith("specs/agents/scout.md:11:"), done.stdout
+        assert "error [compose]" in done.stdout
+
+
+# --- nesting and cycles ---------------------------------------------------------------
+
+
+def test_fragment_chain_1000_deep(make_bundle: MakeBundle) -> None:
+    files: dict[str, str | bytes] = {"specs/agents/scout.md": agent_with("<<f0>>")}
+    for i in range(1000):
+        files[f"fragments/f{i}.md"] = f"<<f{i + 1}>>\n" if i < 999 else "end\n"
+    result = build(make_bundle, files)
+    assert not result.ok
+    assert compose_errors(result)
+
+
+def test_fragment_cycle(make_bundle: MakeBundle) -> None:
+    result = build(
+        make_bundle,
+        {
+            "specs/agents/scout.md": agent_with("<<a>>"),
+            "fragments/a.md": "<<b>>\n",
+            "fragments/b.md": "<<a>>\n",
+        },
+    )
+    assert not result.ok
+    assert any("a -> b -> a" in d.message for d in result.diagnostics if d.rule == "compose")
+
+
+def test_a_thousand_placeholders_on_one_line(make_bundle: MakeBundle) -> None:
+    result = build(
+        make_bundle,
+        {"specs/agents/scout.md": agent_with("<<tone>>" * 1000), "fragments/tone.md": "t\n"},
+    )
+    assert result.ok, result.diagnostics
+    assert result.files["opencode/.opencode/agents/scout.md"].decode().endswith("t" * 1000 + "\n")
+
+
+def test_expression_nested_1000_deep(make_bundle: MakeBundle) -> None:
+    # Not a placeholder under the `<<name(...)>>` grammar: an error, or literal text.
+    placeholder = "<<" + "(" * 1000 + "tone" + ")" * 1000 + ">>"
+    result = build(
+        make_bundle,
+        {"specs/agents/scout.md": agent_with(placeholder), "fragments/tone.md": "t\n"},
+    )
+    if result.ok:
+        assert placeholder in result.files["opencode/.opencode/agents/scout.md"].decode()
+    else:
+        assert compose_errors(result) == [("specs/agents/scout.md", 10)]
+
+
+PARAMS = "---\nparams:\n  level:\n    type: string\n---\n"
+
+
+def test_calls_nested_1000_deep(make_bundle: MakeBundle) -> None:
+    placeholder = "<<" + "tone(level=" * 1000 + '"x"' + ")" * 1000 + ">>"
+    result = build(
+        make_bundle,
+        {
+            "specs/agents/scout.md": agent_with(placeholder),
+            "fragments/tone.md": PARAMS + "<<level>>\n",
+        },
+    )
+    assert compose_errors(result) == [("specs/agents/scout.md", 10)]
+
+
+def test_cycle_through_parameters(make_bundle: MakeBundle) -> None:
+    result = build(
+        make_bundle,
+        {
+            "specs/agents/scout.md": agent_with('<<a(level="1")>>'),
+            "fragments/a.md": PARAMS + "<<b(level=level)>>\n",
+            "fragments/b.md": PARAMS + "<<a(level=level)>>\n",
+        },
+    )
+    assert not result.ok
+    assert any("a -> b -> a" in d.message for d in result.diagnostics if d.rule == "compose")
+
+
+# --- reaching outside: never read, whatever the syntax -----------------------------
+
+TRAVERSALS = [
+    "<<../../secret>>",
+    "<<../secret>>",
+    "<</etc/passwd>>",
+    "<<..>>",
+    "<<fragments/../../secret>>",
+    "<<secret.md>>",
+    '<% include "../../secret.md" %>',
+    "<% include '/etc/passwd' %>",
+    '<% import "../../secret.md" as s %>',
+    '<% extends "../../secret.md" %>',
+]
+
+
+@pytest.mark.parametrize("text", TRAVERSALS)
+def test_paths_in_placeholders_never_read_outside(
+    make_bundle: MakeBundle, secret: Path, text: str
+) -> None:
+    relative = Path("..") / secret.name  # the bundle sits beside the secret file
+    line = text.replace("../../secret", str(relative.with_suffix("")))
+    result = build(make_bundle, {"specs/agents/scout.md": agent_with(line)})
+    if result.ok:  # not a placeholder: it must pass through byte for byte
+        assert line in result.files["opencode/.opencode/agents/scout.md"].decode()
+    else:
+        assert compose_errors(result)
+
+
+RUNTIME_SYNTAX = [
+    '{% include "../secret.md" %}',
+    "{{ ''.__class__.__mro__ }}",
+    "${{ runner.os }}",
+    "{# comment #}",
+    "cat <<EOF",
+    "cout << x << y;",
+]
+
+
+@pytest.mark.parametrize("text", RUNTIME_SYNTAX)
+def test_runtime_syntax_passes_through_untouched(
+    make_bundle: MakeBundle, secret: Path, text: str
+) -> None:
+    result = build(make_bundle, {"specs/agents/scout.md": agent_with(text)})
+    assert result.ok, result.diagnostics
+    assert result.files["opencode/.opencode/agents/scout.md"].decode().endswith(f"{text}\n")
