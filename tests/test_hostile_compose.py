@@ -82,7 +82,8 @@ def test_sandbox_escape_is_a_compose_error(make_bundle: MakeBundle, placeholder:
             "fragments/tone.md": "Tono: directo.\n",
         },
     )
-    assert compose_errors(result) == [("specs/agents/scout.md", 12)]
+    # AGENT's lines, then `<<tone>>` and a blank line, then the placeholder.
+    assert compose_errors(result) == [("specs/agents/scout.md", AGENT.count("\n") + 3)]
 
 
 RUNAWAY = {
@@ -122,7 +123,8 @@ def test_runaway_arithmetic_is_never_evaluated(make_bundle: MakeBundle, placehol
         assert emitted.endswith(f"{placeholder}\n")
     else:
         assert done.returncode == 1, done.stderr
-        assert done.stdout.startswith("specs/agents/scout.md:11:"), done.stdout
+        line = AGENT.count("\n") + 2  # AGENT, then `<<tone>>`, then the placeholder
+        assert done.stdout.startswith(f"specs/agents/scout.md:{line}:"), done.stdout
         assert "error [compose]" in done.stdout
 
 
@@ -185,7 +187,7 @@ def test_calls_nested_1000_deep(make_bundle: MakeBundle) -> None:
             "fragments/tone.md": PARAMS + "<<level>>\n",
         },
     )
-    assert compose_errors(result) == [("specs/agents/scout.md", 10)]
+    assert compose_errors(result) == [("specs/agents/scout.md", AGENT.count("\n") + 1)]
 
 
 def test_cycle_through_parameters(make_bundle: MakeBundle) -> None:
