@@ -20,20 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from speed import CAVEMAN  # one synthetic snippet for every benchmark (benchmarks/ is on sys.path)
+
 from compiler import sandbox, scan
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import load_config
-
-CAVEMAN = """\
----
-description: The caveman tone snippet.
-params:
-  level: {type: string, enum: [lite, full, ultra], default: full}
----
-Tono: caveman por default, nivel <<level>>. Activa siempre.
-Excepción: prosa normal para advertencias de seguridad.
-"""
 
 AGENT = """\
 ---

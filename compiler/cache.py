@@ -38,6 +38,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -186,6 +187,11 @@ def _tree(folder: Path) -> list[Path] | None:
     for top, dirs, names in os.walk(folder):
         for name in (*dirs, *names):
             if os.path.islink(os.path.join(top, name)):
+                return None
+        for name in names:
+            # A FIFO or device would block (or never end) when hashed: such a
+            # bundle is never cached, and the loader reports the file.
+            if not stat.S_ISREG(os.lstat(os.path.join(top, name)).st_mode):
                 return None
         files.extend(Path(top, name) for name in names)
     return sorted(files)

@@ -89,22 +89,24 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
     if not isinstance(files, dict):
         raise ManifestError(f"{path}: not a promptc manifest; delete it or use --force")
     for rel in files:
-        if not safe_relative(rel):
+        # The output folder is trusted no more than the sources: a manifest naming
+        # `../x` would otherwise make a build delete a file outside it.
+        if not safe_relative(str(rel)):
             raise ManifestError(
                 f"{path}: names {rel!r}, which is not a path inside the output folder; "
                 "delete the manifest or use --force"
             )
-    return {k: [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
-
-
-class ManifestError(Exception):
-    pass
+    return {str(k): [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
 
 
 def safe_relative(rel: str) -> bool:
     """A plain relative POSIX path with no `.`, `..` or empty parts: it stays inside."""
     parts = rel.split("/")
     return bool(rel) and "\0" not in rel and all(p not in ("", ".", "..") for p in parts)
+
+
+class ManifestError(Exception):
+    pass
 
 
 class _Unreadable(OSError):

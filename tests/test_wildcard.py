@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from compiler import wildcard
 from compiler.wildcard import covers, glob, match, universal, witness
 
-# (text, pattern, OpenCode's answer): the cases /work/oracle checked against the binary.
+# (text, pattern, OpenCode's answer): cases checked against the opencode binary.
 MATCH = [
     ("git status", "git status *", True),
     ("git status -s", "git status *", True),

@@ -180,3 +180,19 @@ def test_corrupt_manifest_is_reported(sample: Path, run: Runner) -> None:
     assert result.code == 1
     assert "unreadable manifest" in result.out
     assert run("build", "--force").code == 0
+
+
+def test_manifest_naming_a_path_outside_is_refused(sample: Path, run: Runner) -> None:
+    run("build")
+    victim = Path("victim.txt")
+    victim.write_text("keep me\n")
+    manifest = Path("build") / writer.MANIFEST
+    data = json.loads(manifest.read_text())
+    data["files"]["../victim.txt"] = [writer.digest(b"keep me\n")]
+    manifest.write_text(json.dumps(data))
+    result = run("build")
+    assert result.code == 1
+    assert "which is not a path inside the output folder" in result.out
+    assert victim.read_text() == "keep me\n"
+    assert run("build", "--force").code == 0
+    assert victim.read_text() == "keep me\n"

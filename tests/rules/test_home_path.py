@@ -11,7 +11,7 @@ RULE = "home-path"
 
 CASES = [
     ("/home/alice/notes/*", True),
-    ("/Users/bob/work/*", True),
+    ("/Users/bob/notes/*", True),
     ("/root/.config/*", True),
     ("C:\\\\Users\\\\carol\\\\*", True),
     ("~alice/notes/*", True),
