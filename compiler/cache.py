@@ -141,7 +141,10 @@ def key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, st
         except OSError:
             return None
     for folder in (layout.specs, layout.fragments):
-        files = _tree(folder)
+        try:
+            files = _tree(folder)
+        except OSError:  # unreadable: the full run reports it
+            return None
         if files is None:
             return None
         for path in files:
@@ -211,7 +214,9 @@ def lookup(layout: Layout, digest: str) -> Hit | None:
         if data.get("format") != FORMAT or data.get("key") != digest:
             return None
         outputs = data["outputs"]
-        if outputs is not None and _snapshot(layout.out, outputs) != outputs:
+        if outputs is not None and (
+            _snapshot(layout.out, outputs) != outputs or _littered(layout.out)
+        ):
             return None
         return Hit(tuple(_diagnostic(item) for item in data["diagnostics"]))
     except Exception:  # missing, unreadable or malformed: a miss
@@ -254,7 +259,7 @@ def _with_manifest(layout: Layout, outputs: Iterable[str]) -> list[str]:
     """The outputs, the manifest and every file the manifest names."""
     names = {*outputs, MANIFEST}
     with contextlib.suppress(OSError, ValueError, AttributeError):
-        manifest = json.loads((layout.out / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads(_regular_bytes(layout.out / MANIFEST))
         names.update(str(name) for name in manifest.get("files", {}))
     return sorted(names)
 
@@ -263,10 +268,28 @@ def _snapshot(out: Path, names: Iterable[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name in names:
         try:
-            found[name] = hashlib.sha256((out / name).read_bytes()).hexdigest()
+            found[name] = hashlib.sha256(_regular_bytes(out / name)).hexdigest()
         except FileNotFoundError:
             found[name] = None
     return found
+
+
+def _littered(out: Path) -> bool:
+    """Whether a killed build left temporary files behind: only a real build
+    clears them, so their presence is a miss."""
+    from compiler.writer import TEMP_NAME
+
+    return any(TEMP_NAME.match(name) for _, _, names in os.walk(out) for name in names)
+
+
+def _regular_bytes(path: Path) -> bytes:
+    """A regular file's bytes. A FIFO would block and a symlink may lead anywhere:
+    both raise OSError, which makes a lookup miss and a store give up."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return handle.read()
 
 
 def _prune(folder: Path) -> None:

@@ -36,7 +36,7 @@ from pathlib import Path
 MANIFEST = ".promptc-manifest.json"
 LOCK = ".promptc.lock"
 MAX_MANIFEST_BYTES = 16 << 20
-_TEMP = re.compile(r"^\..+\.promptc-\d+\.tmp$")
+TEMP_NAME = re.compile(r"^\..+\.promptc-\d+\.tmp$")
 
 
 @dataclass(frozen=True)
@@ -304,7 +304,7 @@ def _clear_leftovers(out: Path, rels: list[str]) -> None:
         except OSError:
             continue  # missing or unreadable: a later write reports it
         for name in names:
-            if _TEMP.match(name):
+            if TEMP_NAME.match(name):
                 with contextlib.suppress(OSError):  # a folder by that name: leave it
                     (folder / name).unlink()
 

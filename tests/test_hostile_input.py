@@ -24,8 +24,13 @@ def diagnostics(result: Run) -> list[str]:
     return [line.split("]")[0] + "]" for line in result.out.splitlines() if " [" in line]
 
 
+# Minimal agents here never mention bash, which `dangerous-allow` rightly flags;
+# these cases are about the input, so that rule is off.
+QUIET = '[rules.dangerous-allow]\nlevel = "off"\n'
+
+
 def lint(make_bundle: MakeBundle, run: Runner, files: dict[str, str | bytes]) -> Run:
-    make_bundle({"promptc.toml": "", **files})
+    make_bundle({"promptc.toml": QUIET, **files})
     result = run("lint")
     assert "Traceback" not in result.err and "internal error" not in result.err
     return result
