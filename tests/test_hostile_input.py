@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 
 from compiler import bundle, loader
-from tests.conftest import AGENT, MakeBundle, Run
+from tests.conftest import AGENT, MODE, MakeBundle, Run
 
 Runner = Callable[..., Run]
+
+# The first line after the sample agent, where an appended placeholder lands.
+AFTER = AGENT.count("\n") + 1
 
 HEAD = b"---\ndescription: Reviews diffs for bugs and missing tests.\n"
 
@@ -333,7 +336,7 @@ def test_symlinked_fragment_outside_is_refused(
     assert result.code == 1
     assert diagnostics(result) == [
         "fragments/secret.md:1:1: error [syntax]",
-        "specs/agents/scout.md:10:1: error [compose]",
+        f"specs/agents/scout.md:{AFTER}:1: error [compose]",
     ]
     assert "SECRET" not in result.out and not Path("build").exists()
 
@@ -457,7 +460,7 @@ def test_files_directly_under_specs_are_not_skipped_silently(
     assert result.code == 0
     assert diagnostics(result) == [
         "specs/scout.md:1:1: warning [stray-file]",
-        "specs/skills:1:1: warning [stray-file]",
+        "specs/skills/x.md:1:1: warning [stray-file]",
     ]
 
 
@@ -471,16 +474,16 @@ def test_a_flood_of_one_problem_is_summarised(make_bundle: MakeBundle, run: Runn
     assert result.code == 1
     lines = [line for line in result.out.splitlines() if not line.startswith("    hint:")]
     assert len(lines) == 101
-    assert lines[0].startswith("specs/agents/a.md:10:1: error [compose] unknown fragment 'nope'")
-    assert lines[99].startswith("specs/agents/a.md:109:1: error [compose]")
+    assert lines[0].startswith(f"specs/agents/a.md:{AFTER}:1: error [compose] unknown fragment")
+    assert lines[99].startswith(f"specs/agents/a.md:{AFTER + 99}:1: error [compose]")
     assert lines[100] == (
-        "specs/agents/a.md:110:1: error [compose] 50 more [compose] problems in this file "
+        f"specs/agents/a.md:{AFTER + 100}:1: error [compose] 50 more [compose] problems in this file "
         "not shown (promptc shows the first 100 of each rule per file)"
     )
 
 
 def test_agents_folder_that_is_a_looping_symlink(make_bundle: MakeBundle, run: Runner) -> None:
-    root = make_bundle({"promptc.toml": "", "specs/modes/build.md": AGENT})
+    root = make_bundle({"promptc.toml": "", "specs/modes/build.md": MODE})
     (root / "specs/agents").symlink_to("agents", target_is_directory=True)
     result = run("lint")
     assert result.code == 1
@@ -492,7 +495,7 @@ def test_a_flood_past_the_intake_is_counted_exactly(make_bundle: MakeBundle, run
     lines = [line for line in result.out.splitlines() if not line.startswith("    hint:")]
     assert len(lines) == 101
     assert lines[100].startswith(
-        "specs/agents/a.md:110:1: error [compose] 2,400 more [compose] problems in this file"
+        f"specs/agents/a.md:{AFTER + 100}:1: error [compose] 2,400 more [compose] problems in this file"
     )
 
 
