@@ -127,9 +127,11 @@ CASES = [
     # composition
     Case("placeholder-traversal", lambda: agent("<<../../etc/passwd>>\n<</etc/passwd>>"), (0, 1)),
     Case("unknown-placeholders-1mb", lambda: agent(near_limit("<<nope>>\n"))),
+    # Past 10,000 constructs a body is refused with one error (scan.MAX_CONSTRUCTS).
+    Case("known-placeholders-1mb", lambda: {**agent(near_limit("<<t>>")), "fragments/t.md": "t"}),
     Case(
-        "known-placeholders-1mb",
-        lambda: {**agent(near_limit("<<t>>")), "fragments/t.md": "t"},
+        "known-placeholders-10k",
+        lambda: {**agent("<<t>>" * 10_000), "fragments/t.md": "t"},
         (0,),
     ),
     Case("fragment-chain-1000", lambda: chain(1000)),

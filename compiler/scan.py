@@ -44,6 +44,10 @@ USAGE = (
     "a placeholder is `<<name>>` or `<<name(param=value, ...)>>` whose values are "
     "strings, numbers, true, false or variable names; nothing else is evaluated"
 )
+# Real bodies hold tens of constructs; each costs a few objects in every later
+# stage, so a machine-made body with hundreds of thousands would take seconds
+# and hundreds of MB. Past this many the body is refused with one error.
+MAX_CONSTRUCTS = 10_000
 ESCAPE_HINT = "write `\\<<` (or `\\<%`, `\\<#`) to keep it as text, or put it in `code`"
 
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
@@ -157,6 +161,7 @@ class _Scanner:
         self.buffer_line = first_line
         self.buffer_newlines = 0
         self.blocks_ok = True
+        self.constructs = 0
 
     def result(self) -> Scan:
         self._flush()
@@ -221,7 +226,8 @@ class _Scanner:
 
     def _paragraph(self, lines: list[str], ends: list[str], first: int) -> None:
         text = "\n".join(lines)
-        if "<" not in text:  # the common case: nothing can start a construct
+        # The common case: nothing can start a construct (or the budget is spent).
+        if "<" not in text or self.constructs > MAX_CONSTRUCTS:
             for i, line in enumerate(lines):
                 self._text(line + ends[i], self._number(first + i))
             return
@@ -287,6 +293,8 @@ class _Scanner:
         self, text: str, number: int, protected: list[tuple[int, int]]
     ) -> list[_Construct]:
         found: list[_Construct] = []
+        if self.constructs > MAX_CONSTRUCTS:  # reported once, where it was spent
+            return found
         marks = _Marks(text)
         starts = [a for a, _ in protected]
         pos = 0
@@ -303,9 +311,23 @@ class _Scanner:
             if start > 0 and text[start - 1] == "\\":
                 found.append(_Construct(start - 1, end, "escape"))
             else:
+                self.constructs += 1
+                if self.constructs > MAX_CONSTRUCTS:
+                    self._over_budget(number, start + 1)
+                    break
                 found.append(self._construct(text, start, end, number))
             pos = end
         return found
+
+    def _over_budget(self, line: int, column: int) -> None:
+        self._problem(
+            line,
+            column,
+            f"more than {MAX_CONSTRUCTS:,} placeholders, tags and comments in one body; "
+            "the rest of it is not composed",
+            "split the text into fragments, or escape text that only looks like a "
+            "construct (`\\<<`)",
+        )
 
     def _construct(self, text: str, start: int, end: int, number: int) -> _Construct:
         opener = text[start : start + 2]

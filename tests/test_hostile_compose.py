@@ -6,6 +6,7 @@ an exception, never code run, never a file read outside the project.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from compiler import api
 from compiler.config import load_config
 from compiler.diagnostics import Severity
+from compiler.scan import MAX_CONSTRUCTS
 from tests.conftest import AGENT, MakeBundle
 
 SECRET = "SECRET-MARKER"
@@ -160,6 +162,21 @@ def test_a_thousand_placeholders_on_one_line(make_bundle: MakeBundle) -> None:
     )
     assert result.ok, result.diagnostics
     assert result.files["opencode/.opencode/agents/scout.md"].decode().endswith("t" * 1000 + "\n")
+
+
+def test_constructs_past_the_budget_are_one_error(make_bundle: MakeBundle) -> None:
+    # 10,000 constructs compose; the 10,001st is refused where it stands, once.
+    at_budget = "<<tone>>\n" * (MAX_CONSTRUCTS - 2) + "<# note #><<tone>>\n"
+    files = {"specs/agents/scout.md": agent_with(at_budget), "fragments/tone.md": "t\n"}
+    assert build(make_bundle, files).ok
+    shutil.rmtree("build")
+    files["specs/agents/scout.md"] = agent_with(at_budget + "x <% if true %>\n<<tone>>\n" * 3)
+    result = build(make_bundle, files)
+    first = AGENT.count("\n") + 1
+    assert [
+        (d.line, d.column, d.rule) for d in result.diagnostics if d.severity.value == "error"
+    ] == [(first + MAX_CONSTRUCTS - 1, 3, "compose")]
+    assert "more than 10,000 placeholders, tags and comments" in result.diagnostics[0].message
 
 
 def test_expression_nested_1000_deep(make_bundle: MakeBundle) -> None:
