@@ -77,9 +77,15 @@ def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(body, re.DOTALL)
 
 
+def normal(text: str) -> str:
+    """The text as OpenCode compares it: backslashes as `/`, in UTF-16 code units.
+    A pattern without `*` or `?` matches exactly the texts with its normal form."""
+    return utf16_units(text.replace("\\", "/"))
+
+
 def match(text: str, pattern: str) -> bool:
     """True when OpenCode's Wildcard.match(text, pattern) is true."""
-    return _regex(pattern).fullmatch(utf16_units(text.replace("\\", "/"))) is not None
+    return _regex(pattern).fullmatch(normal(text)) is not None
 
 
 @dataclass(frozen=True)
@@ -249,13 +255,21 @@ def _spell(
     return from_units("".join(reversed(units)))
 
 
+@lru_cache(maxsize=65536)
 def covers(outer: str, inner: str) -> bool:
     """True when every text `inner` matches is matched by `outer` too."""
+    if outer == inner:
+        return True
     return witness([glob(inner)], [glob(outer)]) is None
 
 
+@lru_cache(maxsize=8192)
 def universal(pattern: str) -> bool:
     """True when the pattern matches every text (`*`, `**`, `* *`, ...)."""
+    if pattern and not pattern.strip("*"):
+        return True
+    if "*" not in pattern:
+        return False  # it matches texts of one length only
     return covers(pattern, "*")
 
 

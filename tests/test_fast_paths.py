@@ -1,0 +1,202 @@
+"""The analyses' fast paths give exactly what the plain definitions give.
+
+Each oracle here is the straightforward implementation the fast one replaced
+(kept only as a test oracle); hypothesis compares the two on small alphabets
+that reach the corner cases (backslashes, `?`, the optional trailing ` *`,
+astral characters, numeric keys).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import delegation, snippet, wildcard
+from compiler.permissions import Decider, Environment, Origin, Rule, evaluate
+from compiler.runtime import Agent, Runtime
+from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
+from compiler.wildcard import glob, witness
+
+PATTERN = st.text(alphabet="ab */?\\", max_size=5)
+NAME = st.text(alphabet="ab/\\\U0001f600", min_size=1, max_size=3)
+ACTION = st.sampled_from(["allow", "ask", "deny"])
+PERMISSION = st.sampled_from(["task", "t*", "*", "bash", "ta?k"])
+ORIGIN = Origin("agent", "a")
+RULE = st.builds(lambda p, pat, a: Rule(p, pat, a, ORIGIN), PERMISSION, PATTERN, ACTION)
+# Agent names: the same letters, so literal task patterns name them.
+AGENT_NAME = st.text(alphabet="ab\\", min_size=1, max_size=3)
+
+
+# --- wildcard --------------------------------------------------------------------------
+
+
+def covers_oracle(outer: str, inner: str) -> bool:
+    return witness([glob(inner)], [glob(outer)]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(outer=PATTERN, inner=PATTERN)
+def test_covers_and_universal_agree_with_the_search(outer: str, inner: str) -> None:
+    assert wildcard.covers(outer, inner) == covers_oracle(outer, inner)
+    assert wildcard.universal(outer) == covers_oracle(outer, "*")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab/\\\U0001f600\ud83d\ude00", max_size=4), pattern=PATTERN)
+def test_a_literal_pattern_matches_exactly_its_normal_form(text: str, pattern: str) -> None:
+    if wildcard.is_literal(pattern):
+        same = wildcard.normal(text) == wildcard.normal(pattern)
+        assert wildcard.match(text, pattern) == same
+
+
+# --- permissions.Decider -----------------------------------------------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rules=st.lists(RULE, max_size=7),
+    permission=st.sampled_from(["task", "bash", "tak"]),
+    texts=st.lists(NAME, min_size=1, max_size=5),
+)
+def test_decider_decides_as_evaluate(rules: list[Rule], permission: str, texts: list[str]) -> None:
+    decide = Decider(rules, permission)
+    for text in texts:
+        expected = evaluate(rules, permission, text)
+        found = decide(text)
+        assert found == expected
+        assert found.rule is expected.rule  # the very rule: reports group on its identity
+        reached = decide.reaching(("allow", "ask"))
+        if reached is not None and found.action != "deny":
+            assert wildcard.normal(text) in reached
+
+
+def _runtime(agents: dict[str, Agent]) -> Runtime:
+    env = Environment(home="/h", data="/d", tmp="/t", worktree="/")
+    return Runtime(agents, (), env)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    names=st.lists(AGENT_NAME, min_size=1, max_size=5, unique=True),
+    modes=st.lists(st.sampled_from(["primary", "subagent", "all"]), min_size=5, max_size=5),
+    task=st.lists(
+        st.tuples(st.one_of(AGENT_NAME, PATTERN), ACTION).map(
+            lambda pa: Rule("task", pa[0], pa[1], ORIGIN)
+        ),
+        max_size=5,
+    ),
+)
+def test_edges_are_every_offered_agent_not_denied(
+    names: list[str], modes: list[str], task: list[Rule]
+) -> None:
+    source = Agent("source", "primary", tuple(task))
+    agents = {"source": source}
+    agents.update({n: Agent(n, m, ()) for n, m in zip(names, modes, strict=False)})
+    runtime = _runtime(agents)
+    expected = [
+        (target.name, evaluate(source.task_rules, "task", target.name))
+        for target in agents.values()
+        if target.mode != "primary"
+        and evaluate(source.task_rules, "task", target.name).action != "deny"
+    ]
+    found = [(e.target.name, e.decision) for e in delegation.edges_from(runtime, source)]
+    assert found == expected
+
+
+# --- snippet windows ---------------------------------------------------------------------
+
+
+def score_oracle(text: str, target: str, words: set[str]) -> float | None:
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(target)
+    part = len(text) >= PART * len(target) and text in target
+    if not part and len(text) < 0.66 * len(target):
+        return None
+    if not part and len(words & set(text.split())) < len(words) / 2:
+        return None
+    matcher.set_seq1(text)
+    if not part and matcher.quick_ratio() < THRESHOLD:
+        return None
+    score = matcher.ratio()
+    return score if part or score >= THRESHOLD else None
+
+
+def windows_oracle(lines: Sequence[str], target_text: str) -> list[tuple[int, int]]:
+    """Every window scored, the most similar chosen: the plain definition."""
+    code = snippet._code_lines(lines)
+    target = snippet._normal(target_text)
+    words = set(target.split())
+    scored: list[tuple[float, int, int]] = []
+    normal = [snippet._normal(line) for line in lines]
+    for start in range(len(lines)):
+        if not normal[start] or start in code:
+            continue
+        text = ""
+        for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
+            if (end - 1) in code:
+                break
+            if not normal[end - 1]:
+                continue
+            text = f"{text} {normal[end - 1]}" if text else normal[end - 1]
+            if len(text) > 1.5 * len(target):
+                break
+            score = score_oracle(text, target, words)
+            if score is not None:
+                scored.append((score, start, end))
+    chosen: list[tuple[int, int]] = []
+    for _, start, end in sorted(scored, key=lambda s: (-s[0], s[2] - s[1], s[1])):
+        if all(end <= a or start >= b for a, b in chosen):
+            chosen.append((start, end))
+    return sorted(chosen)
+
+
+SNIPPET_LINES = [
+    "Tono: caveman por default, nivel full.",
+    "Activa siempre.",
+    "Excepción: prosa normal para advertencias.",
+]
+OTHER_LINES = [
+    "",
+    "```",
+    "# Agent",
+    "Paso 1: lee el test.",
+    "nivel",
+    "caveman",
+    "ción: prosa",
+    "Tono: caveman por default, nivel ultra.",
+    "Excepción: prosa normal para advertencias. Y algo más que no está.",
+]
+LINE = st.sampled_from(SNIPPET_LINES + OTHER_LINES)
+
+
+def _snippet(text: str) -> Snippet:
+    return Snippet("s", Path("s.md"), text, re.compile(re.escape(text)), {}, (), {}, {}, "<<s>>")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(LINE, max_size=14),
+    target=st.sampled_from(
+        ["\n".join(SNIPPET_LINES), SNIPPET_LINES[0], "nivel", "", "a b c d e f g h"]
+    ),
+)
+def test_windows_agree_with_scoring_every_window(lines: list[str], target: str) -> None:
+    assert snippet._windows(lines, _snippet(target)) == windows_oracle(lines, target)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet="ab c", min_size=1, max_size=12),
+    target=st.text(alphabet="ab c", max_size=12),
+)
+def test_score_agrees_with_difflib(text: str, target: str) -> None:
+    text, target = snippet._normal(text) or "a", snippet._normal(target)
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(target)
+    words = set(target.split())
+    assert snippet._score(matcher, text, target, words) == score_oracle(text, target, words)
