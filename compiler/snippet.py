@@ -219,10 +219,12 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     words = set(target.split())
     scored: list[tuple[float, int, int]] = []
     normal = [_normal(line) for line in lines]
+    reach = _Reach(normal, code, target, words)
     for start in range(len(lines)):
-        if not normal[start] or start in code:
+        if not normal[start] or start in code or not reach.from_(start):
             continue
         text = ""
+        useful = False
         for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
             if (end - 1) in code:
                 break
@@ -231,6 +233,9 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
             text = f"{text} {normal[end - 1]}" if text else normal[end - 1]
             if len(text) > 1.5 * len(target):
                 break  # longer windows only resemble it less
+            useful = useful or reach.useful[end - 1]
+            if not useful:
+                continue  # _score would say None: see _Reach
             score = _score(matcher, text, target, words)
             if score is not None:
                 scored.append((score, start, end))
@@ -239,6 +244,44 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
         if all(end <= a or start >= b for a, b in chosen):
             chosen.append((start, end))
     return sorted(chosen)
+
+
+class _Reach:
+    """Which windows can be copies at all, so that most lines cost no scoring.
+
+    A line is useful when it is part of the snippet's text or shares a word
+    with it. A window without a useful line is neither part of the snippet
+    (each of its lines would be) nor shares a word with it, so _score
+    returns None for it; a start from which no useful line is within reach
+    (MAX_WINDOW lines, 1.5 times the snippet's length, no code block between)
+    starts no copy.
+    """
+
+    def __init__(self, normal: Sequence[str], code: set[int], target: str, words: set[str]):
+        count = len(normal)
+        self.useful = [
+            bool(line) and (not words or line in target or not words.isdisjoint(line.split()))
+            for line in normal
+        ]
+        self.limit = 1.5 * len(target)
+        # text length of lines [0, i) joined by single spaces, plus one; code lines before i
+        self.length = [0] * (count + 1)
+        self.code = [0] * (count + 1)
+        for i, line in enumerate(normal):
+            self.length[i + 1] = self.length[i] + (len(line) + 1 if line else 0)
+            self.code[i + 1] = self.code[i] + (i in code)
+        self.next = [count] * (count + 1)  # the first useful line at or after i
+        for i in range(count - 1, -1, -1):
+            self.next[i] = i if self.useful[i] else self.next[i + 1]
+
+    def from_(self, start: int) -> bool:
+        hit = self.next[start]
+        return (
+            hit < len(self.useful)
+            and hit < start + MAX_WINDOW
+            and self.code[hit + 1] == self.code[start]
+            and self.length[hit + 1] - self.length[start] - 1 <= self.limit
+        )
 
 
 def _score(
@@ -250,10 +293,15 @@ def _score(
         return None  # too short to reach THRESHOLD
     if not part and len(words & set(text.split())) < len(words) / 2:
         return None  # cheap first: a copy shares most of the snippet's words
-    matcher.set_seq1(text)
-    if not part and matcher.quick_ratio() < THRESHOLD:
-        return None
-    score = matcher.ratio()
+    if part or target in text:
+        # One holds the other: difflib's longest match is the shorter one whole,
+        # and nothing is left beside it, so its ratio is this (the same float).
+        score = 2.0 * min(len(text), len(target)) / (len(text) + len(target))
+    else:
+        matcher.set_seq1(text)
+        if matcher.quick_ratio() < THRESHOLD:
+            return None
+        score = matcher.ratio()
     return score if part or score >= THRESHOLD else None
 
 
