@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import delegation, snippet, wildcard
+from compiler import coverage, delegation, snippet, wildcard
 from compiler.permissions import Decider, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime
 from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
@@ -200,3 +200,44 @@ def test_score_agrees_with_difflib(text: str, target: str) -> None:
     matcher.set_seq2(target)
     words = set(target.split())
     assert snippet._score(matcher, text, target, words) == score_oracle(text, target, words)
+
+
+# --- coverage: answers remembered per shape ---------------------------------------------
+
+
+def overlapping_oracle(rules: Sequence[Rule], index: int) -> list[int]:
+    rule = rules[index]
+    return [
+        j
+        for j in range(index + 1, len(rules))
+        if witness([glob(rule.permission), glob(rules[j].permission)]) is not None
+        and witness([glob(rule.pattern), glob(rules[j].pattern)]) is not None
+    ]
+
+
+def covering_oracle(rules: Sequence[Rule], index: int) -> int | None:
+    rule = rules[index]
+    for j in range(len(rules) - 1, index, -1):
+        if covers_oracle(rules[j].permission, rule.permission) and covers_oracle(
+            rules[j].pattern, rule.pattern
+        ):
+            return j
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules=st.lists(RULE, min_size=1, max_size=6), actions=st.lists(ACTION, max_size=6))
+def test_coverage_answers_per_shape_are_the_plain_ones(
+    rules: list[Rule], actions: list[str]
+) -> None:
+    # The same shape with other actions and positions: a second agent's rules.
+    other = tuple(
+        Rule(r.permission, r.pattern, a, Origin("agent", "b", Path("b.md"), n + 1, 3))
+        for n, (r, a) in enumerate(zip(rules, actions + ["deny"] * len(rules), strict=False))
+    )
+    for index in range(len(rules)):
+        fresh = coverage._decides.__wrapped__(coverage._shape(rules), index, None, ())
+        assert coverage.decides(tuple(rules), index) == fresh
+        assert coverage.decides(other, index) == fresh
+        assert coverage.overlapping(other, index) == overlapping_oracle(rules, index)
+        assert coverage.covering(other, index) == covering_oracle(rules, index)
