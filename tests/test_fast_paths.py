@@ -126,9 +126,24 @@ def score_oracle(text: str, target: str, words: set[str]) -> float | None:
     return score if part or score >= THRESHOLD else None
 
 
+def code_lines_oracle(lines: Sequence[str]) -> set[int]:
+    inside: set[int] = set()
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        marker = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        if fence is not None:
+            inside.add(index)
+            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
+                fence = None
+        elif marker:
+            fence = marker.group(1)
+            inside.add(index)
+    return inside
+
+
 def windows_oracle(lines: Sequence[str], target_text: str) -> list[tuple[int, int]]:
     """Every window scored, the most similar chosen: the plain definition."""
-    code = snippet._code_lines(lines)
+    code = code_lines_oracle(lines)
     target = snippet._normal(target_text)
     words = set(target.split())
     scored: list[tuple[float, int, int]] = []
@@ -163,6 +178,19 @@ SNIPPET_LINES = [
 OTHER_LINES = [
     "",
     "```",
+    "````",
+    "   ~~~",
+    "    ```",
+    "``` x",
+    "\u2003caveman\x1c",
+    "Activa  siempre.",
+    "c d e",
+    "e f g h",
+    "h",
+    "veman",
+    "no: cave",
+    "o: c",
+    "ción: pro",
     "# Agent",
     "Paso 1: lee el test.",
     "nivel",
@@ -182,10 +210,20 @@ def _snippet(text: str) -> Snippet:
 @given(
     lines=st.lists(LINE, max_size=14),
     target=st.sampled_from(
-        ["\n".join(SNIPPET_LINES), SNIPPET_LINES[0], "nivel", "", "a b c d e f g h"]
+        # long snippets (parts are long), short ones (a part may be two bits of words)
+        [
+            "\n".join(SNIPPET_LINES),
+            SNIPPET_LINES[0],
+            "nivel",
+            "",
+            "a b c d e f g h",
+            "c d e f",
+            "Tono: caveman",
+        ]
     ),
 )
 def test_windows_agree_with_scoring_every_window(lines: list[str], target: str) -> None:
+    assert snippet._code_lines(lines) == code_lines_oracle(lines)
     assert snippet._windows(lines, _snippet(target)) == windows_oracle(lines, target)
 
 
@@ -241,3 +279,59 @@ def test_coverage_answers_per_shape_are_the_plain_ones(
         assert coverage.decides(other, index) == fresh
         assert coverage.overlapping(other, index) == overlapping_oracle(rules, index)
         assert coverage.covering(other, index) == covering_oracle(rules, index)
+
+
+def test_windows_reach_as_far_as_max_window_lines() -> None:
+    head, tail = SNIPPET_LINES[0], " ".join(SNIPPET_LINES[1:])
+    target = "\n".join(SNIPPET_LINES)
+    for blanks in range(MAX_WINDOW - 4, MAX_WINDOW + 2):
+        for lines in ([head, *[""] * blanks, tail], ["x", *[""] * blanks, head, tail]):
+            assert snippet._windows(lines, _snippet(target)) == windows_oracle(lines, target)
+
+
+def starts_oracle(lines: Sequence[str], useful: set[int], limit: float) -> list[int]:
+    """Starts whose windows reach a useful line, found by growing every window."""
+    code = code_lines_oracle(lines)
+    found = []
+    for start in range(len(lines)):
+        if not snippet._normal(lines[start]) or start in code:
+            continue
+        text = ""
+        for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
+            if (end - 1) in code:
+                break
+            line = snippet._normal(lines[end - 1])
+            if not line:
+                continue
+            text = f"{text} {line}" if text else line
+            if len(text) > limit:
+                break
+            if end - 1 in useful:
+                found.append(start)
+                break
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", "", "", "ab", "a b c", "```", "x"]), max_size=90),
+    picks=st.sets(st.integers(min_value=0, max_value=89)),
+    limit=st.sampled_from([0, 2, 7, 20, 1000]),
+)
+def test_starts_are_those_whose_windows_reach_a_useful_line(
+    lines: list[str], picks: set[int], limit: float
+) -> None:
+    useful = {i for i in picks if i < len(lines) and lines[i]}
+    code = snippet._code_lines(lines)
+    at = lambda i: snippet._normal(lines[i])  # noqa: E731
+    assert snippet._starts(useful, code, at, limit) == starts_oracle(lines, useful, limit)
+
+
+def test_starts_reach_exactly_max_window_lines() -> None:
+    for blanks in range(MAX_WINDOW - 4, MAX_WINDOW + 2):
+        lines = ["x", *[""] * blanks, "ab"]
+        useful = {len(lines) - 1}
+        at = lambda i: snippet._normal(lines[i])  # noqa: E731, B023
+        expected = starts_oracle(lines, useful, 1000)
+        assert snippet._starts(useful, set(), at, 1000) == expected
+        assert (0 in expected) == (blanks + 2 <= MAX_WINDOW)
