@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
+from typing import NamedTuple
 
 STAR = "\x00*"  # token for `*` (a two-character string never equals a code unit)
 ANY = "\x00?"  # token for `?`
@@ -199,36 +201,170 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
     if not include:
         machines = (ANYTHING, *machines)
         include = (ANYTHING,)
-    literals: set[str] = set()
-    for machine in machines:
-        literals |= machine.literals()
     cut = len(include)
-    start = tuple(m.start() for m in machines)
-    if any(m.saturated(s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
+    product = _product(
+        tuple(m.pattern for m in machines[:cut]), tuple(m.pattern for m in machines[cut:])
+    )
+    return product.search()
+
+
+class _Masks(NamedTuple):
+    """One pattern's automaton as bit masks over its positions 0..n (n: the end)."""
+
+    size: int  # n + 1 bits
+    star: int  # positions holding `*`
+    any: int  # positions holding `?`
+    units: dict[str, int]  # literal unit -> positions holding it
+    start: int
+    accept: int
+    universal: int  # positions from which every continuation is accepted
+    literals: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def _masks(pattern: str) -> _Masks:
+    machine = glob(pattern)
+    star = any_ = 0
+    units: dict[str, int] = {}
+    for position, token in enumerate(machine.tokens):
+        if token == STAR:
+            star |= 1 << position
+        elif token == ANY:
+            any_ |= 1 << position
+        else:
+            units[token] = units.get(token, 0) | 1 << position
+    return _Masks(
+        len(machine.tokens) + 1,
+        star,
+        any_,
+        units,
+        _bits(machine.start()),
+        _bits(machine.accept),
+        _bits(machine._universal),
+        frozenset(units),
+    )
+
+
+def _bits(states: Iterable[int]) -> int:
+    return sum(1 << state for state in states)
+
+
+class _Product:
+    """The product of several patterns' automata, searched breadth first.
+
+    A state of the product is one int: each machine owns a run of bits (one per
+    position, plus its end), so the tuples of state sets the search would step
+    one Glob at a time map one to one onto these ints, and a step of every
+    machine at once is a few operations on them. The search visits the same
+    states in the same order, so it finds the same text and gives up at the
+    same point.
+    """
+
+    def __init__(self, include: Sequence[str], exclude: tuple[str, ...]) -> None:
+        self.patterns = ", ".join((*include, *exclude))
+        # The excludes first, as one block: callers ask about many patterns
+        # against the same long list of excludes.
+        block = _block(exclude)
+        literals = set(block.literals)
+        star, any_, start = block.star, block.any, block.start
+        units = dict(block.units)
+        self.alive: list[int] = []  # per include machine: all its bits
+        self.accepts: list[int] = []  # per include machine: its accepting bits
+        offset = block.size
+        for pattern in include:
+            masks = _masks(pattern)
+            literals |= masks.literals
+            star |= masks.star << offset
+            any_ |= masks.any << offset
+            for unit, bits in masks.units.items():
+                units[unit] = units.get(unit, 0) | bits << offset
+            start |= masks.start << offset
+            self.alive.append(((1 << masks.size) - 1) << offset)
+            self.accepts.append(masks.accept << offset)
+            offset += masks.size
+        self.star, self.start = star, start
+        self.refused, self.saturated = block.accept, block.universal
+        # unit -> the positions that read it; sorted, as the search tries them
+        ordered = sorted(units.items())
+        self.names = [unit for unit, _ in ordered]
+        self.masks = [bits for _, bits in ordered]
+        self.moves: dict[str | None, int] = {u: bits | any_ for u, bits in units.items()}
+        self.moves[None] = any_
+        self.other = other_char(literals)
+
+    def step(self, state: int, symbol: str | None) -> int:
+        """Every machine reads one unit (None: one no pattern names)."""
+        star = self.star
+        found = ((state & self.moves[symbol]) << 1) | (state & star)
+        grown = (found & star) << 1  # a `*` may match nothing: its next position too
+        while grown & ~found:
+            found |= grown
+            grown = (found & star) << 1
+        return found
+
+    def symbols(self, state: int) -> list[str | None]:
+        """relevant_symbols: "other" first, then every unit some machine expects next."""
+        return [None, *compress(self.names, map(state.__and__, self.masks))]
+
+    def search(self) -> str | None:
+        start = self.start
+        if start & self.saturated:
+            return None
+        alive, accepts, refused, saturated = self.alive, self.accepts, self.refused, self.saturated
+        parent: dict[int, tuple[int, str | None]] = {}
+        seen = {start}
+        queue = deque([start])
+        while queue:
+            state = queue.popleft()
+            if not state & refused and all(map(state.__and__, accepts)):
+                return self._spell(state, parent)
+            for symbol in self.symbols(state):
+                nxt = self.step(state, symbol)
+                if nxt in seen or not all(map(nxt.__and__, alive)):
+                    continue
+                seen.add(nxt)
+                # An exclude pattern that now accepts every continuation rules out
+                # everything below this state: nothing there to find.
+                if nxt & saturated:
+                    continue
+                if len(seen) > SEARCH_LIMIT:
+                    raise TooComplex(self.patterns)
+                parent[nxt] = (state, symbol)
+                queue.append(nxt)
         return None
-    parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]] = {}
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        config = queue.popleft()
-        if all(m.accepts(s) for m, s in zip(machines[:cut], config[:cut], strict=True)) and not any(
-            m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
-        ):
-            return _spell(config, parent, other_char(literals))
-        for symbol in relevant_symbols(machines, config):
-            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
-            if any(not s for s in nxt[:cut]) or nxt in seen:
-                continue
-            seen.add(nxt)
-            # An exclude pattern that now accepts every continuation rules out
-            # everything below this state: nothing there to find.
-            if any(m.saturated(s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
-                continue
-            if len(seen) > SEARCH_LIMIT:
-                raise TooComplex(", ".join(m.pattern for m in machines))
-            parent[nxt] = (config, symbol)
-            queue.append(nxt)
-    return None
+
+    def _spell(self, state: int, parent: dict[int, tuple[int, str | None]]) -> str:
+        units: list[str] = []
+        while state in parent:
+            state, symbol = parent[state]
+            units.append(self.other if symbol is None else symbol)
+        return from_units("".join(reversed(units)))
+
+
+@lru_cache(maxsize=4096)
+def _product(include: tuple[str, ...], exclude: tuple[str, ...]) -> _Product:
+    return _Product(include, exclude)
+
+
+@lru_cache(maxsize=1024)
+def _block(patterns: tuple[str, ...]) -> _Masks:
+    """Several patterns side by side, as one set of masks: `accept` holds every
+    one's accepting bits, `universal` every one's all-accepting bits."""
+    size = star = any_ = start = accept = universal = 0
+    units: dict[str, int] = {}
+    literals: set[str] = set()
+    for pattern in patterns:
+        masks = _masks(pattern)
+        star |= masks.star << size
+        any_ |= masks.any << size
+        for unit, bits in masks.units.items():
+            units[unit] = units.get(unit, 0) | bits << size
+        start |= masks.start << size
+        accept |= masks.accept << size
+        universal |= masks.universal << size
+        literals |= masks.literals
+        size += masks.size
+    return _Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
 
 
 def relevant_symbols(
@@ -241,18 +377,6 @@ def relevant_symbols(
     for machine, states in zip(machines, config, strict=True):
         units |= machine.expects(states)
     return [None, *sorted(units)]
-
-
-def _spell(
-    config: tuple[frozenset[int], ...],
-    parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]],
-    other: str,
-) -> str:
-    units: list[str] = []
-    while config in parent:
-        config, symbol = parent[config]
-        units.append(other if symbol is None else symbol)
-    return from_units("".join(reversed(units)))
 
 
 @lru_cache(maxsize=65536)
@@ -271,6 +395,17 @@ def universal(pattern: str) -> bool:
     if "*" not in pattern:
         return False  # it matches texts of one length only
     return covers(pattern, "*")
+
+
+@lru_cache(maxsize=8192)
+def head(pattern: str) -> str:
+    """The units every text the pattern matches starts with (in normal form): those
+    before its first `*` or `?`, but for the optional trailing ` *` the space too."""
+    units = normal(pattern)
+    cut = min((i for i in (units.find("*"), units.find("?")) if i >= 0), default=len(units))
+    if cut == len(units) - 1 and units.endswith(" *"):
+        cut -= 1
+    return units[:cut]
 
 
 def is_literal(pattern: str) -> bool:

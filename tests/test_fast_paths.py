@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import coverage, delegation, snippet, wildcard
+from compiler import coverage, delegation, snippet, translate, wildcard
 from compiler.permissions import Decider, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime
 from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
-from compiler.wildcard import glob, witness
+from compiler.wildcard import Glob, glob, witness
 
 PATTERN = st.text(alphabet="ab */?\\", max_size=5)
 NAME = st.text(alphabet="ab/\\\U0001f600", min_size=1, max_size=3)
@@ -35,8 +36,80 @@ AGENT_NAME = st.text(alphabet="ab\\", min_size=1, max_size=3)
 # --- wildcard --------------------------------------------------------------------------
 
 
+def witness_oracle(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None:
+    """The search stepping each pattern's Glob in turn over tuples of state sets."""
+    exclude = tuple({m.pattern: m for m in exclude}.values())
+    machines = (*include, *exclude)
+    if not include:
+        machines = (wildcard.ANYTHING, *machines)
+        include = (wildcard.ANYTHING,)
+    literals: set[str] = set()
+    for machine in machines:
+        literals |= machine.literals()
+    cut = len(include)
+    start = tuple(m.start() for m in machines)
+    if any(m.saturated(s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
+        return None
+    Config = tuple[frozenset[int], ...]
+    parent: dict[Config, tuple[Config, str | None]] = {}
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        config = queue.popleft()
+        if all(m.accepts(s) for m, s in zip(machines[:cut], config[:cut], strict=True)) and not any(
+            m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
+        ):
+            units: list[str] = []
+            other = wildcard.other_char(literals)
+            while config in parent:
+                config, symbol = parent[config]
+                units.append(other if symbol is None else symbol)
+            return wildcard.from_units("".join(reversed(units)))
+        for symbol in wildcard.relevant_symbols(machines, config):
+            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
+            if any(not s for s in nxt[:cut]) or nxt in seen:
+                continue
+            seen.add(nxt)
+            if any(m.saturated(s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
+                continue
+            if len(seen) > wildcard.SEARCH_LIMIT:
+                raise wildcard.TooComplex()
+            parent[nxt] = (config, symbol)
+            queue.append(nxt)
+    return None
+
+
+def outcome(search: Callable[[], str | None]) -> str | type[Exception] | None:
+    try:
+        return search()
+    except wildcard.TooComplex:
+        return wildcard.TooComplex
+
+
+WIDE = st.text(alphabet="ab */?\\\U0001f600", max_size=7)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    include=st.lists(WIDE, max_size=3),
+    exclude=st.lists(WIDE, max_size=4),
+    limit=st.sampled_from([3, 10, 40, 200_000]),
+)
+def test_witness_finds_what_the_plain_search_finds(
+    include: list[str], exclude: list[str], limit: int
+) -> None:
+    # The same text, or the same give-up (the same states, in the same order).
+    saved = wildcard.SEARCH_LIMIT
+    wildcard.SEARCH_LIMIT = limit
+    try:
+        inc, exc = [glob(p) for p in include], [glob(p) for p in exclude]
+        assert outcome(lambda: witness(inc, exc)) == outcome(lambda: witness_oracle(inc, exc))
+    finally:
+        wildcard.SEARCH_LIMIT = saved
+
+
 def covers_oracle(outer: str, inner: str) -> bool:
-    return witness([glob(inner)], [glob(outer)]) is None
+    return witness_oracle([glob(inner)], [glob(outer)]) is None
 
 
 @settings(max_examples=300, deadline=None)
@@ -248,8 +321,8 @@ def overlapping_oracle(rules: Sequence[Rule], index: int) -> list[int]:
     return [
         j
         for j in range(index + 1, len(rules))
-        if witness([glob(rule.permission), glob(rules[j].permission)]) is not None
-        and witness([glob(rule.pattern), glob(rules[j].pattern)]) is not None
+        if witness_oracle([glob(rule.permission), glob(rules[j].permission)]) is not None
+        and witness_oracle([glob(rule.pattern), glob(rules[j].pattern)]) is not None
     ]
 
 
@@ -335,3 +408,43 @@ def test_starts_reach_exactly_max_window_lines() -> None:
         expected = starts_oracle(lines, useful, 1000)
         assert snippet._starts(useful, set(), at, 1000) == expected
         assert (0 in expected) == (blanks + 2 <= MAX_WINDOW)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    include=st.lists(WIDE, min_size=1, max_size=3),
+    exclude=st.lists(WIDE, max_size=3),
+    limit=st.sampled_from([2, 5, 200_000]),
+)
+@example(include=["aab*", "aac"], exclude=[], limit=2)  # the search gives up first
+@example(include=["ab *", "ab"], exclude=["b"], limit=200_000)
+def test_hits_answers_as_the_plain_search(
+    include: list[str], exclude: list[str], limit: int
+) -> None:
+    saved = wildcard.SEARCH_LIMIT
+    wildcard.SEARCH_LIMIT = limit
+    try:
+        found = outcome(
+            lambda: witness_oracle([glob(p) for p in include], [glob(p) for p in exclude])
+        )
+        expected = found is not None  # a text, or too complex: both count as a hit
+        assert translate.hits.__wrapped__(tuple(include), tuple(exclude)) is expected
+    finally:
+        wildcard.SEARCH_LIMIT = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=WIDE, data=st.data())
+def test_every_text_a_pattern_matches_starts_with_its_head(
+    pattern: str, data: st.DataObject
+) -> None:
+    # A text the pattern matches: each `*` and `?` filled in, maybe without the
+    # optional trailing ` *`.
+    fill = st.text(alphabet="ab *", max_size=3)
+    units = pattern[:-2] if pattern.endswith(" *") and data.draw(st.booleans()) else pattern
+    text = "".join(
+        data.draw(fill) if c == "*" else data.draw(st.sampled_from("ab/")) if c == "?" else c
+        for c in units
+    )
+    assert wildcard.match(text, pattern)
+    assert wildcard.normal(text).startswith(wildcard.head(pattern))
