@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from compiler import wildcard
 from compiler.permissions import Rule
-from compiler.wildcard import Glob, glob
+from compiler.wildcard import glob
 
 
 @dataclass(frozen=True)
@@ -104,30 +104,25 @@ def _decides(
 def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str]:
     """For the names `pattern` matches: each distinct set of `later` patterns that
     also match them, with one example name per set."""
-    distinct = sorted(set(later))
-    machines: list[Glob] = [glob(pattern), *(glob(p) for p in distinct)]
-    literals: set[str] = set()
-    for machine in machines:
-        literals |= machine.literals()
-    other = wildcard.other_char(literals)
-    start = tuple(m.start() for m in machines)
+    distinct = tuple(sorted(set(later)))
+    machines = wildcard.product((pattern,), distinct)
+    alive, accepts = machines.alive[0], machines.accepts[0]
+    start = machines.start
     seen = {start: ""}
     queue = deque([start])
     found: dict[frozenset[str], str] = {}
     while queue:
-        config = queue.popleft()
-        if machines[0].accepts(config[0]):
+        state = queue.popleft()
+        if state & accepts:
             accepting = frozenset(
-                p
-                for p, m, s in zip(distinct, machines[1:], config[1:], strict=True)
-                if m.accepts(s)
+                p for p, bits in zip(distinct, machines.parts, strict=True) if state & bits
             )
-            found.setdefault(accepting, wildcard.from_units(seen[config]))
-        for symbol in wildcard.relevant_symbols(machines, config):
-            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
-            if not nxt[0] or nxt in seen:
+            found.setdefault(accepting, wildcard.from_units(seen[state]))
+        for symbol in machines.symbols(state):
+            nxt = machines.step(state, symbol)
+            if not nxt & alive or nxt in seen:
                 continue
-            seen[nxt] = seen[config] + (other if symbol is None else symbol)
+            seen[nxt] = seen[state] + (machines.other if symbol is None else symbol)
             if len(seen) > wildcard.SEARCH_LIMIT:
                 raise wildcard.TooComplex(pattern)
             queue.append(nxt)

@@ -98,71 +98,21 @@ class Glob:
     pattern: str
     tokens: tuple[str, ...]
     accept: frozenset[int]
-    # Transitions already computed: searches ask the same (states, symbol) step
-    # again and again, and a dict lookup is far cheaper than recomputing it.
-    _steps: dict[tuple[frozenset[int], str | None], frozenset[int]] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
-    _expects: dict[frozenset[int], frozenset[str]] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
     # States from which every continuation is accepted: a `*` with only `*` after it.
-    _universal: frozenset[int] = field(init=False, repr=False, compare=False, hash=False)
+    universal: frozenset[int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         tail = len(self.tokens)
         while tail > 0 and self.tokens[tail - 1] == STAR:
             tail -= 1
-        object.__setattr__(self, "_universal", frozenset(range(tail, len(self.tokens))))
+        object.__setattr__(self, "universal", frozenset(range(tail, len(self.tokens))))
 
     def start(self) -> frozenset[int]:
-        return self._closure({0})
-
-    def _closure(self, states: set[int]) -> frozenset[int]:
-        todo = list(states)
-        seen = set(states)
-        while todo:
-            state = todo.pop()
-            if state < len(self.tokens) and self.tokens[state] == STAR and state + 1 not in seen:
-                seen.add(state + 1)
-                todo.append(state + 1)
-        return frozenset(seen)
-
-    def step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
-        """States after reading one code unit; None stands for a unit no pattern names."""
-        key = (states, symbol)
-        found = self._steps.get(key)
-        if found is None:
-            found = self._steps[key] = self._step(states, symbol)
-        return found
-
-    def expects(self, states: frozenset[int]) -> frozenset[str]:
-        """The code units that move `states` differently from a unit no pattern names."""
-        found = self._expects.get(states)
-        if found is None:
-            n = len(self.tokens)
-            units = {self.tokens[i] for i in states if i < n} - {STAR, ANY}
-            found = self._expects[states] = frozenset(units)
-        return found
-
-    def saturated(self, states: frozenset[int]) -> bool:
-        """True when every continuation from `states` is accepted."""
-        return not self._universal.isdisjoint(states)
-
-    def _step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
-        nxt: set[int] = set()
-        for state in states:
-            if state >= len(self.tokens):
-                continue
-            token = self.tokens[state]
-            if token == STAR:
-                nxt.add(state)
-            elif token in (ANY, symbol):
-                nxt.add(state + 1)
-        return self._closure(nxt)
-
-    def accepts(self, states: frozenset[int]) -> bool:
-        return not self.accept.isdisjoint(states)
+        """State 0 and every state a run of `*` matching nothing reaches from it."""
+        state = 0
+        while state < len(self.tokens) and self.tokens[state] == STAR:
+            state += 1
+        return frozenset(range(state + 1))
 
     def literals(self) -> set[str]:
         return {t for t in self.tokens if t not in (STAR, ANY)}
@@ -202,10 +152,10 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
         machines = (ANYTHING, *machines)
         include = (ANYTHING,)
     cut = len(include)
-    product = _product(
+    found = product(
         tuple(m.pattern for m in machines[:cut]), tuple(m.pattern for m in machines[cut:])
     )
-    return product.search()
+    return found.search()
 
 
 class _Masks(NamedTuple):
@@ -240,7 +190,7 @@ def _masks(pattern: str) -> _Masks:
         units,
         _bits(machine.start()),
         _bits(machine.accept),
-        _bits(machine._universal),
+        _bits(machine.universal),
         frozenset(units),
     )
 
@@ -249,15 +199,17 @@ def _bits(states: Iterable[int]) -> int:
     return sum(1 << state for state in states)
 
 
-class _Product:
-    """The product of several patterns' automata, searched breadth first.
+class Product:
+    """The product of several patterns' automata: `include` patterns a text must
+    match and `exclude` patterns it must not.
 
     A state of the product is one int: each machine owns a run of bits (one per
-    position, plus its end), so the tuples of state sets the search would step
-    one Glob at a time map one to one onto these ints, and a step of every
-    machine at once is a few operations on them. The search visits the same
-    states in the same order, so it finds the same text and gives up at the
-    same point.
+    position, plus its end), set for the positions it may be in, so a tuple of
+    every machine's set of positions maps one to one onto an int, and a step of
+    every machine at once is a few operations on it. Breadth first from the
+    start, trying "other" (a unit no pattern names) first and then each unit
+    some machine expects next in sorted order, searches find the shortest,
+    plainest text; any other unit moves every machine as "other" does.
     """
 
     def __init__(self, include: Sequence[str], exclude: tuple[str, ...]) -> None:
@@ -284,6 +236,7 @@ class _Product:
             offset += masks.size
         self.star, self.start = star, start
         self.refused, self.saturated = block.accept, block.universal
+        self.parts = _parts(exclude)  # per exclude machine: its accepting bits
         # unit -> the positions that read it; sorted, as the search tries them
         ordered = sorted(units.items())
         self.names = [unit for unit, _ in ordered]
@@ -303,7 +256,8 @@ class _Product:
         return found
 
     def symbols(self, state: int) -> list[str | None]:
-        """relevant_symbols: "other" first, then every unit some machine expects next."""
+        """The units worth trying from `state`: None ("other") first, then, sorted,
+        every unit some machine expects next."""
         return [None, *compress(self.names, map(state.__and__, self.masks))]
 
     def search(self) -> str | None:
@@ -342,8 +296,21 @@ class _Product:
 
 
 @lru_cache(maxsize=4096)
-def _product(include: tuple[str, ...], exclude: tuple[str, ...]) -> _Product:
-    return _Product(include, exclude)
+def product(include: tuple[str, ...], exclude: tuple[str, ...]) -> Product:
+    """The product of the patterns' automata (built once per pair of tuples)."""
+    return Product(include, exclude)
+
+
+@lru_cache(maxsize=1024)
+def _parts(patterns: tuple[str, ...]) -> tuple[int, ...]:
+    """Each pattern's accepting bits, laid out as _block lays them out."""
+    found: list[int] = []
+    offset = 0
+    for pattern in patterns:
+        masks = _masks(pattern)
+        found.append(masks.accept << offset)
+        offset += masks.size
+    return tuple(found)
 
 
 @lru_cache(maxsize=1024)
@@ -365,18 +332,6 @@ def _block(patterns: tuple[str, ...]) -> _Masks:
         literals |= masks.literals
         size += masks.size
     return _Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
-
-
-def relevant_symbols(
-    machines: Sequence[Glob], config: tuple[frozenset[int], ...]
-) -> list[str | None]:
-    """The symbols worth trying from `config`: "other" first (plainer examples),
-    then, sorted, every unit some machine expects next. Any other unit moves every
-    machine exactly as "other" does, so it could only reach a state already seen."""
-    units: set[str] = set()
-    for machine, states in zip(machines, config, strict=True):
-        units |= machine.expects(states)
-    return [None, *sorted(units)]
 
 
 @lru_cache(maxsize=65536)

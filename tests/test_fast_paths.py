@@ -13,6 +13,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -36,6 +37,47 @@ AGENT_NAME = st.text(alphabet="ab\\", min_size=1, max_size=3)
 # --- wildcard --------------------------------------------------------------------------
 
 
+States = frozenset[int]
+T = TypeVar("T")
+
+
+def step(machine: Glob, states: States, symbol: str | None) -> States:
+    """One Glob's positions after reading one unit (None: a unit no pattern names)."""
+    found: set[int] = set()
+    for state in states:
+        if state >= len(machine.tokens):
+            continue
+        token = machine.tokens[state]
+        if token == wildcard.STAR:
+            found.add(state)
+        elif token in (wildcard.ANY, symbol):
+            found.add(state + 1)
+    todo = list(found)
+    while todo:
+        state = todo.pop()
+        star = state < len(machine.tokens) and machine.tokens[state] == wildcard.STAR
+        if star and state + 1 not in found:
+            found.add(state + 1)
+            todo.append(state + 1)
+    return frozenset(found)
+
+
+def accepts(machine: Glob, states: States) -> bool:
+    return not machine.accept.isdisjoint(states)
+
+
+def saturated(machine: Glob, states: States) -> bool:
+    return not machine.universal.isdisjoint(states)
+
+
+def relevant_symbols(machines: Sequence[Glob], config: tuple[States, ...]) -> list[str | None]:
+    units: set[str] = set()
+    for machine, states in zip(machines, config, strict=True):
+        n = len(machine.tokens)
+        units |= {machine.tokens[i] for i in states if i < n} - {wildcard.STAR, wildcard.ANY}
+    return [None, *sorted(units)]
+
+
 def witness_oracle(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None:
     """The search stepping each pattern's Glob in turn over tuples of state sets."""
     exclude = tuple({m.pattern: m for m in exclude}.values())
@@ -48,7 +90,7 @@ def witness_oracle(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str
         literals |= machine.literals()
     cut = len(include)
     start = tuple(m.start() for m in machines)
-    if any(m.saturated(s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
+    if any(saturated(m, s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
         return None
     Config = tuple[frozenset[int], ...]
     parent: dict[Config, tuple[Config, str | None]] = {}
@@ -56,21 +98,21 @@ def witness_oracle(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str
     queue = deque([start])
     while queue:
         config = queue.popleft()
-        if all(m.accepts(s) for m, s in zip(machines[:cut], config[:cut], strict=True)) and not any(
-            m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
-        ):
+        if all(
+            accepts(m, s) for m, s in zip(machines[:cut], config[:cut], strict=True)
+        ) and not any(accepts(m, s) for m, s in zip(machines[cut:], config[cut:], strict=True)):
             units: list[str] = []
             other = wildcard.other_char(literals)
             while config in parent:
                 config, symbol = parent[config]
                 units.append(other if symbol is None else symbol)
             return wildcard.from_units("".join(reversed(units)))
-        for symbol in wildcard.relevant_symbols(machines, config):
-            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
+        for symbol in relevant_symbols(machines, config):
+            nxt = tuple(step(m, s, symbol) for m, s in zip(machines, config, strict=True))
             if any(not s for s in nxt[:cut]) or nxt in seen:
                 continue
             seen.add(nxt)
-            if any(m.saturated(s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
+            if any(saturated(m, s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
                 continue
             if len(seen) > wildcard.SEARCH_LIMIT:
                 raise wildcard.TooComplex()
@@ -79,7 +121,7 @@ def witness_oracle(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str
     return None
 
 
-def outcome(search: Callable[[], str | None]) -> str | type[Exception] | None:
+def outcome(search: Callable[[], T]) -> T | type[Exception]:
     try:
         return search()
     except wildcard.TooComplex:
@@ -448,3 +490,51 @@ def test_every_text_a_pattern_matches_starts_with_its_head(
     )
     assert wildcard.match(text, pattern)
     assert wildcard.normal(text).startswith(wildcard.head(pattern))
+
+
+def name_groups_oracle(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str]:
+    distinct = sorted(set(later))
+    machines = [glob(pattern), *(glob(p) for p in distinct)]
+    literals: set[str] = set()
+    for machine in machines:
+        literals |= machine.literals()
+    other = wildcard.other_char(literals)
+    start = tuple(m.start() for m in machines)
+    seen = {start: ""}
+    queue = deque([start])
+    found: dict[frozenset[str], str] = {}
+    while queue:
+        config = queue.popleft()
+        if accepts(machines[0], config[0]):
+            accepting = frozenset(
+                p
+                for p, m, s in zip(distinct, machines[1:], config[1:], strict=True)
+                if accepts(m, s)
+            )
+            found.setdefault(accepting, wildcard.from_units(seen[config]))
+        for symbol in relevant_symbols(machines, config):
+            nxt = tuple(step(m, s, symbol) for m, s in zip(machines, config, strict=True))
+            if not nxt[0] or nxt in seen:
+                continue
+            seen[nxt] = seen[config] + (other if symbol is None else symbol)
+            if len(seen) > wildcard.SEARCH_LIMIT:
+                raise wildcard.TooComplex(pattern)
+            queue.append(nxt)
+    return {
+        frozenset(j for j, p in enumerate(later) if p in accepting): name
+        for accepting, name in found.items()
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=WIDE, later=st.lists(WIDE, max_size=4), limit=st.sampled_from([3, 20, 200_000]))
+def test_name_groups_agree_with_the_plain_search(
+    pattern: str, later: list[str], limit: int
+) -> None:
+    saved = wildcard.SEARCH_LIMIT
+    wildcard.SEARCH_LIMIT = limit
+    try:
+        expected = outcome(lambda: name_groups_oracle(pattern, later))
+        assert outcome(lambda: coverage._name_groups(pattern, later)) == expected
+    finally:
+        wildcard.SEARCH_LIMIT = saved
