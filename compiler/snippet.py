@@ -158,9 +158,11 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(lines: Sequence[str]) -> set[int]:
-    """Indices of lines inside fenced code blocks (fences included)."""
-    text = "\n".join(lines)
+def _code_lines(lines: Sequence[str], text: str | None = None) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included); `text` is the
+    lines joined with newlines, when the caller has it."""
+    if text is None:
+        text = "\n".join(lines)
     inside: set[int] = set()
     fence: str | None = None
     opened = 0
@@ -212,7 +214,7 @@ def _calls(spec: Spec, snippet: Snippet) -> list[tuple[int, re.Match[str]]]:
     if call.search(spec.source.body) is None:
         return []  # a match within a line is a match in the whole body
     lines = spec.source.body.split("\n")
-    code = _code_lines(lines)
+    code = _code_lines(lines, spec.source.body)
     found: list[tuple[int, re.Match[str]]] = []
     for index, line in enumerate(lines):
         if index in code or "<<" not in line:
@@ -241,7 +243,9 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
     return args
 
 
-def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+def _windows(
+    lines: Sequence[str], snippet: Snippet, text: str | None = None
+) -> list[tuple[int, int]]:
     """Non-overlapping [start, end) line windows of the composed body that hold a copy.
 
     A window is a copy when it resembles the whole snippet (similarity at
@@ -250,13 +254,14 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
 
     Only windows holding a useful line (_useful) can be copies, so only starts
     from which one is in reach are tried; every other line is never looked at.
+    `text` is the lines joined with newlines, when the caller has it.
     """
     target = _normal(snippet.text)
     words = set(target.split())
     useful = _useful(lines, target, words)
     if not useful:
         return []
-    code = _code_lines(lines)
+    code = _code_lines(lines, text)
     matcher = _matcher(target)
     normal: dict[int, str] = {}
 
@@ -428,7 +433,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
     calls = _calls(spec, snippet)
-    windows = _windows(composed, snippet)
+    windows = _windows(composed, snippet, spec.body)
     if not calls and not windows:
         return []  # nothing to trace back to the source
     opcodes = align(source, composed)

@@ -339,7 +339,9 @@ def _snippet(text: str) -> Snippet:
 )
 def test_windows_agree_with_scoring_every_window(lines: list[str], target: str) -> None:
     assert snippet._code_lines(lines) == code_lines_oracle(lines)
-    assert snippet._windows(lines, _snippet(target)) == windows_oracle(lines, target)
+    expected = windows_oracle(lines, target)
+    assert snippet._windows(lines, _snippet(target)) == expected
+    assert snippet._windows(lines, _snippet(target), "\n".join(lines)) == expected
 
 
 @settings(max_examples=400, deadline=None)
