@@ -85,8 +85,10 @@ def normal(text: str) -> str:
     return utf16_units(text.replace("\\", "/"))
 
 
+@lru_cache(maxsize=65536)
 def match(text: str, pattern: str) -> bool:
-    """True when OpenCode's Wildcard.match(text, pattern) is true."""
+    """True when OpenCode's Wildcard.match(text, pattern) is true. Remembered:
+    every agent's rules ask about the same permission names and keys."""
     return _regex(pattern).fullmatch(normal(text)) is not None
 
 
