@@ -65,7 +65,7 @@ from functools import lru_cache
 
 from compiler import claude_rules, wildcard
 from compiler.claude_rules import Pattern, Tool
-from compiler.permissions import Environment, Rule, evaluate
+from compiler.permissions import Decider, Environment, Rule
 from compiler.project import Project
 from compiler.runtime import Agent, resolve
 
@@ -222,25 +222,40 @@ _CACHE: list[tuple[object, object, Translation]] = []
 
 
 @dataclass
+class _Built:
+    """An entry while rules are still added to it."""
+
+    exact: dict[str, None] = field(default_factory=dict)
+    reach: dict[str, None] = field(default_factory=dict)
+    sources: list[Source] = field(default_factory=list)
+    agent: bool = False
+
+
+@dataclass
 class _Entries:
-    items: dict[tuple[str, str | None], Entry] = field(default_factory=dict)
+    # Built in place and frozen when read: one entry may gather a source from
+    # every agent, and rebuilding it per source would cost N² for N agents.
+    built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
+    frozen: dict[tuple[str, str | None], Entry] | None = None
 
     def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
-        key = (tool, pattern.specifier)
-        old = self.items.get(key)
-        if old is None:
-            self.items[key] = Entry(
-                tool, pattern.specifier, pattern.exact, pattern.reach, (source,), agent
-            )
-            return
-        self.items[key] = Entry(
-            tool,
-            pattern.specifier,
-            tuple(dict.fromkeys(old.exact + pattern.exact)),
-            tuple(dict.fromkeys(old.reach + pattern.reach)),
-            (*old.sources, source),
-            agent,
-        )
+        entry = self.built.setdefault((tool, pattern.specifier), _Built())
+        entry.exact.update(dict.fromkeys(pattern.exact))
+        entry.reach.update(dict.fromkeys(pattern.reach))
+        entry.sources.append(source)
+        entry.agent = agent
+        self.frozen = None
+
+    @property
+    def items(self) -> dict[tuple[str, str | None], Entry]:
+        if self.frozen is None:
+            self.frozen = {
+                (tool, specifier): Entry(
+                    tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+                )
+                for (tool, specifier), b in self.built.items()
+            }
+        return self.frozen
 
     def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
         names = {t.name for t in tools}
@@ -254,6 +269,8 @@ class _Planner:
     def __init__(self, project: Project) -> None:
         self.project = project
         self.subjects = subjects(project)
+        # the first subject of each name, as a search in order would find it
+        self.named = {s.name: s for s in reversed(self.subjects)}
         runtime = {s.name: s.agent for s in self.subjects}
         self.main = main_agent(project, runtime)
         self.tools: dict[str, list[str]] = {s.name: [] for s in self.subjects if s.removable}
@@ -316,7 +333,7 @@ class _Planner:
             self._losses(self._by_name(name), group, found, rejected)
 
     def _by_name(self, name: str) -> Subject:
-        return next(s for s in self.subjects if s.name == name)
+        return self.named[name]
 
     def _deny_and_ask(
         self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
@@ -350,19 +367,27 @@ class _Planner:
         denied = self.deny.exact(group)
         stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
         rejected: dict[str, list[Source] | None] = {}
+        # Neither the objections nor what an allow adds depend on who writes it:
+        # each pattern is judged once (None: it adds nothing).
+        judged: dict[str, Pattern | None] = {}
         for name, found in holders.items():
             for region in found:
                 if region.action != "allow" or region.pattern in rejected:
                     continue
-                pattern = claude_rules.inside(kind, region.pattern)
-                if pattern is None:
-                    rejected[region.pattern] = None
-                    continue
-                blockers = list(self._objections(pattern, holders, denied, stopped))
-                if blockers:
-                    rejected[region.pattern] = blockers
-                elif any(hits((g,), stopped) for g in pattern.reach):
-                    self._add(self.allow, group, pattern, Source(name, region.rule))
+                if region.pattern not in judged:
+                    pattern = claude_rules.inside(kind, region.pattern)
+                    if pattern is None:
+                        rejected[region.pattern] = None
+                        continue
+                    blockers = list(self._objections(pattern, holders, denied, stopped))
+                    if blockers:
+                        rejected[region.pattern] = blockers
+                        continue
+                    adds = any(hits((g,), stopped) for g in pattern.reach)
+                    judged[region.pattern] = pattern if adds else None
+                written = judged[region.pattern]
+                if written is not None:
+                    self._add(self.allow, group, written, Source(name, region.rule))
         return rejected
 
     def _objections(
@@ -410,6 +435,7 @@ class _Planner:
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
         allowed = self.allow.exact(group)
         names = _join([t.name for t in group])
+        stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         for region in found:
             if region.action == "deny" or region.rule is None:
                 continue
@@ -418,7 +444,6 @@ class _Planner:
                 messages.append(_denied(subject, hit))
             if region.action == "allow" and (hit := _overlapping(asks_, region)):
                 messages.append(_asked(subject, hit))
-            stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
             if (
                 region.action == "allow"
                 and group[0].asks
@@ -442,8 +467,9 @@ class _Planner:
             )
         main = next((s for s in self.subjects if not s.removable), None)
         if main is not None:
+            decide = Decider(main.rules, "task")
             for name in spawnable:
-                decision = evaluate(main.rules, "task", name)
+                decision = decide(name)
                 if decision.action != "allow":
                     target = self.deny if decision.action == "deny" else self.ask
                     target.add(
@@ -452,15 +478,39 @@ class _Planner:
                         Source(MAIN, decision.rule),
                         agent=True,
                     )
+        # Every Agent entry is written by now: who blocks each subagent, in order.
+        blocked: dict[str | None, list[Entry]] = {}
+        for entry in (*self.deny.of(_AGENT), *self.ask.of(_AGENT)):
+            blocked.setdefault(entry.specifier, []).append(entry)
+        denied = set(self.deny.items.values())
+        positions: dict[str, list[int]] = {}
+        for index, name in enumerate(spawnable):
+            positions.setdefault(wildcard.normal(name), []).append(index)
         for subject in bundle:
             if subject.agent.mode == "subagent":
                 continue
-            self._spawn(subject, spawnable, kept)
+            # evaluate(rules, "task", name) for the names it may allow or ask for
+            reached = subject.agent.task_decider.reaching(("allow", "ask"))
+            names = (
+                spawnable
+                if reached is None
+                else [
+                    spawnable[i] for i in sorted(i for n in reached for i in positions.get(n, ()))
+                ]
+            )
+            self._spawn(subject, names, blocked, denied, kept)
 
-    def _spawn(self, subject: Subject, spawnable: list[str], kept: dict[str, set[str]]) -> None:
+    def _spawn(
+        self,
+        subject: Subject,
+        names: list[str],
+        blocked: Mapping[str | None, list[Entry]],
+        denied: set[Entry],
+        kept: dict[str, set[str]],
+    ) -> None:
         allowed: list[str] = []
-        for name in spawnable:
-            decision = evaluate(subject.agent.rules, "task", name)
+        for name in names:
+            decision = subject.agent.task_decider(name)
             if decision.action == "ask":
                 self._note(
                     subject,
@@ -470,11 +520,8 @@ class _Planner:
                 )
             if decision.action != "allow":
                 continue
-            blocked = [
-                e for e in (*self.deny.of(_AGENT), *self.ask.of(_AGENT)) if e.specifier == name
-            ]
-            if blocked:
-                verb = "denies" if blocked[0] in self.deny.items.values() else "asks before"
+            if name in blocked:
+                verb = "denies" if blocked[name][0] in denied else "asks before"
                 self._note(
                     subject,
                     decision.rule,
