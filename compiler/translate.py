@@ -59,7 +59,8 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -329,8 +330,23 @@ class _Planner:
                 kept[subject.name].update(t.name for t in group)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
+        self.writers: dict[tuple[int, ...], _Who] = {}
         for name, found in holders.items():
             self._losses(self._by_name(name), group, found, rejected)
+
+    def _who(self, sources: list[Entry] | list[Source]) -> _Who:
+        """The writers of these entries (or these sources), summed up once per
+        permission: its entries and objections stay alive, so ids are keys."""
+        key = tuple(id(item) for item in sources)
+        found = self.writers.get(key)
+        if found is None:
+            flat = (
+                [s for e in sources for s in e.sources]
+                if isinstance(sources[0], Entry)
+                else sources
+            )
+            found = self.writers[key] = _Who(flat)
+        return found
 
     def _by_name(self, name: str) -> Subject:
         return self.named[name]
@@ -441,15 +457,17 @@ class _Planner:
                 continue
             messages = []
             if hit := _overlapping(denies, region):
-                messages.append(_denied(subject, hit))
+                messages.append(_denied(subject, hit, self._who(hit)))
             if region.action == "allow" and (hit := _overlapping(asks_, region)):
-                messages.append(_asked(subject, hit))
+                messages.append(_asked(subject, hit, self._who(hit)))
             if (
                 region.action == "allow"
                 and group[0].asks
                 and hits((region.pattern,), region.later + allowed + stopped)
             ):
-                messages.append(_not_allowed(subject, rejected.get(region.pattern)))
+                blockers = rejected.get(region.pattern)
+                who = self._who(blockers) if blockers is not None else None
+                messages.append(_not_allowed(subject, who))
             if messages:
                 self._note(subject, region.rule, f"{names}: {'; '.join(messages)}")
 
@@ -567,26 +585,55 @@ def _join(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _describe(sources: Iterable[Source], me: Subject) -> str:
-    """Who wrote the rules behind a settings entry, in words."""
-    parts: list[str] = []
-    for source in sources:
-        kind = source.rule.origin.kind if source.rule else None
-        if kind == "agent" or kind is None:
-            if source.subject != me.name:
-                parts.append(source.subject)
-            elif kind == "agent" and source.rule:
-                parts.append(f"its own `{source.rule.text()}`")
-        elif kind == "config":
-            parts.append("the config's `permission`")
-        elif kind == "session":
-            parts.append("OpenCode's subagent defaults")
-        else:
-            parts.append("OpenCode's built-in rules")
-    names = list(dict.fromkeys(parts))
-    if len(names) > 4:  # a long list hides the point
-        names = [*names[:3], f"{len(names) - 3} more"]
-    return _join(names)
+class _Who:
+    """Who wrote the rules behind settings entries, in words, for each agent.
+
+    The message names the first few writers and counts the rest, leaving out the
+    agent it is for (or naming its own rule instead). An entry may have a writer
+    in every agent, so the list is read once, keeping each writer's first
+    position, and each agent's message costs only its own rules.
+    """
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.first: dict[str, int] = {}  # each writer's words -> first position
+        self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
+        self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
+        self.started_only = True  # every source is an agent Claude Code never starts
+        for index, source in enumerate(sources):
+            kind = source.rule.origin.kind if source.rule else None
+            if kind == "agent" or kind is None:
+                words = source.subject
+                if kind == "agent" and source.rule:
+                    self.own.setdefault(source.subject, []).append((index, source.rule))
+            else:
+                words = _WRITERS.get(kind, "OpenCode's built-in rules")
+                self.fixed.setdefault(words, index)
+            self.first.setdefault(words, index)
+            self.started_only &= source.rule is None and source.subject != MAIN
+        self.subjects = list(dict.fromkeys(s.subject for s in sources))
+
+    def describe(self, me: Subject) -> str:
+        """As listing every writer's words in order, without repeats, would read:
+        `me` itself is left out, or its own rule named instead."""
+        name = me.name
+        gone = name in self.first and name not in self.fixed  # only `me` wrote it
+        own = [(index, f"its own `{rule.text()}`") for index, rule in self.own.get(name, ())]
+        count = len(self.first) - gone
+        count += sum(
+            1
+            for t in dict.fromkeys(t for _, t in own)
+            if t not in self.first or (gone and t == name)
+        )
+        found = list(itertools.islice(((i, w) for w, i in self.first.items() if w != name), 5))
+        if name in self.fixed:
+            found.append((self.fixed[name], name))
+        words = list(dict.fromkeys(w for _, w in sorted(found + own)))
+        if count > 4:  # a long list hides the point
+            words = [*words[:3], f"{count - 3} more"]
+        return _join(words[:count])
+
+
+_WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
 
 
 def _entries(hit: list[Entry]) -> str:
@@ -594,31 +641,29 @@ def _entries(hit: list[Entry]) -> str:
     return _join(shown) + (" and more" if len(hit) > 3 else "")
 
 
-def _denied(subject: Subject, hit: list[Entry]) -> str:
-    sources = [s for e in hit for s in e.sources]
-    if all(s.rule is None and s.subject != MAIN for s in sources):
-        names = _join(list(dict.fromkeys(s.subject for s in sources)))
+def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
+    if who.started_only:
+        names = _join(who.subjects)
         return f"narrowed to deny: Claude Code never starts {names} as a subagent"
     return (
         f"narrowed to deny: the shared settings deny {_entries(hit)} "
-        f"(from {_describe(sources, subject)}), and a deny applies to every agent"
+        f"(from {who.describe(subject)}), and a deny applies to every agent"
     )
 
 
-def _asked(subject: Subject, hit: list[Entry]) -> str:
-    sources = [s for e in hit for s in e.sources]
+def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
     return (
         f"narrowed to ask: the shared settings ask for {_entries(hit)} "
-        f"(from {_describe(sources, subject)}), and an ask beats any allow"
+        f"(from {who.describe(subject)}), and an ask beats any allow"
     )
 
 
-def _not_allowed(subject: Subject, blockers: list[Source] | None) -> str:
-    if blockers is None:
+def _not_allowed(subject: Subject, who: _Who | None) -> str:
+    if who is None:
         return "narrowed to ask: the pattern has no exact Claude Code form"
     return (
         "narrowed to ask: settings are shared, and OpenCode does not allow all of it "
-        f"for {_describe(blockers, subject)}"
+        f"for {who.describe(subject)}"
     )
 
 

@@ -540,3 +540,53 @@ def test_name_groups_agree_with_the_plain_search(
         assert outcome(lambda: coverage._name_groups(pattern, later)) == expected
     finally:
         wildcard.SEARCH_LIMIT = saved
+
+
+# --- translation: who wrote the shared settings -------------------------------------------
+
+
+def describe_oracle(sources: Sequence[translate.Source], me: translate.Subject) -> str:
+    parts: list[str] = []
+    for source in sources:
+        kind = source.rule.origin.kind if source.rule else None
+        if kind == "agent" or kind is None:
+            if source.subject != me.name:
+                parts.append(source.subject)
+            elif kind == "agent" and source.rule:
+                parts.append(f"its own `{source.rule.text()}`")
+        elif kind == "config":
+            parts.append("the config's `permission`")
+        elif kind == "session":
+            parts.append("OpenCode's subagent defaults")
+        else:
+            parts.append("OpenCode's built-in rules")
+    names = list(dict.fromkeys(parts))
+    if len(names) > 4:
+        names = [*names[:3], f"{len(names) - 3} more"]
+    return translate._join(names)
+
+
+# Subject names include the words of non-agent writers, to reach every tie.
+WRITER = st.sampled_from(["a", "b", "c", "d", "e", translate.MAIN, "the config's `permission`"])
+SOURCE = st.builds(
+    lambda subject, kind, pattern: translate.Source(
+        subject,
+        None
+        if kind is None
+        else Rule("bash", pattern, "deny", Origin(kind, "x", Path("x.md") if kind else None)),
+    ),
+    WRITER,
+    st.sampled_from([None, "agent", "agent", "config", "session", "default", "native"]),
+    st.sampled_from(["*", "rm *", "git push*"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(sources=st.lists(SOURCE, min_size=1, max_size=12), me=WRITER)
+def test_writers_are_described_as_listing_them_all(
+    sources: list[translate.Source], me: str
+) -> None:
+    subject = translate.Subject(me, Agent(me, "primary", ()), ())
+    assert translate._Who(sources).describe(subject) == describe_oracle(sources, subject)
+    started = all(s.rule is None and s.subject != translate.MAIN for s in sources)
+    assert translate._Who(sources).started_only is started
