@@ -59,7 +59,6 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -330,22 +329,26 @@ class _Planner:
                 kept[subject.name].update(t.name for t in group)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
-        self.writers: dict[tuple[int, ...], _Who] = {}
+        self.who: dict[tuple[int, ...], _Who] = {}
+        self.writers: dict[int, _Writers] = {}
         for name, found in holders.items():
             self._losses(self._by_name(name), group, found, rejected)
 
     def _who(self, sources: list[Entry] | list[Source]) -> _Who:
-        """The writers of these entries (or these sources), summed up once per
-        permission: its entries and objections stay alive, so ids are keys."""
+        """The writers of these entries' sources (or of these sources), each list
+        read once per permission: entries and objections stay alive meanwhile,
+        so their ids are keys."""
         key = tuple(id(item) for item in sources)
-        found = self.writers.get(key)
+        found = self.who.get(key)
         if found is None:
-            flat = (
-                [s for e in sources for s in e.sources]
-                if isinstance(sources[0], Entry)
-                else sources
-            )
-            found = self.writers[key] = _Who(flat)
+            lists = [e.sources for e in sources] if isinstance(sources[0], Entry) else [sources]
+            found = self.who[key] = _Who([self._writers(part) for part in lists])
+        return found
+
+    def _writers(self, sources: Sequence[Source]) -> _Writers:
+        found = self.writers.get(id(sources))
+        if found is None:
+            found = self.writers[id(sources)] = _Writers(sources)
         return found
 
     def _by_name(self, name: str) -> Subject:
@@ -585,16 +588,11 @@ def _join(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-class _Who:
-    """Who wrote the rules behind settings entries, in words, for each agent.
-
-    The message names the first few writers and counts the rest, leaving out the
-    agent it is for (or naming its own rule instead). An entry may have a writer
-    in every agent, so the list is read once, keeping each writer's first
-    position, and each agent's message costs only its own rules.
-    """
+class _Writers:
+    """Who wrote one list of sources: each writer's words at their first position."""
 
     def __init__(self, sources: Sequence[Source]) -> None:
+        self.size = len(sources)
         self.first: dict[str, int] = {}  # each writer's words -> first position
         self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
@@ -610,27 +608,65 @@ class _Who:
                 self.fixed.setdefault(words, index)
             self.first.setdefault(words, index)
             self.started_only &= source.rule is None and source.subject != MAIN
-        self.subjects = list(dict.fromkeys(s.subject for s in sources))
+        self.subjects = dict.fromkeys(s.subject for s in sources)
+
+
+class _Who:
+    """Who wrote the rules behind settings entries, in words, for each agent.
+
+    The message names the first few writers of the entries' sources, in order,
+    and counts the rest, leaving out the agent it is for (or naming its own rule
+    instead). An entry may have a writer in every agent: each entry's sources
+    are read once (_Writers), and each agent's message reads only what it shows
+    and its own rules.
+    """
+
+    def __init__(self, parts: Sequence[_Writers]) -> None:
+        self.parts = parts
+        self.words: set[str] = set().union(*(p.first for p in parts))
+        self.started_only = all(p.started_only for p in parts)
+
+    @property
+    def subjects(self) -> list[str]:
+        return list(dict.fromkeys(s for p in self.parts for s in p.subjects))
 
     def describe(self, me: Subject) -> str:
-        """As listing every writer's words in order, without repeats, would read:
-        `me` itself is left out, or its own rule named instead."""
+        """As listing every writer's words in order, without repeats, would read."""
         name = me.name
-        gone = name in self.first and name not in self.fixed  # only `me` wrote it
-        own = [(index, f"its own `{rule.text()}`") for index, rule in self.own.get(name, ())]
-        count = len(self.first) - gone
-        count += sum(
-            1
-            for t in dict.fromkeys(t for _, t in own)
-            if t not in self.first or (gone and t == name)
-        )
-        found = list(itertools.islice(((i, w) for w, i in self.first.items() if w != name), 5))
-        if name in self.fixed:
-            found.append((self.fixed[name], name))
-        words = list(dict.fromkeys(w for _, w in sorted(found + own)))
+        fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
+        gone = name in self.words and not fixed  # only `me` wrote it
+        own = [
+            (o + i, f"its own `{rule.text()}`")
+            for o, p in self._offsets()
+            for i, rule in p.own.get(name, ())
+        ]
+        texts = dict.fromkeys(t for _, t in own)
+        count = len(self.words) - gone
+        count += sum(1 for t in texts if t not in self.words or (gone and t == name))
+        found = [*self._leading(name, 5), *own, *([(fixed[0], name)] if fixed else [])]
+        words = list(dict.fromkeys(w for _, w in sorted(found)))
         if count > 4:  # a long list hides the point
             words = [*words[:3], f"{count - 3} more"]
         return _join(words[:count])
+
+    def _offsets(self) -> Iterator[tuple[int, _Writers]]:
+        offset = 0
+        for part in self.parts:
+            yield offset, part
+            offset += part.size
+
+    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
+        """The first `limit` writers' words but `skip`, with their first positions."""
+        found: list[tuple[int, str]] = []
+        seen = {skip}
+        for offset, part in self._offsets():
+            for words, index in part.first.items():
+                if words not in seen:
+                    seen.add(words)
+                    found.append((offset + index, words))
+                    if len(found) == limit:
+                        return found
+        return found
 
 
 _WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}

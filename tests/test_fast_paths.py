@@ -582,11 +582,14 @@ SOURCE = st.builds(
 
 
 @settings(max_examples=500, deadline=None)
-@given(sources=st.lists(SOURCE, min_size=1, max_size=12), me=WRITER)
+@given(parts=st.lists(st.lists(SOURCE, max_size=6), min_size=1, max_size=3), me=WRITER)
 def test_writers_are_described_as_listing_them_all(
-    sources: list[translate.Source], me: str
+    parts: list[list[translate.Source]], me: str
 ) -> None:
+    sources = [s for part in parts for s in part]
     subject = translate.Subject(me, Agent(me, "primary", ()), ())
-    assert translate._Who(sources).describe(subject) == describe_oracle(sources, subject)
-    started = all(s.rule is None and s.subject != translate.MAIN for s in sources)
-    assert translate._Who(sources).started_only is started
+    who = translate._Who([translate._Writers(part) for part in parts])
+    if sources:
+        assert who.describe(subject) == describe_oracle(sources, subject)
+    assert who.started_only is all(s.rule is None and s.subject != translate.MAIN for s in sources)
+    assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
