@@ -240,17 +240,20 @@ class Product:
         self.refused, self.saturated = block.accept, block.universal
         self.parts = _parts(exclude)  # per exclude machine: its accepting bits
         # unit -> the positions that read it; sorted, as the search tries them
-        ordered = sorted(units.items())
-        self.names = [unit for unit, _ in ordered]
-        self.masks = [bits for _, bits in ordered]
-        self.moves: dict[str | None, int] = {u: bits | any_ for u, bits in units.items()}
-        self.moves[None] = any_
+        self.names = sorted(units)
+        self.masks = [units[unit] for unit in self.names]
+        self.units, self.any = units, any_
+        # unit -> the positions that move on reading it; filled as searches read
+        self.moves: dict[str | None, int] = {None: any_}
         self.other = other_char(literals)
 
     def step(self, state: int, symbol: str | None) -> int:
         """Every machine reads one unit (None: one no pattern names)."""
         star = self.star
-        found = ((state & self.moves[symbol]) << 1) | (state & star)
+        moves = self.moves.get(symbol)
+        if moves is None:
+            moves = self.moves[symbol] = self.any | (self.units[symbol] if symbol else 0)
+        found = ((state & moves) << 1) | (state & star)
         grown = (found & star) << 1  # a `*` may match nothing: its next position too
         while grown & ~found:
             found |= grown
