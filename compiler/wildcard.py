@@ -342,8 +342,6 @@ def _block(patterns: tuple[str, ...]) -> _Masks:
 @lru_cache(maxsize=65536)
 def covers(outer: str, inner: str) -> bool:
     """True when every text `inner` matches is matched by `outer` too."""
-    if outer == inner:
-        return True
     return witness([glob(inner)], [glob(outer)]) is None
 
 
@@ -351,9 +349,11 @@ def covers(outer: str, inner: str) -> bool:
 def universal(pattern: str) -> bool:
     """True when the pattern matches every text (`*`, `**`, `* *`, ...)."""
     if pattern and not pattern.strip("*"):
-        return True
-    if "*" not in pattern:
-        return False  # it matches texts of one length only
+        return True  # the search stops at once: every text is excluded
+    if "*" not in pattern and len(normal(pattern)) + 2 <= SEARCH_LIMIT:
+        # It matches texts of one length only. (The search would step along its
+        # text, meeting at most one state per unit, so it could never give up.)
+        return False
     return covers(pattern, "*")
 
 
