@@ -73,7 +73,10 @@ TOOL_PERMISSION = {
 
 def js_keys(mapping: Mapping[str, Any]) -> list[str]:
     """Keys in JavaScript's Object.entries order: array indices first, ascending."""
-    index = sorted((k for k in mapping if is_index_key(k)), key=int)
+    index = [k for k in mapping if is_index_key(k)]
+    if not index:
+        return list(mapping)  # the common case: written order
+    index.sort(key=int)
     return index + [k for k in mapping if not is_index_key(k)]
 
 

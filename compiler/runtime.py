@@ -214,8 +214,11 @@ def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem
     return Problem(origin.line or 1, origin.column or 1, message, hint, path=origin.path)
 
 
-def _agent_rules(spec: Spec, env: Environment) -> tuple[list[Rule], list[Problem]]:
-    data, locators, problems = _agent_object(spec, agent_frontmatter(spec))
+def _agent_rules(
+    spec: Spec, env: Environment, front: Mapping[str, Any]
+) -> tuple[list[Rule], list[Problem]]:
+    """The rules of an agent whose emitted frontmatter is `front`."""
+    data, locators, problems = _agent_object(spec, front)
     return from_config(data, env.home, lambda path: locators[path[0]](path)), problems
 
 
@@ -272,7 +275,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
             agents.pop(ident, None)
             continue
         overridden = agents.get(ident)
-        own, problems = _agent_rules(spec, env)
+        own, problems = _agent_rules(spec, env, data)
         mode = data.get("mode")
         if mode is not None and mode not in ("primary", "subagent", "all"):
             pos = spec.where("mode")
