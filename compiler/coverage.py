@@ -104,7 +104,18 @@ def _decides(
 def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str]:
     """For the names `pattern` matches: each distinct set of `later` patterns that
     also match them, with one example name per set."""
-    distinct = tuple(sorted(set(later)))
+    return {
+        frozenset(j for j, p in enumerate(later) if p in accepting): name
+        for accepting, name in _groups(
+            pattern, tuple(sorted(set(later))), wildcard.SEARCH_LIMIT
+        ).items()
+    }
+
+
+@lru_cache(maxsize=16384)
+def _groups(pattern: str, distinct: tuple[str, ...], limit: int) -> dict[frozenset[str], str]:
+    """_name_groups by the later patterns themselves (agents' keys repeat); the
+    answer holds for one SEARCH_LIMIT."""
     machines = wildcard.product((pattern,), distinct)
     alive, accepts = machines.alive[0], machines.accepts[0]
     start = machines.start
@@ -123,13 +134,10 @@ def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str
             if not nxt & alive or nxt in seen:
                 continue
             seen[nxt] = seen[state] + (machines.other if symbol is None else symbol)
-            if len(seen) > wildcard.SEARCH_LIMIT:
+            if len(seen) > limit:
                 raise wildcard.TooComplex(pattern)
             queue.append(nxt)
-    return {
-        frozenset(j for j, p in enumerate(later) if p in accepting): name
-        for accepting, name in found.items()
-    }
+    return found
 
 
 def overlapping(rules: Sequence[Rule], index: int) -> list[int]:

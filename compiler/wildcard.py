@@ -246,6 +246,7 @@ class Product:
         # unit -> the positions that move on reading it; filled as searches read
         self.moves: dict[str | None, int] = {None: any_}
         self.other = other_char(literals)
+        self.found: dict[int, str | None] = {}  # SEARCH_LIMIT -> what search found
 
     def step(self, state: int, symbol: str | None) -> int:
         """Every machine reads one unit (None: one no pattern names)."""
@@ -266,6 +267,13 @@ class Product:
         return [None, *compress(self.names, map(state.__and__, self.masks))]
 
     def search(self) -> str | None:
+        """The shortest, plainest text in the product (None: there is none), found
+        once per SEARCH_LIMIT: agents ask the same questions about shared rules."""
+        if SEARCH_LIMIT not in self.found:
+            self.found[SEARCH_LIMIT] = self._search()
+        return self.found[SEARCH_LIMIT]
+
+    def _search(self) -> str | None:
         start = self.start
         if start & self.saturated:
             return None
