@@ -3,7 +3,8 @@
 Generates bundles of N agents (about 150 lines each: the caveman snippet with a
 parameter, a flow fragment, a per-target block and a permission map), then
 times every command in a fresh process per run and prints the median wall
-time, its ratio to the baselines timed in the same run, and the peak RSS:
+time, its ratio to the baselines timed in the same run, and the peak RSS (the
+repo's own bundle, ndomo, is timed too):
 
 - floor: `python -c pass`; imports: `python -c "import yaml, jinja2, jsonschema, click"`
   (both with the interpreter running this script, i.e. the same environment);
@@ -185,8 +186,7 @@ class Table:
         )
 
 
-def promptc_rows(table: Table, size: int, repeat: int) -> dict[str, float]:
-    promptc = str(Path(sys.executable).with_name("promptc"))
+def promptc_rows(table: Table, size: int, repeat: int, promptc: str) -> dict[str, float]:
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -251,6 +251,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per command at N <= 100")
     parser.add_argument("--peers", type=Path, help="folder holding node_modules/.bin/rulesync")
     parser.add_argument("--agnix", type=Path, help="agnix binary")
+    parser.add_argument(
+        "--promptc", type=Path, help="the promptc to time (default: next to this Python)"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     table = Table()
@@ -264,13 +267,27 @@ def main() -> None:
     table.floor = table.measure("python -c pass (floor)", 0, [python, "-c", "pass"], Path.cwd(), 15)
     imports = [python, "-c", "import yaml, jinja2, jsonschema, click"]
     table.imports = table.measure("python: import dependencies", 0, imports, Path.cwd(), 15)
+    repo = Path(__file__).resolve().parents[1]
+    promptc = str(args.promptc or Path(python).with_name("promptc"))
+    ndomo = table.measure(
+        "promptc check, cold (ndomo)",
+        len(list((repo / "specs/agents").glob("*.md"))),
+        [promptc, "check", "--no-cache", "-q"],
+        repo,
+        args.repeat,
+    )
     results: dict[int, dict[str, float]] = {}
     for size in args.sizes:
         repeat = args.repeat if size <= 100 else 3 if size <= 1000 else 1
-        results[size] = promptc_rows(table, size, repeat)
+        results[size] = promptc_rows(table, size, repeat, promptc)
         if size <= 1000:
             peer_rows(table, size, repeat, args.peers, args.agnix)
     print()
+    print(f"ndomo cold check / imports: {ndomo / table.imports:.2f}")
+    for size in (1000, 10000):
+        if size in results:
+            cold = results[size]["check cold"]
+            print(f"N={size} cold check: {cold:.2f} s, {cold / table.imports:.1f}x imports")
     small = results.get(16)
     if small:
         print(

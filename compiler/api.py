@@ -401,8 +401,13 @@ def _origin(project: Project, target: str, rel: str) -> Path | None:
         return skill.spec.source.path if skill else None
     specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
     stem = rel.removesuffix(".md")
-    matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]
+    matches = [i for i in (stem, *_after_slashes(stem)) if i in specs]
     return specs[max(matches, key=len)].source.path if matches else None
+
+
+def _after_slashes(path: str) -> list[str]:
+    """`a/b/c` -> [`b/c`, `c`]: the ids a file of that path may be named after."""
+    return [path[i + 1 :] for i, char in enumerate(path) if char == "/"]
 
 
 # Permissions and delegation: `promptc can` and `promptc graph`.

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from compiler import wildcard
 from compiler.permissions import Rule
-from compiler.wildcard import Glob, glob
+from compiler.wildcard import glob
 
 
 @dataclass(frozen=True)
@@ -36,21 +37,65 @@ def decides(
     """A pair that rules[index] decides, optionally for one permission name and
     with an input every pattern in `within` matches; None when there is none.
     Raises wildcard.TooComplex when the patterns are too large to explore."""
-    rule = rules[index]
-    later = rules[index + 1 :]
+    return _decides(_shape(rules), index, permission, tuple(within))
+
+
+# The answers depend on the (permission, pattern) pairs alone, and agents share
+# them: every agent inherits the same defaults, and bundles repeat their maps.
+# So each rule list is reduced to its shape, numbered once, and the answers are
+# remembered per shape (positions in them are the callers' indices).
+Shape = tuple[tuple[str, str], ...]
+_SHAPES: dict[Shape, int] = {}
+_SHAPE_LIST: list[Shape] = []
+_SEEN: dict[int, tuple[Sequence[Rule], int]] = {}  # id(rules) -> (rules, shape number)
+
+
+def _shape(rules: Sequence[Rule]) -> int:
+    """The number of the rules' shape. Tuples (immutable, and the same object for
+    every question about one agent) are remembered by identity."""
+    seen = _SEEN.get(id(rules))
+    if seen is not None and seen[0] is rules:
+        return seen[1]
+    shape = tuple(_pair(r.permission, r.pattern) for r in rules)
+    number = _SHAPES.get(shape)
+    if number is None:
+        number = _SHAPES[shape] = len(_SHAPE_LIST)
+        _SHAPE_LIST.append(shape)
+    if isinstance(rules, tuple):
+        if len(_SEEN) >= 4096:
+            _SEEN.clear()  # holding the rules keeps their id from being reused
+        _SEEN[id(rules)] = (rules, number)
+    return number
+
+
+def _pair(permission: str, pattern: str) -> tuple[str, str]:
+    pair = (permission, pattern)
+    return _PAIRS.setdefault(pair, pair)
+
+
+_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+@lru_cache(maxsize=65536)
+def _decides(
+    shape: int, index: int, permission: str | None, within: tuple[str, ...]
+) -> Witness | None:
+    pairs = _SHAPE_LIST[shape]
+    key, pattern = pairs[index]
+    later = pairs[index + 1 :]
     if permission is not None:
-        if not wildcard.match(permission, rule.permission):
+        if not wildcard.match(permission, key):
             return None
         groups = {
-            frozenset(
-                j for j, r in enumerate(later) if wildcard.match(permission, r.permission)
-            ): permission
+            frozenset(j for j, (p, _) in enumerate(later) if wildcard.match(permission, p)): (
+                permission
+            )
         }
     else:
-        groups = _name_groups(rule.permission, [r.permission for r in later])
-    include = [glob(rule.pattern), *(glob(p) for p in within)]
+        groups = _name_groups(key, [p for p, _ in later])
+    include = [glob(pattern), *(glob(p) for p in within)]
     for members, name in groups.items():
-        text = wildcard.witness(include, [glob(later[j].pattern) for j in sorted(members)])
+        text = wildcard.witness(include, [glob(later[j][1]) for j in sorted(members)])
         if text is not None:
             return Witness(name, text)
     return None
@@ -59,60 +104,75 @@ def decides(
 def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str]:
     """For the names `pattern` matches: each distinct set of `later` patterns that
     also match them, with one example name per set."""
-    distinct = sorted(set(later))
-    machines: list[Glob] = [glob(pattern), *(glob(p) for p in distinct)]
-    literals: set[str] = set()
-    for machine in machines:
-        literals |= machine.literals()
-    other = wildcard.other_char(literals)
-    start = tuple(m.start() for m in machines)
+    return {
+        frozenset(j for j, p in enumerate(later) if p in accepting): name
+        for accepting, name in _groups(
+            pattern, tuple(sorted(set(later))), wildcard.SEARCH_LIMIT
+        ).items()
+    }
+
+
+@lru_cache(maxsize=16384)
+def _groups(pattern: str, distinct: tuple[str, ...], limit: int) -> dict[frozenset[str], str]:
+    """_name_groups by the later patterns themselves (agents' keys repeat); the
+    answer holds for one SEARCH_LIMIT."""
+    machines = wildcard.product((pattern,), distinct)
+    alive, accepts = machines.alive[0], machines.accepts[0]
+    start = machines.start
     seen = {start: ""}
     queue = deque([start])
     found: dict[frozenset[str], str] = {}
     while queue:
-        config = queue.popleft()
-        if machines[0].accepts(config[0]):
+        state = queue.popleft()
+        if state & accepts:
             accepting = frozenset(
-                p
-                for p, m, s in zip(distinct, machines[1:], config[1:], strict=True)
-                if m.accepts(s)
+                p for p, bits in zip(distinct, machines.parts, strict=True) if state & bits
             )
-            found.setdefault(accepting, wildcard.from_units(seen[config]))
-        for symbol in wildcard.relevant_symbols(machines, config):
-            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
-            if not nxt[0] or nxt in seen:
+            found.setdefault(accepting, wildcard.from_units(seen[state]))
+        for symbol in machines.symbols(state):
+            nxt = machines.step(state, symbol)
+            if not nxt & alive or nxt in seen:
                 continue
-            seen[nxt] = seen[config] + (other if symbol is None else symbol)
-            if len(seen) > wildcard.SEARCH_LIMIT:
+            seen[nxt] = seen[state] + (machines.other if symbol is None else symbol)
+            if len(seen) > limit:
                 raise wildcard.TooComplex(pattern)
             queue.append(nxt)
-    return {
-        frozenset(j for j, p in enumerate(later) if p in accepting): name
-        for accepting, name in found.items()
-    }
+    return found
 
 
 def overlapping(rules: Sequence[Rule], index: int) -> list[int]:
     """Indices of the later rules that match some pair rules[index] matches."""
-    rule = rules[index]
-    out = []
-    for j in range(index + 1, len(rules)):
-        other = rules[j]
-        if (
-            wildcard.witness([glob(rule.permission), glob(other.permission)]) is not None
-            and wildcard.witness([glob(rule.pattern), glob(other.pattern)]) is not None
-        ):
-            out.append(j)
-    return out
+    return list(_overlapping(_shape(rules), index))
+
+
+@lru_cache(maxsize=16384)
+def _overlapping(shape: int, index: int) -> tuple[int, ...]:
+    pairs = _SHAPE_LIST[shape]
+    key, pattern = pairs[index]
+    return tuple(
+        j
+        for j in range(index + 1, len(pairs))
+        if _meet(key, pairs[j][0]) and _meet(pattern, pairs[j][1])
+    )
+
+
+@lru_cache(maxsize=65536)
+def _meet(one: str, other: str) -> bool:
+    """Some text matches both patterns."""
+    return wildcard.witness([glob(one), glob(other)]) is not None
 
 
 def covering(rules: Sequence[Rule], index: int) -> int | None:
     """The last later rule that alone matches everything rules[index] matches."""
-    rule = rules[index]
-    for j in range(len(rules) - 1, index, -1):
-        other = rules[j]
-        if wildcard.covers(other.permission, rule.permission) and wildcard.covers(
-            other.pattern, rule.pattern
-        ):
+    return _covering(_shape(rules), index)
+
+
+@lru_cache(maxsize=16384)
+def _covering(shape: int, index: int) -> int | None:
+    pairs = _SHAPE_LIST[shape]
+    key, pattern = pairs[index]
+    for j in range(len(pairs) - 1, index, -1):
+        other_key, other = pairs[j]
+        if wildcard.covers(other_key, key) and wildcard.covers(other, pattern):
             return j
     return None

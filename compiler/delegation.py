@@ -12,11 +12,11 @@ An edge names the rule that decided it, so a graph doubles as an audit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.permissions import Decision, Rule, evaluate
+from compiler.permissions import Decision, Rule
 from compiler.runtime import Agent, Runtime
 
 
@@ -33,19 +33,31 @@ class Edge:
 
 
 def can_start(source: Agent, target: Agent) -> Decision:
-    return evaluate(source.task_rules, "task", target.name)
+    """evaluate(source.task_rules, "task", target.name)."""
+    return source.task_decider(target.name)
 
 
 def offered(runtime: Runtime) -> list[Agent]:
     """Agents the task tool can offer at all (mode is not primary)."""
-    return [a for a in runtime.agents.values() if a.mode != "primary"]
+    return list(runtime.offered)
 
 
 def edges_from(runtime: Runtime, source: Agent) -> Iterator[Edge]:
-    for target in offered(runtime):
+    for target in _maybe_started(runtime, source):
         decision = can_start(source, target)
         if decision.action != "deny":
             yield Edge(source, target, decision)
+
+
+def _maybe_started(runtime: Runtime, source: Agent) -> Sequence[Agent]:
+    """The offered agents whose decision may not be deny, in order: when the rules
+    deny every name but a few they spell out, just those (a bundle of subagents
+    with `task: deny` then costs nothing per pair)."""
+    names = source.task_decider.reaching(("allow", "ask"))
+    if names is None:
+        return runtime.offered
+    found = [hit for name in names for hit in runtime.offered_by_name.get(name, ())]
+    return [agent for _, agent in sorted(found, key=lambda hit: hit[0])]
 
 
 def starters(runtime: Runtime) -> list[Agent]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,7 +73,10 @@ TOOL_PERMISSION = {
 
 def js_keys(mapping: Mapping[str, Any]) -> list[str]:
     """Keys in JavaScript's Object.entries order: array indices first, ascending."""
-    index = sorted((k for k in mapping if is_index_key(k)), key=int)
+    index = [k for k in mapping if is_index_key(k)]
+    if not index:
+        return list(mapping)  # the common case: written order
+    index.sort(key=int)
     return index + [k for k in mapping if not is_index_key(k)]
 
 
@@ -131,6 +134,50 @@ def evaluate(rules: Sequence[Rule], permission: str, text: str) -> Decision:
         if wildcard.match(permission, rule.permission) and wildcard.match(text, rule.pattern):
             return Decision(rule.action, rule)
     return Decision("ask", None)
+
+
+class Decider:
+    """`evaluate(rules, permission, text)` for many texts: the rules are read once.
+
+    Graph rules ask one agent's rules about every other agent, so a bundle of N
+    agents asks N² questions. Only rules after the last one whose pattern matches
+    every text can decide differently from it; of those, rules without `*` or
+    `?` match one text each and are looked up, so a text costs a dict lookup
+    plus a match per wildcard rule in that tail (usually none).
+    """
+
+    def __init__(self, rules: Sequence[Rule], permission: str) -> None:
+        relevant = [r for r in rules if wildcard.match(permission, r.permission)]
+        base = len(relevant) - 1
+        while base >= 0 and not wildcard.universal(relevant[base].pattern):
+            base -= 1
+        rule = relevant[base] if base >= 0 else None
+        self.fallback = Decision(rule.action, rule) if rule else Decision("ask", None)
+        # the text each literal pattern matches -> (position, rule); the last one wins
+        self.exact: dict[str, tuple[int, Rule]] = {}
+        self.wild: list[tuple[int, Rule]] = []  # last first
+        for index in range(base + 1, len(relevant)):
+            rule = relevant[index]
+            if wildcard.is_literal(rule.pattern):
+                self.exact[wildcard.normal(rule.pattern)] = (index, rule)
+            else:
+                self.wild.insert(0, (index, rule))
+
+    def __call__(self, text: str) -> Decision:
+        found = self.exact.get(wildcard.normal(text)) if self.exact else None
+        for index, rule in self.wild:
+            if found is not None and index < found[0]:
+                break
+            if wildcard.match(text, rule.pattern):
+                return Decision(rule.action, rule)
+        return Decision(found[1].action, found[1]) if found else self.fallback
+
+    def reaching(self, wanted: Collection[str]) -> set[str] | None:
+        """Every text whose decision is one of the `wanted` actions, as wildcard.normal
+        gives it, or None when that may be any text."""
+        if self.fallback.action in wanted or any(r.action in wanted for _, r in self.wild):
+            return None
+        return {text for text, (_, rule) in self.exact.items() if rule.action in wanted}
 
 
 def matching(rules: Sequence[Rule], permission: str, text: str) -> list[Rule]:

@@ -26,6 +26,7 @@ from compiler.permissions import (
     DEFAULT,
     RUNTIME,
     SESSION,
+    Decider,
     Environment,
     Locate,
     Origin,
@@ -84,6 +85,11 @@ class Agent:
         return tuple(r for r in rules if wildcard.match("task", r.permission))
 
     @functools.cached_property
+    def task_decider(self) -> Decider:
+        """evaluate(task_rules, "task", name) for every agent name, read once."""
+        return Decider(self.task_rules, "task")
+
+    @functools.cached_property
     def _subagent_rules(self) -> tuple[Rule, ...]:
         # Graph rules ask for every pair of agents: build the list once.
         return self.rules + self.session_rules()
@@ -105,7 +111,28 @@ class Runtime:
 
     def bundle_agents(self) -> list[Agent]:
         """The bundle's own agents, by name."""
-        return sorted((a for a in self.agents.values() if not a.native), key=lambda a: a.name)
+        return list(self._bundle_agents)
+
+    @functools.cached_property
+    def _bundle_agents(self) -> tuple[Agent, ...]:
+        # Every rule asks for them: sort once.
+        return tuple(
+            sorted((a for a in self.agents.values() if not a.native), key=lambda a: a.name)
+        )
+
+    @functools.cached_property
+    def offered(self) -> tuple[Agent, ...]:
+        """Agents the task tool can offer at all (mode is not primary), in load order."""
+        return tuple(a for a in self.agents.values() if a.mode != "primary")
+
+    @functools.cached_property
+    def offered_by_name(self) -> Mapping[str, list[tuple[int, Agent]]]:
+        """wildcard.normal(name) -> [(position in `offered`, agent)]: the agents a
+        pattern without wildcards names."""
+        found: dict[str, list[tuple[int, Agent]]] = {}
+        for index, agent in enumerate(self.offered):
+            found.setdefault(wildcard.normal(agent.name), []).append((index, agent))
+        return found
 
 
 def agent_frontmatter(spec: Spec) -> dict[str, Any]:
@@ -187,8 +214,11 @@ def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem
     return Problem(origin.line or 1, origin.column or 1, message, hint, path=origin.path)
 
 
-def _agent_rules(spec: Spec, env: Environment) -> tuple[list[Rule], list[Problem]]:
-    data, locators, problems = _agent_object(spec, agent_frontmatter(spec))
+def _agent_rules(
+    spec: Spec, env: Environment, front: Mapping[str, Any]
+) -> tuple[list[Rule], list[Problem]]:
+    """The rules of an agent whose emitted frontmatter is `front`."""
+    data, locators, problems = _agent_object(spec, front)
     return from_config(data, env.home, lambda path: locators[path[0]](path)), problems
 
 
@@ -245,7 +275,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
             agents.pop(ident, None)
             continue
         overridden = agents.get(ident)
-        own, problems = _agent_rules(spec, env)
+        own, problems = _agent_rules(spec, env, data)
         mode = data.get("mode")
         if mode is not None and mode not in ("primary", "subagent", "all"):
             pos = spec.where("mode")

@@ -10,9 +10,11 @@ an expansion maps to the placeholder line that produced it.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -156,30 +158,66 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(lines: Sequence[str]) -> set[int]:
-    """Indices of lines inside fenced code blocks (fences included)."""
+def _code_lines(lines: Sequence[str], text: str | None = None) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included); `text` is the
+    lines joined with newlines, when the caller has it."""
+    if text is None:
+        text = "\n".join(lines)
     inside: set[int] = set()
     fence: str | None = None
-    for index, line in enumerate(lines):
-        marker = _FENCE.match(line)
-        if fence is not None:
-            inside.add(index)
-            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
-                fence = None
-        elif marker:
-            fence = marker.group(1)
-            inside.add(index)
+    opened = 0
+    for line in _fence_candidates(text):
+        marker = _FENCE.match(lines[line])
+        if marker is None:
+            continue
+        run = marker.group(1)
+        if fence is None:
+            fence, opened = run, line
+        elif run[0] == fence[0] and len(run) >= len(fence):
+            inside.update(range(opened, line + 1))
+            fence = None
+    if fence is not None:
+        inside.update(range(opened, len(lines)))
     return inside
+
+
+def _fence_candidates(text: str) -> list[int]:
+    """Indices of the lines holding three backticks or tildes, in order: a fence
+    line holds them, and str.find skips everything else at C speed."""
+    starts: set[int] = set()
+    for run in ("```", "~~~"):
+        at = text.find(run)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = text.find("\n", at)
+            if end < 0:
+                break
+            at = text.find(run, end)
+    lines: list[int] = []
+    index = previous = 0
+    for start in sorted(starts):
+        index += text.count("\n", previous, start)
+        previous = start
+        lines.append(index)
+    return lines
+
+
+@lru_cache(maxsize=64)
+def _call_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"<<\s*{re.escape(name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
 
 
 def _calls(spec: Spec, snippet: Snippet) -> list[tuple[int, re.Match[str]]]:
     """(body line index, match) of every placeholder of the snippet in the spec's source."""
-    call = re.compile(rf"<<\s*{re.escape(snippet.name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
+    call = _call_pattern(snippet.name)
+    if call.search(spec.source.body) is None:
+        return []  # a match within a line is a match in the whole body
     lines = spec.source.body.split("\n")
-    code = _code_lines(lines)
+    code = _code_lines(lines, spec.source.body)
     found: list[tuple[int, re.Match[str]]] = []
     for index, line in enumerate(lines):
-        if index in code:
+        if index in code or "<<" not in line:
             continue
         spans = [m.span() for m in _INLINE_CODE.finditer(line)]
         for match in call.finditer(line):
@@ -205,32 +243,50 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
     return args
 
 
-def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+def _windows(
+    lines: Sequence[str], snippet: Snippet, text: str | None = None
+) -> list[tuple[int, int]]:
     """Non-overlapping [start, end) line windows of the composed body that hold a copy.
 
     A window is a copy when it resembles the whole snippet (similarity at
     least THRESHOLD), or when it is a good part of the snippet word for word
     (a copy that lost a line); the most similar windows win.
+
+    Only windows holding a useful line (_useful) can be copies, so only starts
+    from which one is in reach are tried; every other line is never looked at.
+    `text` is the lines joined with newlines, when the caller has it.
     """
-    code = _code_lines(lines)
     target = _normal(snippet.text)
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(target)
     words = set(target.split())
+    useful = _useful(lines, target, words)
+    if not useful:
+        return []
+    code = _code_lines(lines, text)
+    matcher = _matcher(target)
+    normal: dict[int, str] = {}
+
+    def at(index: int) -> str:
+        found = normal.get(index)
+        if found is None:
+            found = normal[index] = _normal(lines[index])
+        return found
+
     scored: list[tuple[float, int, int]] = []
-    normal = [_normal(line) for line in lines]
-    for start in range(len(lines)):
-        if not normal[start] or start in code:
-            continue
+    for start in _starts(useful, code, at, 1.5 * len(target)):
         text = ""
+        seen = False
         for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
             if (end - 1) in code:
                 break
-            if not normal[end - 1]:
+            line = at(end - 1)
+            if not line:
                 continue
-            text = f"{text} {normal[end - 1]}" if text else normal[end - 1]
+            text = f"{text} {line}" if text else line
             if len(text) > 1.5 * len(target):
                 break  # longer windows only resemble it less
+            seen = seen or (end - 1) in useful
+            if not seen:
+                continue  # _score would say None: see _useful
             score = _score(matcher, text, target, words)
             if score is not None:
                 scored.append((score, start, end))
@@ -239,6 +295,62 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
         if all(end <= a or start >= b for a, b in chosen):
             chosen.append((start, end))
     return sorted(chosen)
+
+
+def _useful(lines: Sequence[str], target: str, words: set[str]) -> set[int]:
+    """Lines without which no window is a copy: those sharing a word with the
+    snippet, and those that are part of its text.
+
+    A window of other lines shares no word, so it is a copy only as a part of
+    the snippet; a part of three words or more has a whole word of the snippet
+    in the middle, so it is at most two partial words long. When PART of the
+    snippet is longer than any two words of it, the parts can be left out.
+    """
+    if not words:
+        return {i for i, line in enumerate(lines) if line.strip()}
+    sharing = map(words.isdisjoint, map(str.split, lines))
+    found = {i for i, disjoint in enumerate(sharing) if not disjoint}
+    if PART * len(target) <= _two_words(target):
+        found.update(i for i, line in enumerate(lines) if line.strip() and _normal(line) in target)
+    return found
+
+
+def _two_words(target: str) -> int:
+    """The length of the longest text of at most two whole words of `target`."""
+    sizes = [len(w) for w in target.split()]
+    return max([*sizes, *(a + 1 + b for a, b in itertools.pairwise(sizes))], default=0)
+
+
+def _starts(useful: set[int], code: set[int], at: Callable[[int], str], limit: float) -> list[int]:
+    """Every start from which a window reaches a useful line: not blank, not in
+    code, within MAX_WINDOW lines and `limit` characters of text, with no code
+    line between. Walking back from each useful line to the one before it finds
+    each start once."""
+    starts: list[int] = []
+    previous = -1
+    for hit in sorted(useful):
+        size = -1  # the joined text of lines [start, hit] has length `size`
+        for start in range(hit, max(previous, hit - MAX_WINDOW), -1):
+            if start in code:
+                break
+            line = at(start)
+            if not line:
+                continue
+            size += len(line) + 1
+            if size > limit:
+                break
+            starts.append(start)
+        previous = hit
+    return sorted(starts)
+
+
+@lru_cache(maxsize=16)
+def _matcher(target: str) -> difflib.SequenceMatcher[str]:
+    """A matcher holding the snippet as its second sequence (indexing it costs as
+    much as comparing): each window only sets the first one."""
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(target)
+    return matcher
 
 
 def _score(
@@ -250,10 +362,15 @@ def _score(
         return None  # too short to reach THRESHOLD
     if not part and len(words & set(text.split())) < len(words) / 2:
         return None  # cheap first: a copy shares most of the snippet's words
-    matcher.set_seq1(text)
-    if not part and matcher.quick_ratio() < THRESHOLD:
-        return None
-    score = matcher.ratio()
+    if part or target in text:
+        # One holds the other: difflib's longest match is the shorter one whole,
+        # and nothing is left beside it, so its ratio is this (the same float).
+        score = 2.0 * min(len(text), len(target)) / (len(text) + len(target))
+    else:
+        matcher.set_seq1(text)
+        if matcher.quick_ratio() < THRESHOLD:
+            return None
+        score = matcher.ratio()
     return score if part or score >= THRESHOLD else None
 
 
@@ -315,11 +432,15 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
+    calls = _calls(spec, snippet)
+    windows = _windows(composed, snippet, spec.body)
+    if not calls and not windows:
+        return []  # nothing to trace back to the source
     opcodes = align(source, composed)
     first = spec.source.body_line
     copies: list[Copy] = []
     called: set[int] = set()
-    for index, match in _calls(spec, snippet):
+    for index, match in calls:
         called.add(index)
         copies.append(
             Copy(
@@ -333,7 +454,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
                 args=_arguments(snippet, match),
             )
         )
-    for start, end in _windows(composed, snippet):
+    for start, end in windows:
         low, high, verbatim = _to_source(opcodes, start, end)
         if called & set(range(low, max(high, low + 1))):
             continue  # the rendering of a placeholder found above

@@ -59,13 +59,13 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from compiler import claude_rules, wildcard
 from compiler.claude_rules import Pattern, Tool
-from compiler.permissions import Environment, Rule, evaluate
+from compiler.permissions import Decider, Environment, Rule
 from compiler.project import Project
 from compiler.runtime import Agent, resolve
 
@@ -155,6 +155,8 @@ class Region:
 def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     """Some input matches every `include` pattern and no `exclude` one.
     Too complex to decide counts as yes: the safe answer for every caller."""
+    if _apart(include):
+        return False
     try:
         found = wildcard.witness(
             [wildcard.glob(p) for p in include], [wildcard.glob(p) for p in exclude]
@@ -162,6 +164,18 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     except wildcard.TooComplex:
         return True
     return found is not None
+
+
+def _apart(patterns: tuple[str, ...]) -> bool:
+    """Two of the patterns start with texts that differ before either ends, so no
+    input matches both. (The search would find that too, stepping along the one
+    text both heads allow, so it could never give up on it.)"""
+    heads = [wildcard.head(p) for p in patterns]
+    for index, one in enumerate(heads):
+        for other in heads[index + 1 :]:
+            if not one.startswith(other) and not other.startswith(one):
+                return len(one) + len(other) < wildcard.SEARCH_LIMIT
+    return False
 
 
 def regions(rules: Iterable[Rule], permission: str) -> tuple[Region, ...]:
@@ -208,25 +222,40 @@ _CACHE: list[tuple[object, object, Translation]] = []
 
 
 @dataclass
+class _Built:
+    """An entry while rules are still added to it."""
+
+    exact: dict[str, None] = field(default_factory=dict)
+    reach: dict[str, None] = field(default_factory=dict)
+    sources: list[Source] = field(default_factory=list)
+    agent: bool = False
+
+
+@dataclass
 class _Entries:
-    items: dict[tuple[str, str | None], Entry] = field(default_factory=dict)
+    # Built in place and frozen when read: one entry may gather a source from
+    # every agent, and rebuilding it per source would cost N² for N agents.
+    built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
+    frozen: dict[tuple[str, str | None], Entry] | None = None
 
     def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
-        key = (tool, pattern.specifier)
-        old = self.items.get(key)
-        if old is None:
-            self.items[key] = Entry(
-                tool, pattern.specifier, pattern.exact, pattern.reach, (source,), agent
-            )
-            return
-        self.items[key] = Entry(
-            tool,
-            pattern.specifier,
-            tuple(dict.fromkeys(old.exact + pattern.exact)),
-            tuple(dict.fromkeys(old.reach + pattern.reach)),
-            (*old.sources, source),
-            agent,
-        )
+        entry = self.built.setdefault((tool, pattern.specifier), _Built())
+        entry.exact.update(dict.fromkeys(pattern.exact))
+        entry.reach.update(dict.fromkeys(pattern.reach))
+        entry.sources.append(source)
+        entry.agent = agent
+        self.frozen = None
+
+    @property
+    def items(self) -> dict[tuple[str, str | None], Entry]:
+        if self.frozen is None:
+            self.frozen = {
+                (tool, specifier): Entry(
+                    tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+                )
+                for (tool, specifier), b in self.built.items()
+            }
+        return self.frozen
 
     def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
         names = {t.name for t in tools}
@@ -240,6 +269,8 @@ class _Planner:
     def __init__(self, project: Project) -> None:
         self.project = project
         self.subjects = subjects(project)
+        # the first subject of each name, as a search in order would find it
+        self.named = {s.name: s for s in reversed(self.subjects)}
         runtime = {s.name: s.agent for s in self.subjects}
         self.main = main_agent(project, runtime)
         self.tools: dict[str, list[str]] = {s.name: [] for s in self.subjects if s.removable}
@@ -298,11 +329,30 @@ class _Planner:
                 kept[subject.name].update(t.name for t in group)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
+        self.who: dict[tuple[int, ...], _Who] = {}
+        self.writers: dict[int, _Writers] = {}
         for name, found in holders.items():
             self._losses(self._by_name(name), group, found, rejected)
 
+    def _who(self, sources: list[Entry] | list[Source]) -> _Who:
+        """The writers of these entries' sources (or of these sources), each list
+        read once per permission: entries and objections stay alive meanwhile,
+        so their ids are keys."""
+        key = tuple(id(item) for item in sources)
+        found = self.who.get(key)
+        if found is None:
+            lists = [e.sources for e in sources] if isinstance(sources[0], Entry) else [sources]
+            found = self.who[key] = _Who([self._writers(part) for part in lists])
+        return found
+
+    def _writers(self, sources: Sequence[Source]) -> _Writers:
+        found = self.writers.get(id(sources))
+        if found is None:
+            found = self.writers[id(sources)] = _Writers(sources)
+        return found
+
     def _by_name(self, name: str) -> Subject:
-        return next(s for s in self.subjects if s.name == name)
+        return self.named[name]
 
     def _deny_and_ask(
         self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
@@ -336,19 +386,27 @@ class _Planner:
         denied = self.deny.exact(group)
         stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
         rejected: dict[str, list[Source] | None] = {}
+        # Neither the objections nor what an allow adds depend on who writes it:
+        # each pattern is judged once (None: it adds nothing).
+        judged: dict[str, Pattern | None] = {}
         for name, found in holders.items():
             for region in found:
                 if region.action != "allow" or region.pattern in rejected:
                     continue
-                pattern = claude_rules.inside(kind, region.pattern)
-                if pattern is None:
-                    rejected[region.pattern] = None
-                    continue
-                blockers = list(self._objections(pattern, holders, denied, stopped))
-                if blockers:
-                    rejected[region.pattern] = blockers
-                elif any(hits((g,), stopped) for g in pattern.reach):
-                    self._add(self.allow, group, pattern, Source(name, region.rule))
+                if region.pattern not in judged:
+                    pattern = claude_rules.inside(kind, region.pattern)
+                    if pattern is None:
+                        rejected[region.pattern] = None
+                        continue
+                    blockers = list(self._objections(pattern, holders, denied, stopped))
+                    if blockers:
+                        rejected[region.pattern] = blockers
+                        continue
+                    adds = any(hits((g,), stopped) for g in pattern.reach)
+                    judged[region.pattern] = pattern if adds else None
+                written = judged[region.pattern]
+                if written is not None:
+                    self._add(self.allow, group, written, Source(name, region.rule))
         return rejected
 
     def _objections(
@@ -396,21 +454,23 @@ class _Planner:
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
         allowed = self.allow.exact(group)
         names = _join([t.name for t in group])
+        stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         for region in found:
             if region.action == "deny" or region.rule is None:
                 continue
             messages = []
             if hit := _overlapping(denies, region):
-                messages.append(_denied(subject, hit))
+                messages.append(_denied(subject, hit, self._who(hit)))
             if region.action == "allow" and (hit := _overlapping(asks_, region)):
-                messages.append(_asked(subject, hit))
-            stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
+                messages.append(_asked(subject, hit, self._who(hit)))
             if (
                 region.action == "allow"
                 and group[0].asks
                 and hits((region.pattern,), region.later + allowed + stopped)
             ):
-                messages.append(_not_allowed(subject, rejected.get(region.pattern)))
+                blockers = rejected.get(region.pattern)
+                who = self._who(blockers) if blockers is not None else None
+                messages.append(_not_allowed(subject, who))
             if messages:
                 self._note(subject, region.rule, f"{names}: {'; '.join(messages)}")
 
@@ -428,8 +488,9 @@ class _Planner:
             )
         main = next((s for s in self.subjects if not s.removable), None)
         if main is not None:
+            decide = Decider(main.rules, "task")
             for name in spawnable:
-                decision = evaluate(main.rules, "task", name)
+                decision = decide(name)
                 if decision.action != "allow":
                     target = self.deny if decision.action == "deny" else self.ask
                     target.add(
@@ -438,15 +499,39 @@ class _Planner:
                         Source(MAIN, decision.rule),
                         agent=True,
                     )
+        # Every Agent entry is written by now: who blocks each subagent, in order.
+        blocked: dict[str | None, list[Entry]] = {}
+        for entry in (*self.deny.of(_AGENT), *self.ask.of(_AGENT)):
+            blocked.setdefault(entry.specifier, []).append(entry)
+        denied = set(self.deny.items.values())
+        positions: dict[str, list[int]] = {}
+        for index, name in enumerate(spawnable):
+            positions.setdefault(wildcard.normal(name), []).append(index)
         for subject in bundle:
             if subject.agent.mode == "subagent":
                 continue
-            self._spawn(subject, spawnable, kept)
+            # evaluate(rules, "task", name) for the names it may allow or ask for
+            reached = subject.agent.task_decider.reaching(("allow", "ask"))
+            names = (
+                spawnable
+                if reached is None
+                else [
+                    spawnable[i] for i in sorted(i for n in reached for i in positions.get(n, ()))
+                ]
+            )
+            self._spawn(subject, names, blocked, denied, kept)
 
-    def _spawn(self, subject: Subject, spawnable: list[str], kept: dict[str, set[str]]) -> None:
+    def _spawn(
+        self,
+        subject: Subject,
+        names: list[str],
+        blocked: Mapping[str | None, list[Entry]],
+        denied: set[Entry],
+        kept: dict[str, set[str]],
+    ) -> None:
         allowed: list[str] = []
-        for name in spawnable:
-            decision = evaluate(subject.agent.rules, "task", name)
+        for name in names:
+            decision = subject.agent.task_decider(name)
             if decision.action == "ask":
                 self._note(
                     subject,
@@ -456,11 +541,8 @@ class _Planner:
                 )
             if decision.action != "allow":
                 continue
-            blocked = [
-                e for e in (*self.deny.of(_AGENT), *self.ask.of(_AGENT)) if e.specifier == name
-            ]
-            if blocked:
-                verb = "denies" if blocked[0] in self.deny.items.values() else "asks before"
+            if name in blocked:
+                verb = "denies" if blocked[name][0] in denied else "asks before"
                 self._note(
                     subject,
                     decision.rule,
@@ -506,26 +588,88 @@ def _join(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _describe(sources: Iterable[Source], me: Subject) -> str:
-    """Who wrote the rules behind a settings entry, in words."""
-    parts: list[str] = []
-    for source in sources:
-        kind = source.rule.origin.kind if source.rule else None
-        if kind == "agent" or kind is None:
-            if source.subject != me.name:
-                parts.append(source.subject)
-            elif kind == "agent" and source.rule:
-                parts.append(f"its own `{source.rule.text()}`")
-        elif kind == "config":
-            parts.append("the config's `permission`")
-        elif kind == "session":
-            parts.append("OpenCode's subagent defaults")
-        else:
-            parts.append("OpenCode's built-in rules")
-    names = list(dict.fromkeys(parts))
-    if len(names) > 4:  # a long list hides the point
-        names = [*names[:3], f"{len(names) - 3} more"]
-    return _join(names)
+class _Writers:
+    """Who wrote one list of sources: each writer's words at their first position."""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.size = len(sources)
+        self.first: dict[str, int] = {}  # each writer's words -> first position
+        self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
+        self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
+        self.started_only = True  # every source is an agent Claude Code never starts
+        for index, source in enumerate(sources):
+            kind = source.rule.origin.kind if source.rule else None
+            if kind == "agent" or kind is None:
+                words = source.subject
+                if kind == "agent" and source.rule:
+                    self.own.setdefault(source.subject, []).append((index, source.rule))
+            else:
+                words = _WRITERS.get(kind, "OpenCode's built-in rules")
+                self.fixed.setdefault(words, index)
+            self.first.setdefault(words, index)
+            self.started_only &= source.rule is None and source.subject != MAIN
+        self.subjects = dict.fromkeys(s.subject for s in sources)
+
+
+class _Who:
+    """Who wrote the rules behind settings entries, in words, for each agent.
+
+    The message names the first few writers of the entries' sources, in order,
+    and counts the rest, leaving out the agent it is for (or naming its own rule
+    instead). An entry may have a writer in every agent: each entry's sources
+    are read once (_Writers), and each agent's message reads only what it shows
+    and its own rules.
+    """
+
+    def __init__(self, parts: Sequence[_Writers]) -> None:
+        self.parts = parts
+        self.words: set[str] = set().union(*(p.first for p in parts))
+        self.started_only = all(p.started_only for p in parts)
+
+    @property
+    def subjects(self) -> list[str]:
+        return list(dict.fromkeys(s for p in self.parts for s in p.subjects))
+
+    def describe(self, me: Subject) -> str:
+        """As listing every writer's words in order, without repeats, would read."""
+        name = me.name
+        fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
+        gone = name in self.words and not fixed  # only `me` wrote it
+        own = [
+            (o + i, f"its own `{rule.text()}`")
+            for o, p in self._offsets()
+            for i, rule in p.own.get(name, ())
+        ]
+        texts = dict.fromkeys(t for _, t in own)
+        count = len(self.words) - gone
+        count += sum(1 for t in texts if t not in self.words or (gone and t == name))
+        found = [*self._leading(name, 5), *own, *([(fixed[0], name)] if fixed else [])]
+        words = list(dict.fromkeys(w for _, w in sorted(found)))
+        if count > 4:  # a long list hides the point
+            words = [*words[:3], f"{count - 3} more"]
+        return _join(words[:count])
+
+    def _offsets(self) -> Iterator[tuple[int, _Writers]]:
+        offset = 0
+        for part in self.parts:
+            yield offset, part
+            offset += part.size
+
+    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
+        """The first `limit` writers' words but `skip`, with their first positions."""
+        found: list[tuple[int, str]] = []
+        seen = {skip}
+        for offset, part in self._offsets():
+            for words, index in part.first.items():
+                if words not in seen:
+                    seen.add(words)
+                    found.append((offset + index, words))
+                    if len(found) == limit:
+                        return found
+        return found
+
+
+_WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
 
 
 def _entries(hit: list[Entry]) -> str:
@@ -533,31 +677,29 @@ def _entries(hit: list[Entry]) -> str:
     return _join(shown) + (" and more" if len(hit) > 3 else "")
 
 
-def _denied(subject: Subject, hit: list[Entry]) -> str:
-    sources = [s for e in hit for s in e.sources]
-    if all(s.rule is None and s.subject != MAIN for s in sources):
-        names = _join(list(dict.fromkeys(s.subject for s in sources)))
+def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
+    if who.started_only:
+        names = _join(who.subjects)
         return f"narrowed to deny: Claude Code never starts {names} as a subagent"
     return (
         f"narrowed to deny: the shared settings deny {_entries(hit)} "
-        f"(from {_describe(sources, subject)}), and a deny applies to every agent"
+        f"(from {who.describe(subject)}), and a deny applies to every agent"
     )
 
 
-def _asked(subject: Subject, hit: list[Entry]) -> str:
-    sources = [s for e in hit for s in e.sources]
+def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
     return (
         f"narrowed to ask: the shared settings ask for {_entries(hit)} "
-        f"(from {_describe(sources, subject)}), and an ask beats any allow"
+        f"(from {who.describe(subject)}), and an ask beats any allow"
     )
 
 
-def _not_allowed(subject: Subject, blockers: list[Source] | None) -> str:
-    if blockers is None:
+def _not_allowed(subject: Subject, who: _Who | None) -> str:
+    if who is None:
         return "narrowed to ask: the pattern has no exact Claude Code form"
     return (
         "narrowed to ask: settings are shared, and OpenCode does not allow all of it "
-        f"for {_describe(blockers, subject)}"
+        f"for {who.describe(subject)}"
     )
 
 

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
+from typing import NamedTuple
 
 STAR = "\x00*"  # token for `*` (a two-character string never equals a code unit)
 ANY = "\x00?"  # token for `?`
@@ -77,9 +79,17 @@ def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(body, re.DOTALL)
 
 
+def normal(text: str) -> str:
+    """The text as OpenCode compares it: backslashes as `/`, in UTF-16 code units.
+    A pattern without `*` or `?` matches exactly the texts with its normal form."""
+    return utf16_units(text.replace("\\", "/"))
+
+
+@lru_cache(maxsize=65536)
 def match(text: str, pattern: str) -> bool:
-    """True when OpenCode's Wildcard.match(text, pattern) is true."""
-    return _regex(pattern).fullmatch(utf16_units(text.replace("\\", "/"))) is not None
+    """True when OpenCode's Wildcard.match(text, pattern) is true. Remembered:
+    every agent's rules ask about the same permission names and keys."""
+    return _regex(pattern).fullmatch(normal(text)) is not None
 
 
 @dataclass(frozen=True)
@@ -90,71 +100,21 @@ class Glob:
     pattern: str
     tokens: tuple[str, ...]
     accept: frozenset[int]
-    # Transitions already computed: searches ask the same (states, symbol) step
-    # again and again, and a dict lookup is far cheaper than recomputing it.
-    _steps: dict[tuple[frozenset[int], str | None], frozenset[int]] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
-    _expects: dict[frozenset[int], frozenset[str]] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
     # States from which every continuation is accepted: a `*` with only `*` after it.
-    _universal: frozenset[int] = field(init=False, repr=False, compare=False, hash=False)
+    universal: frozenset[int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         tail = len(self.tokens)
         while tail > 0 and self.tokens[tail - 1] == STAR:
             tail -= 1
-        object.__setattr__(self, "_universal", frozenset(range(tail, len(self.tokens))))
+        object.__setattr__(self, "universal", frozenset(range(tail, len(self.tokens))))
 
     def start(self) -> frozenset[int]:
-        return self._closure({0})
-
-    def _closure(self, states: set[int]) -> frozenset[int]:
-        todo = list(states)
-        seen = set(states)
-        while todo:
-            state = todo.pop()
-            if state < len(self.tokens) and self.tokens[state] == STAR and state + 1 not in seen:
-                seen.add(state + 1)
-                todo.append(state + 1)
-        return frozenset(seen)
-
-    def step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
-        """States after reading one code unit; None stands for a unit no pattern names."""
-        key = (states, symbol)
-        found = self._steps.get(key)
-        if found is None:
-            found = self._steps[key] = self._step(states, symbol)
-        return found
-
-    def expects(self, states: frozenset[int]) -> frozenset[str]:
-        """The code units that move `states` differently from a unit no pattern names."""
-        found = self._expects.get(states)
-        if found is None:
-            n = len(self.tokens)
-            units = {self.tokens[i] for i in states if i < n} - {STAR, ANY}
-            found = self._expects[states] = frozenset(units)
-        return found
-
-    def saturated(self, states: frozenset[int]) -> bool:
-        """True when every continuation from `states` is accepted."""
-        return not self._universal.isdisjoint(states)
-
-    def _step(self, states: frozenset[int], symbol: str | None) -> frozenset[int]:
-        nxt: set[int] = set()
-        for state in states:
-            if state >= len(self.tokens):
-                continue
-            token = self.tokens[state]
-            if token == STAR:
-                nxt.add(state)
-            elif token in (ANY, symbol):
-                nxt.add(state + 1)
-        return self._closure(nxt)
-
-    def accepts(self, states: frozenset[int]) -> bool:
-        return not self.accept.isdisjoint(states)
+        """State 0 and every state a run of `*` matching nothing reaches from it."""
+        state = 0
+        while state < len(self.tokens) and self.tokens[state] == STAR:
+            state += 1
+        return frozenset(range(state + 1))
 
     def literals(self) -> set[str]:
         return {t for t in self.tokens if t not in (STAR, ANY)}
@@ -193,70 +153,227 @@ def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None
     if not include:
         machines = (ANYTHING, *machines)
         include = (ANYTHING,)
-    literals: set[str] = set()
-    for machine in machines:
-        literals |= machine.literals()
     cut = len(include)
-    start = tuple(m.start() for m in machines)
-    if any(m.saturated(s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
+    found = product(
+        tuple(m.pattern for m in machines[:cut]), tuple(m.pattern for m in machines[cut:])
+    )
+    return found.search()
+
+
+class _Masks(NamedTuple):
+    """One pattern's automaton as bit masks over its positions 0..n (n: the end)."""
+
+    size: int  # n + 1 bits
+    star: int  # positions holding `*`
+    any: int  # positions holding `?`
+    units: dict[str, int]  # literal unit -> positions holding it
+    start: int
+    accept: int
+    universal: int  # positions from which every continuation is accepted
+    literals: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def _masks(pattern: str) -> _Masks:
+    machine = glob(pattern)
+    star = any_ = 0
+    units: dict[str, int] = {}
+    for position, token in enumerate(machine.tokens):
+        if token == STAR:
+            star |= 1 << position
+        elif token == ANY:
+            any_ |= 1 << position
+        else:
+            units[token] = units.get(token, 0) | 1 << position
+    return _Masks(
+        len(machine.tokens) + 1,
+        star,
+        any_,
+        units,
+        _bits(machine.start()),
+        _bits(machine.accept),
+        _bits(machine.universal),
+        frozenset(units),
+    )
+
+
+def _bits(states: Iterable[int]) -> int:
+    return sum(1 << state for state in states)
+
+
+class Product:
+    """The product of several patterns' automata: `include` patterns a text must
+    match and `exclude` patterns it must not.
+
+    A state of the product is one int: each machine owns a run of bits (one per
+    position, plus its end), set for the positions it may be in, so a tuple of
+    every machine's set of positions maps one to one onto an int, and a step of
+    every machine at once is a few operations on it. Breadth first from the
+    start, trying "other" (a unit no pattern names) first and then each unit
+    some machine expects next in sorted order, searches find the shortest,
+    plainest text; any other unit moves every machine as "other" does.
+    """
+
+    def __init__(self, include: Sequence[str], exclude: tuple[str, ...]) -> None:
+        self.patterns = ", ".join((*include, *exclude))
+        # The excludes first, as one block: callers ask about many patterns
+        # against the same long list of excludes.
+        block = _block(exclude)
+        literals = set(block.literals)
+        star, any_, start = block.star, block.any, block.start
+        units = dict(block.units)
+        self.alive: list[int] = []  # per include machine: all its bits
+        self.accepts: list[int] = []  # per include machine: its accepting bits
+        offset = block.size
+        for pattern in include:
+            masks = _masks(pattern)
+            literals |= masks.literals
+            star |= masks.star << offset
+            any_ |= masks.any << offset
+            for unit, bits in masks.units.items():
+                units[unit] = units.get(unit, 0) | bits << offset
+            start |= masks.start << offset
+            self.alive.append(((1 << masks.size) - 1) << offset)
+            self.accepts.append(masks.accept << offset)
+            offset += masks.size
+        self.star, self.start = star, start
+        self.refused, self.saturated = block.accept, block.universal
+        self.parts = _parts(exclude)  # per exclude machine: its accepting bits
+        # unit -> the positions that read it; sorted, as the search tries them
+        self.names = sorted(units)
+        self.masks = [units[unit] for unit in self.names]
+        self.units, self.any = units, any_
+        # unit -> the positions that move on reading it; filled as searches read
+        self.moves: dict[str | None, int] = {None: any_}
+        self.other = other_char(literals)
+        self.found: dict[int, str | None] = {}  # SEARCH_LIMIT -> what search found
+
+    def step(self, state: int, symbol: str | None) -> int:
+        """Every machine reads one unit (None: one no pattern names)."""
+        star = self.star
+        moves = self.moves.get(symbol)
+        if moves is None:
+            moves = self.moves[symbol] = self.any | (self.units[symbol] if symbol else 0)
+        found = ((state & moves) << 1) | (state & star)
+        grown = (found & star) << 1  # a `*` may match nothing: its next position too
+        while grown & ~found:
+            found |= grown
+            grown = (found & star) << 1
+        return found
+
+    def symbols(self, state: int) -> list[str | None]:
+        """The units worth trying from `state`: None ("other") first, then, sorted,
+        every unit some machine expects next."""
+        return [None, *compress(self.names, map(state.__and__, self.masks))]
+
+    def search(self) -> str | None:
+        """The shortest, plainest text in the product (None: there is none), found
+        once per SEARCH_LIMIT: agents ask the same questions about shared rules."""
+        if SEARCH_LIMIT not in self.found:
+            self.found[SEARCH_LIMIT] = self._search()
+        return self.found[SEARCH_LIMIT]
+
+    def _search(self) -> str | None:
+        start = self.start
+        if start & self.saturated:
+            return None
+        alive, accepts, refused, saturated = self.alive, self.accepts, self.refused, self.saturated
+        parent: dict[int, tuple[int, str | None]] = {}
+        seen = {start}
+        queue = deque([start])
+        while queue:
+            state = queue.popleft()
+            if not state & refused and all(map(state.__and__, accepts)):
+                return self._spell(state, parent)
+            for symbol in self.symbols(state):
+                nxt = self.step(state, symbol)
+                if nxt in seen or not all(map(nxt.__and__, alive)):
+                    continue
+                seen.add(nxt)
+                # An exclude pattern that now accepts every continuation rules out
+                # everything below this state: nothing there to find.
+                if nxt & saturated:
+                    continue
+                if len(seen) > SEARCH_LIMIT:
+                    raise TooComplex(self.patterns)
+                parent[nxt] = (state, symbol)
+                queue.append(nxt)
         return None
-    parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]] = {}
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        config = queue.popleft()
-        if all(m.accepts(s) for m, s in zip(machines[:cut], config[:cut], strict=True)) and not any(
-            m.accepts(s) for m, s in zip(machines[cut:], config[cut:], strict=True)
-        ):
-            return _spell(config, parent, other_char(literals))
-        for symbol in relevant_symbols(machines, config):
-            nxt = tuple(m.step(s, symbol) for m, s in zip(machines, config, strict=True))
-            if any(not s for s in nxt[:cut]) or nxt in seen:
-                continue
-            seen.add(nxt)
-            # An exclude pattern that now accepts every continuation rules out
-            # everything below this state: nothing there to find.
-            if any(m.saturated(s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
-                continue
-            if len(seen) > SEARCH_LIMIT:
-                raise TooComplex(", ".join(m.pattern for m in machines))
-            parent[nxt] = (config, symbol)
-            queue.append(nxt)
-    return None
+
+    def _spell(self, state: int, parent: dict[int, tuple[int, str | None]]) -> str:
+        units: list[str] = []
+        while state in parent:
+            state, symbol = parent[state]
+            units.append(self.other if symbol is None else symbol)
+        return from_units("".join(reversed(units)))
 
 
-def relevant_symbols(
-    machines: Sequence[Glob], config: tuple[frozenset[int], ...]
-) -> list[str | None]:
-    """The symbols worth trying from `config`: "other" first (plainer examples),
-    then, sorted, every unit some machine expects next. Any other unit moves every
-    machine exactly as "other" does, so it could only reach a state already seen."""
-    units: set[str] = set()
-    for machine, states in zip(machines, config, strict=True):
-        units |= machine.expects(states)
-    return [None, *sorted(units)]
+@lru_cache(maxsize=4096)
+def product(include: tuple[str, ...], exclude: tuple[str, ...]) -> Product:
+    """The product of the patterns' automata (built once per pair of tuples)."""
+    return Product(include, exclude)
 
 
-def _spell(
-    config: tuple[frozenset[int], ...],
-    parent: dict[tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], str | None]],
-    other: str,
-) -> str:
-    units: list[str] = []
-    while config in parent:
-        config, symbol = parent[config]
-        units.append(other if symbol is None else symbol)
-    return from_units("".join(reversed(units)))
+@lru_cache(maxsize=1024)
+def _parts(patterns: tuple[str, ...]) -> tuple[int, ...]:
+    """Each pattern's accepting bits, laid out as _block lays them out."""
+    found: list[int] = []
+    offset = 0
+    for pattern in patterns:
+        masks = _masks(pattern)
+        found.append(masks.accept << offset)
+        offset += masks.size
+    return tuple(found)
 
 
+@lru_cache(maxsize=1024)
+def _block(patterns: tuple[str, ...]) -> _Masks:
+    """Several patterns side by side, as one set of masks: `accept` holds every
+    one's accepting bits, `universal` every one's all-accepting bits."""
+    size = star = any_ = start = accept = universal = 0
+    units: dict[str, int] = {}
+    literals: set[str] = set()
+    for pattern in patterns:
+        masks = _masks(pattern)
+        star |= masks.star << size
+        any_ |= masks.any << size
+        for unit, bits in masks.units.items():
+            units[unit] = units.get(unit, 0) | bits << size
+        start |= masks.start << size
+        accept |= masks.accept << size
+        universal |= masks.universal << size
+        literals |= masks.literals
+        size += masks.size
+    return _Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
+
+
+@lru_cache(maxsize=65536)
 def covers(outer: str, inner: str) -> bool:
     """True when every text `inner` matches is matched by `outer` too."""
     return witness([glob(inner)], [glob(outer)]) is None
 
 
+@lru_cache(maxsize=8192)
 def universal(pattern: str) -> bool:
     """True when the pattern matches every text (`*`, `**`, `* *`, ...)."""
+    if pattern and not pattern.strip("*"):
+        return True  # the search stops at once: every text is excluded
+    if "*" not in pattern and len(normal(pattern)) + 2 <= SEARCH_LIMIT:
+        # It matches texts of one length only. (The search would step along its
+        # text, meeting at most one state per unit, so it could never give up.)
+        return False
     return covers(pattern, "*")
+
+
+@lru_cache(maxsize=8192)
+def head(pattern: str) -> str:
+    """The units every text the pattern matches starts with (in normal form): those
+    before its first `*` or `?`, but for the optional trailing ` *` the space too."""
+    units = normal(pattern)
+    cut = min((i for i in (units.find("*"), units.find("?")) if i >= 0), default=len(units))
+    if cut == len(units) - 1 and units.endswith(" *"):
+        cut -= 1
+    return units[:cut]
 
 
 def is_literal(pattern: str) -> bool:

@@ -43,10 +43,18 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]
     for agent in runtime.bundle_agents():
         rules += [r for _, r in agent.own_rules() if r.permission == "task"]
+    known = {wildcard.normal(name) for name in names}
+    matches: dict[str, bool] = {}  # pattern -> some agent matches it (maps repeat patterns)
     for rule in rules:
         if rule.written is None or wildcard.universal(rule.pattern):
             continue
-        if any(wildcard.match(name, rule.pattern) for name in names):
+        pattern = rule.pattern
+        if pattern not in matches:
+            if wildcard.is_literal(pattern):
+                matches[pattern] = wildcard.normal(pattern) in known
+            else:
+                matches[pattern] = any(wildcard.match(name, pattern) for name in names)
+        if matches[pattern]:
             continue
         if wildcard.is_literal(rule.pattern):
             if rule.pattern in disabled:

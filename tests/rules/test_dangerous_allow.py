@@ -62,3 +62,18 @@ def test_message_names_the_command(messages) -> None:  # type: ignore[no-untyped
         'specs/agents/a.md:6:5: warning [dangerous-allow] `bash "git *": allow`: this agent '
         "may run `git push*` commands without asking, `git push` for one"
     ]
+
+
+def test_agents_sharing_a_map_each_get_their_own_positions(lint: Lint) -> None:
+    # The same rules, so the same (cached) answers, written at different lines.
+    rest = "permission:\n  bash:\n    '*': ask\n    'git *': allow"
+    files = {
+        A: agent(f"description: An agent with some power.\n{rest}"),
+        "specs/agents/b.md": agent(f"description: Another one.\nmode: all\n\n{rest}"),
+        "specs/agents/c.md": agent("description: A third one.\npermission:\n  bash: allow"),
+    }
+    assert lint(RULE, files) == [
+        (A, 6, 5, RULE),
+        ("specs/agents/b.md", 8, 5, RULE),
+        ("specs/agents/c.md", 4, 3, RULE),
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from tests.rules.conftest import Lint, agent
@@ -153,3 +155,20 @@ def test_config_level_rules_are_checked(lint: Lint) -> None:
     config = '[permission]\nbash = { "git *" = "ask", "*" = "deny" }\n'
     found = lint(RULE, {A: agent("description: Any agent will do for this one.")}, config)
     assert found == [("promptc.toml", 2, 10, RULE)]
+
+
+def test_agents_sharing_a_map_each_get_their_own_positions(messages) -> None:  # type: ignore[no-untyped-def]
+    # The same rules, so the same (cached) answers, written at different lines.
+    front = textwrap.dedent(CASES[0][0])
+    later = front.replace("permission:", "mode: subagent\npermission:")
+    found = messages(RULE, {A: agent(front), "specs/agents/b.md": agent(later)})
+    assert found == [
+        'specs/agents/a.md:5:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
+        'the later `bash "*": deny` (line 7) matches everything it matches',
+        'specs/agents/a.md:6:5: error [shadowed-rule] `bash "find *": allow` never decides: '
+        'the later `bash "*": deny` (line 7) matches everything it matches',
+        'specs/agents/b.md:6:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
+        'the later `bash "*": deny` (line 8) matches everything it matches',
+        'specs/agents/b.md:7:5: error [shadowed-rule] `bash "find *": allow` never decides: '
+        'the later `bash "*": deny` (line 8) matches everything it matches',
+    ]
