@@ -70,7 +70,10 @@ def _dead(rules: Sequence[Rule], index: int, redundant: bool) -> Iterator[Proble
     same = all(rules[j].action == rule.action for j in later)
     if same and not redundant:
         return
-    single = coverage.covering(rules, index)
+    try:
+        single = coverage.covering(rules, index)
+    except TooComplex:  # the pairwise search has its own budget: name every later rule
+        single = None
     if single is not None:
         cause = f"the later `{rules[single].text()}` ({_at(rules[single], rule)}) matches "
         cause += "everything it matches"

@@ -172,3 +172,22 @@ def test_agents_sharing_a_map_each_get_their_own_positions(messages) -> None:  #
         'specs/agents/b.md:7:5: error [shadowed-rule] `bash "find *": allow` never decides: '
         'the later `bash "*": deny` (line 8) matches everything it matches',
     ]
+
+
+def test_a_pairwise_search_past_its_budget_names_every_later_rule(  # type: ignore[no-untyped-def]
+    messages, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The union was decided, but the search for one covering rule gave up: the
+    # report falls back to naming the later rules instead of crashing.
+    from compiler import coverage
+    from compiler.wildcard import TooComplex
+
+    def gives_up(*_: object) -> None:
+        raise TooComplex(("*",))
+
+    monkeypatch.setattr(coverage, "covering", gives_up)
+    found = messages(RULE, {A: agent(CASES[0][0])})
+    assert found[0] == (
+        'specs/agents/a.md:5:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
+        'later rules `bash "*": deny` (line 7) together match everything it matches'
+    )
