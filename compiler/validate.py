@@ -7,7 +7,8 @@ value starts on another line). For `anyOf`, the alternative the value was
 evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
 schema's own `errorMessage` says what is accepted. Validators are compiled
-once per schema and run.
+once per schema and run. A valid document never reaches jsonschema:
+compiler.precheck answers first, and jsonschema runs only to explain a failure.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
@@ -26,6 +27,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from compiler import precheck
 from compiler.diagnostics import Problem
 from compiler.loader import Frontmatter, JsonPath, load_bytes
 from compiler.resources import load_schema
@@ -105,6 +107,8 @@ def issues(
     instance: Any, schema: Mapping[str, Any], name: Callable[[JsonPath], str] | None = None
 ) -> Iterator[Issue]:
     """Every problem, one readable message each, without duplicates."""
+    if precheck.valid(instance, schema):
+        return  # jsonschema is loaded only to explain a failure
     seen: set[tuple[JsonPath, str]] = set()
     for error in _validator(schema).iter_errors(instance):
         for path, message, at_key in _explain(error, name or json_path):
