@@ -34,90 +34,201 @@ entry exists only for a config that validated when it was stored).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import stat
 import sys
-import tomllib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from compiler import __version__
-from compiler.diagnostics import Diagnostic, Fix, Severity
+from compiler import __version__, resources
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from os import PathLike
+    from typing import Any
+
+    from compiler.diagnostics import Diagnostic
 
 FOLDER = ".promptc-cache"
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout or the key changes
 KEEP = 16  # entries kept per bundle; the oldest go first
 ENVIRONMENT = ("HOME", "XDG_DATA_HOME", "TMPDIR", "TMP", "TEMP")
 DEPENDENCIES = ("yaml", "jinja2", "jsonschema", "click")
 MANIFEST = ".promptc-manifest.json"  # compiler.writer.MANIFEST, without importing the writer
+# The layout keys of compiler.config.DEFAULTS, without importing the config
+# module (tests/test_cache.py keeps the two equal).
+LAYOUT_DEFAULTS = {"specs": "specs", "fragments": "fragments", "out": "build"}
+DEFAULT_TARGETS = ("opencode",)
 
 
-@dataclass(frozen=True)
 class Layout:
-    """What the cache needs to know of a bundle: where its inputs and outputs are."""
+    """What the cache needs to know of a bundle: where its inputs and outputs are.
 
-    root: Path
-    source: Path | None
-    specs: Path
-    fragments: Path
-    out: Path
-    targets: tuple[str, ...]  # every configured target, sorted
+    Absolute paths as strings: the warm path never imports pathlib.
+    """
+
+    __slots__ = ("fragments", "out", "root", "source", "specs", "targets")
+
+    def __init__(
+        self,
+        root: str | PathLike[str],
+        source: str | PathLike[str] | None,
+        specs: str | PathLike[str],
+        fragments: str | PathLike[str],
+        out: str | PathLike[str],
+        targets: tuple[str, ...],  # every configured target, sorted
+    ) -> None:
+        self.root = os.fspath(root)
+        self.source = None if source is None else os.fspath(source)
+        self.specs = os.fspath(specs)
+        self.fragments = os.fspath(fragments)
+        self.out = os.fspath(out)
+        self.targets = targets
 
 
-@dataclass(frozen=True)
 class Hit:
-    """A stored result, valid for the inputs and output folder as they are now."""
+    """A stored result, valid for the inputs and output folder as they are now.
 
-    diagnostics: tuple[Diagnostic, ...]
+    The diagnostics are rebuilt only when asked for: a run with nothing to
+    show reads the severities alone, and never imports the diagnostics module.
+    """
+
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     fixed: tuple[str, ...] = ()
+
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self._items = items
+        self._built: tuple[Diagnostic, ...] | None = None
+        self.severities = [str(item["severity"]) for item in items]
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        if self._built is None:
+            self._built = tuple(_diagnostic(item) for item in self._items)
+        return self._built
 
 
 def disabled(environ: Mapping[str, str]) -> bool:
     return environ.get("PROMPTC_NO_CACHE", "") not in ("", "0")
 
 
-def raw_layout(config_path: Path | None, cwd: Path) -> tuple[Layout, bool] | None:
+def raw_layout(
+    config_path: str | PathLike[str] | None, cwd: str | PathLike[str]
+) -> tuple[Layout, bool] | None:
     """The bundle's layout and whether its config allows caching, from the raw
     TOML (no validation); None when the config cannot be read."""
-    from compiler.config import DEFAULTS, find_config
+    cwd = os.path.realpath(cwd)
+    indexed = _indexed_layout(config_path, cwd)
+    if indexed is not None:
+        return indexed, True
+    import tomllib
 
-    cwd = cwd.resolve()
-    source: Path | None = None
+    source: str | None = None
     table: Any = {}
     try:
         if config_path is not None:
-            source = config_path.resolve()
-            data = tomllib.loads(source.read_text(encoding="utf-8"))
-            table = data.get("tool", {}).get("promptc") if source.name == "pyproject.toml" else data
+            source = os.path.realpath(config_path)
+            with open(source, encoding="utf-8") as handle:
+                data = tomllib.loads(handle.read())
+            pyproject = os.path.basename(source) == "pyproject.toml"
+            table = data.get("tool", {}).get("promptc") if pyproject else data
         else:
-            located = find_config(cwd)
+            located = _find_config(cwd, tomllib.loads)
             if located is not None:
-                source, table = located[0], located[1]
+                source, table = located
     except Exception:  # any problem: the full run reports it properly
         return None
     if not isinstance(table, dict):
         return None
-    root = source.parent if source else cwd
-    merged = {**DEFAULTS, **table}
+    root = os.path.dirname(source) if source else cwd
+    merged = {**LAYOUT_DEFAULTS, **table}
     try:
+        targets = table.get("targets", dict.fromkeys(DEFAULT_TARGETS))
         layout = Layout(
             root,
             source,
-            (root / merged["specs"]).resolve(),
-            (root / merged["fragments"]).resolve(),
-            (root / merged["out"]).resolve(),
-            tuple(sorted(merged["targets"])),
+            os.path.realpath(os.path.join(root, merged["specs"])),
+            os.path.realpath(os.path.join(root, merged["fragments"])),
+            os.path.realpath(os.path.join(root, merged["out"])),
+            tuple(sorted(targets)),
         )
     except (TypeError, AttributeError):
         return None
     return layout, table.get("cache", True) is not False
+
+
+def _indexed_layout(config_path: str | PathLike[str] | None, cwd: str) -> Layout | None:
+    """The layout a stored result recorded for this very config file, without reading TOML.
+
+    store() writes `layout-<hash of the config's path and bytes>.json` next to
+    its entries; such a file exists only for a config that validated and
+    allowed caching. Any doubt (no config file, a pyproject.toml that may not
+    be the config, an unreadable index) is None, and raw_layout parses the TOML.
+    """
+    try:
+        if config_path is not None:
+            source = os.path.realpath(config_path)
+        else:
+            found = _first_candidate(cwd)
+            if found is None:
+                return None
+            source = found
+        with open(source, "rb") as handle:
+            raw = handle.read()
+        root = os.path.dirname(source)
+        with open(os.path.join(root, FOLDER, _index_name(source, raw)), encoding="utf-8") as handle:
+            data = json.load(handle)
+        return Layout(
+            root,
+            source,
+            str(data["specs"]),
+            str(data["fragments"]),
+            str(data["out"]),
+            tuple(str(t) for t in data["targets"]),
+        )
+    except Exception:  # missing or malformed: parse the config instead
+        return None
+
+
+def _first_candidate(start: str) -> str | None:
+    folder = start
+    while True:
+        for name in ("promptc.toml", "pyproject.toml"):
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _index_name(source: str, raw: bytes) -> str:
+    digest = hashlib.sha256(repr((FORMAT, source)).encode() + b"\0" + raw).hexdigest()
+    return f"layout-{digest}.json"
+
+
+def _find_config(start: str, parse: Any) -> tuple[str, Any] | None:
+    """compiler.config.find_config without pathlib: (path, raw table) or None."""
+    folder = start
+    while True:
+        for name in ("promptc.toml", "pyproject.toml"):
+            candidate = os.path.join(folder, name)
+            if not os.path.isfile(candidate):
+                continue
+            with open(candidate, encoding="utf-8") as handle:
+                data = parse(handle.read())
+            if name == "promptc.toml":
+                return candidate, data
+            table = data.get("tool", {}).get("promptc")
+            if table is not None:
+                return candidate, table
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]) -> str | None:
@@ -131,59 +242,82 @@ def key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, st
             digest.update(len(data).to_bytes(8, "little"))
             digest.update(data)
 
-    add(FORMAT, __version__, _code_digest(), sys.version, str(Path.cwd()))
+    add(FORMAT, __version__, _code_digest(), sys.version, os.getcwd())
     add(*(environ.get(name) for name in ENVIRONMENT))
-    add(str(layout.root), str(layout.source), str(layout.specs), str(layout.fragments))
-    add(str(layout.out), layout.targets, tuple(sorted(only)), mode)
+    add(layout.root, layout.source, layout.specs, layout.fragments)
+    add(layout.out, layout.targets, tuple(sorted(only)), mode)
     if layout.source is not None:
         try:
-            add(layout.source.read_bytes())
+            config = _read(layout.source)
         except OSError:
             return None
+        add(config)
+        _CONFIG_READ[layout.source] = config
     for folder in (layout.specs, layout.fragments):
         files = _tree(folder)
         if files is None:
             return None
         for path in files:
             try:
-                add(str(path), path.read_bytes())
+                add(path, _read(path))
             except OSError:
                 return None
     return digest.hexdigest()
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 _CODE: list[str] = []
+_CONFIG_READ: dict[str, bytes] = {}  # the config bytes each key was computed from
 
 
 def _code_digest() -> str:
     """promptc's own code and schemas, and where its dependencies are installed."""
     if _CODE:
         return _CODE[0]
-    from importlib.util import find_spec
-
-    from compiler.resources import schema_dir
-
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
-    files = sorted(package.rglob("*.py")) + sorted(schema_dir().glob("*.json"))
+    package = os.path.dirname(os.path.realpath(__file__))
+    schemas = resources.schema_folder()
+    files = [p for p in _walk(package) if p.endswith(".py")]
+    files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
     for path in files:
-        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.encode() + b"\0" + _read(path) + b"\0")
     for name in DEPENDENCIES:
-        spec = find_spec(name)
-        origin = spec.origin if spec else None
-        stat = os.stat(origin) if origin else None
-        digest.update(repr((name, origin, stat and (stat.st_size, stat.st_mtime_ns))).encode())
+        origin = _origin(name)
+        info = os.stat(origin) if origin else None
+        digest.update(repr((name, origin, info and (info.st_size, info.st_mtime_ns))).encode())
     _CODE.append(digest.hexdigest())
     return _CODE[0]
 
 
-def _tree(folder: Path) -> list[Path] | None:
+def _origin(name: str) -> str | None:
+    """Where `import name` finds a package's __init__.py (what find_spec reports),
+    without importing importlib.util."""
+    for entry in sys.path:
+        candidate = os.path.join(entry or os.getcwd(), name, "__init__.py")
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _walk(folder: str) -> list[str]:
+    found: list[str] = []
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found.extend(os.path.join(top, name) for name in names)
+    return sorted(found)
+
+
+def _tree(folder: str) -> list[str] | None:
     """Every file under folder, sorted; None when a symlink is found."""
-    if folder.is_symlink():
+    if os.path.islink(folder):
         return None
-    if not folder.is_dir():
-        return [] if not folder.exists() else None
-    files: list[Path] = []
+    if not os.path.isdir(folder):
+        return [] if not os.path.exists(folder) else None
+    files: list[str] = []
     for top, dirs, names in os.walk(folder):
         for name in (*dirs, *names):
             if os.path.islink(os.path.join(top, name)):
@@ -193,27 +327,32 @@ def _tree(folder: Path) -> list[Path] | None:
             # bundle is never cached, and the loader reports the file.
             if not stat.S_ISREG(os.lstat(os.path.join(top, name)).st_mode):
                 return None
-        files.extend(Path(top, name) for name in names)
+        files.extend(os.path.join(top, name) for name in names)
     return sorted(files)
 
 
 # Entries.
 
 
-def _entry_path(layout: Layout, digest: str) -> Path:
-    return layout.root / FOLDER / f"{digest}.json"
+def _entry_path(layout: Layout, digest: str) -> str:
+    return os.path.join(layout.root, FOLDER, f"{digest}.json")
 
 
 def lookup(layout: Layout, digest: str) -> Hit | None:
     """The stored result for `digest`, if any and if the output folder still matches."""
     try:
-        data = json.loads(_entry_path(layout, digest).read_text(encoding="utf-8"))
+        with open(_entry_path(layout, digest), encoding="utf-8") as handle:
+            data = json.load(handle)
         if data.get("format") != FORMAT or data.get("key") != digest:
             return None
         outputs = data["outputs"]
         if outputs is not None and _snapshot(layout.out, outputs) != outputs:
             return None
-        return Hit(tuple(_diagnostic(item) for item in data["diagnostics"]))
+        items = data["diagnostics"]
+        hit = Hit(items)
+        for item in items:  # a malformed entry is a miss, not a failure later on
+            _check_item(item)
+        return hit
     except Exception:  # missing, unreadable or malformed: a miss
         return None
 
@@ -226,12 +365,13 @@ def store(
 ) -> None:
     """Record a result. `outputs` (paths under out/) are hashed as they are now;
     None means the result does not depend on the output folder."""
-    folder = layout.root / FOLDER
+    folder = os.path.join(layout.root, FOLDER)
     try:
-        folder.mkdir(exist_ok=True)
-        ignore = folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Created by promptc: the cache is never committed.\n*\n")
+        os.makedirs(folder, exist_ok=True)
+        ignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(ignore):
+            with open(ignore, "w", encoding="utf-8") as handle:
+                handle.write("# Created by promptc: the cache is never committed.\n*\n")
         snapshot = (
             None if outputs is None else _snapshot(layout.out, _with_manifest(layout, outputs))
         )
@@ -242,38 +382,76 @@ def store(
             "diagnostics": [_encode(d) for d in diagnostics],
         }
         target = _entry_path(layout, digest)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(entry), encoding="utf-8")
+        temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry))
         os.replace(temporary, target)
+        _index(layout, folder)
         _prune(folder)
     except OSError:
         return  # a cache that cannot be written only costs speed
 
 
+def _index(layout: Layout, folder: str) -> None:
+    """Record where this config puts things, for _indexed_layout."""
+    raw = _CONFIG_READ.get(layout.source) if layout.source is not None else None
+    if layout.source is None or raw is None:
+        return
+    name = _index_name(layout.source, raw)
+    data = {
+        "specs": layout.specs,
+        "fragments": layout.fragments,
+        "out": layout.out,
+        "targets": list(layout.targets),
+    }
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data))
+    os.replace(temporary, os.path.join(folder, name))
+
+
 def _with_manifest(layout: Layout, outputs: Iterable[str]) -> list[str]:
     """The outputs, the manifest and every file the manifest names."""
     names = {*outputs, MANIFEST}
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        manifest = json.loads((layout.out / MANIFEST).read_text(encoding="utf-8"))
+    try:
+        with open(os.path.join(layout.out, MANIFEST), encoding="utf-8") as handle:
+            manifest = json.load(handle)
         names.update(str(name) for name in manifest.get("files", {}))
+    except (OSError, ValueError, AttributeError):
+        pass
     return sorted(names)
 
 
-def _snapshot(out: Path, names: Iterable[str]) -> dict[str, str | None]:
+def _snapshot(out: str, names: Iterable[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name in names:
         try:
-            found[name] = hashlib.sha256((out / name).read_bytes()).hexdigest()
+            found[name] = hashlib.sha256(_read(os.path.join(out, name))).hexdigest()
         except FileNotFoundError:
             found[name] = None
     return found
 
 
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+def _prune(folder: str) -> None:
+    import contextlib
+
+    entries = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json")]
+    entries.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
     for old in entries[KEEP:]:
         with contextlib.suppress(OSError):
-            old.unlink()
+            os.unlink(old)
+
+
+SEVERITIES = ("error", "warning", "info")  # compiler.diagnostics.Severity, in its order
+
+
+def _check_item(item: Mapping[str, Any]) -> None:
+    """Raise as _diagnostic would on a malformed item, without building it."""
+    str(item["path"]), int(item["line"]), int(item["column"]), str(item["rule"])
+    str(item["message"]), item["hint"]
+    fix = item["fix"]
+    if item["severity"] not in SEVERITIES or (fix is not None and len(fix) != 3):
+        raise ValueError("malformed cache entry")
 
 
 def _encode(d: Diagnostic) -> dict[str, object]:
@@ -291,6 +469,8 @@ def _encode(d: Diagnostic) -> dict[str, object]:
 
 
 def _diagnostic(item: Mapping[str, object]) -> Diagnostic:
+    from compiler.diagnostics import Diagnostic, Fix, Severity
+
     fix = item["fix"]
     return Diagnostic(
         str(item["path"]),

@@ -182,3 +182,38 @@ def test_infos_are_shown_with_verbose(make_bundle: MakeBundle, run: Runner) -> N
     assert loud.code == 0
     assert "info [description-length]" in loud.out
     assert json.loads(run("lint", "--format", "json").out)["summary"]["info"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "simple"),
+    [
+        (["check"], True),
+        (["check", "-q", "--strict", "--no-color", "-v", "--no-cache"], True),
+        (["check", "--format", "json"], True),
+        (["check", "--format=sarif", "--config", "promptc.toml"], True),
+        (["build", "--check", "--force", "-q"], True),
+        (["check", "--fix"], False),
+        (["check", "--format", "yaml"], False),  # click says which formats exist
+        (["check", "--format"], False),
+        (["check", "-qv"], False),
+        (["check", "--check"], False),  # a build flag
+        (["build", "--target", "opencode"], False),
+        (["build", "--depfile", "deps.mk"], False),
+        (["check", "--help"], False),
+        (["check", "extra"], False),
+        (["--traceback", "check"], False),
+        (["lint"], False),
+        ([], False),
+    ],
+)
+def test_everyday_command_lines_skip_click(args: list[str], simple: bool) -> None:
+    from compiler import entry
+
+    assert (entry._parse(args) is not None) is simple
+
+
+def test_a_command_line_click_parses_gives_the_same_report(sample: Path, run: Runner) -> None:
+    simple = run("check", "--no-cache", "--format", "json")
+    assert simple.code == 1  # nothing built yet
+    parsed = run("check", "--no-cache", "--format", "json", "--fix")  # --fix: parsed by click
+    assert (parsed.code, parsed.out) == (simple.code, simple.out)
