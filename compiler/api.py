@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from compiler import delegation, importer
+from compiler import delegation
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
@@ -30,6 +31,9 @@ from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
 from compiler.validate import check_emitted, check_frontmatter, output_schema
 from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
+
+if TYPE_CHECKING:
+    from compiler import importer  # only `promptc import` loads it
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,14 @@ class _Collector:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.items: list[Diagnostic] = []
+        self._shown: dict[Path, str] = {}
+
+    def display(self, path: Path) -> str:
+        """config.display, once per path in a run (it resolves symlinks, a system call each)."""
+        shown = self._shown.get(path)
+        if shown is None:
+            shown = self._shown[path] = self.config.display(path)
+        return shown
 
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
@@ -62,7 +74,7 @@ class _Collector:
         where = problem.path or path
         self.items.append(
             Diagnostic(
-                self.config.display(where),
+                self.display(where),
                 problem.line,
                 problem.column,
                 rule,
@@ -99,7 +111,7 @@ def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
     for skill in bundle.skills.values():  # supporting files take any frontmatter
         for problem in _validate("skill", skill.main):
             out.add("schema", skill.main.path, problem)
-    composition = compose_bundle(bundle, target, config.display)
+    composition = compose_bundle(bundle, target, out.display)
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
     project = make_project(config, bundle, composition, target)
@@ -164,7 +176,7 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
         target = target_registry.TARGETS[name]
         compose_as = _compose_as(name)
         if compose_as != project.target:
-            composition = compose_bundle(bundle, compose_as, config.display)
+            composition = compose_bundle(bundle, compose_as, collector.display)
             # Text that only this target sees can hold its own errors.
             for rule, path, problem in composition.findings:
                 collector.add(rule, path, problem)
@@ -310,9 +322,10 @@ def _check_emitted(
     failed = {d.path for d in collector.items if d.severity is Severity.ERROR}
     for rel, text in emitted.items():
         origin = _origin(project, target, rel)
-        if origin is not None and config.display(origin) in failed:
+        shown = collector.display(origin) if origin is not None else None
+        if shown in failed:
             continue
-        source = f"; generated from {config.display(origin)}" if origin else ""
+        source = f"; generated from {shown}" if shown else ""
         for problem in check_emitted(target, rel, text):
             message = f"{problem.message}{source}. This is a promptc bug: please report it"
             collector.add("emit", config.out / target / rel, replace(problem, message=message))
@@ -326,9 +339,13 @@ def _origin(project: Project, target: str, rel: str) -> Path | None:
         skill = project.skills.get(name)
         return skill.spec.source.path if skill else None
     specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
-    stem = rel.removesuffix(".md")
-    matches = [i for i in specs if stem == i or stem.endswith(f"/{i}")]
-    return specs[max(matches, key=len)].source.path if matches else None
+    # The longest id the path ends with, at a `/`: `team/reviewer`, else `reviewer`.
+    parts = rel.removesuffix(".md").split("/")
+    for start in range(len(parts)):
+        spec = specs.get("/".join(parts[start:]))
+        if spec is not None:
+            return spec.source.path
+    return None
 
 
 # Permissions and delegation: `promptc can` and `promptc graph`.
@@ -448,6 +465,7 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
     then lint the result. Writes nothing when an existing spec or fragment would be
     replaced (unless `force`) or when a body would not compose back to its text."""
+    from compiler import importer
     from compiler.config import load_config
 
     plan = importer.plan_import(kind, folder, config)

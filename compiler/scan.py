@@ -222,8 +222,7 @@ class _Scanner:
     def _paragraph(self, lines: list[str], ends: list[str], first: int) -> None:
         text = "\n".join(lines)
         if "<" not in text:  # the common case: nothing can start a construct
-            for i, line in enumerate(lines):
-                self._text(line + ends[i], self._number(first + i))
+            self._text(text + ends[-1], self._number(first))  # as its lines one by one
             return
         end_of_last = text.find("\n", text.rfind("<"))
         stop = len(text) if end_of_last < 0 else end_of_last
@@ -442,14 +441,21 @@ def _paragraph_end(lines: list[str], index: int) -> int:
     if _HEADING.match(lines[index]):
         return index + 1
     stop = index + 1
-    while (
-        stop < len(lines)
-        and lines[stop].strip()
-        and _fence_open(lines[stop]) is None
-        and not _HEADING.match(lines[stop])
-    ):
+    while stop < len(lines):
+        line = lines[stop]
+        if not line.strip():
+            break
+        # Only a line whose first visible character is one of these can open a
+        # fence or be a heading: most lines skip both patterns.
+        if line.lstrip(" \t")[:1] in _BLOCK_STARTS and (
+            _fence_open(line) is not None or _HEADING.match(line)
+        ):
+            break
         stop += 1
     return stop
+
+
+_BLOCK_STARTS = ("`", "~", "#")
 
 
 def _code_spans(text: str, stop: int) -> list[tuple[int, int]]:
