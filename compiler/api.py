@@ -240,7 +240,7 @@ def build_cached(
         tuple(sorted(config.targets)),
     )
     mode = cache_mode(check=check, force=force)
-    before = cache.key(layout, mode, only, os.environ)
+    before = cache.key_before_run(layout, mode, only, os.environ)
     result = build(config, only=only, force=force, check=check)
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
     failed_write = any(d.rule == "write" for d in result.diagnostics)

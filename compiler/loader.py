@@ -24,9 +24,34 @@ import yaml
 from compiler.diagnostics import Problem
 
 try:  # the C loader is several times faster; fall back when libyaml is absent
-    _Loader: type[Any] = yaml.CSafeLoader
+    _Base: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+_DEFAULT_TAGS = {
+    yaml.ScalarNode: "tag:yaml.org,2002:str",
+    yaml.SequenceNode: "tag:yaml.org,2002:seq",
+    yaml.MappingNode: "tag:yaml.org,2002:map",
+}
+
+
+def composer(base: type[Any]) -> type[Any]:
+    """A loader class that composes only: untagged nodes take the default tag of their kind.
+
+    PyYAML's resolver matches every plain scalar against its YAML 1.1 patterns
+    to pick a tag; _Builder ignores that tag (it resolves plain scalars itself,
+    as YAML 1.2) and only needs to tell an explicit tag (`!!binary`, `!foo`),
+    which never reaches `resolve`, from none.
+    """
+
+    class Composer(base):  # type: ignore[misc]
+        def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+            return _DEFAULT_TAGS[kind]
+
+    return Composer
+
+
+_Loader = composer(_Base)
 
 NODE_BUDGET = 20_000
 MAX_DEPTH = 64
@@ -277,7 +302,8 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
-        self.values.setdefault(path, self.pos(node))
+        if path not in self.values:
+            self.values[path] = self.pos(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):

@@ -246,8 +246,32 @@ def test_version_imports_no_heavy_module(sample: Path) -> None:
 def test_cache_hit_imports_no_heavy_module(sample: Path) -> None:
     cold = _imports(sample, "check")
     assert cold[0] == "1"  # nothing built yet; this run fills the cache
-    assert {"yaml", "jinja2"} <= set(cold)  # the probe sees a real run's imports
+    assert {"yaml", "dataclasses"} <= set(cold)  # the probe sees a real run's imports
     assert _imports(sample, "build")[0] == "0"
     assert _imports(sample, "check")[0] == "0"  # a miss: the build changed the outputs
     assert _imports(sample, "check") == ["0"]
     assert _imports(sample, "build", "-q") == ["0"]
+
+
+def test_the_lookup_key_is_reused_once_by_the_run(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    layout = found[0]
+    calls: list[str] = []
+    real = cache._key
+
+    def counting(*args: object) -> str | None:
+        calls.append("hash")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache, "_key", counting)
+    looked_up = cache.key(layout, "check", (), {})
+    assert cache.key_before_run(layout, "check", (), {}) == looked_up
+    assert len(calls) == 1  # the run reused the lookup's hash
+    assert cache.key_before_run(layout, "check", (), {}) == looked_up
+    assert len(calls) == 2  # once only: the next asks again
+    cache.key(layout, "check", (), {})
+    cache.key_before_run(layout, "build", (), {})
+    assert len(calls) == 4  # another command's key is never reused
