@@ -98,6 +98,14 @@ class ManifestError(Exception):
     pass
 
 
+def _disk_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
 def _disk_hash(path: Path) -> str | None:
     try:
         return digest(path.read_bytes())
@@ -113,12 +121,12 @@ def plan(
     unchanged: list[str] = []
     conflicts: list[Conflict] = []
     for rel in sorted(files):
-        on_disk = _disk_hash(out / rel)
-        if on_disk is None:
+        found = _disk_bytes(os.path.join(out, rel))
+        if found is None:
             missing.append(rel)
-        elif on_disk == digest(files[rel]):
+        elif found == files[rel]:  # the bytes themselves: no need to hash either side
             unchanged.append(rel)
-        elif on_disk in manifest.get(rel, ()) or force:
+        elif digest(found) in manifest.get(rel, ()) or force:
             write.append(rel)
         elif rel in manifest:
             conflicts.append(
