@@ -48,6 +48,13 @@ def composer(base: type[Any]) -> type[Any]:
         def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
             return _DEFAULT_TAGS[kind]
 
+        # Path resolvers pick tags by position in the document: none are used.
+        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+            pass
+
+        def ascend_resolver(self) -> None:
+            pass
+
     return Composer
 
 
@@ -252,6 +259,12 @@ _TIMESTAMP = re.compile(
 
 def resolve_plain(value: str) -> Any:
     """A plain (unquoted) scalar as YAML 1.2 core plus timestamps reads it."""
+    if value[:1].isalpha() and not value.endswith("\n"):
+        # The common case (`allow`, a model name): only a null or boolean word
+        # starts with a letter; numbers, dates and `.inf` start otherwise.
+        if value in _BOOL:
+            return _BOOL[value]
+        return None if value in ("null", "Null", "NULL") else value
     if _NULL.match(value):
         return None
     if value in _BOOL:
