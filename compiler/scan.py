@@ -387,7 +387,7 @@ class _Scanner:
 
     def _placeholder(self, text: str, line: int, column: int) -> Placeholder | None:
         try:
-            name, called, args = _Parser(text, column).parse()
+            name, called, args = _parse_placeholder(text, column)
         except _SyntaxProblem as problem:
             self._problem(
                 line,
@@ -558,6 +558,12 @@ class _SyntaxProblem(Exception):
     def __init__(self, column: int, message: str) -> None:
         super().__init__(message)
         self.column = column
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_placeholder(text: str, column: int) -> tuple[str, bool, tuple[Arg, ...]]:
+    """_Parser's result, once per placeholder text: bundles repeat the same calls."""
+    return _Parser(text, column).parse()
 
 
 class _Parser:
