@@ -217,6 +217,15 @@ def _type(compiler: _Compiler, value: Any) -> Check:
     if not isinstance(names, list) or not all(n in _TYPES for n in names):
         raise Unsupported(f"type {value!r}")
     tests = [_TYPES[n] for n in names]
+    if len(tests) == 1:
+        test = tests[0]
+
+        def single(x: Any) -> bool:
+            if not isinstance(x, _PLAIN):
+                raise Unsupported(type(x).__name__)
+            return test(x)
+
+        return single
 
     def check(x: Any) -> bool:
         if not isinstance(x, _PLAIN):
