@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Result:
+    """What a run found and produced: diagnostics, files written or removed, files in memory."""
+
     diagnostics: tuple[Diagnostic, ...]
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()

@@ -96,6 +96,8 @@ class SourceMaps(Mapping[str, SourceMap]):
 
 @dataclass(frozen=True)
 class Composition:
+    """The composed bodies of one target, their source maps and the findings."""
+
     agents: Mapping[str, str]
     modes: Mapping[str, str]
     used: frozenset[str]
@@ -186,6 +188,8 @@ class _Anchor:
 
 @dataclass(frozen=True)
 class _Rendered:
+    """One rendered body: its text, the anchors of its lines, and whether it printed nothing."""
+
     text: str
     anchors: tuple[_Anchor, ...]
     nothing: bool  # rendered to no text at all (before the final newline was dropped)

@@ -39,6 +39,8 @@ LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity
 
 @dataclass(frozen=True)
 class RuleSettings:
+    """A rule's level (None when off) and its options with defaults filled in."""
+
     level: Severity | None
     options: Mapping[str, Any]
 
@@ -160,6 +162,8 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
 
 @dataclass
 class _Checker:
+    """Validates a config table and points each error at its line in the TOML text."""
+
     source: Path | None
     text: str
     prefix: tuple[str, ...]

@@ -69,6 +69,8 @@ JsonPath = tuple[str | int, ...]
 
 @dataclass(frozen=True)
 class Pos:
+    """A line and column in a file, both 1-based."""
+
     line: int
     column: int
 
@@ -95,6 +97,8 @@ class Frontmatter:
 
 @dataclass(frozen=True)
 class SourceFile:
+    """A loaded spec or fragment: its text, frontmatter, body and findings."""
+
     path: Path
     text: str
     frontmatter: Frontmatter | None
@@ -291,6 +295,8 @@ class _Budget(Exception):
 
 @dataclass
 class _Builder:
+    """Turns a composed YAML node into data, recording where each key and value stands."""
+
     first: int
     findings: list[tuple[str, Problem]]
     values: dict[JsonPath, Pos] = field(default_factory=dict)

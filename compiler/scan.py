@@ -75,6 +75,8 @@ class Literal:
 
 @dataclass(frozen=True)
 class Arg:
+    """One `name=value` argument of a placeholder call."""
+
     name: str
     value: Value | None  # None when the value is a variable
     variable: str | None
@@ -84,6 +86,8 @@ class Arg:
 
 @dataclass(frozen=True)
 class Placeholder:
+    """A `<<name>>` or `<<name(...)>>` placeholder where it stands in the body."""
+
     name: str
     args: tuple[Arg, ...]
     called: bool  # written with parentheses
@@ -105,6 +109,8 @@ class Placeholder:
 
 @dataclass(frozen=True)
 class Tag:
+    """A `<% ... %>` block tag where it stands in the body."""
+
     keyword: str
     condition: str  # for if and elif
     line: int
@@ -119,6 +125,8 @@ Segment = Literal | Placeholder | Tag
 
 @dataclass(frozen=True)
 class Scan:
+    """A body cut into literal text, placeholders and tags, with the problems found."""
+
     segments: tuple[Segment, ...]
     problems: tuple[Problem, ...]
     blocks_ok: bool  # every if has its endif; else and elif are in place
@@ -142,6 +150,8 @@ def scan(body: str, first_line: int) -> Scan:
 
 @dataclass(frozen=True)
 class _Construct:
+    """A construct found on one line: its span, its kind and what it became."""
+
     start: int
     end: int
     kind: str  # placeholder, bad, tag, comment, escape

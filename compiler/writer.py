@@ -31,6 +31,8 @@ LOCK = ".promptc.lock"
 
 @dataclass(frozen=True)
 class Conflict:
+    """A file the writer will not touch, and why."""
+
     path: str
     message: str
 
@@ -53,6 +55,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class Outcome:
+    """What a build did on disk: the plan, the files written and removed, the refusals."""
+
     plan: Plan
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
