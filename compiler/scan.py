@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, NoReturn
 
 from compiler.diagnostics import Problem
@@ -258,7 +258,7 @@ class _Scanner:
     # -- one line ---------------------------------------------------------
 
     def _line(self, text: str, end: str, number: int, protected: list[tuple[int, int]]) -> None:
-        found = self._constructs(text, number, protected)
+        found = self._known_constructs(text, number, protected)
         if not found:
             self._text(text + end, number)
             return
@@ -291,6 +291,22 @@ class _Scanner:
             elif construct.segment is not None:
                 self._add(construct.segment)
         self._text(text[last:] + end, number)
+
+    def _known_constructs(
+        self, text: str, number: int, protected: list[tuple[int, int]]
+    ) -> list[_Construct]:
+        """_constructs, remembered per line text: bundles repeat the same snippet and
+        tag lines in every agent. Only lines without problems are remembered, so
+        every problem is still reported at its own line."""
+        key = (text, tuple(protected))
+        known = _LINES.get(key)
+        if known is not None:
+            return [_at_line(construct, number) for construct in known]
+        before = len(self.problems)
+        found = self._constructs(text, number, protected)
+        if len(self.problems) == before and len(_LINES) < _LINES_KEPT:
+            _LINES[key] = found
+        return found
 
     def _constructs(
         self, text: str, number: int, protected: list[tuple[int, int]]
@@ -568,6 +584,18 @@ class _SyntaxProblem(Exception):
     def __init__(self, column: int, message: str) -> None:
         super().__init__(message)
         self.column = column
+
+
+_LINES: dict[tuple[str, tuple[tuple[int, int], ...]], list[_Construct]] = {}
+_LINES_KEPT = 4096
+
+
+def _at_line(construct: _Construct, number: int) -> _Construct:
+    """A remembered construct, its segment moved to line `number` (nothing else depends on it)."""
+    segment = construct.segment
+    if segment is None or segment.line == number:
+        return construct
+    return _Construct(construct.start, construct.end, construct.kind, replace(segment, line=number))
 
 
 @functools.lru_cache(maxsize=4096)
