@@ -316,7 +316,7 @@ def check_emitted(target: str, relative: str, text: str) -> Iterator[Problem]:
 
 
 def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
-    source = load_bytes(Path(relative), text.encode("utf-8"))
+    source = load_bytes(Path(relative), _head(text).encode("utf-8"))
     broken = [p for rule, p in source.findings if rule == "syntax"]
     if broken:
         yield from (
@@ -327,6 +327,26 @@ def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
         yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
         return
     yield from _against(source.frontmatter, schema)
+
+
+def _head(text: str) -> str:
+    """The file up to its closing frontmatter fence, as the loader finds it: the
+    body cannot change what the loader makes of the frontmatter, and it is most
+    of the file. The whole text when anything could (a BOM, a CR, a NUL byte)."""
+    if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
+        return text
+    start = 0
+    first = True
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if first and line.rstrip() != "---":
+            return text
+        if not first and line.rstrip() in ("---", "..."):
+            return text if end < 0 else text[: end + 1]
+        if end < 0:
+            return text
+        start, first = end + 1, False
 
 
 def _check_json(text: str, schema: str) -> Iterator[Problem]:
