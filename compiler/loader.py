@@ -170,19 +170,29 @@ def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
 
 
 def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
-    lines = text.split("\n")
-    if lines[0].rstrip() != FENCE:
-        _misplaced_fence(lines, findings)
+    # Lines are cut only up to the closing fence: the body, most of a file, is
+    # taken as one slice.
+    first_end = text.find("\n")
+    if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
+        _misplaced_fence(text.split("\n", 3)[:3], findings)
         return SourceFile(path, text, None, text, 1, tuple(findings))
-    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (FENCE, "...")), None)
-    if close is None:
-        findings.append(
-            ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
-        )
-        return SourceFile(path, text, None, "", len(lines), tuple(findings))
-    frontmatter = _parse(lines[1:close], 2, findings)
-    body = "\n".join(lines[close + 1 :])
-    return SourceFile(path, text, frontmatter, body, close + 2, tuple(findings))
+    lines: list[str] = []
+    start = first_end + 1
+    while first_end >= 0 and start <= len(text):
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.rstrip() in (FENCE, "..."):
+            frontmatter = _parse(lines, 2, findings)
+            body = "" if end < 0 else text[end + 1 :]
+            return SourceFile(path, text, frontmatter, body, len(lines) + 3, tuple(findings))
+        lines.append(line)
+        if end < 0:
+            break
+        start = end + 1
+    findings.append(
+        ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
+    )
+    return SourceFile(path, text, None, "", text.count("\n") + 1, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:

@@ -179,3 +179,28 @@ def test_the_c_and_the_python_composer_agree(monkeypatch: pytest.MonkeyPatch) ->
             assert [r for r, _ in c.findings] == [r for r, _ in python.findings]
         else:
             assert c.findings == python.findings, c.text
+
+
+PIECES = ["---", "...", "--- ", "---x", "a: 1", "", "  ---", "body", "x: '---'", " ---"]
+
+
+def test_body_starts_after_the_first_closing_fence() -> None:
+    """The split as defined on lines, for every arrangement of these lines."""
+    import itertools
+
+    for size in range(5):
+        for pieces in itertools.product(PIECES, repeat=size):
+            for ending in ("", "\n"):
+                text = "\n".join(pieces) + ending
+                source = load_bytes(P, text.encode())
+                lines = text.split("\n")
+                if lines[0].rstrip() != "---":
+                    assert (source.frontmatter, source.body, source.body_line) == (None, text, 1)
+                    continue
+                closes = [i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")]
+                if not closes:
+                    assert (source.body, source.body_line) == ("", len(lines))
+                    assert source.frontmatter is None
+                    continue
+                assert source.body == "\n".join(lines[closes[0] + 1 :]), text
+                assert source.body_line == closes[0] + 2
