@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import sys
 
 from compiler import __version__, resources
@@ -345,17 +344,29 @@ def _tree(folder: str) -> list[str] | None:
     if not os.path.isdir(folder):
         return [] if not os.path.exists(folder) else None
     files: list[str] = []
-    for top, dirs, names in os.walk(folder):
-        for name in (*dirs, *names):
-            if os.path.islink(os.path.join(top, name)):
-                return None
-        for name in names:
-            # A FIFO or device would block (or never end) when hashed: such a
-            # bundle is never cached, and the loader reports the file.
-            if not stat.S_ISREG(os.lstat(os.path.join(top, name)).st_mode):
-                return None
-        files.extend(os.path.join(top, name) for name in names)
-    return sorted(files)
+    return sorted(files) if _collect(folder, files) else None
+
+
+def _collect(folder: str, files: list[str]) -> bool:
+    """Add the regular files under folder to `files`; False when the tree holds a
+    symlink, or a FIFO or device (which would block, or never end, when hashed:
+    such a bundle is never cached, and the loader reports the file), or cannot
+    be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return False
+                if entry.is_dir(follow_symlinks=False):
+                    if not _collect(entry.path, files):
+                        return False
+                elif entry.is_file(follow_symlinks=False):
+                    files.append(entry.path)
+                else:
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 # Entries.

@@ -275,3 +275,26 @@ def test_the_lookup_key_is_reused_once_by_the_run(
     cache.key(layout, "check", (), {})
     cache.key_before_run(layout, "build", (), {})
     assert len(calls) == 4  # another command's key is never reused
+
+
+def test_a_fifo_in_the_trees_is_never_cached(sample: Path) -> None:
+    import os
+
+    os.mkfifo(sample / "fragments" / "pipe.md")
+    assert _key(sample) is None
+
+
+def test_a_symlinked_folder_is_never_cached(sample: Path, tmp_path: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    (sample / "fragments" / "shared").symlink_to(tmp_path / "shared", target_is_directory=True)
+    assert _key(sample) is None
+
+
+def test_the_trees_are_every_regular_file_in_order(sample: Path) -> None:
+    (sample / "fragments" / "deep" / "er").mkdir(parents=True)
+    (sample / "fragments" / "deep" / "er" / "x.md").write_text("x\n")
+    (sample / "fragments" / "deep-b.md").write_text("y\n")
+    files = cache._tree(str(sample / "fragments"))
+    assert files is not None
+    names = [Path(f).relative_to(sample / "fragments").as_posix() for f in files]
+    assert names == ["deep-b.md", "deep/er/x.md", "tone.md"]
