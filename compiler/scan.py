@@ -469,6 +469,10 @@ def _paragraph_end(lines: list[str], index: int) -> int:
     stop = index + 1
     while stop < len(lines):
         line = lines[stop]
+        first = line[:1]
+        if first and first not in _BLOCK_STARTS and not first.isspace():
+            stop += 1  # text from its first character: neither blank, a fence nor a heading
+            continue
         if not line.strip():
             break
         # Only a line whose first visible character is one of these can open a
