@@ -22,6 +22,7 @@ source format. A peer that fails says so in the output.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import statistics
@@ -255,6 +256,9 @@ def main() -> None:
         "--promptc", type=Path, help="the promptc to time (default: next to this Python)"
     )
     args = parser.parse_args()
+    # An installed promptc runs from bytecode (pip compiles it); so does this
+    # checkout here, even where PYTHONDONTWRITEBYTECODE is set.
+    compileall.compile_dir(Path(__file__).resolve().parent.parent / "compiler", quiet=1)
     started = time.perf_counter()
     table = Table()
     python = sys.executable

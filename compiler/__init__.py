@@ -6,13 +6,17 @@ cheap paths do not import YAML, Jinja2 or jsonschema.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# Not typing.TYPE_CHECKING: importing typing would cost `promptc --version`
+# and a cache hit more than the rest of their work.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
 __all__ = ["Diagnostic", "__version__", "build", "check", "lint", "load_config"]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from compiler.api import build, check, lint
     from compiler.config import load_config
     from compiler.diagnostics import Diagnostic

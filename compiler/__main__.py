@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from compiler.cli import main
+from compiler.entry import main
 
 raise SystemExit(main())

@@ -13,8 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from compiler import delegation, importer
+from compiler import delegation
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
@@ -33,9 +34,14 @@ from compiler.runtime import Agent, Runtime
 from compiler.validate import check_emitted, check_frontmatter, output_schema
 from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
 
+if TYPE_CHECKING:
+    from compiler import importer  # only `promptc import` loads it
+
 
 @dataclass(frozen=True)
 class Result:
+    """What a run found and produced: diagnostics, files written or removed, files in memory."""
+
     diagnostics: tuple[Diagnostic, ...]
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
@@ -60,9 +66,16 @@ class _Collector:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.items: list[Diagnostic] = []
-        self._shown: dict[Path, str] = {}  # display names, worked out once per file
+        self._shown: dict[Path, str] = {}
         self._taken: Counter[tuple[str, str]] = Counter()
         self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
+
+    def display(self, path: Path) -> str:
+        """config.display, once per path in a run (it resolves symlinks, a system call each)."""
+        shown = self._shown.get(path)
+        if shown is None:
+            shown = self._shown[path] = self.config.display(path)
+        return shown
 
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
@@ -72,9 +85,7 @@ class _Collector:
         if level is None:
             return
         where = problem.path or path
-        shown = self._shown.get(where)
-        if shown is None:
-            shown = self._shown[where] = self.config.display(where)
+        shown = self.display(where)
         if self._full(shown, rule, problem.line, problem.column, level):
             return
         self.items.append(
@@ -168,7 +179,7 @@ def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
     for skill in bundle.skills.values():  # supporting files take any frontmatter
         for problem in _validate("skill", skill.main):
             out.add("schema", skill.main.path, problem)
-    composition = compose_bundle(bundle, target, config.display)
+    composition = compose_bundle(bundle, target, out.display)
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
     project = make_project(config, bundle, composition, target)
@@ -233,7 +244,7 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
         target = target_registry.TARGETS[name]
         compose_as = _compose_as(name)
         if compose_as != project.target:
-            composition = compose_bundle(bundle, compose_as, config.display)
+            composition = compose_bundle(bundle, compose_as, collector.display)
             # Text that only this target sees can hold its own errors.
             for rule, path, problem in composition.findings:
                 collector.add(rule, path, problem)
@@ -297,7 +308,7 @@ def build_cached(
         tuple(sorted(config.targets)),
     )
     mode = cache_mode(check=check, force=force)
-    before = cache.key(layout, mode, only, os.environ)
+    before = cache.key_before_run(layout, mode, only, os.environ)
     result = build(config, only=only, force=force, check=check)
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
     failed_write = any(d.rule == "write" for d in result.diagnostics)
@@ -384,9 +395,10 @@ def _check_emitted(
     failed = {d.path for d in collector.items if d.severity is Severity.ERROR}
     for rel, text in emitted.items():
         origin = _origin(project, target, rel)
-        if origin is not None and config.display(origin) in failed:
+        shown = collector.display(origin) if origin is not None else None
+        if shown in failed:
             continue
-        source = f"; generated from {config.display(origin)}" if origin else ""
+        source = f"; generated from {shown}" if shown else ""
         for problem in check_emitted(target, rel, text):
             message = f"{problem.message}{source}. This is a promptc bug: please report it"
             collector.add("emit", config.out / target / rel, replace(problem, message=message))
@@ -400,14 +412,13 @@ def _origin(project: Project, target: str, rel: str) -> Path | None:
         skill = project.skills.get(name)
         return skill.spec.source.path if skill else None
     specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
-    stem = rel.removesuffix(".md")
-    matches = [i for i in (stem, *_after_slashes(stem)) if i in specs]
-    return specs[max(matches, key=len)].source.path if matches else None
-
-
-def _after_slashes(path: str) -> list[str]:
-    """`a/b/c` -> [`b/c`, `c`]: the ids a file of that path may be named after."""
-    return [path[i + 1 :] for i, char in enumerate(path) if char == "/"]
+    # The longest id the path ends with, at a `/`: `team/reviewer`, else `reviewer`.
+    parts = rel.removesuffix(".md").split("/")
+    for start in range(len(parts)):
+        spec = specs.get("/".join(parts[start:]))
+        if spec is not None:
+            return spec.source.path
+    return None
 
 
 # Permissions and delegation: `promptc can` and `promptc graph`.
@@ -527,6 +538,7 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
     then lint the result. Writes nothing when an existing spec or fragment would be
     replaced (unless `force`) or when a body would not compose back to its text."""
+    from compiler import importer
     from compiler.config import load_config
 
     plan = importer.plan_import(kind, folder, config)

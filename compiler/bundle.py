@@ -51,6 +51,8 @@ class SkillSource:
 
 @dataclass(frozen=True)
 class Bundle:
+    """Every source file of a bundle, loaded, with the findings about its folders."""
+
     agents: Mapping[str, SourceFile]
     modes: Mapping[str, SourceFile]
     fragments: Mapping[str, SourceFile]

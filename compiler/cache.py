@@ -34,95 +34,233 @@ entry exists only for a config that validated when it was stored).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import stat
 import sys
-import tomllib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from compiler import __version__
-from compiler.diagnostics import Diagnostic, Fix, Severity
+from compiler import __version__, resources
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from os import PathLike
+    from typing import Any
+
+    from compiler.diagnostics import Diagnostic
 
 FOLDER = ".promptc-cache"
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout or the key changes
 KEEP = 16  # entries kept per bundle; the oldest go first
 ENVIRONMENT = ("HOME", "XDG_DATA_HOME", "TMPDIR", "TMP", "TEMP")
 DEPENDENCIES = ("yaml", "jinja2", "jsonschema", "click")
 MANIFEST = ".promptc-manifest.json"  # compiler.writer.MANIFEST, without importing the writer
+# The layout keys of compiler.config.DEFAULTS, without importing the config
+# module (tests/test_cache.py keeps the two equal).
+LAYOUT_DEFAULTS = {"specs": "specs", "fragments": "fragments", "out": "build"}
+DEFAULT_TARGETS = ("opencode",)
 
 
-@dataclass(frozen=True)
 class Layout:
-    """What the cache needs to know of a bundle: where its inputs and outputs are."""
+    """What the cache needs to know of a bundle: where its inputs and outputs are.
 
-    root: Path
-    source: Path | None
-    specs: Path
-    fragments: Path
-    out: Path
-    targets: tuple[str, ...]  # every configured target, sorted
+    Absolute paths as strings: the warm path never imports pathlib.
+    """
+
+    __slots__ = ("fragments", "out", "root", "source", "specs", "targets")
+
+    def __init__(
+        self,
+        root: str | PathLike[str],
+        source: str | PathLike[str] | None,
+        specs: str | PathLike[str],
+        fragments: str | PathLike[str],
+        out: str | PathLike[str],
+        targets: tuple[str, ...],  # every configured target, sorted
+    ) -> None:
+        self.root = os.fspath(root)
+        self.source = None if source is None else os.fspath(source)
+        self.specs = os.fspath(specs)
+        self.fragments = os.fspath(fragments)
+        self.out = os.fspath(out)
+        self.targets = targets
 
 
-@dataclass(frozen=True)
 class Hit:
-    """A stored result, valid for the inputs and output folder as they are now."""
+    """A stored result, valid for the inputs and output folder as they are now.
 
-    diagnostics: tuple[Diagnostic, ...]
+    The diagnostics are rebuilt only when asked for: a run with nothing to
+    show reads the severities alone, and never imports the diagnostics module.
+    """
+
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     fixed: tuple[str, ...] = ()
+
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self._items = items
+        self._built: tuple[Diagnostic, ...] | None = None
+        self.severities = [str(item["severity"]) for item in items]
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        if self._built is None:
+            self._built = tuple(_diagnostic(item) for item in self._items)
+        return self._built
 
 
 def disabled(environ: Mapping[str, str]) -> bool:
     return environ.get("PROMPTC_NO_CACHE", "") not in ("", "0")
 
 
-def raw_layout(config_path: Path | None, cwd: Path) -> tuple[Layout, bool] | None:
+def raw_layout(
+    config_path: str | PathLike[str] | None, cwd: str | PathLike[str]
+) -> tuple[Layout, bool] | None:
     """The bundle's layout and whether its config allows caching, from the raw
     TOML (no validation); None when the config cannot be read."""
-    from compiler.config import DEFAULTS, find_config
+    cwd = os.path.realpath(cwd)
+    indexed = _indexed_layout(config_path, cwd)
+    if indexed is not None:
+        return indexed, True
+    import tomllib
 
-    cwd = cwd.resolve()
-    source: Path | None = None
+    source: str | None = None
     table: Any = {}
     try:
         if config_path is not None:
-            source = config_path.resolve()
-            data = tomllib.loads(source.read_text(encoding="utf-8"))
-            table = data.get("tool", {}).get("promptc") if source.name == "pyproject.toml" else data
+            source = os.path.realpath(config_path)
+            with open(source, encoding="utf-8") as handle:
+                data = tomllib.loads(handle.read())
+            pyproject = os.path.basename(source) == "pyproject.toml"
+            table = data.get("tool", {}).get("promptc") if pyproject else data
         else:
-            located = find_config(cwd)
+            located = _find_config(cwd, tomllib.loads)
             if located is not None:
-                source, table = located[0], located[1]
+                source, table = located
     except Exception:  # any problem: the full run reports it properly
         return None
     if not isinstance(table, dict):
         return None
-    root = source.parent if source else cwd
-    merged = {**DEFAULTS, **table}
+    root = os.path.dirname(source) if source else cwd
+    merged = {**LAYOUT_DEFAULTS, **table}
     try:
+        targets = table.get("targets", dict.fromkeys(DEFAULT_TARGETS))
         layout = Layout(
             root,
             source,
-            (root / merged["specs"]).resolve(),
-            (root / merged["fragments"]).resolve(),
-            (root / merged["out"]).resolve(),
-            tuple(sorted(merged["targets"])),
+            os.path.realpath(os.path.join(root, merged["specs"])),
+            os.path.realpath(os.path.join(root, merged["fragments"])),
+            os.path.realpath(os.path.join(root, merged["out"])),
+            tuple(sorted(targets)),
         )
     except (TypeError, AttributeError):
         return None
     return layout, table.get("cache", True) is not False
 
 
+def _indexed_layout(config_path: str | PathLike[str] | None, cwd: str) -> Layout | None:
+    """The layout a stored result recorded for this very config file, without reading TOML.
+
+    store() writes `layout-<hash of the config's path and bytes>.json` next to
+    its entries; such a file exists only for a config that validated and
+    allowed caching. Any doubt (no config file, a pyproject.toml that may not
+    be the config, an unreadable index) is None, and raw_layout parses the TOML.
+    """
+    try:
+        if config_path is not None:
+            source = os.path.realpath(config_path)
+        else:
+            found = _first_candidate(cwd)
+            if found is None:
+                return None
+            source = found
+        with open(source, "rb") as handle:
+            raw = handle.read()
+        root = os.path.dirname(source)
+        with open(os.path.join(root, FOLDER, _index_name(source, raw)), encoding="utf-8") as handle:
+            data = json.load(handle)
+        return Layout(
+            root,
+            source,
+            str(data["specs"]),
+            str(data["fragments"]),
+            str(data["out"]),
+            tuple(str(t) for t in data["targets"]),
+        )
+    except Exception:  # missing or malformed: parse the config instead
+        return None
+
+
+def _first_candidate(start: str) -> str | None:
+    folder = start
+    while True:
+        for name in ("promptc.toml", "pyproject.toml"):
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _index_name(source: str, raw: bytes) -> str:
+    digest = hashlib.sha256(repr((FORMAT, source)).encode() + b"\0" + raw).hexdigest()
+    return f"layout-{digest}.json"
+
+
+def _find_config(start: str, parse: Any) -> tuple[str, Any] | None:
+    """compiler.config.find_config without pathlib: (path, raw table) or None."""
+    folder = start
+    while True:
+        for name in ("promptc.toml", "pyproject.toml"):
+            candidate = os.path.join(folder, name)
+            if not os.path.isfile(candidate):
+                continue
+            with open(candidate, encoding="utf-8") as handle:
+                data = parse(handle.read())
+            if name == "promptc.toml":
+                return candidate, data
+            table = data.get("tool", {}).get("promptc")
+            if table is not None:
+                return candidate, table
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]) -> str | None:
     """The hash of every input of a run (`mode` names the command and its flags);
     None when the bundle cannot be cached."""
+    digest = _key(layout, mode, only, environ)
+    _MISSED[:] = [(_signature(layout, mode, only, environ), digest)]
+    return digest
+
+
+def key_before_run(
+    layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]
+) -> str | None:
+    """key(), reusing the one the lookup of this very run just computed (once):
+    at N files, hashing them again costs as much as the lookup did."""
+    if _MISSED and _MISSED[0][0] == _signature(layout, mode, only, environ):
+        return _MISSED.pop()[1]
+    return key(layout, mode, only, environ)
+
+
+_MISSED: list[tuple[tuple[object, ...], str | None]] = []
+
+
+def _signature(
+    layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]
+) -> tuple[object, ...]:
+    where = (layout.root, layout.source, layout.specs, layout.fragments, layout.out)
+    inputs = (layout.targets, tuple(sorted(only)), mode, os.getcwd())
+    return (*where, *inputs, tuple(environ.get(name) for name in ENVIRONMENT))
+
+
+def _key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]) -> str | None:
     digest = hashlib.sha256()
 
     def add(*parts: object) -> None:
@@ -131,15 +269,17 @@ def key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, st
             digest.update(len(data).to_bytes(8, "little"))
             digest.update(data)
 
-    add(FORMAT, __version__, _code_digest(), sys.version, str(Path.cwd()))
+    add(FORMAT, __version__, _code_digest(), sys.version, os.getcwd())
     add(*(environ.get(name) for name in ENVIRONMENT))
-    add(str(layout.root), str(layout.source), str(layout.specs), str(layout.fragments))
-    add(str(layout.out), layout.targets, tuple(sorted(only)), mode)
+    add(layout.root, layout.source, layout.specs, layout.fragments)
+    add(layout.out, layout.targets, tuple(sorted(only)), mode)
     if layout.source is not None:
         try:
-            add(layout.source.read_bytes())
+            config = _read(layout.source)
         except OSError:
             return None
+        add(config)
+        _CONFIG_READ[layout.source] = config
     for folder in (layout.specs, layout.fragments):
         try:
             files = _tree(folder)
@@ -149,68 +289,102 @@ def key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, st
             return None
         for path in files:
             try:
-                add(str(path), path.read_bytes())
+                add(path, _read(path))
             except OSError:
                 return None
     return digest.hexdigest()
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 _CODE: list[str] = []
+_CONFIG_READ: dict[str, bytes] = {}  # the config bytes each key was computed from
 
 
 def _code_digest() -> str:
     """promptc's own code and schemas, and where its dependencies are installed."""
     if _CODE:
         return _CODE[0]
-    from importlib.util import find_spec
-
-    from compiler.resources import schema_dir
-
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
-    files = sorted(package.rglob("*.py")) + sorted(schema_dir().glob("*.json"))
+    package = os.path.dirname(os.path.realpath(__file__))
+    schemas = resources.schema_folder()
+    files = [p for p in _walk(package) if p.endswith(".py")]
+    files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
     for path in files:
-        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.encode() + b"\0" + _read(path) + b"\0")
     for name in DEPENDENCIES:
-        spec = find_spec(name)
-        origin = spec.origin if spec else None
-        stat = os.stat(origin) if origin else None
-        digest.update(repr((name, origin, stat and (stat.st_size, stat.st_mtime_ns))).encode())
+        origin = _origin(name)
+        info = os.stat(origin) if origin else None
+        digest.update(repr((name, origin, info and (info.st_size, info.st_mtime_ns))).encode())
     _CODE.append(digest.hexdigest())
     return _CODE[0]
 
 
-def _tree(folder: Path) -> list[Path] | None:
-    """Every file under folder, sorted; None when a symlink is found."""
-    if folder.is_symlink():
-        return None
-    if not folder.is_dir():
-        return [] if not folder.exists() else None
-    files: list[Path] = []
+def _origin(name: str) -> str | None:
+    """Where `import name` finds a package's __init__.py (what find_spec reports),
+    without importing importlib.util."""
+    for entry in sys.path:
+        candidate = os.path.join(entry or os.getcwd(), name, "__init__.py")
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _walk(folder: str) -> list[str]:
+    found: list[str] = []
     for top, dirs, names in os.walk(folder):
-        for name in (*dirs, *names):
-            if os.path.islink(os.path.join(top, name)):
-                return None
-        for name in names:
-            # A FIFO or device would block (or never end) when hashed: such a
-            # bundle is never cached, and the loader reports the file.
-            if not stat.S_ISREG(os.lstat(os.path.join(top, name)).st_mode):
-                return None
-        files.extend(Path(top, name) for name in names)
-    return sorted(files)
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found.extend(os.path.join(top, name) for name in names)
+    return sorted(found)
+
+
+def _tree(folder: str) -> list[str] | None:
+    """Every file under folder, sorted; None when a symlink is found."""
+    if os.path.islink(folder):
+        return None
+    if not os.path.isdir(folder):
+        return [] if not os.path.exists(folder) else None
+    files: list[str] = []
+    return sorted(files) if _collect(folder, files) else None
+
+
+def _collect(folder: str, files: list[str]) -> bool:
+    """Add the regular files under folder to `files`; False when the tree holds a
+    symlink, or a FIFO or device (which would block, or never end, when hashed:
+    such a bundle is never cached, and the loader reports the file), or cannot
+    be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return False
+                if entry.is_dir(follow_symlinks=False):
+                    if not _collect(entry.path, files):
+                        return False
+                elif entry.is_file(follow_symlinks=False):
+                    files.append(entry.path)
+                else:
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 # Entries.
 
 
-def _entry_path(layout: Layout, digest: str) -> Path:
-    return layout.root / FOLDER / f"{digest}.json"
+def _entry_path(layout: Layout, digest: str) -> str:
+    return os.path.join(layout.root, FOLDER, f"{digest}.json")
 
 
 def lookup(layout: Layout, digest: str) -> Hit | None:
     """The stored result for `digest`, if any and if the output folder still matches."""
     try:
-        data = json.loads(_entry_path(layout, digest).read_text(encoding="utf-8"))
+        with open(_entry_path(layout, digest), encoding="utf-8") as handle:
+            data = json.load(handle)
         if data.get("format") != FORMAT or data.get("key") != digest:
             return None
         outputs = data["outputs"]
@@ -218,7 +392,11 @@ def lookup(layout: Layout, digest: str) -> Hit | None:
             _snapshot(layout.out, outputs) != outputs or _littered(layout.out)
         ):
             return None
-        return Hit(tuple(_diagnostic(item) for item in data["diagnostics"]))
+        items = data["diagnostics"]
+        hit = Hit(items)
+        for item in items:  # a malformed entry is a miss, not a failure later on
+            _check_item(item)
+        return hit
     except Exception:  # missing, unreadable or malformed: a miss
         return None
 
@@ -231,12 +409,13 @@ def store(
 ) -> None:
     """Record a result. `outputs` (paths under out/) are hashed as they are now;
     None means the result does not depend on the output folder."""
-    folder = layout.root / FOLDER
+    folder = os.path.join(layout.root, FOLDER)
     try:
-        folder.mkdir(exist_ok=True)
-        ignore = folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Created by promptc: the cache is never committed.\n*\n")
+        os.makedirs(folder, exist_ok=True)
+        ignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(ignore):
+            with open(ignore, "w", encoding="utf-8") as handle:
+                handle.write("# Created by promptc: the cache is never committed.\n*\n")
         snapshot = (
             None if outputs is None else _snapshot(layout.out, _with_manifest(layout, outputs))
         )
@@ -247,42 +426,69 @@ def store(
             "diagnostics": [_encode(d) for d in diagnostics],
         }
         target = _entry_path(layout, digest)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(entry), encoding="utf-8")
+        temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry))
         os.replace(temporary, target)
+        _index(layout, folder)
         _prune(folder)
     except OSError:
         return  # a cache that cannot be written only costs speed
 
 
+def _index(layout: Layout, folder: str) -> None:
+    """Record where this config puts things, for _indexed_layout."""
+    raw = _CONFIG_READ.get(layout.source) if layout.source is not None else None
+    if layout.source is None or raw is None:
+        return
+    name = _index_name(layout.source, raw)
+    data = {
+        "specs": layout.specs,
+        "fragments": layout.fragments,
+        "out": layout.out,
+        "targets": list(layout.targets),
+    }
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data))
+    os.replace(temporary, os.path.join(folder, name))
+
+
 def _with_manifest(layout: Layout, outputs: Iterable[str]) -> list[str]:
     """The outputs, the manifest and every file the manifest names."""
     names = {*outputs, MANIFEST}
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        manifest = json.loads(_regular_bytes(layout.out / MANIFEST))
+    try:
+        manifest = json.loads(_regular_bytes(os.path.join(layout.out, MANIFEST)))
         names.update(str(name) for name in manifest.get("files", {}))
+    except (OSError, ValueError, AttributeError):
+        pass
     return sorted(names)
 
 
-def _snapshot(out: Path, names: Iterable[str]) -> dict[str, str | None]:
+def _snapshot(out: str, names: Iterable[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name in names:
         try:
-            found[name] = hashlib.sha256(_regular_bytes(out / name)).hexdigest()
+            found[name] = hashlib.sha256(_regular_bytes(os.path.join(out, name))).hexdigest()
         except FileNotFoundError:
             found[name] = None
     return found
 
 
-def _littered(out: Path) -> bool:
+def _littered(out: str) -> bool:
     """Whether a killed build left temporary files behind: only a real build
     clears them, so their presence is a miss."""
-    from compiler.writer import TEMP_NAME
+    for _, _, names in os.walk(out):
+        for name in names:
+            if name.endswith(".tmp"):  # the writer (and its imports) only then
+                from compiler.writer import TEMP_NAME
 
-    return any(TEMP_NAME.match(name) for _, _, names in os.walk(out) for name in names)
+                if TEMP_NAME.match(name):
+                    return True
+    return False
 
 
-def _regular_bytes(path: Path) -> bytes:
+def _regular_bytes(path: str) -> bytes:
     """A regular file's bytes. A FIFO would block and a symlink may lead anywhere:
     both raise OSError, which makes a lookup miss and a store give up."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -292,11 +498,26 @@ def _regular_bytes(path: Path) -> bytes:
         return handle.read()
 
 
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+def _prune(folder: str) -> None:
+    import contextlib
+
+    entries = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json")]
+    entries.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
     for old in entries[KEEP:]:
         with contextlib.suppress(OSError):
-            old.unlink()
+            os.unlink(old)
+
+
+SEVERITIES = ("error", "warning", "info")  # compiler.diagnostics.Severity, in its order
+
+
+def _check_item(item: Mapping[str, Any]) -> None:
+    """Raise as _diagnostic would on a malformed item, without building it."""
+    str(item["path"]), int(item["line"]), int(item["column"]), str(item["rule"])
+    str(item["message"]), item["hint"]
+    fix = item["fix"]
+    if item["severity"] not in SEVERITIES or (fix is not None and len(fix) != 3):
+        raise ValueError("malformed cache entry")
 
 
 def _encode(d: Diagnostic) -> dict[str, object]:
@@ -314,6 +535,8 @@ def _encode(d: Diagnostic) -> dict[str, object]:
 
 
 def _diagnostic(item: Mapping[str, object]) -> Diagnostic:
+    from compiler.diagnostics import Diagnostic, Fix, Severity
+
     fix = item["fix"]
     return Diagnostic(
         str(item["path"]),

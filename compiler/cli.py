@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from compiler import __version__
-from compiler.errors import PromptcError, UsageError
+from compiler import __version__, entry
+from compiler.entry import EXIT_INTERNAL, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, FORMATS
+from compiler.errors import PromptcError
 
 if TYPE_CHECKING:
     from compiler.api import Result
     from compiler.cache import Hit
     from compiler.config import Config
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
-
 F = TypeVar("F", bound=Callable[..., Any])
-
-FORMATS = ("text", "json", "github", "sarif")
 
 
 # Whether infos are printed: set by --verbose on any checking command.
@@ -77,69 +69,24 @@ def cli(ctx: click.Context, traceback: bool) -> None:
     ctx.obj = {"traceback": traceback}
 
 
-def _load(config_path: Path | None) -> Config:
-    from compiler.config import load_config
+def _options(
+    config_path: Path | None, fmt: str | None, strict: bool, quiet: bool, no_color: bool
+) -> entry.Options:
+    return entry.Options(config_path, fmt, strict, quiet, _VERBOSE.get(), no_color)
 
-    config = load_config(config_path)
-    if not config.specs.is_dir():
-        raise UsageError(
-            f"specs folder not found: {config.specs} (set `specs` in "
-            "[tool.promptc] or run promptc inside a bundle)",
-        )
-    return config
+
+def _load(config_path: Path | None) -> Config:
+    return entry.load(config_path)
 
 
 def _report(
     result: Result | Hit, fmt: str | None, strict: bool, quiet: bool, no_color: bool
 ) -> int:
-    from compiler.diagnostics import Severity
-    from compiler.report import REPORTERS
-
-    fmt = fmt or default_format(os.environ)
-    shown = [d for d in result.diagnostics if not quiet or d.severity is Severity.ERROR]
-    if fmt in ("text", "github") and not _VERBOSE.get():
-        # Infos (what a translation could not keep) can run to hundreds of lines;
-        # people read them with --verbose or in the target's TRANSLATION.md.
-        shown = [d for d in shown if d.severity is not Severity.INFO]
-    color = fmt == "text" and use_color(no_color, os.environ) and sys.stdout.isatty()
-    for line in REPORTERS[fmt](shown, color):
-        click.echo(line)
-    failed = _fails(result, strict)
-    # Machine formats keep stdout a single document; the summary goes to stderr anyway.
-    if not quiet and fmt in ("text", "github"):
-        _summary(result)
-    return EXIT_PROBLEMS if failed else EXIT_OK
+    return entry.report(result, _options(None, fmt, strict, quiet, no_color))
 
 
 def _fails(result: Result | Hit, strict: bool) -> bool:
-    from compiler.diagnostics import Severity
-
-    failing = {Severity.ERROR} | ({Severity.WARNING} if strict else set())
-    return any(d.severity in failing for d in result.diagnostics)
-
-
-def default_format(environ: Mapping[str, str]) -> str:
-    """`github` inside GitHub Actions, so annotations appear without any flag."""
-    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
-
-
-def use_color(no_color: bool, environ: Mapping[str, str]) -> bool:
-    # no-color.org: NO_COLOR set to a non-empty value turns colour off.
-    return not no_color and not environ.get("NO_COLOR")
-
-
-def _summary(result: Result | Hit) -> None:
-    from compiler.diagnostics import Severity
-
-    counts = {s: sum(1 for d in result.diagnostics if d.severity is s) for s in Severity}
-    parts = [f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
-    if counts[Severity.INFO] and not _VERBOSE.get():
-        parts[-1] += " (shown with --verbose)"
-    files = f"; wrote {len(result.written)}, removed {len(result.removed)} file(s)"
-    changed = files if result.written or result.removed else ""
-    if result.fixed:
-        changed += f"; fixed {len(result.fixed)} file(s)"
-    click.echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
+    return entry.fails(result, strict)
 
 
 _FIX = click.option(
@@ -160,11 +107,7 @@ _NO_CACHE = click.option(
 def _report_fixed(
     result: Result, fmt: str | None, strict: bool, quiet: bool, no_color: bool
 ) -> int:
-    """Name each file --fix changed, then report what remains; changed files mean exit 1."""
-    for path in result.fixed:
-        click.echo(f"Fixing {path}", err=True)
-    code = _report(result, fmt, strict, quiet, no_color)
-    return EXIT_PROBLEMS if result.fixed else code
+    return entry.report_fixed(result, _options(None, fmt, strict, quiet, no_color))
 
 
 @cli.command()
@@ -217,26 +160,22 @@ def build(
     no_cache: bool,
 ) -> None:
     """Compose and emit every target into the output folder."""
-    started = time.time_ns()  # before any input is read: see compiler/depfile.py
     if check_only and (depfile or stamp):
         raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
-    # A depfile lists what the full run read: it always runs.
-    use_cache = not (no_cache or depfile or stamp)
-    mode = _cache_mode(check=check_only, force=force)
-    hit = _cached(config_path, only, mode) if use_cache else None
-    if hit is not None:
-        raise SystemExit(_report(hit, fmt, strict, quiet, no_color))
-
-    from compiler import api
-    from compiler.depfile import record
-
-    config = _load(config_path)
-    _check_targets(config, only)
-    run = api.build_cached if use_cache else api.build
-    result = run(config, only=only, force=force, check=check_only)
-    if (depfile or stamp) and not _fails(result, strict):
-        result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
-    raise SystemExit(_report(result, fmt, strict, quiet, no_color))
+    options = _options(config_path, fmt, strict, quiet, no_color)
+    try:
+        code = entry.run_build(
+            options,
+            only=only,
+            check_only=check_only,
+            force=force,
+            depfile=depfile,
+            stamp=stamp,
+            no_cache=no_cache,
+        )
+    except entry.TargetError as exc:
+        raise click.UsageError(str(exc)) from None
+    raise SystemExit(code)
 
 
 @cli.command()
@@ -253,45 +192,8 @@ def check(
     no_cache: bool,
 ) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
-    use_cache = not (no_cache or fix)
-    hit = _cached(config_path, (), _cache_mode(check=True, force=False)) if use_cache else None
-    if hit is not None:
-        raise SystemExit(_report(hit, fmt, strict, quiet, no_color))
-
-    from compiler import api
-
-    result = api.check(_load(config_path), fix=fix, cache=use_cache)
-    raise SystemExit(_report_fixed(result, fmt, strict, quiet, no_color))
-
-
-def _cache_mode(*, check: bool, force: bool) -> str:
-    # compiler.api.cache_mode, without importing the pipeline on the warm path.
-    return ("check" if check else "build") + (" --force" if force else "")
-
-
-def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> Hit | None:
-    """The stored result of this very run when nothing it reads has changed."""
-    from compiler import cache
-
-    if cache.disabled(os.environ):
-        return None
-    found = cache.raw_layout(config_path, Path.cwd())
-    if found is None or not found[1]:
-        return None
-    layout = found[0]
-    if not layout.specs.is_dir():
-        return None
-    digest = cache.key(layout, mode, only, os.environ)
-    return None if digest is None else cache.lookup(layout, digest)
-
-
-def _check_targets(config: Config, only: Sequence[str]) -> None:
-    from compiler.suggest import did_you_mean
-
-    for name in only:
-        if name not in config.targets:
-            hint = did_you_mean(name, config.targets)
-            raise click.UsageError(f"target '{name}' is not configured{hint}")
+    options = _options(config_path, fmt, strict, quiet, no_color)
+    raise SystemExit(entry.run_check(options, fix=fix, no_cache=no_cache))
 
 
 @cli.command()
@@ -456,8 +358,14 @@ for _kind in ("opencode", "claude"):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: returns the exit code; never lets a traceback escape unasked."""
+    """Entry point: returns the exit code; never lets a traceback escape unasked.
+
+    The everyday command lines run in compiler.entry, the same way
+    `promptc` itself runs them; click parses every other."""
     args = list(sys.argv[1:] if argv is None else argv)
+    simple = entry.run_simple(args)
+    if simple is not None:
+        return simple
     try:
         cli.main(args=args, prog_name="promptc", standalone_mode=False)
     except SystemExit as exc:
@@ -474,10 +382,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one line, exit 3
         if "--traceback" in args:
             raise
-        click.echo(
-            f"promptc: internal error: {type(exc).__name__}: {exc} "
-            "(re-run with --traceback to see where)",
-            err=True,
-        )
+        entry.internal_error(exc)
         return EXIT_INTERNAL
     return EXIT_OK

@@ -34,10 +34,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jinja2 import TemplateError, TemplateSyntaxError
-
+from compiler import conditions, sandbox
 from compiler import params as fragment_params
-from compiler import sandbox
 from compiler.bundle import Bundle
 from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
@@ -98,6 +96,8 @@ class SourceMaps(Mapping[str, SourceMap]):
 
 @dataclass(frozen=True)
 class Composition:
+    """The composed bodies of one target, their source maps and the findings."""
+
     agents: Mapping[str, str]
     modes: Mapping[str, str]
     used: frozenset[str]
@@ -188,6 +188,8 @@ class _Anchor:
 
 @dataclass(frozen=True)
 class _Rendered:
+    """One rendered body: its text, the anchors of its lines, and whether it printed nothing."""
+
     text: str
     anchors: tuple[_Anchor, ...]
     nothing: bool  # rendered to no text at all (before the final newline was dropped)
@@ -466,6 +468,13 @@ class _Engine:
         return _Rendered(text, _line_anchors(text, frame.anchors), frame.size == 0)
 
     def _run_template(self, frame: _Frame) -> None:
+        runs = _branches(frame.unit, frame.values)
+        if runs is not None:  # decided without Jinja: emit the runs its template would
+            for first, last in runs:
+                frame.run(first, last)
+            return
+        from jinja2 import TemplateError, TemplateSyntaxError
+
         unit = frame.unit
         try:
             template = sandbox.compile_template(template_source(unit))
@@ -633,6 +642,59 @@ def template_source(unit: _Unit) -> str:
     if start is not None:
         pieces.append(f"<<_r({start},{len(segments)})" + "\n" * newlines + ">>")
     return "".join(pieces)
+
+
+def _branches(unit: _Unit, values: Mapping[str, Value]) -> list[tuple[int, int]] | None:
+    """The runs of segments (first, last) that the template of `unit` emits, in order,
+    decided with compiler.conditions; None when a condition needs Jinja.
+
+    Conditions are evaluated in the order, and only where, the template would
+    evaluate them, so a condition Jinja could not evaluate is met here too.
+    """
+    runs: list[tuple[int, int]] = []
+    stack: list[list[bool]] = []  # per open if: [enclosing branch active, a branch taken]
+    active = True
+    start: int | None = None
+    try:
+        for index, segment in enumerate(unit.scan.segments):
+            if not isinstance(segment, Tag):
+                if start is None:
+                    start = index
+                continue
+            if start is not None:
+                if active:
+                    runs.append((start, index))
+                start = None
+            keyword = segment.keyword
+            if keyword == "if":
+                taken = active and _holds(unit, index, segment, values)
+                stack.append([active, taken])
+                active = taken
+            elif keyword == "elif":
+                enclosing, done = stack[-1]
+                active = enclosing and not done and _holds(unit, index, segment, values)
+                stack[-1][1] = done or active
+            elif keyword == "else":
+                enclosing, done = stack[-1]
+                active = enclosing and not done
+                stack[-1][1] = True
+            elif keyword == "endif":
+                active = stack.pop()[0]
+    except conditions.Unsure:
+        return None
+    if start is not None and active:
+        runs.append((start, len(unit.scan.segments)))
+    return runs
+
+
+def _holds(unit: _Unit, index: int, tag: Tag, values: Mapping[str, Value]) -> bool:
+    """Whether the branch of `if`/`elif` tag number `index` is taken (raises Unsure)."""
+    if index not in unit.conditions:
+        return False  # the template holds `false` for a condition that failed its checks
+    node = conditions.parse(tag.condition)
+    if node is None:
+        raise conditions.Unsure(tag.condition)
+    return conditions.truth(node, values)
 
 
 def _tag_source(unit: _Unit, index: int, tag: Tag) -> str:

@@ -7,7 +7,6 @@ here, in code; the loaded result is immutable and passed explicitly.
 
 from __future__ import annotations
 
-import functools
 import os
 import tomllib
 from collections.abc import Mapping
@@ -40,6 +39,8 @@ LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity
 
 @dataclass(frozen=True)
 class RuleSettings:
+    """A rule's level (None when off) and its options with defaults filled in."""
+
     level: Severity | None
     options: Mapping[str, Any]
 
@@ -67,19 +68,22 @@ class Config:
 
         Always valid UTF-8: bytes of a file name that are not are shown as `\\xff`.
         """
-        return _display(path, os.getcwd())
-
-
-@functools.lru_cache(maxsize=4096)
-def _display(path: Path, cwd: str) -> str:
-    # Cached: a file with 100,000 problems would otherwise resolve its path 100,000 times.
-    try:
-        # Resolve the folder, not the name: a refused symlink is named, not its target.
-        absolute = path.parent.resolve() / path.name if path.name else path.resolve()
-        text = absolute.relative_to(Path(cwd).resolve()).as_posix()
-    except (ValueError, OSError, RuntimeError):
-        text = path.as_posix()
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        cwd = os.path.realpath(os.getcwd())
+        # Resolve the folder, not the name: a symlink is named where it stands.
+        # Plain strings: pathlib costs ten times more, once per file.
+        head, name = os.path.split(os.fspath(path))
+        if name in ("", ".", ".."):
+            resolved = os.path.realpath(path)
+        else:
+            resolved = os.path.join(os.path.realpath(head or "."), name)
+        inside = cwd.rstrip(os.sep) + os.sep
+        if resolved == cwd:
+            text = "."
+        elif resolved.startswith(inside):
+            text = resolved[len(inside) :].replace(os.sep, "/")
+        else:
+            text = path.as_posix()
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def freeze(value: Any) -> Any:
@@ -164,6 +168,8 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
 
 @dataclass
 class _Checker:
+    """Validates a config table and points each error at its line in the TOML text."""
+
     source: Path | None
     text: str
     prefix: tuple[str, ...]

@@ -30,9 +30,41 @@ import yaml
 from compiler.diagnostics import Problem
 
 try:  # the C loader is several times faster; fall back when libyaml is absent
-    _Loader: type[Any] = yaml.CSafeLoader
+    _Base: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+_DEFAULT_TAGS = {
+    yaml.ScalarNode: "tag:yaml.org,2002:str",
+    yaml.SequenceNode: "tag:yaml.org,2002:seq",
+    yaml.MappingNode: "tag:yaml.org,2002:map",
+}
+
+
+def composer(base: type[Any]) -> type[Any]:
+    """A loader class that composes only: untagged nodes take the default tag of their kind.
+
+    PyYAML's resolver matches every plain scalar against its YAML 1.1 patterns
+    to pick a tag; _Builder ignores that tag (it resolves plain scalars itself,
+    as YAML 1.2) and only needs to tell an explicit tag (`!!binary`, `!foo`),
+    which never reaches `resolve`, from none.
+    """
+
+    class Composer(base):  # type: ignore[misc]
+        def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+            return _DEFAULT_TAGS[kind]
+
+        # Path resolvers pick tags by position in the document: none are used.
+        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+            pass
+
+        def ascend_resolver(self) -> None:
+            pass
+
+    return Composer
+
+
+_Loader = composer(_Base)
 
 NODE_BUDGET = 20_000
 MAX_DEPTH = 64
@@ -44,6 +76,8 @@ JsonPath = tuple[str | int, ...]
 
 @dataclass(frozen=True)
 class Pos:
+    """A line and column in a file, both 1-based."""
+
     line: int
     column: int
 
@@ -70,6 +104,8 @@ class Frontmatter:
 
 @dataclass(frozen=True)
 class SourceFile:
+    """A loaded spec or fragment: its text, frontmatter, body and findings."""
+
     path: Path
     text: str
     frontmatter: Frontmatter | None
@@ -181,21 +217,31 @@ def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
 
 
 def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
-    lines = text.split("\n")
-    if lines[0].rstrip() != FENCE:
-        _misplaced_fence(lines, findings)
+    # Lines are cut only up to the closing fence: the body, most of a file, is
+    # taken as one slice.
+    first_end = text.find("\n")
+    if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
+        _misplaced_fence(text.split("\n", 3)[:3], findings)
         return SourceFile(path, text, None, text, 1, tuple(findings))
-    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (FENCE, "...")), None)
-    if close is None:
-        findings.append(
-            ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
-        )
-        return SourceFile(path, text, None, "", len(lines), tuple(findings))
-    frontmatter = _parse(lines[1:close], 2, findings)
-    body = "\n".join(lines[close + 1 :])
-    # A file that ends on the closing fence has no body line: point at the fence.
-    body_line = min(close + 2, len(lines))
-    return SourceFile(path, text, frontmatter, body, body_line, tuple(findings))
+    lines: list[str] = []
+    start = first_end + 1
+    while first_end >= 0 and start <= len(text):
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.rstrip() in (FENCE, "..."):
+            frontmatter = _parse(lines, 2, findings)
+            body = "" if end < 0 else text[end + 1 :]
+            # A file that ends on the closing fence has no body line: point at the fence.
+            body_line = len(lines) + (2 if end < 0 else 3)
+            return SourceFile(path, text, frontmatter, body, body_line, tuple(findings))
+        lines.append(line)
+        if end < 0:
+            break
+        start = end + 1
+    findings.append(
+        ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
+    )
+    return SourceFile(path, text, None, "", text.count("\n") + 1, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
@@ -276,6 +322,12 @@ _TIMESTAMP = re.compile(
 
 def resolve_plain(value: str) -> Any:
     """A plain (unquoted) scalar as YAML 1.2 core plus timestamps reads it."""
+    if value[:1].isalpha() and not value.endswith("\n"):
+        # The common case (`allow`, a model name): only a null or boolean word
+        # starts with a letter; numbers, dates and `.inf` start otherwise.
+        if value in _BOOL:
+            return _BOOL[value]
+        return None if value in ("null", "Null", "NULL") else value
     if _NULL.match(value):
         return None
     if value in _BOOL:
@@ -317,6 +369,8 @@ class _Budget(Exception):
 
 @dataclass
 class _Builder:
+    """Turns a composed YAML node into data, recording where each key and value stands."""
+
     first: int
     findings: list[tuple[str, Problem]]
     values: dict[JsonPath, Pos] = field(default_factory=dict)
@@ -341,7 +395,8 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
-        self.values.setdefault(path, self.pos(node))
+        if path not in self.values:
+            self.values[path] = self.pos(node)
         if node.tag not in _TAGS:
             self._unsupported(node)
         if isinstance(node, yaml.MappingNode):

@@ -59,6 +59,8 @@ RESERVED = frozenset(
 
 @dataclass(frozen=True)
 class Param:
+    """One declared fragment parameter: its type, allowed values and default."""
+
     name: str
     type: str | None  # None: the declaration is malformed (the schema reports it); accept any
     enum: tuple[Value, ...] | None

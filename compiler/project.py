@@ -79,6 +79,8 @@ class Skill:
 
 @dataclass(frozen=True)
 class Project:
+    """The checked model of a bundle for one target: what rules and targets read."""
+
     config: Config
     bundle: Bundle
     target: str

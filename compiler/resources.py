@@ -2,28 +2,46 @@
 
 from __future__ import annotations
 
-import functools
-import json
-from pathlib import Path
-from typing import Any
+import os
 
-_HERE = Path(__file__).resolve().parent
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+# Plain os.path and no pathlib: the cache hashes these files on the warm path.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+_FOUND: list[str] = []
+_LOADED: dict[str, dict[str, Any]] = {}
 
 
-@functools.cache
+def schema_folder() -> str:
+    """The folder holding the schemas, as a string."""
+    if not _FOUND:
+        # In a wheel the schemas sit inside the package (force-include in
+        # pyproject.toml); in a source checkout or editable install they sit at
+        # the repository root, where the fixed layout keeps them.
+        for candidate in (os.path.join(_HERE, "schemas"), os.path.join(_HERE, "..", "schemas")):
+            if os.path.isfile(os.path.join(candidate, "config.schema.json")):
+                _FOUND.append(os.path.realpath(candidate))
+                break
+        else:
+            raise FileNotFoundError("promptc schemas not found; the installation is incomplete")
+    return _FOUND[0]
+
+
 def schema_dir() -> Path:
-    # In a wheel the schemas sit inside the package (force-include in
-    # pyproject.toml); in a source checkout or editable install they sit at
-    # the repository root, where the fixed layout keeps them.
-    for candidate in (_HERE / "schemas", _HERE.parent / "schemas"):
-        if (candidate / "config.schema.json").is_file():
-            return candidate
-    raise FileNotFoundError("promptc schemas not found; the installation is incomplete")
+    from pathlib import Path
+
+    return Path(schema_folder())
 
 
-@functools.cache
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema `schemas/<name>.schema.json`."""
-    path = schema_dir() / f"{name}.schema.json"
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+    if name not in _LOADED:
+        import json
+
+        path = os.path.join(schema_folder(), f"{name}.schema.json")
+        with open(path, encoding="utf-8") as handle:
+            _LOADED[name] = json.load(handle)
+    return _LOADED[name]

@@ -16,35 +16,51 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-
+from compiler import conditions
 from compiler.scan import Value
 from compiler.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from jinja2 import Template, TemplateSyntaxError, nodes
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 TEMPLATE_NAME = "<template>"  # the file name Jinja gives templates made from strings
 _COMPARISONS = {"eq", "ne", "lt", "lteq", "gt", "gteq", "in", "notin"}
 _EQUALITY = {"eq", "ne", "in", "notin"}
-_FORBIDDEN = {
-    nodes.Getattr: "attribute access",
-    nodes.Getitem: "item access",
-    nodes.Slice: "slicing",
-    nodes.Call: "a function call",
-    nodes.Filter: "a filter",
-    nodes.Test: "an `is` test",
-    nodes.BinExpr: "arithmetic",
-    nodes.Concat: "`~` concatenation",
-    nodes.CondExpr: "an inline if",
-    nodes.Dict: "a dict",
-}
+
+
+@functools.cache
+def _forbidden() -> dict[type[Any], str]:
+    from jinja2 import nodes
+
+    return {
+        nodes.Getattr: "attribute access",
+        nodes.Getitem: "item access",
+        nodes.Slice: "slicing",
+        nodes.Call: "a function call",
+        nodes.Filter: "a filter",
+        nodes.Test: "an `is` test",
+        nodes.BinExpr: "arithmetic",
+        nodes.Concat: "`~` concatenation",
+        nodes.CondExpr: "an inline if",
+        nodes.Dict: "a dict",
+    }
+
+
 RULE = (
     "a condition compares variables with literals using ==, !=, <, <=, >, >=, in, not in, "
     "and, or, not; nothing else is evaluated"
 )
 
 
-def _environment() -> ImmutableSandboxedEnvironment:
+@functools.cache
+def environment() -> ImmutableSandboxedEnvironment:
+    """The environment, built on first use: most bundles never need Jinja (compiler.conditions)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     env = ImmutableSandboxedEnvironment(
         variable_start_string="<<",
         variable_end_string=">>",
@@ -64,19 +80,18 @@ def _environment() -> ImmutableSandboxedEnvironment:
     return env
 
 
-ENV = _environment()
-
-
 @functools.lru_cache(maxsize=1024)
 def compile_template(source: str) -> Template:
     """A compiled template, shared by every target and call in this process."""
-    return ENV.from_string(source)
+    return environment().from_string(source)
 
 
 @functools.lru_cache(maxsize=4096)
 def _parse(condition: str) -> nodes.Expr | TemplateSyntaxError:
+    from jinja2 import TemplateSyntaxError, nodes
+
     try:
-        tree = ENV.parse(f"<% if {condition} %><% endif %>")
+        tree = environment().parse(f"<% if {condition} %><% endif %>")
     except TemplateSyntaxError as exc:
         return exc
     branch = tree.body[0]
@@ -95,6 +110,20 @@ def condition_problem(
     allowed values of those that have a fixed set (`target` and enum
     parameters), so a misspelt value is caught instead of never matching.
     """
+    simple = conditions.parse(condition)
+    if simple is not None and conditions.acceptable(simple, scope, enums):
+        return None  # no problem, and Jinja never loaded
+    return jinja_problem(condition, scope, enums)
+
+
+def jinja_problem(
+    condition: str,
+    scope: Collection[str],
+    enums: Mapping[str, tuple[Value, ...]],
+) -> str | None:
+    """condition_problem, always by Jinja's parser."""
+    from jinja2 import TemplateSyntaxError
+
     parsed = _parse(condition)
     if isinstance(parsed, TemplateSyntaxError):
         return f"invalid condition `{condition}`: {parsed.message}"
@@ -107,6 +136,8 @@ def _check(
     scope: Collection[str],
     enums: Mapping[str, tuple[Value, ...]],
 ) -> str | None:
+    from jinja2 import nodes
+
     if isinstance(node, nodes.Name):
         if node.name in scope:
             return None
@@ -139,7 +170,7 @@ def _check(
         if problem:
             return problem
     else:
-        what = next((w for t, w in _FORBIDDEN.items() if isinstance(node, t)), None)
+        what = next((w for t, w in _forbidden().items() if isinstance(node, t)), None)
         return f"condition `{condition}` uses {what or type(node).__name__}; {RULE}"
     for child in children:
         problem = _check(child, condition, scope, enums)
@@ -150,6 +181,8 @@ def _check(
 
 def _value_problem(node: nodes.Compare, enums: Mapping[str, tuple[Value, ...]]) -> str | None:
     """`target == "cluade"` can never be true: say so instead of silently skipping text."""
+    from jinja2 import nodes
+
     if len(node.ops) != 1 or node.ops[0].op not in _EQUALITY:
         return None
     left, right = node.expr, node.ops[0].expr

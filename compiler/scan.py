@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, NoReturn
 
 from compiler.diagnostics import Problem
@@ -79,6 +79,8 @@ class Literal:
 
 @dataclass(frozen=True)
 class Arg:
+    """One `name=value` argument of a placeholder call."""
+
     name: str
     value: Value | None  # None when the value is a variable
     variable: str | None
@@ -88,6 +90,8 @@ class Arg:
 
 @dataclass(frozen=True)
 class Placeholder:
+    """A `<<name>>` or `<<name(...)>>` placeholder where it stands in the body."""
+
     name: str
     args: tuple[Arg, ...]
     called: bool  # written with parentheses
@@ -109,6 +113,8 @@ class Placeholder:
 
 @dataclass(frozen=True)
 class Tag:
+    """A `<% ... %>` block tag where it stands in the body."""
+
     keyword: str
     condition: str  # for if and elif
     line: int
@@ -123,6 +129,8 @@ Segment = Literal | Placeholder | Tag
 
 @dataclass(frozen=True)
 class Scan:
+    """A body cut into literal text, placeholders and tags, with the problems found."""
+
     segments: tuple[Segment, ...]
     problems: tuple[Problem, ...]
     blocks_ok: bool  # every if has its endif; else and elif are in place
@@ -146,6 +154,8 @@ def scan(body: str, first_line: int) -> Scan:
 
 @dataclass(frozen=True)
 class _Construct:
+    """A construct found on one line: its span, its kind and what it became."""
+
     start: int
     end: int
     kind: str  # placeholder, bad, tag, comment, escape
@@ -228,8 +238,7 @@ class _Scanner:
         text = "\n".join(lines)
         # The common case: nothing can start a construct (or the budget is spent).
         if "<" not in text or self.constructs > MAX_CONSTRUCTS:
-            for i, line in enumerate(lines):
-                self._text(line + ends[i], self._number(first + i))
+            self._text(text + ends[-1], self._number(first))  # as its lines one by one
             return
         end_of_last = text.find("\n", text.rfind("<"))
         stop = len(text) if end_of_last < 0 else end_of_last
@@ -255,7 +264,7 @@ class _Scanner:
     # -- one line ---------------------------------------------------------
 
     def _line(self, text: str, end: str, number: int, protected: list[tuple[int, int]]) -> None:
-        found = self._constructs(text, number, protected)
+        found = self._known_constructs(text, number, protected)
         if not found:
             self._text(text + end, number)
             return
@@ -288,6 +297,28 @@ class _Scanner:
             elif construct.segment is not None:
                 self._add(construct.segment)
         self._text(text[last:] + end, number)
+
+    def _known_constructs(
+        self, text: str, number: int, protected: list[tuple[int, int]]
+    ) -> list[_Construct]:
+        """_constructs, remembered per line text: bundles repeat the same snippet and
+        tag lines in every agent. Only lines without problems are remembered, so
+        every problem is still reported at its own line."""
+        key = (text, tuple(protected))
+        known = _LINES.get(key)
+        if known is not None:
+            counted = sum(1 for construct in known if construct.kind != "escape")
+            if self.constructs + counted <= MAX_CONSTRUCTS:
+                self.constructs += counted
+                return [_at_line(construct, number) for construct in known]
+            # Past the budget: the full search reports it where it is spent.
+        before = len(self.problems)
+        found = self._constructs(text, number, protected)
+        # A line cut short by the budget is not what the line holds: never remembered.
+        spent = self.constructs > MAX_CONSTRUCTS
+        if len(self.problems) == before and not spent and len(_LINES) < _LINES_KEPT:
+            _LINES[key] = found
+        return found
 
     def _constructs(
         self, text: str, number: int, protected: list[tuple[int, int]]
@@ -410,7 +441,7 @@ class _Scanner:
 
     def _placeholder(self, text: str, line: int, column: int) -> Placeholder | None:
         try:
-            name, called, args = _Parser(text, column).parse()
+            name, called, args = _parse_placeholder(text, column)
         except _SyntaxProblem as problem:
             self._problem(
                 line,
@@ -464,14 +495,25 @@ def _paragraph_end(lines: list[str], index: int) -> int:
     if _HEADING.match(lines[index]):
         return index + 1
     stop = index + 1
-    while (
-        stop < len(lines)
-        and lines[stop].strip()
-        and _fence_open(lines[stop]) is None
-        and not _HEADING.match(lines[stop])
-    ):
+    while stop < len(lines):
+        line = lines[stop]
+        first = line[:1]
+        if first and first not in _BLOCK_STARTS and not first.isspace():
+            stop += 1  # text from its first character: neither blank, a fence nor a heading
+            continue
+        if not line.strip():
+            break
+        # Only a line whose first visible character is one of these can open a
+        # fence or be a heading: most lines skip both patterns.
+        if line.lstrip(" \t")[:1] in _BLOCK_STARTS and (
+            _fence_open(line) is not None or _HEADING.match(line)
+        ):
+            break
         stop += 1
     return stop
+
+
+_BLOCK_STARTS = ("`", "~", "#")
 
 
 def _code_spans(text: str, stop: int) -> list[tuple[int, int]]:
@@ -574,6 +616,24 @@ class _SyntaxProblem(Exception):
     def __init__(self, column: int, message: str) -> None:
         super().__init__(message)
         self.column = column
+
+
+_LINES: dict[tuple[str, tuple[tuple[int, int], ...]], list[_Construct]] = {}
+_LINES_KEPT = 4096
+
+
+def _at_line(construct: _Construct, number: int) -> _Construct:
+    """A remembered construct, its segment moved to line `number` (nothing else depends on it)."""
+    segment = construct.segment
+    if segment is None or segment.line == number:
+        return construct
+    return _Construct(construct.start, construct.end, construct.kind, replace(segment, line=number))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_placeholder(text: str, column: int) -> tuple[str, bool, tuple[Arg, ...]]:
+    """_Parser's result, once per placeholder text: bundles repeat the same calls."""
+    return _Parser(text, column).parse()
 
 
 class _Parser:

@@ -7,7 +7,8 @@ value starts on another line). For `anyOf`, the alternative the value was
 evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
 schema's own `errorMessage` says what is accepted. Validators are compiled
-once per schema and run.
+once per schema and run. A valid document never reaches jsonschema:
+compiler.precheck answers first, and jsonschema runs only to explain a failure.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
@@ -26,6 +27,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from compiler import precheck
 from compiler.diagnostics import Problem
 from compiler.loader import Frontmatter, JsonPath, load_bytes
 from compiler.resources import load_schema
@@ -105,6 +107,8 @@ def issues(
     instance: Any, schema: Mapping[str, Any], name: Callable[[JsonPath], str] | None = None
 ) -> Iterator[Issue]:
     """Every problem, one readable message each, without duplicates."""
+    if precheck.valid(instance, schema):
+        return  # jsonschema is loaded only to explain a failure
     seen: set[tuple[JsonPath, str]] = set()
     for error in _validator(schema).iter_errors(instance):
         for path, message, at_key in _explain(error, name or json_path):
@@ -312,7 +316,7 @@ def check_emitted(target: str, relative: str, text: str) -> Iterator[Problem]:
 
 
 def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
-    source = load_bytes(Path(relative), text.encode("utf-8"))
+    source = load_bytes(Path(relative), _head(text).encode("utf-8"))
     broken = [p for rule, p in source.findings if rule == "syntax"]
     if broken:
         yield from (
@@ -323,6 +327,26 @@ def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
         yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
         return
     yield from _against(source.frontmatter, schema)
+
+
+def _head(text: str) -> str:
+    """The file up to its closing frontmatter fence, as the loader finds it: the
+    body cannot change what the loader makes of the frontmatter, and it is most
+    of the file. The whole text when anything could (a BOM, a CR, a NUL byte)."""
+    if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
+        return text
+    start = 0
+    first = True
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if first and line.rstrip() != "---":
+            return text
+        if not first and line.rstrip() in ("---", "..."):
+            return text if end < 0 else text[: end + 1]
+        if end < 0:
+            return text
+        start, first = end + 1, False
 
 
 def _check_json(text: str, schema: str) -> Iterator[Problem]:

@@ -41,6 +41,8 @@ TEMP_NAME = re.compile(r"^\..+\.promptc-\d+\.tmp$")
 
 @dataclass(frozen=True)
 class Conflict:
+    """A file the writer will not touch, and why."""
+
     path: str
     message: str
 
@@ -63,6 +65,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class Outcome:
+    """What a build did on disk: the plan, the files written and removed, the refusals."""
+
     plan: Plan
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()

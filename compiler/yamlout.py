@@ -55,6 +55,10 @@ def _plain_char(char: str, head: bool) -> bool:
     return category[0] == "L" if head else category[0] in _PRINTABLE_CATEGORIES
 
 
+# _plain_char over a whole ASCII string at once: the common case, in one match.
+_ASCII_PLAIN = re.compile(r"[A-Za-z_/.][ -)+-~]*")
+
+
 def is_plain(text: str) -> bool:
     """True when `text` may be written unquoted and still reads back as itself."""
     if not text or not _plain_char(text[0], head=True):
@@ -63,6 +67,8 @@ def is_plain(text: str) -> bool:
         return False
     if text.endswith((" ", ":")) or ": " in text or " #" in text or _YAML11_SPECIAL.match(text):
         return False
+    if text.isascii():
+        return _ASCII_PLAIN.fullmatch(text) is not None
     return all(_plain_char(char, head=False) for char in text[1:])
 
 

@@ -172,7 +172,7 @@ def test_key_follows_shipped_schemas(
 ) -> None:
     copy = tmp_path / "schemas"
     shutil.copytree(resources.schema_dir(), copy)
-    monkeypatch.setattr(resources, "schema_dir", lambda: copy)
+    monkeypatch.setattr(resources, "schema_folder", lambda: str(copy))
     monkeypatch.setattr(cache, "_CODE", [])
     before = _key(sample)
     monkeypatch.setattr(cache, "_CODE", [])
@@ -181,6 +181,13 @@ def test_key_follows_shipped_schemas(
     schema.write_text(schema.read_text().replace('"description"', '"description" ', 1))
     monkeypatch.setattr(cache, "_CODE", [])
     assert _key(sample) != before
+
+
+def test_layout_defaults_are_the_config_defaults() -> None:
+    from compiler.config import DEFAULTS
+
+    assert {k: DEFAULTS[k] for k in cache.LAYOUT_DEFAULTS} == cache.LAYOUT_DEFAULTS
+    assert tuple(DEFAULTS["targets"]) == cache.DEFAULT_TARGETS
 
 
 def test_key_follows_home(sample: Path) -> None:
@@ -201,3 +208,93 @@ def test_symlinked_bundle_is_never_cached(sample: Path, tmp_path: Path) -> None:
     (tmp_path / "elsewhere.md").write_text("Tono: afuera.\n")
     (sample / "fragments/linked.md").symlink_to(tmp_path / "elsewhere.md")
     assert _key(sample) is None
+
+
+# What the cheap paths import: measured as behaviour (modules loaded), never as time.
+HEAVY = ("yaml", "jinja2", "jsonschema", "click", "typing", "dataclasses", "pathlib", "tomllib")
+PROBE = """\
+import sys
+before = set(sys.modules)
+from compiler.entry import main
+code = main(sys.argv[1:])
+loaded = set(sys.modules) - before
+print(code, *sorted(m for m in loaded if m.split(".")[0] in {heavy!r}))
+"""
+
+
+def _imports(folder: Path, *args: str) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    probe = PROBE.format(heavy=set(HEAVY))
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in os.environ.items() if k != "PROMPTC_NO_CACHE"},
+    )
+    return done.stdout.splitlines()[-1].split()  # the probe prints last
+
+
+def test_version_imports_no_heavy_module(sample: Path) -> None:
+    assert _imports(sample, "--version") == ["0"]
+
+
+def test_cache_hit_imports_no_heavy_module(sample: Path) -> None:
+    cold = _imports(sample, "check")
+    assert cold[0] == "1"  # nothing built yet; this run fills the cache
+    assert {"yaml", "dataclasses"} <= set(cold)  # the probe sees a real run's imports
+    assert _imports(sample, "build")[0] == "0"
+    assert _imports(sample, "check")[0] == "0"  # a miss: the build changed the outputs
+    assert _imports(sample, "check") == ["0"]
+    assert _imports(sample, "build", "-q") == ["0"]
+
+
+def test_the_lookup_key_is_reused_once_by_the_run(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    layout = found[0]
+    calls: list[str] = []
+    real = cache._key
+
+    def counting(*args: object) -> str | None:
+        calls.append("hash")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache, "_key", counting)
+    looked_up = cache.key(layout, "check", (), {})
+    assert cache.key_before_run(layout, "check", (), {}) == looked_up
+    assert len(calls) == 1  # the run reused the lookup's hash
+    assert cache.key_before_run(layout, "check", (), {}) == looked_up
+    assert len(calls) == 2  # once only: the next asks again
+    cache.key(layout, "check", (), {})
+    cache.key_before_run(layout, "build", (), {})
+    assert len(calls) == 4  # another command's key is never reused
+
+
+def test_a_fifo_in_the_trees_is_never_cached(sample: Path) -> None:
+    import os
+
+    os.mkfifo(sample / "fragments" / "pipe.md")
+    assert _key(sample) is None
+
+
+def test_a_symlinked_folder_is_never_cached(sample: Path, tmp_path: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    (sample / "fragments" / "shared").symlink_to(tmp_path / "shared", target_is_directory=True)
+    assert _key(sample) is None
+
+
+def test_the_trees_are_every_regular_file_in_order(sample: Path) -> None:
+    (sample / "fragments" / "deep" / "er").mkdir(parents=True)
+    (sample / "fragments" / "deep" / "er" / "x.md").write_text("x\n")
+    (sample / "fragments" / "deep-b.md").write_text("y\n")
+    files = cache._tree(str(sample / "fragments"))
+    assert files is not None
+    names = [Path(f).relative_to(sample / "fragments").as_posix() for f in files]
+    assert names == ["deep-b.md", "deep/er/x.md", "tone.md"]

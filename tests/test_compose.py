@@ -806,3 +806,22 @@ def test_mode_snapshot(
     composition = repository[target]
     assert composition.findings == ()
     assert composition.modes[mode] == snapshot(extension_class=MarkdownSnapshot)
+
+
+def test_a_line_seen_before_keeps_its_own_line_number() -> None:
+    """Scan remembers the constructs of a line's text; each copy still stands at its own line."""
+    from compiler.scan import Placeholder, Tag, scan
+
+    line = '<<tone(level="full")>> y <% if target == "claude" %>x<% endif %>'
+    first = scan(f"{line}\n", 5)
+    again = scan(f"a\n\n{line}\n", 20)
+    for result, number in ((first, 5), (again, 22)):
+        found = [s for s in result.segments if isinstance(s, Placeholder | Tag)]
+        assert [(type(s).__name__, s.line) for s in found] == [
+            ("Placeholder", number),
+            ("Tag", number),
+            ("Tag", number),
+        ]
+    bad = "<% fi %> and <<x(=1)>>"
+    assert [p.line for p in scan(f"{bad}\n", 3).problems] == [3, 3]
+    assert [p.line for p in scan(f"b\n{bad}\n", 9).problems] == [10, 10]

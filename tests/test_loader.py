@@ -147,3 +147,65 @@ def test_file_without_frontmatter_is_all_body() -> None:
     assert source.frontmatter is None
     assert source.body_line == 1
     assert source.findings == ()
+
+
+def _documents() -> list[bytes]:
+    from tests.schema_cases import CASES, REFERENCE_AGENT
+
+    texts = [case.text.encode() for case in CASES] + [REFERENCE_AGENT.encode()]
+    texts += [
+        b"---\na: 1\na: 2\n---\n",
+        b"---\na: [1\n---\n",
+        b"---\nx: *\n---\n",
+        b"---\n- a\n- b\n---\n",
+        b"---\nbase: &b {edit: deny}\nperm: *b\nlist: [*b, *b]\n---\n",
+        b"---\nt: !!binary aGk=\nu: !foo bar\nv: ! 12\nw: !!str 3\n---\n",
+        b"---\nyes: on\nno: off\nd: 2026-01-13\nts: 2026-01-13 10:00:00\nf: .inf\nn: ~\n---\n",
+        b"---\n? [a, b]\n: c\n\"q\": 'r'\nm: |\n  line\n  line\n---\n",
+        b"---\n{a: 1, b: [2, {c: 3}]}\n---\n",
+    ]
+    return texts
+
+
+@pytest.mark.skipif(not hasattr(__import__("yaml"), "CSafeLoader"), reason="no libyaml")
+def test_the_c_and_the_python_composer_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml when present, else PyYAML's own parser: the same data, positions and findings
+    (only the wording of a YAML syntax error is each parser's own)."""
+    import yaml
+
+    from compiler import loader
+
+    with_c = [load_bytes(P, raw) for raw in _documents()]
+    monkeypatch.setattr(loader, "_Loader", loader.composer(yaml.SafeLoader))
+    in_python = [load_bytes(P, raw) for raw in _documents()]
+    for c, python in zip(with_c, in_python, strict=True):
+        assert c.frontmatter == python.frontmatter, c.text
+        if any("invalid YAML" in p.message for _, p in c.findings):
+            assert [r for r, _ in c.findings] == [r for r, _ in python.findings]
+        else:
+            assert c.findings == python.findings, c.text
+
+
+PIECES = ["---", "...", "--- ", "---x", "a: 1", "", "  ---", "body", "x: '---'", " ---"]
+
+
+def test_body_starts_after_the_first_closing_fence() -> None:
+    """The split as defined on lines, for every arrangement of these lines."""
+    import itertools
+
+    for size in range(5):
+        for pieces in itertools.product(PIECES, repeat=size):
+            for ending in ("", "\n"):
+                text = "\n".join(pieces) + ending
+                source = load_bytes(P, text.encode())
+                lines = text.split("\n")
+                if lines[0].rstrip() != "---":
+                    assert (source.frontmatter, source.body, source.body_line) == (None, text, 1)
+                    continue
+                closes = [i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")]
+                if not closes:
+                    assert (source.body, source.body_line) == ("", len(lines))
+                    assert source.frontmatter is None
+                    continue
+                assert source.body == "\n".join(lines[closes[0] + 1 :]), text
+                assert source.body_line == closes[0] + 2

@@ -396,3 +396,33 @@ def test_readme_problem_matcher_reads_promptc_output(make_bundle: MakeBundle, ru
         ("specs/agents/scout.md", "3", "7", "error", "schema"),
         ("specs/agents/scout.md", "4", "1", "warning", "unknown-key"),
     ]
+
+
+def test_emitted_files_are_read_up_to_their_closing_fence() -> None:
+    """Checking an emitted file loads only its head: the frontmatter and syntax
+    findings are those of the whole file, for every arrangement of these lines."""
+    import itertools
+
+    pieces = [
+        "---",
+        "...",
+        "--- ",
+        "---x",
+        "a: 1",
+        "b: [1, 2]",
+        "",
+        "  ---",
+        "x: '---'",
+        "c:\n  - d",
+    ]
+    for size in range(1, 5):
+        for lines in itertools.product(pieces, repeat=size):
+            for ending in ("", "\n"):
+                text = "\n".join(lines) + ending
+                whole = load_bytes(Path("a.md"), text.encode())
+                head = load_bytes(Path("a.md"), validate._head(text).encode())
+                assert head.frontmatter == whole.frontmatter, text
+                syntax = [f for f in whole.findings if f[0] == "syntax"]
+                assert [f for f in head.findings if f[0] == "syntax"] == syntax, text
+    assert validate._head("---\na: 1\n---\nbody\n") == "---\na: 1\n---\n"
+    assert validate._head("---\r\na: 1\r\n---\r\nbody\r\n").endswith("body\r\n")
