@@ -57,20 +57,6 @@ ENCODING_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("raw", "expected", "words"),
-    [case[1:] for case in ENCODING_CASES],
-    ids=[case[0] for case in ENCODING_CASES],
-)
-def test_undecodable_file(
-    make_bundle: MakeBundle, run: Runner, raw: bytes, expected: list[str], words: str
-) -> None:
-    result = lint(make_bundle, run, {"specs/agents/a.md": raw})
-    assert result.code == 1
-    assert diagnostics(result) == [f"specs/agents/a.md:{e}" for e in expected]
-    assert words in result.out
-
-
 def test_crlf_is_a_warning_and_the_build_emits_lf(make_bundle: MakeBundle, run: Runner) -> None:
     make_bundle({"specs/agents/a.md": AGENT.replace("\n", "\r\n").encode()})
     result = run("build")
@@ -173,10 +159,10 @@ FENCE_CASES = [
 
 @pytest.mark.parametrize(
     ("raw", "expected", "words"),
-    [case[1:] for case in FENCE_CASES],
-    ids=[case[0] for case in FENCE_CASES],
+    [case[1:] for case in (*ENCODING_CASES, *FENCE_CASES)],
+    ids=[case[0] for case in (*ENCODING_CASES, *FENCE_CASES)],
 )
-def test_broken_frontmatter(
+def test_undecodable_or_broken_file(
     make_bundle: MakeBundle, run: Runner, raw: bytes, expected: list[str], words: str
 ) -> None:
     result = lint(make_bundle, run, {"specs/agents/a.md": raw})
