@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NPM_STAMP := tests/node_modules/.installed
 
-.PHONY: all build test lint typecheck pytest npm clean fuzz adversarial
+.PHONY: all build bytecode test lint typecheck pytest npm clean fuzz adversarial
 
 all: build
 
@@ -16,7 +16,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-build: $(VENV)/.installed
+# An editable install runs compiler/ from source, and with PYTHONDONTWRITEBYTECODE
+# set no run writes bytecode: without this, every `promptc` run would compile
+# every module first. compileall rewrites only what changed since last time.
+bytecode: $(VENV)/.installed
+	$(BIN)/python -m compileall -q compiler
+
+build: bytecode
 	$(BIN)/promptc build
 
 # `npm ci` insists on every platform build of opencode being resolvable, and
@@ -38,7 +44,7 @@ typecheck: $(VENV)/.installed
 pytest: $(VENV)/.installed npm
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+test: lint typecheck pytest bytecode
 	$(BIN)/promptc check
 
 # The long fuzz profile: fails unless the fuzz suites generate 100,000 examples.

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from compiler.entry import main
+from compiler.entry import run
 
-raise SystemExit(main())
+run()

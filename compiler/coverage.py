@@ -93,6 +93,11 @@ def _decides(
         }
     else:
         groups = _name_groups(key, [p for p, _ in later])
+    if within and wildcard.apart((pattern, *within)):
+        # No input matches the rule's pattern and `within` both, whatever the
+        # later rules: every search below would find nothing (dangerous-allow
+        # asks this of most allow rules against each command it looks for).
+        return None
     include = [glob(pattern), *(glob(p) for p in within)]
     for members, name in groups.items():
         text = wildcard.witness(include, [glob(later[j][1]) for j in sorted(members)])

@@ -31,7 +31,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, replace
-from typing import ClassVar, NoReturn
+from typing import ClassVar, NamedTuple, NoReturn
 
 from compiler.diagnostics import Problem
 from compiler.suggest import did_you_mean
@@ -152,8 +152,8 @@ def scan(body: str, first_line: int) -> Scan:
     return scanner.result()
 
 
-@dataclass(frozen=True)
-class _Construct:
+# A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
+class _Construct(NamedTuple):
     """A construct found on one line: its span, its kind and what it became."""
 
     start: int

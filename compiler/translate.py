@@ -155,7 +155,7 @@ class Region:
 def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     """Some input matches every `include` pattern and no `exclude` one.
     Too complex to decide counts as yes: the safe answer for every caller."""
-    if _apart(include):
+    if wildcard.apart(include):
         return False
     try:
         found = wildcard.witness(
@@ -164,18 +164,6 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     except wildcard.TooComplex:
         return True
     return found is not None
-
-
-def _apart(patterns: tuple[str, ...]) -> bool:
-    """Two of the patterns start with texts that differ before either ends, so no
-    input matches both. (The search would find that too, stepping along the one
-    text both heads allow, so it could never give up on it.)"""
-    heads = [wildcard.head(p) for p in patterns]
-    for index, one in enumerate(heads):
-        for other in heads[index + 1 :]:
-            if not one.startswith(other) and not other.startswith(one):
-                return len(one) + len(other) < wildcard.SEARCH_LIMIT
-    return False
 
 
 def regions(rules: Iterable[Rule], permission: str) -> tuple[Region, ...]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compiler import wildcard
 from compiler.coverage import decides
 from compiler.permissions import Origin, Rule, evaluate
 
@@ -46,3 +48,31 @@ def test_decides_within_a_permission_and_a_pattern(
 
         assert match(found.input, within)
         assert evaluate(rules, "bash", found.input).rule is rules[index]
+
+
+# --- patterns whose heads part ------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=st.text(alphabet="ab */?", max_size=6), second=st.text(alphabet="ab */?", max_size=6))
+def test_patterns_apart_share_no_input(first: str, second: str) -> None:
+    # decides skips the search on this answer alone: it must never claim more.
+    if wildcard.apart((first, second)):
+        assert wildcard.witness([wildcard.glob(first), wildcard.glob(second)]) is None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "command", "expected"),
+    [
+        ("git status *", "rm *", None),  # heads part at the first letter
+        ("git *", "git push *", "git push"),  # OpenCode: a trailing ` *` may match nothing
+        ("*", "rm *", "rm"),
+        ("rm -rf /tmp/*", "rm *", "rm -rf /tmp/"),
+    ],
+)
+def test_decides_within_a_command_whose_head_parts_from_the_rule(
+    pattern: str, command: str, expected: str | None
+) -> None:
+    rules = [Rule("bash", "*", "ask", ORIGIN), Rule("bash", pattern, "allow", ORIGIN)]
+    found = decides(rules, 1, permission="bash", within=[command])
+    assert (found.input if found else None) == expected

@@ -26,13 +26,15 @@ Passes:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.diagnostics import Problem
 from compiler.loader import Pos
 from compiler.project import Project, Spec
 from compiler.targets import claude, claude_plugin
-from compiler.translate import Loss, translate
+
+if TYPE_CHECKING:
+    from compiler.translate import Loss
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"
@@ -44,6 +46,9 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
     if claude.NAME not in targets and claude_plugin.NAME not in targets:
         return
+    # Only a Claude target needs the translation: load it then (compiler.translate is big).
+    from compiler.translate import translate
+
     models = _models(targets)
     translation = translate(project)
     seen: set[object] = set()

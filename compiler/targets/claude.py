@@ -54,13 +54,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compiler import translation_report, yamlout
+from compiler import yamlout
 from compiler.permissions import evaluate
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
-from compiler.translate import MAIN, Subject, Translation, translate
+
+if TYPE_CHECKING:
+    from compiler.translate import Subject, Translation
+
+# compiler.translate (and the report on it) load when a Claude layout is built:
+# the option schema above is all a bundle without a Claude target needs here.
 
 NAME = "claude"
 OPTIONS: dict[str, Any] = {
@@ -126,6 +131,8 @@ def layout(
     with_settings: bool,
 ) -> dict[str, str]:
     """Agents, commands and the report; settings.json when the layout has one."""
+    from compiler.translate import translate
+
     translation = translate(project)
     models = options.get("models", {})
     files: dict[str, str] = {}
@@ -162,6 +169,8 @@ def report(
         ident: [message for _, message in command_notes(spec, project, translation, models)]
         for ident, spec in project.modes.items()
     }
+    from compiler import translation_report
+
     return translation_report.render(
         project, translation, namer, settings, agents, commands, with_settings
     )
@@ -322,6 +331,8 @@ def runner(spec: Spec, translation: Translation) -> Subject | None:
     found = [s for s in translation.subjects if s.name == agent]
     if found:
         return found[0]
+    from compiler.translate import MAIN
+
     main = translation.main_agent or MAIN
     return next((s for s in translation.subjects if s.name == main), None)
 

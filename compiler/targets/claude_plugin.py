@@ -42,7 +42,8 @@ from typing import Any
 
 from compiler.project import Project
 from compiler.targets import claude
-from compiler.translate import translate
+
+# compiler.translate loads in the functions that translate (see compiler.targets.claude).
 
 NAME = "claude-plugin"
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
@@ -104,6 +105,8 @@ def reserved(name: str) -> bool:
 
 
 def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
+    from compiler.translate import translate
+
     plugin = plugin_name(project, options)
     translation = translate(project)
     agents, commands = len(translation.tools), len(project.modes)
@@ -123,6 +126,8 @@ def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def readme(project: Project, options: Mapping[str, Any], namer: Mapping[str, str]) -> str:
+    from compiler.translate import translate
+
     plugin = plugin_name(project, options)
     translation = translate(project)
     info = manifest(project, options)

@@ -1,0 +1,75 @@
+"""The `promptc` program exits without the interpreter's teardown: nothing of a
+run may be lost by that (output, exit code, files written), and the garbage
+collector paused while the pipeline imports is running again afterwards."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler import entry
+
+
+def _program(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "compiler", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_program_prints_and_exits_as_main_returns(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (sample / "specs/agents/extra.md").write_text("---\ndescription: x\n---\nHola.\n")
+    done = _program(sample, "check", "--no-cache")
+    expected = entry.main(["check", "--no-cache"])
+    out, err = capsys.readouterr()
+    assert expected == 1  # nothing built yet: every output is stale
+    assert (done.returncode, done.stdout, done.stderr) == (expected, out, err)
+    assert done.stdout.count("[stale-output]") >= 3
+
+
+def test_the_program_leaves_every_file_it_writes_complete(sample: Path) -> None:
+    built = _program(sample, "build", "-q")
+    assert (built.returncode, built.stderr) == (0, "")
+    # A second, fresh process finds every output (and the cache) intact.
+    assert _program(sample, "check", "--no-cache").returncode == 0
+    assert _program(sample, "check").returncode == 0
+    assert _program(sample, "check").returncode == 0
+
+
+def test_verbose_output_larger_than_a_pipe_buffer_arrives_whole(sample: Path) -> None:
+    for n in range(300):
+        (sample / f"specs/agents/a{n}.md").write_text(f"---\ndescription: x{n}\n---\nHola.\n")
+    done = _program(sample, "check", "--no-cache", "-v")
+    assert done.returncode == 1
+    assert len(done.stdout) > 65536
+    assert done.stdout.endswith("\n")
+    for n in range(300):
+        assert f"specs/agents/a{n}.md:" in done.stdout
+
+
+PROBE = """\
+import gc, sys
+from compiler import entry
+{before}
+entry.load_pipeline()
+print("compiler.api" in sys.modules, gc.isenabled())
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "enabled"), [("", "True"), ("gc.disable()", "False")], ids=["on", "off"]
+)
+def test_the_garbage_collector_is_as_it_was_after_the_pipeline_loads(
+    before: str, enabled: str
+) -> None:
+    code = PROBE.format(before=before)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["True", enabled], done.stderr
