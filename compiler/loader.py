@@ -440,3 +440,77 @@ class _Builder:
             self.keys[key_path] = self.pos(key_node)
             result[key] = self._node(value_node, key_path)
         return result
+
+
+class _Unusual(Exception):
+    pass
+
+
+def plain_frontmatter(text: str) -> dict[str, Any] | None:
+    """The frontmatter data of a text the loader would read without any finding,
+    without positions; None when it has none, or anything the loader would report.
+
+    For checking files promptc wrote itself: they are nearly always fine, so
+    the positions (most of the cost of loading) are built only for one that
+    is not, by load_bytes. The data is the same as Frontmatter.data.
+    """
+    if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
+        return None
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip() != FENCE:
+        return None
+    lines: list[str] = []
+    start = first_end + 1
+    while start <= len(text):
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.rstrip() in (FENCE, "..."):
+            return _plain_data(lines)
+        lines.append(line)
+        if end < 0:
+            return None
+        start = end + 1
+    return None
+
+
+def _plain_data(lines: list[str]) -> dict[str, Any] | None:
+    if any(map(_TAB_INDENT.match, lines)):
+        return None
+    try:
+        node = yaml.compose("\n".join(lines), Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if node is None:
+        return {}
+    try:
+        data = _PlainBuilder().node(node, 0)
+    except (_Unusual, _Budget):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+@dataclass
+class _PlainBuilder:
+    """_Builder without positions, giving up where it would record a finding."""
+
+    count: int = 0
+
+    def node(self, node: yaml.Node, depth: int) -> Any:
+        self.count += 1
+        if self.count > NODE_BUDGET or depth > MAX_DEPTH or node.tag not in _TAGS:
+            raise _Unusual
+        if isinstance(node, yaml.MappingNode):
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise _Unusual
+                key = str(key_node.value)
+                if key in result:
+                    raise _Unusual
+                result[key] = self.node(value_node, depth + 1)
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.node(item, depth + 1) for item in node.value]
+        if not getattr(node, "style", None):
+            return resolve_plain(node.value)
+        return node.value

@@ -1,0 +1,173 @@
+"""What a run remembers to go faster gives exactly what looking again gives.
+
+Emitted files are checked without positions first (loader.plain_frontmatter)
+and loaded with them only when something is wrong; display() and the writer's
+plan remember real paths for the run. Each is compared with the plain answer.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from compiler import validate, writer
+from compiler.config import load_config
+from compiler.diagnostics import Problem
+from compiler.loader import load_bytes, plain_frontmatter
+from tests.strategies import spec_bytes, tick, yaml_text
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal data, NaN included, and of the same types (1 is not True)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+        return math.isnan(b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return bool(a == b)
+
+
+def _agrees(text: str) -> None:
+    plain = plain_frontmatter(text)
+    if plain is None:
+        return
+    loaded = load_bytes(Path("x.md"), text.encode("utf-8"))
+    assert loaded.findings == ()
+    assert loaded.frontmatter is not None
+    assert _same(plain, loaded.frontmatter.data)
+
+
+@given(yaml_text)
+@example("a: 1\na: 2")
+@example("a: &a [*a]")
+@example("? [a]\n: b")
+@example("a: !!python/object/apply:os.system ['true']")
+@example("a: .nan\nb: 2024-01-02\nc: yes\nd: '1'\ne: 0x1f")
+@example("\ta: 1")
+def test_plain_frontmatter_is_the_loaders_data(text: str) -> None:
+    tick("loader: plain frontmatter")
+    try:
+        document = f"---\n{text}\n---\nbody\n"
+        document.encode("utf-8")
+    except UnicodeEncodeError:
+        return  # not a text promptc can write
+    _agrees(document)
+
+
+@given(spec_bytes())
+def test_plain_frontmatter_on_spec_files(raw: bytes) -> None:
+    tick("loader: plain frontmatter, spec-shaped")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    _agrees(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\na: 1\na: 2\n---\n",
+        "---\n\tname: x\n---\n",
+        "---\nname: [\n---\n",
+        "---\n- a\n---\n",
+        "---\nname: x\n",
+        "name: x\n",
+        "---\r\nname: x\r\n---\r\n",
+        "\ufeff---\nname: x\n---\n",
+        "---\nname: !custom x\n---\n",
+    ],
+)
+def test_plain_frontmatter_leaves_every_finding_to_the_loader(text: str) -> None:
+    assert plain_frontmatter(text) is None
+    loaded = load_bytes(Path("x.md"), text.encode("utf-8"))
+    assert loaded.findings or loaded.frontmatter is None
+
+
+def _slow(relative: str, text: str, schema: str) -> list[Problem]:
+    """check_emitted on a markdown file as it was before the plain path: load with positions."""
+    source = load_bytes(Path(relative), text.encode("utf-8"))
+    broken = [p for rule, p in source.findings if rule == "syntax"]
+    if broken:
+        return [Problem(p.line, p.column, f"unreadable frontmatter: {p.message}") for p in broken]
+    if source.frontmatter is None:
+        return [Problem(1, 1, f"no frontmatter, but {schema} requires one")]
+    return list(validate._against(source.frontmatter, schema))
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("---\ndescription: Reviews code\nmode: sideways\n---\nBody\n", (3, 7)),
+        ("---\ndescription: Reviews code\ndescription: again\n---\nBody\n", (3, 1)),
+        ("---\ndescription: [\n---\nBody\n", None),
+        ("Body only\n", (1, 1)),
+        ("---\ndescription: Reviews code\ntemperature: hot\n---\nBody\n", (3, 14)),
+    ],
+)
+def test_a_broken_emitted_agent_gets_the_positioned_diagnostic(
+    text: str, where: tuple[int, int] | None
+) -> None:
+    rel = ".opencode/agents/reviewer.md"
+    found = list(validate.check_emitted("opencode", rel, text))
+    assert found
+    assert found == _slow(rel, text, "opencode-agent")
+    if where is not None:
+        assert (found[0].line, found[0].column) == where
+
+
+def test_a_valid_emitted_agent_has_no_problem() -> None:
+    text = "---\ndescription: Reviews code\nmode: subagent\n---\nBody\n"
+    assert list(validate.check_emitted("opencode", ".opencode/agents/r.md", text)) == []
+    assert _slow(".opencode/agents/r.md", text, "opencode-agent") == []
+
+
+def test_display_follows_the_working_directory_and_each_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "promptc.toml").write_text("")
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    config = load_config(cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert config.display(tmp_path / "link" / "a.md") == "real/a.md"
+    assert config.display(tmp_path / "link" / "deep" / "b.md") == "real/deep/b.md"
+    assert config.display(tmp_path / "link" / "c.md") == "real/c.md"
+    assert config.display(tmp_path) == "."
+    monkeypatch.chdir(tmp_path / "real")
+    # Same paths, another working directory: nothing remembered for the first one shows.
+    assert config.display(tmp_path / "link" / "a.md") == "a.md"
+    assert config.display(tmp_path / "link" / "deep" / "b.md") == "deep/b.md"
+    assert config.display(tmp_path / "x.md") == (tmp_path / "x.md").as_posix()
+    # A fresh Config (a new run) sees a folder that became a symlink since.
+    os.rename(tmp_path / "real" / "deep", tmp_path / "real" / "moved")
+    (tmp_path / "real" / "deep").symlink_to(tmp_path / "real" / "moved")
+    fresh = load_config(cwd=tmp_path)
+    assert fresh.display(tmp_path / "link" / "deep" / "b.md") == "moved/b.md"
+
+
+def test_plan_refuses_each_file_behind_a_symlinked_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "agents").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (out / "escape").symlink_to(tmp_path / "elsewhere")
+    files = {
+        "agents/a.md": b"a",
+        "agents/b.md": b"b",
+        "escape/c.md": b"c",
+        "escape/d.md": b"d",
+        "top.md": b"t",
+    }
+    todo = writer.plan(out, files, {"escape/old.md": ["0" * 64], "agents/old.md": ["0" * 64]})
+    assert [c.path for c in todo.conflicts] == ["escape/c.md", "escape/d.md", "escape/old.md"]
+    assert todo.missing == ("agents/a.md", "agents/b.md", "top.md")
+    assert todo.forget == ("agents/old.md",)
