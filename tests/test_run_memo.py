@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from hypothesis import example, given
-from hypothesis import strategies as st
 
 from compiler import validate, writer
 from compiler.config import load_config
