@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -308,8 +309,9 @@ def _useful(lines: Sequence[str], target: str, words: set[str]) -> set[int]:
     """
     if not words:
         return {i for i, line in enumerate(lines) if line.strip()}
-    sharing = map(words.isdisjoint, map(str.split, lines))
-    found = {i for i, disjoint in enumerate(sharing) if not disjoint}
+    # All in C (map, compress): this runs over every line of every agent.
+    sharing = map(operator.not_, map(words.isdisjoint, map(str.split, lines)))
+    found = set(itertools.compress(itertools.count(), sharing))
     if PART * len(target) <= _two_words(target):
         found.update(i for i, line in enumerate(lines) if line.strip() and _normal(line) in target)
     return found
@@ -384,13 +386,11 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     and tail are matched directly and difflib (quadratic on repetitive text)
     sees only the middle.
     """
-    head = 0
     limit = min(len(source), len(composed))
-    while head < limit and source[head] == composed[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
-        tail += 1
+    # The first differing line from each end, found in C (map stops at the shorter).
+    head = next(itertools.compress(itertools.count(), map(operator.ne, source, composed)), limit)
+    back = map(operator.ne, reversed(source), reversed(composed))
+    tail = min(next(itertools.compress(itertools.count(), back), limit), limit - head)
     middle = difflib.SequenceMatcher(
         None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
     )

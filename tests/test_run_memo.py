@@ -7,6 +7,7 @@ plan remember real paths for the run. Each is compared with the plain answer.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from pathlib import Path
@@ -14,8 +15,9 @@ from typing import Any
 
 import pytest
 from hypothesis import example, given
+from hypothesis import strategies as st
 
-from compiler import validate, writer
+from compiler import snippet, validate, writer
 from compiler.config import load_config
 from compiler.diagnostics import Problem
 from compiler.loader import load_bytes, plain_frontmatter
@@ -170,3 +172,54 @@ def test_plan_refuses_each_file_behind_a_symlinked_folder(tmp_path: Path) -> Non
     assert [c.path for c in todo.conflicts] == ["escape/c.md", "escape/d.md", "escape/old.md"]
     assert todo.missing == ("agents/a.md", "agents/b.md", "top.md")
     assert todo.forget == ("agents/old.md",)
+
+
+def _plain_ends(source: list[str], composed: list[str]) -> tuple[int, int]:
+    """The common head and tail as align() found them with a loop per line."""
+    head = 0
+    limit = min(len(source), len(composed))
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+LINES = st.lists(st.sampled_from(["a", "b", "", "<<x>>"]), max_size=8)
+
+
+@given(LINES, LINES)
+@example(["a", "a"], ["a"])
+@example(["a", "b", "a"], ["a", "a"])
+@example([], ["a"])
+def test_align_matches_the_same_head_and_tail(source: list[str], composed: list[str]) -> None:
+    tick("snippet: align ends")
+    head, tail = _plain_ends(source, composed)
+    opcodes = snippet.align(source, composed)
+    expected: list[snippet.Opcode] = [("equal", 0, head, 0, head)] if head else []
+    middle = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    )
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        expected.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        expected.append(
+            ("equal", len(source) - tail, len(source), len(composed) - tail, len(composed))
+        )
+    assert opcodes == expected
+
+
+@given(
+    st.lists(st.sampled_from(["a b", "b", "", "c d", " a ", "x", "snip"]), max_size=8),
+    st.sampled_from(["a long snippet text", "a b", "ab cd ef"]),
+)
+def test_useful_lines_are_the_plain_ones(lines: list[str], target: str) -> None:
+    tick("snippet: useful lines")
+    words = set(target.split())
+    expected = {i for i, line in enumerate(lines) if not words.isdisjoint(line.split())}
+    if snippet.PART * len(target) <= snippet._two_words(target):
+        expected |= {
+            i for i, line in enumerate(lines) if line.strip() and snippet._normal(line) in target
+        }
+    assert snippet._useful(lines, target, words) == expected
