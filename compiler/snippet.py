@@ -306,15 +306,40 @@ def _useful(lines: Sequence[str], target: str, words: set[str]) -> set[int]:
     the snippet; a part of three words or more has a whole word of the snippet
     in the middle, so it is at most two partial words long. When PART of the
     snippet is longer than any two words of it, the parts can be left out.
+
+    The answer depends on the line's text alone, and agents share most lines
+    (fragments, boilerplate), so it is remembered per text (_USEFUL).
     """
     if not words:
         return {i for i, line in enumerate(lines) if line.strip()}
-    # All in C (map, compress): this runs over every line of every agent.
-    sharing = map(operator.not_, map(words.isdisjoint, map(str.split, lines)))
-    found = set(itertools.compress(itertools.count(), sharing))
-    if PART * len(target) <= _two_words(target):
-        found.update(i for i, line in enumerate(lines) if line.strip() and _normal(line) in target)
-    return found
+    memo = _useful_memo(target, words)
+    flags: list[bool | None] = list(map(memo.get, lines))  # in C: this runs on every line
+    parts = PART * len(target) <= _two_words(target)
+    unknown = itertools.compress(
+        itertools.count(), map(operator.is_, flags, itertools.repeat(None))
+    )
+    for index in list(unknown):
+        line = lines[index]
+        flag = not words.isdisjoint(line.split()) or (
+            parts and bool(line.strip()) and _normal(line) in target
+        )
+        flags[index] = memo[line] = flag
+    return set(itertools.compress(itertools.count(), flags))
+
+
+# target -> (its words, line text -> useful); bounded, since a run may see many texts.
+_USEFUL: dict[str, tuple[frozenset[str], dict[str, bool]]] = {}
+_MEMO_LINES = 50_000
+_MEMO_TARGETS = 16
+
+
+def _useful_memo(target: str, words: set[str]) -> dict[str, bool]:
+    entry = _USEFUL.get(target)
+    if entry is None or entry[0] != words or len(entry[1]) > _MEMO_LINES:
+        if len(_USEFUL) >= _MEMO_TARGETS:
+            _USEFUL.clear()
+        entry = _USEFUL[target] = (frozenset(words), {})
+    return entry[1]
 
 
 def _two_words(target: str) -> int:

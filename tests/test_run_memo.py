@@ -17,10 +17,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from compiler import snippet, validate, writer
+from compiler import api, snippet, validate, writer
 from compiler.config import load_config
 from compiler.diagnostics import Problem
 from compiler.loader import load_bytes, plain_frontmatter
+from tests.conftest import MakeBundle
 from tests.strategies import spec_bytes, tick, yaml_text
 
 
@@ -223,3 +224,34 @@ def test_useful_lines_are_the_plain_ones(lines: list[str], target: str) -> None:
             i for i, line in enumerate(lines) if line.strip() and snippet._normal(line) in target
         }
     assert snippet._useful(lines, target, words) == expected
+
+
+def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBundle) -> None:
+    """The useful-line memo is per text: each agent's copy is found at its own lines."""
+    from tests.test_required_snippet import CONFIG, FRAGMENT, ONE_CHARACTER, QUIET, agent
+
+    bodies = {
+        "scout": f"{ONE_CHARACTER}\n\n# Scout\n",
+        "smith": f"# Smith\n\nLee.\n\n{ONE_CHARACTER}\n",
+        "sage": f"# Sage\n\n{ONE_CHARACTER}\n\n{ONE_CHARACTER}\n",
+    }
+    files: dict[str, str | bytes] = {
+        f"specs/agents/{name}.md": agent(body) for name, body in bodies.items()
+    }
+    make_bundle({"promptc.toml": CONFIG + QUIET, "fragments/caveman.md": FRAGMENT, **files})
+    found = sorted(
+        (d.path, d.line, d.column, d.message.split(";")[0])
+        for d in api.lint(load_config()).diagnostics
+        if d.rule == "required-snippet"
+    )
+    first = "the `caveman` snippet must be the first text after the frontmatter, before the first heading"
+    drift = "the `caveman` snippet has drifted from fragments/caveman.md"
+    # Column 54 is the changed character, as for one agent alone (test_required_snippet).
+    assert found == [
+        ("specs/agents/sage.md", 7, 1, first),
+        ("specs/agents/sage.md", 7, 54, drift),
+        ("specs/agents/sage.md", 10, 1, "the `caveman` snippet appears again (first at line 7)"),
+        ("specs/agents/scout.md", 5, 54, drift),
+        ("specs/agents/smith.md", 9, 1, first),
+        ("specs/agents/smith.md", 9, 54, drift),
+    ]
