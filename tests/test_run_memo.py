@@ -255,3 +255,20 @@ def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBun
         ("specs/agents/smith.md", 9, 1, first),
         ("specs/agents/smith.md", 9, 54, drift),
     ]
+
+
+def test_a_run_leaves_the_cycle_collector_as_it_found_it(make_bundle: MakeBundle) -> None:
+    """Runs pause the collector (compiler.api); it is back on after, and stays off if it was."""
+    import gc
+
+    make_bundle({"specs/agents/scout.md": "---\ndescription: Explores the code base.\n---\nLee.\n"})
+    assert gc.isenabled()
+    api.lint(load_config())
+    api.build(load_config(), check=True)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        api.lint(load_config())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
