@@ -209,12 +209,16 @@ def _call_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"<<\s*{re.escape(name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
 
 
-def _calls(spec: Spec, snippet: Snippet) -> list[tuple[int, re.Match[str]]]:
-    """(body line index, match) of every placeholder of the snippet in the spec's source."""
+def _calls(
+    spec: Spec, snippet: Snippet, lines: Sequence[str] | None = None
+) -> list[tuple[int, re.Match[str]]]:
+    """(body line index, match) of every placeholder of the snippet in the spec's source;
+    `lines` is the source body split into lines, when the caller has it."""
     call = _call_pattern(snippet.name)
     if call.search(spec.source.body) is None:
         return []  # a match within a line is a match in the whole body
-    lines = spec.source.body.split("\n")
+    if lines is None:
+        lines = spec.source.body.split("\n")
     code = _code_lines(lines, spec.source.body)
     found: list[tuple[int, re.Match[str]]] = []
     for index, line in enumerate(lines):
@@ -457,7 +461,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
-    calls = _calls(spec, snippet)
+    calls = _calls(spec, snippet, source)
     windows = _windows(composed, snippet, spec.body)
     if not calls and not windows:
         return []  # nothing to trace back to the source

@@ -272,3 +272,14 @@ def test_a_run_leaves_the_cycle_collector_as_it_found_it(make_bundle: MakeBundle
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@given(st.text(alphabet="a \n\t\x0b\x85\u2028", max_size=12))
+@example("")
+@example("\n\n")
+@example(" \n a")
+def test_first_text_is_the_first_non_blank_line(text: str) -> None:
+    from compiler.rules.required_snippet import _first_text
+
+    lines = text.split("\n")
+    assert _first_text(text) == next((i for i, line in enumerate(lines) if line.strip()), 0)
