@@ -363,6 +363,12 @@ _TAGS = frozenset(
 )
 
 
+# Pos is immutable and frontmatters share their positions (line 2, column 1...):
+# one object per position instead of one per key and value of every file.
+_POSITIONS: dict[tuple[int, int], Pos] = {}
+_MAX_POSITIONS = 65_536
+
+
 class _Budget(Exception):
     pass
 
@@ -378,7 +384,14 @@ class _Builder:
     count: int = 0
 
     def pos(self, node: yaml.Node) -> Pos:
-        return Pos(node.start_mark.line + self.first, node.start_mark.column + 1)
+        mark = node.start_mark
+        key = (mark.line + self.first, mark.column + 1)
+        found = _POSITIONS.get(key)
+        if found is None:
+            if len(_POSITIONS) >= _MAX_POSITIONS:
+                _POSITIONS.clear()
+            found = _POSITIONS[key] = Pos(*key)
+        return found
 
     def build(self, node: yaml.Node) -> Any:
         try:

@@ -133,9 +133,15 @@ def _read_regular(path: Path, limit: int) -> bytes:
 # a content hash, so the plan treats it as a file promptc did not write.
 _FOLDER = "folder"
 _SPECIAL = "special"
+_SAME = "same"  # the file holds exactly the expected bytes
 
 
-def _disk_hash(path: Path) -> str | None:
+def _disk_hash(path: Path, expected: bytes | None = None) -> str | None:
+    """The hash of what stands at `path`, or _SAME, _FOLDER, _SPECIAL, None (nothing).
+
+    When the file holds exactly `expected`, the hash of `expected` is known
+    without hashing: the usual case, a generated file left as written.
+    """
     try:
         info = path.lstat()
     except (FileNotFoundError, NotADirectoryError):
@@ -144,6 +150,13 @@ def _disk_hash(path: Path) -> str | None:
         return _FOLDER
     if not stat.S_ISREG(info.st_mode):
         return _SPECIAL  # a symlink, FIFO or device: never followed or read
+    if expected is not None and info.st_size == len(expected):
+        with open(path, "rb") as handle:
+            content = handle.read(len(expected) + 1)
+        if content == expected:
+            return _SAME
+        if len(content) <= len(expected):  # the whole file (it changed since lstat)
+            return digest(content)
     hasher = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 16), b""):
@@ -182,8 +195,10 @@ def plan(
         if _escapes(out, rel, seen):
             conflicts.append(Conflict(rel, _OUTSIDE))
             continue
-        on_disk = _disk_hash(out / rel)
-        if on_disk == _FOLDER:
+        on_disk = _disk_hash(out / rel, files[rel])
+        if on_disk == _SAME:
+            unchanged.append(rel)
+        elif on_disk == _FOLDER:
             conflicts.append(Conflict(rel, "a folder stands where a generated file goes"))
         elif on_disk == _SPECIAL and not force:
             conflicts.append(Conflict(rel, _SPECIAL_MESSAGE))

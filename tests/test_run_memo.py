@@ -283,3 +283,24 @@ def test_first_text_is_the_first_non_blank_line(text: str) -> None:
 
     lines = text.split("\n")
     assert _first_text(text) == next((i for i, line in enumerate(lines) if line.strip()), 0)
+
+
+def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    written = b"old text\n"  # what promptc wrote before, as the manifest records
+    (out / "same.md").write_bytes(b"new text\n")
+    (out / "ours.md").write_bytes(written)  # same size as the new text, different bytes
+    (out / "edited.md").write_bytes(b"by hand!\n")  # same size, not in the manifest's hashes
+    (out / "longer.md").write_bytes(written + b"more\n")
+    files = {name: b"new text\n" for name in ("same.md", "ours.md", "edited.md", "longer.md")}
+    manifest = {
+        "ours.md": [writer.digest(written)],
+        "edited.md": [writer.digest(written)],
+        "longer.md": [writer.digest(written + b"more\n")],
+    }
+    todo = writer.plan(out, files, manifest)
+    assert todo.unchanged == ("same.md",)
+    assert todo.write == ("longer.md", "ours.md")
+    assert [c.path for c in todo.conflicts] == ["edited.md"]
+    assert "edited by hand" in todo.conflicts[0].message
