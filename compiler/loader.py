@@ -104,14 +104,23 @@ class Frontmatter:
 
 @dataclass(frozen=True)
 class SourceFile:
-    """A loaded spec or fragment: its text, frontmatter, body and findings."""
+    """A loaded spec or fragment: its text, frontmatter, body and findings.
+
+    The text is held as what stands before the body and the body, never whole
+    next to its body: the body is most of a file, and would be held twice.
+    """
 
     path: Path
-    text: str
+    head: str  # the text before the body (frontmatter and fences); text = head + body
     frontmatter: Frontmatter | None
     body: str
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        """The whole text, as read (after the encoding fixes the loader reports)."""
+        return self.head + self.body if self.head else self.body
 
     @property
     def ok(self) -> bool:
@@ -222,7 +231,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
-        return SourceFile(path, text, None, text, 1, tuple(findings))
+        return SourceFile(path, "", None, text, 1, tuple(findings))
     lines: list[str] = []
     start = first_end + 1
     while first_end >= 0 and start <= len(text):
@@ -230,10 +239,10 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
         line = text[start:] if end < 0 else text[start:end]
         if line.rstrip() in (FENCE, "..."):
             frontmatter = _parse(lines, 2, findings)
-            body = "" if end < 0 else text[end + 1 :]
+            head, body = (text, "") if end < 0 else (text[: end + 1], text[end + 1 :])
             # A file that ends on the closing fence has no body line: point at the fence.
             body_line = len(lines) + (2 if end < 0 else 3)
-            return SourceFile(path, text, frontmatter, body, body_line, tuple(findings))
+            return SourceFile(path, head, frontmatter, body, body_line, tuple(findings))
         lines.append(line)
         if end < 0:
             break

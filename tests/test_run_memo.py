@@ -304,3 +304,25 @@ def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path
     assert todo.write == ("longer.md", "ours.md")
     assert [c.path for c in todo.conflicts] == ["edited.md"]
     assert "edited by hand" in todo.conflicts[0].message
+
+
+@given(spec_bytes())
+@example(b"---\na: 1\n---")
+@example(b"---\na: 1\n---\nbody")
+@example(b"---\na: 1\n")
+@example(b"no frontmatter\n")
+def test_a_source_keeps_its_whole_text(raw: bytes) -> None:
+    """SourceFile holds head and body apart; its text is still the file's."""
+    tick("loader: head and body")
+    source = load_bytes(Path("x.md"), raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if "\r" in text or "\x00" in text or text.startswith(("\ufeff", "\ufffe")):
+        return
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return
+    assert source.text == text
+    assert source.text.endswith(source.body)
+    assert source.head + source.body == text
