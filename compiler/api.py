@@ -8,12 +8,14 @@ is written while any error exists.
 
 from __future__ import annotations
 
+import functools
+import gc
 import operator
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from compiler import delegation
 from compiler import permissions as permission_model
@@ -160,6 +162,31 @@ def _capped(
     return _ordered(shown)
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run with Python's cycle collector paused, then restore it.
+
+    Reference counting frees what a run drops; the collector would only
+    rescan the run's growing heap again and again (a sixth of the time at
+    10,000 agents, with the same peak memory without it).
+    """
+
+    @functools.wraps(run)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return run(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
+
+
 def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
     out = _Collector(config)
     bundle = load_bundle(config)
@@ -212,6 +239,7 @@ def _compose_as(name: str) -> str:
     return str(getattr(target, "COMPOSE_AS", name))
 
 
+@_collector_paused
 def lint(config: Config, *, fix: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
     fixed, failed = _fix(config) if fix else ((), ())
@@ -235,6 +263,7 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
+@_collector_paused
 def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
     """Lint once, then compose and emit every selected target in memory."""
     names = list(names)
@@ -251,8 +280,11 @@ def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str,
             project = make_project(config, bundle, composition, compose_as)
         emitted = target.emit(project, config.targets.get(name, {}))
         _check_emitted(collector, project, name, emitted)
-        for rel, text in emitted.items():
-            files[f"{name}/{rel}"] = text.encode("utf-8")
+        # Each text goes once encoded: holding every file twice is 20 MB per 1,000 agents.
+        pending = dict(emitted)
+        del emitted
+        for rel in list(pending):
+            files[f"{name}/{rel}"] = pending.pop(rel).encode("utf-8")
     return collector, files
 
 
@@ -267,6 +299,7 @@ def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
     return sorted(chosen)
 
 
+@_collector_paused
 def build(
     config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
 ) -> Result:

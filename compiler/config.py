@@ -62,20 +62,26 @@ class Config:
     rules: Mapping[str, RuleSettings] = field(default_factory=lambda: MappingProxyType({}))
     # Store results in .promptc-cache/ so an unchanged bundle skips the work (compiler.cache).
     cache: bool = True
+    # Real paths display() has looked up, by (working directory, path): a run
+    # names thousands of files in a handful of folders. Never copied by replace().
+    _real: dict[tuple[str, str], str] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def display(self, path: Path) -> str:
         """How diagnostics name a file: relative to the working directory when inside it.
 
         Always valid UTF-8: bytes of a file name that are not are shown as `\\xff`.
         """
-        cwd = os.path.realpath(os.getcwd())
+        here = os.getcwd()
+        cwd = self._realpath(here, here)
         # Resolve the folder, not the name: a symlink is named where it stands.
         # Plain strings: pathlib costs ten times more, once per file.
         head, name = os.path.split(os.fspath(path))
         if name in ("", ".", ".."):
-            resolved = os.path.realpath(path)
+            resolved = self._realpath(here, os.fspath(path))
         else:
-            resolved = os.path.join(os.path.realpath(head or "."), name)
+            resolved = os.path.join(self._realpath(here, head or "."), name)
         inside = cwd.rstrip(os.sep) + os.sep
         if resolved == cwd:
             text = "."
@@ -84,6 +90,14 @@ class Config:
         else:
             text = path.as_posix()
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+    def _realpath(self, cwd: str, path: str) -> str:
+        """os.path.realpath, remembered for this Config (one run) per working directory."""
+        key = (cwd, path)
+        found = self._real.get(key)
+        if found is None:
+            found = self._real[key] = os.path.realpath(path)
+        return found
 
 
 def freeze(value: Any) -> Any:

@@ -104,14 +104,23 @@ class Frontmatter:
 
 @dataclass(frozen=True)
 class SourceFile:
-    """A loaded spec or fragment: its text, frontmatter, body and findings."""
+    """A loaded spec or fragment: its text, frontmatter, body and findings.
+
+    The text is held as what stands before the body and the body, never whole
+    next to its body: the body is most of a file, and would be held twice.
+    """
 
     path: Path
-    text: str
+    head: str  # the text before the body (frontmatter and fences); text = head + body
     frontmatter: Frontmatter | None
     body: str
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        """The whole text, as read (after the encoding fixes the loader reports)."""
+        return self.head + self.body if self.head else self.body
 
     @property
     def ok(self) -> bool:
@@ -222,7 +231,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
-        return SourceFile(path, text, None, text, 1, tuple(findings))
+        return SourceFile(path, "", None, text, 1, tuple(findings))
     lines: list[str] = []
     start = first_end + 1
     while first_end >= 0 and start <= len(text):
@@ -230,10 +239,10 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
         line = text[start:] if end < 0 else text[start:end]
         if line.rstrip() in (FENCE, "..."):
             frontmatter = _parse(lines, 2, findings)
-            body = "" if end < 0 else text[end + 1 :]
+            head, body = (text, "") if end < 0 else (text[: end + 1], text[end + 1 :])
             # A file that ends on the closing fence has no body line: point at the fence.
             body_line = len(lines) + (2 if end < 0 else 3)
-            return SourceFile(path, text, frontmatter, body, body_line, tuple(findings))
+            return SourceFile(path, head, frontmatter, body, body_line, tuple(findings))
         lines.append(line)
         if end < 0:
             break
@@ -363,6 +372,12 @@ _TAGS = frozenset(
 )
 
 
+# Pos is immutable and frontmatters share their positions (line 2, column 1...):
+# one object per position instead of one per key and value of every file.
+_POSITIONS: dict[tuple[int, int], Pos] = {}
+_MAX_POSITIONS = 65_536
+
+
 class _Budget(Exception):
     pass
 
@@ -378,7 +393,14 @@ class _Builder:
     count: int = 0
 
     def pos(self, node: yaml.Node) -> Pos:
-        return Pos(node.start_mark.line + self.first, node.start_mark.column + 1)
+        mark = node.start_mark
+        key = (mark.line + self.first, mark.column + 1)
+        found = _POSITIONS.get(key)
+        if found is None:
+            if len(_POSITIONS) >= _MAX_POSITIONS:
+                _POSITIONS.clear()
+            found = _POSITIONS[key] = Pos(*key)
+        return found
 
     def build(self, node: yaml.Node) -> Any:
         try:
@@ -440,3 +462,77 @@ class _Builder:
             self.keys[key_path] = self.pos(key_node)
             result[key] = self._node(value_node, key_path)
         return result
+
+
+class _Unusual(Exception):
+    pass
+
+
+def plain_frontmatter(text: str) -> dict[str, Any] | None:
+    """The frontmatter data of a text the loader would read without any finding,
+    without positions; None when it has none, or anything the loader would report.
+
+    For checking files promptc wrote itself: they are nearly always fine, so
+    the positions (most of the cost of loading) are built only for one that
+    is not, by load_bytes. The data is the same as Frontmatter.data.
+    """
+    if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
+        return None
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip() != FENCE:
+        return None
+    lines: list[str] = []
+    start = first_end + 1
+    while start <= len(text):
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.rstrip() in (FENCE, "..."):
+            return _plain_data(lines)
+        lines.append(line)
+        if end < 0:
+            return None
+        start = end + 1
+    return None
+
+
+def _plain_data(lines: list[str]) -> dict[str, Any] | None:
+    if any(map(_TAB_INDENT.match, lines)):
+        return None
+    try:
+        node = yaml.compose("\n".join(lines), Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if node is None:
+        return {}
+    try:
+        data = _PlainBuilder().node(node, 0)
+    except (_Unusual, _Budget):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+@dataclass
+class _PlainBuilder:
+    """_Builder without positions, giving up where it would record a finding."""
+
+    count: int = 0
+
+    def node(self, node: yaml.Node, depth: int) -> Any:
+        self.count += 1
+        if self.count > NODE_BUDGET or depth > MAX_DEPTH or node.tag not in _TAGS:
+            raise _Unusual
+        if isinstance(node, yaml.MappingNode):
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise _Unusual
+                key = str(key_node.value)
+                if key in result:
+                    raise _Unusual
+                result[key] = self.node(value_node, depth + 1)
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.node(item, depth + 1) for item in node.value]
+        if not getattr(node, "style", None):
+            return resolve_plain(node.value)
+        return node.value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -208,12 +209,16 @@ def _call_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"<<\s*{re.escape(name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
 
 
-def _calls(spec: Spec, snippet: Snippet) -> list[tuple[int, re.Match[str]]]:
-    """(body line index, match) of every placeholder of the snippet in the spec's source."""
+def _calls(
+    spec: Spec, snippet: Snippet, lines: Sequence[str] | None = None
+) -> list[tuple[int, re.Match[str]]]:
+    """(body line index, match) of every placeholder of the snippet in the spec's source;
+    `lines` is the source body split into lines, when the caller has it."""
     call = _call_pattern(snippet.name)
     if call.search(spec.source.body) is None:
         return []  # a match within a line is a match in the whole body
-    lines = spec.source.body.split("\n")
+    if lines is None:
+        lines = spec.source.body.split("\n")
     code = _code_lines(lines, spec.source.body)
     found: list[tuple[int, re.Match[str]]] = []
     for index, line in enumerate(lines):
@@ -305,14 +310,40 @@ def _useful(lines: Sequence[str], target: str, words: set[str]) -> set[int]:
     the snippet; a part of three words or more has a whole word of the snippet
     in the middle, so it is at most two partial words long. When PART of the
     snippet is longer than any two words of it, the parts can be left out.
+
+    The answer depends on the line's text alone, and agents share most lines
+    (fragments, boilerplate), so it is remembered per text (_USEFUL).
     """
     if not words:
         return {i for i, line in enumerate(lines) if line.strip()}
-    sharing = map(words.isdisjoint, map(str.split, lines))
-    found = {i for i, disjoint in enumerate(sharing) if not disjoint}
-    if PART * len(target) <= _two_words(target):
-        found.update(i for i, line in enumerate(lines) if line.strip() and _normal(line) in target)
-    return found
+    memo = _useful_memo(target, words)
+    flags: list[bool | None] = list(map(memo.get, lines))  # in C: this runs on every line
+    parts = PART * len(target) <= _two_words(target)
+    unknown = itertools.compress(
+        itertools.count(), map(operator.is_, flags, itertools.repeat(None))
+    )
+    for index in list(unknown):
+        line = lines[index]
+        flag = not words.isdisjoint(line.split()) or (
+            parts and bool(line.strip()) and _normal(line) in target
+        )
+        flags[index] = memo[line] = flag
+    return set(itertools.compress(itertools.count(), flags))
+
+
+# target -> (its words, line text -> useful); bounded, since a run may see many texts.
+_USEFUL: dict[str, tuple[frozenset[str], dict[str, bool]]] = {}
+_MEMO_LINES = 50_000
+_MEMO_TARGETS = 16
+
+
+def _useful_memo(target: str, words: set[str]) -> dict[str, bool]:
+    entry = _USEFUL.get(target)
+    if entry is None or entry[0] != words or len(entry[1]) > _MEMO_LINES:
+        if len(_USEFUL) >= _MEMO_TARGETS:
+            _USEFUL.clear()
+        entry = _USEFUL[target] = (frozenset(words), {})
+    return entry[1]
 
 
 def _two_words(target: str) -> int:
@@ -384,13 +415,11 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     and tail are matched directly and difflib (quadratic on repetitive text)
     sees only the middle.
     """
-    head = 0
     limit = min(len(source), len(composed))
-    while head < limit and source[head] == composed[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
-        tail += 1
+    # The first differing line from each end, found in C (map stops at the shorter).
+    head = next(itertools.compress(itertools.count(), map(operator.ne, source, composed)), limit)
+    back = map(operator.ne, reversed(source), reversed(composed))
+    tail = min(next(itertools.compress(itertools.count(), back), limit), limit - head)
     middle = difflib.SequenceMatcher(
         None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
     )
@@ -432,7 +461,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
-    calls = _calls(spec, snippet)
+    calls = _calls(spec, snippet, source)
     windows = _windows(composed, snippet, spec.body)
     if not calls and not windows:
         return []  # nothing to trace back to the source

@@ -321,6 +321,19 @@ def _first_content(spec: Spec) -> int | None:
     return None
 
 
+def _first_text(text: str) -> int:
+    """The index of the first non-blank line of `text`, 0 when there is none; without
+    splitting the whole text, since that line is nearly always the first."""
+    start = index = 0
+    while True:
+        end = text.find("\n", start)
+        if (text[start:] if end < 0 else text[start:end]).strip():
+            return index
+        if end < 0:
+            return 0
+        start, index = end + 1, index + 1
+
+
 def _removal(spec: Spec, copy: Copy) -> tuple[int, int]:
     """The file lines to delete for a copy: its own, and one blank line so no gap doubles."""
     lines = spec.source.text.split("\n")
@@ -399,8 +412,7 @@ def _check_agent(
             )
             yield Problem(top, 1, message, fix=_insert(spec, form), path=path)
         return
-    lines = spec.body.split("\n")
-    head = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    head = _first_text(spec.body)
     kept = next((c for c in copies if c.composed == head), copies[0])
     for copy in copies:
         if copy is not kept:
