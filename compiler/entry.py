@@ -141,6 +141,11 @@ def run_simple(args: Sequence[str]) -> int | None:
         echo("", err=True)
         echo("promptc: aborted", err=True)
         return EXIT_PROBLEMS
+    except BrokenPipeError:
+        # The reader went away (`promptc check | head -1`): exit 1 quietly, as
+        # click does on the other command lines.
+        _silence_stdout()
+        return EXIT_PROBLEMS
     except Exception as exc:  # the last line of defence: one line, exit 3
         internal_error(exc)
         return EXIT_INTERNAL
@@ -201,6 +206,14 @@ def _parse(args: Sequence[str]) -> tuple[str, Options, set[str]] | None:
         no_color="--no-color" in flags,
     )
     return args[0], options, flags
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing what is left at exit cannot
+    fail again on the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def internal_error(exc: Exception) -> None:

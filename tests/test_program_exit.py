@@ -55,6 +55,25 @@ def test_verbose_output_larger_than_a_pipe_buffer_arrives_whole(sample: Path) ->
         assert f"specs/agents/a{n}.md:" in done.stdout
 
 
+@pytest.mark.parametrize("command", [["check", "--no-cache", "-v"], ["lint", "-v"]])
+def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: list[str]) -> None:
+    # `promptc check | head -1`: the pipe closes before promptc writes. `check`
+    # runs in compiler.entry, `lint` through click; both exit 1 without a word.
+    for n in range(50):
+        (sample / f"specs/agents/a{n}.md").write_text(f"---\ndescription: x{n}\n---\nHola.\n")
+    with subprocess.Popen(
+        [sys.executable, "-m", "compiler", *command],
+        cwd=sample,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as program:
+        assert program.stdout is not None and program.stderr is not None
+        program.stdout.close()
+        err = program.stderr.read()
+        assert (program.wait(), err) == (1, "")
+
+
 PROBE = """\
 import gc, sys
 from compiler import entry
