@@ -458,7 +458,7 @@ def _with_manifest(layout: Layout, outputs: Iterable[str]) -> list[str]:
     """The outputs, the manifest and every file the manifest names."""
     names = {*outputs, MANIFEST}
     try:
-        manifest = json.loads(_regular_bytes(os.path.join(layout.out, MANIFEST)))
+        manifest = json.loads(read_regular(os.path.join(layout.out, MANIFEST)))
         names.update(str(name) for name in manifest.get("files", {}))
     except (OSError, ValueError, AttributeError):
         pass
@@ -469,7 +469,7 @@ def _snapshot(out: str, names: Iterable[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name in names:
         try:
-            found[name] = hashlib.sha256(_regular_bytes(os.path.join(out, name))).hexdigest()
+            found[name] = hashlib.sha256(read_regular(os.path.join(out, name))).hexdigest()
         except FileNotFoundError:
             found[name] = None
     return found
@@ -488,14 +488,23 @@ def _littered(out: str) -> bool:
     return False
 
 
-def _regular_bytes(path: str) -> bytes:
-    """A regular file's bytes. A FIFO would block and a symlink may lead anywhere:
-    both raise OSError, which makes a lookup miss and a store give up."""
+class Unreadable(OSError):
+    """A path in the output folder that is not a regular file, or too large."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of a regular file in the output folder, read without following a
+    symlink or blocking on a FIFO (either would lead outside or hang the run);
+    Unreadable past `limit` bytes. The writer reads its manifest with it too:
+    it lives here because a warm run must not import the writer."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return handle.read()
+            raise Unreadable(f"{os.fspath(path)} is not a regular file")
+        raw = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(raw) > limit:
+        raise Unreadable(f"{os.fspath(path)} is larger than {limit:,} bytes")
+    return raw
 
 
 def _prune(folder: str) -> None:

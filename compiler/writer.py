@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiler.cache import read_regular
+
 MANIFEST = ".promptc-manifest.json"
 LOCK = ".promptc.lock"
 MAX_MANIFEST_BYTES = 16 << 20
@@ -81,7 +83,7 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
     """Manifest entries: relative path -> hashes promptc wrote there."""
     path = out / MANIFEST
     try:
-        data = json.loads(_read_regular(path, MAX_MANIFEST_BYTES))
+        data = json.loads(read_regular(path, MAX_MANIFEST_BYTES))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError) as exc:
@@ -111,22 +113,6 @@ def safe_relative(rel: str) -> bool:
 
 class ManifestError(Exception):
     pass
-
-
-class _Unreadable(OSError):
-    pass
-
-
-def _read_regular(path: Path, limit: int) -> bytes:
-    """A regular file's bytes; a FIFO or device is refused instead of blocking."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _Unreadable(f"{path} is not a regular file")
-        raw = handle.read(limit + 1)
-    if len(raw) > limit:
-        raise _Unreadable(f"{path} is larger than {limit:,} bytes")
-    return raw
 
 
 # What stands at a generated path when it is not a regular file: never equal to

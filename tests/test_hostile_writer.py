@@ -155,7 +155,7 @@ def test_permission_denied_before_any_write(
     elif where == "mkdir":
         monkeypatch.setattr(Path, "mkdir", denied)
     else:
-        monkeypatch.setattr(writer, "_read_regular", denied)
+        monkeypatch.setattr(writer, "read_regular", denied)
     result = run("build")
     assert result.code == 1, result.err
     assert "error [write]" in result.out and "Permission denied" in result.out
