@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -134,3 +136,24 @@ def sample(make_bundle: MakeBundle) -> Path:
             "fragments/tone.md": "Tono: directo.\n",
         }
     )
+
+
+_PROBE = """\
+import sys
+from compiler.entry import main
+code = main(sys.argv[1:])
+print(code, *sorted(m for m in sys.modules if m in {watched!r}))
+"""
+
+
+def loaded_modules(folder: Path, watched: set[str], *args: str) -> list[str]:
+    """[exit code, the `watched` modules loaded] after one promptc run in a fresh
+    process: what a run imports, checked as behaviour, never as time."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(watched=watched), *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.splitlines()[-1].split()  # the probe prints last

@@ -8,8 +8,6 @@ generated conditions.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 
 from compiler import conditions, sandbox
 from compiler.scan import Value
+from tests.conftest import loaded_modules
 
 SCOPE = ("target", "level", "count", "ratio", "strict")
 ENUMS: dict[str, tuple[Value, ...]] = {
@@ -230,16 +229,7 @@ def test_a_bundle_with_common_conditions_composes_without_jinja(tmp_path: Path) 
         "permission:\n  edit: deny\n  bash: deny\n---\n"
         '<% if target == "claude" %>\nUsa Agent.\n<% else %>\nUsa task.\n<% endif %>\n'
     )
-    probe = (
-        "import sys\n"
-        "from compiler.cli import main\n"
-        "code = main(['build', '--no-cache', '-q'])\n"
-        "print(code, 'jinja2' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
-    assert done.stdout.split() == ["0", "False"], done.stderr
+    assert loaded_modules(tmp_path, {"jinja2"}, "build", "--no-cache", "-q") == ["0"]
     claude = (tmp_path / "build/claude/.claude/agents/scout.md").read_text()
     opencode = (tmp_path / "build/opencode/.opencode/agents/scout.md").read_text()
     assert "Usa Agent." in claude and "Usa task." not in claude
