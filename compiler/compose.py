@@ -549,6 +549,7 @@ class _Frame:
         self.unit = unit
         self.values = values
         self.chain = chain  # from the agent or mode being composed: for messages
+        self.body = unit.source.body  # literals are offsets into it
         self.parts: list[str] = []
         self.anchors: list[_Anchor] = []
         self.size = 0
@@ -559,7 +560,7 @@ class _Frame:
         for index in range(first, last):
             segment = self.unit.scan.segments[index]
             if isinstance(segment, Literal):
-                self._put(segment.text, segment.line)
+                self._put(segment.text(self.body), segment.line)
             elif isinstance(segment, Placeholder):
                 self._placeholder(index, segment)
         return "".join(self.parts[mark:])

@@ -38,7 +38,7 @@ def composes_to(text: str) -> str | None:
     found = scan(text, 1)
     if found.problems or not all(isinstance(s, Literal) for s in found.segments):
         return None
-    return "".join(s.text for s in found.segments if isinstance(s, Literal))
+    return "".join(s.text(text) for s in found.segments if isinstance(s, Literal))
 
 
 def _with_backslashes(text: str, positions: Sequence[int]) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from dataclasses import dataclass, replace
 from typing import ClassVar, NamedTuple, NoReturn
@@ -70,11 +71,24 @@ _CONSTANTS: dict[str, Value] = {"true": True, "false": False, "True": True, "Fal
 
 @dataclass(frozen=True)
 class Literal:
-    """Text emitted as is; `newlines` counts the source newlines it stands for."""
+    """Text emitted as is: `body[start:end]` of the scanned body, or `own` when an
+    escape or a comment cuts the run; `newlines` counts the source newlines it
+    stands for.
 
-    text: str
+    A literal holds offsets, not text: most of a body is literal, and a copy of
+    it per scan would hold every body twice (and keep it alive after the body
+    itself is let go; see loader.SourceFile).
+    """
+
+    start: int
+    end: int
     line: int
     newlines: int
+    own: str | None = None
+
+    def text(self, body: str) -> str:
+        """The text, given the body this literal was scanned from."""
+        return body[self.start : self.end] if self.own is None else self.own
 
 
 @dataclass(frozen=True)
@@ -167,7 +181,9 @@ class _Scanner:
         self.first_line = first_line
         self.segments: list[Segment] = []
         self.problems: list[Problem] = []
-        self.buffer: list[str] = []
+        self.body = ""
+        self.starts: list[int] = []
+        self.buffer: list[tuple[int, int]] = []  # spans of the body, in order
         self.buffer_line = first_line
         self.buffer_newlines = 0
         self.blocks_ok = True
@@ -180,16 +196,20 @@ class _Scanner:
 
     # -- text -------------------------------------------------------------
 
-    def _text(self, text: str, line: int) -> None:
+    def _text(self, start: int, end: int, line: int) -> None:
+        """Body text from offset start to end (a run of one line or more) as literal."""
         if not self.buffer:
             self.buffer_line = line
-        self.buffer.append(text)
-        self.buffer_newlines += text.count("\n")
+        self.buffer.append((start, end))
+        self.buffer_newlines += self.body.count("\n", start, end)
 
     def _flush(self) -> None:
         if self.buffer:
-            text = "".join(self.buffer)
-            self.segments.append(Literal(text, self.buffer_line, self.buffer_newlines))
+            spans = self.buffer
+            first, last = spans[0][0], spans[-1][1]
+            whole = all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+            own = None if whole else "".join(self.body[a:b] for a, b in spans)
+            self.segments.append(Literal(first, last, self.buffer_line, self.buffer_newlines, own))
         self.buffer = []
         self.buffer_newlines = 0
 
@@ -199,13 +219,18 @@ class _Scanner:
 
     def _dropped_newline(self, line: int) -> None:
         """A removed line still counts one source newline, so lines stay aligned."""
-        self._add(Literal("", line, 1))
+        self._add(Literal(0, 0, line, 1, ""))
 
     # -- blocks -----------------------------------------------------------
 
     def run(self, body: str) -> None:
+        self.body = body
         lines = body.split("\n")
         ends = ["\n"] * (len(lines) - 1) + [""]
+        # Offset of each line in the body; the last entry is the body's end.
+        starts = list(itertools.accumulate((len(x) + 1 for x in lines), initial=0))
+        starts[-1] = len(body)
+        self.starts = starts
         index = 0
         while index < len(lines):
             fence = _fence_open(lines[index])
@@ -213,7 +238,7 @@ class _Scanner:
                 index = self._fenced(lines, ends, index, fence)
                 continue
             if not lines[index].strip():
-                self._text(lines[index] + ends[index], self._number(index))
+                self._text(starts[index], starts[index + 1], self._number(index))
                 index += 1
                 continue
             stop = _paragraph_end(lines, index)
@@ -224,10 +249,11 @@ class _Scanner:
         return self.first_line + index
 
     def _fenced(self, lines: list[str], ends: list[str], index: int, fence: str) -> int:
-        self._text(lines[index] + ends[index], self._number(index))
+        starts = self.starts
+        self._text(starts[index], starts[index + 1], self._number(index))
         index += 1
         while index < len(lines):
-            self._text(lines[index] + ends[index], self._number(index))
+            self._text(starts[index], starts[index + 1], self._number(index))
             close = _FENCE_CLOSE.match(lines[index])
             index += 1
             if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
@@ -238,7 +264,8 @@ class _Scanner:
         text = "\n".join(lines)
         # The common case: nothing can start a construct (or the budget is spent).
         if "<" not in text or self.constructs > MAX_CONSTRUCTS:
-            self._text(text + ends[-1], self._number(first))  # as its lines one by one
+            # as its lines one by one
+            self._text(self.starts[first], self.starts[first + len(lines)], self._number(first))
             return
         end_of_last = text.find("\n", text.rfind("<"))
         stop = len(text) if end_of_last < 0 else end_of_last
@@ -247,8 +274,9 @@ class _Scanner:
         offset = 0
         for i, line in enumerate(lines):
             number = self._number(first + i)
+            base = self.starts[first + i]
             if "<" not in line:
-                self._text(line + ends[i], number)
+                self._text(base, self.starts[first + i + 1], number)
                 offset += len(line) + 1
                 continue
             while k < len(spans) and spans[k][1] <= offset:
@@ -258,15 +286,18 @@ class _Scanner:
                 if start >= offset + len(line):
                     break
                 protected.append((max(start - offset, 0), min(end - offset, len(line))))
-            self._line(line, ends[i], number, protected)
+            self._line(line, ends[i], number, protected, base)
             offset += len(line) + 1
 
     # -- one line ---------------------------------------------------------
 
-    def _line(self, text: str, end: str, number: int, protected: list[tuple[int, int]]) -> None:
+    def _line(
+        self, text: str, end: str, number: int, protected: list[tuple[int, int]], base: int
+    ) -> None:
+        """One line of a paragraph, standing at offset `base` of the body."""
         found = self._known_constructs(text, number, protected)
         if not found:
-            self._text(text + end, number)
+            self._text(base, base + len(text) + len(end), number)
             return
         rest = "".join(text[a:b] for a, b in _gaps(found, len(text)))
         blank = not rest.strip()
@@ -283,20 +314,20 @@ class _Scanner:
             lead, trail = text[: found[0].start], text[found[0].end :] + end
             self._add(_alone(placeholder, lead, trail))
             return
-        self._inline(text, end, number, found)
+        self._inline(text, end, number, found, base)
 
-    def _inline(self, text: str, end: str, number: int, found: list[_Construct]) -> None:
+    def _inline(self, text: str, end: str, number: int, found: list[_Construct], base: int) -> None:
         last = 0
         for construct in found:
-            self._text(text[last : construct.start], number)
+            self._text(base + last, base + construct.start, number)
             last = construct.end
             if construct.kind == "escape":
-                self._text(text[construct.start + 1 : construct.end], number)
+                self._text(base + construct.start + 1, base + construct.end, number)
             elif construct.kind == "bad":
-                self._text(text[construct.start : construct.end], number)
+                self._text(base + construct.start, base + construct.end, number)
             elif construct.segment is not None:
                 self._add(construct.segment)
-        self._text(text[last:] + end, number)
+        self._text(base + last, base + len(text) + len(end), number)
 
     def _known_constructs(
         self, text: str, number: int, protected: list[tuple[int, int]]
