@@ -135,6 +135,16 @@ def compose_bundle(
     )
 
 
+def scan_of(source: SourceFile) -> Scan:
+    """The scan of a file's body, remembered with the file: every target's
+    composition reads it, and a body let go is not read again for it."""
+    held = source.held
+    if held.scan is None:
+        held.scan = scan(source.body, source.body_line)
+    assert isinstance(held.scan, Scan)
+    return held.scan
+
+
 def _relative(path: Path) -> str:
     try:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
@@ -213,7 +223,7 @@ class _Engine:
         self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
-        return _Unit(kind, name, source, scan(source.body, source.body_line), {})
+        return _Unit(kind, name, source, scan_of(source), {})
 
     # -- static checks ----------------------------------------------------
 

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from compiler.diagnostics import Problem
+from compiler.errors import PromptcError
 
 try:  # the C loader is several times faster; fall back when libyaml is absent
     _Base: type[Any] = yaml.CSafeLoader
@@ -102,6 +103,81 @@ class Frontmatter:
         return Pos(self.start_line, 1)
 
 
+class Held:
+    """A body in memory, or let go and read again from its file when asked for.
+
+    A bundle of thousands of agents would otherwise hold every body for the
+    whole run (bundle.load_bundle decides what to let go). A body read again
+    must be the one first read: the same length and hash, else SourceChanged.
+    The body's scan (compiler.scan) is remembered here too, so a body let go
+    is not read again just to be scanned.
+    """
+
+    __slots__ = ("_hash", "_length", "_text", "scan")
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+        self._length = len(text)
+        self._hash = 0
+        self.scan: object | None = None  # compiler.scan.Scan; typed there
+
+    @property
+    def released(self) -> bool:
+        return self._text is None
+
+    def release(self) -> None:
+        if self._text is not None:
+            self._hash = hash(self._text)
+            self._text = None
+
+    def text(self, source: SourceFile) -> str:
+        if self._text is not None:
+            return self._text
+        last = _LAST_READ.get(id(self))
+        if last is not None and last[0] is self:
+            return last[1]
+        body = _read_again(source)
+        if len(body) != self._length or hash(body) != self._hash:
+            raise SourceChanged(source.path)
+        _LAST_READ.clear()  # one body at a time: the one being composed or checked
+        _LAST_READ[id(self)] = (self, body)
+        return body
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Held):
+            return NotImplemented
+        if self._text is not None and other._text is not None:
+            return self._text == other._text
+        return self is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_LAST_READ: dict[int, tuple[Held, str]] = {}
+
+
+class SourceChanged(PromptcError):
+    """A file whose body was let go changed before promptc read it again."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path}:1:1: error: file changed while promptc was reading it; "
+            "nothing was written: run promptc again [syntax]"
+        )
+        self.path = path
+
+
+def _read_again(source: SourceFile) -> str:
+    try:
+        text = read_bounded(source.path).decode("utf-8")
+    except (OSError, _Unreadable, UnicodeDecodeError):
+        raise SourceChanged(source.path) from None
+    text = _normalise(text, [])
+    if not text.startswith(source.head):
+        raise SourceChanged(source.path)
+    return text[len(source.head) :]
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A loaded spec or fragment: its text, frontmatter, body and findings.
@@ -113,9 +189,13 @@ class SourceFile:
     path: Path
     head: str  # the text before the body (frontmatter and fences); text = head + body
     frontmatter: Frontmatter | None
-    body: str
+    held: Held  # the body
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
+
+    @property
+    def body(self) -> str:
+        return self.held.text(self)
 
     @property
     def text(self) -> str:
@@ -192,7 +272,7 @@ def _kind(mode: int) -> str:
 
 def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
     finding = ("syntax", Problem(line, column, message))
-    return SourceFile(path, "", None, "", 1, (finding,))
+    return SourceFile(path, "", None, Held(""), 1, (finding,))
 
 
 def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
@@ -231,7 +311,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
-        return SourceFile(path, "", None, text, 1, tuple(findings))
+        return SourceFile(path, "", None, Held(text), 1, tuple(findings))
     lines: list[str] = []
     start = first_end + 1
     while first_end >= 0 and start <= len(text):
@@ -242,7 +322,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
             head, body = (text, "") if end < 0 else (text[: end + 1], text[end + 1 :])
             # A file that ends on the closing fence has no body line: point at the fence.
             body_line = len(lines) + (2 if end < 0 else 3)
-            return SourceFile(path, head, frontmatter, body, body_line, tuple(findings))
+            return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
         lines.append(line)
         if end < 0:
             break
@@ -250,7 +330,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     findings.append(
         ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
     )
-    return SourceFile(path, text, None, "", text.count("\n") + 1, tuple(findings))
+    return SourceFile(path, text, None, Held(""), text.count("\n") + 1, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:

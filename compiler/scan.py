@@ -158,7 +158,6 @@ class Scan:
         return tuple(s for s in self.segments if isinstance(s, Placeholder))
 
 
-@functools.lru_cache(maxsize=4096)
 def scan(body: str, first_line: int) -> Scan:
     """Segments and problems of a body whose first line is file line `first_line`."""
     scanner = _Scanner(first_line)
