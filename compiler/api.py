@@ -22,19 +22,19 @@ from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
-from compiler.compose import compose_bundle
+from compiler.compose import Composition, compose_bundle
 from compiler.config import Config
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
-from compiler.lint import run_rules
+from compiler.lint import SpecRules, run_rules
 from compiler.loader import SourceFile
 from compiler.permissions import Decision, Rule
-from compiler.project import Project, make_project
+from compiler.project import Project, Spec, make_project, specs
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
 from compiler.validate import check_emitted, check_frontmatter, output_schema
-from compiler.writer import ManifestError, Outcome, apply, plan, read_manifest
+from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
 
 if TYPE_CHECKING:
     from compiler import importer  # only `promptc import` loads it
@@ -47,8 +47,9 @@ class Result:
     diagnostics: tuple[Diagnostic, ...]
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
-    files: Mapping[str, bytes] = field(default_factory=dict)
+    files: Mapping[str, bytes] = field(default_factory=dict)  # not kept by `check`
     fixed: tuple[str, ...] = ()  # source files `--fix` changed
+    generated: tuple[str, ...] = ()  # every generated path, `<target>/<path>`, sorted
 
     @property
     def ok(self) -> bool:
@@ -71,6 +72,7 @@ class _Collector:
         self._shown: dict[Path, str] = {}
         self._taken: Counter[tuple[str, str]] = Counter()
         self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
+        self._failed: set[str | None] = set()  # display paths with an error
 
     def display(self, path: Path) -> str:
         """config.display, once per path in a run (it resolves symlinks, a system call each)."""
@@ -88,6 +90,8 @@ class _Collector:
             return
         where = problem.path or path
         shown = self.display(where)
+        if level is Severity.ERROR:
+            self._failed.add(shown)
         if self._full(shown, rule, problem.line, problem.column, level):
             return
         self.items.append(
@@ -105,8 +109,14 @@ class _Collector:
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
+            if d.severity is Severity.ERROR:
+                self._failed.add(d.path)
             if not self._full(d.path, d.rule, d.line, d.column, d.severity):
                 self.items.append(d)
+
+    def failed(self, shown: str | None) -> bool:
+        """Whether a file (by display path) has an error so far."""
+        return shown in self._failed
 
     def _full(self, path: str, rule: str, line: int, column: int, level: Severity) -> bool:
         """Count a finding; True (and keep only its position) once its file and rule are full."""
@@ -187,7 +197,12 @@ def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
     return paused
 
 
-def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
+def _analyse(
+    config: Config, target: str, *, sessions: bool = True
+) -> tuple[_Collector, Bundle, Project]:
+    """Load, validate, compose and lint. Without `sessions`, the rules that read
+    composed bodies (and the findings of composing them) are left to the caller,
+    which runs them as it emits each body (_render)."""
     out = _Collector(config)
     bundle = load_bundle(config)
     for rule, path, problem in bundle.findings:
@@ -207,11 +222,17 @@ def _analyse(config: Config, target: str) -> tuple[_Collector, Bundle, Project]:
         for problem in _validate("skill", skill.main):
             out.add("schema", skill.main.path, problem)
     composition = compose_bundle(bundle, target, out.display)
+    project = make_project(config, bundle, composition, target)
+    out.extend(run_rules(project, sessions=sessions))
+    if sessions:
+        _composed(out, composition)
+    return out, bundle, project
+
+
+def _composed(out: _Collector, composition: Composition) -> None:
+    """The findings of composing, complete (bodies not composed yet are, now)."""
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
-    project = make_project(config, bundle, composition, target)
-    out.extend(run_rules(project))
-    return out, bundle, project
 
 
 def _validate(kind: str, source: SourceFile) -> Iterator[Problem]:
@@ -246,8 +267,7 @@ def lint(config: Config, *, fix: bool = False) -> Result:
     collector, bundle, project = _analyse(config, _lint_target(config))
     for name in sorted({_compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
-        for rule, path, problem in compose_bundle(bundle, name, config.display).findings:
-            collector.add(rule, path, problem)
+        _composed(collector, compose_bundle(bundle, name, config.display))
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -263,35 +283,114 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
+Sink = Callable[[str, bytes], None]
+
+
 @_collector_paused
-def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
-    """Lint once, then compose and emit every selected target in memory."""
-    names = list(names)
-    collector, bundle, project = _analyse(config, _lint_target(config))
-    files: dict[str, bytes] = {}
+def _render(config: Config, names: Iterable[str], sink: Sink) -> _Collector:
+    """Lint once, then compose and emit every selected target, each file to `sink`.
+
+    Bodies go one at a time: the rules that read composed bodies (lint.SpecRules)
+    check each body of the lint target right when a target emits it, and the
+    file goes to `sink` before the next body is composed. A bundle of 10,000
+    agents thus never holds its composed bodies or their files (see
+    compose.Texts); the sink decides what it keeps.
+    """
+    collector, bundle, lint_project = _analyse(config, _lint_target(config), sessions=False)
+    by_spec = SpecRules(lint_project)
+    checked: set[int] = set()  # id() of the lint project's specs checked so far
+
+    def check_spec(spec: Spec) -> None:
+        if id(spec) not in checked:
+            checked.add(id(spec))
+            collector.extend(by_spec.check(spec))
+
     for name in names:
         target = target_registry.TARGETS[name]
-        compose_as = _compose_as(name)
-        if compose_as != project.target:
-            composition = compose_bundle(bundle, compose_as, collector.display)
+        project = lint_project
+        if _compose_as(name) != lint_project.target:
+            composition = compose_bundle(bundle, _compose_as(name), collector.display)
+            project = make_project(config, bundle, composition, _compose_as(name))
+        for rel, text in target.files(project, config.targets.get(name, {})):
+            spec = _origin(project, name, rel)
+            if project is lint_project and spec is not None and _specs_of(spec, project):
+                check_spec(spec)
+            _check_emitted(collector, project, name, rel, text, spec)
+            sink(f"{name}/{rel}", text.encode("utf-8"))
+        if project is not lint_project:
             # Text that only this target sees can hold its own errors.
-            for rule, path, problem in composition.findings:
-                collector.add(rule, path, problem)
-            project = make_project(config, bundle, composition, compose_as)
-        emitted = target.emit(project, config.targets.get(name, {}))
-        _check_emitted(collector, project, name, emitted)
-        # Each text goes once encoded: holding every file twice is 20 MB per 1,000 agents.
-        pending = dict(emitted)
-        del emitted
-        for rel in list(pending):
-            files[f"{name}/{rel}"] = pending.pop(rel).encode("utf-8")
-    return collector, files
+            _composed(collector, project.composition)
+    for spec in specs(lint_project):
+        check_spec(spec)
+    collector.extend(by_spec.end())
+    _composed(collector, lint_project.composition)
+    return collector
+
+
+def _specs_of(spec: Spec, project: Project) -> Mapping[str, Spec]:
+    """The project's agents or modes, whichever `spec` is one of (skills: neither)."""
+    if project.agents.get(spec.id) is spec:
+        return project.agents
+    if project.modes.get(spec.id) is spec:
+        return project.modes
+    return {}
+
+
+class _Compared:
+    """A sink that compares each file with the output folder and keeps its name only."""
+
+    def __init__(self, out: Path) -> None:
+        self.generated: set[str] = set()
+        self.where = out
+        self.problem = Problem(1, 1, "")
+        self.planner: Planner | None = None
+        try:
+            self.planner = Planner(out, read_manifest(out))
+        except ManifestError as exc:
+            self.problem = Problem(1, 1, str(exc))
+        except OSError as exc:
+            self._unreadable(exc)
+
+    def __call__(self, rel: str, data: bytes) -> None:
+        if rel in self.generated:  # a path emitted twice is a clash a rule reports
+            return
+        self.generated.add(rel)
+        if self.planner is not None:
+            try:
+                self.planner.add(rel, data)
+            except OSError as exc:
+                self._unreadable(exc)
+
+    def plan(self) -> Plan | None:
+        """The plan of a build; None when the output folder cannot be read (`problem`)."""
+        if self.planner is None:
+            return None
+        try:
+            return self.planner.plan()
+        except OSError as exc:
+            self._unreadable(exc)
+            return None
+
+    def _unreadable(self, exc: OSError) -> None:
+        """An unreadable output folder: say so, never a traceback; compare no further."""
+        self.planner = None
+        if isinstance(exc.filename, str):
+            self.where = Path(exc.filename)
+        self.problem = Problem(1, 1, f"cannot read the output: {exc.strerror or exc}")
+
+
+class _Kept(dict[str, bytes]):
+    """A sink that keeps every file (render, build)."""
+
+    def __call__(self, rel: str, data: bytes) -> None:
+        self[rel] = data
 
 
 def render(config: Config, *, only: Iterable[str] = ()) -> Result:
     """Lint, compose and emit the selected targets in memory; write nothing."""
-    collector, files = _render(config, selected_targets(config, only))
-    return collector.result(files=files)
+    files = _Kept()
+    collector = _render(config, selected_targets(config, only), files)
+    return collector.result(files=files, generated=tuple(sorted(files)))
 
 
 def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
@@ -303,18 +402,22 @@ def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
 def build(
     config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
 ) -> Result:
-    collector, files = _render(config, selected_targets(config, only))
-    if has_errors(collector.items):
-        return collector.result(files=files)
     if check:
-        return _check_output(config, collector, files)
+        return _check_output(config, selected_targets(config, only))
+    files = _Kept()
+    collector = _render(config, selected_targets(config, only), files)
+    generated = tuple(sorted(files))
+    if has_errors(collector.items):
+        return collector.result(files=files, generated=generated)
     try:
         outcome = apply(config.out, files, force=force)
     except (ManifestError, OSError) as exc:
         collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
-        return collector.result(files=files)
+        return collector.result(files=files, generated=generated)
     _conflicts(config, collector, outcome)
-    return collector.result(written=outcome.written, removed=outcome.removed, files=files)
+    return collector.result(
+        written=outcome.written, removed=outcome.removed, files=files, generated=generated
+    )
 
 
 def build_cached(
@@ -350,7 +453,7 @@ def build_cached(
         and not failed_write
         and cache.key(layout, mode, only, os.environ) == before
     ):
-        cache.store(layout, before, result.diagnostics, list(result.files))
+        cache.store(layout, before, result.diagnostics, list(result.generated))
     return result
 
 
@@ -370,17 +473,18 @@ def check(
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
-def _check_output(config: Config, collector: _Collector, files: Mapping[str, bytes]) -> Result:
-    try:
-        todo = plan(config.out, files, read_manifest(config.out))
-    except ManifestError as exc:
-        collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
-        return collector.result(files=files)
-    except OSError as exc:  # an unreadable output folder: say so, never a traceback
-        where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
-        message = f"cannot read the output: {exc.strerror or exc}"
-        collector.add("stale-output", where, Problem(1, 1, message))
-        return collector.result(files=files)
+def _check_output(config: Config, names: list[str]) -> Result:
+    """`build --check`: each generated file is compared with the output folder as
+    it is emitted (writer.Planner), and not kept."""
+    compared = _Compared(config.out)
+    collector = _render(config, names, compared)
+    done = tuple(sorted(compared.generated))
+    if has_errors(collector.items):
+        return collector.result(generated=done)
+    todo = compared.plan()
+    if todo is None:
+        collector.add("stale-output", compared.where, compared.problem)
+        return collector.result(generated=done)
     for rel in todo.missing:
         collector.add(
             "stale-output",
@@ -401,7 +505,7 @@ def _check_output(config: Config, collector: _Collector, files: Mapping[str, byt
         )
     for conflict in todo.conflicts:
         collector.add("stale-output", config.out / conflict.path, Problem(1, 1, conflict.message))
-    return collector.result(files=files)
+    return collector.result(generated=done)
 
 
 def _conflicts(config: Config, collector: _Collector, outcome: Outcome) -> None:
@@ -417,40 +521,39 @@ def _os_message(exc: Exception) -> str:
 
 
 def _check_emitted(
-    collector: _Collector, project: Project, target: str, emitted: Mapping[str, str]
+    collector: _Collector, project: Project, target: str, rel: str, text: str, spec: Spec | None
 ) -> None:
-    """Every emitted file against its format's schema, before anything is written.
+    """An emitted file against its format's schema, before anything is written.
 
     A failure is a promptc bug; files whose spec already has errors are skipped,
     since those errors explain them.
     """
-    config = collector.config
-    failed = {d.path for d in collector.items if d.severity is Severity.ERROR}
-    for rel, text in emitted.items():
-        origin = _origin(project, target, rel)
-        shown = collector.display(origin) if origin is not None else None
-        if shown in failed:
-            continue
-        source = f"; generated from {shown}" if shown else ""
-        for problem in check_emitted(target, rel, text):
-            message = f"{problem.message}{source}. This is a promptc bug: please report it"
-            collector.add("emit", config.out / target / rel, replace(problem, message=message))
+    origin = spec.source.path if spec is not None else None
+    shown = collector.display(origin) if origin is not None else None
+    if origin is not None and (project.composition.failed(origin) or collector.failed(shown)):
+        return
+    source = f"; generated from {shown}" if shown else ""
+    for problem in check_emitted(target, rel, text):
+        message = f"{problem.message}{source}. This is a promptc bug: please report it"
+        collector.add(
+            "emit", collector.config.out / target / rel, replace(problem, message=message)
+        )
 
 
-def _origin(project: Project, target: str, rel: str) -> Path | None:
+def _origin(project: Project, target: str, rel: str) -> Spec | None:
     """The spec an emitted agent, command or skill file was generated from."""
     schema = output_schema(target, rel) or ""
     if "skill" in schema:
         name = rel.rsplit("/", 2)[-2]
         skill = project.skills.get(name)
-        return skill.spec.source.path if skill else None
+        return skill.spec if skill else None
     specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
     # The longest id the path ends with, at a `/`: `team/reviewer`, else `reviewer`.
     parts = rel.removesuffix(".md").split("/")
     for start in range(len(parts)):
         spec = specs.get("/".join(parts[start:]))
         if spec is not None:
-            return spec.source.path
+            return spec
     return None
 
 

@@ -41,7 +41,7 @@ from compiler.bundle import Bundle
 from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.params import Param
-from compiler.scan import ESCAPE_HINT, TAGS, Literal, Placeholder, Scan, Tag, Value, scan
+from compiler.scan import ESCAPE_HINT, TAGS, Literal, Placeholder, Scan, Tag, Value, scan_of
 from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
@@ -73,41 +73,115 @@ class LineOrigin:
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
+# Composed text kept in memory per composition, in characters. Past it, a
+# body is rendered again each time it is asked for (rendering is cheap next to
+# holding 10,000 bodies): a run over a huge bundle stays within bounded memory.
+KEPT_CHARS = 16 << 20
+
+
+class Texts(Mapping[str, str]):
+    """The composed bodies of one kind (agents, modes or skill files) by id.
+
+    Each body is rendered when first asked for: the findings of rendering are
+    the composition's once every body has been rendered (Composition.findings
+    renders the rest). Rendered bodies are kept up to KEPT_CHARS for the
+    engine; past it only the last one is, and the others are rendered again.
+    """
+
+    def __init__(self, engine: _Engine, units: list[_Unit]) -> None:
+        self._engine = engine
+        self._units = {unit.name: unit for unit in units if unit.source.ok}
+        self._kept: dict[str, _Rendered] = {}
+        self._last: tuple[str, _Rendered] | None = None
+        self._done: set[str] = set()  # rendered at least once: its findings are in
+
+    def rendered(self, ident: str) -> _Rendered:
+        kept = self._kept.get(ident)
+        if kept is not None:
+            return kept
+        if self._last is not None and self._last[0] == ident:
+            return self._last[1]
+        engine = self._engine
+        result = engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
+        self._done.add(ident)
+        if engine.kept + len(result.text) <= KEPT_CHARS:
+            engine.kept += len(result.text)
+            self._kept[ident] = result
+        else:
+            self._last = (ident, result)
+        return result
+
+    def finish(self) -> None:
+        """Render every body not rendered yet, for its findings."""
+        for ident in self._units:
+            if ident not in self._done:
+                self.rendered(ident)
+
+    def __getitem__(self, ident: str) -> str:
+        return self.rendered(ident).text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._units)
+
+    def __len__(self) -> int:
+        return len(self._units)
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self._units
+
+
 class SourceMaps(Mapping[str, SourceMap]):
     """Source maps by agent or mode id, each computed when first asked for.
 
     Most runs never read them, and building one costs an object per line.
     """
 
-    def __init__(self, rendered: Mapping[str, tuple[str, tuple[_Anchor, ...]]]) -> None:
-        self._rendered = rendered
+    def __init__(self, texts: Texts) -> None:
+        self._texts = texts
         self._maps: dict[str, SourceMap] = {}
 
     def __getitem__(self, ident: str) -> SourceMap:
         if ident not in self._maps:
-            self._maps[ident] = source_map(*self._rendered[ident])
+            rendered = self._texts.rendered(ident)
+            self._maps[ident] = source_map(rendered.text, rendered.anchors)
         return self._maps[ident]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rendered)
+        return iter(self._texts)
 
     def __len__(self) -> int:
-        return len(self._rendered)
+        return len(self._texts)
 
 
-@dataclass(frozen=True)
 class Composition:
-    """The composed bodies of one target, their source maps and the findings."""
+    """The composed bodies of one target, their source maps and the findings.
 
-    agents: Mapping[str, str]
-    modes: Mapping[str, str]
-    used: frozenset[str]
-    findings: tuple[Finding, ...] = field(default=())
-    agent_maps: Mapping[str, SourceMap] = field(default_factory=dict)
-    mode_maps: Mapping[str, SourceMap] = field(default_factory=dict)
-    # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
-    skills: Mapping[str, str] = field(default_factory=dict)
-    skill_maps: Mapping[str, SourceMap] = field(default_factory=dict)
+    Bodies are rendered when asked for (Texts); `findings` renders any body
+    not rendered yet, so it is complete whenever it is read.
+    """
+
+    def __init__(self, engine: _Engine) -> None:
+        self._engine = engine
+        agents, modes, skills = (Texts(engine, units) for units in engine.kinds())
+        self._texts = (agents, modes, skills)
+        self.agents: Mapping[str, str] = agents
+        self.modes: Mapping[str, str] = modes
+        # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
+        self.skills: Mapping[str, str] = skills
+        self.agent_maps: Mapping[str, SourceMap] = SourceMaps(agents)
+        self.mode_maps: Mapping[str, SourceMap] = SourceMaps(modes)
+        self.skill_maps: Mapping[str, SourceMap] = SourceMaps(skills)
+        self.used = engine.used()
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        for texts in self._texts:
+            texts.finish()
+        return self._engine.result()
+
+    def failed(self, path: Path) -> bool:
+        """Whether composing so far found a problem in `path` (the rest may find more)."""
+        return path in self._engine.failed
 
 
 def compose_bundle(
@@ -120,29 +194,7 @@ def compose_bundle(
     """
     engine = _Engine(bundle, target, display or _relative)
     engine.check()
-    agents, agent_maps = engine.render_all(engine.agents)
-    modes, mode_maps = engine.render_all(engine.modes)
-    skills, skill_maps = engine.render_all(engine.skills)
-    return Composition(
-        agents,
-        modes,
-        engine.used(),
-        engine.result(),
-        agent_maps,
-        mode_maps,
-        skills,
-        skill_maps,
-    )
-
-
-def scan_of(source: SourceFile) -> Scan:
-    """The scan of a file's body, remembered with the file: every target's
-    composition reads it, and a body let go is not read again for it."""
-    held = source.held
-    if held.scan is None:
-        held.scan = scan(source.body, source.body_line)
-    assert isinstance(held.scan, Scan)
-    return held.scan
+    return Composition(engine)
 
 
 def _relative(path: Path) -> str:
@@ -213,6 +265,8 @@ class _Engine:
         self.display = display
         self.targets = known_targets()
         self.findings: dict[tuple[Path, int, int], Finding] = {}
+        self.kept = 0  # characters of composed text kept (Texts)
+        self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}
         self.fragments = {
             name: self._unit("fragment", name, source)
@@ -247,6 +301,9 @@ class _Engine:
             if unit.source.ok:
                 for problem in unit.problems:
                     self.report(unit.path, problem, unit.chain)
+
+    def kinds(self) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
+        return self.agents, self.modes, self.skills
 
     def _units(self) -> Iterator[_Unit]:
         yield from self._roots()
@@ -443,6 +500,7 @@ class _Engine:
         if key not in self.findings:
             found = Problem(problem.line, problem.column, message, problem.hint, path=path)
             self.findings[key] = ("compose", path, found)
+            self.failed.add(path)
 
     def _chain_text(self, chain: tuple[Site, ...]) -> str:
         if not chain:
@@ -454,16 +512,6 @@ class _Engine:
         return tuple(self.findings[key] for key in sorted(self.findings, key=_finding_key))
 
     # -- rendering --------------------------------------------------------
-
-    def render_all(self, units: list[_Unit]) -> tuple[dict[str, str], SourceMaps]:
-        texts: dict[str, str] = {}
-        anchors: dict[str, tuple[str, tuple[_Anchor, ...]]] = {}
-        for unit in units:
-            if unit.source.ok:
-                rendered = self.render(unit, {"target": self.target}, (), strip=False)
-                texts[unit.name] = rendered.text
-                anchors[unit.name] = (rendered.text, rendered.anchors)
-        return texts, SourceMaps(anchors)
 
     def render(
         self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool

@@ -1,30 +1,74 @@
-"""Lint: run every enabled rule over a Project and stamp id and severity on its problems."""
+"""Lint: run every enabled rule over a Project and stamp id and severity on its problems.
+
+Rules that read composed bodies run as sessions (project.Session), every
+session on one spec before the next spec, so each body is composed once for
+all of them; the others run over the whole project.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from compiler import rules
-from compiler.diagnostics import Diagnostic
-from compiler.project import Project
+from compiler.diagnostics import Diagnostic, Problem, Severity
+from compiler.project import Project, Session, Spec, specs
 
 
-def run_rules(project: Project) -> Iterator[Diagnostic]:
+def run_rules(project: Project, *, sessions: bool = True) -> Iterator[Diagnostic]:
+    """Every rule's diagnostics; without `sessions`, the caller runs SpecRules itself
+    (api runs them as it emits each body)."""
     config = project.config
     for rule_id, rule in rules.RULES.items():
         settings = config.rules.get(rule_id)
         if rule.STAGE or settings is None or settings.level is None:
             continue
-        for problem in rule.check(project, settings.options):
-            if problem.path is None:
-                raise ValueError(f"rule {rule_id} reported a problem without a path")
-            yield Diagnostic(
-                config.display(problem.path),
-                problem.line,
-                problem.column,
-                rule_id,
-                settings.level,
-                problem.message,
-                problem.hint,
-                problem.fix,
-            )
+        if hasattr(rule, "session"):
+            continue  # SpecRules
+        yield from _stamped(project, rule_id, settings.level, rule.check(project, settings.options))
+    if sessions:
+        by_spec = SpecRules(project)
+        for spec in specs(project):
+            yield from by_spec.check(spec)
+        yield from by_spec.end()
+
+
+class SpecRules:
+    """The enabled rules that read composed bodies, as sessions over one project."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.sessions: list[tuple[str, Severity, Session]] = []
+        for rule_id, rule in rules.RULES.items():
+            settings = project.config.rules.get(rule_id)
+            if rule.STAGE or settings is None or settings.level is None:
+                continue
+            start = getattr(rule, "session", None)
+            if start is not None:
+                self.sessions.append((rule_id, settings.level, start(project, settings.options)))
+
+    def check(self, spec: Spec) -> Iterator[Diagnostic]:
+        for rule_id, level, session in self.sessions:
+            yield from _stamped(self.project, rule_id, level, session.spec(spec))
+
+    def end(self) -> Iterator[Diagnostic]:
+        for rule_id, level, session in self.sessions:
+            yield from _stamped(self.project, rule_id, level, session.end())
+
+
+def _stamped(
+    project: Project, rule_id: str, level: Severity, problems: Iterable[Problem]
+) -> Iterator[Diagnostic]:
+    config = project.config
+    for problem in problems:
+        if problem.path is None:
+            raise ValueError(f"rule {rule_id} reported a problem without a path")
+        yield Diagnostic(
+            config.display(problem.path),
+            problem.line,
+            problem.column,
+            rule_id,
+            level,
+            problem.message,
+            problem.hint,
+            problem.fix,
+        )

@@ -7,13 +7,14 @@ errors are already reported), so rules never see half-parsed data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from compiler.bundle import SKILL_FILE, Bundle, SkillSource
 from compiler.compose import Composition
 from compiler.config import Config
+from compiler.diagnostics import Problem
 from compiler.loader import Frontmatter, Pos, SourceFile
 
 PROMPTC_KEYS = ("targets",)  # source-only keys: never emitted
@@ -25,7 +26,15 @@ class Spec:
 
     id: str
     source: SourceFile
-    body: str
+    # Where the composed body is (a compose.Texts renders it when asked for),
+    # under `key` (default: the id). Never copied here: a huge bundle would
+    # hold every body for the whole run.
+    texts: Mapping[str, str] = field(repr=False)
+    key: str = ""
+
+    @property
+    def body(self) -> str:
+        return self.texts[self.key or self.id]
 
     @property
     def meta(self) -> Mapping[str, Any]:
@@ -90,9 +99,39 @@ class Project:
     skills: Mapping[str, Skill] = field(default_factory=dict)
 
 
+class Session(Protocol):
+    """A rule that reads composed bodies, one at a time.
+
+    A rule module that reads `spec.body` defines `session(project, options)`
+    returning a Session: `spec(spec)` is called once for every agent and mode
+    (project.agents, then project.modes) and `end()` once after the last. The
+    pipeline calls every session for one spec before going to the next, right
+    when that body is composed, so a bundle of 10,000 agents never holds the
+    composed bodies it is done with (compose.Texts). The module's
+    `check(project, options)` is `by_spec(project, session(project, options))`.
+    """
+
+    def spec(self, spec: Spec) -> Iterable[Problem]: ...
+
+    def end(self) -> Iterable[Problem]: ...
+
+
+def specs(project: Project) -> Iterator[Spec]:
+    """Every spec a session sees, in its order."""
+    yield from project.agents.values()
+    yield from project.modes.values()
+
+
+def by_spec(project: Project, session: Session) -> Iterator[Problem]:
+    """Run one session over every spec: the rule's `check`."""
+    for spec in specs(project):
+        yield from session.spec(spec)
+    yield from session.end()
+
+
 def make_project(config: Config, bundle: Bundle, composition: Composition, target: str) -> Project:
-    agents = {i: Spec(i, bundle.agents[i], body) for i, body in composition.agents.items()}
-    modes = {i: Spec(i, bundle.modes[i], body) for i, body in composition.modes.items()}
+    agents = {i: Spec(i, bundle.agents[i], composition.agents) for i in composition.agents}
+    modes = {i: Spec(i, bundle.modes[i], composition.modes) for i in composition.modes}
     skills = {
         name: skill
         for name, source in bundle.skills.items()
@@ -117,7 +156,7 @@ def _skill(source: SkillSource, composition: Composition) -> Skill | None:
         if rel != SKILL_FILE and key in composed:
             files[rel] = frontmatter_text(file) + composed[key]
     files.update(source.assets)
-    spec = Spec(source.name, source.main, composed[main])
+    spec = Spec(source.name, source.main, composed, main)
     return Skill(source.name, source, spec, dict(sorted(files.items())))
 
 

@@ -32,10 +32,13 @@ import functools
 import itertools
 import re
 from dataclasses import dataclass, replace
-from typing import ClassVar, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
 
 from compiler.diagnostics import Problem
 from compiler.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from compiler.loader import SourceFile
 
 Value = str | int | float | bool
 
@@ -156,6 +159,16 @@ class Scan:
     @property
     def placeholders(self) -> tuple[Placeholder, ...]:
         return tuple(s for s in self.segments if isinstance(s, Placeholder))
+
+
+def scan_of(source: SourceFile) -> Scan:
+    """The scan of a file's body, remembered with the file: every target's
+    composition reads it, and a body let go is not read again for it."""
+    held = source.held
+    if held.scan is None:
+        held.scan = scan(source.body, source.body_line)
+    assert isinstance(held.scan, Scan)
+    return held.scan
 
 
 def scan(body: str, first_line: int) -> Scan:

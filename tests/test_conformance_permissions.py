@@ -93,7 +93,7 @@ def _agent_list(text: str) -> dict[str, tuple[str, list[dict[str, str]]]]:
 def _load(name: str, binary: Path, scratch: Path) -> Loaded:
     root = BUNDLES[name]
     config = load_config(cwd=root)
-    files = api.build(config, check=True).files
+    files = api.render(config).files
     project = scratch / "project"
     for rel, data in files.items():
         if rel.startswith("opencode/"):

@@ -94,7 +94,7 @@ def test_text_without_placeholders_passes_through(body: str) -> None:
     tick("pipeline: plain text passes through")
     files = {"promptc.toml": b"", "specs/agents/a.md": AGENT_HEAD + body.encode()}
     with bundle_on_disk(files) as (_, config):
-        result = api.build(config, check=True)
+        result = api.render(config)
         check_result(result, files)
         emitted = result.files["opencode/.opencode/agents/a.md"].decode()
         expected = body if body.endswith("\n") else body + "\n"

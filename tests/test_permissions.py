@@ -241,7 +241,7 @@ def test_config_level_permission_reaches_opencode_json(make_bundle: MakeBundle) 
             "specs/agents/a.md": agent("description: Any agent will do here."),
         }
     )
-    result = api.build(load_config(), check=True)
+    result = api.render(load_config())
     text = result.files["opencode/opencode.json"].decode()
     assert (
         '"permission": {\n    "bash": {\n      "*": "ask",\n      "git *": "allow"\n    },\n    "webfetch": "deny"\n  }'

@@ -243,7 +243,7 @@ def test_every_emitted_file_has_a_schema_and_matches_it(sample: Path) -> None:
     from compiler import api
     from compiler.config import load_config
 
-    result = api.build(load_config(), check=True)
+    result = api.render(load_config())
     assert [d for d in result.diagnostics if d.rule == "emit"] == []
     assert result.files
     for name in result.files:
@@ -254,18 +254,19 @@ def test_every_emitted_file_has_a_schema_and_matches_it(sample: Path) -> None:
 def test_emitter_bug_is_caught_before_anything_is_written(
     sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = opencode.emit
+    real = opencode.files
 
-    def broken(project: Any, options: Any) -> dict[str, str]:
-        files = real(project, options)
-        agent = ".opencode/agents/scout.md"
-        files[agent] = files[agent].replace("mode: subagent", "mode: helper")
-        files["opencode.json"] = (
-            '{\n  "$schema": "https://opencode.ai/config.json",\n  "default_agent": 5\n}\n'
-        )
-        return files
+    def broken(project: Any, options: Any) -> Iterator[tuple[str, str]]:
+        for rel, text in real(project, options):
+            if rel == ".opencode/agents/scout.md":
+                text = text.replace("mode: subagent", "mode: helper")
+            if rel == "opencode.json":
+                text = (
+                    '{\n  "$schema": "https://opencode.ai/config.json",\n  "default_agent": 5\n}\n'
+                )
+            yield rel, text
 
-    monkeypatch.setattr(opencode, "emit", broken)
+    monkeypatch.setattr(opencode, "files", broken)
     result = run("build")
     assert result.code == 1
     assert not (sample / "build").exists()

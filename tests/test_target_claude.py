@@ -418,8 +418,7 @@ def test_a_positional_argument_in_a_per_target_branch_passes(
         # what a `target` branch composes to: each runtime its own number
         done = real(bundle, target)
         if target == "claude":
-            modes = {k: v.replace("$1", "$0") for k, v in done.modes.items()}
-            return type(done)(done.agents, modes, done.used, done.findings)
+            done.modes = {k: v.replace("$1", "$0") for k, v in done.modes.items()}
         return done
 
     monkeypatch.setattr(positional_arguments, "compose_bundle", branched)

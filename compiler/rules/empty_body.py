@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.diagnostics import Problem
-from compiler.project import Project
+from compiler.project import Project, Session, Spec, by_spec
 
 ID = "empty-body"
 DEFAULT_LEVEL = "error"
@@ -26,7 +26,16 @@ OPTIONS: dict[str, Any] = {}
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    for spec in (*project.agents.values(), *project.modes.values()):
+    return by_spec(project, session(project, options))
+
+
+def session(project: Project, options: Mapping[str, Any]) -> Session:
+    """The rule as a session over composed bodies (see rules.Session)."""
+    return _Empty()
+
+
+class _Empty:
+    def spec(self, spec: Spec) -> Iterator[Problem]:
         if not spec.body.strip():
             yield Problem(
                 spec.source.body_line,
@@ -34,3 +43,6 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                 "body is empty: nothing to send to the model",
                 path=spec.source.path,
             )
+
+    def end(self) -> Iterator[Problem]:
+        return iter(())

@@ -84,7 +84,7 @@ from typing import Any
 from compiler.config import Config
 from compiler.diagnostics import Fix, Problem
 from compiler.loader import SourceFile
-from compiler.project import Project, Spec
+from compiler.project import Project, Session, Spec, by_spec
 from compiler.snippet import (
     Copy,
     Snippet,
@@ -128,35 +128,71 @@ OPTIONS: dict[str, Any] = {
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    return by_spec(project, session(project, options))
+
+
+def session(project: Project, options: Mapping[str, Any]) -> Session:
+    """The rule as a session over composed bodies (see rules.Session)."""
     name = options["fragment"]
     if not name:
-        return
+        return _Settled(())
     fragment = project.bundle.fragments.get(name)
     if fragment is None:
         hint = did_you_mean(name, project.bundle.fragments)
-        yield _config_problem(
+        problem = _config_problem(
             project, "fragment", f"fragment '{name}' does not exist in the bundle{hint}"
         )
-        return
+        return _Settled((problem,))
     if not fragment.ok:
-        return  # its syntax errors are reported already
-    config_problems = list(_check_options(project, fragment, options))
+        return _Settled(())  # its syntax errors are reported already
+    config_problems = tuple(_check_options(project, fragment, options))
     if config_problems:
-        yield from config_problems
-        return
-    snippet = make_snippet(name, fragment, options["params"], options["allowed"])
-    scope = _scope(project, options)
-    exempt = set(options["exempt"])
-    carriers: list[str] = []
-    for ident, spec in sorted(project.agents.items()):
-        copies = find_copies(spec, snippet)
+        return _Settled(config_problems)
+    return _Agents(
+        project, make_snippet(name, fragment, options["params"], options["allowed"]), options
+    )
+
+
+class _Settled:
+    """Decided without reading any body: the configuration is missing or wrong."""
+
+    def __init__(self, problems: tuple[Problem, ...]) -> None:
+        self.problems = problems
+
+    def spec(self, spec: Spec) -> Iterator[Problem]:
+        return iter(())
+
+    def end(self) -> Iterator[Problem]:
+        return iter(self.problems)
+
+
+class _Agents:
+    """Each agent's copies of the snippet, then their count."""
+
+    def __init__(self, project: Project, snippet: Snippet, options: Mapping[str, Any]) -> None:
+        self.project = project
+        self.snippet = snippet
+        self.options = options
+        self.scope = _scope(project, options)
+        self.exempt = set(options["exempt"])
+        self.carriers: list[str] = []
+
+    def spec(self, spec: Spec) -> Iterator[Problem]:
+        if self.project.agents.get(spec.id) is not spec:
+            return  # a mode, or a skill
+        copies = find_copies(spec, self.snippet)
         if copies:
-            carriers.append(ident)
-        if ident in exempt:
-            yield from _exempt(spec, snippet, copies)
+            self.carriers.append(spec.id)
+        if spec.id in self.exempt:
+            yield from _exempt(spec, self.snippet, copies)
         else:
-            yield from _check_agent(project.config, spec, snippet, options, copies, ident in scope)
-    yield from _count(project, snippet, options, carriers)
+            config = self.project.config
+            yield from _check_agent(
+                config, spec, self.snippet, self.options, copies, spec.id in self.scope
+            )
+
+    def end(self) -> Iterator[Problem]:
+        return _count(self.project, self.snippet, self.options, sorted(self.carriers))
 
 
 # --- configuration -------------------------------------------------------------------

@@ -1,15 +1,17 @@
 """The target registry: one module per runtime layout promptc emits.
 
 A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
-in `[tool.promptc.targets.<name>]`) and `emit(project, options)` returning the
-files it produces, relative to `<out>/<name>/`, as text. An optional
+in `[tool.promptc.targets.<name>]`), `files(project, options)` yielding the
+files it produces, relative to `<out>/<name>/`, as (path, text) one at a time
+(agents first, each right after its body is composed; see api._render), and
+`emit(project, options)`, the same files as a dict. An optional
 `COMPOSE_AS` names the target whose composition (the `target` variable) it
 emits, when two targets must carry the same bodies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,6 +26,8 @@ class Target(Protocol):
     OPTIONS: Mapping[str, Any]
 
     def emit(self, project: Project, options: Mapping[str, Any]) -> dict[str, str]: ...
+
+    def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 
 
 _MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin)

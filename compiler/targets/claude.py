@@ -119,6 +119,10 @@ _SHELL = re.compile(r"!`([^`\n]+)`")
 
 
 def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
+    return dict(files(project, options))
+
+
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     return layout(project, options, ".claude/", names(project), with_settings=True)
 
 
@@ -129,28 +133,26 @@ def layout(
     namer: Mapping[str, str],
     *,
     with_settings: bool,
-) -> dict[str, str]:
+) -> Iterator[tuple[str, str]]:
     """Agents, commands and the report; settings.json when the layout has one."""
     from compiler.translate import translate
 
     translation = translate(project)
     models = options.get("models", {})
-    files: dict[str, str] = {}
     for ident in translation.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, translation, models, namer)
-        files[f"{prefix}agents/{claude_name(ident)}.md"] = document(front, spec.body)
+        yield f"{prefix}agents/{claude_name(ident)}.md", document(front, spec.body)
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, project, translation, models, namer)
-        files[f"{prefix}commands/{claude_name(ident)}.md"] = document(front, spec.body)
+        yield f"{prefix}commands/{claude_name(ident)}.md", document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
-    files.update(emit_skills(project, f"{prefix}skills/"))
+    yield from emit_skills(project, f"{prefix}skills/").items()
     settings = settings_json(translation, namer)
     if with_settings:
-        files[f"{prefix}settings.json"] = settings
-    files["TRANSLATION.md"] = report(project, translation, namer, settings, models, with_settings)
-    return files
+        yield f"{prefix}settings.json", settings
+    yield "TRANSLATION.md", report(project, translation, namer, settings, models, with_settings)
 
 
 def report(

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.project import Project
@@ -66,16 +66,20 @@ OPTIONS: dict[str, Any] = {
 
 
 def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
+    return dict(files(project, options))
+
+
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     plugin = plugin_name(project, options)
     namer = claude.names(project, plugin)
-    files = claude.layout(
+    yield from claude.layout(
         project, {"models": models(project, options)}, "", namer, with_settings=False
     )
-    files[".claude-plugin/plugin.json"] = (
-        json.dumps(manifest(project, options), indent=2, ensure_ascii=False) + "\n"
+    yield (
+        ".claude-plugin/plugin.json",
+        json.dumps(manifest(project, options), indent=2, ensure_ascii=False) + "\n",
     )
-    files["README.md"] = readme(project, options, namer)
-    return files
+    yield "README.md", readme(project, options, namer)
 
 
 def models(project: Project, options: Mapping[str, Any]) -> Mapping[str, str]:

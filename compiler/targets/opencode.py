@@ -37,7 +37,7 @@ holding `: ` or starting with `@`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import yamlout
@@ -68,14 +68,16 @@ SKILLS_DIR = ".opencode/skills/"
 
 
 def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    files: dict[str, str] = {}
+    return dict(files(project, options))
+
+
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for ident, spec in project.agents.items():
-        files[f".opencode/agents/{ident}.md"] = _document(agent_frontmatter(spec), spec.body)
+        yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
-        files[f".opencode/commands/{ident}.md"] = _document(command_frontmatter(spec), spec.body)
-    files.update(emit_skills(project, SKILLS_DIR))
-    files["opencode.json"] = json.dumps(config_document(project), indent=2) + "\n"
-    return files
+        yield f".opencode/commands/{ident}.md", _document(command_frontmatter(spec), spec.body)
+    yield from emit_skills(project, SKILLS_DIR).items()
+    yield "opencode.json", json.dumps(config_document(project), indent=2) + "\n"
 
 
 def agent_frontmatter(spec: Spec) -> dict[str, Any]:
