@@ -178,6 +178,9 @@ def scan(body: str, first_line: int) -> Scan:
     return scanner.result()
 
 
+_PLUS_ONE = (1).__add__  # a line's length with its newline, mapped in C
+
+
 # A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
 class _Construct(NamedTuple):
     """A construct found on one line: its span, its kind and what it became."""
@@ -197,7 +200,6 @@ class _Scanner:
         self.starts: list[int] = []
         self.buffer: list[tuple[int, int]] = []  # spans of the body, in order
         self.buffer_line = first_line
-        self.buffer_newlines = 0
         self.blocks_ok = True
         self.constructs = 0
 
@@ -210,20 +212,24 @@ class _Scanner:
 
     def _text(self, start: int, end: int, line: int) -> None:
         """Body text from offset start to end (a run of one line or more) as literal."""
-        if not self.buffer:
+        buffer = self.buffer
+        if not buffer:
             self.buffer_line = line
-        self.buffer.append((start, end))
-        self.buffer_newlines += self.body.count("\n", start, end)
+        elif buffer[-1][1] == start:  # runs on from the last span: one span
+            buffer[-1] = (buffer[-1][0], end)
+            return
+        buffer.append((start, end))
 
     def _flush(self) -> None:
         if self.buffer:
+            body = self.body
             spans = self.buffer
+            newlines = sum(body.count("\n", a, b) for a, b in spans)
+            # Spans cut apart by an escape's backslash or a comment: text of its own.
+            own = None if len(spans) == 1 else "".join(body[a:b] for a, b in spans)
             first, last = spans[0][0], spans[-1][1]
-            whole = all(a[1] == b[0] for a, b in itertools.pairwise(spans))
-            own = None if whole else "".join(self.body[a:b] for a, b in spans)
-            self.segments.append(Literal(first, last, self.buffer_line, self.buffer_newlines, own))
+            self.segments.append(Literal(first, last, self.buffer_line, newlines, own))
         self.buffer = []
-        self.buffer_newlines = 0
 
     def _add(self, segment: Segment) -> None:
         self._flush()
@@ -240,7 +246,7 @@ class _Scanner:
         lines = body.split("\n")
         ends = ["\n"] * (len(lines) - 1) + [""]
         # Offset of each line in the body; the last entry is the body's end.
-        starts = list(itertools.accumulate((len(x) + 1 for x in lines), initial=0))
+        starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
         starts[-1] = len(body)
         self.starts = starts
         index = 0
