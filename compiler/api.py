@@ -28,7 +28,7 @@ from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
 from compiler.lint import SpecRules, run_rules
-from compiler.loader import SourceFile
+from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, Spec, make_project, specs
 from compiler.resources import load_schema
@@ -197,13 +197,11 @@ def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
     return paused
 
 
-def _analyse(
-    config: Config, target: str, *, sessions: bool = True
-) -> tuple[_Collector, Bundle, Project]:
+def _analyse(out: _Collector, target: str, *, sessions: bool = True) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint. Without `sessions`, the rules that read
     composed bodies (and the findings of composing them) are left to the caller,
     which runs them as it emits each body (_render)."""
-    out = _Collector(config)
+    config = out.config
     bundle = load_bundle(config)
     for rule, path, problem in bundle.findings:
         out.add(rule, path, problem)
@@ -226,7 +224,19 @@ def _analyse(
     out.extend(run_rules(project, sessions=sessions))
     if sessions:
         _composed(out, composition)
-    return out, bundle, project
+    return bundle, project
+
+
+def _reading(run: Callable[[_Collector], None], config: Config) -> _Collector:
+    """`run` into a new collector; a body let go that changed on disk before it
+    was read again (loader.SourceChanged) ends the run with an error there."""
+    out = _Collector(config)
+    try:
+        run(out)
+    except SourceChanged as exc:
+        message = "file changed while promptc was reading it; run promptc again"
+        out.add("syntax", exc.path, Problem(1, 1, message))
+    return out
 
 
 def _composed(out: _Collector, composition: Composition) -> None:
@@ -264,12 +274,17 @@ def _compose_as(name: str) -> str:
 def lint(config: Config, *, fix: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
     fixed, failed = _fix(config) if fix else ((), ())
-    collector, bundle, project = _analyse(config, _lint_target(config))
+    collector = _reading(_lint, config)
+    collector.extend(failed)
+    return collector.result(fixed=fixed)
+
+
+def _lint(collector: _Collector) -> None:
+    config = collector.config
+    bundle, project = _analyse(collector, _lint_target(config))
     for name in sorted({_compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
         _composed(collector, compose_bundle(bundle, name, config.display))
-    collector.extend(failed)
-    return collector.result(fixed=fixed)
 
 
 def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
@@ -296,7 +311,13 @@ def _render(config: Config, names: Iterable[str], sink: Sink) -> _Collector:
     agents thus never holds its composed bodies or their files (see
     compose.Texts); the sink decides what it keeps.
     """
-    collector, bundle, lint_project = _analyse(config, _lint_target(config), sessions=False)
+    names = list(names)
+    return _reading(lambda collector: _emit(collector, names, sink), config)
+
+
+def _emit(collector: _Collector, names: list[str], sink: Sink) -> None:
+    config = collector.config
+    bundle, lint_project = _analyse(collector, _lint_target(config), sessions=False)
     by_spec = SpecRules(lint_project)
     checked: set[int] = set()  # id() of the lint project's specs checked so far
 
@@ -324,7 +345,6 @@ def _render(config: Config, names: Iterable[str], sink: Sink) -> _Collector:
         check_spec(spec)
     collector.extend(by_spec.end())
     _composed(collector, lint_project.composition)
-    return collector
 
 
 def _specs_of(spec: Spec, project: Project) -> Mapping[str, Spec]:

@@ -160,10 +160,7 @@ class SourceChanged(PromptcError):
     """A file whose body was let go changed before promptc read it again."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"{path}:1:1: error: file changed while promptc was reading it; "
-            "nothing was written: run promptc again [syntax]"
-        )
+        super().__init__(f"{path}: file changed while promptc was reading it; run promptc again")
         self.path = path
 
 

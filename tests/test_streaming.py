@@ -134,9 +134,10 @@ def test_a_body_changed_after_loading_stops_the_run(
     monkeypatch.setattr(api, "load_bundle", edited_meanwhile)
     result = run("build")
     assert result.code == 1
-    assert "specs/agents/scout.md:1:1: error: file changed while promptc was reading it" in (
-        result.err + result.out
-    )
+    assert (
+        "specs/agents/scout.md:1:1: error [syntax] file changed while promptc was reading it; "
+        "run promptc again"
+    ) in result.out.splitlines()
     assert not (sample / "build").exists()
 
 
