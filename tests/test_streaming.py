@@ -154,3 +154,29 @@ def test_a_body_read_again_must_be_the_same(tmp_path: Path) -> None:
     path.unlink()
     with pytest.raises(SourceChanged):
         _ = source.body
+
+
+def test_whole_bundle_rules_compose_no_agent(let_go: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule that reads agents' bodies must be a session (project.Session): run
+    over the whole project, it would compose every agent again past the budget."""
+    from compiler import lint
+    from compiler.project import make_project
+
+    config = load_config(cwd=REPOSITORY)
+    loaded = bundle.load_bundle(config)
+    project = make_project(config, loaded, compose.compose_bundle(loaded, "opencode"), "opencode")
+    rendered: list[str] = []
+    real = compose._Engine.render
+
+    def counted(
+        engine: compose._Engine, unit: compose._Unit, *args: object, **kw: object
+    ) -> object:
+        if unit.kind == "agent":
+            rendered.append(unit.name)
+        return real(engine, unit, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(compose._Engine, "render", counted)
+    assert list(lint.run_rules(project, sessions=False))
+    assert rendered == []
+    list(lint.run_rules(project))  # the sessions do read them, once each
+    assert sorted(rendered) == sorted(project.agents)

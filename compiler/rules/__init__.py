@@ -4,7 +4,11 @@ A rule module has a docstring (its documentation: summary, Options, Fails /
 Passes examples), `ID` (kebab-case, the module name with `-` for `_`),
 `DEFAULT_LEVEL` (error, warning, info or off), `OPTIONS` (JSON Schema
 properties of its options, each with a default) and `check(project, options)`
-yielding Problems with `path` set. Modules with `STAGE = True` document an id
+yielding Problems with `path` set. A rule that reads composed bodies
+(`spec.body`) also defines `session(project, options)` (project.Session): the
+pipeline runs it one body at a time as each body is composed and emitted, and
+its `check` is `project.by_spec(project, session(project, options))`. Modules
+with `STAGE = True` document an id
 that a pipeline stage reports (syntax, schema, ...): they have no `check`,
 and their level cannot be changed.
 """
