@@ -13,7 +13,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -355,6 +355,102 @@ def test_score_agrees_with_difflib(text: str, target: str) -> None:
     matcher.set_seq2(target)
     words = set(target.split())
     assert snippet._score(matcher, text, target, words) == score_oracle(text, target, words)
+
+
+FILLER = st.sampled_from(["", "", "x", "Paso 1: lee el test.", "```", "~~~~"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.one_of(LINE, FILLER, FILLER), max_size=80))
+def test_windows_of_long_bodies_look_for_fences_only_as_far_as_they_reach(
+    lines: list[str],
+) -> None:
+    target = "\n".join(SNIPPET_LINES)
+    expected = windows_oracle(lines, target)
+    assert snippet._windows(lines, _snippet(target), "\n".join(lines)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", "x", "```", "````", "  ```", "~~~~", "~~~"]), max_size=30),
+    last=st.integers(min_value=0, max_value=30),
+)
+def test_code_lines_up_to_an_offset_are_the_plain_ones(lines: list[str], last: int) -> None:
+    """Lines up to `last` are classified as with the whole text read."""
+    text = "\n".join(lines)
+    last = min(last, len(lines) - 1)
+    until = sum(map(len, lines[: last + 1])) + last
+    found = snippet._code_lines(lines, text, until=until)
+    expected = code_lines_oracle(lines)
+    assert {i for i in found if i <= last} == {i for i in expected if i <= last}
+
+
+@given(text=st.text(alphabet="<a\n", max_size=30), needle=st.sampled_from(["<<", "a", "<a"]))
+def test_lines_holding_are_the_plain_ones(text: str, needle: str) -> None:
+    lines = text.split("\n")
+    ends = [sum(map(len, lines[: i + 1])) + i for i in range(len(lines))]
+    expected = [(i, ends[i]) for i, line in enumerate(lines) if needle in line]
+    assert snippet._lines_holding(text, needle) == expected
+
+
+def calls_oracle(body: str, name: str) -> list[tuple[int, tuple[int, int]]]:
+    """(line, span) of every placeholder outside code: every line looked at."""
+    call = snippet._call_pattern(name)
+    lines = body.split("\n")
+    code = code_lines_oracle(lines)
+    found = []
+    for index, line in enumerate(lines):
+        if index in code or "<<" not in line:
+            continue
+        spans = [m.span() for m in re.finditer(r"(`+)(?:(?!\1).)+?\1", line)]
+        for match in call.finditer(line):
+            if not any(a <= match.start() < b for a, b in spans):
+                found.append((index, match.span()))
+    return found
+
+
+class _Source:
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+
+class _Spec:
+    def __init__(self, body: str) -> None:
+        self.source = _Source(body)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(
+            ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)>>", "<<", "<<t>>"]
+        ),
+        max_size=12,
+    )
+)
+def test_calls_are_those_of_every_line(lines: list[str]) -> None:
+    body = "\n".join(lines)
+    spec: Any = _Spec(body)
+    found = [(i, m.span()) for i, m in snippet._calls(spec, _snippet("s"))]
+    assert found == calls_oracle(body, "s")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
+    b=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
+    names=st.permutations(["p", "q", "r", "s"]),
+)
+def test_opcodes_remembered_by_pattern_are_difflibs(
+    a: list[str], b: list[str], names: list[str]
+) -> None:
+    """The same pattern of equal lines under other names: the same opcodes as
+    difflib gives for those names."""
+    rename = dict(zip(["a", "b", "", "c"], names, strict=True))
+    other_a, other_b = [rename[x] for x in a], [rename[x] for x in b]
+    for x, y in ((a, b), (other_a, other_b)):
+        plain = difflib.SequenceMatcher(None, x, y, False).get_opcodes()
+        assert snippet._opcodes(x, y) == [tuple(op) for op in plain]
 
 
 # --- coverage: answers remembered per shape ---------------------------------------------
