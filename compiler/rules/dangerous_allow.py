@@ -55,13 +55,16 @@ OPTIONS: dict[str, Any] = {
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
+    judged: dict[tuple[object, ...], tuple[Verdict, ...]] = {}
     for agent in runtime.bundle_agents():
-        yield from _agent(agent, options)
+        yield from _agent(agent, options, judged)
 
 
-def _agent(agent: Agent, options: Mapping[str, Any]) -> Iterator[Problem]:
+def _agent(
+    agent: Agent, options: Mapping[str, Any], judged: dict[tuple[object, ...], tuple[Verdict, ...]]
+) -> Iterator[Problem]:
     rules = agent.rules
-    for verdict in _verdicts(rules, options):
+    for verdict in _verdicts(rules, options, judged):
         rule = rules[verdict.at]
         if verdict.kind == "any command":
             risky = verdict.risky
@@ -108,26 +111,22 @@ class Verdict(NamedTuple):
     witness: Witness | None = None  # a command it allows ("command")
 
 
-# The verdicts depend on each rule's permission, pattern and action alone, and
-# agents share those lists (the same defaults, maps copied from spec to spec):
-# each list is judged once, and reported at every agent's own rules.
-_VERDICTS: dict[tuple[object, ...], tuple[Verdict, ...]] = {}
-_MEMO_SIZE = 4096
-
-
-def _verdicts(rules: Sequence[Rule], options: Mapping[str, Any]) -> tuple[Verdict, ...]:
-    commands = tuple(options["commands"])
-    key = (
-        tuple([(r.permission, r.pattern, r.action) for r in rules]),
-        commands,
-        options["any_command"],
-        options["any_directory"],
-    )
-    found = _VERDICTS.get(key)
+def _verdicts(
+    rules: Sequence[Rule],
+    options: Mapping[str, Any],
+    judged: dict[tuple[object, ...], tuple[Verdict, ...]],
+) -> tuple[Verdict, ...]:
+    """What the rules let through. The verdicts depend on each rule's permission,
+    pattern and action alone, and agents share those lists (the same defaults,
+    maps copied from spec to spec): a run judges each list once (`judged`) and
+    reports the verdicts at every agent's own rules."""
+    key = tuple([(r.permission, r.pattern, r.action) for r in rules])
+    found = judged.get(key)
     if found is None:
-        if len(_VERDICTS) >= _MEMO_SIZE:
-            _VERDICTS.clear()
-        found = _VERDICTS[key] = tuple(_judge(rules, commands, key[2], key[3]))
+        commands = options["commands"]
+        found = judged[key] = tuple(
+            _judge(rules, commands, options["any_command"], options["any_directory"])
+        )
     return found
 
 
