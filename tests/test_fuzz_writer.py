@@ -71,9 +71,9 @@ def test_interrupted_build_is_consistent_and_repaired(
             fault.step(path)
             real_write(path, content)
 
-        def stage(temp: Path, content: bytes) -> int:
+        def stage(temp: Path, content: bytes) -> None:
             fault.step(temp)
-            return real_stage(temp, content)
+            real_stage(temp, content)
 
         def rename(temp: Path, path: Path) -> None:
             fault.step(path)
