@@ -327,6 +327,10 @@ def _windows(
             score = _score(matcher, text, target, words)
             if score is not None:
                 scored.append((score, start, end))
+            if target in text:
+                # A longer window from this start holds this one and scores
+                # less, so it never wins over it: none is chosen.
+                break
     chosen: list[tuple[int, int]] = []
     for _, start, end in sorted(scored, key=lambda s: (-s[0], s[2] - s[1], s[1])):
         if all(end <= a or start >= b for a, b in chosen):
