@@ -160,9 +160,16 @@ def locator(spec: Spec, base: str) -> Locate:
         if isinstance(mine, Mapping) and base in mine:
             prefix = ("targets", AGENT_TARGET)
 
+    # Nearly every rule's key is written where asked: look it up directly, and
+    # walk up to the nearest written parent (spec.where) only when it is not.
+    front = spec.source.frontmatter
+    keys = front.keys if front is not None else {}
+    ident, file = spec.id, spec.source.path
+
     def locate(path: tuple[str, ...]) -> Origin:
-        pos = spec.where(*prefix, base, *path, key=True)
-        return Origin("agent", spec.id, spec.source.path, pos.line, pos.column)
+        full = (*prefix, base, *path)
+        pos = keys.get(full) or spec.where(*full, key=True)
+        return Origin("agent", ident, file, pos.line, pos.column)
 
     return locate
 
@@ -288,23 +295,26 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
             hidden = overridden.hidden if overridden else False
         inherited = overridden.rules if overridden else (*base, *shared)
         agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
+    folder = env.tool_output
+    tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
     return Runtime(
-        {name: _with_tool_output(agent, env) for name, agent in agents.items()},
+        {name: _with_tool_output(agent, tool_output) for name, agent in agents.items()},
         tuple(shared),
         env,
         tuple(config_problems),
     )
 
 
-def _with_tool_output(agent: Agent, env: Environment) -> Agent:
-    glob = env.tool_output
+def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
+    """The agent with OpenCode's allow rule for its tool-output folder (one Rule
+    for every agent: rules are immutable), unless a rule denies exactly that."""
+    glob = extra.pattern
     denied = any(
-        r.permission == "external_directory" and r.action == "deny" and r.pattern == glob
+        r.pattern == glob and r.action == "deny" and r.permission == "external_directory"
         for r in agent.rules
     )
     if denied:
         return agent
-    extra = Rule("external_directory", glob, "allow", RUNTIME, written=glob)
     return Agent(
         agent.name,
         agent.mode,

@@ -13,7 +13,7 @@ import difflib
 import itertools
 import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -159,15 +159,19 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(lines: Sequence[str], text: str | None = None) -> set[int]:
+def _code_lines(
+    lines: Sequence[str], text: str | None = None, until: int | None = None
+) -> set[int]:
     """Indices of lines inside fenced code blocks (fences included); `text` is the
-    lines joined with newlines, when the caller has it."""
+    lines joined with newlines, when the caller has it. With `until` (an offset
+    in `text`), only the lines starting before it are sure to be right: fences
+    are read from the top, and none past that point is looked for."""
     if text is None:
         text = "\n".join(lines)
     inside: set[int] = set()
     fence: str | None = None
     opened = 0
-    for line in _fence_candidates(text):
+    for line in _fence_candidates(text, until):
         marker = _FENCE.match(lines[line])
         if marker is None:
             continue
@@ -182,19 +186,21 @@ def _code_lines(lines: Sequence[str], text: str | None = None) -> set[int]:
     return inside
 
 
-def _fence_candidates(text: str) -> list[int]:
-    """Indices of the lines holding three backticks or tildes, in order: a fence
-    line holds them, and str.find skips everything else at C speed."""
+def _fence_candidates(text: str, until: int | None = None) -> list[int]:
+    """Indices of the lines holding three backticks or tildes (before offset
+    `until`), in order: a fence line holds them, and str.find skips everything
+    else at C speed."""
     starts: set[int] = set()
+    stop = len(text) if until is None else until
     for run in ("```", "~~~"):
-        at = text.find(run)
+        at = text.find(run, 0, stop)
         while at >= 0:
             start = text.rfind("\n", 0, at) + 1
             starts.add(start)
             end = text.find("\n", at)
             if end < 0:
                 break
-            at = text.find(run, end)
+            at = text.find(run, end, stop)
     lines: list[int] = []
     index = previous = 0
     for start in sorted(starts):
@@ -215,19 +221,43 @@ def _calls(
     """(body line index, match) of every placeholder of the snippet in the spec's source;
     `lines` is the source body split into lines, when the caller has it."""
     call = _call_pattern(snippet.name)
-    if call.search(spec.source.body) is None:
+    body = spec.source.body
+    if call.search(body) is None:
         return []  # a match within a line is a match in the whole body
     if lines is None:
-        lines = spec.source.body.split("\n")
-    code = _code_lines(lines, spec.source.body)
+        lines = body.split("\n")
+    holding = _lines_holding(body, "<<")
+    if not holding:
+        return []
+    code = _code_lines(lines, body, until=holding[-1][1])
     found: list[tuple[int, re.Match[str]]] = []
-    for index, line in enumerate(lines):
-        if index in code or "<<" not in line:
+    for index, _ in holding:
+        if index in code:
             continue
+        line = lines[index]
         spans = [m.span() for m in _INLINE_CODE.finditer(line)]
         for match in call.finditer(line):
             if not any(a <= match.start() < b for a, b in spans):
                 found.append((index, match))
+    return found
+
+
+def _lines_holding(text: str, needle: str) -> list[tuple[int, int]]:
+    """(index, end offset) of each line of `text` holding `needle`, in order,
+    found by str.find instead of looking at every line."""
+    found: list[tuple[int, int]] = []
+    index = previous = 0
+    at = text.find(needle)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        index += text.count("\n", previous, start)
+        previous = start
+        end = text.find("\n", at)
+        if end < 0:
+            found.append((index, len(text)))
+            break
+        found.append((index, end))
+        at = text.find(needle, end)
     return found
 
 
@@ -261,12 +291,14 @@ def _windows(
     from which one is in reach are tried; every other line is never looked at.
     `text` is the lines joined with newlines, when the caller has it.
     """
-    target = _normal(snippet.text)
-    words = set(target.split())
+    target, words = _target(snippet.text)
     useful = _useful(lines, target, words)
     if not useful:
         return []
-    code = _code_lines(lines, text)
+    # No window reaches a line past this one, so no fence past it matters.
+    last = min(max(useful) + MAX_WINDOW, len(lines) - 1)
+    until = sum(map(len, lines[: last + 1])) + last
+    code = _code_lines(lines, text, until=until)
     matcher = _matcher(target)
     normal: dict[int, str] = {}
 
@@ -295,6 +327,10 @@ def _windows(
             score = _score(matcher, text, target, words)
             if score is not None:
                 scored.append((score, start, end))
+            if target in text:
+                # A longer window from this start holds this one and scores
+                # less, so it never wins over it: none is chosen.
+                break
     chosen: list[tuple[int, int]] = []
     for _, start, end in sorted(scored, key=lambda s: (-s[0], s[2] - s[1], s[1])):
         if all(end <= a or start >= b for a, b in chosen):
@@ -302,7 +338,14 @@ def _windows(
     return sorted(chosen)
 
 
-def _useful(lines: Sequence[str], target: str, words: set[str]) -> set[int]:
+@lru_cache(maxsize=16)
+def _target(text: str) -> tuple[str, frozenset[str]]:
+    """The snippet's text, whitespace-normalised, and its words: once per snippet."""
+    target = _normal(text)
+    return target, frozenset(target.split())
+
+
+def _useful(lines: Sequence[str], target: str, words: Set[str]) -> set[int]:
     """Lines without which no window is a copy: those sharing a word with the
     snippet, and those that are part of its text.
 
@@ -337,7 +380,7 @@ _MEMO_LINES = 50_000
 _MEMO_TARGETS = 16
 
 
-def _useful_memo(target: str, words: set[str]) -> dict[str, bool]:
+def _useful_memo(target: str, words: Set[str]) -> dict[str, bool]:
     entry = _USEFUL.get(target)
     if entry is None or entry[0] != words or len(entry[1]) > _MEMO_LINES:
         if len(_USEFUL) >= _MEMO_TARGETS:
@@ -346,6 +389,7 @@ def _useful_memo(target: str, words: set[str]) -> dict[str, bool]:
     return entry[1]
 
 
+@lru_cache(maxsize=16)
 def _two_words(target: str) -> int:
     """The length of the longest text of at most two whole words of `target`."""
     sizes = [len(w) for w in target.split()]
@@ -385,7 +429,7 @@ def _matcher(target: str) -> difflib.SequenceMatcher[str]:
 
 
 def _score(
-    matcher: difflib.SequenceMatcher[str], text: str, target: str, words: set[str]
+    matcher: difflib.SequenceMatcher[str], text: str, target: str, words: Set[str]
 ) -> float | None:
     """The window's similarity to the snippet, or None when it is not a copy."""
     part = len(text) >= PART * len(target) and text in target
@@ -420,16 +464,42 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     head = next(itertools.compress(itertools.count(), map(operator.ne, source, composed)), limit)
     back = map(operator.ne, reversed(source), reversed(composed))
     tail = min(next(itertools.compress(itertools.count(), back), limit), limit - head)
-    middle = difflib.SequenceMatcher(
-        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
-    )
+    middle = _opcodes(source[head : len(source) - tail], composed[head : len(composed) - tail])
     opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+    for tag, i1, i2, j1, j2 in middle:
         opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:
         i, j = len(source) - tail, len(composed) - tail
         opcodes.append(("equal", i, len(source), j, len(composed)))
     return opcodes
+
+
+def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+    """difflib's opcodes turning `a` into `b`, remembered by the pattern of equal lines.
+
+    Without junk (autojunk off), difflib only ever asks whether two lines are
+    equal, so two pairs of sequences with the same pattern (the same line
+    numbers in the same places) get the same opcodes; agents built from the
+    same fragments share it, even where a line of their own differs.
+    """
+    numbers: dict[str, int] = {}
+    pattern = (
+        tuple([numbers.setdefault(line, len(numbers)) for line in a]),
+        tuple([numbers.setdefault(line, len(numbers)) for line in b]),
+    )
+    found = _OPCODES.get(pattern)
+    if found is None:
+        if len(_OPCODES) >= _MEMO_PATTERNS:
+            _OPCODES.clear()
+        matcher = difflib.SequenceMatcher(None, a, b, False)
+        found = _OPCODES[pattern] = [
+            (tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        ]
+    return found
+
+
+_OPCODES: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
+_MEMO_PATTERNS = 4096
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:

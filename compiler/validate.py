@@ -29,7 +29,7 @@ from typing import Any
 
 from compiler import precheck
 from compiler.diagnostics import Problem
-from compiler.loader import Frontmatter, JsonPath, load_bytes, plain_frontmatter
+from compiler.loader import NODE_BUDGET, Frontmatter, JsonPath, load_bytes, plain_frontmatter
 from compiler.resources import load_schema
 from compiler.suggest import closest, did_you_mean, fold
 
@@ -320,7 +320,7 @@ def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
     raw = head.encode("utf-8")
     # The common case, a valid file, needs no positions: they are built only
     # to report a problem, by the same loader as before.
-    data = plain_frontmatter(head)
+    data = emitted_frontmatter(head)
     if data is not None and precheck.valid(data, load_schema(schema)):
         return
     source = load_bytes(Path(relative), raw)
@@ -334,6 +334,57 @@ def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
         yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
         return
     yield from _against(source.frontmatter, schema)
+
+
+def emitted_frontmatter(head: str) -> dict[str, Any] | None:
+    """plain_frontmatter(head), reading each top-level entry of the frontmatter
+    once per distinct text.
+
+    Generated agents repeat most entries word for word (`mode`, the
+    permission map) and differ in a few (`description`). A top-level entry is
+    a line starting in the first column with the indented, blank and comment
+    lines after it; where nothing ties one entry to another (no anchor, no
+    duplicate key, each entry a mapping on its own), the frontmatter reads as
+    its entries read apart, in order. Anything else is read whole.
+    """
+    if "&" in head or len(head) > NODE_BUDGET or not head.startswith("---\n"):
+        return plain_frontmatter(head)  # anchors and aliases tie entries together
+    lines = head.split("\n")
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if close is None or lines[close + 1 :] not in ([], [""]):
+        return plain_frontmatter(head)
+    entries: list[list[str]] = []
+    for line in lines[1:close]:
+        if line[:1] not in ("", " ", "#"):
+            entries.append([line])
+        elif entries:
+            entries[-1].append(line)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            return plain_frontmatter(head)  # indented text before the first entry
+    data: dict[str, Any] = {}
+    for index, entry in enumerate(entries):
+        # The entry's own text as the whole is read: a line break after each
+        # line but the frontmatter's last (a block scalar keeps it).
+        last = index == len(entries) - 1
+        found = _entry_data("\n".join(entry) + ("" if last else "\n"))
+        if found is None or not found.keys().isdisjoint(data):
+            return plain_frontmatter(head)
+        data.update(found)
+    return data
+
+
+_ENTRIES: dict[str, dict[str, Any] | None] = {}
+_MEMO_SIZE = 16384
+
+
+def _entry_data(entry: str) -> dict[str, Any] | None:
+    """One top-level entry read on its own (as a frontmatter of that entry alone)."""
+    if entry in _ENTRIES:
+        return _ENTRIES[entry]
+    if len(_ENTRIES) >= _MEMO_SIZE:
+        _ENTRIES.clear()
+    found = _ENTRIES[entry] = plain_frontmatter(f"---\n{entry}\n---\n")
+    return found
 
 
 def _head(text: str) -> str:

@@ -90,7 +90,22 @@ def _float(value: float) -> str:
     return f"{mantissa}e{exponent}" if exponent else mantissa
 
 
+# text -> how it is written. Generated frontmatter repeats its keys and most of
+# its values in every agent (`mode`, `permission`, `bash`, `"git status *"`,
+# `allow`), and deciding how to write one is most of the cost of dumping it.
+_WRITTEN: dict[str, str] = {}
+_MEMO_SIZE = 65536
+
+
 def scalar(value: Any) -> str:
+    if type(value) is str:
+        written = _WRITTEN.get(value)
+        if written is None:
+            written = value if is_plain(value) else quote(value)
+            if len(_WRITTEN) >= _MEMO_SIZE:
+                _WRITTEN.clear()
+            _WRITTEN[value] = written
+        return written
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -110,6 +125,8 @@ def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
 
 def _entry(key: Any, value: Any, indent: int) -> str:
     head = f"{' ' * indent}{scalar(str(key))}:"
+    if type(value) is str:  # the common case, without the checks against abstract types
+        return f"{head} {scalar(value)}\n"
     if isinstance(value, Mapping) and value:
         return f"{head}\n{dump(value, indent + 2)}"
     if isinstance(value, list | tuple) and value:

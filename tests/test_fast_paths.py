@@ -13,12 +13,13 @@ import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import coverage, delegation, snippet, translate, wildcard
+from compiler import coverage, delegation, snippet, translate, validate, wildcard, yamlout
+from compiler.loader import plain_frontmatter
 from compiler.permissions import Decider, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime
 from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
@@ -357,6 +358,102 @@ def test_score_agrees_with_difflib(text: str, target: str) -> None:
     assert snippet._score(matcher, text, target, words) == score_oracle(text, target, words)
 
 
+FILLER = st.sampled_from(["", "", "x", "Paso 1: lee el test.", "```", "~~~~"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.one_of(LINE, FILLER, FILLER), max_size=80))
+def test_windows_of_long_bodies_look_for_fences_only_as_far_as_they_reach(
+    lines: list[str],
+) -> None:
+    target = "\n".join(SNIPPET_LINES)
+    expected = windows_oracle(lines, target)
+    assert snippet._windows(lines, _snippet(target), "\n".join(lines)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", "x", "```", "````", "  ```", "~~~~", "~~~"]), max_size=30),
+    last=st.integers(min_value=0, max_value=30),
+)
+def test_code_lines_up_to_an_offset_are_the_plain_ones(lines: list[str], last: int) -> None:
+    """Lines up to `last` are classified as with the whole text read."""
+    text = "\n".join(lines)
+    last = min(last, len(lines) - 1)
+    until = sum(map(len, lines[: last + 1])) + last
+    found = snippet._code_lines(lines, text, until=until)
+    expected = code_lines_oracle(lines)
+    assert {i for i in found if i <= last} == {i for i in expected if i <= last}
+
+
+@given(text=st.text(alphabet="<a\n", max_size=30), needle=st.sampled_from(["<<", "a", "<a"]))
+def test_lines_holding_are_the_plain_ones(text: str, needle: str) -> None:
+    lines = text.split("\n")
+    ends = [sum(map(len, lines[: i + 1])) + i for i in range(len(lines))]
+    expected = [(i, ends[i]) for i, line in enumerate(lines) if needle in line]
+    assert snippet._lines_holding(text, needle) == expected
+
+
+def calls_oracle(body: str, name: str) -> list[tuple[int, tuple[int, int]]]:
+    """(line, span) of every placeholder outside code: every line looked at."""
+    call = snippet._call_pattern(name)
+    lines = body.split("\n")
+    code = code_lines_oracle(lines)
+    found = []
+    for index, line in enumerate(lines):
+        if index in code or "<<" not in line:
+            continue
+        spans = [m.span() for m in re.finditer(r"(`+)(?:(?!\1).)+?\1", line)]
+        for match in call.finditer(line):
+            if not any(a <= match.start() < b for a, b in spans):
+                found.append((index, match.span()))
+    return found
+
+
+class _Source:
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+
+class _Spec:
+    def __init__(self, body: str) -> None:
+        self.source = _Source(body)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(
+            ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)>>", "<<", "<<t>>"]
+        ),
+        max_size=12,
+    )
+)
+def test_calls_are_those_of_every_line(lines: list[str]) -> None:
+    body = "\n".join(lines)
+    spec: Any = _Spec(body)
+    found = [(i, m.span()) for i, m in snippet._calls(spec, _snippet("s"))]
+    assert found == calls_oracle(body, "s")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
+    b=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
+    names=st.permutations(["p", "q", "r", "s"]),
+)
+def test_opcodes_remembered_by_pattern_are_difflibs(
+    a: list[str], b: list[str], names: list[str]
+) -> None:
+    """The same pattern of equal lines under other names: the same opcodes as
+    difflib gives for those names."""
+    rename = dict(zip(["a", "b", "", "c"], names, strict=True))
+    other_a, other_b = [rename[x] for x in a], [rename[x] for x in b]
+    for x, y in ((a, b), (other_a, other_b)):
+        plain = difflib.SequenceMatcher(None, x, y, False).get_opcodes()
+        assert snippet._opcodes(x, y) == [tuple(op) for op in plain]
+
+
 # --- coverage: answers remembered per shape ---------------------------------------------
 
 
@@ -593,3 +690,80 @@ def test_writers_are_described_as_listing_them_all(
         assert who.describe(subject) == describe_oracle(sources, subject)
     assert who.started_only is all(s.rule is None and s.subject != translate.MAIN for s in sources)
     assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
+
+
+# --- emitted frontmatter read entry by entry ---------------------------------------------
+
+
+ENTRY_LINES = st.sampled_from(
+    [
+        "description: An agent.",
+        "description: Another agent.",
+        "mode: subagent",
+        "permission:",
+        "  edit: deny",
+        '  "*": ask',
+        "  bash:",
+        '    "git status *": allow',
+        "    rm *: deny",
+        "# a comment",
+        "  # an indented comment",
+        "",
+        "   ",
+        "- item",
+        "  - item",
+        "? key",
+        ": value",
+        "a: |",
+        "a: |+",
+        "  block text",
+        "b: >",
+        'c: "two',
+        'lines"',
+        "d: &x 1",
+        "e: *x",
+        "\tf: tab",
+        "mode: primary",
+        "g: [1,",
+        "2]",
+        "h: {}",
+        "i: []",
+        "j: .nan",
+        "k",
+        "  l: 1",
+        "...",
+        "---",
+        "%YAML 1.2",
+        "!!str m: n",
+    ]
+)
+YAML_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet="ab :#*-&\"'\n", max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet="ab :#", max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def _same(found: object, expected: object) -> bool:
+    """Equal data, with the key order and NaN compared too."""
+    return repr(found) == repr(expected)
+
+
+@settings(max_examples=600, deadline=None)
+@given(lines=st.lists(ENTRY_LINES, max_size=10), end=st.sampled_from(["---\n", "...\n", "---"]))
+def test_frontmatter_read_by_entries_is_read_whole(lines: list[str], end: str) -> None:
+    head = "---\n" + "".join(f"{line}\n" for line in lines) + end
+    assert _same(validate.emitted_frontmatter(head), plain_frontmatter(head))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.text(alphabet="abc :", max_size=4), YAML_DATA, max_size=4)))
+def test_generated_frontmatter_read_by_entries_is_read_whole(
+    documents: list[dict[str, Any]],
+) -> None:
+    for data in documents:  # several, so entries read before are read again from memory
+        head = f"---\n{yamlout.dump(data)}---\n"
+        assert _same(validate.emitted_frontmatter(head), plain_frontmatter(head))

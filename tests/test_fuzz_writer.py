@@ -65,10 +65,19 @@ def test_interrupted_build_is_consistent_and_repaired(
         assert writer.apply(out, old).errors == ()
         fault = Interrupt(at, code)
         real_write, real_remove = writer._atomic_write, writer._remove
+        real_stage, real_rename = writer._stage, writer._rename
 
         def write(path: Path, content: bytes) -> None:
             fault.step(path)
             real_write(path, content)
+
+        def stage(temp: Path, content: bytes) -> None:
+            fault.step(temp)
+            real_stage(temp, content)
+
+        def rename(temp: Path, path: Path) -> None:
+            fault.step(path)
+            real_rename(temp, path)
 
         def remove(root: Path, rel: str) -> None:
             fault.step(root / rel)
@@ -76,6 +85,8 @@ def test_interrupted_build_is_consistent_and_repaired(
 
         with (
             mock.patch.object(writer, "_atomic_write", write),
+            mock.patch.object(writer, "_stage", stage),
+            mock.patch.object(writer, "_rename", rename),
             mock.patch.object(writer, "_remove", remove),
         ):
             try:

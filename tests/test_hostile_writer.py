@@ -95,7 +95,9 @@ def changing(sample: Path, run: Runner) -> dict[str, set[bytes]]:
     return allowed
 
 
-STEPS = 6  # pending manifest, 2 writes, 1 removal, final manifest, and one past the end
+# Pending manifest, 2 files written under temporary names, their 2 renames into
+# place, 1 removal, final manifest, and one past the end.
+STEPS = 8
 
 
 @pytest.mark.parametrize("step", range(1, STEPS + 1))
@@ -109,8 +111,10 @@ def test_oserror_at_any_step(
     step: int,
     code: int,
 ) -> None:
+    before = generated(OUT)
     count = {"n": 0}
     real_write, real_remove = writer._atomic_write, writer._remove
+    real_stage, real_rename = writer._stage, writer._rename
 
     def fail(path: Path) -> None:
         count["n"] += 1
@@ -118,6 +122,8 @@ def test_oserror_at_any_step(
             raise OSError(code, os.strerror(code), str(path))
 
     monkeypatch.setattr(writer, "_atomic_write", lambda p, c: (fail(p), real_write(p, c)))
+    monkeypatch.setattr(writer, "_stage", lambda t, c: (fail(t), real_stage(t, c))[1])
+    monkeypatch.setattr(writer, "_rename", lambda t, p: (fail(p), real_rename(t, p)))
     monkeypatch.setattr(writer, "_remove", lambda o, r: (fail(o / r), real_remove(o, r)))
     result = run("build")
     if step < STEPS:
@@ -127,8 +133,13 @@ def test_oserror_at_any_step(
     else:
         assert result.code == 0
     assert "internal error" not in result.err
+    assert count["n"] == min(step, STEPS - 1)
     assert_consistent(OUT, changing)
+    if step <= 3:  # before the first rename: no file changed, no temporary file left
+        assert generated(OUT) == before
     monkeypatch.setattr(writer, "_atomic_write", real_write)
+    monkeypatch.setattr(writer, "_stage", real_stage)
+    monkeypatch.setattr(writer, "_rename", real_rename)
     monkeypatch.setattr(writer, "_remove", real_remove)
     assert run("build").code == 0
     assert run("check").code == 0

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,23 +142,24 @@ def test_crash_midway_leaves_a_consistent_build(
     run("build")
     Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
     Path("specs/modes/build.md").write_text(Path("specs/modes/build.md").read_text() + "más\n")
-    real = writer._atomic_write
+    real = writer._stage
     calls = {"n": 0}
 
-    def flaky(path: Path, content: bytes) -> None:
+    def flaky(temp: Path, content: bytes) -> None:
         calls["n"] += 1
-        if calls["n"] == 3:  # pending manifest, first file, then: disk full
-            raise OSError(28, "No space left on device", str(path))
-        real(path, content)
+        if calls["n"] == 2:  # the first file written, then: disk full
+            raise OSError(28, "No space left on device", str(temp))
+        real(temp, content)
 
-    monkeypatch.setattr(writer, "_atomic_write", flaky)
+    monkeypatch.setattr(writer, "_stage", flaky)
     result = run("build")
     assert result.code == 1
     assert "[write] cannot write the output: No space left on device" in result.out
     manifest = json.loads((Path("build") / writer.MANIFEST).read_text())
     for rel, hashes in manifest["files"].items():
         assert writer.digest((Path("build") / rel).read_bytes()) in hashes
-    monkeypatch.setattr(writer, "_atomic_write", real)
+    assert not list(Path("build").rglob("*.tmp"))
+    monkeypatch.setattr(writer, "_stage", real)
     assert run("build").code == 0
     assert run("check").code == 0
 
@@ -196,3 +201,116 @@ def test_manifest_naming_a_path_outside_is_refused(sample: Path, run: Runner) ->
     assert victim.read_text() == "keep me\n"
     assert run("build", "--force").code == 0
     assert victim.read_text() == "keep me\n"
+
+
+# --- many files: written, synced, then renamed ------------------------------------------
+
+
+def files_of(count: int, version: int) -> dict[str, bytes]:
+    return {
+        f"opencode/.opencode/agents/{'team/' if i % 3 else ''}a{i:03}.md": f"v{version} {i}\n".encode()
+        for i in range(count)
+    }
+
+
+def on_disk(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and p.name not in (writer.MANIFEST, writer.LOCK)
+    }
+
+
+class Recorder:
+    """Records, in order, each file staged, synced and renamed into place (from any thread)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail_sync_of: int | None = None) -> None:
+        self.lock = threading.Lock()
+        self.events: list[tuple[str, Path]] = []
+        real_stage, real_rename, real_sync = writer._stage, writer._rename, writer._sync
+
+        def stage(temp: Path, content: bytes) -> None:
+            real_stage(temp, content)
+            with self.lock:
+                self.events.append(("stage", temp))
+
+        def sync(temp: Path) -> None:
+            with self.lock:
+                nth = self.of("stage").index(temp) + 1
+            if nth == fail_sync_of:
+                raise OSError(errno.EIO, os.strerror(errno.EIO), str(temp))
+            real_sync(temp)
+            with self.lock:
+                self.events.append(("sync", temp))
+
+        def rename(temp: Path, path: Path) -> None:
+            with self.lock:
+                self.events.append(("rename", temp))
+            real_rename(temp, path)
+
+        monkeypatch.setattr(writer, "_stage", stage)
+        monkeypatch.setattr(writer, "_sync", sync)
+        monkeypatch.setattr(writer, "_rename", rename)
+
+    def of(self, kind: str) -> list[Path]:
+        return [path for k, path in self.events if k == kind]
+
+
+def test_every_file_is_on_disk_before_any_is_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash at any moment leaves each file its old or its new bytes: no new
+    name points at bytes the disk may not hold yet."""
+    out = tmp_path / "build"
+    writer.apply(out, files_of(150, 1))
+    recorder = Recorder(monkeypatch)
+    new = files_of(200, 2)
+    outcome = writer.apply(out, new)
+    assert outcome.errors == ()
+    staged = recorder.of("stage")
+    assert len(staged) == 200
+    assert sorted(recorder.of("sync")) == sorted(staged)
+    assert recorder.of("rename") == staged  # renamed in the order written
+    first_rename = next(i for i, (kind, _) in enumerate(recorder.events) if kind == "rename")
+    assert all(kind == "rename" for kind, _ in recorder.events[first_rename:])
+    assert on_disk(out) == new
+    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in new.items()}
+
+
+@pytest.mark.parametrize("failing", [1, 70, 200])
+def test_a_failed_sync_changes_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int
+) -> None:
+    out = tmp_path / "build"
+    old, new = files_of(150, 1), files_of(200, 2)
+    writer.apply(out, old)
+    recorder = Recorder(monkeypatch, fail_sync_of=failing)
+    with pytest.raises(OSError) as raised:
+        writer.apply(out, new)
+    assert raised.value.errno == errno.EIO
+    assert raised.value.filename == str(recorder.of("stage")[failing - 1])
+    assert recorder.of("rename") == []
+    assert on_disk(out) == old  # and no temporary file left behind
+    manifest = writer.read_manifest(out)
+    for rel, content in old.items():
+        assert writer.digest(content) in manifest[rel]
+    monkeypatch.undo()
+    assert writer.apply(out, new).errors == ()
+    assert on_disk(out) == new
+
+
+def test_a_build_writes_more_files_than_a_process_may_open(tmp_path: Path) -> None:
+    """Files are not held open until they are synced: 500 files are written
+    with at most 64 open at once."""
+    script = f"""
+import resource
+from pathlib import Path
+from compiler import writer
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+files = {{f"agents/a{{i:03}}.md": f"agent {{i}}\\n".encode() for i in range(500)}}
+assert writer.apply(Path({str(tmp_path / "build")!r}), files).errors == ()
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=Path(writer.__file__).parents[1])
+    written = on_disk(tmp_path / "build")
+    assert len(written) == 500
+    assert written["agents/a499.md"] == b"agent 499\n"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from compiler import yamlout
@@ -156,3 +157,66 @@ def test_round_trip_through_the_loader(data: dict[str, Any]) -> None:
     assert source.findings == ()
     read = source.frontmatter.data if source.frontmatter else {}
     assert _ordered(read) == _ordered(data)
+
+
+# --- the remembered scalars give what the plain definition gives ---------------------
+
+
+def _scalar_oracle(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return yamlout._float(value)
+    text = str(value)
+    return text if yamlout.is_plain(text) else yamlout.quote(text)
+
+
+def _dump_oracle(data: Any, indent: int = 0) -> str:
+    return "".join(_entry_oracle(key, value, indent) for key, value in data.items())
+
+
+def _entry_oracle(key: Any, value: Any, indent: int) -> str:
+    head = f"{' ' * indent}{_scalar_oracle(str(key))}:"
+    if isinstance(value, Mapping) and value:
+        return f"{head}\n{_dump_oracle(value, indent + 2)}"
+    if isinstance(value, list | tuple) and value:
+        return head + "\n" + "".join(_item_oracle(item, indent + 2) for item in value)
+    return f"{head} {_inline_oracle(value)}\n"
+
+
+def _item_oracle(value: Any, indent: int) -> str:
+    pad = " " * indent
+    if isinstance(value, Mapping) and value:
+        nested = _dump_oracle(value, indent + 2)
+    elif isinstance(value, list | tuple) and value:
+        nested = "".join(_item_oracle(item, indent + 2) for item in value)
+    else:
+        return f"{pad}- {_inline_oracle(value)}\n"
+    return f"{pad}- {nested[indent + 2 :]}"
+
+
+def _inline_oracle(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{}"
+    if isinstance(value, list | tuple):
+        return "[]"
+    return _scalar_oracle(value)
+
+
+class _Tag(str):
+    """A str subclass (as an enum's value may be): written as its text."""
+
+    def __str__(self) -> str:
+        return f"tag {super().__str__()}"
+
+
+@given(_documents, st.integers(0, 3))
+@example({"a": _Tag("x"), "b": {"c": _Tag("y")}, "x": "x"}, 0)
+def test_dump_is_the_plain_definition(data: dict[str, Any], indent: int) -> None:
+    expected = _dump_oracle(data, indent)
+    assert yamlout.dump(data, indent) == expected
+    assert yamlout.dump(data, indent) == expected  # again, from what it remembered

@@ -32,7 +32,7 @@ Passes:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler import coverage, wildcard
 from compiler.coverage import Witness
@@ -55,54 +55,102 @@ OPTIONS: dict[str, Any] = {
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
+    judged: dict[tuple[object, ...], tuple[Verdict, ...]] = {}
     for agent in runtime.bundle_agents():
-        yield from _agent(agent, options)
+        yield from _agent(agent, options, judged)
 
 
-def _agent(agent: Agent, options: Mapping[str, Any]) -> Iterator[Problem]:
+def _agent(
+    agent: Agent, options: Mapping[str, Any], judged: dict[tuple[object, ...], tuple[Verdict, ...]]
+) -> Iterator[Problem]:
     rules = agent.rules
-    reported: set[int] = set()
-    if options["any_command"]:
-        index = _universal_allow(rules, "bash")
-        if index is not None:
-            reported.add(index)
-            risky = [f"`{c}`" for c in options["commands"] if _decides(rules, index, c)]
-            tail = f" ({', '.join(risky)} included)" if risky else ""
+    for verdict in _verdicts(rules, options, judged):
+        rule = rules[verdict.at]
+        if verdict.kind == "any command":
+            risky = verdict.risky
+            tail = f" ({', '.join(f'`{c}`' for c in risky)} included)" if risky else ""
             yield _report(
                 agent,
-                rules[index],
+                rule,
                 "bash",
                 f"may run any command no later rule names, without asking{tail}",
                 f"bash commands no rule names fall to {{decider}}: this agent may run them "
                 f"without asking{tail}",
             )
-    if options["any_directory"]:
-        index = _universal_allow(rules, "external_directory")
-        if index is not None:
+        elif verdict.kind == "any directory":
             yield _report(
                 agent,
-                rules[index],
+                rule,
                 "external_directory",
                 "may read and write any folder outside the project that no later rule "
                 "names, without asking",
                 "folders outside the project that no rule names fall to {decider}: this "
                 "agent may read and write them without asking",
             )
-    for command in options["commands"]:
+        else:
+            command, witness = verdict.command, verdict.witness
+            assert witness is not None
+            piped = " (anything piped into it runs too)" if command in SHELLS else ""
+            example = f"without asking, `{witness.input}` for one{piped}"
+            yield _report(
+                agent,
+                rule,
+                "bash",
+                f"may run `{command}` commands {example}",
+                f"`{command}` commands fall to {{decider}}: this agent may run them {example}",
+            )
+
+
+class Verdict(NamedTuple):
+    """One finding about a list of rules, without its positions."""
+
+    kind: str  # "any command", "any directory" or "command"
+    at: int  # the index of the deciding rule
+    command: str = ""  # the command pattern it allows ("command")
+    risky: tuple[str, ...] = ()  # configured commands it allows too ("any command")
+    witness: Witness | None = None  # a command it allows ("command")
+
+
+def _verdicts(
+    rules: Sequence[Rule],
+    options: Mapping[str, Any],
+    judged: dict[tuple[object, ...], tuple[Verdict, ...]],
+) -> tuple[Verdict, ...]:
+    """What the rules let through. The verdicts depend on each rule's permission,
+    pattern and action alone, and agents share those lists (the same defaults,
+    maps copied from spec to spec): a run judges each list once (`judged`) and
+    reports the verdicts at every agent's own rules."""
+    key = tuple([(r.permission, r.pattern, r.action) for r in rules])
+    found = judged.get(key)
+    if found is None:
+        commands = options["commands"]
+        found = judged[key] = tuple(
+            _judge(rules, commands, options["any_command"], options["any_directory"])
+        )
+    return found
+
+
+def _judge(
+    rules: Sequence[Rule], commands: Sequence[str], any_command: object, any_directory: object
+) -> Iterator[Verdict]:
+    reported: set[int] = set()
+    if any_command:
+        index = _universal_allow(rules, "bash")
+        if index is not None:
+            reported.add(index)
+            risky = tuple(c for c in commands if _decides(rules, index, c))
+            yield Verdict("any command", index, risky=risky)
+    if any_directory:
+        index = _universal_allow(rules, "external_directory")
+        if index is not None:
+            yield Verdict("any directory", index)
+    for command in commands:
         found = _allowed(rules, command, reported)
         if found is None:
             continue
         index, witness = found
         reported.add(index)
-        piped = " (anything piped into it runs too)" if command in SHELLS else ""
-        example = f"without asking, `{witness.input}` for one{piped}"
-        yield _report(
-            agent,
-            rules[index],
-            "bash",
-            f"may run `{command}` commands {example}",
-            f"`{command}` commands fall to {{decider}}: this agent may run them {example}",
-        )
+        yield Verdict("command", index, command, witness=witness)
 
 
 def _universal_allow(rules: Sequence[Rule], permission: str) -> int | None:

@@ -31,9 +31,9 @@ Passes:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler import coverage, permissions
 from compiler.diagnostics import Problem
@@ -52,37 +52,70 @@ OPTIONS: dict[str, Any] = {
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
+    redundant = options["redundant"]
+    judged: dict[tuple[object, ...], tuple[Dead, ...]] = {}
     for agent in runtime.bundle_agents():
-        for index, _ in agent.own_rules():
-            yield from _dead(agent.rules, index, options["redundant"])
-    for index in range(len(runtime.config_rules)):
-        yield from _dead(runtime.config_rules, index, options["redundant"])
+        for dead in _dead_rules(agent.rules, redundant, judged):
+            yield _problem(agent.rules, dead)
+    for dead in _judge(runtime.config_rules, range(len(runtime.config_rules)), redundant):
+        yield _problem(runtime.config_rules, dead)
 
 
-def _dead(rules: Sequence[Rule], index: int, redundant: bool) -> Iterator[Problem]:
-    try:
-        if coverage.decides(rules, index) is not None:
-            return
-        later = coverage.overlapping(rules, index)
-    except TooComplex:
-        return
-    rule = rules[index]
-    same = all(rules[j].action == rule.action for j in later)
-    if same and not redundant:
-        return
-    try:
-        single = coverage.covering(rules, index)
-    except TooComplex:  # the pairwise search has its own budget: name every later rule
-        single = None
-    if single is not None:
-        cause = f"the later `{rules[single].text()}` ({_at(rules[single], rule)}) matches "
+class Dead(NamedTuple):
+    """A rule that never decides (or, with `redundant`, decides nothing new)."""
+
+    at: int  # its index
+    later: tuple[int, ...]  # the later rules that match some of what it matches
+    single: int | None  # the later rule that alone matches all of it, if one does
+    same: bool  # every one of them has its action
+
+
+def _dead_rules(
+    rules: Sequence[Rule], redundant: bool, judged: dict[tuple[object, ...], tuple[Dead, ...]]
+) -> tuple[Dead, ...]:
+    """The dead rules the agent wrote. Which they are depends on each rule's
+    permission, pattern and action, and on which ones the spec wrote, alone;
+    agents share those lists (the same defaults, maps copied from spec to
+    spec), so a run judges each list once (`judged`)."""
+    key = tuple([(r.permission, r.pattern, r.action, r.origin.kind == "agent") for r in rules])
+    found = judged.get(key)
+    if found is None:
+        own = [i for i, r in enumerate(rules) if r.origin.kind == "agent"]
+        found = judged[key] = tuple(_judge(rules, own, redundant))
+    return found
+
+
+def _judge(rules: Sequence[Rule], indices: Iterable[int], redundant: bool) -> Iterator[Dead]:
+    for index in indices:
+        try:
+            if coverage.decides(rules, index) is not None:
+                continue
+            later = coverage.overlapping(rules, index)
+        except TooComplex:
+            continue
+        rule = rules[index]
+        same = all(rules[j].action == rule.action for j in later)
+        if same and not redundant:
+            continue
+        try:
+            single = coverage.covering(rules, index)
+        except TooComplex:  # the pairwise search has its own budget: name every later rule
+            single = None
+        yield Dead(index, tuple(later), single, same)
+
+
+def _problem(rules: Sequence[Rule], dead: Dead) -> Problem:
+    rule = rules[dead.at]
+    if dead.single is not None:
+        single = rules[dead.single]
+        cause = f"the later `{single.text()}` ({_at(single, rule)}) matches "
         cause += "everything it matches"
     else:
-        places = ", ".join(f"`{rules[j].text()}` ({_at(rules[j], rule)})" for j in later)
+        places = ", ".join(f"`{rules[j].text()}` ({_at(rules[j], rule)})" for j in dead.later)
         cause = f"later rules {places} together match everything it matches"
-    verdict = "is redundant" if same else "never decides"
+    verdict = "is redundant" if dead.same else "never decides"
     hint = None
-    if not same:
+    if not dead.same:
         hint = (
             "OpenCode applies the last matching rule, not the most specific: put broad rules first"
         )
@@ -91,7 +124,7 @@ def _dead(rules: Sequence[Rule], index: int, redundant: bool) -> Iterator[Proble
             "OpenCode reads the map as a JavaScript object, which moves numeric keys "
             "such as this one before all the others"
         )
-    yield problem_at(rule.origin, f"`{rule.text()}` {verdict}: {cause}", hint)
+    return problem_at(rule.origin, f"`{rule.text()}` {verdict}: {cause}", hint)
 
 
 def _at(rule: Rule, seen_from: Rule) -> str:

@@ -77,3 +77,17 @@ def test_agents_sharing_a_map_each_get_their_own_positions(lint: Lint) -> None:
         ("specs/agents/b.md", 8, 5, RULE),
         ("specs/agents/c.md", 4, 3, RULE),
     ]
+
+
+def test_agents_whose_maps_differ_only_in_an_action_are_judged_apart(lint: Lint) -> None:
+    # Answers are shared by lists of the same permissions, patterns and actions.
+    files = {
+        A: agent("description: One.\npermission:\n  bash:\n    '*': ask\n    'git *': allow"),
+        "specs/agents/b.md": agent(
+            "description: Two.\npermission:\n  bash:\n    '*': ask\n    'git *': deny"
+        ),
+        "specs/agents/c.md": agent(
+            "description: Three.\npermission:\n  bash:\n    '*': allow\n    'git *': deny"
+        ),
+    }
+    assert lint(RULE, files) == [(A, 6, 5, RULE), ("specs/agents/c.md", 5, 5, RULE)]

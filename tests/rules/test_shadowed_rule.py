@@ -191,3 +191,13 @@ def test_a_pairwise_search_past_its_budget_names_every_later_rule(  # type: igno
         'specs/agents/a.md:5:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
         'later rules `bash "*": deny` (line 7) together match everything it matches'
     )
+
+
+def test_agents_whose_maps_differ_only_in_an_action_are_judged_apart(lint: Lint) -> None:
+    # Answers are shared by lists of the same permissions, patterns and actions.
+    dead = 'description: Dead.\npermission:\n  bash:\n    "rg *": allow\n    "*": deny'
+    harmless = 'description: Harmless.\npermission:\n  bash:\n    "rg *": deny\n    "*": deny'
+    files = {A: agent(dead), "specs/agents/b.md": agent(harmless)}
+    assert lint(RULE, files) == [(A, 5, 5, RULE)]
+    config = "[rules.shadowed-rule]\nredundant = true\n"
+    assert lint(RULE, files, config) == [(A, 5, 5, RULE), ("specs/agents/b.md", 5, 5, RULE)]
