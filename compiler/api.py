@@ -33,6 +33,7 @@ from compiler.permissions import Decision, Rule
 from compiler.project import Project, Spec, make_project, specs
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
+from compiler.spool import Spool
 from compiler.validate import check_emitted, check_frontmatter, output_schema
 from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
 
@@ -424,9 +425,12 @@ def build(
 ) -> Result:
     if check:
         return _check_output(config, selected_targets(config, only))
-    files = _Kept()
+    files = Spool()  # 10,000 agents' files are about 100 MB: past a budget, on disk
     collector = _render(config, selected_targets(config, only), files)
     generated = tuple(sorted(files))
+    if files.error is not None:
+        message = f"cannot hold the generated files: {files.error.strerror or files.error}"
+        collector.add("write", config.out, Problem(1, 1, message))
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
     try:

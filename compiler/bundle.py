@@ -83,7 +83,7 @@ SPEC_FOLDERS = ("agents", "modes", "skills")
 # Agents' bodies held in memory, in characters. Past it, each further agent's
 # body is scanned and let go, and read again when composed: a bundle of 10,000
 # agents stays within a few hundred MB instead of holding every body at once.
-HELD_BODY_CHARS = 16 << 20
+HELD_BODY_CHARS = 8 << 20
 
 
 def load_bundle(config: Config) -> Bundle:

@@ -76,7 +76,7 @@ SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 # Composed text kept in memory per composition, in characters. Past it, a
 # body is rendered again each time it is asked for (rendering is cheap next to
 # holding 10,000 bodies): a run over a huge bundle stays within bounded memory.
-KEPT_CHARS = 16 << 20
+KEPT_CHARS = 8 << 20
 
 
 class Texts(Mapping[str, str]):

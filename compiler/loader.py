@@ -75,7 +75,7 @@ FENCE = "---"
 JsonPath = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pos:
     """A line and column in a file, both 1-based."""
 
@@ -83,7 +83,7 @@ class Pos:
     column: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frontmatter:
     """Parsed frontmatter and where each key and value stands in the file."""
 
@@ -175,7 +175,7 @@ def _read_again(source: SourceFile) -> str:
     return text[len(source.head) :]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     """A loaded spec or fragment: its text, frontmatter, body and findings.
 

@@ -89,7 +89,7 @@ def is_index_key(key: str) -> bool:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where a rule was written: a file position, or OpenCode itself (`path` None)."""
 
@@ -100,7 +100,7 @@ class Origin:
     column: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     permission: str
     pattern: str

@@ -72,7 +72,7 @@ _STRING_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t"}
 _CONSTANTS: dict[str, Value] = {"true": True, "false": False, "True": True, "False": False}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Literal:
     """Text emitted as is: `body[start:end]` of the scanned body, or `own` when an
     escape or a comment cuts the run; `newlines` counts the source newlines it
@@ -94,7 +94,7 @@ class Literal:
         return body[self.start : self.end] if self.own is None else self.own
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One `name=value` argument of a placeholder call."""
 
@@ -105,7 +105,7 @@ class Arg:
     value_column: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Placeholder:
     """A `<<name>>` or `<<name(...)>>` placeholder where it stands in the body."""
 
@@ -128,7 +128,7 @@ class Placeholder:
         return self.trail.count("\n")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tag:
     """A `<% ... %>` block tag where it stands in the body."""
 
@@ -144,7 +144,7 @@ class Tag:
 Segment = Literal | Placeholder | Tag
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scan:
     """A body cut into literal text, placeholders and tags, with the problems found."""
 

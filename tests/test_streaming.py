@@ -180,3 +180,50 @@ def test_whole_bundle_rules_compose_no_agent(let_go: None, monkeypatch: pytest.M
     assert rendered == []
     list(lint.run_rules(project))  # the sessions do read them, once each
     assert sorted(rendered) == sorted(project.agents)
+
+
+def test_a_build_past_the_budget_spools_its_files(
+    sample: Path, run: Callable[..., Run], let_go: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler import spool
+
+    expected = api.render(load_config()).files
+    monkeypatch.setattr(spool, "KEPT_BYTES", 0)
+    result = api.build(load_config())
+    assert result.ok
+    assert dict(result.files) == dict(expected)
+    out = sample / "build"
+    assert {rel: (out / rel).read_bytes() for rel in expected} == dict(expected)
+    assert run("check").code == 0
+
+
+def test_a_spool_that_cannot_be_written_is_a_write_error(
+    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler import spool
+
+    def full(*args: object, **kwargs: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spool, "KEPT_BYTES", 0)
+    monkeypatch.setattr(spool.os, "pwrite", full)
+    result = run("build")
+    assert result.code == 1
+    assert (
+        "build:1:1: error [write] cannot hold the generated files: No space left on device"
+        in result.out.splitlines()
+    )
+    assert not (sample / "build").exists()
+
+
+def test_spool_keeps_dict_order_and_replaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import spool
+
+    monkeypatch.setattr(spool, "KEPT_BYTES", 4)
+    files = spool.Spool()
+    for rel, data in [("a", b"12"), ("b", b"345"), ("c", b"6"), ("a", b"789")]:
+        files(rel, data)
+    want = {"a": b"12", "b": b"345", "c": b"6"}
+    want["a"] = b"789"
+    assert list(files) == list(want) and dict(files) == want and len(files) == 3
+    assert "b" in files and "z" not in files
