@@ -179,6 +179,7 @@ def scan(body: str, first_line: int) -> Scan:
 
 
 _PLUS_ONE = (1).__add__  # a line's length with its newline, mapped in C
+_TAIL_IS_TEXT = True  # tests turn it off to check the shortcut against the full walk
 
 
 # A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
@@ -249,8 +250,15 @@ class _Scanner:
         starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
         starts[-1] = len(body)
         self.starts = starts
+        # Past the last `<` no construct can start: once a block ends beyond it,
+        # the rest of the body is text (bodies hold their placeholders near the
+        # top, and a long tail need not be cut into paragraphs).
+        last = body.rfind("<") if _TAIL_IS_TEXT else len(body)
         index = 0
         while index < len(lines):
+            if starts[index] > last:
+                self._text(starts[index], len(body), self._number(index))
+                break
             fence = _fence_open(lines[index])
             if fence is not None:
                 index = self._fenced(lines, ends, index, fence)
