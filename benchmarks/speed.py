@@ -298,6 +298,13 @@ def main() -> None:
             f"N=16 cold check / imports: {small['check cold'] / table.imports:.2f} (target <= 1.2)"
         )
         print(f"N=16 warm check / floor:   {small['check warm'] / table.floor:.2f} (target <= 3)")
+    for size in (1000, 10000):
+        peaks = [row[3] for row in table.rows if row[1] == size and row[0].startswith("promptc")]
+        if peaks:
+            print(
+                f"N={size} peak RSS of any promptc run: {max(peaks) / 1024:.0f} MiB "
+                "(target <= 200 MB)"
+            )
     if 1000 in results and 10000 in results:
         ratio = results[10000]["build cold"] / results[1000]["build cold"]
         print(f"N=10000 / N=1000 cold build: {ratio:.1f} (target <= 12)")
