@@ -302,8 +302,8 @@ def main() -> None:
         peaks = [row[3] for row in table.rows if row[1] == size and row[0].startswith("promptc")]
         if peaks:
             print(
-                f"N={size} peak RSS of any promptc run: {max(peaks) / 1024:.0f} MiB "
-                "(target <= 200 MB)"
+                f"N={size} peak RSS of any promptc run: {max(peaks) / 1024:.0f} MiB = "
+                f"{max(peaks) * 1024 / 1e6:.0f} MB (target <= 200 MB)"
             )
     if 1000 in results and 10000 in results:
         ratio = results[10000]["build cold"] / results[1000]["build cold"]
