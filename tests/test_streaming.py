@@ -89,6 +89,9 @@ def _mixed(make_bundle: MakeBundle) -> Path:
             "specs/agents/copy.md": AGENT.replace("# Scout\n", "Tono: caveman, nivel full.\n"),
             "specs/agents/empty.md": AGENT.split("# Scout")[0],
             "specs/agents/broken.md": AGENT.replace("# Scout\n", "<<nothing_here>>\n"),
+            # read again, a body must come out of the same encoding fixes
+            "specs/agents/windows.md": b"\xef\xbb\xbf"
+            + AGENT.replace("# Scout\n", "<<tone>>\n\n# Scout\n").replace("\n", "\r\n").encode(),
             "specs/modes/build.md": MODE,
         }
     )
@@ -100,7 +103,7 @@ def test_letting_go_changes_nothing_with_errors(
     root = _mixed(make_bundle)
     held = _runs(root)
     rules = {d.rule for d in held["lint"]}  # type: ignore[attr-defined]
-    assert {"required-snippet", "empty-body", "compose"} <= rules
+    assert {"required-snippet", "empty-body", "compose", "encoding"} <= rules
     monkeypatch.setattr(bundle, "HELD_BODY_CHARS", 0)
     monkeypatch.setattr(compose, "KEPT_CHARS", 0)
     assert _runs(root) == held
