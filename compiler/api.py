@@ -327,34 +327,41 @@ def _emit(collector: _Collector, names: list[str], sink: Sink) -> None:
             checked.add(id(spec))
             collector.extend(by_spec.check(spec))
 
-    for name in names:
+    projects = {lint_project.target: lint_project}  # by the target composed for
+    # The lint target's files first: each body's rules have run before any
+    # other target's file from that spec is checked (a spec with errors is not).
+    for name in sorted(names, key=lambda name: _compose_as(name) != lint_project.target):
         target = target_registry.TARGETS[name]
-        project = lint_project
-        if _compose_as(name) != lint_project.target:
-            composition = compose_bundle(bundle, _compose_as(name), collector.display)
-            project = make_project(config, bundle, composition, _compose_as(name))
+        compose_as = _compose_as(name)
+        project = projects.get(compose_as)
+        if project is None:
+            composition = compose_bundle(bundle, compose_as, collector.display)
+            project = projects[compose_as] = make_project(config, bundle, composition, compose_as)
         for rel, text in target.files(project, config.targets.get(name, {})):
             spec = _origin(project, name, rel)
-            if project is lint_project and spec is not None and _specs_of(spec, project):
-                check_spec(spec)
+            linted = _counterpart(spec, project, lint_project) if spec else None
+            if linted is not None:
+                check_spec(linted)
             _check_emitted(collector, project, name, rel, text, spec)
             sink(f"{name}/{rel}", text.encode("utf-8"))
-        if project is not lint_project:
+    for other in projects.values():
+        if other is not lint_project:
             # Text that only this target sees can hold its own errors.
-            _composed(collector, project.composition)
+            _composed(collector, other.composition)
     for spec in specs(lint_project):
         check_spec(spec)
     collector.extend(by_spec.end())
     _composed(collector, lint_project.composition)
 
 
-def _specs_of(spec: Spec, project: Project) -> Mapping[str, Spec]:
-    """The project's agents or modes, whichever `spec` is one of (skills: neither)."""
+def _counterpart(spec: Spec, project: Project, other: Project) -> Spec | None:
+    """The agent or mode of `other` that `spec`, an agent or mode of `project`, is
+    (the same file composed for another target); None for a skill."""
     if project.agents.get(spec.id) is spec:
-        return project.agents
+        return other.agents.get(spec.id)
     if project.modes.get(spec.id) is spec:
-        return project.modes
-    return {}
+        return other.modes.get(spec.id)
+    return None
 
 
 class _Compared:
