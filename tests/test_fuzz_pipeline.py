@@ -112,3 +112,29 @@ def test_any_fragment_file(raw: bytes) -> None:
     }
     with bundle_on_disk(files) as (_, config):
         check_result(api.lint(config), files)
+
+
+@given(bundles())
+def test_letting_go_of_any_bundle_changes_nothing(files: dict[str, bytes]) -> None:
+    """Every body let go, composed again when asked for, every built file spooled:
+    the same diagnostics and files as the run that holds them all."""
+    from compiler import bundle, compose, spool
+
+    tick("pipeline: bodies let go")
+    with bundle_on_disk(files) as (_, config):
+        held = (api.render(config), api.check(config).diagnostics, api.lint(config).diagnostics)
+        saved = (bundle.HELD_BODY_CHARS, compose.KEPT_CHARS, spool.KEPT_BYTES)
+        try:
+            bundle.HELD_BODY_CHARS = compose.KEPT_CHARS = spool.KEPT_BYTES = 0
+            let_go = (
+                api.render(config),
+                api.check(config).diagnostics,
+                api.lint(config).diagnostics,
+            )
+            built = api.build(config)
+        finally:
+            bundle.HELD_BODY_CHARS, compose.KEPT_CHARS, spool.KEPT_BYTES = saved
+        assert let_go[0].diagnostics == held[0].diagnostics
+        assert dict(let_go[0].files) == dict(held[0].files)
+        assert let_go[1:] == held[1:]
+        assert dict(built.files) == dict(held[0].files) or not built.ok
