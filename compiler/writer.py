@@ -286,15 +286,18 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         _clear_leftovers(out, [*files, *manifest])
         changing = (*todo.missing, *todo.write)
         final = {rel: [digest(files[rel])] for rel in files}
+        current = manifest  # what the manifest on disk says
         if changing:
             pending = {rel: list(hashes) for rel, hashes in manifest.items()}
             for rel in changing:
                 pending[rel] = [*pending.get(rel, []), *final[rel]]
             _write_manifest(out, pending)
+            current = pending
         _write_all(out, changing, files)
         for rel in todo.remove:
             _remove(out, rel)
-        if changing or todo.remove or todo.forget or manifest != final:
+        # Into an empty folder the pending manifest is the final one already.
+        if current != final:
             _write_manifest(out, final)
         return Outcome(todo, written=changing, removed=todo.remove)
 
