@@ -498,13 +498,35 @@ def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> byte
     Unreadable past `limit` bytes. The writer reads its manifest with it too:
     it lives here because a warm run must not import the writer."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise Unreadable(f"{os.fspath(path)} is not a regular file")
-        raw = handle.read() if limit is None else handle.read(limit + 1)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            # A folder fails in fdopen (IsADirectoryError), as it always has.
+            with os.fdopen(fd, "rb", closefd=False):
+                raise Unreadable(f"{os.fspath(path)} is not a regular file")
+        raw = _read_fd(fd, info.st_size, None if limit is None else limit + 1)
+    finally:
+        os.close(fd)
     if limit is not None and len(raw) > limit:
         raise Unreadable(f"{os.fspath(path)} is larger than {limit:,} bytes")
     return raw
+
+
+def _read_fd(fd: int, size: int, cap: int | None) -> bytes:
+    """Everything up to the end of the file (at most `cap` bytes), in reads of its
+    size: what a buffered reader returns, without building one per file (that
+    cost as much as the read, for every output file a run hashes)."""
+    chunks: list[bytes] = []
+    total = 0
+    want = size + 1  # one more, to see the end in the same read
+    while cap is None or total < cap:
+        chunk = os.read(fd, want if cap is None else min(want, cap - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = 1 << 16
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _prune(folder: str) -> None:

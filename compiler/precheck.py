@@ -185,7 +185,16 @@ def _all(checks: list[Check]) -> Check:
     if len(checks) == 2:
         first, second = checks
         return lambda x: first(x) and second(x)
-    return lambda x: all(check(x) for check in checks)
+
+    def every(x: Any) -> bool:
+        # Loops, not all() or any() over a generator, here and below: they run
+        # for every value checked, and a generator costs a frame each time.
+        for check in checks:  # noqa: SIM110
+            if not check(x):
+                return False
+        return True
+
+    return every
 
 
 # --- types ---------------------------------------------------------------------
@@ -230,7 +239,10 @@ def _type(compiler: _Compiler, value: Any) -> Check:
     def check(x: Any) -> bool:
         if not isinstance(x, _PLAIN):
             raise Unsupported(type(x).__name__)
-        return any(test(x) for test in tests)
+        for test in tests:  # noqa: SIM110
+            if test(x):
+                return True
+        return False
 
     return check
 
@@ -317,7 +329,15 @@ def _finite(compiler: _Compiler, value: Any) -> Check:
 
 def _items(compiler: _Compiler, value: Any) -> Check:
     item = compiler.node(value)
-    return lambda x: not isinstance(x, list) or all(item(each) for each in x)
+
+    def check(x: Any) -> bool:
+        if isinstance(x, list):
+            for each in x:
+                if not item(each):
+                    return False
+        return True
+
+    return check
 
 
 def _min_items(compiler: _Compiler, value: Any) -> Check:
@@ -358,7 +378,14 @@ def _all_of(compiler: _Compiler, value: Any) -> Check:
 
 def _any_of(compiler: _Compiler, value: Any) -> Check:
     options = [compiler.node(each) for each in value]
-    return lambda x: any(option(x) for option in options)
+
+    def check(x: Any) -> bool:
+        for option in options:  # noqa: SIM110
+            if option(x):
+                return True
+        return False
+
+    return check
 
 
 def _not(compiler: _Compiler, value: Any) -> Check:

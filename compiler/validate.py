@@ -374,7 +374,7 @@ def emitted_frontmatter(head: str) -> dict[str, Any] | None:
 
 
 _ENTRIES: dict[str, dict[str, Any] | None] = {}
-_MEMO_SIZE = 16384
+_MEMO_SIZE = 4096
 
 
 def _entry_data(entry: str) -> dict[str, Any] | None:

@@ -140,8 +140,7 @@ def _disk_hash(path: Path, expected: bytes | None = None) -> str | None:
     if not stat.S_ISREG(info.st_mode):
         return _SPECIAL  # a symlink, FIFO or device: never followed or read
     if expected is not None and info.st_size == len(expected):
-        with open(path, "rb") as handle:
-            content = handle.read(len(expected) + 1)
+        content = _read_up_to(path, len(expected) + 1)
         if content == expected:
             return _SAME
         if len(content) <= len(expected):  # the whole file (it changed since lstat)
@@ -153,15 +152,35 @@ def _disk_hash(path: Path, expected: bytes | None = None) -> str | None:
     return hasher.hexdigest()
 
 
-def _escapes(out: Path, rel: str, seen: dict[Path, bool] | None = None) -> bool:
-    """True when writing `out/rel` would leave `out` (bad name, or a symlinked folder).
+def _read_up_to(path: Path, size: int) -> bytes:
+    """The first `size` bytes of the file (fewer at its end): open(path, "rb").read(size)
+    without the buffered reader around it, which costs as much as the read."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks: list[bytes] = []
+        while size > 0:
+            chunk = os.read(fd, size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size -= len(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _escapes(
+    out: Path, rel: str, seen: dict[Path, bool] | None = None, path: Path | None = None
+) -> bool:
+    """True when writing `out/rel` would leave `out` (bad name, or a symlinked folder);
+    `path` is out/rel, when the caller has it.
 
     `seen` remembers the answer per folder within one plan: a bundle writes
     thousands of files into a handful of folders, and resolving is the cost.
     """
     if not safe_relative(rel):
         return True
-    folder = (out / rel).parent
+    folder = (path if path is not None else out / rel).parent
     if seen is not None and folder in seen:
         return seen[folder]
     parent = folder.resolve()
@@ -202,10 +221,11 @@ class Planner:
         """Compare one generated file with what stands on disk."""
         self.names.add(rel)
         out, manifest, force = self.out, self.manifest, self.force
-        if _escapes(out, rel, self.seen):
+        path = out / rel
+        if _escapes(out, rel, self.seen, path):
             self.conflicts.append(Conflict(rel, _OUTSIDE))
             return
-        on_disk = _disk_hash(out / rel, data)
+        on_disk = _disk_hash(path, data)
         if on_disk == _SAME:
             self.unchanged.append(rel)
         elif on_disk == _FOLDER:
@@ -292,15 +312,18 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         _clear_leftovers(out, [*files, *manifest])
         changing = (*todo.missing, *todo.write)
         final = {rel: [digest(files[rel])] for rel in files}
+        current = manifest  # what the manifest on disk says
         if changing:
             pending = {rel: list(hashes) for rel, hashes in manifest.items()}
             for rel in changing:
                 pending[rel] = [*pending.get(rel, []), *final[rel]]
             _write_manifest(out, pending)
+            current = pending
         _write_all(out, changing, files)
         for rel in todo.remove:
             _remove(out, rel)
-        if changing or todo.remove or todo.forget or manifest != final:
+        # Into an empty folder the pending manifest is the final one already.
+        if current != final:
             _write_manifest(out, final)
         return Outcome(todo, written=changing, removed=todo.remove)
 

@@ -94,7 +94,7 @@ def _float(value: float) -> str:
 # its values in every agent (`mode`, `permission`, `bash`, `"git status *"`,
 # `allow`), and deciding how to write one is most of the cost of dumping it.
 _WRITTEN: dict[str, str] = {}
-_MEMO_SIZE = 65536
+_MEMO_SIZE = 4096
 
 
 def scalar(value: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -298,3 +299,30 @@ def test_the_trees_are_every_regular_file_in_order(sample: Path) -> None:
     assert files is not None
     names = [Path(f).relative_to(sample / "fragments").as_posix() for f in files]
     assert names == ["deep-b.md", "deep/er/x.md", "tone.md"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, 65536, 65537, 200_000])
+@pytest.mark.parametrize("limit", [None, 0, 99, 100, 101, 150_000])
+def test_read_regular_reads_what_a_buffered_read_reads(
+    tmp_path: Path, size: int, limit: int | None
+) -> None:
+    path = tmp_path / "file"
+    content = bytes(i % 251 for i in range(size))
+    path.write_bytes(content)
+    if limit is not None and size > limit:
+        with pytest.raises(cache.Unreadable, match="is larger than"):
+            cache.read_regular(path, limit)
+    else:
+        assert cache.read_regular(path, limit) == content
+
+
+def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    (tmp_path / "target").write_text("outside\n")
+    (tmp_path / "link").symlink_to(tmp_path / "target")
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(OSError):  # not followed
+        cache.read_regular(tmp_path / "link")
+    with pytest.raises(cache.Unreadable, match="not a regular file"):
+        cache.read_regular(tmp_path / "fifo")  # and never blocks on it
+    with pytest.raises(IsADirectoryError):
+        cache.read_regular(tmp_path)

@@ -314,3 +314,30 @@ assert writer.apply(Path({str(tmp_path / "build")!r}), files).errors == ()
     written = on_disk(tmp_path / "build")
     assert len(written) == 500
     assert written["agents/a499.md"] == b"agent 499\n"
+
+
+def test_a_build_into_an_empty_folder_writes_its_manifest_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing to replace, so the manifest written before the files is already
+    the final one; a later build that changes a file writes it twice again."""
+    written: list[dict[str, list[str]]] = []
+    real = writer._write_manifest
+
+    def record(out: Path, files: dict[str, list[str]]) -> None:
+        written.append(dict(files))
+        real(out, files)
+
+    monkeypatch.setattr(writer, "_write_manifest", record)
+    out = tmp_path / "build"
+    first = files_of(5, 1)
+    writer.apply(out, first)
+    assert written == [{rel: [writer.digest(c)] for rel, c in first.items()}]
+    written.clear()
+    second = {**first, "opencode/.opencode/agents/a000.md": b"changed\n"}
+    writer.apply(out, second)
+    assert len(written) == 2
+    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in second.items()}
+    written.clear()
+    writer.apply(out, second)
+    assert written == []

@@ -56,21 +56,32 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     rules: list[Rule] = [*runtime.config_rules]
     for agent in runtime.bundle_agents():
         rules += [rule for _, rule in agent.own_rules()]
+    # What is wrong with a pattern depends on its text alone, and agents repeat
+    # their patterns: each text is judged once.
+    judged: dict[str, list[tuple[str, str | None]]] = {}
     for rule in rules:
         where = (rule.origin.path, rule.origin.line, rule.origin.column)
         if rule.written is None or where in seen:
             continue
         seen.add(where)
-        for pattern, why in SHORTHANDS:
-            if pattern.search(rule.written):
-                yield problem_at(rule.origin, f"`{rule.written}` {why}")
-        match = HOME.match(rule.written)
-        if match is None:
-            continue
-        rest = rule.written[match.end() :].replace("\\", "/")
-        yield problem_at(
-            rule.origin,
-            f"`{rule.written}` names the home folder `{match.group('home')}`: it only "
-            "works for that user on that machine",
-            f'write "~{rest}" instead; OpenCode expands `~` to the home folder',
-        )
+        found = judged.get(rule.written)
+        if found is None:
+            found = judged[rule.written] = list(_judge(rule.written))
+        for message, hint in found:
+            yield problem_at(rule.origin, message, hint)
+
+
+def _judge(written: str) -> Iterator[tuple[str, str | None]]:
+    """(message, hint) of each problem with a written pattern."""
+    for pattern, why in SHORTHANDS:
+        if pattern.search(written):
+            yield f"`{written}` {why}", None
+    match = HOME.match(written)
+    if match is None:
+        return
+    rest = written[match.end() :].replace("\\", "/")
+    yield (
+        f"`{written}` names the home folder `{match.group('home')}`: it only "
+        "works for that user on that machine",
+        f'write "~{rest}" instead; OpenCode expands `~` to the home folder',
+    )

@@ -30,7 +30,7 @@ from typing import Any
 
 from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import KNOWN_KEYS, Origin
+from compiler.permissions import KNOWN_KEYS, Locate
 from compiler.project import Project
 from compiler.runtime import agent_frontmatter, config_locator, for_project, locator, problem_at
 from compiler.suggest import did_you_mean
@@ -54,19 +54,20 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         if isinstance(data, Mapping):
             locate = locator(spec, "permission")
             for key in data:
-                yield from _unknown(key, custom, locate((key,)))
+                yield from _unknown(key, custom, locate)
     value = project.config.permission
     if isinstance(value, Mapping) and project.config.source is not None:
         locate = config_locator(project.config)
         for key in value:
-            yield from _unknown(key, custom, locate((key,)))
+            yield from _unknown(key, custom, locate)
 
 
-def _unknown(key: str, custom: tuple[str, ...], origin: Origin) -> Iterator[Problem]:
+def _unknown(key: str, custom: tuple[str, ...], locate: Locate) -> Iterator[Problem]:
     if key in KNOWN_KEYS or not wildcard.is_literal(key):
-        return
+        return  # the common case: no position needed
     if any(wildcard.match(key, tool) for tool in custom):
         return
+    origin = locate((key,))
     if key in EDIT_ALIASES:
         yield problem_at(
             origin,
