@@ -60,19 +60,10 @@ class Agent:
 
     def own_rules(self) -> list[tuple[int, Rule]]:
         """(index, rule) of the rules written in this agent's spec."""
-        return list(self._own_rules)
-
-    @functools.cached_property
-    def _own_rules(self) -> tuple[tuple[int, Rule], ...]:
-        # Several rules ask for them: pick them out once.
-        return tuple((i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent")
+        return [(i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent"]
 
     def mentions(self, permission: str) -> bool:
-        return permission in self._permissions
-
-    @functools.cached_property
-    def _permissions(self) -> frozenset[str]:
-        return frozenset(r.permission for r in self.rules)
+        return any(r.permission == permission for r in self.rules)
 
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""
