@@ -4,15 +4,19 @@ The user-facing rules are in README.md ("Composition") and rules/compose.py.
 How it works:
 
 1. Every body is scanned (compiler.scan) into literal text, placeholders and
-   block tags; the scan does not depend on the target and is cached.
+   block tags; the scan does not depend on the target and is remembered with
+   the file (scan.scan_of).
 2. Static checks, over every branch of every file whatever the target:
    placeholder names, call arguments against the callee's declared
    parameters (compiler.params), conditions (compiler.sandbox), include
    cycles and the depth limit. A placeholder that fails any check is never
    expanded: it stays as written, and the error blocks all output.
-3. Each agent and mode is rendered for the target. A body without block tags
-   is its segments in order; a body with tags becomes a Jinja template in the
-   sandbox where each run of segments between tags is one call `<<_r(a, b)>>`
+3. Each agent and mode is rendered for the target when first asked for
+   (Texts: a huge bundle keeps only so many rendered bodies; the findings of
+   rendering are complete once Composition.findings is read). A body without
+   block tags is its segments in order; a body with tags becomes a Jinja
+   template in the sandbox where each run of segments between tags is one
+   call `<<_r(a, b)>>`
    and each tag is itself, on the same line as in the file, so a Jinja error
    line is a body line. Fragments are rendered once per target and argument
    set (memoised) and templates are compiled once per process.
