@@ -17,8 +17,9 @@ How it works:
    block tags is its segments in order; a body with tags becomes a Jinja
    template in the sandbox where each run of segments between tags is one
    call `<<_r(a, b)>>` and each tag is itself, on the same line as in the
-   file, so a Jinja error line is a body line. Fragments are rendered once per target and argument
-   set (memoised) and templates are compiled once per process.
+   file, so a Jinja error line is a body line. Fragments are rendered once per
+   target and argument set (memoised) and templates are compiled once per
+   process.
 
 Errors inside a fragment are reported in the fragment's file, followed by the
 chain of placeholders that reached it: "; included from

@@ -7,7 +7,8 @@ all of them; the others run over the whole project.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from compiler import rules
 from compiler.diagnostics import Diagnostic, Problem, Severity
@@ -17,14 +18,9 @@ from compiler.project import Project, Session, Spec, specs
 def run_rules(project: Project, *, sessions: bool = True) -> Iterator[Diagnostic]:
     """Every rule's diagnostics; without `sessions`, the caller runs SpecRules itself
     (api runs them as it emits each body)."""
-    config = project.config
-    for rule_id, rule in rules.RULES.items():
-        settings = config.rules.get(rule_id)
-        if rule.STAGE or settings is None or settings.level is None:
-            continue
-        if hasattr(rule, "session"):
-            continue  # SpecRules
-        yield from _stamped(project, rule_id, settings.level, rule.check(project, settings.options))
+    for rule_id, rule, level, options in _enabled(project):
+        if not hasattr(rule, "session"):  # those run in SpecRules
+            yield from _stamped(project, rule_id, level, rule.check(project, options))
     if sessions:
         by_spec = SpecRules(project)
         for spec in specs(project):
@@ -38,13 +34,10 @@ class SpecRules:
     def __init__(self, project: Project) -> None:
         self.project = project
         self.sessions: list[tuple[str, Severity, Session]] = []
-        for rule_id, rule in rules.RULES.items():
-            settings = project.config.rules.get(rule_id)
-            if rule.STAGE or settings is None or settings.level is None:
-                continue
+        for rule_id, rule, level, options in _enabled(project):
             start = getattr(rule, "session", None)
             if start is not None:
-                self.sessions.append((rule_id, settings.level, start(project, settings.options)))
+                self.sessions.append((rule_id, level, start(project, options)))
 
     def check(self, spec: Spec) -> Iterator[Diagnostic]:
         for rule_id, level, session in self.sessions:
@@ -53,6 +46,14 @@ class SpecRules:
     def end(self) -> Iterator[Diagnostic]:
         for rule_id, level, session in self.sessions:
             yield from _stamped(self.project, rule_id, level, session.end())
+
+
+def _enabled(project: Project) -> Iterator[tuple[str, rules.Rule, Severity, Mapping[str, Any]]]:
+    """(id, module, level, options) of every rule the config turns on."""
+    for rule_id, rule in rules.RULES.items():
+        settings = project.config.rules.get(rule_id)
+        if not rule.STAGE and settings is not None and settings.level is not None:
+            yield rule_id, rule, settings.level, settings.options
 
 
 def _stamped(

@@ -133,14 +133,12 @@ class Held:
     def text(self, source: SourceFile) -> str:
         if self._text is not None:
             return self._text
-        last = _LAST_READ.get(id(self))
-        if last is not None and last[0] is self:
-            return last[1]
+        if _LAST_READ and _LAST_READ[0][0] is self:
+            return _LAST_READ[0][1]
         body = _read_again(source)
         if len(body) != self._length or hash(body) != self._hash:
             raise SourceChanged(source.path)
-        _LAST_READ.clear()  # one body at a time: the one being composed or checked
-        _LAST_READ[id(self)] = (self, body)
+        _LAST_READ[:] = [(self, body)]  # one body at a time: the one being composed or checked
         return body
 
     def __eq__(self, other: object) -> bool:
@@ -153,7 +151,7 @@ class Held:
     __hash__ = None  # type: ignore[assignment]
 
 
-_LAST_READ: dict[int, tuple[Held, str]] = {}
+_LAST_READ: list[tuple[Held, str]] = []  # the body read again last, with its holder
 
 
 class SourceChanged(PromptcError):

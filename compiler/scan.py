@@ -261,7 +261,7 @@ class _Scanner:
                 break
             fence = _fence_open(lines[index])
             if fence is not None:
-                index = self._fenced(lines, ends, index, fence)
+                index = self._fenced(lines, index, fence)
                 continue
             if not lines[index].strip():
                 self._text(starts[index], starts[index + 1], self._number(index))
@@ -274,7 +274,7 @@ class _Scanner:
     def _number(self, index: int) -> int:
         return self.first_line + index
 
-    def _fenced(self, lines: list[str], ends: list[str], index: int, fence: str) -> int:
+    def _fenced(self, lines: list[str], index: int, fence: str) -> int:
         starts = self.starts
         self._text(starts[index], starts[index + 1], self._number(index))
         index += 1

@@ -230,3 +230,36 @@ def test_spool_keeps_dict_order_and_replaces(monkeypatch: pytest.MonkeyPatch) ->
     want["a"] = b"789"
     assert list(files) == list(want) and dict(files) == want and len(files) == 3
     assert "b" in files and "z" not in files
+
+
+def test_past_the_budgets_bodies_are_let_go_and_read_again(
+    let_go: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The equality tests above would pass with the budgets ignored: this one
+    sees that bodies are let go, read again once each, and composed text not kept."""
+    from compiler import lint
+    from compiler.project import make_project
+
+    config = load_config(cwd=REPOSITORY)
+    loaded = bundle.load_bundle(config)
+    assert loaded.agents and all(s.held.released for s in loaded.agents.values() if s.ok)
+    assert not any(s.held.released for s in loaded.modes.values())  # agents only
+    reads: list[Path] = []
+    real = loader._read_again
+
+    def counted(source: loader.SourceFile) -> str:
+        reads.append(source.path)
+        return real(source)
+
+    monkeypatch.setattr(loader, "_read_again", counted)
+    composition = compose.compose_bundle(loaded, "opencode")
+    project = make_project(config, loaded, composition, "opencode")
+    list(lint.run_rules(project))
+    assert sorted(reads) == sorted(s.path for s in loaded.agents.values())
+    assert composition._engine.kept == 0  # nothing kept past a budget of 0
+
+
+def test_within_the_budgets_nothing_is_let_go() -> None:
+    config = load_config(cwd=REPOSITORY)
+    loaded = bundle.load_bundle(config)
+    assert not any(s.held.released for s in loaded.agents.values())

@@ -132,7 +132,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def session(project: Project, options: Mapping[str, Any]) -> Session:
-    """The rule as a session over composed bodies (see rules.Session)."""
+    """The rule as a session over composed bodies (see project.Session)."""
     name = options["fragment"]
     if not name:
         return _Settled(())
