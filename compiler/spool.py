@@ -11,7 +11,6 @@ back when the writer asks for them, so a build's memory stays bounded.
 from __future__ import annotations
 
 import os
-import tempfile
 import weakref
 from collections.abc import Iterator, Mapping
 
@@ -76,6 +75,8 @@ class Spool(Mapping[str, bytes]):
 
 def _unlinked_file() -> int:
     """A new temporary file, already unlinked: nothing is left behind, whatever happens."""
+    import tempfile  # only a build past KEPT_BYTES needs it (3 ms of imports)
+
     fd, path = tempfile.mkstemp(prefix="promptc-")
     try:
         os.unlink(path)
