@@ -14,7 +14,10 @@ repo's own bundle, ndomo, is timed too):
 Peers run in the same loop when `--peers DIR` names a folder where
 `npm i rulesync@17.0.0 @intellectronica/ruler@0.3.44` was run (DIR/node_modules/.bin)
 and `--agnix PATH` names agnix's binary; each gets the same N agents in its own
-source format. A peer that fails says so in the output.
+source format. A peer that fails says so in the output. rulesync runs twice, on
+the same work as a cold promptc build each time: for OpenCode alone (the
+bundle's own target) and for Claude Code and OpenCode together (against the
+same bundle built for both, a row of its own).
 
     .venv/bin/python benchmarks/speed.py --sizes 16 1000 10000 --peers /tmp/peers
 """
@@ -90,11 +93,15 @@ params = {level = "ultra"}
 MODE = "---\ndescription: Build a feature.\nagent: a0\n---\n<<flow>>\n\nTrabaja en: $ARGUMENTS\n"
 
 
-def write_promptc(root: Path, agents: int) -> None:
+# The same bundle built for both runtimes, as rulesync's two-target run builds it.
+BOTH_TARGETS = CONFIG.replace("[targets.opencode]\n", "[targets.opencode]\n\n[targets.claude]\n")
+
+
+def write_promptc(root: Path, agents: int, config: str = CONFIG) -> None:
     (root / "specs/agents").mkdir(parents=True)
     (root / "specs/modes").mkdir(parents=True)
     (root / "fragments").mkdir(parents=True)
-    (root / "promptc.toml").write_text(CONFIG)
+    (root / "promptc.toml").write_text(config)
     (root / "fragments/caveman.md").write_text(CAVEMAN)
     (root / "fragments/flow.md").write_text(FLOW)
     (root / "specs/modes/build.md").write_text(MODE)
@@ -211,25 +218,40 @@ def promptc_rows(table: Table, size: int, repeat: int, promptc: str) -> dict[str
         out["build warm"] = table.measure(
             "promptc build, warm", size, [promptc, "build", "-q"], root, repeat
         )
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        write_promptc(root, size, BOTH_TARGETS)
+        out["build cold, both"] = table.measure(
+            "promptc build, cold (claude+opencode)",
+            size,
+            [promptc, "build", "-q"],
+            root,
+            repeat,
+            [root / ".promptc-cache", root / "build"],
+        )
     return out
+
+
+RULESYNC_ONE = "rulesync generate (opencode)"
+RULESYNC_BOTH = "rulesync generate (claude+opencode)"
+# Which promptc build does the same work as each rulesync run.
+RULESYNC_PAIRS = {RULESYNC_ONE: "build cold", RULESYNC_BOTH: "build cold, both"}
 
 
 def peer_rows(table: Table, size: int, repeat: int, peers: Path | None, agnix: Path | None) -> None:
     tools = []
     if peers is not None:
         bin_dir = peers / "node_modules/.bin"
+        rulesync = [str(bin_dir / "rulesync"), "generate", "--features", "subagents", "--targets"]
+        # The same outputs as promptc's two builds: OpenCode alone, then both runtimes.
+        tools.append(
+            (RULESYNC_ONE, write_rulesync, [*rulesync, "opencode"], [".claude", ".opencode"])
+        )
         tools.append(
             (
-                "rulesync generate (claude+opencode)",
+                RULESYNC_BOTH,
                 write_rulesync,
-                [
-                    str(bin_dir / "rulesync"),
-                    "generate",
-                    "--targets",
-                    "claudecode,opencode",
-                    "--features",
-                    "subagents",
-                ],
+                [*rulesync, "claudecode,opencode"],
                 [".claude", ".opencode"],
             )
         )
@@ -309,9 +331,12 @@ def main() -> None:
         ratio = results[10000]["build cold"] / results[1000]["build cold"]
         print(f"N=10000 / N=1000 cold build: {ratio:.1f} (target <= 12)")
     for row in table.rows:
-        if row[0].startswith("rulesync") and row[1] in results:
-            ours = results[row[1]]["build cold"]
-            print(f"N={row[1]} rulesync / promptc build cold: {row[2] / ours:.1f}x (target >= 5)")
+        if row[0] in RULESYNC_PAIRS and row[1] in results:
+            ours = results[row[1]][RULESYNC_PAIRS[row[0]]]
+            print(
+                f"N={row[1]} {row[0]} / promptc {RULESYNC_PAIRS[row[0]]}: "
+                f"{row[2] / ours:.1f}x (target >= 5)"
+            )
     print(f"benchmark wall time: {time.perf_counter() - started:.0f} s")
 
 

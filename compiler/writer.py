@@ -32,7 +32,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -370,7 +370,7 @@ def _create(temp: Path) -> int:
 def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes]) -> None:
     """Replace each of `rels` under `out` with its new bytes, every file old or new
     at any moment: all are written under temporary names, then synced
-    (_sync_all), and only once every one is on disk are they renamed into place.
+    (_sync_staged), and only once every one is on disk are they renamed into place.
 
     Synced one by one, each file waited for the disk before the next was
     written; written first and then synced on a few threads, the syncs share
@@ -381,6 +381,9 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes]) -> No
     staged: list[tuple[Path, Path]] = []  # (temporary, final), in the order written
     renamed = 0
     folders: set[Path] = set()
+    # Opened before the first write, so that a write-back error of any file
+    # staged below is one this descriptor reports (see _sync_filesystem).
+    whole = _open_filesystem(out) if len(rels) >= _SYNCFS_AT else None
     try:
         for rel in rels:
             path = out / rel
@@ -390,11 +393,13 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes]) -> No
             temp = _temp_name(path)
             _stage(temp, files[rel])
             staged.append((temp, path))
-        _sync_all([temp for temp, _ in staged])
+        _sync_staged([temp for temp, _ in staged], whole)
         for temp, path in staged:
             _rename(temp, path)
             renamed += 1
     finally:
+        if whole is not None:
+            os.close(whole.fd)
         for temp, _ in staged[renamed:]:
             temp.unlink(missing_ok=True)
 
@@ -418,6 +423,67 @@ def _rename(temp: Path, path: Path) -> None:
 
 
 _SYNC_THREADS = 8
+# From this many files on, one syncfs replaces a sync per file: a cold build
+# of 2,000 files synced them in 0.11-0.15 s on 8 threads, and in 0.02 s with
+# one syncfs (benchmarks/speed.py, 2-core machine, ext4).
+_SYNCFS_AT = 64
+
+
+@dataclass(frozen=True)
+class _FileSystem:
+    """The output folder's file system, open to be synced as a whole."""
+
+    fd: int
+    device: int
+    folder: Path
+    syncfs: Callable[[int], int]
+
+
+def _open_filesystem(out: Path) -> _FileSystem | None:
+    """`out`'s file system when it can be synced at once and report every error
+    of it (syncfs on Linux 5.8 on: before that it returned 0 whatever failed);
+    None: sync file by file."""
+    if not _syncfs_reports_errors(os.uname().sysname, os.uname().release):
+        return None
+    import ctypes
+
+    syncfs = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
+    if syncfs is None:
+        return None
+    try:
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None  # the per-file syncs report what is wrong
+    return _FileSystem(fd, os.fstat(fd).st_dev, out, syncfs)
+
+
+def _syncfs_reports_errors(system: str, release: str) -> bool:
+    if system != "Linux":
+        return False
+    parts = re.match(r"(\d+)\.(\d+)", release)
+    return parts is not None and (int(parts[1]), int(parts[2])) >= (5, 8)
+
+
+def _sync_staged(temps: Sequence[Path], whole: _FileSystem | None) -> None:
+    """Sync the staged files: their file system at once where `whole` is open on
+    it, file by file otherwise (and for any file on another file system: a
+    folder inside the output may be a mount point)."""
+    if whole is None:
+        _sync_all(temps)
+        return
+    elsewhere = [temp for temp in temps if os.lstat(temp).st_dev != whole.device]
+    _sync_filesystem(whole)
+    _sync_all(elsewhere)
+
+
+def _sync_filesystem(whole: _FileSystem) -> None:
+    """syncfs(2): every file written on the file system is on disk when it
+    returns, or it raises the write-back error."""
+    import ctypes
+
+    if whole.syncfs(whole.fd) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), str(whole.folder))
 
 
 def _sync_all(paths: Sequence[Path]) -> None:

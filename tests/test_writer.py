@@ -224,7 +224,14 @@ def on_disk(out: Path) -> dict[str, bytes]:
 class Recorder:
     """Records, in order, each file staged, synced and renamed into place (from any thread)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail_sync_of: int | None = None) -> None:
+    def __init__(
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        fail_sync_of: int | None = None,
+        *,
+        whole: bool = False,
+        fail_whole: bool = False,
+    ) -> None:
         self.lock = threading.Lock()
         self.events: list[tuple[str, Path]] = []
         real_stage, real_rename, real_sync = writer._stage, writer._rename, writer._sync
@@ -251,6 +258,19 @@ class Recorder:
         monkeypatch.setattr(writer, "_stage", stage)
         monkeypatch.setattr(writer, "_sync", sync)
         monkeypatch.setattr(writer, "_rename", rename)
+        if not whole:  # file by file, whatever the count
+            monkeypatch.setattr(writer, "_SYNCFS_AT", 1 << 30)
+        else:
+            real_whole = writer._sync_filesystem
+
+            def sync_whole(system: writer._FileSystem) -> None:
+                if fail_whole:
+                    raise OSError(errno.EIO, os.strerror(errno.EIO), str(system.folder))
+                real_whole(system)
+                with self.lock:
+                    self.events.append(("syncfs", system.folder))
+
+            monkeypatch.setattr(writer, "_sync_filesystem", sync_whole)
 
     def of(self, kind: str) -> list[Path]:
         return [path for k, path in self.events if k == kind]
@@ -297,6 +317,91 @@ def test_a_failed_sync_changes_no_file(
     monkeypatch.undo()
     assert writer.apply(out, new).errors == ()
     assert on_disk(out) == new
+
+
+needs_syncfs = pytest.mark.skipif(
+    writer._open_filesystem(Path(".")) is None, reason="syncfs reports errors on Linux 5.8 on"
+)
+
+
+@needs_syncfs
+def test_a_large_build_syncs_its_file_system_once_before_any_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "build"
+    writer.apply(out, files_of(150, 1))
+    recorder = Recorder(monkeypatch, whole=True)
+    new = files_of(writer._SYNCFS_AT, 2)
+    assert writer.apply(out, new).errors == ()
+    kinds = [kind for kind, _ in recorder.events]
+    assert kinds == ["stage"] * len(new) + ["syncfs"] + ["rename"] * len(new)
+    assert recorder.of("syncfs") == [out]
+    assert on_disk(out) == new
+
+
+def test_a_small_build_syncs_file_by_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = Recorder(monkeypatch, whole=True)
+    new = files_of(writer._SYNCFS_AT - 1, 1)
+    assert writer.apply(tmp_path / "build", new).errors == ()
+    assert recorder.of("syncfs") == []
+    assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
+
+
+@needs_syncfs
+def test_a_failed_syncfs_changes_no_file_and_leaves_nothing_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "build"
+    old, new = files_of(150, 1), files_of(200, 2)
+    writer.apply(out, old)
+    before = len(os.listdir("/proc/self/fd"))
+    recorder = Recorder(monkeypatch, whole=True, fail_whole=True)
+    with pytest.raises(OSError) as raised:
+        writer.apply(out, new)
+    assert (raised.value.errno, raised.value.filename) == (errno.EIO, str(out))
+    assert recorder.of("rename") == []
+    assert on_disk(out) == old  # and no temporary file left behind
+    assert len(os.listdir("/proc/self/fd")) == before
+    monkeypatch.undo()
+    assert writer.apply(out, new).errors == ()
+    assert on_disk(out) == new
+
+
+@needs_syncfs
+def test_a_file_on_another_file_system_is_synced_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder in the output may be a mount point: syncfs on the output's file
+    system would not reach its files. Here every file looks like one."""
+    real_open = writer._open_filesystem
+
+    def elsewhere(out: Path) -> writer._FileSystem | None:
+        system = real_open(out)
+        assert system is not None
+        return writer._FileSystem(system.fd, -1, system.folder, system.syncfs)
+
+    monkeypatch.setattr(writer, "_open_filesystem", elsewhere)
+    recorder = Recorder(monkeypatch, whole=True)
+    new = files_of(100, 1)
+    assert writer.apply(tmp_path / "build", new).errors == ()
+    assert recorder.of("syncfs") == [tmp_path / "build"]
+    assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
+
+
+@pytest.mark.parametrize(
+    ("system", "release", "whole"),
+    [
+        ("Linux", "6.18.44-fc-v595", True),
+        ("Linux", "5.8.0", True),
+        ("Linux", "5.10.0-28-amd64", True),
+        ("Linux", "5.7.19", False),
+        ("Linux", "4.19.0-17-amd64", False),
+        ("Linux", "", False),
+        ("Darwin", "23.1.0", False),
+    ],
+)
+def test_syncfs_only_where_it_reports_write_errors(system: str, release: str, whole: bool) -> None:
+    assert writer._syncfs_reports_errors(system, release) is whole
 
 
 def test_a_build_writes_more_files_than_a_process_may_open(tmp_path: Path) -> None:
