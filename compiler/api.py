@@ -51,6 +51,9 @@ class Result:
     files: Mapping[str, bytes] = field(default_factory=dict)  # not kept by `check`
     fixed: tuple[str, ...] = ()  # source files `--fix` changed
     generated: tuple[str, ...] = ()  # every generated path, `<target>/<path>`, sorted
+    # The hash of each generated file as the run left or found it in the output
+    # folder (None: missing), where it knows: the cache records them unread.
+    digests: Mapping[str, str | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -373,7 +376,7 @@ class _Compared:
         self.problem = Problem(1, 1, "")
         self.planner: Planner | None = None
         try:
-            self.planner = Planner(out, read_manifest(out))
+            self.planner = Planner(out, read_manifest(out), digests=True)
         except ManifestError as exc:
             self.problem = Problem(1, 1, str(exc))
         except OSError as exc:
@@ -388,6 +391,12 @@ class _Compared:
                 self.planner.add(rel, data)
             except OSError as exc:
                 self._unreadable(exc)
+
+    def digests(self) -> Mapping[str, str | None]:
+        """The hash of each file compared (None: missing); empty when the output
+        folder could not be read."""
+        found = self.planner.digests if self.planner is not None else None
+        return found or {}
 
     def plan(self) -> Plan | None:
         """The plan of a build; None when the output folder cannot be read (`problem`)."""
@@ -447,7 +456,11 @@ def build(
         return collector.result(files=files, generated=generated)
     _conflicts(config, collector, outcome)
     return collector.result(
-        written=outcome.written, removed=outcome.removed, files=files, generated=generated
+        written=outcome.written,
+        removed=outcome.removed,
+        files=files,
+        generated=generated,
+        digests=outcome.digests,
     )
 
 
@@ -456,8 +469,9 @@ def build_cached(
 ) -> Result:
     """build(), storing its result in the cache (compiler.cache) for the next run.
 
-    The inputs are hashed before and after the run; the result is stored only
-    when they agree, so an edit made while promptc ran is never hidden.
+    The inputs are hashed before the run and checked again after it
+    (cache.unchanged); the result is stored only when they agree, so an edit
+    made while promptc ran is never hidden.
     """
     import os
 
@@ -482,9 +496,9 @@ def build_cached(
     if (
         before is not None
         and not failed_write
-        and cache.key(layout, mode, only, os.environ) == before
+        and cache.unchanged(layout, mode, only, os.environ, before)
     ):
-        cache.store(layout, before, result.diagnostics, list(result.generated))
+        cache.store(layout, before, result.diagnostics, list(result.generated), result.digests)
     return result
 
 
@@ -536,7 +550,7 @@ def _check_output(config: Config, names: list[str]) -> Result:
         )
     for conflict in todo.conflicts:
         collector.add("stale-output", config.out / conflict.path, Problem(1, 1, conflict.message))
-    return collector.result(generated=done)
+    return collector.result(generated=done, digests=compared.digests())
 
 
 def _conflicts(config: Config, collector: _Collector, outcome: Outcome) -> None:

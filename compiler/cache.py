@@ -16,11 +16,14 @@ their result (the diagnostics) is stored under a hash of everything they read:
 A bundle with a symlink anywhere in its trees is never cached (a link can
 change what it points to without any file here changing).
 
-Inputs are hashed before the run and again after it; the result is stored
-only when both agree, so a file edited mid-run cannot pin a stale answer.
-A result whose outputs were checked or written also records the hash of the
-manifest and of every file it names or the build produces: a hit re-reads them
-and is a miss unless the output folder is byte for byte as it was.
+Inputs are hashed before the run and checked again after it (`unchanged`:
+files that last changed well before the run by their stat data, the others by
+their hash); the result is stored only when nothing changed, so a file edited
+mid-run cannot pin a stale answer. A result whose outputs were checked or
+written also records the hash of the manifest and of every file it names or
+the build produces (as the run wrote or compared it, without reading it
+again): a hit re-reads them and is a miss unless the output folder is byte
+for byte as it was.
 
 Entries live in `.promptc-cache/` next to the config (the folder ignores
 itself with its own .gitignore), are written atomically, and any unreadable or
@@ -39,6 +42,7 @@ import json
 import os
 import stat
 import sys
+import time
 
 from compiler import __version__, resources
 
@@ -260,7 +264,94 @@ def _signature(
     return (*where, *inputs, tuple(environ.get(name) for name in ENVIRONMENT))
 
 
+def unchanged(
+    layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str], digest: str
+) -> bool:
+    """Whether every input still holds what the key `digest` was computed from.
+
+    Asked after a run, to store its result only when nothing changed meanwhile.
+    A file whose last change was well before the key read it (_SETTLED) and
+    whose stat data are as they were then is unchanged: any write since would
+    have moved its ctime past that change. Only the others are read again,
+    and compared by their hash. Without a record of that key's reading, all
+    the inputs are hashed again."""
+    reading = _READINGS.get(digest)
+    if reading is None:
+        return _key(layout, mode, only, environ) == digest
+    paths = [] if layout.source is None else [layout.source]
+    for folder in (layout.specs, layout.fragments):
+        try:
+            files = _tree(folder)
+        except OSError:
+            return False
+        if files is None:
+            return False
+        paths += files
+    if len(paths) != len(reading.files) or any(path not in reading.files for path in paths):
+        return False  # a file came or went
+    return all(reading.same(path) for path in paths)
+
+
+# How long before a key's reading a file must have last changed for its stat
+# data to vouch for its bytes: more than the coarsest timestamp a file system
+# keeps (FAT: 2 s) and a small step of the clock.
+_SETTLED_NS = 5_000_000_000
+
+
+class _Reading:
+    """What one key read: each file's stat data, and the hash of the files that
+    changed too recently (_SETTLED_NS) for stat data to vouch for them."""
+
+    __slots__ = ("files", "settled_before")
+
+    def __init__(self) -> None:
+        self.settled_before = time.time_ns() - _SETTLED_NS
+        self.files: dict[str, tuple[int, int, int, int] | bytes] = {}
+
+    def read(self, path: str) -> bytes:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            info = os.fstat(fd)
+            data = _read_fd(fd, info.st_size, None)
+        finally:
+            os.close(fd)
+        noted = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        if max(info.st_mtime_ns, info.st_ctime_ns) < self.settled_before:
+            self.files[path] = noted
+        else:
+            self.files[path] = hashlib.sha256(data).digest()
+        return data
+
+    def same(self, path: str) -> bool:
+        noted = self.files[path]
+        try:
+            if isinstance(noted, bytes):
+                return hashlib.sha256(_read(path)).digest() == noted
+            info = os.stat(path)
+        except OSError:
+            return False
+        return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns) == noted
+
+
+_READINGS: dict[str, _Reading] = {}  # the last key computed, and what it read
+
+
 def _key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    reading = _Reading()
+    found = _hashed(layout, mode, only, environ, reading)
+    _READINGS.clear()
+    if found is not None:
+        _READINGS[found] = reading
+    return found
+
+
+def _hashed(
+    layout: Layout,
+    mode: str,
+    only: Sequence[str],
+    environ: Mapping[str, str],
+    reading: _Reading,
+) -> str | None:
     digest = hashlib.sha256()
 
     def add(*parts: object) -> None:
@@ -275,7 +366,7 @@ def _key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, s
     add(layout.out, layout.targets, tuple(sorted(only)), mode)
     if layout.source is not None:
         try:
-            config = _read(layout.source)
+            config = reading.read(layout.source)
         except OSError:
             return None
         add(config)
@@ -289,7 +380,7 @@ def _key(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, s
             return None
         for path in files:
             try:
-                add(path, _read(path))
+                add(path, reading.read(path))
             except OSError:
                 return None
     return digest.hexdigest()
@@ -406,9 +497,13 @@ def store(
     digest: str,
     diagnostics: Iterable[Diagnostic],
     outputs: Iterable[str] | None,
+    known: Mapping[str, str | None] | None = None,
 ) -> None:
-    """Record a result. `outputs` (paths under out/) are hashed as they are now;
-    None means the result does not depend on the output folder."""
+    """Record a result. `outputs` (paths under out/) are hashed as they are now,
+    except those in `known`: the hashes the run itself wrote or compared (None:
+    missing). An edit since then makes the next lookup a miss, where hashing
+    them now would record the edit and replay a verdict about the old bytes.
+    None for `outputs` means the result does not depend on the output folder."""
     folder = os.path.join(layout.root, FOLDER)
     try:
         os.makedirs(folder, exist_ok=True)
@@ -417,7 +512,9 @@ def store(
             with open(ignore, "w", encoding="utf-8") as handle:
                 handle.write("# Created by promptc: the cache is never committed.\n*\n")
         snapshot = (
-            None if outputs is None else _snapshot(layout.out, _with_manifest(layout, outputs))
+            None
+            if outputs is None
+            else _snapshot(layout.out, _with_manifest(layout, outputs), known or {})
         )
         entry = {
             "format": FORMAT,
@@ -465,9 +562,14 @@ def _with_manifest(layout: Layout, outputs: Iterable[str]) -> list[str]:
     return sorted(names)
 
 
-def _snapshot(out: str, names: Iterable[str]) -> dict[str, str | None]:
+def _snapshot(
+    out: str, names: Iterable[str], known: Mapping[str, str | None] | None = None
+) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name in names:
+        if known and name in known:
+            found[name] = known[name]
+            continue
         try:
             found[name] = hashlib.sha256(read_regular(os.path.join(out, name))).hexdigest()
         except FileNotFoundError:

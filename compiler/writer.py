@@ -76,6 +76,8 @@ class Outcome:
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     errors: tuple[Conflict, ...] = field(default=())
+    # The hash of every generated file, as the build left it on disk.
+    digests: Mapping[str, str] = field(default_factory=dict)
 
 
 def digest(content: bytes) -> str:
@@ -205,7 +207,12 @@ class Planner:
     not its bytes: `promptc check` compares 10,000 files without holding them."""
 
     def __init__(
-        self, out: Path, manifest: Mapping[str, list[str]], *, force: bool = False
+        self,
+        out: Path,
+        manifest: Mapping[str, list[str]],
+        *,
+        force: bool = False,
+        digests: bool = False,
     ) -> None:
         self.out = out
         self.manifest = manifest
@@ -216,6 +223,8 @@ class Planner:
         self.unchanged: list[str] = []
         self.conflicts: list[Conflict] = []
         self.seen: dict[Path, bool] = {}
+        # With `digests`, the hash of each regular file compared (None: missing).
+        self.digests: dict[str, str | None] | None = {} if digests else None
 
     def add(self, rel: str, data: bytes) -> None:
         """Compare one generated file with what stands on disk."""
@@ -226,6 +235,8 @@ class Planner:
             self.conflicts.append(Conflict(rel, _OUTSIDE))
             return
         on_disk = _disk_hash(path, data)
+        if self.digests is not None and on_disk not in (_FOLDER, _SPECIAL):
+            self.digests[rel] = digest(data) if on_disk == _SAME else on_disk
         if on_disk == _SAME:
             self.unchanged.append(rel)
         elif on_disk == _FOLDER:
@@ -325,7 +336,8 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         # Into an empty folder the pending manifest is the final one already.
         if current != final:
             _write_manifest(out, final)
-        return Outcome(todo, written=changing, removed=todo.remove)
+        digests = {rel: hashes[0] for rel, hashes in final.items()}
+        return Outcome(todo, written=changing, removed=todo.remove, digests=digests)
 
 
 def _manifest_or_empty(out: Path, force: bool) -> dict[str, list[str]]:

@@ -326,3 +326,172 @@ def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None
         cache.read_regular(tmp_path / "fifo")  # and never blocks on it
     with pytest.raises(IsADirectoryError):
         cache.read_regular(tmp_path)
+
+
+# --- after the run: an edit made meanwhile is never stored ------------------------------
+
+
+@pytest.fixture
+def edit_during_run(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], None]], None]:
+    """Make the next real run do `edit` right after its inputs were hashed."""
+
+    def arm(edit: Callable[[], None]) -> None:
+        real = api.build
+
+        def editing(*args: object, **kwargs: object) -> api.Result:
+            monkeypatch.setattr(api, "build", real)
+            edit()
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(api, "build", editing)
+
+    return arm
+
+
+def _same_size_edit(path: Path, old: str, new: str) -> Callable[[], None]:
+    def edit() -> None:
+        before = path.stat()
+        text = path.read_text()
+        assert old in text and len(old) == len(new)
+        path.write_text(text.replace(old, new))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime as it was
+
+    return edit
+
+
+@pytest.mark.parametrize("settled", [True, False], ids=["settled", "recent"])
+def test_an_input_edited_during_the_run_is_never_stored(
+    sample: Path,
+    run: Callable[..., Run],
+    monkeypatch: pytest.MonkeyPatch,
+    edit_during_run: Callable[[Callable[[], None]], None],
+    settled: bool,
+) -> None:
+    """A same-size edit with its mtime put back: a settled file is caught by its
+    ctime, a recent one by its hash. Had the result been stored under the key of
+    the old bytes, putting them back would replay an answer about the new ones."""
+    if settled:  # every file counts as changed long before the run
+        monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))
+    agent = sample / "specs/agents/scout.md"
+    original = agent.read_text()
+    edit_during_run(_same_size_edit(agent, "mode: subagent", "mode: subagnet"))
+    edited = run("check")
+    assert "subagnet" in edited.out
+    agent.write_text(original)
+    back = run("check")
+    assert "subagnet" not in back.out  # not a stale hit on the old bytes' key
+
+
+def test_settled_inputs_are_vouched_for_by_their_stat_data(
+    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the run, files that changed long before it are not read again."""
+    monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))
+    read: list[str] = []
+    real = cache._read
+
+    def counting(path: str) -> bytes:
+        read.append(path)
+        return real(path)
+
+    monkeypatch.setattr(cache, "_read", counting)
+    assert run("build").code == 0
+    assert not [path for path in read if "/specs/" in path or "/fragments/" in path]
+    assert run("build").code == 0  # a hit: the result was stored
+    assert "wrote" not in run("build").err
+
+
+def test_recent_inputs_are_hashed_again(sample: Path) -> None:
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    layout = found[0]
+    digest = cache.key(layout, "check", (), {})
+    assert digest is not None
+    assert cache.unchanged(layout, "check", (), {}, digest)
+    agent = sample / "specs/agents/scout.md"
+    agent.write_text(agent.read_text())  # rewritten, same bytes: unchanged
+    assert cache.unchanged(layout, "check", (), {}, digest)
+    _same_size_edit(agent, "mode: subagent", "mode: subagnet")()
+    assert not cache.unchanged(layout, "check", (), {}, digest)
+
+
+@pytest.mark.parametrize("change", ["add", "remove", "replace"])
+def test_a_file_that_came_went_or_was_replaced_is_a_change(
+    sample: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))  # stat data only
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    layout = found[0]
+    digest = cache.key(layout, "check", (), {})
+    assert digest is not None
+    agent = sample / "specs/agents/scout.md"
+    if change == "add":
+        (sample / "fragments/new.md").write_text("new\n")
+    elif change == "remove":
+        agent.unlink()
+    else:  # the same bytes under a new inode, with the mtime put back
+        text, before = agent.read_bytes(), agent.stat()
+        agent.unlink()
+        agent.write_bytes(text)
+        os.utime(agent, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert all(isinstance(noted, tuple) for noted in cache._READINGS[digest].files.values())
+    assert not cache.unchanged(layout, "check", (), {}, digest)
+
+
+def test_without_a_reading_every_input_is_hashed_again(sample: Path) -> None:
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    layout = found[0]
+    digest = cache.key(layout, "check", (), {})
+    assert digest is not None
+    cache._READINGS.clear()
+    assert cache.unchanged(layout, "check", (), {}, digest)
+    (sample / "fragments/tone.md").write_text("Tono: otro.\n")
+    cache._READINGS.clear()
+    assert not cache.unchanged(layout, "check", (), {}, digest)
+
+
+# --- outputs: recorded as the run left them, not read again -----------------------------
+
+
+def test_outputs_are_recorded_as_written_without_reading_them(
+    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[str] = []
+    real = cache.read_regular
+
+    def counting(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+        read.append(os.fspath(path))
+        return real(path, limit)
+
+    monkeypatch.setattr(cache, "read_regular", counting)
+    assert run("build").code == 0
+    outputs = [p for p in read if "/build/" in p and not p.endswith(".promptc-manifest.json")]
+    assert outputs == []
+    assert "wrote" not in run("build").err  # recorded right: a hit
+    read.clear()
+    assert run("check").code == 0  # a check records what it compared
+    outputs = [p for p in read if "/build/" in p and not p.endswith(".promptc-manifest.json")]
+    assert outputs == []
+    assert run("check").code == 0
+
+
+def test_an_output_edited_right_after_the_build_is_a_miss(
+    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the build wrote is recorded, not what stands there when the entry is
+    stored: an edit in between makes the next run a miss that reports it."""
+    output = sample / "build/opencode/.opencode/agents/scout.md"
+    real = cache.store
+
+    def edit_then_store(*args: object, **kwargs: object) -> None:
+        output.write_text(output.read_text() + "edited\n")
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache, "store", edit_then_store)
+    assert run("build").code == 0
+    monkeypatch.setattr(cache, "store", real)
+    stale = run("check")
+    assert stale.code == 1
+    assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in stale.out
