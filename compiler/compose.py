@@ -106,7 +106,10 @@ class Texts(Mapping[str, str]):
         if self._last is not None and self._last[0] == ident:
             return self._last[1]
         engine = self._engine
-        result = engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
+        # Without anchors: only a source map reads them (SourceMaps renders again).
+        result = engine.render(
+            self._units[ident], {"target": engine.target}, (), strip=False, mapped=False
+        )
         self._done.add(ident)
         if engine.kept + len(result.text) <= KEPT_CHARS:
             engine.kept += len(result.text)
@@ -114,6 +117,11 @@ class Texts(Mapping[str, str]):
         else:
             self._last = (ident, result)
         return result
+
+    def mapped(self, ident: str) -> _Rendered:
+        """The body rendered again with the anchors of its lines, for its source map."""
+        engine = self._engine
+        return engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
 
     def finish(self) -> None:
         """Render every body not rendered yet, for its findings."""
@@ -146,7 +154,7 @@ class SourceMaps(Mapping[str, SourceMap]):
 
     def __getitem__(self, ident: str) -> SourceMap:
         if ident not in self._maps:
-            rendered = self._texts.rendered(ident)
+            rendered = self._texts.mapped(ident)
             self._maps[ident] = source_map(rendered.text, rendered.anchors)
         return self._maps[ident]
 
@@ -518,24 +526,33 @@ class _Engine:
     # -- rendering --------------------------------------------------------
 
     def render(
-        self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool
+        self,
+        unit: _Unit,
+        values: Mapping[str, Value],
+        chain: tuple[Site, ...],
+        *,
+        strip: bool,
+        mapped: bool = True,
     ) -> _Rendered:
-        frame = _Frame(self, unit, values, chain)
+        """One body rendered; with `mapped` False, without anchors (the text and
+        findings are the same: anchors only ever feed a source map)."""
+        frame = _Frame(self, unit, values, chain, mapped)
         segments = unit.scan.segments
         if unit.scan.has_tags and unit.scan.blocks_ok:
             self._run_template(frame)
         else:
-            frame.run(0, len(segments))
+            frame.emit(0, len(segments))
         text = "".join(frame.parts)
         if strip and text.endswith("\n"):
             text = text[:-1]
-        return _Rendered(text, _line_anchors(text, frame.anchors), frame.size == 0)
+        anchors = _line_anchors(text, frame.anchors) if mapped else ()
+        return _Rendered(text, anchors, frame.size == 0)
 
     def _run_template(self, frame: _Frame) -> None:
         runs = _branches(frame.unit, frame.values)
         if runs is not None:  # decided without Jinja: emit the runs its template would
             for first, last in runs:
-                frame.run(first, last)
+                frame.emit(first, last)
             return
         from jinja2 import TemplateError, TemplateSyntaxError
 
@@ -605,9 +622,15 @@ class _Frame:
     """One rendering of one body: its values, its output so far and its anchors."""
 
     def __init__(
-        self, engine: _Engine, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...]
+        self,
+        engine: _Engine,
+        unit: _Unit,
+        values: Mapping[str, Value],
+        chain: tuple[Site, ...],
+        mapped: bool = True,
     ) -> None:
         self.engine = engine
+        self.mapped = mapped  # whether to record anchors
         self.unit = unit
         self.values = values
         self.chain = chain  # from the agent or mode being composed: for messages
@@ -619,17 +642,30 @@ class _Frame:
     def run(self, first: int, last: int) -> str:
         """Emit segments first..last-1 (no tags among them) and return their text."""
         mark = len(self.parts)
+        self.emit(first, last)
+        return "".join(self.parts[mark:])
+
+    def emit(self, first: int, last: int) -> None:
+        """Emit segments first..last-1 (no tags among them)."""
+        segments = self.unit.scan.segments
+        body = self.body
         for index in range(first, last):
-            segment = self.unit.scan.segments[index]
-            if isinstance(segment, Literal):
-                self._put(segment.text(self.body), segment.line)
+            segment = segments[index]
+            if type(segment) is Literal:
+                if self.mapped:
+                    self._put(segment.text(body), segment.line)
+                    continue
+                text = segment.text(body)  # _put without an anchor, inlined
+                if text:
+                    self.parts.append(text)
+                    self.size += len(text)
             elif isinstance(segment, Placeholder):
                 self._placeholder(index, segment)
-        return "".join(self.parts[mark:])
 
     def _put(self, text: str, line: int, *, advances: bool = True) -> None:
         if text:
-            self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
+            if self.mapped:
+                self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
             self.parts.append(text)
             self.size += len(text)
 
@@ -655,18 +691,19 @@ class _Frame:
             )
             self.engine.report(self.unit.path, problem, self.chain)
             return
-        site = Site(self.unit.path, placeholder.line, placeholder.column)
         self._put(placeholder.lead, placeholder.line)
-        for anchor in rendered.anchors:
-            self.anchors.append(
-                _Anchor(
-                    self.size + anchor.offset,
-                    anchor.path,
-                    anchor.line,
-                    (site, *anchor.chain),
-                    anchor.advances,
+        if self.mapped:
+            site = Site(self.unit.path, placeholder.line, placeholder.column)
+            for anchor in rendered.anchors:
+                self.anchors.append(
+                    _Anchor(
+                        self.size + anchor.offset,
+                        anchor.path,
+                        anchor.line,
+                        (site, *anchor.chain),
+                        anchor.advances,
+                    )
                 )
-            )
         self.parts.append(rendered.text)
         self.size += len(rendered.text)
         self._put(placeholder.trail, placeholder.line)

@@ -295,6 +295,9 @@ def _windows(
     useful = _useful(lines, target, words)
     if not useful:
         return []
+    exact = _exact_copy(lines, useful, target, text)
+    if exact is not None:
+        return [exact]
     # No window reaches a line past this one, so no fence past it matters.
     last = min(max(useful) + MAX_WINDOW, len(lines) - 1)
     until = sum(map(len, lines[: last + 1])) + last
@@ -336,6 +339,30 @@ def _windows(
         if all(end <= a or start >= b for a, b in chosen):
             chosen.append((start, end))
     return sorted(chosen)
+
+
+def _exact_copy(
+    lines: Sequence[str], useful: Set[int], target: str, text: str | None
+) -> tuple[int, int] | None:
+    """The one window _windows chooses when the useful lines, from the first to
+    the last, are an exact copy outside code; None when they are not.
+
+    Most agents carry the snippet once, word for word, and no other line
+    shares a word with it. That window scores 1.0, the most any window can,
+    and no other window reads exactly the snippet (each of its lines would
+    share a word with it, so be useful, so lie in this one). Every window
+    _windows scores holds a useful line, so overlaps this one and loses to it.
+    """
+    first, last = min(useful), max(useful)
+    if last - first >= MAX_WINDOW or not target:
+        return None  # from `first`, the search stops before `last`
+    if " ".join(filter(None, map(_normal, lines[first : last + 1]))) != target:
+        return None
+    until = sum(map(len, lines[: last + 1])) + last
+    code = _code_lines(lines, text, until=until)
+    if code and not code.isdisjoint(range(first, last + 1)):
+        return None
+    return first, last + 1
 
 
 @lru_cache(maxsize=16)
