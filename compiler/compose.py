@@ -280,6 +280,13 @@ class _Engine:
         self.kept = 0  # characters of composed text kept (Texts)
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}
+        # Placeholders whose arguments are all written values, by their text:
+        # the same text is the same call whatever body it stands in.
+        self.calls: dict[str, _Rendered] = {}
+        # Verdicts of the static checks in bodies without parameters, where they
+        # depend on the text alone (the scope is `target`): agents repeat them.
+        self.clean: set[str] = set()  # placeholders, as written, with no problem
+        self.verdicts: dict[str, str | None] = {}  # condition -> its problem
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -331,13 +338,20 @@ class _Engine:
             if isinstance(segment, Placeholder):
                 self._check_placeholder(unit, index, segment)
             elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
-                message = sandbox.condition_problem(
-                    segment.condition, unit.scope, self._enums(unit)
-                )
+                message = self._condition_problem(unit, segment.condition)
                 if message:
                     unit.problems.append(Problem(segment.line, segment.condition_column, message))
                 else:
                     unit.conditions.add(index)
+
+    def _condition_problem(self, unit: _Unit, condition: str) -> str | None:
+        if unit.params:
+            return sandbox.condition_problem(condition, unit.scope, self._enums(unit))
+        if condition in self.verdicts:
+            return self.verdicts[condition]
+        message = sandbox.condition_problem(condition, unit.scope, self._enums(unit))
+        self.verdicts[condition] = message
+        return message
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
         enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
@@ -351,7 +365,12 @@ class _Engine:
         callee = None if unit.variable(name) else self.fragments.get(name)
         if callee is not None:
             unit.refs.add(name)
-        problems = self._placeholder_problems(unit, placeholder)
+        if not unit.params and placeholder.text in self.clean:
+            problems = []
+        else:
+            problems = self._placeholder_problems(unit, placeholder)
+            if not unit.params and not problems:
+                self.clean.add(placeholder.text)
         unit.problems.extend(problems)
         # A fragment file that failed to load is not expanded; its syntax error says why.
         if problems or (callee is not None and not callee.source.ok):
@@ -578,13 +597,18 @@ class _Engine:
         self.report(frame.unit.path, Problem(number, column, text), frame.chain)
 
     def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
+        found = self.calls.get(placeholder.text)
+        if found is not None:
+            return found
         callee = self.fragments[placeholder.name]
         values: dict[str, Value] = {"target": self.target}
+        written = True  # every argument a value, none a variable
         for arg in placeholder.args:
             if arg.variable is None:
                 assert arg.value is not None
                 values[arg.name] = arg.value
                 continue
+            written = False
             value = frame.values.get(arg.variable)
             if value is None:
                 return None
@@ -603,6 +627,8 @@ class _Engine:
         if key not in self.memo:
             site = Site(frame.unit.path, placeholder.line, placeholder.column)
             self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
+        if written:
+            self.calls[placeholder.text] = self.memo[key]
         return self.memo[key]
 
 

@@ -8,6 +8,10 @@
 - compose: a body rendered for its text (compose.Texts) records no anchors;
   a source map renders it again with them. Text, "printed nothing" and the
   findings of composing must be those of the rendering with anchors.
+- compose: a placeholder written with values only is rendered once per text;
+  the static checks of placeholders and conditions in bodies without
+  parameters are decided once per text. Held against an engine that
+  remembers none of them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import snippet
+from compiler import compose, snippet
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config
@@ -42,6 +46,26 @@ params:
 {EXCEPTION}
 """
 WRAP = '---\ndescription: Envuelve el tono.\n---\n<<caveman(level="full")>>\nY algo más.\n'
+# A fragment with parameters: in it, `level` is a variable, so a placeholder or
+# a condition reads otherwise than in an agent (where `level` is a fragment).
+MOD = """\
+---
+description: Con parámetros.
+params:
+  level: {{type: string, enum: [lite, full, ultra], default: full}}
+---
+{}
+"""
+MOD_PIECES = [
+    "<<caveman(level=level)>>",
+    "<% if level == 'full' %>\nLleno.\n<% else %>\nOtro.\n<% endif %>",
+    "<% if target == 'claude' %>\nC.\n<% endif %>",
+    "<<level>>",
+    "<<level(a=1)>>",
+    "<<flow>>",
+    "Texto.",
+]
+LEVEL = "---\ndescription: Un fragmento llamado level.\nparams:\n  a: {type: integer, default: 1}\n---\nL <<a>>\n"
 FLOW = "## Flujo\n- Paso 0: lee, cambia, verifica.\n- Paso 1: lee, cambia, verifica.\n"
 CONFIG = """\
 [targets.opencode]
@@ -78,6 +102,15 @@ PIECES = [
     "<% if target == 'opencode' %>\n<<caveman>>\n<% endif %>",
     f"<% if target == 'claude' %>\n{TONE}\n{EXCEPTION}\n<% endif %>",
     "<<flow>>",
+    # Placeholders and conditions with problems in an agent, not in a fragment.
+    "<<level>>",
+    "<<level(a=1)>>",
+    "<<mod>>",
+    '<<mod(level="ultra")>>',
+    "<<cavemn>>",
+    "<<target(x=1)>>",
+    "<% if level == 'full' %>\nNivel.\n<% endif %>",
+    "<% if target == 'claud' %>\nNo.\n<% elif target == 'opencode' %>\nSí.\n<% endif %>",
     "# Agente",
     "",
     "Paso 1: lee el test.",
@@ -95,6 +128,8 @@ def snippet_bundles(draw: st.DrawFn) -> dict[str, bytes]:
         "fragments/caveman.md": CAVEMAN,
         "fragments/wrap.md": WRAP,
         "fragments/flow.md": FLOW,
+        "fragments/level.md": LEVEL,
+        "fragments/mod.md": MOD.format("\n".join(draw(st.lists(st.sampled_from(MOD_PIECES))))),
     }
     names = draw(st.lists(st.sampled_from(["a", "b", "e", "p"]), min_size=1, max_size=3))
     for name in set(names):
@@ -234,3 +269,51 @@ def test_rendering_without_anchors_is_rendering_with_them(files: dict[str, bytes
 @given(files=bundles())
 def test_rendering_without_anchors_holds_on_hostile_bundles(files: dict[str, bytes]) -> None:
     _render_case(files)
+
+
+# --- verdicts and calls remembered per text --------------------------------------------
+
+
+class _Forgets(dict):  # type: ignore[type-arg]
+    """A memo that never holds anything: every verdict and call is worked out again."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+    def add(self, key: object) -> None:
+        pass
+
+
+def _engine_state(config: Config, target: str, remember: bool) -> tuple[Any, ...]:
+    engine = compose._Engine(load_bundle(config), target, str)
+    if not remember:
+        engine.clean = _Forgets()  # type: ignore[assignment]
+        engine.verdicts = _Forgets()
+        engine.calls = _Forgets()
+    engine.check()
+    units = [
+        (u.kind, u.name, u.problems, u.bad, u.conditions, u.includes, u.refs, u.chain)
+        for u in [*engine.agents, *engine.modes, *engine.skills, *engine.fragments.values()]
+    ]
+    composition = compose.Composition(engine)
+    texts = [dict(kind) for kind in (composition.agents, composition.modes, composition.skills)]
+    return units, texts, composition.findings, composition.used
+
+
+def _memo_case(files: dict[str, bytes]) -> None:
+    with bundle_on_disk(files) as (_, config):
+        for target in ("opencode", "claude"):
+            remembered = _engine_state(config, target, remember=True)
+            assert remembered == _engine_state(config, target, remember=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(files=snippet_bundles())
+def test_checks_and_calls_remembered_per_text_are_the_plain_ones(files: dict[str, bytes]) -> None:
+    _memo_case(files)
+
+
+@settings(max_examples=100, deadline=None)
+@given(files=bundles())
+def test_checks_and_calls_remembered_hold_on_hostile_bundles(files: dict[str, bytes]) -> None:
+    _memo_case(files)
