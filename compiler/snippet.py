@@ -222,10 +222,15 @@ def _calls(
     `lines` is the source body split into lines, when the caller has it."""
     call = _call_pattern(snippet.name)
     body = spec.source.body
-    if call.search(body) is None:
+    matches = list(call.finditer(body))
+    if not matches:
         return []  # a match within a line is a match in the whole body
     if lines is None:
         lines = body.split("\n")
+    if all("\n" not in match.group() for match in matches):
+        whole = _calls_in(body, lines, call, matches)
+        if whole is not None:
+            return whole
     holding = _lines_holding(body, "<<")
     if not holding:
         return []
@@ -239,6 +244,40 @@ def _calls(
         for match in call.finditer(line):
             if not any(a <= match.start() < b for a, b in spans):
                 found.append((index, match))
+    return found
+
+
+def _calls_in(
+    body: str, lines: Sequence[str], call: re.Pattern[str], matches: Sequence[re.Match[str]]
+) -> list[tuple[int, re.Match[str]]] | None:
+    """_calls from the matches of `call` in the whole body, none across lines.
+
+    The regex tries the same positions in the body as in each line, and a
+    try that succeeds without reaching the line's end is the same on both
+    (the pattern has no anchors): so these are the matches line by line
+    would find, and the body was searched once instead of line by line.
+    (None, for the search line by line, if a match on its line differed.)
+    """
+    at: list[tuple[int, int, re.Match[str]]] = []  # (line index, line start, match)
+    index = previous = 0
+    for match in matches:
+        start = body.rfind("\n", 0, match.start()) + 1
+        index += body.count("\n", previous, start)
+        previous = start
+        at.append((index, start, match))
+    end = body.find("\n", matches[-1].end())
+    code = _code_lines(lines, body, until=len(body) if end < 0 else end)
+    found: list[tuple[int, re.Match[str]]] = []
+    for index, start, match in at:
+        if index in code:
+            continue
+        line = lines[index]
+        spans = [m.span() for m in _INLINE_CODE.finditer(line)]
+        own = call.match(line, match.start() - start)  # the same match, on its line
+        if own is None or own.end() != match.end() - start:
+            return None
+        if not any(a <= own.start() < b for a, b in spans):
+            found.append((index, own))
     return found
 
 

@@ -32,7 +32,7 @@ from compiler.config import Config
 from compiler.project import Spec, make_project, specs
 from compiler.rules import required_snippet
 from tests.strategies import bundle_on_disk, bundles
-from tests.test_fast_paths import windows_oracle
+from tests.test_fast_paths import _snippet, _Spec, calls_oracle, windows_oracle
 
 TONE = "Tono: caveman por default, nivel full. Activa siempre."
 EXCEPTION = "Excepción: prosa normal para advertencias de seguridad."
@@ -317,3 +317,19 @@ def test_checks_and_calls_remembered_per_text_are_the_plain_ones(files: dict[str
 @given(files=bundles())
 def test_checks_and_calls_remembered_hold_on_hostile_bundles(files: dict[str, bytes]) -> None:
     _memo_case(files)
+
+
+# --- placeholders found in the whole body -----------------------------------------------
+
+CALL_PIECES = ["<<", "s>>", "<<s(", "level=1)>>", "<<s", ">>", " <<s>> ", "`", "```", "x", ""]
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(st.sampled_from(CALL_PIECES), max_size=12), glue=st.sampled_from(["", " "]))
+def test_calls_found_in_the_whole_body_are_those_of_every_line(lines: list[str], glue: str) -> None:
+    """Placeholders cut across lines (which the body's search sees and a line's does not)."""
+    body = "\n".join(glue.join(lines[i : i + 2]) for i in range(0, len(lines), 2))
+    spec: Any = _Spec(body)
+    found = [(i, m.span(), m.group("args")) for i, m in snippet._calls(spec, _snippet("s"))]
+    assert [(i, span) for i, span, _ in found] == calls_oracle(body, "s")
+    assert all(m.string == body.split("\n")[i] for i, m in snippet._calls(spec, _snippet("s")))
