@@ -548,10 +548,11 @@ def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     numbers in the same places) get the same opcodes; agents built from the
     same fragments share it, even where a line of their own differs.
     """
+    # Each line is numbered by the position of its first copy in a + b (in C).
     numbers: dict[str, int] = {}
     pattern = (
-        tuple([numbers.setdefault(line, len(numbers)) for line in a]),
-        tuple([numbers.setdefault(line, len(numbers)) for line in b]),
+        tuple(map(numbers.setdefault, a, itertools.count())),
+        tuple(map(numbers.setdefault, b, itertools.count(len(a)))),
     )
     found = _OPCODES.get(pattern)
     if found is None:
