@@ -60,6 +60,7 @@ MOD_PIECES = [
     "<<caveman(level=level)>>",
     "<% if level == 'full' %>\nLleno.\n<% else %>\nOtro.\n<% endif %>",
     "<% if target == 'claude' %>\nC.\n<% endif %>",
+    "<% if level == 'ful\\x6c' %>\n<<caveman(level=level)>>\n<% endif %>",
     "<<level>>",
     "<<level(a=1)>>",
     "<<flow>>",
@@ -111,6 +112,9 @@ PIECES = [
     "<<target(x=1)>>",
     "<% if level == 'full' %>\nNivel.\n<% endif %>",
     "<% if target == 'claud' %>\nNo.\n<% elif target == 'opencode' %>\nSí.\n<% endif %>",
+    # Conditions only Jinja evaluates: rendered by the template, not by _branches.
+    "<% if target == 'clau\\x64e' %>\nJ <<caveman>>\n<% else %>\nK\n<% endif %>",
+    "<% if target < 1 %>\nNunca.\n<% endif %>",
     "# Agente",
     "",
     "Paso 1: lee el test.",
