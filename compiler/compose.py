@@ -28,7 +28,9 @@ fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
 The source map gives, for each line of a composed body, the file and line its
 first character comes from, and the placeholders (outermost first) through
 which that file was included. Text printed by `<<param>>` maps to the
-placeholder's line. Maps are built on first access (SourceMaps).
+placeholder's line. Maps are built on first access (SourceMaps), by
+rendering the body again with anchors: a body rendered for its text records
+none (most runs never read a map).
 """
 
 from __future__ import annotations
