@@ -28,7 +28,9 @@ fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
 The source map gives, for each line of a composed body, the file and line its
 first character comes from, and the placeholders (outermost first) through
 which that file was included. Text printed by `<<param>>` maps to the
-placeholder's line. Maps are built on first access (SourceMaps).
+placeholder's line. Maps are built on first access (SourceMaps), by
+rendering the body again with anchors: a body rendered for its text records
+none (most runs never read a map).
 """
 
 from __future__ import annotations
@@ -106,7 +108,10 @@ class Texts(Mapping[str, str]):
         if self._last is not None and self._last[0] == ident:
             return self._last[1]
         engine = self._engine
-        result = engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
+        # Without anchors: only a source map reads them (SourceMaps renders again).
+        result = engine.render(
+            self._units[ident], {"target": engine.target}, (), strip=False, mapped=False
+        )
         self._done.add(ident)
         if engine.kept + len(result.text) <= KEPT_CHARS:
             engine.kept += len(result.text)
@@ -114,6 +119,11 @@ class Texts(Mapping[str, str]):
         else:
             self._last = (ident, result)
         return result
+
+    def mapped(self, ident: str) -> _Rendered:
+        """The body rendered again with the anchors of its lines, for its source map."""
+        engine = self._engine
+        return engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
 
     def finish(self) -> None:
         """Render every body not rendered yet, for its findings."""
@@ -146,7 +156,7 @@ class SourceMaps(Mapping[str, SourceMap]):
 
     def __getitem__(self, ident: str) -> SourceMap:
         if ident not in self._maps:
-            rendered = self._texts.rendered(ident)
+            rendered = self._texts.mapped(ident)
             self._maps[ident] = source_map(rendered.text, rendered.anchors)
         return self._maps[ident]
 
@@ -272,6 +282,13 @@ class _Engine:
         self.kept = 0  # characters of composed text kept (Texts)
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}
+        # Placeholders whose arguments are all written values, by their text:
+        # the same text is the same call whatever body it stands in.
+        self.calls: dict[str, _Rendered] = {}
+        # Verdicts of the static checks in bodies without parameters, where they
+        # depend on the text alone (the scope is `target`): agents repeat them.
+        self.clean: set[str] = set()  # placeholders, as written, with no problem
+        self.verdicts: dict[str, str | None] = {}  # condition -> its problem
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -323,13 +340,20 @@ class _Engine:
             if isinstance(segment, Placeholder):
                 self._check_placeholder(unit, index, segment)
             elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
-                message = sandbox.condition_problem(
-                    segment.condition, unit.scope, self._enums(unit)
-                )
+                message = self._condition_problem(unit, segment.condition)
                 if message:
                     unit.problems.append(Problem(segment.line, segment.condition_column, message))
                 else:
                     unit.conditions.add(index)
+
+    def _condition_problem(self, unit: _Unit, condition: str) -> str | None:
+        if unit.params:
+            return sandbox.condition_problem(condition, unit.scope, self._enums(unit))
+        if condition in self.verdicts:
+            return self.verdicts[condition]
+        message = sandbox.condition_problem(condition, unit.scope, self._enums(unit))
+        self.verdicts[condition] = message
+        return message
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
         enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
@@ -343,7 +367,12 @@ class _Engine:
         callee = None if unit.variable(name) else self.fragments.get(name)
         if callee is not None:
             unit.refs.add(name)
-        problems = self._placeholder_problems(unit, placeholder)
+        if not unit.params and placeholder.text in self.clean:
+            problems = []
+        else:
+            problems = self._placeholder_problems(unit, placeholder)
+            if not unit.params and not problems:
+                self.clean.add(placeholder.text)
         unit.problems.extend(problems)
         # A fragment file that failed to load is not expanded; its syntax error says why.
         if problems or (callee is not None and not callee.source.ok):
@@ -518,24 +547,33 @@ class _Engine:
     # -- rendering --------------------------------------------------------
 
     def render(
-        self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool
+        self,
+        unit: _Unit,
+        values: Mapping[str, Value],
+        chain: tuple[Site, ...],
+        *,
+        strip: bool,
+        mapped: bool = True,
     ) -> _Rendered:
-        frame = _Frame(self, unit, values, chain)
+        """One body rendered; with `mapped` False, without anchors (the text and
+        findings are the same: anchors only ever feed a source map)."""
+        frame = _Frame(self, unit, values, chain, mapped)
         segments = unit.scan.segments
         if unit.scan.has_tags and unit.scan.blocks_ok:
             self._run_template(frame)
         else:
-            frame.run(0, len(segments))
+            frame.emit(0, len(segments))
         text = "".join(frame.parts)
         if strip and text.endswith("\n"):
             text = text[:-1]
-        return _Rendered(text, _line_anchors(text, frame.anchors), frame.size == 0)
+        anchors = _line_anchors(text, frame.anchors) if mapped else ()
+        return _Rendered(text, anchors, frame.size == 0)
 
     def _run_template(self, frame: _Frame) -> None:
         runs = _branches(frame.unit, frame.values)
         if runs is not None:  # decided without Jinja: emit the runs its template would
             for first, last in runs:
-                frame.run(first, last)
+                frame.emit(first, last)
             return
         from jinja2 import TemplateError, TemplateSyntaxError
 
@@ -561,13 +599,18 @@ class _Engine:
         self.report(frame.unit.path, Problem(number, column, text), frame.chain)
 
     def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
+        found = self.calls.get(placeholder.text)
+        if found is not None:
+            return found
         callee = self.fragments[placeholder.name]
         values: dict[str, Value] = {"target": self.target}
+        written = True  # every argument a value, none a variable
         for arg in placeholder.args:
             if arg.variable is None:
                 assert arg.value is not None
                 values[arg.name] = arg.value
                 continue
+            written = False
             value = frame.values.get(arg.variable)
             if value is None:
                 return None
@@ -586,6 +629,8 @@ class _Engine:
         if key not in self.memo:
             site = Site(frame.unit.path, placeholder.line, placeholder.column)
             self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
+        if written:
+            self.calls[placeholder.text] = self.memo[key]
         return self.memo[key]
 
 
@@ -605,9 +650,15 @@ class _Frame:
     """One rendering of one body: its values, its output so far and its anchors."""
 
     def __init__(
-        self, engine: _Engine, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...]
+        self,
+        engine: _Engine,
+        unit: _Unit,
+        values: Mapping[str, Value],
+        chain: tuple[Site, ...],
+        mapped: bool = True,
     ) -> None:
         self.engine = engine
+        self.mapped = mapped  # whether to record anchors
         self.unit = unit
         self.values = values
         self.chain = chain  # from the agent or mode being composed: for messages
@@ -619,17 +670,30 @@ class _Frame:
     def run(self, first: int, last: int) -> str:
         """Emit segments first..last-1 (no tags among them) and return their text."""
         mark = len(self.parts)
+        self.emit(first, last)
+        return "".join(self.parts[mark:])
+
+    def emit(self, first: int, last: int) -> None:
+        """Emit segments first..last-1 (no tags among them)."""
+        segments = self.unit.scan.segments
+        body = self.body
         for index in range(first, last):
-            segment = self.unit.scan.segments[index]
-            if isinstance(segment, Literal):
-                self._put(segment.text(self.body), segment.line)
+            segment = segments[index]
+            if type(segment) is Literal:
+                if self.mapped:
+                    self._put(segment.text(body), segment.line)
+                    continue
+                text = segment.text(body)  # _put without an anchor, inlined
+                if text:
+                    self.parts.append(text)
+                    self.size += len(text)
             elif isinstance(segment, Placeholder):
                 self._placeholder(index, segment)
-        return "".join(self.parts[mark:])
 
     def _put(self, text: str, line: int, *, advances: bool = True) -> None:
         if text:
-            self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
+            if self.mapped:
+                self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
             self.parts.append(text)
             self.size += len(text)
 
@@ -655,18 +719,19 @@ class _Frame:
             )
             self.engine.report(self.unit.path, problem, self.chain)
             return
-        site = Site(self.unit.path, placeholder.line, placeholder.column)
         self._put(placeholder.lead, placeholder.line)
-        for anchor in rendered.anchors:
-            self.anchors.append(
-                _Anchor(
-                    self.size + anchor.offset,
-                    anchor.path,
-                    anchor.line,
-                    (site, *anchor.chain),
-                    anchor.advances,
+        if self.mapped:
+            site = Site(self.unit.path, placeholder.line, placeholder.column)
+            for anchor in rendered.anchors:
+                self.anchors.append(
+                    _Anchor(
+                        self.size + anchor.offset,
+                        anchor.path,
+                        anchor.line,
+                        (site, *anchor.chain),
+                        anchor.advances,
+                    )
                 )
-            )
         self.parts.append(rendered.text)
         self.size += len(rendered.text)
         self._put(placeholder.trail, placeholder.line)

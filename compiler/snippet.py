@@ -222,10 +222,15 @@ def _calls(
     `lines` is the source body split into lines, when the caller has it."""
     call = _call_pattern(snippet.name)
     body = spec.source.body
-    if call.search(body) is None:
+    matches = list(call.finditer(body))
+    if not matches:
         return []  # a match within a line is a match in the whole body
     if lines is None:
         lines = body.split("\n")
+    if all("\n" not in match.group() for match in matches):
+        whole = _calls_in(body, lines, call, matches)
+        if whole is not None:
+            return whole
     holding = _lines_holding(body, "<<")
     if not holding:
         return []
@@ -239,6 +244,40 @@ def _calls(
         for match in call.finditer(line):
             if not any(a <= match.start() < b for a, b in spans):
                 found.append((index, match))
+    return found
+
+
+def _calls_in(
+    body: str, lines: Sequence[str], call: re.Pattern[str], matches: Sequence[re.Match[str]]
+) -> list[tuple[int, re.Match[str]]] | None:
+    """_calls from the matches of `call` in the whole body, none across lines.
+
+    The regex tries the same positions in the body as in each line, and a
+    try that succeeds without reaching the line's end is the same on both
+    (the pattern has no anchors): so these are the matches line by line
+    would find, and the body was searched once instead of line by line.
+    (None, for the search line by line, if a match on its line differed.)
+    """
+    at: list[tuple[int, int, re.Match[str]]] = []  # (line index, line start, match)
+    index = previous = 0
+    for match in matches:
+        start = body.rfind("\n", 0, match.start()) + 1
+        index += body.count("\n", previous, start)
+        previous = start
+        at.append((index, start, match))
+    end = body.find("\n", matches[-1].end())
+    code = _code_lines(lines, body, until=len(body) if end < 0 else end)
+    found: list[tuple[int, re.Match[str]]] = []
+    for index, start, match in at:
+        if index in code:
+            continue
+        line = lines[index]
+        spans = [m.span() for m in _INLINE_CODE.finditer(line)]
+        own = call.match(line, match.start() - start)  # the same match, on its line
+        if own is None or own.end() != match.end() - start:
+            return None
+        if not any(a <= own.start() < b for a, b in spans):
+            found.append((index, own))
     return found
 
 
@@ -295,6 +334,9 @@ def _windows(
     useful = _useful(lines, target, words)
     if not useful:
         return []
+    exact = _exact_copy(lines, useful, target, text)
+    if exact is not None:
+        return [exact]
     # No window reaches a line past this one, so no fence past it matters.
     last = min(max(useful) + MAX_WINDOW, len(lines) - 1)
     until = sum(map(len, lines[: last + 1])) + last
@@ -336,6 +378,30 @@ def _windows(
         if all(end <= a or start >= b for a, b in chosen):
             chosen.append((start, end))
     return sorted(chosen)
+
+
+def _exact_copy(
+    lines: Sequence[str], useful: Set[int], target: str, text: str | None
+) -> tuple[int, int] | None:
+    """The one window _windows chooses when the useful lines, from the first to
+    the last, are an exact copy outside code; None when they are not.
+
+    Most agents carry the snippet once, word for word, and no other line
+    shares a word with it. That window scores 1.0, the most any window can,
+    and no other window reads exactly the snippet (each of its lines would
+    share a word with it, so be useful, so lie in this one). Every window
+    _windows scores holds a useful line, so overlaps this one and loses to it.
+    """
+    first, last = min(useful), max(useful)
+    if last - first >= MAX_WINDOW or not target:
+        return None  # from `first`, the search stops before `last`
+    if " ".join(filter(None, map(_normal, lines[first : last + 1]))) != target:
+        return None
+    until = sum(map(len, lines[: last + 1])) + last
+    code = _code_lines(lines, text, until=until)
+    if code and not code.isdisjoint(range(first, last + 1)):
+        return None
+    return first, last + 1
 
 
 @lru_cache(maxsize=16)
@@ -482,10 +548,11 @@ def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     numbers in the same places) get the same opcodes; agents built from the
     same fragments share it, even where a line of their own differs.
     """
+    # Each line is numbered by the position of its first copy in a + b (in C).
     numbers: dict[str, int] = {}
     pattern = (
-        tuple([numbers.setdefault(line, len(numbers)) for line in a]),
-        tuple([numbers.setdefault(line, len(numbers)) for line in b]),
+        tuple(map(numbers.setdefault, a, itertools.count())),
+        tuple(map(numbers.setdefault, b, itertools.count(len(a)))),
     )
     found = _OPCODES.get(pattern)
     if found is None:
