@@ -413,7 +413,7 @@ def _entry_texts(head: str) -> list[str] | None:
         return None
     inside = head[4 : close.start() + 1]  # the lines between the fences, each ending in \n
     texts = _ENTRY_START.split(inside[:-1]) if inside else []
-    if texts and texts[0][:1] in ("", " ", "#"):
+    if inside[:1] in ("\n", " ", "#"):  # the first line starts no entry
         # Blank lines and comments before the first entry; indented text there
         # is read whole.
         for line in texts.pop(0).split("\n"):
