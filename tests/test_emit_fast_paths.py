@@ -306,6 +306,61 @@ _ODD_LINES = st.sampled_from(
 )
 
 
+# Frontmatter as the targets write it, with a few near misses: most of these
+# are valid, so the shortcut's "valid" is tested as much as its "invalid".
+_NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,6}", fullmatch=True)
+_DESCRIPTIONS = st.from_regex(r"[A-Z][a-z ,.:#]{0,24}", fullmatch=True) | st.text(max_size=12)
+_TOOLS = st.lists(
+    st.sampled_from(["Read", "Grep", "Bash", "Edit", "Agent(a, b)", "WebFetch", "read"]),
+    min_size=1,
+    max_size=4,
+    unique=True,
+)
+_ACTION = st.sampled_from(["allow", "ask", "deny", "maybe"])
+_PERMISSION = st.dictionaries(
+    st.sampled_from(["edit", "bash", "webfetch", "task"]),
+    _ACTION | st.dictionaries(st.sampled_from(["*", "git status *", "rm *"]), _ACTION, max_size=3),
+    max_size=4,
+)
+_SKILL = st.fixed_dictionaries(
+    {"name": _NAMES, "description": _DESCRIPTIONS},
+    optional={"metadata": st.dictionaries(st.sampled_from(["levels", "x"]), _NAMES, max_size=2)},
+)
+_COMMAND = st.fixed_dictionaries(
+    {"description": _DESCRIPTIONS},
+    optional={
+        "agent": _NAMES,
+        "model": st.sampled_from(["sonnet", "anthropic/claude-x"]),
+        "subtask": st.booleans(),
+        "argument-hint": st.sampled_from(["<request>", ""]),
+        "allowed-tools": _TOOLS,
+        "context": st.sampled_from(["fork", "main"]),
+    },
+)
+AS_WRITTEN: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+    "claude-agent": st.fixed_dictionaries(
+        {"name": _NAMES, "description": _DESCRIPTIONS, "tools": _TOOLS},
+        optional={
+            "model": st.sampled_from(["inherit", "sonnet", "anthropic/claude-x"]),
+            "color": st.sampled_from(["red", "cyan", "teal"]),
+            "maxTurns": st.integers(0, 3),
+        },
+    ),
+    "opencode-agent": st.fixed_dictionaries(
+        {"description": _DESCRIPTIONS},
+        optional={
+            "mode": st.sampled_from(["subagent", "primary", "all", "other"]),
+            "permission": _PERMISSION,
+            "temperature": st.floats(0, 1.5),
+        },
+    ),
+    "claude-skill": _SKILL,
+    "opencode-skill": _SKILL,
+    "claude-command": _COMMAND,
+    "opencode-command": _COMMAND,
+}
+
+
 def _mutated(front: str, extra: list[str], where: int) -> str:
     lines = front.split("\n")
     where = where % (len(lines) or 1)
@@ -317,7 +372,7 @@ def _mutated(front: str, extra: list[str], where: int) -> str:
 def test_emitted_markdown_check_is_the_plain_check(data: st.DataObject) -> None:
     schema = data.draw(st.sampled_from(MARKDOWN_SCHEMAS))
     target, relative = PATHS[schema]
-    document = data.draw(GUIDED[schema] | top_level)
+    document = data.draw(AS_WRITTEN[schema] | GUIDED[schema] | top_level)
     if not isinstance(document, dict):
         return
     front = yamlout.dump(document)
