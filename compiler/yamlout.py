@@ -124,18 +124,27 @@ def _string(text: str) -> str:
 
 def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
     """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
-    return "".join([_entry(key, value, indent) for key, value in data.items()])
+    pad = " " * indent
+    lines = []
+    for key, value in data.items():
+        # A string key and value (most entries of a frontmatter) written here,
+        # from memory when seen before; anything else by _entry.
+        name = _WRITTEN.get(key) if type(key) is str else None
+        if name is None:
+            name = scalar(str(key))
+        if type(value) is str:
+            written = _WRITTEN.get(value)
+            lines.append(f"{pad}{name}: {_string(value) if written is None else written}\n")
+        else:
+            lines.append(_entry(f"{pad}{name}:", value, indent))
+    return "".join(lines)
 
 
-def _entry(key: Any, value: Any, indent: int) -> str:
-    # Plain dicts, lists and strings (all a frontmatter holds) are told apart by
-    # their exact type first: checks against the abstract types cost more.
-    name = _WRITTEN.get(key) if type(key) is str else None
-    head = f"{' ' * indent}{scalar(str(key)) if name is None else name}:"
+def _entry(head: str, value: Any, indent: int) -> str:
+    """The entry of a value other than a string, after its `key:`."""
+    # Plain dicts and lists (all a frontmatter holds) are told apart by their
+    # exact type first: checks against the abstract types cost more.
     kind = type(value)
-    if kind is str:
-        written = _WRITTEN.get(value)
-        return f"{head} {_string(value) if written is None else written}\n"
     if kind is dict or (kind is not list and isinstance(value, Mapping)):
         return f"{head}\n{dump(value, indent + 2)}" if value else f"{head} {{}}\n"
     if kind is list or isinstance(value, list | tuple):

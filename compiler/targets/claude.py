@@ -54,6 +54,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from compiler import yamlout
@@ -234,8 +235,13 @@ def tool_list(ident: str, translation: Translation, namer: Mapping[str, str]) ->
 
 def _override(spec: Spec) -> Mapping[str, Any]:
     targets = spec.meta.get("targets")
+    if targets is None:  # most specs: asked six times per agent, no abstract-type checks
+        return _NO_OVERRIDE
     mine = targets.get(NAME) if isinstance(targets, Mapping) else None
-    return mine if isinstance(mine, Mapping) else {}
+    return mine if isinstance(mine, Mapping) else _NO_OVERRIDE
+
+
+_NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
 
 
 def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str, str | None]:
