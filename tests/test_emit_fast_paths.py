@@ -516,3 +516,47 @@ def test_own_losses_are_those_filtered_per_agent() -> None:
             loss for loss in losses if loss.subject == ident and translation_report._own(loss.rule)
         ]
         assert grouped.get(ident, []) == expected
+
+
+def where_oracle(rule: Any, root: Path) -> str:
+    """Where a rule is written, as the report first computed it for every rule."""
+    origin = rule.origin
+    if origin.path is None:
+        return str(origin.label)
+    try:
+        path = origin.path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        path = origin.path.name
+    return f"{path}:{origin.line}:{origin.column}"
+
+
+def test_places_resolved_once_are_those_resolved_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler.permissions import Origin, Rule
+
+    root = tmp_path / "bundle"
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "a.md").write_text("x")
+    (tmp_path / "outside.md").write_text("x")
+    (root / "specs" / "link.md").symlink_to(tmp_path / "outside.md")
+    (tmp_path / "root-link").symlink_to(root)
+    monkeypatch.chdir(root)
+    paths = [
+        root / "specs" / "a.md",
+        Path("specs/a.md"),  # relative to the working directory
+        root / "specs" / ".." / "specs" / "a.md",
+        root / "specs" / "link.md",  # leads outside: shown by name
+        tmp_path / "outside.md",
+        tmp_path / "root-link" / "specs" / "a.md",
+        root / "missing.md",
+        None,
+    ]
+    rules = [
+        Rule("edit", "*", "deny", Origin("agent", "label", path, line, line + 1))
+        for path, line in itertools.product(paths, (1, 7))
+    ]
+    for base in (root, tmp_path / "root-link", Path(".")):
+        where = translation_report.Where(base)
+        for _ in range(2):  # the second time from memory
+            assert [where(rule) for rule in rules] == [where_oracle(rule, base) for rule in rules]
