@@ -27,6 +27,17 @@ from typing import Any
 
 Check = Callable[[Any], bool]
 Entry = Callable[[str, Any], bool]  # one (key, value) of a map
+Search = Callable[..., object]  # a compiled pattern's search
+# properties, patternProperties, the joined patterns, additionalProperties,
+# required, propertyNames
+_ObjectParts = tuple[
+    dict[str, Check],
+    list[tuple[Search, Check]],
+    Search | None,
+    Check | None,
+    tuple[str, ...],
+    Check | None,
+]
 
 # Keywords that only annotate: jsonschema ignores them when validating.
 _ANNOTATIONS = frozenset(
@@ -141,8 +152,11 @@ class _Compiler:
         return self.refs[ref]
 
     def object(self, schema: Mapping[str, Any]) -> Check:
-        required, entry = self.object_entries(schema)
+        parts = self.object_parts(schema)
+        properties, patterns, listed, others, required, names = parts
 
+        # The entry check of object_entries, inlined: it runs for every key of
+        # every map checked.
         def check(x: Any) -> bool:
             if type(x) is not dict:
                 if isinstance(x, dict):
@@ -151,27 +165,42 @@ class _Compiler:
             for name in required:
                 if name not in x:
                     return False
-            for name, value in x.items():  # noqa: SIM110
-                if not entry(name, value):
+            for name, value in x.items():
+                if names is not None and not names(name):
+                    return False
+                known = properties.get(name)
+                if known is not None and not known(value):
+                    return False
+                for search, sub in patterns:
+                    if search(name) and not sub(value):
+                        return False
+                additional = known is None and (listed is None or not listed(name))
+                if additional and others is not None and not others(value):
                     return False
             return True
 
         return check
 
-    def object_entries(self, schema: Mapping[str, Any]) -> tuple[tuple[str, ...], Entry]:
-        """The object keywords of `schema`: its required names, and the check of one entry."""
+    def object_parts(self, schema: Mapping[str, Any]) -> _ObjectParts:
+        """The object keywords of `schema`, compiled."""
         properties = {k: self.node(v) for k, v in schema.get("properties", {}).items()}
-        patterns = [
+        patterns: list[tuple[Search, Check]] = [
             (re.compile(p).search, self.node(v))
             for p, v in schema.get("patternProperties", {}).items()
         ]
         # jsonschema decides what is "additional" with the patterns joined by `|`.
         joined = "|".join(schema.get("patternProperties", {}))
-        listed = re.compile(joined).search if joined else None
+        listed: Search | None = re.compile(joined).search if joined else None
         extra = schema.get("additionalProperties", True)
         others = None if extra is True else self.node(extra)
         required = tuple(schema.get("required", ()))
         names = self.node(schema["propertyNames"]) if "propertyNames" in schema else None
+        return properties, patterns, listed, others, required, names
+
+    def object_entries(self, schema: Mapping[str, Any]) -> tuple[tuple[str, ...], Entry]:
+        """The object keywords of `schema`: its required names, and the check of
+        one entry (the loop body of object's check)."""
+        properties, patterns, listed, others, required, names = self.object_parts(schema)
 
         def entry(name: str, value: Any) -> bool:
             if names is not None and not names(name):
