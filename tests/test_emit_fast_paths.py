@@ -147,7 +147,7 @@ HEADS = st.lists(_HEAD_PIECES, max_size=8).map("\n".join) | st.text(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(text=HEADS, ending=st.sampled_from(["", "\n", "\nbody\n", "\n---\n"]))
 @example(text="---\n---", ending="")
 @example(text="---\n...  ", ending="\n")
@@ -165,7 +165,7 @@ def test_head_of_every_short_piece_sequence_is_the_line_walk() -> None:
                 assert validate._head(text) == head_oracle(text), text
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(lines=st.lists(_HEAD_PIECES, max_size=8), end=st.sampled_from(["---\n", "...\n", "---"]))
 @example(lines=[], end="---")
 @example(lines=[""], end="---\n")
@@ -184,7 +184,7 @@ _NEAR = st.text(alphabet="aZ_09 -.:#'\"\\,()/tTrueFalsnNyYo\t\u2028\x85é~*&!|>%
 _WORDS = st.sampled_from(["true", "False", "null", "NULL", "yes", "on", "~", "a", "x1", "=", "<<"])
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(
     entry=st.from_regex(validate._ONE_LINE, fullmatch=True)
     | st.builds(lambda k, v: f"{k}: {v}", _NEAR | _WORDS, _NEAR | _WORDS)
@@ -249,7 +249,7 @@ SPLIT = [name for name in SHIPPED if precheck.by_entry(load_schema(name)) is not
 
 
 @pytest.mark.parametrize("name", SPLIT)
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_entry_by_entry_verdict_is_the_whole_verdict(name: str, data: st.DataObject) -> None:
     schema = load_schema(name)
@@ -367,7 +367,7 @@ def _mutated(front: str, extra: list[str], where: int) -> str:
     return "\n".join(lines[:where] + extra + lines[where:])
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_emitted_markdown_check_is_the_plain_check(data: st.DataObject) -> None:
     schema = data.draw(st.sampled_from(MARKDOWN_SCHEMAS))
@@ -442,10 +442,10 @@ def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     )
 
 
-_VALUES = st.recursive(_LEAF, _containers, max_leaves=16)
+_VALUES = st.recursive(_LEAF, _containers, max_leaves=10)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(data=st.dictionaries(st.text(alphabet="ab *:#", max_size=5) | st.integers(), _VALUES))
 @example(data={"a": {}, "b": [], "c": (), "d": MappingProxyType({}), "e": _Listed()})
 @example(data={"a": [{"b": [1, (2,)]}, [], {}], 1: None, "c": _Listed([{"d": "e"}])})
@@ -470,7 +470,7 @@ def _spec(meta: dict[str, Any]) -> Spec:
     return Spec("a", cast(Any, source), {})
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(meta=_META, targets=st.lists(st.sampled_from(["opencode", "claude", "x"]), max_size=6))
 def test_a_target_view_is_the_plain_one_every_time(
     meta: dict[str, Any], targets: list[str]
