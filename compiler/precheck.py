@@ -26,6 +26,18 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 Check = Callable[[Any], bool]
+Entry = Callable[[str, Any], bool]  # one (key, value) of a map
+Search = Callable[..., object]  # a compiled pattern's search
+# properties, patternProperties, the joined patterns, additionalProperties,
+# required, propertyNames
+_ObjectParts = tuple[
+    dict[str, Check],
+    list[tuple[Search, Check]],
+    Search | None,
+    Check | None,
+    tuple[str, ...],
+    Check | None,
+]
 
 # Keywords that only annotate: jsonschema ignores them when validating.
 _ANNOTATIONS = frozenset(
@@ -74,6 +86,30 @@ def valid(instance: Any, schema: Mapping[str, Any]) -> bool | None:
         return None
 
 
+_BY_ENTRY: dict[str, tuple[tuple[str, ...], Entry] | None] = {}
+
+
+def by_entry(schema: Mapping[str, Any]) -> tuple[tuple[str, ...], Entry] | None:
+    """For a schema that judges a map entry by entry: (the names it requires, the
+    check of one (key, value)). A map is valid exactly when it holds every
+    required name and each of its entries passes, so the verdict on an entry
+    can be kept for the next map holding the same entry. None for any other
+    schema (or one outside what this module decides).
+
+    The entry check raises what `valid` catches where it cannot tell.
+    """
+    key = schema.get("$id")
+    if isinstance(key, str) and key in _BY_ENTRY:
+        return _BY_ENTRY[key]
+    try:
+        found: tuple[tuple[str, ...], Entry] | None = _Compiler(schema).entries(schema)
+    except (Unsupported, RecursionError, TypeError, re.error):
+        found = None
+    if isinstance(key, str):
+        _BY_ENTRY[key] = found
+    return found
+
+
 def compile_schema(root: Mapping[str, Any]) -> Check:
     """The closure deciding validity against `root` (raises Unsupported)."""
     return _Compiler(root).node(root)
@@ -116,19 +152,11 @@ class _Compiler:
         return self.refs[ref]
 
     def object(self, schema: Mapping[str, Any]) -> Check:
-        properties = {k: self.node(v) for k, v in schema.get("properties", {}).items()}
-        patterns = [
-            (re.compile(p).search, self.node(v))
-            for p, v in schema.get("patternProperties", {}).items()
-        ]
-        # jsonschema decides what is "additional" with the patterns joined by `|`.
-        joined = "|".join(schema.get("patternProperties", {}))
-        listed = re.compile(joined).search if joined else None
-        extra = schema.get("additionalProperties", True)
-        others = None if extra is True else self.node(extra)
-        required = tuple(schema.get("required", ()))
-        names = self.node(schema["propertyNames"]) if "propertyNames" in schema else None
+        parts = self.object_parts(schema)
+        properties, patterns, listed, others, required, names = parts
 
+        # The entry check of object_entries, inlined: it runs for every key of
+        # every map checked.
         def check(x: Any) -> bool:
             if type(x) is not dict:
                 if isinstance(x, dict):
@@ -152,6 +180,89 @@ class _Compiler:
             return True
 
         return check
+
+    def object_parts(self, schema: Mapping[str, Any]) -> _ObjectParts:
+        """The object keywords of `schema`, compiled."""
+        properties = {k: self.node(v) for k, v in schema.get("properties", {}).items()}
+        patterns: list[tuple[Search, Check]] = [
+            (re.compile(p).search, self.node(v))
+            for p, v in schema.get("patternProperties", {}).items()
+        ]
+        # jsonschema decides what is "additional" with the patterns joined by `|`.
+        joined = "|".join(schema.get("patternProperties", {}))
+        listed: Search | None = re.compile(joined).search if joined else None
+        extra = schema.get("additionalProperties", True)
+        others = None if extra is True else self.node(extra)
+        required = tuple(schema.get("required", ()))
+        names = self.node(schema["propertyNames"]) if "propertyNames" in schema else None
+        return properties, patterns, listed, others, required, names
+
+    def object_entries(self, schema: Mapping[str, Any]) -> tuple[tuple[str, ...], Entry]:
+        """The object keywords of `schema`: its required names, and the check of
+        one entry (the loop body of object's check)."""
+        properties, patterns, listed, others, required, names = self.object_parts(schema)
+
+        def entry(name: str, value: Any) -> bool:
+            if names is not None and not names(name):
+                return False
+            known = properties.get(name)
+            if known is not None and not known(value):
+                return False
+            for search, sub in patterns:
+                if search(name) and not sub(value):
+                    return False
+            additional = known is None and (listed is None or not listed(name))
+            return not (additional and others is not None and not others(value))
+
+        return required, entry
+
+    def entries(self, schema: Any) -> tuple[tuple[str, ...], Entry]:
+        """`schema` as (required names, check of one entry), for a map: raises
+        Unsupported unless the schema says nothing of a map but what its
+        entries say one by one (object keywords, `type: object`, `allOf`, `$ref`)."""
+        if not isinstance(schema, dict):
+            raise Unsupported(f"schema {schema!r}")
+        if "$id" in schema and schema is not self.root:
+            raise Unsupported("$id below the root changes what $ref means")
+        required: list[str] = []
+        checks: list[Entry] = []
+        for keyword, value in schema.items():
+            if keyword in _ANNOTATIONS or keyword in _OBJECT_KEYWORDS:
+                continue
+            if keyword == "type":
+                _type(self, value)  # refuses what node() refuses
+                if "object" not in ([value] if isinstance(value, str) else value):
+                    raise Unsupported("a map fails this type on its own")
+                continue  # a dict passes `type: object` whatever it holds
+            if keyword == "allOf" and isinstance(value, list):
+                parts = [self.entries(each) for each in value]
+            elif keyword == "$ref":
+                if not isinstance(value, str) or not value.startswith("#"):
+                    raise Unsupported(f"$ref {value!r}")
+                parts = [self.entries(_pointer(self.root, value))]
+            else:
+                raise Unsupported(keyword)
+            for names, check in parts:
+                required.extend(names)
+                checks.append(check)
+        if any(k in schema for k in _OBJECT_KEYWORDS):
+            names, check = self.object_entries(schema)
+            required.extend(names)
+            checks.append(check)
+        return tuple(dict.fromkeys(required)), _every_entry(checks)
+
+
+def _every_entry(checks: list[Entry]) -> Entry:
+    if len(checks) == 1:
+        return checks[0]
+
+    def every(name: str, value: Any) -> bool:
+        for check in checks:  # noqa: SIM110
+            if not check(name, value):
+                return False
+        return True
+
+    return every
 
 
 _OBJECT_KEYWORDS = frozenset(

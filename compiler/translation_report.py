@@ -38,11 +38,13 @@ def render(
     command_notes: Mapping[str, Sequence[str]],
     with_settings: bool = True,
 ) -> str:
-    root = project.config.root
+    where = Where(project.config.root)
     parts = [INTRO, _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
+    own = _own_losses(translation.losses)
     for ident, tools in translation.tools.items():
-        parts.append(_agent(ident, tools, translation, namer, agent_notes.get(ident, ()), root))
+        notes = agent_notes.get(ident, ())
+        parts.append(_agent(ident, tools, translation, namer, own.get(ident, ()), notes, where))
     disabled = [i for i in project.agents if i not in translation.tools]
     if disabled:
         names = ", ".join(disabled)
@@ -51,7 +53,7 @@ def render(
         parts.append("## Commands\n")
         for ident in project.modes:
             parts.append(_section(f"/{ident.replace('/', '-')}", command_notes.get(ident, ())))
-    shared = _shared(translation.losses, root)
+    shared = _shared(translation.losses, where)
     if shared:
         parts.append("## Rules every agent shares\n")
         parts.append(
@@ -82,8 +84,9 @@ def _agent(
     tools: tuple[str, ...],
     translation: Translation,
     namer: Mapping[str, str],
+    own: Sequence[Loss],
     notes: Sequence[str],
-    root: Path,
+    where: Where,
 ) -> str:
     shown = [
         f"Agent({', '.join(namer.get(n, n) for n in translation.spawn[ident])})"
@@ -92,11 +95,20 @@ def _agent(
         for t in tools
     ]
     lines = [f"### {ident}\n", f"Tools: {', '.join(shown) or 'none'}.\n"]
-    own = [loss for loss in translation.losses if loss.subject == ident and _own(loss.rule)]
-    items = [f"- `{loss.rule.text()}` ({_where(loss.rule, root)}): {loss.message}" for loss in own]
+    items = [f"- `{loss.rule.text()}` ({where(loss.rule)}): {loss.message}" for loss in own]
     items += [f"- {note}" for note in notes]
     lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
     return "\n".join(lines)
+
+
+def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
+    """Each agent's losses of its own rules, in order: gathered in one pass, as
+    filtering every loss for every agent would cost N² for N agents."""
+    own: dict[str, list[Loss]] = {}
+    for loss in losses:
+        if _own(loss.rule):
+            own.setdefault(loss.subject, []).append(loss)
+    return own
 
 
 def _section(title: str, notes: Sequence[str]) -> str:
@@ -108,29 +120,48 @@ def _own(rule: Rule) -> bool:
     return rule.origin.kind == "agent"
 
 
-def _where(rule: Rule, root: Path) -> str:
-    origin = rule.origin
-    if origin.path is None:
-        return origin.label
-    try:
-        path = origin.path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        path = origin.path.name
-    return f"{path}:{origin.line}:{origin.column}"
+class Where:
+    """Where a rule is written, as the report shows it: `specs/agents/a.md:9:5`
+    relative to the config's folder, else the file's name; a built-in rule's
+    label. Each path is resolved once per report (resolving takes system calls,
+    and a bundle's rules come from a few files each)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base: Path | None = None  # root resolved, when first needed
+        self.shown: dict[Path, str] = {}
+
+    def __call__(self, rule: Rule) -> str:
+        origin = rule.origin
+        if origin.path is None:
+            return origin.label
+        path = self.shown.get(origin.path)
+        if path is None:
+            path = self.shown[origin.path] = self._relative(origin.path)
+        return f"{path}:{origin.line}:{origin.column}"
+
+    def _relative(self, path: Path) -> str:
+        resolved = path.resolve()
+        if self.base is None:
+            self.base = self.root.resolve()
+        try:
+            return resolved.relative_to(self.base).as_posix()
+        except ValueError:
+            return path.name
 
 
-def _shared(losses: Sequence[Loss], root: Path) -> list[str]:
+def _shared(losses: Sequence[Loss], where: Where) -> list[str]:
     """One entry per shared rule: its messages, each with the agents it applies to."""
     grouped: dict[tuple[str, str], dict[str, list[str]]] = {}
     for loss in losses:
         if _own(loss.rule):
             continue
-        key = (loss.rule.text(), _where(loss.rule, root))
+        key = (loss.rule.text(), where(loss.rule))
         who = "the main thread" if loss.subject == MAIN else loss.subject
         grouped.setdefault(key, {}).setdefault(loss.message, []).append(who)
     entries = []
-    for (text, where), messages in grouped.items():
-        lines = [f"- `{text}` ({where})"]
+    for (text, place), messages in grouped.items():
+        lines = [f"- `{text}` ({place})"]
         for message, agents in messages.items():
             lines.append(f"  - for {', '.join(dict.fromkeys(agents))}: {message}")
         entries.append("\n".join(lines) + "\n")

@@ -29,7 +29,14 @@ from typing import Any
 
 from compiler import precheck
 from compiler.diagnostics import Problem
-from compiler.loader import NODE_BUDGET, Frontmatter, JsonPath, load_bytes, plain_frontmatter
+from compiler.loader import (
+    NODE_BUDGET,
+    Frontmatter,
+    JsonPath,
+    load_bytes,
+    plain_frontmatter,
+    resolve_plain,
+)
 from compiler.resources import load_schema
 from compiler.suggest import closest, did_you_mean, fold
 
@@ -317,13 +324,11 @@ def check_emitted(target: str, relative: str, text: str) -> Iterator[Problem]:
 
 def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
     head = _head(text)
-    raw = head.encode("utf-8")
     # The common case, a valid file, needs no positions: they are built only
     # to report a problem, by the same loader as before.
-    data = emitted_frontmatter(head)
-    if data is not None and precheck.valid(data, load_schema(schema)):
+    if _valid_head(head, schema):
         return
-    source = load_bytes(Path(relative), raw)
+    source = load_bytes(Path(relative), head.encode("utf-8"))
     broken = [p for rule, p in source.findings if rule == "syntax"]
     if broken:
         yield from (
@@ -334,6 +339,44 @@ def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
         yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
         return
     yield from _against(source.frontmatter, schema)
+
+
+def _valid_head(head: str, schema: str) -> bool:
+    """precheck.valid(emitted_frontmatter(head), schema) is True, judging each
+    distinct entry once where the schema judges a map entry by entry
+    (precheck.by_entry): generated agents repeat most of their entries."""
+    document = load_schema(schema)
+    texts = _entry_texts(head)
+    split = precheck.by_entry(document) if texts is not None else None
+    if texts is None or split is None:
+        data = emitted_frontmatter(head)
+        return data is not None and precheck.valid(data, document) is True
+    required, entry = split
+    seen: dict[str, Any] = {}
+    for text in texts:
+        found = _entry_data(text)
+        if found is None or not found.keys().isdisjoint(seen):
+            data = plain_frontmatter(head)  # as emitted_frontmatter reads it then
+            return data is not None and precheck.valid(data, document) is True
+        seen.update(found)
+        verdict = _VERDICTS.get((schema, text))
+        if verdict is None:
+            try:
+                verdict = all(entry(key, value) for key, value in found.items())
+            except (precheck.Unsupported, RecursionError, TypeError, re.error):
+                return _read_whole(texts, head, document)
+            if len(_VERDICTS) >= _MEMO_SIZE:
+                _VERDICTS.clear()
+            _VERDICTS[schema, text] = verdict
+        if not verdict:
+            return False  # the caller explains it, from the file as the loader reads it
+    return all(name in seen for name in required)
+
+
+def _read_whole(texts: list[str], head: str, document: Mapping[str, Any]) -> bool:
+    """precheck.valid on the whole data, for an entry it cannot judge alone."""
+    data = _read_entries(texts, head)
+    return data is not None and precheck.valid(data, document) is True
 
 
 def emitted_frontmatter(head: str) -> dict[str, Any] | None:
@@ -347,26 +390,42 @@ def emitted_frontmatter(head: str) -> dict[str, Any] | None:
     duplicate key, each entry a mapping on its own), the frontmatter reads as
     its entries read apart, in order. Anything else is read whole.
     """
+    texts = _entry_texts(head)
+    return plain_frontmatter(head) if texts is None else _read_entries(texts, head)
+
+
+# The line break before the closing fence of a frontmatter, and the fence: a
+# line that is `---` or `...` once trailing whitespace is stripped (as
+# str.rstrip strips it: `\s` is the same set).
+_FENCE = re.compile(r"\n(?:---|\.\.\.)[^\S\n]*(?=\n|\Z)")
+# A line break before a line that starts an entry (not blank, indented or a comment).
+_ENTRY_START = re.compile(r"\n(?=[^ #\n])")
+
+
+def _entry_texts(head: str) -> list[str] | None:
+    """The top-level entries of the frontmatter in `head`, each as the whole is
+    read (a line break after each but the last); None where the frontmatter
+    must be read whole (see emitted_frontmatter)."""
     if "&" in head or len(head) > NODE_BUDGET or not head.startswith("---\n"):
-        return plain_frontmatter(head)  # anchors and aliases tie entries together
-    lines = head.split("\n")
-    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
-    if close is None or lines[close + 1 :] not in ([], [""]):
-        return plain_frontmatter(head)
-    entries: list[list[str]] = []
-    for line in lines[1:close]:
-        if line[:1] not in ("", " ", "#"):
-            entries.append([line])
-        elif entries:
-            entries[-1].append(line)
-        elif line.strip() and not line.lstrip().startswith("#"):
-            return plain_frontmatter(head)  # indented text before the first entry
+        return None  # anchors and aliases tie entries together
+    close = _FENCE.search(head, 3)
+    if close is None or head[close.end() :] not in ("", "\n"):
+        return None
+    inside = head[4 : close.start() + 1]  # the lines between the fences, each ending in \n
+    texts = _ENTRY_START.split(inside[:-1]) if inside else []
+    if inside[:1] in ("\n", " ", "#"):  # the first line starts no entry
+        # Blank lines and comments before the first entry; indented text there
+        # is read whole.
+        for line in texts.pop(0).split("\n"):
+            if line.strip() and not line.lstrip().startswith("#"):
+                return None
+    return [text + "\n" for text in texts[:-1]] + texts[-1:]
+
+
+def _read_entries(texts: list[str], head: str) -> dict[str, Any] | None:
     data: dict[str, Any] = {}
-    for index, entry in enumerate(entries):
-        # The entry's own text as the whole is read: a line break after each
-        # line but the frontmatter's last (a block scalar keeps it).
-        last = index == len(entries) - 1
-        found = _entry_data("\n".join(entry) + ("" if last else "\n"))
+    for text in texts:
+        found = _entry_data(text)
         if found is None or not found.keys().isdisjoint(data):
             return plain_frontmatter(head)
         data.update(found)
@@ -374,7 +433,16 @@ def emitted_frontmatter(head: str) -> dict[str, Any] | None:
 
 
 _ENTRIES: dict[str, dict[str, Any] | None] = {}
+_VERDICTS: dict[tuple[str, str], bool] = {}  # (schema, entry text) -> every key passes
 _MEMO_SIZE = 4096
+# An entry of one line, `key: value`, whose value YAML reads as a plain scalar
+# or a double-quoted string without escapes: no `: ` or ` #` in it, no
+# indicator first, no trailing space, ASCII only (libyaml breaks lines at
+# U+0085, U+2028 and U+2029). A key stays under libyaml's 1,024 characters.
+_ONE_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]{0,127}): "
+    r"(?:([A-Za-z](?:[A-Za-z0-9 _.,()/'-]*[A-Za-z0-9_.,()/'-])?)|\"([ !#-\[\]-~]*)\")\n?"
+)
 
 
 def _entry_data(entry: str) -> dict[str, Any] | None:
@@ -383,8 +451,18 @@ def _entry_data(entry: str) -> dict[str, Any] | None:
         return _ENTRIES[entry]
     if len(_ENTRIES) >= _MEMO_SIZE:
         _ENTRIES.clear()
-    found = _ENTRIES[entry] = plain_frontmatter(f"---\n{entry}\n---\n")
+    found = _ENTRIES[entry] = _one_line(entry) or plain_frontmatter(f"---\n{entry}\n---\n")
     return found
+
+
+def _one_line(entry: str) -> dict[str, Any] | None:
+    """The entry's data without YAML when it is a `key: value` line _ONE_LINE
+    matches (None otherwise): what plain_frontmatter reads it as."""
+    match = _ONE_LINE.fullmatch(entry)
+    if match is None:
+        return None
+    key, plain, quoted = match.groups()
+    return {key: resolve_plain(plain) if plain is not None else quoted}
 
 
 def _head(text: str) -> str:
@@ -393,18 +471,13 @@ def _head(text: str) -> str:
     of the file. The whole text when anything could (a BOM, a CR, a NUL byte)."""
     if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
         return text
-    start = 0
-    first = True
-    while True:
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if first and line.rstrip() != "---":
-            return text
-        if not first and line.rstrip() in ("---", "..."):
-            return text if end < 0 else text[: end + 1]
-        if end < 0:
-            return text
-        start, first = end + 1, False
+    first = text.find("\n")
+    if first < 0 or text[:first].rstrip() != "---":
+        return text
+    close = _FENCE.search(text, first)
+    if close is None or close.end() == len(text):
+        return text
+    return text[: close.end() + 1]
 
 
 def _check_json(text: str, schema: str) -> Iterator[Problem]:

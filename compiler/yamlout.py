@@ -100,12 +100,7 @@ _MEMO_SIZE = 4096
 def scalar(value: Any) -> str:
     if type(value) is str:
         written = _WRITTEN.get(value)
-        if written is None:
-            written = value if is_plain(value) else quote(value)
-            if len(_WRITTEN) >= _MEMO_SIZE:
-                _WRITTEN.clear()
-            _WRITTEN[value] = written
-        return written
+        return _string(value) if written is None else written
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -118,25 +113,52 @@ def scalar(value: Any) -> str:
     return text if is_plain(text) else quote(text)
 
 
+def _string(text: str) -> str:
+    """How `text` is written, decided and remembered."""
+    written = text if is_plain(text) else quote(text)
+    if len(_WRITTEN) >= _MEMO_SIZE:
+        _WRITTEN.clear()
+    _WRITTEN[text] = written
+    return written
+
+
 def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
     """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
-    return "".join(_entry(key, value, indent) for key, value in data.items())
+    pad = " " * indent
+    lines = []
+    for key, value in data.items():
+        # A string key and value (most entries of a frontmatter) written here,
+        # from memory when seen before; anything else by _entry.
+        name = _WRITTEN.get(key) if type(key) is str else None
+        if name is None:
+            name = scalar(str(key))
+        if type(value) is str:
+            written = _WRITTEN.get(value)
+            lines.append(f"{pad}{name}: {_string(value) if written is None else written}\n")
+        else:
+            lines.append(_entry(f"{pad}{name}:", value, indent))
+    return "".join(lines)
 
 
-def _entry(key: Any, value: Any, indent: int) -> str:
-    head = f"{' ' * indent}{scalar(str(key))}:"
-    if type(value) is str:  # the common case, without the checks against abstract types
-        return f"{head} {scalar(value)}\n"
-    if isinstance(value, Mapping) and value:
-        return f"{head}\n{dump(value, indent + 2)}"
-    if isinstance(value, list | tuple) and value:
-        return head + "\n" + "".join(_item(item, indent + 2) for item in value)
-    return f"{head} {_inline(value)}\n"
+def _entry(head: str, value: Any, indent: int) -> str:
+    """The entry of a value other than a string, after its `key:`."""
+    # Plain dicts and lists (all a frontmatter holds) are told apart by their
+    # exact type first: checks against the abstract types cost more.
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        return f"{head}\n{dump(value, indent + 2)}" if value else f"{head} {{}}\n"
+    if kind is list or isinstance(value, list | tuple):
+        if value:
+            return head + "\n" + "".join([_item(item, indent + 2) for item in value])
+        return f"{head} []\n"
+    return f"{head} {scalar(value)}\n"
 
 
 def _item(value: Any, indent: int) -> str:
     """One sequence entry: `- ` followed by the value, nested blocks aligned after it."""
     pad = " " * indent
+    if type(value) is str:
+        return f"{pad}- {scalar(value)}\n"
     if isinstance(value, Mapping) and value:
         nested = dump(value, indent + 2)
     elif isinstance(value, list | tuple) and value:

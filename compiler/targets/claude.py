@@ -54,6 +54,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from compiler import yamlout
@@ -203,11 +204,11 @@ def document(front: Mapping[str, Any], body: str) -> str:
 def agent_frontmatter(
     spec: Spec, translation: Translation, models: Mapping[str, str], namer: Mapping[str, str]
 ) -> dict[str, Any]:
-    data = spec.for_target("opencode")
+    data = spec.view("opencode")
     override = _override(spec)
     front: dict[str, Any] = {
         "name": claude_name(spec.id),
-        "description": spec.for_target(NAME).get("description", ""),
+        "description": spec.view(NAME).get("description", ""),
         "tools": tool_list(spec.id, translation, namer),
         "model": model_for(spec, models)[0],
     }
@@ -234,8 +235,13 @@ def tool_list(ident: str, translation: Translation, namer: Mapping[str, str]) ->
 
 def _override(spec: Spec) -> Mapping[str, Any]:
     targets = spec.meta.get("targets")
+    if targets is None:  # most specs: asked six times per agent, no abstract-type checks
+        return _NO_OVERRIDE
     mine = targets.get(NAME) if isinstance(targets, Mapping) else None
-    return mine if isinstance(mine, Mapping) else {}
+    return mine if isinstance(mine, Mapping) else _NO_OVERRIDE
+
+
+_NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
 
 
 def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str, str | None]:
@@ -243,7 +249,7 @@ def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str, str | None]:
     override = _override(spec).get("model")
     if isinstance(override, str) and override:
         return override, None
-    model = spec.for_target("opencode").get("model")
+    model = spec.view("opencode").get("model")
     if not isinstance(model, str) or not model:
         return "inherit", None
     if model in models:
@@ -260,7 +266,7 @@ def color_for(spec: Spec) -> tuple[str | None, str | None]:
         if override in COLORS:
             return override, None
         return None, f"`targets.claude.color: {override}` is not one of {', '.join(COLORS)}"
-    color = spec.for_target("opencode").get("color")
+    color = spec.view("opencode").get("color")
     if not isinstance(color, str):
         return None, None
     if color in THEME_COLORS:
@@ -290,7 +296,7 @@ def agent_notes(spec: Spec, models: Mapping[str, str]) -> Iterator[tuple[tuple[s
                 f"`targets.claude.{key}` is ignored: promptc derives Claude Code's tools "
                 "and permissions from `permission`, so they never grant more",
             )
-    data = spec.for_target("opencode")
+    data = spec.view("opencode")
     for key in data:
         if key in DROPPED or key not in _OPENCODE_ONLY:
             yield (key,), f"`{key}` has no Claude Code equivalent; the Claude agent leaves it out"
@@ -306,9 +312,9 @@ def command_frontmatter(
     models: Mapping[str, str],
     namer: Mapping[str, str],
 ) -> dict[str, Any]:
-    data = spec.for_target("opencode")
+    data = spec.view("opencode")
     override = _override(spec)
-    front: dict[str, Any] = {"description": spec.for_target(NAME).get("description", "")}
+    front: dict[str, Any] = {"description": spec.view(NAME).get("description", "")}
     hint = override.get("argument-hint", spec.meta.get("argument-hint"))
     if hint is None and "$ARGUMENTS" in spec.body:
         hint = "<request>"
@@ -385,7 +391,7 @@ def command_notes(
                 f"`claude --agent {claude_name(agent)}` (or make {agent} the default_agent) "
                 f"to run it as {agent}",
             )
-    model = spec.for_target("opencode").get("model")
+    model = spec.view("opencode").get("model")
     if isinstance(model, str) and model not in models and not _override(spec).get("model"):
         yield (
             ("model",),

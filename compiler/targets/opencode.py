@@ -82,7 +82,7 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
 
 def agent_frontmatter(spec: Spec) -> dict[str, Any]:
     """The frontmatter OpenCode reads for an agent: known keys in order, then the rest."""
-    data = spec.for_target(NAME)
+    data = spec.view(NAME)
     known = {key: data[key] for key in AGENT_KEYS if key in data}
     extra = {k: v for k, v in data.items() if k not in known and k not in OMITTED_KEYS}
     return {**known, **extra}
@@ -90,7 +90,7 @@ def agent_frontmatter(spec: Spec) -> dict[str, Any]:
 
 def command_frontmatter(spec: Spec) -> dict[str, Any]:
     """The frontmatter of a mode's command: only the keys an OpenCode command takes."""
-    data = spec.for_target(NAME)
+    data = spec.view(NAME)
     return {key: data[key] for key in COMMAND_KEYS if key in data}
 
 
