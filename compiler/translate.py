@@ -62,6 +62,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from compiler import claude_rules, wildcard
 from compiler.claude_rules import Pattern, Tool
@@ -167,15 +168,35 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
 
 
 def regions(rules: Iterable[Rule], permission: str) -> tuple[Region, ...]:
-    relevant = [r for r in rules if wildcard.match(permission, r.permission)]
-    found: list[Region] = []
-    for index, rule in enumerate(relevant):
-        later = tuple(dict.fromkeys(r.pattern for r in relevant[index + 1 :]))
+    listed = tuple(rules)
+    return tuple(
+        Region(None if span.at is None else listed[span.at], span.action, span.pattern, span.later)
+        for span in spans(listed, permission)
+    )
+
+
+class Span(NamedTuple):
+    """A Region with its rule's index in the list instead of the rule: what a
+    list's regions are depends only on its (permission, pattern, action)s, so
+    agents whose lists have the same ones share their spans."""
+
+    at: int | None  # None: no rule matches, OpenCode asks
+    action: str
+    pattern: str
+    later: tuple[str, ...]
+
+
+def spans(rules: Sequence[Rule], permission: str) -> tuple[Span, ...]:
+    relevant = [i for i, r in enumerate(rules) if wildcard.match(permission, r.permission)]
+    found: list[Span] = []
+    for position, index in enumerate(relevant):
+        rule = rules[index]
+        later = tuple(dict.fromkeys(rules[i].pattern for i in relevant[position + 1 :]))
         if not any(wildcard.universal(p) for p in later) and hits((rule.pattern,), later):
-            found.append(Region(rule, rule.action, rule.pattern, later))
-    every = tuple(dict.fromkeys(r.pattern for r in relevant))
+            found.append(Span(index, rule.action, rule.pattern, later))
+    every = tuple(dict.fromkeys(rules[i].pattern for i in relevant))
     if not any(wildcard.universal(p) for p in every):
-        found.append(Region(None, "ask", "*", every))
+        found.append(Span(None, "ask", "*", every))
     return tuple(found)
 
 
@@ -199,9 +220,17 @@ def translate(project: Project) -> Translation:
     """The Claude Code tools and settings for a bundle (computed once per bundle)."""
     if _CACHE and _CACHE[0][0] is project.bundle and _CACHE[0][1] is project.config:
         return _CACHE[0][2]
-    result = _Planner(project).run()
+    result = planner(project).run()
     _CACHE[:] = [(project.bundle, project.config, result)]
     return result
+
+
+def planner(project: Project, share: bool = True) -> _Planner:
+    """The translation of a bundle, not run yet. `share=False` plans every agent
+    on its own, as if no two agents had the same rules (the fast path's oracle)."""
+    found = subjects(project)
+    main = main_agent(project, {s.name: s.agent for s in found})
+    return _Planner(found, main, project.config.custom_tools, share)
 
 
 # Targets and rules of one run share a bundle: translate it once. The cache
@@ -253,18 +282,79 @@ class _Entries:
         return tuple(dict.fromkeys(g for e in self.of(tools) for g in e.exact))
 
 
+class _Held(NamedTuple):
+    """A subject that holds a permission's tools: its rules and their spans."""
+
+    rules: tuple[Rule, ...]
+    plan: _Plan
+
+
+class _Plan:
+    """One permission's spans in a rule list, and what follows from them alone:
+    every subject whose rules have the same (permission, pattern, action)s
+    shares it, and reads its own rule at each span's index."""
+
+    def __init__(self, rules: tuple[Rule, ...], permission: str, kind: str, asks: bool) -> None:
+        self.spans = spans(rules, permission)
+        self.denies_all = all(s.action == "deny" for s in self.spans)
+        # the first region only a whole-tool rule could deny or ask for
+        self.blocking = next((s for s in self.spans if _needs_whole(kind, asks, s)), None)
+        # the settings deny and ask rules its other regions become, in order
+        self.stops: list[tuple[Span, Pattern]] = []
+        for span in self.spans:
+            if span.action == "allow":
+                continue
+            pattern = claude_rules.cover(kind, span.pattern)
+            if span.action == "ask" and pattern.whole and asks:
+                continue  # the tool asks anyway
+            self.stops.append((span, pattern))
+
+
+class _Reason(NamedTuple):
+    """Why an allow or ask is narrowed: in words once the agent is known."""
+
+    kind: str  # denied | asked | not allowed
+    hit: list[Entry]
+    who: _Who | None  # None: the pattern has no exact Claude Code form
+
+    def words(self, subject: Subject) -> str:
+        if self.kind == "denied" and self.who is not None:
+            return _denied(subject, self.hit, self.who)
+        if self.kind == "asked" and self.who is not None:
+            return _asked(subject, self.hit, self.who)
+        return _not_allowed(subject, self.who)
+
+
+def _rule(held: _Held, span: Span) -> Rule | None:
+    return None if span.at is None else held.rules[span.at]
+
+
 class _Planner:
-    def __init__(self, project: Project) -> None:
-        self.project = project
-        self.subjects = subjects(project)
+    def __init__(
+        self,
+        subjects: tuple[Subject, ...],
+        main: str | None,
+        custom_tools: Iterable[str],
+        share: bool = True,
+    ) -> None:
+        self.subjects = subjects
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
-        runtime = {s.name: s.agent for s in self.subjects}
-        self.main = main_agent(project, runtime)
+        self.main = main
+        self.custom = set(custom_tools)
         self.tools: dict[str, list[str]] = {s.name: [] for s in self.subjects if s.removable}
         self.spawn: dict[str, tuple[str, ...]] = {}
         self.deny, self.ask, self.allow = _Entries(), _Entries(), _Entries()
         self.notes: dict[tuple[str, Rule], list[str]] = {}
+        # Agents repeat their permission maps: subjects whose rules have the same
+        # (permission, pattern, action)s have one number and share their plans.
+        shapes: dict[tuple[tuple[str, str, str], ...], int] = {}
+        self.shapes = [
+            shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
+            if share
+            else i
+            for i, s in enumerate(self.subjects)
+        ]
 
     def run(self) -> Translation:
         kept: dict[str, set[str]] = {name: set() for name in self.tools}
@@ -303,24 +393,26 @@ class _Planner:
     def _permission(self, permission: str, kept: dict[str, set[str]]) -> None:
         group = claude_rules.group(permission)
         kind, asks = group[0].kind, group[0].asks
-        holders: dict[str, tuple[Region, ...]] = {}
-        for subject in self.subjects:
-            found = regions(subject.rules, permission)
-            if subject.removable and all(r.action == "deny" for r in found):
+        names = [t.name for t in group]
+        plans: dict[int, _Plan] = {}
+        holders: dict[str, _Held] = {}
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+            plan = plans.get(shape)
+            if plan is None:
+                plan = plans[shape] = _Plan(subject.rules, permission, kind, asks)
+            if subject.removable and plan.denies_all:
                 continue
-            blocking = [r for r in found if _needs_whole(kind, asks, r)]
-            if blocking and subject.removable:
-                self._left_out(subject, group, found, blocking[0])
+            if plan.blocking is not None and subject.removable:
+                self._left_out(subject, group, plan, plan.blocking)
                 continue
-            holders[subject.name] = found
+            holders[subject.name] = _Held(subject.rules, plan)
             if subject.removable:
-                kept[subject.name].update(t.name for t in group)
+                kept[subject.name].update(names)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
         self.who: dict[tuple[int, ...], _Who] = {}
         self.writers: dict[int, _Writers] = {}
-        for name, found in holders.items():
-            self._losses(self._by_name(name), group, found, rejected)
+        self._losses(group, holders, rejected)
 
     def _who(self, sources: list[Entry] | list[Source]) -> _Who:
         """The writers of these entries' sources (or of these sources), each list
@@ -342,19 +434,11 @@ class _Planner:
     def _by_name(self, name: str) -> Subject:
         return self.named[name]
 
-    def _deny_and_ask(
-        self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
-    ) -> None:
-        kind, asks = group[0].kind, group[0].asks
-        for name, found in holders.items():
-            for region in found:
-                if region.action == "allow":
-                    continue
-                pattern = claude_rules.cover(kind, region.pattern)
-                if region.action == "ask" and pattern.whole and asks:
-                    continue  # the tool asks anyway
-                target = self.deny if region.action == "deny" else self.ask
-                self._add(target, group, pattern, Source(name, region.rule))
+    def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
+        for name, held in holders.items():
+            for span, pattern in held.plan.stops:
+                target = self.deny if span.action == "deny" else self.ask
+                self._add(target, group, pattern, Source(name, _rule(held, span)))
 
     def _add(
         self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
@@ -366,7 +450,7 @@ class _Planner:
             target.add(claude_rules.rule_tool(group).name, pattern, source)
 
     def _allows(
-        self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
+        self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
     ) -> dict[str, list[Source] | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
@@ -377,90 +461,114 @@ class _Planner:
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
-        for name, found in holders.items():
-            for region in found:
-                if region.action != "allow" or region.pattern in rejected:
+        for name, held in holders.items():
+            for span in held.plan.spans:
+                if span.action != "allow" or span.pattern in rejected:
                     continue
-                if region.pattern not in judged:
-                    pattern = claude_rules.inside(kind, region.pattern)
+                if span.pattern not in judged:
+                    pattern = claude_rules.inside(kind, span.pattern)
                     if pattern is None:
-                        rejected[region.pattern] = None
+                        rejected[span.pattern] = None
                         continue
-                    blockers = list(self._objections(pattern, holders, denied, stopped))
+                    blockers = self._objections(pattern, holders, denied, stopped)
                     if blockers:
-                        rejected[region.pattern] = blockers
+                        rejected[span.pattern] = blockers
                         continue
                     adds = any(hits((g,), stopped) for g in pattern.reach)
-                    judged[region.pattern] = pattern if adds else None
-                written = judged[region.pattern]
+                    judged[span.pattern] = pattern if adds else None
+                written = judged[span.pattern]
                 if written is not None:
-                    self._add(self.allow, group, written, Source(name, region.rule))
+                    self._add(self.allow, group, written, Source(name, _rule(held, span)))
         return rejected
 
     def _objections(
         self,
         pattern: Pattern,
-        holders: Mapping[str, tuple[Region, ...]],
+        holders: Mapping[str, _Held],
         denied: tuple[str, ...],
         stopped: tuple[str, ...],
-    ) -> Iterator[Source]:
-        for name, found in holders.items():
-            for region in found:
-                if region.action == "allow":
-                    continue
-                covered = denied if region.action == "deny" else stopped
-                if any(hits((g, region.pattern), region.later + covered) for g in pattern.reach):
-                    yield Source(name, region.rule)
-                    break
+    ) -> list[Source]:
+        """Every holder with a denied or asked region the allow would reach, at
+        its first such region. Which region that is depends on the plan alone."""
+        first: dict[_Plan, Span | None] = {}
+        found: list[Source] = []
+        for name, held in holders.items():
+            if held.plan not in first:
+                first[held.plan] = next(
+                    (s for s in held.plan.spans if _objects(pattern, s, denied, stopped)), None
+                )
+            span = first[held.plan]
+            if span is not None:
+                found.append(Source(name, _rule(held, span)))
+        return found
 
     # --- what each agent loses ------------------------------------------------------------
 
     def _left_out(
-        self, subject: Subject, group: tuple[Tool, ...], found: tuple[Region, ...], block: Region
+        self, subject: Subject, group: tuple[Tool, ...], plan: _Plan, block: Span
     ) -> None:
         names = _join([t.name for t in group])
         why = "deny" if block.action == "deny" else "ask for"
-        written = f" (`{block.rule.text()}`)" if block.rule else ""
-        for region in found:
-            if region.action == "deny" or region.rule is None:
-                continue
-            self._note(
-                subject,
-                region.rule,
-                f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
-                f"cannot {why} only part of `{group[0].permission}` for one agent{written}",
-            )
+        rule = None if block.at is None else subject.rules[block.at]
+        written = f" (`{rule.text()}`)" if rule else ""
+        message = (
+            f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
+            f"cannot {why} only part of `{group[0].permission}` for one agent{written}"
+        )
+        for span in plan.spans:
+            if span.action != "deny" and span.at is not None:
+                self._note(subject, subject.rules[span.at], message)
 
     def _losses(
         self,
-        subject: Subject,
         group: tuple[Tool, ...],
-        found: tuple[Region, ...],
+        holders: Mapping[str, _Held],
         rejected: Mapping[str, list[Source] | None],
     ) -> None:
+        # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
         allowed = self.allow.exact(group)
-        names = _join([t.name for t in group])
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
-        for region in found:
-            if region.action == "deny" or region.rule is None:
+        names = _join([t.name for t in group])
+        # Why a region is narrowed depends on its plan; the words name the agent.
+        found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
+        for name, held in holders.items():
+            lost = found.get(held.plan)
+            if lost is None:
+                lost = found[held.plan] = []
+                for span in held.plan.spans:
+                    if span.action == "deny" or span.at is None:
+                        continue
+                    reasons = self._reasons(span, group, denies, asks_, allowed + stopped, rejected)
+                    if reasons:
+                        lost.append((span.at, reasons))
+            if not lost:
                 continue
-            messages = []
-            if hit := _overlapping(denies, region):
-                messages.append(_denied(subject, hit, self._who(hit)))
-            if region.action == "allow" and (hit := _overlapping(asks_, region)):
-                messages.append(_asked(subject, hit, self._who(hit)))
-            if (
-                region.action == "allow"
-                and group[0].asks
-                and hits((region.pattern,), region.later + allowed + stopped)
-            ):
-                blockers = rejected.get(region.pattern)
-                who = self._who(blockers) if blockers is not None else None
-                messages.append(_not_allowed(subject, who))
-            if messages:
-                self._note(subject, region.rule, f"{names}: {'; '.join(messages)}")
+            subject = self._by_name(name)
+            for at, reasons in lost:
+                words = "; ".join(reason.words(subject) for reason in reasons)
+                self._note(subject, held.rules[at], f"{names}: {words}")
+
+    def _reasons(
+        self,
+        span: Span,
+        group: tuple[Tool, ...],
+        denies: list[Entry],
+        asks_: list[Entry],
+        written: tuple[str, ...],
+        rejected: Mapping[str, list[Source] | None],
+    ) -> list[_Reason]:
+        reasons = []
+        if hit := _overlapping(denies, span):
+            reasons.append(_Reason("denied", hit, self._who(hit)))
+        if span.action == "allow" and (hit := _overlapping(asks_, span)):
+            reasons.append(_Reason("asked", hit, self._who(hit)))
+        if span.action == "allow" and group[0].asks and hits((span.pattern,), span.later + written):
+            blockers = rejected.get(span.pattern)
+            who = self._who(blockers) if blockers is not None else None
+            reasons.append(_Reason("not allowed", [], who))
+        return reasons
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -545,7 +653,7 @@ class _Planner:
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
-        custom = set(self.project.config.custom_tools)
+        custom = self.custom
         for subject in self.subjects:
             if not subject.removable:
                 continue
@@ -560,14 +668,25 @@ class _Planner:
 _AGENT = claude_rules.group("task")
 
 
-def _needs_whole(kind: str, asks: bool, region: Region) -> bool:
-    if region.action == "allow" or (region.action == "ask" and asks):
+def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
+    if span.action == "allow" or (span.action == "ask" and asks):
         return False
-    return claude_rules.cover(kind, region.pattern).whole
+    return claude_rules.cover(kind, span.pattern).whole
 
 
-def _overlapping(entries: Iterable[Entry], region: Region) -> list[Entry]:
-    return [e for e in entries if any(hits((region.pattern, g), region.later) for g in e.reach)]
+def _overlapping(entries: Iterable[Entry], span: Span) -> list[Entry]:
+    return [e for e in entries if any(hits((span.pattern, g), span.later) for g in e.reach)]
+
+
+def _objects(
+    pattern: Pattern, span: Span, denied: tuple[str, ...], stopped: tuple[str, ...]
+) -> bool:
+    """An allow of `pattern` would reach into this denied or asked region
+    beyond what the written denies (for an ask: denies and asks) already stop."""
+    if span.action == "allow":
+        return False
+    covered = denied if span.action == "deny" else stopped
+    return any(hits((g, span.pattern), span.later + covered) for g in pattern.reach)
 
 
 def _join(names: list[str]) -> str:
@@ -613,6 +732,7 @@ class _Who:
         self.parts = parts
         self.words: set[str] = set().union(*(p.first for p in parts))
         self.started_only = all(p.started_only for p in parts)
+        self.others: str | None = None  # describe() for an agent not among the writers
 
     @property
     def subjects(self) -> list[str]:
@@ -621,6 +741,15 @@ class _Who:
     def describe(self, me: Subject) -> str:
         """As listing every writer's words in order, without repeats, would read."""
         name = me.name
+        if name not in self.words:
+            # `me` wrote none of it (nor its own rules, whose words are its name):
+            # the words read the same for every such agent.
+            if self.others is None:
+                self.others = self._describe(name)
+            return self.others
+        return self._describe(name)
+
+    def _describe(self, name: str) -> str:
         fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
         gone = name in self.words and not fixed  # only `me` wrote it
         own = [
