@@ -256,7 +256,9 @@ class _Entries:
     frozen: dict[tuple[str, str | None], Entry] | None = None
 
     def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
-        entry = self.built.setdefault((tool, pattern.specifier), _Built())
+        entry = self.built.get((tool, pattern.specifier))
+        if entry is None:
+            entry = self.built[tool, pattern.specifier] = _Built()
         entry.exact.update(dict.fromkeys(pattern.exact))
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)

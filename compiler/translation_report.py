@@ -41,8 +41,14 @@ def render(
     root = project.config.root
     parts = [INTRO, _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
+    # each agent's own losses, in order: one pass, not one per agent
+    own: dict[str, list[Loss]] = {}
+    for loss in translation.losses:
+        if _own(loss.rule):
+            own.setdefault(loss.subject, []).append(loss)
     for ident, tools in translation.tools.items():
-        parts.append(_agent(ident, tools, translation, namer, agent_notes.get(ident, ()), root))
+        notes = agent_notes.get(ident, ())
+        parts.append(_agent(ident, tools, translation, namer, own.get(ident, []), notes, root))
     disabled = [i for i in project.agents if i not in translation.tools]
     if disabled:
         names = ", ".join(disabled)
@@ -82,6 +88,7 @@ def _agent(
     tools: tuple[str, ...],
     translation: Translation,
     namer: Mapping[str, str],
+    own: Sequence[Loss],
     notes: Sequence[str],
     root: Path,
 ) -> str:
@@ -92,7 +99,6 @@ def _agent(
         for t in tools
     ]
     lines = [f"### {ident}\n", f"Tools: {', '.join(shown) or 'none'}.\n"]
-    own = [loss for loss in translation.losses if loss.subject == ident and _own(loss.rule)]
     items = [f"- `{loss.rule.text()}` ({_where(loss.rule, root)}): {loss.message}" for loss in own]
     items += [f"- {note}" for note in notes]
     lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
