@@ -276,11 +276,18 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
     env = env or Environment.from_environ(os.environ, project.config.root)
     base = from_config(defaults(env), env.home, lambda path: DEFAULT)
     shared, config_problems = config_rules(project, env)
+    folder = env.tool_output
+    tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
     agents: dict[str, Agent] = {}
     for name, native in natives(env).items():
         origin = Origin("native", f"built-in `{name}` agent")
         extra = from_config(native.rules, env.home, _fixed(origin))
         agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
+    # A spec agent gets the tool-output rule right away: whether its rules deny
+    # the folder is read from the rules it inherits (most share one list) and its own.
+    default = (*base, *shared)
+    default_denies = _denies(default, folder)
+    done: set[str] = set()
     for ident, spec in project.agents.items():
         data, own, problems = _read_agent(project, spec, env.home)
         if data.get("disable") is True:
@@ -297,12 +304,20 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         hidden = data.get("hidden")
         if not isinstance(hidden, bool):
             hidden = overridden.hidden if overridden else False
-        inherited = overridden.rules if overridden else (*base, *shared)
-        agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
-    folder = env.tool_output
-    tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
+        inherited = overridden.rules if overridden else default
+        denied = _denies(inherited, folder) if overridden else default_denies
+        rules = (
+            (*inherited, *own)
+            if denied or _denies(own, folder)
+            else (*inherited, *own, tool_output)
+        )
+        agents[ident] = Agent(ident, mode, rules, spec, hidden, tuple(problems))
+        done.add(ident)
     return Runtime(
-        {name: _with_tool_output(agent, tool_output) for name, agent in agents.items()},
+        {
+            name: agent if name in done else _with_tool_output(agent, tool_output)
+            for name, agent in agents.items()
+        },
         tuple(shared),
         env,
         tuple(config_problems),
@@ -318,7 +333,7 @@ def _read_agent(
     rules) and under the translation's stand-in: the spec is read once, and
     its rules serve any home folder unless a pattern names it (`~/`, `$HOME`).
     """
-    if _READ_FOR[:1] != [project.bundle]:
+    if not _READ_FOR or _READ_FOR[0] is not project.bundle:
         _READ.clear()
         _READ_FOR[:] = [project.bundle]
     found = _READ.get(id(spec))
@@ -342,12 +357,7 @@ _READ_FOR: list[object] = []
 def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
     """The agent with OpenCode's allow rule for its tool-output folder (one Rule
     for every agent: rules are immutable), unless a rule denies exactly that."""
-    glob = extra.pattern
-    denied = any(
-        r.pattern == glob and r.action == "deny" and r.permission == "external_directory"
-        for r in agent.rules
-    )
-    if denied:
+    if _denies(agent.rules, extra.pattern):
         return agent
     return Agent(
         agent.name,
@@ -356,6 +366,14 @@ def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
         agent.spec,
         agent.hidden,
         agent.problems,
+    )
+
+
+def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
+    """Some rule denies exactly this `external_directory` pattern."""
+    return any(
+        r.pattern == glob and r.action == "deny" and r.permission == "external_directory"
+        for r in rules
     )
 
 

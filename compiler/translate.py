@@ -255,7 +255,7 @@ class _Entries:
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
     frozen: dict[tuple[str, str | None], Entry] | None = None
 
-    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
+    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> _Built:
         entry = self.built.get((tool, pattern.specifier))
         if entry is None:
             entry = self.built[tool, pattern.specifier] = _Built()
@@ -263,6 +263,14 @@ class _Entries:
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)
         entry.agent = agent
+        self.frozen = None
+        return entry
+
+    def again(self, entries: list[_Built], source: Source) -> None:
+        """add() once more of what made these entries, for another source: its
+        patterns are in them already."""
+        for entry in entries:
+            entry.sources.append(source)
         self.frozen = None
 
     @property
@@ -437,19 +445,26 @@ class _Planner:
         return self.named[name]
 
     def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
+        # The holders of one plan add to the same entries: the first finds them.
+        into: dict[_Plan, list[tuple[Span, _Entries, list[_Built]]]] = {}
         for name, held in holders.items():
+            known = into.get(held.plan)
+            if known is not None:
+                for span, target, entries in known:
+                    target.again(entries, Source(name, _rule(held, span)))
+                continue
+            known = into[held.plan] = []
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
-                self._add(target, group, pattern, Source(name, _rule(held, span)))
+                entries = self._add(target, group, pattern, Source(name, _rule(held, span)))
+                known.append((span, target, entries))
 
     def _add(
         self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
-    ) -> None:
+    ) -> list[_Built]:
         if pattern.whole:
-            for tool in group:
-                target.add(tool.name, pattern, source)
-        else:
-            target.add(claude_rules.rule_tool(group).name, pattern, source)
+            return [target.add(tool.name, pattern, source) for tool in group]
+        return [target.add(claude_rules.rule_tool(group).name, pattern, source)]
 
     def _allows(
         self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
@@ -463,7 +478,16 @@ class _Planner:
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
+        # Whether a pattern is written is decided at its first holder, so the
+        # holders of one plan write the same allows: the first finds them.
+        into: dict[_Plan, list[tuple[Span, list[_Built]]]] = {}
         for name, held in holders.items():
+            known = into.get(held.plan)
+            if known is not None:
+                for span, entries in known:
+                    self.allow.again(entries, Source(name, _rule(held, span)))
+                continue
+            known = into[held.plan] = []
             for span in held.plan.spans:
                 if span.action != "allow" or span.pattern in rejected:
                     continue
@@ -480,7 +504,8 @@ class _Planner:
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
-                    self._add(self.allow, group, written, Source(name, _rule(held, span)))
+                    source = Source(name, _rule(held, span))
+                    known.append((span, self._add(self.allow, group, written, source)))
         return rejected
 
     def _objections(
