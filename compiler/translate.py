@@ -446,18 +446,19 @@ class _Planner:
 
     def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
         # The holders of one plan add to the same entries: the first finds them.
-        into: dict[_Plan, list[tuple[Span, _Entries, list[_Built]]]] = {}
+        into: dict[_Plan, list[tuple[int | None, _Entries, list[_Built]]]] = {}
         for name, held in holders.items():
             known = into.get(held.plan)
             if known is not None:
-                for span, target, entries in known:
-                    target.again(entries, Source(name, _rule(held, span)))
+                rules = held.rules
+                for at, target, entries in known:
+                    target.again(entries, Source(name, None if at is None else rules[at]))
                 continue
             known = into[held.plan] = []
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
                 entries = self._add(target, group, pattern, Source(name, _rule(held, span)))
-                known.append((span, target, entries))
+                known.append((span.at, target, entries))
 
     def _add(
         self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
@@ -480,12 +481,13 @@ class _Planner:
         judged: dict[str, Pattern | None] = {}
         # Whether a pattern is written is decided at its first holder, so the
         # holders of one plan write the same allows: the first finds them.
-        into: dict[_Plan, list[tuple[Span, list[_Built]]]] = {}
+        into: dict[_Plan, list[tuple[int | None, list[_Built]]]] = {}
         for name, held in holders.items():
             known = into.get(held.plan)
             if known is not None:
-                for span, entries in known:
-                    self.allow.again(entries, Source(name, _rule(held, span)))
+                rules = held.rules
+                for at, entries in known:
+                    self.allow.again(entries, Source(name, None if at is None else rules[at]))
                 continue
             known = into[held.plan] = []
             for span in held.plan.spans:
@@ -505,7 +507,7 @@ class _Planner:
                 written = judged[span.pattern]
                 if written is not None:
                     source = Source(name, _rule(held, span))
-                    known.append((span, self._add(self.allow, group, written, source)))
+                    known.append((span.at, self._add(self.allow, group, written, source)))
         return rejected
 
     def _objections(
@@ -680,14 +682,27 @@ class _Planner:
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
-        custom = self.custom
-        for subject in self.subjects:
+        # Whether a rule has words here depends on its permission and action (the
+        # words may name the agent): the places are found once per shape.
+        places: dict[int, list[int]] = {}
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
             if not subject.removable:
                 continue
-            for rule in subject.agent.rules:
+            found = places.get(shape)
+            if found is None:
+                found = places[shape] = [
+                    i
+                    for i, rule in enumerate(subject.rules)
+                    if _unmapped_message(subject, rule, self.custom) is not None
+                ]
+            rules = subject.agent.rules  # the start of subject.rules
+            for index in found:
+                if index >= len(rules):
+                    break
+                rule = rules[index]
                 if rule.origin.kind not in ("agent", "config"):
                     continue
-                message = _unmapped_message(subject, rule, custom)
+                message = _unmapped_message(subject, rule, self.custom)
                 if message:
                     self._note(subject, rule, message)
 
