@@ -142,16 +142,6 @@ class Translation:
         return next(s for s in self.subjects if s.name == name)
 
 
-@dataclass(frozen=True)
-class Region:
-    """The inputs one rule decides: its pattern minus every later pattern."""
-
-    rule: Rule | None  # None: no rule matches, OpenCode asks
-    action: str
-    pattern: str
-    later: tuple[str, ...]
-
-
 @lru_cache(maxsize=65536)
 def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     """Some input matches every `include` pattern and no `exclude` one.
@@ -167,18 +157,13 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     return found is not None
 
 
-def regions(rules: Iterable[Rule], permission: str) -> tuple[Region, ...]:
-    listed = tuple(rules)
-    return tuple(
-        Region(None if span.at is None else listed[span.at], span.action, span.pattern, span.later)
-        for span in spans(listed, permission)
-    )
-
-
 class Span(NamedTuple):
-    """A Region with its rule's index in the list instead of the rule: what a
-    list's regions are depends only on its (permission, pattern, action)s, so
-    agents whose lists have the same ones share their spans."""
+    """The inputs one rule decides: its pattern minus every later pattern.
+
+    The rule is named by its index in the list: which spans a list has depends
+    only on its (permission, pattern, action)s, so agents whose lists have the
+    same ones share them, each reading its own rule at the index.
+    """
 
     at: int | None  # None: no rule matches, OpenCode asks
     action: str

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import functools
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import api, runtime, translate
+from compiler import api, runtime, translate, wildcard
 from compiler.permissions import DEFAULT, Environment, Origin, Rule, expand_home, names_home
 from compiler.runtime import Agent
-from compiler.translate import MAIN, Region, Subject, Translation, regions, spans
+from compiler.translate import MAIN, Subject, Translation, hits, spans
 from tests import bundles
 from tests.strategies import bundle_on_disk
 from tests.test_fast_paths import SOURCE, WRITER, describe_oracle
@@ -119,22 +120,46 @@ def test_agents_with_one_map_share_its_plans_and_keep_their_own_lines() -> None:
     assert ("smith", Path("specs/agents/smith.md"), 5) in lost
 
 
+@dataclass(frozen=True)
+class Region:
+    rule: Rule | None
+    action: str
+    pattern: str
+    later: tuple[str, ...]
+
+
+def regions_oracle(rules: tuple[Rule, ...], permission: str) -> tuple[Region, ...]:
+    """The regions as the translation found them for each agent on its own."""
+    relevant = [r for r in rules if wildcard.match(permission, r.permission)]
+    found: list[Region] = []
+    for index, rule in enumerate(relevant):
+        later = tuple(dict.fromkeys(r.pattern for r in relevant[index + 1 :]))
+        if not any(wildcard.universal(p) for p in later) and hits((rule.pattern,), later):
+            found.append(Region(rule, rule.action, rule.pattern, later))
+    every = tuple(dict.fromkeys(r.pattern for r in relevant))
+    if not any(wildcard.universal(p) for p in every):
+        found.append(Region(None, "ask", "*", every))
+    return tuple(found)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     keys=st.lists(KEY, max_size=8),
     permission=st.sampled_from(PERMISSIONS),
     homes=st.tuples(st.sampled_from(["~", "$HOME"]), st.sampled_from(["~", "$HOME"])),
 )
-def test_spans_depend_only_on_permission_pattern_and_action(
+def test_spans_of_one_list_are_the_regions_of_any_list_with_its_keys(
     keys: list[tuple[str, str, str]], permission: str, homes: tuple[str, str]
 ) -> None:
     first = (*DEFAULTS, *_own("scout", keys, homes[0]))
     other = (*DEFAULTS, *_own("smith", keys, homes[1]))
-    mapped = tuple(
-        Region(None if s.at is None else other[s.at], s.action, s.pattern, s.later)
-        for s in spans(first, permission)
-    )
-    assert mapped == regions(other, permission)
+    found = spans(first, permission)
+    for rules in (first, other):
+        mapped = tuple(
+            Region(None if s.at is None else rules[s.at], s.action, s.pattern, s.later)
+            for s in found
+        )
+        assert mapped == regions_oracle(rules, permission)
 
 
 @settings(max_examples=300, deadline=None)
