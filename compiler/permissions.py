@@ -257,6 +257,11 @@ def _join(*parts: str) -> str:
     return posixpath.normpath(posixpath.join(*parts))
 
 
+def names_home(pattern: str) -> bool:
+    """expand_home changes this pattern (it depends on the home folder)."""
+    return pattern.startswith(("~/", "$HOME")) or pattern == "~"
+
+
 def expand_home(pattern: str, home: str) -> str:
     """OpenCode's expansion of pattern keys (note `$HOMEx` becomes `<home>x`)."""
     if pattern.startswith("~/"):

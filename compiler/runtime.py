@@ -35,12 +35,17 @@ from compiler.permissions import (
     defaults,
     from_config,
     js_keys,
+    names_home,
     natives,
 )
 from compiler.project import Project, Spec
 from compiler.tomlpos import locate as toml_locate
 
 AGENT_TARGET = "opencode"
+
+
+# Rules are values: every subagent session shares these.
+_SESSION_DENY = {p: Rule(p, "*", "deny", SESSION) for p in ("todowrite", "task")}
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,8 @@ class Agent:
 
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""
-        added = [p for p in ("todowrite", "task") if not self.mentions(p)]
-        return tuple(Rule(p, "*", "deny", SESSION) for p in added)
+        written = {r.permission for r in self.rules}
+        return tuple(_SESSION_DENY[p] for p in ("todowrite", "task") if p not in written)
 
     def effective(self, as_subagent: bool) -> tuple[Rule, ...]:
         return self._subagent_rules if as_subagent else self.rules
@@ -222,11 +227,11 @@ def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem
 
 
 def _agent_rules(
-    spec: Spec, env: Environment, front: Mapping[str, Any]
+    spec: Spec, home: str, front: Mapping[str, Any]
 ) -> tuple[list[Rule], list[Problem]]:
     """The rules of an agent whose emitted frontmatter is `front`."""
     data, locators, problems = _agent_object(spec, front)
-    return from_config(data, env.home, lambda path: locators[path[0]](path)), problems
+    return from_config(data, home, lambda path: locators[path[0]](path)), problems
 
 
 def config_locator(config: Config) -> Locate:
@@ -271,18 +276,24 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
     env = env or Environment.from_environ(os.environ, project.config.root)
     base = from_config(defaults(env), env.home, lambda path: DEFAULT)
     shared, config_problems = config_rules(project, env)
+    folder = env.tool_output
+    tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
     agents: dict[str, Agent] = {}
     for name, native in natives(env).items():
         origin = Origin("native", f"built-in `{name}` agent")
         extra = from_config(native.rules, env.home, _fixed(origin))
         agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
+    # A spec agent gets the tool-output rule right away: whether its rules deny
+    # the folder is read from the rules it inherits (most share one list) and its own.
+    default = (*base, *shared)
+    default_denies = _denies(default, folder)
+    done: set[str] = set()
     for ident, spec in project.agents.items():
-        data = agent_frontmatter(spec)
+        data, own, problems = _read_agent(project, spec, env.home)
         if data.get("disable") is True:
             agents.pop(ident, None)
             continue
         overridden = agents.get(ident)
-        own, problems = _agent_rules(spec, env, data)
         mode = data.get("mode")
         if mode is not None and mode not in ("primary", "subagent", "all"):
             pos = spec.where("mode")
@@ -293,27 +304,60 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         hidden = data.get("hidden")
         if not isinstance(hidden, bool):
             hidden = overridden.hidden if overridden else False
-        inherited = overridden.rules if overridden else (*base, *shared)
-        agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
-    folder = env.tool_output
-    tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
+        inherited = overridden.rules if overridden else default
+        denied = _denies(inherited, folder) if overridden else default_denies
+        rules = (
+            (*inherited, *own)
+            if denied or _denies(own, folder)
+            else (*inherited, *own, tool_output)
+        )
+        agents[ident] = Agent(ident, mode, rules, spec, hidden, tuple(problems))
+        done.add(ident)
     return Runtime(
-        {name: _with_tool_output(agent, tool_output) for name, agent in agents.items()},
+        {
+            name: agent if name in done else _with_tool_output(agent, tool_output)
+            for name, agent in agents.items()
+        },
         tuple(shared),
         env,
         tuple(config_problems),
     )
 
 
+def _read_agent(
+    project: Project, spec: Spec, home: str
+) -> tuple[Mapping[str, Any], tuple[Rule, ...], list[Problem]]:
+    """The agent's emitted frontmatter, its own rules and their problems.
+
+    A run resolves the bundle twice, under the machine's environment (for the
+    rules) and under the translation's stand-in: the spec is read once, and
+    its rules serve any home folder unless a pattern names it (`~/`, `$HOME`).
+    """
+    if not _READ_FOR or _READ_FOR[0] is not project.bundle:
+        _READ.clear()
+        _READ_FOR[:] = [project.bundle]
+    found = _READ.get(id(spec))
+    if found is None or found[0] is not spec or (found[1] and found[2] != home):
+        data = agent_frontmatter(spec)
+        rules, problems = _agent_rules(spec, home, data)
+        named = any(r.written is not None and names_home(r.written) for r in rules)
+        found = _READ[id(spec)] = (spec, named, home, data, tuple(rules), tuple(problems))
+    return found[3], found[4], list(found[5])
+
+
+# The specs read by the last bundle resolved, by id (each entry holds its spec,
+# so the id stays its own): (spec, rules name the home, home, frontmatter,
+# rules, problems).
+_READ: dict[
+    int, tuple[Spec, bool, str, Mapping[str, Any], tuple[Rule, ...], tuple[Problem, ...]]
+] = {}
+_READ_FOR: list[object] = []
+
+
 def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
     """The agent with OpenCode's allow rule for its tool-output folder (one Rule
     for every agent: rules are immutable), unless a rule denies exactly that."""
-    glob = extra.pattern
-    denied = any(
-        r.pattern == glob and r.action == "deny" and r.permission == "external_directory"
-        for r in agent.rules
-    )
-    if denied:
+    if _denies(agent.rules, extra.pattern):
         return agent
     return Agent(
         agent.name,
@@ -322,6 +366,14 @@ def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
         agent.spec,
         agent.hidden,
         agent.problems,
+    )
+
+
+def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
+    """Some rule denies exactly this `external_directory` pattern."""
+    return any(
+        r.pattern == glob and r.action == "deny" and r.permission == "external_directory"
+        for r in rules
     )
 
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from compiler import claude_rules, wildcard
 from compiler.claude_rules import Pattern, Tool
@@ -141,16 +142,6 @@ class Translation:
         return next(s for s in self.subjects if s.name == name)
 
 
-@dataclass(frozen=True)
-class Region:
-    """The inputs one rule decides: its pattern minus every later pattern."""
-
-    rule: Rule | None  # None: no rule matches, OpenCode asks
-    action: str
-    pattern: str
-    later: tuple[str, ...]
-
-
 @lru_cache(maxsize=65536)
 def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     """Some input matches every `include` pattern and no `exclude` one.
@@ -166,16 +157,31 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     return found is not None
 
 
-def regions(rules: Iterable[Rule], permission: str) -> tuple[Region, ...]:
-    relevant = [r for r in rules if wildcard.match(permission, r.permission)]
-    found: list[Region] = []
-    for index, rule in enumerate(relevant):
-        later = tuple(dict.fromkeys(r.pattern for r in relevant[index + 1 :]))
+class Span(NamedTuple):
+    """The inputs one rule decides: its pattern minus every later pattern.
+
+    The rule is named by its index in the list: which spans a list has depends
+    only on its (permission, pattern, action)s, so agents whose lists have the
+    same ones share them, each reading its own rule at the index.
+    """
+
+    at: int | None  # None: no rule matches, OpenCode asks
+    action: str
+    pattern: str
+    later: tuple[str, ...]
+
+
+def spans(rules: Sequence[Rule], permission: str) -> tuple[Span, ...]:
+    relevant = [i for i, r in enumerate(rules) if wildcard.match(permission, r.permission)]
+    found: list[Span] = []
+    for position, index in enumerate(relevant):
+        rule = rules[index]
+        later = tuple(dict.fromkeys(rules[i].pattern for i in relevant[position + 1 :]))
         if not any(wildcard.universal(p) for p in later) and hits((rule.pattern,), later):
-            found.append(Region(rule, rule.action, rule.pattern, later))
-    every = tuple(dict.fromkeys(r.pattern for r in relevant))
+            found.append(Span(index, rule.action, rule.pattern, later))
+    every = tuple(dict.fromkeys(rules[i].pattern for i in relevant))
     if not any(wildcard.universal(p) for p in every):
-        found.append(Region(None, "ask", "*", every))
+        found.append(Span(None, "ask", "*", every))
     return tuple(found)
 
 
@@ -199,9 +205,17 @@ def translate(project: Project) -> Translation:
     """The Claude Code tools and settings for a bundle (computed once per bundle)."""
     if _CACHE and _CACHE[0][0] is project.bundle and _CACHE[0][1] is project.config:
         return _CACHE[0][2]
-    result = _Planner(project).run()
+    result = planner(project).run()
     _CACHE[:] = [(project.bundle, project.config, result)]
     return result
+
+
+def planner(project: Project, share: bool = True) -> _Planner:
+    """The translation of a bundle, not run yet. `share=False` plans every agent
+    on its own, as if no two agents had the same rules (the fast path's oracle)."""
+    found = subjects(project)
+    main = main_agent(project, {s.name: s.agent for s in found})
+    return _Planner(found, main, project.config.custom_tools, share)
 
 
 # Targets and rules of one run share a bundle: translate it once. The cache
@@ -226,12 +240,22 @@ class _Entries:
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
     frozen: dict[tuple[str, str | None], Entry] | None = None
 
-    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
-        entry = self.built.setdefault((tool, pattern.specifier), _Built())
+    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> _Built:
+        entry = self.built.get((tool, pattern.specifier))
+        if entry is None:
+            entry = self.built[tool, pattern.specifier] = _Built()
         entry.exact.update(dict.fromkeys(pattern.exact))
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)
         entry.agent = agent
+        self.frozen = None
+        return entry
+
+    def again(self, entries: list[_Built], source: Source) -> None:
+        """add() once more of what made these entries, for another source: its
+        patterns are in them already."""
+        for entry in entries:
+            entry.sources.append(source)
         self.frozen = None
 
     @property
@@ -253,18 +277,79 @@ class _Entries:
         return tuple(dict.fromkeys(g for e in self.of(tools) for g in e.exact))
 
 
+class _Held(NamedTuple):
+    """A subject that holds a permission's tools: its rules and their spans."""
+
+    rules: tuple[Rule, ...]
+    plan: _Plan
+
+
+class _Plan:
+    """One permission's spans in a rule list, and what follows from them alone:
+    every subject whose rules have the same (permission, pattern, action)s
+    shares it, and reads its own rule at each span's index."""
+
+    def __init__(self, rules: tuple[Rule, ...], permission: str, kind: str, asks: bool) -> None:
+        self.spans = spans(rules, permission)
+        self.denies_all = all(s.action == "deny" for s in self.spans)
+        # the first region only a whole-tool rule could deny or ask for
+        self.blocking = next((s for s in self.spans if _needs_whole(kind, asks, s)), None)
+        # the settings deny and ask rules its other regions become, in order
+        self.stops: list[tuple[Span, Pattern]] = []
+        for span in self.spans:
+            if span.action == "allow":
+                continue
+            pattern = claude_rules.cover(kind, span.pattern)
+            if span.action == "ask" and pattern.whole and asks:
+                continue  # the tool asks anyway
+            self.stops.append((span, pattern))
+
+
+class _Reason(NamedTuple):
+    """Why an allow or ask is narrowed: in words once the agent is known."""
+
+    kind: str  # denied | asked | not allowed
+    hit: list[Entry]
+    who: _Who | None  # None: the pattern has no exact Claude Code form
+
+    def words(self, subject: Subject) -> str:
+        if self.kind == "denied" and self.who is not None:
+            return _denied(subject, self.hit, self.who)
+        if self.kind == "asked" and self.who is not None:
+            return _asked(subject, self.hit, self.who)
+        return _not_allowed(subject, self.who)
+
+
+def _rule(held: _Held, span: Span) -> Rule | None:
+    return None if span.at is None else held.rules[span.at]
+
+
 class _Planner:
-    def __init__(self, project: Project) -> None:
-        self.project = project
-        self.subjects = subjects(project)
+    def __init__(
+        self,
+        subjects: tuple[Subject, ...],
+        main: str | None,
+        custom_tools: Iterable[str],
+        share: bool = True,
+    ) -> None:
+        self.subjects = subjects
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
-        runtime = {s.name: s.agent for s in self.subjects}
-        self.main = main_agent(project, runtime)
+        self.main = main
+        self.custom = set(custom_tools)
         self.tools: dict[str, list[str]] = {s.name: [] for s in self.subjects if s.removable}
         self.spawn: dict[str, tuple[str, ...]] = {}
         self.deny, self.ask, self.allow = _Entries(), _Entries(), _Entries()
         self.notes: dict[tuple[str, Rule], list[str]] = {}
+        # Agents repeat their permission maps: subjects whose rules have the same
+        # (permission, pattern, action)s have one number and share their plans.
+        shapes: dict[tuple[tuple[str, str, str], ...], int] = {}
+        self.shapes = [
+            shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
+            if share
+            else i
+            for i, s in enumerate(self.subjects)
+        ]
 
     def run(self) -> Translation:
         kept: dict[str, set[str]] = {name: set() for name in self.tools}
@@ -303,24 +388,26 @@ class _Planner:
     def _permission(self, permission: str, kept: dict[str, set[str]]) -> None:
         group = claude_rules.group(permission)
         kind, asks = group[0].kind, group[0].asks
-        holders: dict[str, tuple[Region, ...]] = {}
-        for subject in self.subjects:
-            found = regions(subject.rules, permission)
-            if subject.removable and all(r.action == "deny" for r in found):
+        names = [t.name for t in group]
+        plans: dict[int, _Plan] = {}
+        holders: dict[str, _Held] = {}
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+            plan = plans.get(shape)
+            if plan is None:
+                plan = plans[shape] = _Plan(subject.rules, permission, kind, asks)
+            if subject.removable and plan.denies_all:
                 continue
-            blocking = [r for r in found if _needs_whole(kind, asks, r)]
-            if blocking and subject.removable:
-                self._left_out(subject, group, found, blocking[0])
+            if plan.blocking is not None and subject.removable:
+                self._left_out(subject, group, plan, plan.blocking)
                 continue
-            holders[subject.name] = found
+            holders[subject.name] = _Held(subject.rules, plan)
             if subject.removable:
-                kept[subject.name].update(t.name for t in group)
+                kept[subject.name].update(names)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
         self.who: dict[tuple[int, ...], _Who] = {}
         self.writers: dict[int, _Writers] = {}
-        for name, found in holders.items():
-            self._losses(self._by_name(name), group, found, rejected)
+        self._losses(group, holders, rejected)
 
     def _who(self, sources: list[Entry] | list[Source]) -> _Who:
         """The writers of these entries' sources (or of these sources), each list
@@ -342,31 +429,31 @@ class _Planner:
     def _by_name(self, name: str) -> Subject:
         return self.named[name]
 
-    def _deny_and_ask(
-        self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
-    ) -> None:
-        kind, asks = group[0].kind, group[0].asks
-        for name, found in holders.items():
-            for region in found:
-                if region.action == "allow":
-                    continue
-                pattern = claude_rules.cover(kind, region.pattern)
-                if region.action == "ask" and pattern.whole and asks:
-                    continue  # the tool asks anyway
-                target = self.deny if region.action == "deny" else self.ask
-                self._add(target, group, pattern, Source(name, region.rule))
+    def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
+        # The holders of one plan add to the same entries: the first finds them.
+        into: dict[_Plan, list[tuple[int | None, _Entries, list[_Built]]]] = {}
+        for name, held in holders.items():
+            known = into.get(held.plan)
+            if known is not None:
+                rules = held.rules
+                for at, target, entries in known:
+                    target.again(entries, Source(name, None if at is None else rules[at]))
+                continue
+            known = into[held.plan] = []
+            for span, pattern in held.plan.stops:
+                target = self.deny if span.action == "deny" else self.ask
+                entries = self._add(target, group, pattern, Source(name, _rule(held, span)))
+                known.append((span.at, target, entries))
 
     def _add(
         self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
-    ) -> None:
+    ) -> list[_Built]:
         if pattern.whole:
-            for tool in group:
-                target.add(tool.name, pattern, source)
-        else:
-            target.add(claude_rules.rule_tool(group).name, pattern, source)
+            return [target.add(tool.name, pattern, source) for tool in group]
+        return [target.add(claude_rules.rule_tool(group).name, pattern, source)]
 
     def _allows(
-        self, group: tuple[Tool, ...], holders: Mapping[str, tuple[Region, ...]]
+        self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
     ) -> dict[str, list[Source] | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
@@ -377,90 +464,125 @@ class _Planner:
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
-        for name, found in holders.items():
-            for region in found:
-                if region.action != "allow" or region.pattern in rejected:
+        # Whether a pattern is written is decided at its first holder, so the
+        # holders of one plan write the same allows: the first finds them.
+        into: dict[_Plan, list[tuple[int | None, list[_Built]]]] = {}
+        for name, held in holders.items():
+            known = into.get(held.plan)
+            if known is not None:
+                rules = held.rules
+                for at, entries in known:
+                    self.allow.again(entries, Source(name, None if at is None else rules[at]))
+                continue
+            known = into[held.plan] = []
+            for span in held.plan.spans:
+                if span.action != "allow" or span.pattern in rejected:
                     continue
-                if region.pattern not in judged:
-                    pattern = claude_rules.inside(kind, region.pattern)
+                if span.pattern not in judged:
+                    pattern = claude_rules.inside(kind, span.pattern)
                     if pattern is None:
-                        rejected[region.pattern] = None
+                        rejected[span.pattern] = None
                         continue
-                    blockers = list(self._objections(pattern, holders, denied, stopped))
+                    blockers = self._objections(pattern, holders, denied, stopped)
                     if blockers:
-                        rejected[region.pattern] = blockers
+                        rejected[span.pattern] = blockers
                         continue
                     adds = any(hits((g,), stopped) for g in pattern.reach)
-                    judged[region.pattern] = pattern if adds else None
-                written = judged[region.pattern]
+                    judged[span.pattern] = pattern if adds else None
+                written = judged[span.pattern]
                 if written is not None:
-                    self._add(self.allow, group, written, Source(name, region.rule))
+                    source = Source(name, _rule(held, span))
+                    known.append((span.at, self._add(self.allow, group, written, source)))
         return rejected
 
     def _objections(
         self,
         pattern: Pattern,
-        holders: Mapping[str, tuple[Region, ...]],
+        holders: Mapping[str, _Held],
         denied: tuple[str, ...],
         stopped: tuple[str, ...],
-    ) -> Iterator[Source]:
-        for name, found in holders.items():
-            for region in found:
-                if region.action == "allow":
-                    continue
-                covered = denied if region.action == "deny" else stopped
-                if any(hits((g, region.pattern), region.later + covered) for g in pattern.reach):
-                    yield Source(name, region.rule)
-                    break
+    ) -> list[Source]:
+        """Every holder with a denied or asked region the allow would reach, at
+        its first such region. Which region that is depends on the plan alone."""
+        first: dict[_Plan, Span | None] = {}
+        found: list[Source] = []
+        for name, held in holders.items():
+            if held.plan not in first:
+                first[held.plan] = next(
+                    (s for s in held.plan.spans if _objects(pattern, s, denied, stopped)), None
+                )
+            span = first[held.plan]
+            if span is not None:
+                found.append(Source(name, _rule(held, span)))
+        return found
 
     # --- what each agent loses ------------------------------------------------------------
 
     def _left_out(
-        self, subject: Subject, group: tuple[Tool, ...], found: tuple[Region, ...], block: Region
+        self, subject: Subject, group: tuple[Tool, ...], plan: _Plan, block: Span
     ) -> None:
         names = _join([t.name for t in group])
         why = "deny" if block.action == "deny" else "ask for"
-        written = f" (`{block.rule.text()}`)" if block.rule else ""
-        for region in found:
-            if region.action == "deny" or region.rule is None:
-                continue
-            self._note(
-                subject,
-                region.rule,
-                f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
-                f"cannot {why} only part of `{group[0].permission}` for one agent{written}",
-            )
+        rule = None if block.at is None else subject.rules[block.at]
+        written = f" (`{rule.text()}`)" if rule else ""
+        message = (
+            f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
+            f"cannot {why} only part of `{group[0].permission}` for one agent{written}"
+        )
+        for span in plan.spans:
+            if span.action != "deny" and span.at is not None:
+                self._note(subject, subject.rules[span.at], message)
 
     def _losses(
         self,
-        subject: Subject,
         group: tuple[Tool, ...],
-        found: tuple[Region, ...],
+        holders: Mapping[str, _Held],
         rejected: Mapping[str, list[Source] | None],
     ) -> None:
+        # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
         allowed = self.allow.exact(group)
-        names = _join([t.name for t in group])
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
-        for region in found:
-            if region.action == "deny" or region.rule is None:
+        names = _join([t.name for t in group])
+        # Why a region is narrowed depends on its plan; the words name the agent.
+        found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
+        for name, held in holders.items():
+            lost = found.get(held.plan)
+            if lost is None:
+                lost = found[held.plan] = []
+                for span in held.plan.spans:
+                    if span.action == "deny" or span.at is None:
+                        continue
+                    reasons = self._reasons(span, group, denies, asks_, allowed + stopped, rejected)
+                    if reasons:
+                        lost.append((span.at, reasons))
+            if not lost:
                 continue
-            messages = []
-            if hit := _overlapping(denies, region):
-                messages.append(_denied(subject, hit, self._who(hit)))
-            if region.action == "allow" and (hit := _overlapping(asks_, region)):
-                messages.append(_asked(subject, hit, self._who(hit)))
-            if (
-                region.action == "allow"
-                and group[0].asks
-                and hits((region.pattern,), region.later + allowed + stopped)
-            ):
-                blockers = rejected.get(region.pattern)
-                who = self._who(blockers) if blockers is not None else None
-                messages.append(_not_allowed(subject, who))
-            if messages:
-                self._note(subject, region.rule, f"{names}: {'; '.join(messages)}")
+            subject = self._by_name(name)
+            for at, reasons in lost:
+                words = "; ".join(reason.words(subject) for reason in reasons)
+                self._note(subject, held.rules[at], f"{names}: {words}")
+
+    def _reasons(
+        self,
+        span: Span,
+        group: tuple[Tool, ...],
+        denies: list[Entry],
+        asks_: list[Entry],
+        written: tuple[str, ...],
+        rejected: Mapping[str, list[Source] | None],
+    ) -> list[_Reason]:
+        reasons = []
+        if hit := _overlapping(denies, span):
+            reasons.append(_Reason("denied", hit, self._who(hit)))
+        if span.action == "allow" and (hit := _overlapping(asks_, span)):
+            reasons.append(_Reason("asked", hit, self._who(hit)))
+        if span.action == "allow" and group[0].asks and hits((span.pattern,), span.later + written):
+            blockers = rejected.get(span.pattern)
+            who = self._who(blockers) if blockers is not None else None
+            reasons.append(_Reason("not allowed", [], who))
+        return reasons
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -545,14 +667,27 @@ class _Planner:
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
-        custom = set(self.project.config.custom_tools)
-        for subject in self.subjects:
+        # Whether a rule has words here depends on its permission and action (the
+        # words may name the agent): the places are found once per shape.
+        places: dict[int, list[int]] = {}
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
             if not subject.removable:
                 continue
-            for rule in subject.agent.rules:
+            found = places.get(shape)
+            if found is None:
+                found = places[shape] = [
+                    i
+                    for i, rule in enumerate(subject.rules)
+                    if _unmapped_message(subject, rule, self.custom) is not None
+                ]
+            rules = subject.agent.rules  # the start of subject.rules
+            for index in found:
+                if index >= len(rules):
+                    break
+                rule = rules[index]
                 if rule.origin.kind not in ("agent", "config"):
                     continue
-                message = _unmapped_message(subject, rule, custom)
+                message = _unmapped_message(subject, rule, self.custom)
                 if message:
                     self._note(subject, rule, message)
 
@@ -560,14 +695,25 @@ class _Planner:
 _AGENT = claude_rules.group("task")
 
 
-def _needs_whole(kind: str, asks: bool, region: Region) -> bool:
-    if region.action == "allow" or (region.action == "ask" and asks):
+def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
+    if span.action == "allow" or (span.action == "ask" and asks):
         return False
-    return claude_rules.cover(kind, region.pattern).whole
+    return claude_rules.cover(kind, span.pattern).whole
 
 
-def _overlapping(entries: Iterable[Entry], region: Region) -> list[Entry]:
-    return [e for e in entries if any(hits((region.pattern, g), region.later) for g in e.reach)]
+def _overlapping(entries: Iterable[Entry], span: Span) -> list[Entry]:
+    return [e for e in entries if any(hits((span.pattern, g), span.later) for g in e.reach)]
+
+
+def _objects(
+    pattern: Pattern, span: Span, denied: tuple[str, ...], stopped: tuple[str, ...]
+) -> bool:
+    """An allow of `pattern` would reach into this denied or asked region
+    beyond what the written denies (for an ask: denies and asks) already stop."""
+    if span.action == "allow":
+        return False
+    covered = denied if span.action == "deny" else stopped
+    return any(hits((g, span.pattern), span.later + covered) for g in pattern.reach)
 
 
 def _join(names: list[str]) -> str:
@@ -613,6 +759,7 @@ class _Who:
         self.parts = parts
         self.words: set[str] = set().union(*(p.first for p in parts))
         self.started_only = all(p.started_only for p in parts)
+        self.others: str | None = None  # describe() for an agent not among the writers
 
     @property
     def subjects(self) -> list[str]:
@@ -621,6 +768,15 @@ class _Who:
     def describe(self, me: Subject) -> str:
         """As listing every writer's words in order, without repeats, would read."""
         name = me.name
+        if name not in self.words:
+            # `me` wrote none of it (nor its own rules, whose words are its name):
+            # the words read the same for every such agent.
+            if self.others is None:
+                self.others = self._describe(name)
+            return self.others
+        return self._describe(name)
+
+    def _describe(self, name: str) -> str:
         fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
         gone = name in self.words and not fixed  # only `me` wrote it
         own = [
