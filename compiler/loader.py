@@ -20,7 +20,7 @@ import datetime as dt
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -354,6 +354,10 @@ def _parse(lines: list[str], first: int, findings: list[tuple[str, Problem]]) ->
         )
     if tabs:
         return empty
+    by_entries = _read_by_entries(lines, first) if _BY_ENTRIES else None
+    if by_entries is not None:
+        data, values, keys = by_entries
+        return Frontmatter(data, values, keys, first - 1, end)
     try:
         node = yaml.compose("\n".join(lines), Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -453,6 +457,16 @@ _POSITIONS: dict[tuple[int, int], Pos] = {}
 _MAX_POSITIONS = 65_536
 
 
+def _pos(line: int, column: int) -> Pos:
+    key = (line, column)
+    found = _POSITIONS.get(key)
+    if found is None:
+        if len(_POSITIONS) >= _MAX_POSITIONS:
+            _POSITIONS.clear()
+        found = _POSITIONS[key] = Pos(line, column)
+    return found
+
+
 class _Budget(Exception):
     pass
 
@@ -469,13 +483,7 @@ class _Builder:
 
     def pos(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
-        key = (mark.line + self.first, mark.column + 1)
-        found = _POSITIONS.get(key)
-        if found is None:
-            if len(_POSITIONS) >= _MAX_POSITIONS:
-                _POSITIONS.clear()
-            found = _POSITIONS[key] = Pos(*key)
-        return found
+        return _pos(mark.line + self.first, mark.column + 1)
 
     def build(self, node: yaml.Node) -> Any:
         try:
@@ -537,6 +545,161 @@ class _Builder:
             self.keys[key_path] = self.pos(key_node)
             result[key] = self._node(value_node, key_path)
         return result
+
+
+# --- reading a frontmatter entry by entry --------------------------------------
+
+_BY_ENTRIES = True  # tests turn it off to hold the entry-wise read to the whole read
+
+# What may start a top-level entry read on its own: a plain or quoted key. A
+# line starting with anything else (`-`, `?`, `[`, `{`, `&`, `!`, `%`, `.`, a BOM
+# or another blank) may tie lines together or start a document: read whole.
+_KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'\"")
+_CONTINUED = ("", " ", "#")
+# Line breaks to YAML besides `\n` (a CR is gone by now): promptc's lines run on past them.
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def frontmatter_entries(lines: Sequence[str]) -> list[tuple[int, int]] | None:
+    """(start, stop) indices in `lines` of each top-level entry of a frontmatter.
+
+    An entry is a line starting in the first column with the indented, blank
+    and comment lines after it; the blank and comment lines before the first
+    entry go with it, so every line is in one entry. None when the lines are
+    shaped otherwise (no entry, indented text before the first, an entry
+    starting with anything but a plain or quoted key).
+    """
+    starts = [i for i, line in enumerate(lines) if line[:1] not in _CONTINUED]
+    if not starts:
+        return None
+    for line in lines[: starts[0]]:
+        rest = line.lstrip(" ")
+        if rest and rest[0] != "#":
+            return None
+    if any(lines[i][0] not in _KEY_START for i in starts):
+        return None
+    starts[0] = 0
+    return list(zip(starts, [*starts[1:], len(lines)], strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One top-level entry read on its own: its data and where its nodes stand."""
+
+    data: dict[str, Any]  # never handed out: each frontmatter gets a copy
+    root: Pos  # of the mapping that holds the entry
+    values: dict[JsonPath, Pos]  # the root's excepted
+    keys: dict[JsonPath, Pos]
+    count: int  # nodes, the root mapping included
+
+
+def _read_by_entries(
+    lines: list[str], first: int
+) -> tuple[dict[str, Any], dict[JsonPath, Pos], dict[JsonPath, Pos]] | None:
+    """The frontmatter (data, values, keys) read entry by entry, each distinct
+    entry text composed once per run; None wherever that could differ from the
+    whole read in a value, a position or a finding (the caller then reads it whole).
+
+    Agents repeat their entries word for word (`mode`, the permission map).
+    An entry's text is what the whole read reads there: its lines, with a line
+    break after each but the frontmatter's last. Nothing ties entries together
+    when each reads as a mapping without a finding, no top-level key repeats,
+    at most one entry holds an anchor (an alias to another entry's anchor
+    fails in its own entry; two anchors of one name fail only whole), and
+    together they stay within the node budget.
+    """
+    spans = frontmatter_entries(lines)
+    if spans is None:
+        return None
+    if _MEMO_LOADER[0] is not _Loader:  # tests swap the composer
+        _UNPLACED.clear()
+        _PLACED.clear()
+        _MEMO_LOADER[0] = _Loader
+    data: dict[str, Any] = {}
+    values: dict[JsonPath, Pos] = {}
+    keys: dict[JsonPath, Pos] = {}
+    count = 1
+    anchored = False
+    last = len(spans) - 1
+    for index, (start, stop) in enumerate(spans):
+        text = (
+            "\n".join(lines[start:stop]) if index == last else "\n".join(lines[start:stop]) + "\n"
+        )
+        if _YAML_BREAKS.search(text):
+            return None  # YAML counts a line there: lines after it stand one lower whole
+        if "&" in text:
+            if anchored:
+                return None
+            anchored = True
+        entry = _entry(text, first + start)
+        if entry is None or not entry.data.keys().isdisjoint(data):
+            return None
+        count += entry.count - 1
+        if index == 0:
+            values[()] = entry.root
+        for key, value in entry.data.items():
+            data[key] = _copied(value)
+        values.update(entry.values)
+        keys.update(entry.keys)
+    if count > NODE_BUDGET:
+        return None
+    return data, values, keys
+
+
+_UNPLACED: dict[str, _Entry | None] = {}  # by text, lines counted from 0
+_PLACED: dict[tuple[str, int], _Entry | None] = {}  # by text and first line in its file
+_MEMO_LOADER: list[type[Any]] = [_Loader]
+_ENTRIES_KEPT = 4096
+
+
+def _entry(text: str, line: int) -> _Entry | None:
+    """The entry `text` read on its own, its first line being file line `line`."""
+    key = (text, line)
+    if key in _PLACED:
+        return _PLACED[key]
+    if text in _UNPLACED:
+        read = _UNPLACED[text]
+    else:
+        if len(_UNPLACED) >= _ENTRIES_KEPT:
+            _UNPLACED.clear()
+        read = _UNPLACED[text] = _read_entry(text)
+    if len(_PLACED) >= _ENTRIES_KEPT:
+        _PLACED.clear()
+    placed = _PLACED[key] = None if read is None else _placed(read, line)
+    return placed
+
+
+def _read_entry(text: str) -> _Entry | None:
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    findings: list[tuple[str, Problem]] = []
+    builder = _Builder(0, findings)
+    data = builder.build(node)
+    if findings or not isinstance(data, dict):
+        return None
+    root = builder.values.pop(())
+    return _Entry(data, root, builder.values, builder.keys, builder.count)
+
+
+def _placed(entry: _Entry, line: int) -> _Entry:
+    def shifted(table: dict[JsonPath, Pos]) -> dict[JsonPath, Pos]:
+        return {path: _pos(pos.line + line, pos.column) for path, pos in table.items()}
+
+    root = _pos(entry.root.line + line, entry.root.column)
+    return _Entry(entry.data, root, shifted(entry.values), shifted(entry.keys), entry.count)
+
+
+def _copied(value: Any) -> Any:
+    """A copy of the lists and maps of a value (the rest is immutable)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
 
 
 class _Unusual(Exception):

@@ -1,0 +1,222 @@
+"""The loader reads a frontmatter entry by entry exactly as it reads it whole.
+
+The oracle is the whole read (loader._BY_ENTRIES off): every file must load to
+the same data (key order and NaN included), the same positions of every key
+and value, the same findings and the same body. Hypothesis builds frontmatters
+from entries that repeat (so later files are read from memory at other lines)
+and from the lines that could tie entries together: anchors and aliases,
+duplicate keys, tags, flow collections and quoted text running over lines,
+block scalars, odd indentation, tabs, comments, document markers, a BOM or a
+CR, control characters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from compiler import loader, yamlout
+from compiler.loader import SourceFile, load_bytes
+from tests.strategies import yaml_documents, yaml_text
+
+P = Path("specs/agents/x.md")
+
+ENTRY = st.sampled_from(
+    [
+        "description: An agent.",
+        "description: Another agent & more.",
+        "description: >-\n  Folded\n  over lines.",
+        "description: |+\n  kept\n\n",
+        "description:",
+        "mode: subagent",
+        "mode: primary # a comment",
+        'permission:\n  edit: deny\n  bash:\n    "*": ask\n    "git status *": allow',
+        "permission:\n  edit: deny\n  webfetch: ask",
+        "permission:\n  edit:\n  task:\n    '*': deny",
+        "temperature: 0.2",
+        "steps: 0x1F",
+        "when: 2026-01-13",
+        "n: .NaN",
+        "tools: [read, write]",
+        "tools: {read: true}",
+        "'quoted key': 1",
+        '"q": "two\n  lines"',
+        "a: &x {edit: deny}",
+        "b: *x",
+        "c: &x 1",
+        "d: !!binary aGk=",
+        "e: !custom 1",
+        "f: !!str 3",
+        "1: one",
+        "g:\n- one\n- two",
+        "h:\n  - [1,\n     2]",
+    ]
+)
+LINE = st.sampled_from(
+    [
+        "",
+        "   ",
+        "# a comment",
+        "  # an indented comment",
+        "  indented: 1",
+        "  - item",
+        "- item",
+        "? key",
+        ": value",
+        "\tf: tab",
+        "g: [1,",
+        "2]",
+        'c: "two',
+        'lines"',
+        "k",
+        "%YAML 1.2",
+        "--- x",
+        ".. y",
+        "!!str m: n",
+        "<<: *x",
+        "x: a: b",
+        "a: |",
+        "b: >",
+        "  block text",
+        "mode: subagent",
+        "mode: primary",
+        "\ufeffbom: 1",
+        "cr: 1\r",
+        "ctl: \x01",
+        "\x0bvt: 1",
+        "nel: a\x85b",
+        "deep: " + "[" * 70 + "]" * 70,
+    ]
+)
+PIECE = ENTRY | LINE | yaml_text
+
+
+@contextmanager
+def whole_reads() -> Iterator[None]:
+    saved = loader._BY_ENTRIES
+    loader._BY_ENTRIES = False
+    try:
+        yield
+    finally:
+        loader._BY_ENTRIES = saved
+
+
+def _facts(source: SourceFile) -> object:
+    front = source.frontmatter
+    shown = None
+    if front is not None:
+        # repr: key order, types and NaN (never equal to itself) compared too.
+        shown = (
+            repr(front.data),
+            list(front.values.items()),
+            list(front.keys.items()),
+            front.start_line,
+            front.end_line,
+        )
+    return shown, source.findings, source.head, source.body, source.body_line
+
+
+def assert_read_alike(raw: bytes) -> None:
+    by_entries = load_bytes(P, raw)
+    with whole_reads():
+        whole = load_bytes(P, raw)
+    assert _facts(by_entries) == _facts(whole), raw
+
+
+@settings(max_examples=800, deadline=None)
+@given(pieces=st.lists(PIECE, max_size=10), end=st.sampled_from(["---\nbody\n", "...\n", "---"]))
+@example(pieces=["description: a", "description: b"], end="---\n")
+@example(pieces=["a: &x 1", "b: &x 2", "c: *x"], end="---\n")
+@example(pieces=["a: &x 1", "b: *x"], end="---\n")
+@example(pieces=["# lead", "  ", "mode: subagent"], end="---\n")
+@example(pieces=["  lead: 1", "mode: subagent"], end="---\n")
+@example(pieces=["a: |+", "  kept", "", "b: 1"], end="---\n")
+@example(pieces=["a:", "# c", "b:"], end="---\n")
+@example(pieces=["a:\n  ? '\x85 '\n  : 1", "b:"], end="---\n")
+@example(pieces=["a: '\u2028'", "b:"], end="---\n")
+def test_files_read_by_entries_read_as_whole(pieces: list[str], end: str) -> None:
+    assert_read_alike(("---\n" + "".join(f"{p}\n" for p in pieces) + end).encode("utf-8"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(yaml_documents, min_size=1, max_size=4))
+def test_generated_documents_read_by_entries_read_as_whole(documents: list[str]) -> None:
+    for text in documents:  # several: entries read before are read again from memory
+        assert_read_alike(f"---\n{text}---\nbody\n".encode())
+
+
+_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet="ab :#*-&\"'\n", max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet="ab :#", max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.text(alphabet="abc :", max_size=4), _DATA, max_size=4)))
+def test_dumped_frontmatters_read_by_entries_read_as_whole(
+    documents: list[dict[str, object]],
+) -> None:
+    for data in documents:
+        assert_read_alike(f"---\n{yamlout.dump(data)}---\n".encode())
+
+
+def test_repeated_entries_are_composed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The point of the entry-wise read: the permission map every agent repeats is
+    composed once, also where it stands at another line of another file."""
+    composed: list[str] = []
+    real = yaml.compose
+
+    def counting(text: str, Loader: type[yaml.SafeLoader]) -> object:
+        composed.append(text)
+        return real(text, Loader=Loader)
+
+    monkeypatch.setattr(yaml, "compose", counting)
+    permission = 'permission:\n  edit: deny\n  bash:\n    "*": ask\n'
+    for index, description in enumerate(["One agent.", "Two\n  lines.", "One agent."]):
+        raw = f"---\ndescription: {description}\nrepeat{index}: x\n{permission}---\n"
+        source = load_bytes(P, raw.encode())
+        assert source.frontmatter is not None
+        line = 8 if "\n" in description else 7
+        assert source.frontmatter.keys[("permission", "bash", "*")] == loader.Pos(line, 5)
+    assert composed.count(permission.rstrip("\n")) == 1  # the last entry: no line break
+    assert composed.count("description: One agent.\n") == 1
+
+
+def test_copies_do_not_share_their_maps() -> None:
+    """Each file gets maps of its own: a change to one cannot reach another."""
+    raw = b"---\npermission:\n  bash:\n    '*': ask\n---\n"
+    first, second = load_bytes(P, raw), load_bytes(P, raw)
+    assert first.frontmatter is not None and second.frontmatter is not None
+    first.frontmatter.data["permission"]["bash"]["*"] = "deny"
+    third = load_bytes(P, raw).frontmatter
+    assert third is not None
+    assert second.frontmatter.data == third.data == {"permission": {"bash": {"*": "ask"}}}
+
+
+@pytest.mark.parametrize(
+    ("lines", "spans"),
+    [
+        (["a: 1", "b:", "  c: 2", "", "# x", "d: 3"], [(0, 1), (1, 5), (5, 6)]),
+        (["# lead", "", "a: 1"], [(0, 3)]),
+        (["'q': 1", '"r": 2'], [(0, 1), (1, 2)]),
+        ([], None),
+        (["# only", ""], None),
+        (["  a: 1", "b: 2"], None),
+        (["a: 1", "- b"], None),
+        (["? a", ": b"], None),
+        (["{a: 1}"], None),
+        (["\ufeffa: 1"], None),
+    ],
+)
+def test_entries_of_a_frontmatter(lines: list[str], spans: object) -> None:
+    assert loader.frontmatter_entries(lines) == spans
