@@ -300,28 +300,28 @@ def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
     return text
 
 
+# A closing fence: `---` or `...` alone on its line, blanks after it allowed
+# (`\s` is what str.rstrip strips; a line ends only at `\n`).
+_CLOSING_FENCE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+
+
 def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
-    # Lines are cut only up to the closing fence: the body, most of a file, is
+    # Only the frontmatter is cut into lines: the body, most of a file, is
     # taken as one slice.
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
         return SourceFile(path, "", None, Held(text), 1, tuple(findings))
-    lines: list[str] = []
-    start = first_end + 1
-    while first_end >= 0 and start <= len(text):
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if line.rstrip() in (FENCE, "..."):
-            frontmatter = _parse(lines, 2, findings)
-            head, body = (text, "") if end < 0 else (text[: end + 1], text[end + 1 :])
-            # A file that ends on the closing fence has no body line: point at the fence.
-            body_line = len(lines) + (2 if end < 0 else 3)
-            return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
-        lines.append(line)
-        if end < 0:
-            break
-        start = end + 1
+    close = _CLOSING_FENCE.search(text, first_end + 1) if first_end >= 0 else None
+    if close is not None:
+        start = close.start()
+        lines = text[first_end + 1 : start - 1].split("\n") if start > first_end + 1 else []
+        frontmatter = _parse(lines, 2, findings)
+        end = close.end()
+        head, body = (text, "") if end == len(text) else (text[: end + 1], text[end + 1 :])
+        # A file that ends on the closing fence has no body line: point at the fence.
+        body_line = len(lines) + (2 if end == len(text) else 3)
+        return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
     findings.append(
         ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
     )

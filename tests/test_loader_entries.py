@@ -220,3 +220,33 @@ def test_copies_do_not_share_their_maps() -> None:
 )
 def test_entries_of_a_frontmatter(lines: list[str], spans: object) -> None:
     assert loader.frontmatter_entries(lines) == spans
+
+
+FENCE_LINES = st.sampled_from(
+    [
+        *("---", "...", "--- ", "---\t", "---\x0b", "...\x1c", "---\x85", "---\u2028"),
+        *("---\u3000", "----", "---x", " ---", ". ..", "a: 1", "", "  b", "x: '---'", "---\x00"),
+    ]
+)
+
+
+@given(lines=st.lists(FENCE_LINES, max_size=6), ending=st.sampled_from(["", "\n"]))
+def test_the_frontmatter_ends_at_the_first_closing_fence_line(
+    lines: list[str], ending: str
+) -> None:
+    """The split as defined on lines (`\\n` only) and str.rstrip, blanks of any kind after a fence."""
+    text = "\n".join(["---", *lines]) + ending
+    source = load_bytes(P, text.encode())
+    if any(rule == "syntax" and "NUL" in p.message for rule, p in source.findings):
+        return
+    every = text.split("\n")
+    closes = [i for i in range(1, len(every)) if every[i].rstrip() in ("---", "...")]
+    if not closes:
+        assert (source.frontmatter, source.head, source.body_line) == (None, text, len(every))
+        return
+    close = closes[0]
+    assert source.head == "".join(f"{line}\n" for line in every[: close + 1])[: len(text)]
+    assert source.body == "\n".join(every[close + 1 :])
+    assert source.body_line == min(close + 2, len(every))
+    if source.frontmatter is not None:
+        assert source.frontmatter.end_line == close + 1
