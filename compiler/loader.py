@@ -652,8 +652,27 @@ _MEMO_LOADER: list[type[Any]] = [_Loader]
 _ENTRIES_KEPT = 4096
 
 
+# An entry of one line, `key: value`, whose value is plain text YAML reads as
+# it stands: it starts with a letter or digit and holds only characters that
+# are neither blanks (but the space), line breaks, a BOM nor control characters.
+_ONE_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]*):( +)"
+    "([A-Za-z0-9][ -~\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*)"
+    r"\n?\Z"
+)
+
+
 def _entry(text: str, line: int) -> _Entry | None:
     """The entry `text` read on its own, its first line being file line `line`."""
+    one_line = _ONE_LINE.match(text)
+    if one_line is not None:
+        name, gap, value = one_line.groups()
+        # Nothing in it may end the value early (` #`, `: `) or make it a key (`:`).
+        if value[-1] not in " :" and ": " not in value and " #" not in value:
+            # Built without composing: descriptions differ from agent to agent.
+            where = _pos(line, 1)
+            at = _pos(line, len(name) + len(gap) + 2)
+            return _Entry({name: resolve_plain(value)}, where, {(name,): at}, {(name,): where}, 2)
     key = (text, line)
     if key in _PLACED:
         return _PLACED[key]

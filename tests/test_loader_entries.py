@@ -94,7 +94,16 @@ LINE = st.sampled_from(
         "deep: " + "[" * 70 + "]" * 70,
     ]
 )
-PIECE = ENTRY | LINE | yaml_text
+# One-line entries, which are read without composing when their value is plain text.
+ONE_LINE = st.builds(
+    "{}:{}{}".format,
+    st.sampled_from(["description", "a", "b-c", "_d", "1", "e f", "'g'"]),
+    st.sampled_from([" ", "  ", "", "\t"]),
+    st.text(
+        alphabet="aZ09 #:,.-[]{}&*!|>'\"%@`\t\xa0\x85\u2028\u3000\ufeff\x7f\U0001f600", max_size=8
+    ),
+)
+PIECE = ENTRY | LINE | ONE_LINE | yaml_text
 
 
 @contextmanager
@@ -140,6 +149,13 @@ def assert_read_alike(raw: bytes) -> None:
 @example(pieces=["a:", "# c", "b:"], end="---\n")
 @example(pieces=["a:\n  ? '\x85 '\n  : 1", "b:"], end="---\n")
 @example(pieces=["a: '\u2028'", "b:"], end="---\n")
+@example(pieces=["a: x #y"], end="---\n")
+@example(pieces=["b: c:"], end="---\n")
+@example(pieces=["d: e: f"], end="---\n")
+@example(pieces=["g: h "], end="---\n")
+@example(pieces=["h: a\x85b", "i: 2026-01-13", "j: 0x1F"], end="---\n")
+@example(pieces=["k: \ufeffa"], end="---\n")
+@example(pieces=["a: x\u3000", "b: x\xa0y", "c: 1e3", "d: C#", "e: http://x"], end="---\n")
 def test_files_read_by_entries_read_as_whole(pieces: list[str], end: str) -> None:
     assert_read_alike(("---\n" + "".join(f"{p}\n" for p in pieces) + end).encode("utf-8"))
 
@@ -189,7 +205,8 @@ def test_repeated_entries_are_composed_once(monkeypatch: pytest.MonkeyPatch) -> 
         line = 8 if "\n" in description else 7
         assert source.frontmatter.keys[("permission", "bash", "*")] == loader.Pos(line, 5)
     assert composed.count(permission.rstrip("\n")) == 1  # the last entry: no line break
-    assert composed.count("description: One agent.\n") == 1
+    assert composed.count("description: Two\n  lines.\n") == 1
+    assert not any("One agent" in text for text in composed)  # plain text: read without YAML
 
 
 def test_copies_do_not_share_their_maps() -> None:
