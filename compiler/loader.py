@@ -20,7 +20,7 @@ import datetime as dt
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -315,12 +315,13 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     close = _CLOSING_FENCE.search(text, first_end + 1) if first_end >= 0 else None
     if close is not None:
         start = close.start()
-        lines = text[first_end + 1 : start - 1].split("\n") if start > first_end + 1 else []
-        frontmatter = _parse(lines, 2, findings)
+        # The frontmatter's lines, joined as they stand; none when the fence follows at once.
+        lines = text.count("\n", first_end, start - 1)
+        frontmatter = _parse(text[first_end + 1 : start - 1] if lines else "", lines, 2, findings)
         end = close.end()
         head, body = (text, "") if end == len(text) else (text[: end + 1], text[end + 1 :])
         # A file that ends on the closing fence has no body line: point at the fence.
-        body_line = len(lines) + (2 if end == len(text) else 3)
+        body_line = lines + (2 if end == len(text) else 3)
         return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
     findings.append(
         ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
@@ -344,22 +345,26 @@ def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> N
 _TAB_INDENT = re.compile(r"^[ ]*\t")
 
 
-def _parse(lines: list[str], first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
-    end = first + len(lines)
+def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
+    """The frontmatter `text` (`lines` lines joined by line breaks, the first being
+    file line `first`)."""
+    end = first + lines
     empty = Frontmatter({}, {}, {}, first - 1, end)
-    tabs = [(n, m.end()) for n, m in enumerate(map(_TAB_INDENT.match, lines), first) if m]
-    for number, column in tabs:
-        findings.append(
-            ("syntax", Problem(number, column, "tab in indentation; YAML allows only spaces"))
-        )
-    if tabs:
-        return empty
-    by_entries = _read_by_entries(lines, first) if _BY_ENTRIES else None
+    if "\t" in text:
+        found = enumerate(map(_TAB_INDENT.match, text.split("\n")), first)
+        tabs = [(n, m.end()) for n, m in found if m]
+        for number, column in tabs:
+            findings.append(
+                ("syntax", Problem(number, column, "tab in indentation; YAML allows only spaces"))
+            )
+        if tabs:
+            return empty
+    by_entries = _read_by_entries(text, first) if _BY_ENTRIES else None
     if by_entries is not None:
         data, values, keys = by_entries
         return Frontmatter(data, values, keys, first - 1, end)
     try:
-        node = yaml.compose("\n".join(lines), Loader=_Loader)
+        node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         findings.append(("syntax", _yaml_problem(exc, first)))
         return empty
@@ -555,31 +560,30 @@ _BY_ENTRIES = True  # tests turn it off to hold the entry-wise read to the whole
 # line starting with anything else (`-`, `?`, `[`, `{`, `&`, `!`, `%`, `.`, a BOM
 # or another blank) may tie lines together or start a document: read whole.
 _KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'\"")
-_CONTINUED = ("", " ", "#")
 # Line breaks to YAML besides `\n` (a CR is gone by now): promptc's lines run on past them.
 _YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
+# A line that starts an entry: anything in its first column but a blank or a comment.
+_ENTRY_START = re.compile(r"^[^ #\n]", re.MULTILINE)
+# What may stand before the first entry: blank lines and comments.
+_LEAD = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
 
 
-def frontmatter_entries(lines: Sequence[str]) -> list[tuple[int, int]] | None:
-    """(start, stop) indices in `lines` of each top-level entry of a frontmatter.
+def frontmatter_entries(text: str) -> list[str] | None:
+    """The top-level entries of a frontmatter's text, which they make up joined.
 
     An entry is a line starting in the first column with the indented, blank
-    and comment lines after it; the blank and comment lines before the first
-    entry go with it, so every line is in one entry. None when the lines are
-    shaped otherwise (no entry, indented text before the first, an entry
-    starting with anything but a plain or quoted key).
+    and comment lines after it, and the line break after its last line (but
+    the text's last); the blank and comment lines before the first entry go
+    with it. None when the text is shaped otherwise (no entry, indented text
+    before the first, an entry starting with anything but a plain or quoted key).
     """
-    starts = [i for i, line in enumerate(lines) if line[:1] not in _CONTINUED]
-    if not starts:
+    starts = [match.start() for match in _ENTRY_START.finditer(text)]
+    if not starts or _LEAD.fullmatch(text, 0, starts[0]) is None:
         return None
-    for line in lines[: starts[0]]:
-        rest = line.lstrip(" ")
-        if rest and rest[0] != "#":
-            return None
-    if any(lines[i][0] not in _KEY_START for i in starts):
+    if any(text[start] not in _KEY_START for start in starts):
         return None
     starts[0] = 0
-    return list(zip(starts, [*starts[1:], len(lines)], strict=True))
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,7 +598,7 @@ class _Entry:
 
 
 def _read_by_entries(
-    lines: list[str], first: int
+    text: str, first: int
 ) -> tuple[dict[str, Any], dict[JsonPath, Pos], dict[JsonPath, Pos]] | None:
     """The frontmatter (data, values, keys) read entry by entry, each distinct
     entry text composed once per run; None wherever that could differ from the
@@ -608,8 +612,10 @@ def _read_by_entries(
     fails in its own entry; two anchors of one name fail only whole), and
     together they stay within the node budget.
     """
-    spans = frontmatter_entries(lines)
-    if spans is None:
+    if _YAML_BREAKS.search(text):
+        return None  # YAML counts a line there: lines after it stand one lower whole
+    entries = frontmatter_entries(text)
+    if entries is None or (text.count("&") > 1 and _anchors_apart(entries)):
         return None
     if _MEMO_LOADER[0] is not _Loader:  # tests swap the composer
         _UNPLACED.clear()
@@ -619,31 +625,27 @@ def _read_by_entries(
     values: dict[JsonPath, Pos] = {}
     keys: dict[JsonPath, Pos] = {}
     count = 1
-    anchored = False
-    last = len(spans) - 1
-    for index, (start, stop) in enumerate(spans):
-        text = (
-            "\n".join(lines[start:stop]) if index == last else "\n".join(lines[start:stop]) + "\n"
-        )
-        if _YAML_BREAKS.search(text):
-            return None  # YAML counts a line there: lines after it stand one lower whole
-        if "&" in text:
-            if anchored:
-                return None
-            anchored = True
-        entry = _entry(text, first + start)
+    line = first
+    for entry_text in entries:
+        entry = _entry(entry_text, line)
         if entry is None or not entry.data.keys().isdisjoint(data):
             return None
-        count += entry.count - 1
-        if index == 0:
+        if not values:
             values[()] = entry.root
+        count += entry.count - 1
         for key, value in entry.data.items():
-            data[key] = _copied(value)
+            data[key] = _copied(value) if type(value) in _CONTAINERS else value
         values.update(entry.values)
         keys.update(entry.keys)
+        line += entry_text.count("\n")
     if count > NODE_BUDGET:
         return None
     return data, values, keys
+
+
+def _anchors_apart(entries: list[str]) -> bool:
+    """Whether `&` stands in more than one entry (anchors of one name would clash)."""
+    return sum("&" in entry for entry in entries) > 1
 
 
 _UNPLACED: dict[str, _Entry | None] = {}  # by text, lines counted from 0
@@ -712,13 +714,16 @@ def _placed(entry: _Entry, line: int) -> _Entry:
     return _Entry(entry.data, root, shifted(entry.values), shifted(entry.keys), entry.count)
 
 
+_CONTAINERS = (dict, list)
+
+
 def _copied(value: Any) -> Any:
     """A copy of the lists and maps of a value (the rest is immutable)."""
-    if isinstance(value, dict):
-        return {key: _copied(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copied(item) for item in value]
-    return value
+    if type(value) is dict:
+        return {
+            key: _copied(item) if type(item) in _CONTAINERS else item for key, item in value.items()
+        }
+    return [_copied(item) if type(item) in _CONTAINERS else item for item in value]
 
 
 class _Unusual(Exception):

@@ -143,6 +143,8 @@ def assert_read_alike(raw: bytes) -> None:
 @example(pieces=["description: a", "description: b"], end="---\n")
 @example(pieces=["a: &x 1", "b: &x 2", "c: *x"], end="---\n")
 @example(pieces=["a: &x 1", "b: *x"], end="---\n")
+@example(pieces=["a: &x 1", "b: &x 2"], end="---\n")
+@example(pieces=[f"{key}: [{'0, ' * 12_000}0]" for key in "ab"], end="---\n")
 @example(pieces=["# lead", "  ", "mode: subagent"], end="---\n")
 @example(pieces=["  lead: 1", "mode: subagent"], end="---\n")
 @example(pieces=["a: |+", "  kept", "", "b: 1"], end="---\n")
@@ -221,22 +223,23 @@ def test_copies_do_not_share_their_maps() -> None:
 
 
 @pytest.mark.parametrize(
-    ("lines", "spans"),
+    ("text", "entries"),
     [
-        (["a: 1", "b:", "  c: 2", "", "# x", "d: 3"], [(0, 1), (1, 5), (5, 6)]),
-        (["# lead", "", "a: 1"], [(0, 3)]),
-        (["'q': 1", '"r": 2'], [(0, 1), (1, 2)]),
-        ([], None),
-        (["# only", ""], None),
-        (["  a: 1", "b: 2"], None),
-        (["a: 1", "- b"], None),
-        (["? a", ": b"], None),
-        (["{a: 1}"], None),
-        (["\ufeffa: 1"], None),
+        ("a: 1\nb:\n  c: 2\n\n# x\nd: 3", ["a: 1\n", "b:\n  c: 2\n\n# x\n", "d: 3"]),
+        ("# lead\n  \n  # more\na: 1\n", ["# lead\n  \n  # more\na: 1\n"]),
+        ("'q': 1\n\"r\": 2", ["'q': 1\n", '"r": 2']),
+        ("", None),
+        ("# only\n", None),
+        ("  a: 1\nb: 2", None),
+        ("a: 1\n- b", None),
+        ("? a\n: b", None),
+        ("{a: 1}", None),
+        ("\ufeffa: 1", None),
+        ("\x0ba: 1", None),
     ],
 )
-def test_entries_of_a_frontmatter(lines: list[str], spans: object) -> None:
-    assert loader.frontmatter_entries(lines) == spans
+def test_entries_of_a_frontmatter(text: str, entries: list[str] | None) -> None:
+    assert loader.frontmatter_entries(text) == entries
 
 
 FENCE_LINES = st.sampled_from(
