@@ -270,3 +270,38 @@ def test_the_frontmatter_ends_at_the_first_closing_fence_line(
     assert source.body_line == min(close + 2, len(every))
     if source.frontmatter is not None:
         assert source.frontmatter.end_line == close + 1
+
+
+def test_agent_ids_and_order_are_the_relative_paths(tmp_path: Path) -> None:
+    """Ids are the paths under specs/agents/ without `.md`, in the order of their parts,
+    through subfolders and a symlinked folder; other files are stray."""
+    from compiler.bundle import load_bundle
+    from compiler.config import load_config
+
+    root = tmp_path / "b"
+    names = ["z.md", "a.b.md", "team/x.md", "team-a/y.md", "team/sub/w.md", "é.md", "n.txt"]
+    for name in names:
+        path = root / "specs" / "agents" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\ndescription: d\n---\n", encoding="utf-8")
+    (root / "specs" / "agents" / "linked").symlink_to(root / "specs" / "agents" / "team")
+    (root / "promptc.toml").write_text("[targets.opencode]\n", encoding="utf-8")
+    config = load_config(root / "promptc.toml")
+    bundle = load_bundle(config)
+    folder = config.specs / "agents"
+    expected = sorted(
+        (p for p in folder.rglob("*") if p.suffix == ".md" and "linked" not in p.parts),
+        key=lambda p: p.relative_to(folder).parts,
+    )
+    linked = [
+        folder / "linked" / p.relative_to(folder / "team")
+        for p in expected
+        if "team" in p.parts[-3:-1]
+    ]
+    expected = sorted([*expected, *linked], key=lambda p: p.relative_to(folder).parts)
+    assert list(bundle.agents) == [
+        p.relative_to(folder).with_suffix("").as_posix() for p in expected
+    ]
+    assert [s.path for s in bundle.agents.values()] == expected
+    assert "linked/sub/w" in bundle.agents
+    assert [(rule, p.name) for rule, p, _ in bundle.findings] == [("stray-file", "n.txt")]
