@@ -244,16 +244,16 @@ class _Scanner:
 
     def run(self, body: str) -> None:
         self.body = body
-        lines = body.split("\n")
+        # Past the last `<` no construct can start: once a block ends beyond it,
+        # the rest of the body is text (bodies hold their placeholders near the
+        # top, and a long tail need not be cut into paragraphs).
+        last = body.rfind("<") if _TAIL_IS_TEXT else len(body)
+        lines = body.split("\n", _lines_needed(body, last))
         ends = ["\n"] * (len(lines) - 1) + [""]
         # Offset of each line in the body; the last entry is the body's end.
         starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
         starts[-1] = len(body)
         self.starts = starts
-        # Past the last `<` no construct can start: once a block ends beyond it,
-        # the rest of the body is text (bodies hold their placeholders near the
-        # top, and a long tail need not be cut into paragraphs).
-        last = body.rfind("<") if _TAIL_IS_TEXT else len(body)
         index = 0
         while index < len(lines):
             if starts[index] > last:
@@ -508,6 +508,26 @@ class _Scanner:
             )
             return None
         return Placeholder(name, args, called, line, column, text, False, "", "")
+
+
+_BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)  # what str.strip() leaves empty
+
+
+def _lines_needed(body: str, last: int) -> int:
+    """How many times to cut `body` at line breaks for the walk (-1: at every one).
+
+    The walk stops at the first block past the last `<` (offset `last`), and
+    no block runs past a blank line but a fence, whose lines are text as the
+    rest is: the body is cut up to the first blank line after the line of the
+    last `<`, the rest left whole as one last piece.
+    """
+    if last < 0:
+        return 0  # no construct at all: the body is one piece of text
+    after = body.find("\n", last)
+    blank = _BLANK_LINE.search(body, after + 1) if after >= 0 else None
+    if blank is None:
+        return -1
+    return body.count("\n", 0, blank.start()) + 1
 
 
 def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
