@@ -664,17 +664,27 @@ _ONE_LINE = re.compile(
 )
 
 
+def _one_line(text: str) -> tuple[str, str, str] | None:
+    """(key, blanks, value) of a one-line `key: value` whose value is plain text."""
+    one_line = _ONE_LINE.match(text)
+    if one_line is None:
+        return None
+    name, gap, value = one_line.groups()
+    # Nothing in it may end the value early (` #`, `: `) or make it a key (`:`).
+    if value[-1] in " :" or ": " in value or " #" in value:
+        return None
+    return name, gap, value
+
+
 def _entry(text: str, line: int) -> _Entry | None:
     """The entry `text` read on its own, its first line being file line `line`."""
-    one_line = _ONE_LINE.match(text)
+    one_line = _one_line(text)
     if one_line is not None:
-        name, gap, value = one_line.groups()
-        # Nothing in it may end the value early (` #`, `: `) or make it a key (`:`).
-        if value[-1] not in " :" and ": " not in value and " #" not in value:
-            # Built without composing: descriptions differ from agent to agent.
-            where = _pos(line, 1)
-            at = _pos(line, len(name) + len(gap) + 2)
-            return _Entry({name: resolve_plain(value)}, where, {(name,): at}, {(name,): where}, 2)
+        # Built without composing: descriptions differ from agent to agent.
+        name, gap, value = one_line
+        where = _pos(line, 1)
+        at = _pos(line, len(name) + len(gap) + 2)
+        return _Entry({name: resolve_plain(value)}, where, {(name,): at}, {(name,): where}, 2)
     key = (text, line)
     if key in _PLACED:
         return _PLACED[key]
@@ -743,25 +753,21 @@ def plain_frontmatter(text: str) -> dict[str, Any] | None:
     first_end = text.find("\n")
     if first_end < 0 or text[:first_end].rstrip() != FENCE:
         return None
-    lines: list[str] = []
-    start = first_end + 1
-    while start <= len(text):
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if line.rstrip() in (FENCE, "..."):
-            return _plain_data(lines)
-        lines.append(line)
-        if end < 0:
-            return None
-        start = end + 1
-    return None
-
-
-def _plain_data(lines: list[str]) -> dict[str, Any] | None:
-    if any(map(_TAB_INDENT.match, lines)):
+    close = _CLOSING_FENCE.search(text, first_end + 1)
+    if close is None:
         return None
+    start = close.start()
+    return _plain_data(text[first_end + 1 : start - 1] if start > first_end + 1 else "")
+
+
+def _plain_data(text: str) -> dict[str, Any] | None:
+    if "\t" in text and any(map(_TAB_INDENT.match, text.split("\n"))):
+        return None
+    one_line = _one_line(text)
+    if one_line is not None:
+        return {one_line[0]: resolve_plain(one_line[2])}
     try:
-        node = yaml.compose("\n".join(lines), Loader=_Loader)
+        node = yaml.compose(text, Loader=_Loader)
     except (yaml.YAMLError, RecursionError):
         return None
     if node is None:

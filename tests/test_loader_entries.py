@@ -169,6 +169,23 @@ def test_generated_documents_read_by_entries_read_as_whole(documents: list[str])
         assert_read_alike(f"---\n{text}---\nbody\n".encode())
 
 
+@settings(max_examples=600, deadline=None)
+@given(pieces=st.lists(PIECE, max_size=4), end=st.sampled_from(["---\n", "...\nbody", "---", ""]))
+@example(pieces=["description: An agent."], end="---\n")
+@example(pieces=["a: x #y"], end="---\n")
+@example(pieces=["d: e: f"], end="---\n")
+@example(pieces=["g: h "], end="---\n")
+@example(pieces=["\tg: h"], end="---\n")
+def test_plain_frontmatter_is_the_whole_reads_data(pieces: list[str], end: str) -> None:
+    """plain_frontmatter gives the data of a file the loader reads without a finding,
+    and None for any other: held to the whole read, as emitted files are checked by it."""
+    text = "---\n" + "".join(f"{p}\n" for p in pieces) + end
+    with whole_reads():
+        whole = load_bytes(P, text.encode("utf-8"))
+    expected = None if whole.findings or whole.frontmatter is None else whole.frontmatter.data
+    assert repr(loader.plain_frontmatter(text)) == repr(expected), text
+
+
 _DATA = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(alphabet="ab :#*-&\"'\n", max_size=8),
     lambda inner: (
