@@ -224,11 +224,13 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     FIFO cannot stall the run and a file swapped in after a check is still caught.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _Unreadable(f"not a regular file but {_kind(info.st_mode)}; refused")
-        raw = handle.read(limit + 1)
+        raw = _read_up_to(fd, limit + 1, info.st_size)
+    finally:
+        os.close(fd)
     if len(raw) > limit:
         size = max(info.st_size, len(raw))
         raise _Unreadable(
@@ -236,6 +238,23 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
             "(no runtime can use a prompt this long)"
         )
     return raw
+
+
+def _read_up_to(fd: int, most: int, size: int) -> bytes:
+    """Up to `most` bytes of a file of about `size` bytes, to its end.
+
+    Each read asks for what the file is expected to hold (a read of `most`
+    would allocate and free that much for every file), and on while it grows.
+    """
+    parts: list[bytes] = []
+    total = 0
+    while total < most:
+        chunk = os.read(fd, min(most - total, max(size + 1 - total, 1 << 16)))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def load_bytes(path: Path, raw: bytes) -> SourceFile:

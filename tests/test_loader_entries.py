@@ -12,6 +12,7 @@ CR, control characters.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -322,3 +323,30 @@ def test_agent_ids_and_order_are_the_relative_paths(tmp_path: Path) -> None:
     assert [s.path for s in bundle.agents.values()] == expected
     assert "linked/sub/w" in bundle.agents
     assert [(rule, p.name) for rule, p, _ in bundle.findings] == [("stray-file", "n.txt")]
+
+
+@pytest.mark.parametrize("size_hint", [0, 1, 99_999, 100_000, 100_001, 10**7])
+@pytest.mark.parametrize("most", [1, 65_536, 100_000, 100_001, 10**6])
+def test_reads_stop_at_the_end_or_the_limit_whatever_size_was_expected(
+    tmp_path: Path, size_hint: int, most: int
+) -> None:
+    """A file read whole, or its first `most` bytes, however far its size at the
+    open (a file can grow or shrink meanwhile) is from what it holds."""
+    data = bytes(range(256)) * 390 + b"end!"  # 99,844 bytes
+    path = tmp_path / "f.md"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert loader._read_up_to(fd, most, size_hint) == data[:most]
+    finally:
+        os.close(fd)
+
+
+def test_a_file_over_the_limit_is_refused_with_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "f.md"
+    path.write_bytes(b"x" * 11)
+    assert loader.read_bounded(path, limit=11) == b"x" * 11
+    with pytest.raises(
+        loader._Unreadable, match="file is 11 bytes; promptc reads spec files up to 10 bytes"
+    ):
+        loader.read_bounded(path, limit=10)
