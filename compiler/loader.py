@@ -672,6 +672,7 @@ _UNPLACED: dict[str, _Entry | None] = {}  # by text, lines counted from 0
 _PLACED: dict[tuple[str, int], _Entry | None] = {}  # by text and first line in its file
 _MEMO_LOADER: list[type[Any]] = [_Loader]
 _ENTRIES_KEPT = 4096
+_ENTRY_CHARS_KEPT = 2048  # a longer entry is read, not remembered: memory stays bounded
 
 
 # An entry of one line, `key: value`, whose value is plain text YAML reads as
@@ -705,6 +706,9 @@ def _entry(text: str, line: int) -> _Entry | None:
         where = _pos(line, 1)
         at = _pos(line, len(name) + len(gap) + 2)
         return _Entry({name: resolve_plain(value)}, where, {(name,): at}, {(name,): where}, 2)
+    if len(text) > _ENTRY_CHARS_KEPT:
+        read = _read_entry(text)
+        return None if read is None else _placed(read, line)
     key = (text, line)
     if key in _PLACED:
         return _PLACED[key]

@@ -312,8 +312,13 @@ class _Scanner:
             self._walk_paragraph(lines, ends, first, text)
         finally:
             events, self.events = self.events, None
-        # Only a paragraph without problems is remembered, so each is reported where it is.
-        if len(self.problems) == problems and self.constructs <= MAX_CONSTRUCTS:
+        # Only a paragraph without problems is remembered, so each is reported where
+        # it is; and only a short one, so that memory stays bounded.
+        if (
+            len(self.problems) == problems
+            and self.constructs <= MAX_CONSTRUCTS
+            and len(text) <= _PARAGRAPH_CHARS_KEPT
+        ):
             if len(_PARAGRAPHS) >= _PARAGRAPHS_KEPT:
                 _PARAGRAPHS.clear()
             _PARAGRAPHS[key] = _Paragraph.of(events, base, self.constructs - constructs)
@@ -754,6 +759,7 @@ class _Paragraph(NamedTuple):
 
 _PARAGRAPHS: dict[tuple[str, str, int], _Paragraph] = {}
 _PARAGRAPHS_KEPT = 4096
+_PARAGRAPH_CHARS_KEPT = 2048
 
 
 def _at_line(construct: _Construct, number: int) -> _Construct:

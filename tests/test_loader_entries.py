@@ -350,3 +350,15 @@ def test_a_file_over_the_limit_is_refused_with_its_size(tmp_path: Path) -> None:
         loader._Unreadable, match="file is 11 bytes; promptc reads spec files up to 10 bytes"
     ):
         loader.read_bounded(path, limit=10)
+
+
+def test_long_entries_are_read_each_time_not_remembered() -> None:
+    """Memory stays bounded: an entry past _ENTRY_CHARS_KEPT is read, not remembered,
+    and reads as the whole read does wherever it stands."""
+    rules = "".join(f'    "cmd{i} *": allow\n' for i in range(100))
+    entry = f"permission:\n  bash:\n{rules}"
+    assert len(entry) > loader._ENTRY_CHARS_KEPT
+    for lead in ("", "description: One.\n", "description: Two\n  lines.\n"):
+        assert_read_alike(f"---\n{lead}{entry}mode: subagent\n---\nbody\n".encode())
+    assert not any(len(text) > loader._ENTRY_CHARS_KEPT for text in loader._UNPLACED)
+    assert not any(len(text) > loader._ENTRY_CHARS_KEPT for text, _ in loader._PLACED)

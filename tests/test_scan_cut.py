@@ -142,3 +142,12 @@ def test_a_repeated_paragraph_is_walked_once(monkeypatch: pytest.MonkeyPatch) ->
     assert moved == _cold(body, 6)
     # The block's text line, replayed 9 characters on: `x` and its line break.
     assert again.segments[3] == scan.Literal(9 + block.index("x"), 9 + block.index("x") + 2, 6, 1)
+
+
+def test_long_paragraphs_are_walked_each_time_not_remembered() -> None:
+    paragraph = "<<a>> " + "word " * 500
+    assert len(paragraph) > scan._PARAGRAPH_CHARS_KEPT
+    scan._PARAGRAPHS.clear()
+    body = f"<<b>>\n\n{paragraph}\n"
+    assert scan.scan(body, 3) == scan.scan(body, 3) == _cold(body, 3)
+    assert list(scan._PARAGRAPHS) == [("<<b>>", "\n", 3)]
