@@ -9,6 +9,12 @@ timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
 date. Aliases are expanded under a node budget, so an alias bomb costs at most
 that budget.
 
+A frontmatter is read entry by entry (a top-level key with its indented
+lines), each distinct entry once per run, since agents repeat their permission
+maps word for word; wherever entries could tie together (anchors, a repeated
+key, anything reported) it is read whole, so data, positions and findings are
+those of the whole read either way.
+
 Reading is bounded too: only regular files are read (a FIFO or a device named
 `x.md` would block or never end), and a file over MAX_FILE_BYTES is refused
 before it is read whole, since no runtime can use a prompt of that size.
@@ -326,8 +332,8 @@ _CLOSING_FENCE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
 
 
 def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
-    # Only the frontmatter is cut into lines: the body, most of a file, is
-    # taken as one slice.
+    # Nothing is cut into lines: the frontmatter and the body, most of a
+    # file, are slices of the text, found by one search for the closing fence.
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
