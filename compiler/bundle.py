@@ -208,11 +208,13 @@ def _markdown_files(
         walk.refuse(folder, "symlink points outside the project; refused")
         return
     walk.folder(folder, frozenset({real}))
-    for path in sorted(walk.files, key=lambda p: p.relative_to(folder).parts):
+    # Every path found is `folder / ...`: its parts past the folder's are its relative path.
+    depth = len(folder.parts)
+    for path in sorted(walk.files, key=lambda p: p.parts[depth:]):
         if path.suffix != ".md":
             findings.append(("stray-file", path, Problem(1, 1, "not a .md file; ignored")))
             continue
-        yield path.relative_to(folder).with_suffix("").as_posix(), path
+        yield "/".join(path.parts[depth:])[: -len(".md")], path
 
 
 @dataclass
@@ -241,7 +243,7 @@ class _Walk:
             return
         for entry in entries:
             if not entry.name.startswith("."):
-                self.entry(Path(entry.path), entry, ancestors)
+                self.entry(folder / entry.name, entry, ancestors)
 
     def entry(self, path: Path, entry: os.DirEntry[str], ancestors: frozenset[Path]) -> None:
         if not _utf8(entry.name):

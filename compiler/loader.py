@@ -9,6 +9,12 @@ timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
 date. Aliases are expanded under a node budget, so an alias bomb costs at most
 that budget.
 
+A frontmatter is read entry by entry (a top-level key with its indented
+lines), each distinct entry once per run, since agents repeat their permission
+maps word for word; wherever entries could tie together (anchors, a repeated
+key, anything reported) it is read whole, so data, positions and findings are
+those of the whole read either way.
+
 Reading is bounded too: only regular files are read (a FIFO or a device named
 `x.md` would block or never end), and a file over MAX_FILE_BYTES is refused
 before it is read whole, since no runtime can use a prompt of that size.
@@ -199,7 +205,8 @@ class SourceFile:
 
     @property
     def ok(self) -> bool:
-        return not any(rule == "syntax" for rule, _ in self.findings)
+        # Asked of every file by every stage; most files have no findings at all.
+        return not self.findings or not any(rule == "syntax" for rule, _ in self.findings)
 
 
 def load_file(path: Path) -> SourceFile:
@@ -223,11 +230,13 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     FIFO cannot stall the run and a file swapped in after a check is still caught.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _Unreadable(f"not a regular file but {_kind(info.st_mode)}; refused")
-        raw = handle.read(limit + 1)
+        raw = _read_up_to(fd, limit + 1, info.st_size)
+    finally:
+        os.close(fd)
     if len(raw) > limit:
         size = max(info.st_size, len(raw))
         raise _Unreadable(
@@ -235,6 +244,23 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
             "(no runtime can use a prompt this long)"
         )
     return raw
+
+
+def _read_up_to(fd: int, most: int, size: int) -> bytes:
+    """Up to `most` bytes of a file of about `size` bytes, to its end.
+
+    Each read asks for what the file is expected to hold (a read of `most`
+    would allocate and free that much for every file), and on while it grows.
+    """
+    parts: list[bytes] = []
+    total = 0
+    while total < most:
+        chunk = os.read(fd, min(most - total, max(size + 1 - total, 1 << 16)))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def load_bytes(path: Path, raw: bytes) -> SourceFile:
@@ -300,28 +326,29 @@ def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
     return text
 
 
+# A closing fence: `---` or `...` alone on its line, blanks after it allowed
+# (`\s` is what str.rstrip strips; a line ends only at `\n`).
+_CLOSING_FENCE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+
+
 def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
-    # Lines are cut only up to the closing fence: the body, most of a file, is
-    # taken as one slice.
+    # Nothing is cut into lines: the frontmatter and the body, most of a
+    # file, are slices of the text, found by one search for the closing fence.
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
         return SourceFile(path, "", None, Held(text), 1, tuple(findings))
-    lines: list[str] = []
-    start = first_end + 1
-    while first_end >= 0 and start <= len(text):
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if line.rstrip() in (FENCE, "..."):
-            frontmatter = _parse(lines, 2, findings)
-            head, body = (text, "") if end < 0 else (text[: end + 1], text[end + 1 :])
-            # A file that ends on the closing fence has no body line: point at the fence.
-            body_line = len(lines) + (2 if end < 0 else 3)
-            return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
-        lines.append(line)
-        if end < 0:
-            break
-        start = end + 1
+    close = _CLOSING_FENCE.search(text, first_end + 1) if first_end >= 0 else None
+    if close is not None:
+        start = close.start()
+        # The frontmatter's lines, joined as they stand; none when the fence follows at once.
+        lines = text.count("\n", first_end, start - 1)
+        frontmatter = _parse(text[first_end + 1 : start - 1] if lines else "", lines, 2, findings)
+        end = close.end()
+        head, body = (text, "") if end == len(text) else (text[: end + 1], text[end + 1 :])
+        # A file that ends on the closing fence has no body line: point at the fence.
+        body_line = lines + (2 if end == len(text) else 3)
+        return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
     findings.append(
         ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
     )
@@ -344,18 +371,26 @@ def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> N
 _TAB_INDENT = re.compile(r"^[ ]*\t")
 
 
-def _parse(lines: list[str], first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
-    end = first + len(lines)
+def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
+    """The frontmatter `text` (`lines` lines joined by line breaks, the first being
+    file line `first`)."""
+    end = first + lines
     empty = Frontmatter({}, {}, {}, first - 1, end)
-    tabs = [(n, m.end()) for n, m in enumerate(map(_TAB_INDENT.match, lines), first) if m]
-    for number, column in tabs:
-        findings.append(
-            ("syntax", Problem(number, column, "tab in indentation; YAML allows only spaces"))
-        )
-    if tabs:
-        return empty
+    if "\t" in text:
+        found = enumerate(map(_TAB_INDENT.match, text.split("\n")), first)
+        tabs = [(n, m.end()) for n, m in found if m]
+        for number, column in tabs:
+            findings.append(
+                ("syntax", Problem(number, column, "tab in indentation; YAML allows only spaces"))
+            )
+        if tabs:
+            return empty
+    by_entries = _read_by_entries(text, first) if _BY_ENTRIES else None
+    if by_entries is not None:
+        data, values, keys = by_entries
+        return Frontmatter(data, values, keys, first - 1, end)
     try:
-        node = yaml.compose("\n".join(lines), Loader=_Loader)
+        node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         findings.append(("syntax", _yaml_problem(exc, first)))
         return empty
@@ -453,6 +488,16 @@ _POSITIONS: dict[tuple[int, int], Pos] = {}
 _MAX_POSITIONS = 65_536
 
 
+def _pos(line: int, column: int) -> Pos:
+    key = (line, column)
+    found = _POSITIONS.get(key)
+    if found is None:
+        if len(_POSITIONS) >= _MAX_POSITIONS:
+            _POSITIONS.clear()
+        found = _POSITIONS[key] = Pos(line, column)
+    return found
+
+
 class _Budget(Exception):
     pass
 
@@ -469,13 +514,7 @@ class _Builder:
 
     def pos(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
-        key = (mark.line + self.first, mark.column + 1)
-        found = _POSITIONS.get(key)
-        if found is None:
-            if len(_POSITIONS) >= _MAX_POSITIONS:
-                _POSITIONS.clear()
-            found = _POSITIONS[key] = Pos(*key)
-        return found
+        return _pos(mark.line + self.first, mark.column + 1)
 
     def build(self, node: yaml.Node) -> Any:
         try:
@@ -539,6 +578,194 @@ class _Builder:
         return result
 
 
+# --- reading a frontmatter entry by entry --------------------------------------
+
+_BY_ENTRIES = True  # tests turn it off to hold the entry-wise read to the whole read
+
+# What may start a top-level entry read on its own: a plain or quoted key. A
+# line starting with anything else (`-`, `?`, `[`, `{`, `&`, `!`, `%`, `.`, a BOM
+# or another blank) may tie lines together or start a document: read whole.
+_KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'\"")
+# Line breaks to YAML besides `\n` (a CR is gone by now): promptc's lines run on past them.
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
+# A line that starts an entry: anything in its first column but a blank or a comment.
+_ENTRY_START = re.compile(r"^[^ #\n]", re.MULTILINE)
+# What may stand before the first entry: blank lines and comments.
+_LEAD = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
+
+
+def frontmatter_entries(text: str) -> list[str] | None:
+    """The top-level entries of a frontmatter's text, which they make up joined.
+
+    An entry is a line starting in the first column with the indented, blank
+    and comment lines after it, and the line break after its last line (but
+    the text's last); the blank and comment lines before the first entry go
+    with it. None when the text is shaped otherwise (no entry, indented text
+    before the first, an entry starting with anything but a plain or quoted key).
+    """
+    starts = [match.start() for match in _ENTRY_START.finditer(text)]
+    if not starts or _LEAD.fullmatch(text, 0, starts[0]) is None:
+        return None
+    if any(text[start] not in _KEY_START for start in starts):
+        return None
+    starts[0] = 0
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One top-level entry read on its own: its data and where its nodes stand."""
+
+    data: dict[str, Any]  # never handed out: each frontmatter gets a copy
+    root: Pos  # of the mapping that holds the entry
+    values: dict[JsonPath, Pos]  # the root's excepted
+    keys: dict[JsonPath, Pos]
+    count: int  # nodes, the root mapping included
+
+
+def _read_by_entries(
+    text: str, first: int
+) -> tuple[dict[str, Any], dict[JsonPath, Pos], dict[JsonPath, Pos]] | None:
+    """The frontmatter (data, values, keys) read entry by entry, each distinct
+    entry text composed once per run; None wherever that could differ from the
+    whole read in a value, a position or a finding (the caller then reads it whole).
+
+    Agents repeat their entries word for word (`mode`, the permission map).
+    An entry's text is what the whole read reads there: its lines, with a line
+    break after each but the frontmatter's last. Nothing ties entries together
+    when each reads as a mapping without a finding, no top-level key repeats,
+    at most one entry holds an anchor (an alias to another entry's anchor
+    fails in its own entry; two anchors of one name fail only whole), and
+    together they stay within the node budget.
+    """
+    if _YAML_BREAKS.search(text):
+        return None  # YAML counts a line there: lines after it stand one lower whole
+    entries = frontmatter_entries(text)
+    if entries is None or (text.count("&") > 1 and _anchors_apart(entries)):
+        return None
+    if _MEMO_LOADER[0] is not _Loader:  # tests swap the composer
+        _UNPLACED.clear()
+        _PLACED.clear()
+        _MEMO_LOADER[0] = _Loader
+    data: dict[str, Any] = {}
+    values: dict[JsonPath, Pos] = {}
+    keys: dict[JsonPath, Pos] = {}
+    count = 1
+    line = first
+    for entry_text in entries:
+        entry = _entry(entry_text, line)
+        if entry is None or not entry.data.keys().isdisjoint(data):
+            return None
+        if not values:
+            values[()] = entry.root
+        count += entry.count - 1
+        for key, value in entry.data.items():
+            data[key] = _copied(value) if type(value) in _CONTAINERS else value
+        values.update(entry.values)
+        keys.update(entry.keys)
+        line += entry_text.count("\n")
+    if count > NODE_BUDGET:
+        return None
+    return data, values, keys
+
+
+def _anchors_apart(entries: list[str]) -> bool:
+    """Whether `&` stands in more than one entry (anchors of one name would clash)."""
+    return sum("&" in entry for entry in entries) > 1
+
+
+_UNPLACED: dict[str, _Entry | None] = {}  # by text, lines counted from 0
+_PLACED: dict[tuple[str, int], _Entry | None] = {}  # by text and first line in its file
+_MEMO_LOADER: list[type[Any]] = [_Loader]
+_ENTRIES_KEPT = 4096
+_ENTRY_CHARS_KEPT = 2048  # a longer entry is read, not remembered: memory stays bounded
+
+
+# An entry of one line, `key: value`, whose value is plain text YAML reads as
+# it stands: it starts with a letter or digit and holds only characters that
+# are neither blanks (but the space), line breaks, a BOM nor control characters.
+_ONE_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]*):( +)"
+    "([A-Za-z0-9][ -~\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*)"
+    r"\n?\Z"
+)
+
+
+def _one_line(text: str) -> tuple[str, str, str] | None:
+    """(key, blanks, value) of a one-line `key: value` whose value is plain text."""
+    one_line = _ONE_LINE.match(text)
+    if one_line is None:
+        return None
+    name, gap, value = one_line.groups()
+    # Nothing in it may end the value early (` #`, `: `) or make it a key (`:`).
+    if value[-1] in " :" or ": " in value or " #" in value:
+        return None
+    return name, gap, value
+
+
+def _entry(text: str, line: int) -> _Entry | None:
+    """The entry `text` read on its own, its first line being file line `line`."""
+    one_line = _one_line(text)
+    if one_line is not None:
+        # Built without composing: descriptions differ from agent to agent.
+        name, gap, value = one_line
+        where = _pos(line, 1)
+        at = _pos(line, len(name) + len(gap) + 2)
+        return _Entry({name: resolve_plain(value)}, where, {(name,): at}, {(name,): where}, 2)
+    if len(text) > _ENTRY_CHARS_KEPT:
+        read = _read_entry(text)
+        return None if read is None else _placed(read, line)
+    key = (text, line)
+    if key in _PLACED:
+        return _PLACED[key]
+    if text in _UNPLACED:
+        read = _UNPLACED[text]
+    else:
+        if len(_UNPLACED) >= _ENTRIES_KEPT:
+            _UNPLACED.clear()
+        read = _UNPLACED[text] = _read_entry(text)
+    if len(_PLACED) >= _ENTRIES_KEPT:
+        _PLACED.clear()
+    placed = _PLACED[key] = None if read is None else _placed(read, line)
+    return placed
+
+
+def _read_entry(text: str) -> _Entry | None:
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    findings: list[tuple[str, Problem]] = []
+    builder = _Builder(0, findings)
+    data = builder.build(node)
+    if findings or not isinstance(data, dict):
+        return None
+    root = builder.values.pop(())
+    return _Entry(data, root, builder.values, builder.keys, builder.count)
+
+
+def _placed(entry: _Entry, line: int) -> _Entry:
+    def shifted(table: dict[JsonPath, Pos]) -> dict[JsonPath, Pos]:
+        return {path: _pos(pos.line + line, pos.column) for path, pos in table.items()}
+
+    root = _pos(entry.root.line + line, entry.root.column)
+    return _Entry(entry.data, root, shifted(entry.values), shifted(entry.keys), entry.count)
+
+
+_CONTAINERS = (dict, list)
+
+
+def _copied(value: Any) -> Any:
+    """A copy of the lists and maps of a value (the rest is immutable)."""
+    if type(value) is dict:
+        return {
+            key: _copied(item) if type(item) in _CONTAINERS else item for key, item in value.items()
+        }
+    return [_copied(item) if type(item) in _CONTAINERS else item for item in value]
+
+
 class _Unusual(Exception):
     pass
 
@@ -556,25 +783,21 @@ def plain_frontmatter(text: str) -> dict[str, Any] | None:
     first_end = text.find("\n")
     if first_end < 0 or text[:first_end].rstrip() != FENCE:
         return None
-    lines: list[str] = []
-    start = first_end + 1
-    while start <= len(text):
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if line.rstrip() in (FENCE, "..."):
-            return _plain_data(lines)
-        lines.append(line)
-        if end < 0:
-            return None
-        start = end + 1
-    return None
-
-
-def _plain_data(lines: list[str]) -> dict[str, Any] | None:
-    if any(map(_TAB_INDENT.match, lines)):
+    close = _CLOSING_FENCE.search(text, first_end + 1)
+    if close is None:
         return None
+    start = close.start()
+    return _plain_data(text[first_end + 1 : start - 1] if start > first_end + 1 else "")
+
+
+def _plain_data(text: str) -> dict[str, Any] | None:
+    if "\t" in text and any(map(_TAB_INDENT.match, text.split("\n"))):
+        return None
+    one_line = _one_line(text)
+    if one_line is not None:
+        return {one_line[0]: resolve_plain(one_line[2])}
     try:
-        node = yaml.compose("\n".join(lines), Loader=_Loader)
+        node = yaml.compose(text, Loader=_Loader)
     except (yaml.YAMLError, RecursionError):
         return None
     if node is None:

@@ -203,6 +203,8 @@ class _Scanner:
         self.buffer_line = first_line
         self.blocks_ok = True
         self.constructs = 0
+        # What a paragraph does, while one is being walked to be remembered (_Paragraph).
+        self.events: list[tuple[int, int, int] | Segment] | None = None
 
     def result(self) -> Scan:
         self._flush()
@@ -213,6 +215,8 @@ class _Scanner:
 
     def _text(self, start: int, end: int, line: int) -> None:
         """Body text from offset start to end (a run of one line or more) as literal."""
+        if self.events is not None:
+            self.events.append((start, end, line))
         buffer = self.buffer
         if not buffer:
             self.buffer_line = line
@@ -233,6 +237,8 @@ class _Scanner:
         self.buffer = []
 
     def _add(self, segment: Segment) -> None:
+        if self.events is not None:
+            self.events.append(segment)
         self._flush()
         self.segments.append(segment)
 
@@ -244,16 +250,16 @@ class _Scanner:
 
     def run(self, body: str) -> None:
         self.body = body
-        lines = body.split("\n")
+        # Past the last `<` no construct can start: once a block ends beyond it,
+        # the rest of the body is text (bodies hold their placeholders near the
+        # top, and a long tail need not be cut into paragraphs).
+        last = body.rfind("<") if _TAIL_IS_TEXT else len(body)
+        lines = body.split("\n", _lines_needed(body, last))
         ends = ["\n"] * (len(lines) - 1) + [""]
         # Offset of each line in the body; the last entry is the body's end.
         starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
         starts[-1] = len(body)
         self.starts = starts
-        # Past the last `<` no construct can start: once a block ends beyond it,
-        # the rest of the body is text (bodies hold their placeholders near the
-        # top, and a long tail need not be cut into paragraphs).
-        last = body.rfind("<") if _TAIL_IS_TEXT else len(body)
         index = 0
         while index < len(lines):
             if starts[index] > last:
@@ -293,6 +299,31 @@ class _Scanner:
             # as its lines one by one
             self._text(self.starts[first], self.starts[first + len(lines)], self._number(first))
             return
+        key = (text, ends[-1], self._number(first))
+        base = self.starts[first]
+        known = _PARAGRAPHS.get(key)
+        if known is not None and self.constructs + known.constructs <= MAX_CONSTRUCTS:
+            self.constructs += known.constructs
+            known.replay(self, base)
+            return
+        problems, constructs = len(self.problems), self.constructs
+        self.events = []
+        try:
+            self._walk_paragraph(lines, ends, first, text)
+        finally:
+            events, self.events = self.events, None
+        # Only a paragraph without problems is remembered, so each is reported where
+        # it is; and only a short one, so that memory stays bounded.
+        if (
+            len(self.problems) == problems
+            and self.constructs <= MAX_CONSTRUCTS
+            and len(text) <= _PARAGRAPH_CHARS_KEPT
+        ):
+            if len(_PARAGRAPHS) >= _PARAGRAPHS_KEPT:
+                _PARAGRAPHS.clear()
+            _PARAGRAPHS[key] = _Paragraph.of(events, base, self.constructs - constructs)
+
+    def _walk_paragraph(self, lines: list[str], ends: list[str], first: int, text: str) -> None:
         end_of_last = text.find("\n", text.rfind("<"))
         stop = len(text) if end_of_last < 0 else end_of_last
         spans = _code_spans(text, stop) if "`" in text else []
@@ -510,6 +541,26 @@ class _Scanner:
         return Placeholder(name, args, called, line, column, text, False, "", "")
 
 
+_BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)  # what str.strip() leaves empty
+
+
+def _lines_needed(body: str, last: int) -> int:
+    """How many times to cut `body` at line breaks for the walk (-1: at every one).
+
+    The walk stops at the first block past the last `<` (offset `last`), and
+    no block runs past a blank line but a fence, whose lines are text as the
+    rest is: the body is cut up to the first blank line after the line of the
+    last `<`, the rest left whole as one last piece.
+    """
+    if last < 0:
+        return 0  # no construct at all: the body is one piece of text
+    after = body.find("\n", last)
+    blank = _BLANK_LINE.search(body, after + 1) if after >= 0 else None
+    if blank is None:
+        return -1
+    return body.count("\n", 0, blank.start()) + 1
+
+
 def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
     return Placeholder(
         placeholder.name,
@@ -677,6 +728,38 @@ class _SyntaxProblem(Exception):
 
 _LINES: dict[tuple[str, tuple[tuple[int, int], ...]], list[_Construct]] = {}
 _LINES_KEPT = 4096
+
+
+class _Paragraph(NamedTuple):
+    """What walking a paragraph did, remembered by its text, whether a line break
+    ends it and its first line: bundles repeat their snippet and tag paragraphs
+    (`<<caveman>>`, a block per target) in every agent at the same line.
+
+    The text runs are kept as offsets from the paragraph's start; replayed,
+    they join the text before and after exactly as when first walked.
+    """
+
+    events: tuple[tuple[int, int, int] | Segment, ...]
+    constructs: int
+
+    @classmethod
+    def of(
+        cls, events: list[tuple[int, int, int] | Segment], base: int, constructs: int
+    ) -> _Paragraph:
+        moved = [(e[0] - base, e[1] - base, e[2]) if isinstance(e, tuple) else e for e in events]
+        return cls(tuple(moved), constructs)
+
+    def replay(self, scanner: _Scanner, base: int) -> None:
+        for event in self.events:
+            if isinstance(event, tuple):
+                scanner._text(base + event[0], base + event[1], event[2])
+            else:
+                scanner._add(event)
+
+
+_PARAGRAPHS: dict[tuple[str, str, int], _Paragraph] = {}
+_PARAGRAPHS_KEPT = 4096
+_PARAGRAPH_CHARS_KEPT = 2048
 
 
 def _at_line(construct: _Construct, number: int) -> _Construct:
