@@ -13,6 +13,7 @@ CR, control characters.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -362,3 +363,21 @@ def test_long_entries_are_read_each_time_not_remembered() -> None:
         assert_read_alike(f"---\n{lead}{entry}mode: subagent\n---\nbody\n".encode())
     assert not any(len(text) > loader._ENTRY_CHARS_KEPT for text in loader._UNPLACED)
     assert not any(len(text) > loader._ENTRY_CHARS_KEPT for text, _ in loader._PLACED)
+
+
+def test_one_line_values_take_exactly_the_plain_characters() -> None:
+    """_ONE_LINE is written as the characters it refuses; it takes exactly these
+    ranges (printable ASCII and the rest of Unicode but line breaks YAML counts,
+    surrogates, the BOM and non-characters), checked on every code point."""
+    allowed = re.compile(
+        r"([A-Za-z_][A-Za-z0-9_-]*):( +)"
+        "([A-Za-z0-9][ -~\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*)"
+        r"\n?\Z"
+    )
+    differ = [
+        hex(code)
+        for code in range(0x110000)
+        for text in (f"k: a{chr(code)}", f"k: a{chr(code)}b\n")
+        if bool(loader._ONE_LINE.match(text)) != bool(allowed.match(text))
+    ]
+    assert differ == []
