@@ -59,6 +59,7 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -157,6 +158,83 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     return found is not None
 
 
+class _Heads:
+    """Patterns by head (wildcard.head), to find the few a question is about.
+
+    Two patterns whose heads differ before either ends share no input
+    (wildcard.apart). An exclude that shares no input with one of the include
+    patterns cannot change whether some input matches every include and no
+    exclude, so `hits` may be asked with only the excludes `near` every include:
+    agents' maps that differ make the lists of written denies and asks as long
+    as the bundle, while a question is about a few of them. (The one answer
+    that could change is "too complex to decide", counted as yes: the search
+    over fewer machines meets no more states, so it may answer where the full
+    one gave up, never the other way round.)
+
+    `prune=False` keeps every pattern near every other: the plain computation.
+    """
+
+    def __init__(self, patterns: Iterable[str], prune: bool = True) -> None:
+        self.patterns = tuple(patterns)
+        self.prune = prune
+        self.at: dict[str, list[int]] = {}  # head -> positions of the patterns with it
+        for index, pattern in enumerate(self.patterns):
+            self.at.setdefault(wildcard.head(pattern), []).append(index)
+        self.heads = sorted(self.at)
+        self.sizes = sorted({len(h) for h in self.at})
+        # heads by length, for the pairs too long for wildcard.apart to call apart
+        self.long = sorted((len(h), h) for h in self.at)
+        self.found: dict[str, frozenset[int]] = {}
+        self.kept: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def near(self, pattern: str) -> frozenset[int]:
+        """The positions of the patterns `wildcard.apart` does not set apart from
+        `pattern`: heads one of which starts with the other."""
+        found = self.found.get(pattern)
+        if found is None:
+            found = self.found[pattern] = frozenset(self._near(pattern))
+        return found
+
+    def _near(self, pattern: str) -> Iterator[int]:
+        if not self.prune:
+            yield from range(len(self.patterns))
+            return
+        head = wildcard.head(pattern)
+        heads: set[str] = set()
+        for size in self.sizes:  # the heads `head` starts with
+            if size > len(head):
+                break
+            if head[:size] in self.at:
+                heads.add(head[:size])
+        at = bisect_left(self.heads, head)  # the heads starting with `head`
+        while at < len(self.heads) and self.heads[at].startswith(head):
+            heads.add(self.heads[at])
+            at += 1
+        # wildcard.apart calls no pair apart past SEARCH_LIMIT units together
+        at = bisect_left(self.long, (wildcard.SEARCH_LIMIT - len(head), ""))
+        heads.update(h for _, h in self.long[at:])
+        for one in heads:
+            yield from self.at[one]
+
+    def select(self, include: tuple[str, ...]) -> tuple[str, ...]:
+        """The patterns near every `include` pattern, in their order: the
+        excludes that may change a question about these includes."""
+        kept = self.kept.get(include)
+        if kept is None:
+            sets = sorted((self.near(p) for p in include), key=len)
+            positions = sets[0].intersection(*sets[1:]) if sets else range(len(self.patterns))
+            kept = self.kept[include] = tuple(self.patterns[i] for i in sorted(positions))
+        return kept
+
+
+def _related(include: tuple[str, ...], patterns: tuple[str, ...], prune: bool) -> tuple[str, ...]:
+    """`patterns` without those apart from some `include` pattern (see _Heads):
+    for a rule list's few later patterns, where an index would cost more."""
+    if not prune:
+        return patterns
+    return tuple(q for q in patterns if not any(wildcard.apart((p, q)) for p in include))
+
+
 class Span(NamedTuple):
     """The inputs one rule decides: its pattern minus every later pattern.
 
@@ -210,12 +288,13 @@ def translate(project: Project) -> Translation:
     return result
 
 
-def planner(project: Project, share: bool = True) -> _Planner:
+def planner(project: Project, share: bool = True, prune: bool = True) -> _Planner:
     """The translation of a bundle, not run yet. `share=False` plans every agent
-    on its own, as if no two agents had the same rules (the fast path's oracle)."""
+    on its own, as if no two agents had the same rules, and `prune=False` asks
+    every question with every exclude (see _Heads): the fast paths' oracles."""
     found = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
-    return _Planner(found, main, project.config.custom_tools, share)
+    return _Planner(found, main, project.config.custom_tools, share, prune)
 
 
 # Targets and rules of one run share a bundle: translate it once. The cache
@@ -331,8 +410,10 @@ class _Planner:
         main: str | None,
         custom_tools: Iterable[str],
         share: bool = True,
+        prune: bool = True,
     ) -> None:
         self.subjects = subjects
+        self.prune = prune
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
         self.main = main
@@ -458,8 +539,8 @@ class _Planner:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
-        denied = self.deny.exact(group)
-        stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
+        denied = _Heads(self.deny.exact(group), self.prune)
+        stopped = _Heads(dict.fromkeys(denied.patterns + self.ask.exact(group)), self.prune)
         rejected: dict[str, list[Source] | None] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
@@ -487,7 +568,7 @@ class _Planner:
                     if blockers:
                         rejected[span.pattern] = blockers
                         continue
-                    adds = any(hits((g,), stopped) for g in pattern.reach)
+                    adds = any(hits((g,), stopped.select((g,))) for g in pattern.reach)
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
@@ -499,8 +580,8 @@ class _Planner:
         self,
         pattern: Pattern,
         holders: Mapping[str, _Held],
-        denied: tuple[str, ...],
-        stopped: tuple[str, ...],
+        denied: _Heads,
+        stopped: _Heads,
     ) -> list[Source]:
         """Every holder with a denied or asked region the allow would reach, at
         its first such region. Which region that is depends on the plan alone."""
@@ -509,7 +590,12 @@ class _Planner:
         for name, held in holders.items():
             if held.plan not in first:
                 first[held.plan] = next(
-                    (s for s in held.plan.spans if _objects(pattern, s, denied, stopped)), None
+                    (
+                        s
+                        for s in held.plan.spans
+                        if _objects(pattern, s, denied, stopped, self.prune)
+                    ),
+                    None,
                 )
             span = first[held.plan]
             if span is not None:
@@ -542,8 +628,11 @@ class _Planner:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
-        allowed = self.allow.exact(group)
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
+        written = _Heads(self.allow.exact(group) + stopped, self.prune)
+        # each span meets only the entries it may overlap
+        by_deny = _Reach(denies, self.prune)
+        by_ask = _Reach(asks_, self.prune)
         names = _join([t.name for t in group])
         # Why a region is narrowed depends on its plan; the words name the agent.
         found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
@@ -554,7 +643,7 @@ class _Planner:
                 for span in held.plan.spans:
                     if span.action == "deny" or span.at is None:
                         continue
-                    reasons = self._reasons(span, group, denies, asks_, allowed + stopped, rejected)
+                    reasons = self._reasons(span, group, by_deny, by_ask, written, rejected)
                     if reasons:
                         lost.append((span.at, reasons))
             if not lost:
@@ -568,17 +657,23 @@ class _Planner:
         self,
         span: Span,
         group: tuple[Tool, ...],
-        denies: list[Entry],
-        asks_: list[Entry],
-        written: tuple[str, ...],
+        denies: _Reach,
+        asks_: _Reach,
+        written: _Heads,
         rejected: Mapping[str, list[Source] | None],
     ) -> list[_Reason]:
         reasons = []
-        if hit := _overlapping(denies, span):
+        if hit := denies.overlapping(span):
             reasons.append(_Reason("denied", hit, self._who(hit)))
-        if span.action == "allow" and (hit := _overlapping(asks_, span)):
+        if span.action == "allow" and (hit := asks_.overlapping(span)):
             reasons.append(_Reason("asked", hit, self._who(hit)))
-        if span.action == "allow" and group[0].asks and hits((span.pattern,), span.later + written):
+        include = (span.pattern,)
+        later = _related(include, span.later, self.prune)
+        if (
+            span.action == "allow"
+            and group[0].asks
+            and hits(include, later + written.select(include))
+        ):
             blockers = rejected.get(span.pattern)
             who = self._who(blockers) if blockers is not None else None
             reasons.append(_Reason("not allowed", [], who))
@@ -701,19 +796,43 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     return claude_rules.cover(kind, span.pattern).whole
 
 
-def _overlapping(entries: Iterable[Entry], span: Span) -> list[Entry]:
-    return [e for e in entries if any(hits((span.pattern, g), span.later) for g in e.reach)]
+class _Reach:
+    """Settings entries by the heads of their reach patterns (see _Heads)."""
+
+    def __init__(self, entries: Sequence[Entry], prune: bool) -> None:
+        self.entries = entries
+        self.prune = prune
+        self.owner = [i for i, e in enumerate(entries) for _ in e.reach]
+        self.index = _Heads((g for e in entries for g in e.reach), prune)
+
+    def overlapping(self, span: Span) -> list[Entry]:
+        """The entries with a reach pattern sharing an input with the span, in order:
+        only entries with a reach pattern near the span's can."""
+        candidates = sorted({self.owner[i] for i in self.index.near(span.pattern)})
+        return [
+            e
+            for e in map(self.entries.__getitem__, candidates)
+            if any(self._hits(span, g) for g in e.reach)
+        ]
+
+    def _hits(self, span: Span, g: str) -> bool:
+        include = (span.pattern, g)
+        return hits(include, _related(include, span.later, self.prune))
 
 
-def _objects(
-    pattern: Pattern, span: Span, denied: tuple[str, ...], stopped: tuple[str, ...]
-) -> bool:
+def _objects(pattern: Pattern, span: Span, denied: _Heads, stopped: _Heads, prune: bool) -> bool:
     """An allow of `pattern` would reach into this denied or asked region
     beyond what the written denies (for an ask: denies and asks) already stop."""
     if span.action == "allow":
         return False
     covered = denied if span.action == "deny" else stopped
-    return any(hits((g, span.pattern), span.later + covered) for g in pattern.reach)
+    for g in pattern.reach:
+        include = (g, span.pattern)
+        if wildcard.apart(include):
+            continue  # hits() says no without its excludes
+        if hits(include, _related(include, span.later, prune) + covered.select(include)):
+            return True
+    return False
 
 
 def _join(names: list[str]) -> str:
