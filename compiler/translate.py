@@ -229,10 +229,27 @@ class _Heads:
 
 def _related(include: tuple[str, ...], patterns: tuple[str, ...], prune: bool) -> tuple[str, ...]:
     """`patterns` without those apart from some `include` pattern (see _Heads):
-    for a rule list's few later patterns, where an index would cost more."""
-    if not prune:
+    for a rule list's few later patterns, where an index would cost more. Asked
+    for every agent's spans about every allow, so wildcard.apart is spelled out
+    on the heads here (an empty head is apart from none)."""
+    if not prune or not patterns:
         return patterns
-    return tuple(q for q in patterns if not any(wildcard.apart((p, q)) for p in include))
+    heads = [h for h in map(wildcard.head, include) if h]
+    if not heads:
+        return patterns
+    limit = wildcard.SEARCH_LIMIT
+    kept: list[str] = []
+    for pattern in patterns:
+        one = wildcard.head(pattern)
+        for other in heads:
+            if (
+                not (one.startswith(other) or other.startswith(one))
+                and len(one) + len(other) < limit
+            ):
+                break
+        else:
+            kept.append(pattern)
+    return tuple(kept)
 
 
 class Span(NamedTuple):
@@ -382,6 +399,55 @@ class _Plan:
             if span.action == "ask" and pattern.whole and asks:
                 continue  # the tool asks anyway
             self.stops.append((span, pattern))
+        # The spans as seen from a pattern apart from each of the plan's patterns
+        # with a head (see _Outlines): those with an empty head are all that is left.
+        self.outline = tuple(
+            (
+                span.action,
+                None if wildcard.head(span.pattern) else span.pattern,
+                tuple(q for q in span.later if not wildcard.head(q)),
+            )
+            for span in self.spans
+        )
+        self.headed = tuple(
+            dict.fromkeys(
+                p for span in self.spans for p in (span.pattern, *span.later) if wildcard.head(p)
+            )
+        )
+
+
+class _Outlines:
+    """The plans of a permission's holders, indexed by their patterns with a head.
+
+    Whether an allow reaches into a plan's denied or asked regions is a question
+    about the allow's patterns, each span's pattern and later ones, and the
+    written excludes. Patterns apart from the allow's drop out of it (see
+    _Heads), so for a plan none of whose patterns with a head is near the allow
+    the answer depends on its outline alone: agents' maps that differ in their
+    own commands share an outline, and the question is asked once per outline.
+    """
+
+    def __init__(self, plans: Iterable[_Plan], prune: bool) -> None:
+        self.owners: list[_Plan] = []
+        patterns: list[str] = []
+        self.ids: dict[_Plan, int] = {}  # plan -> a number for its outline
+        numbers: dict[tuple[tuple[str, str | None, tuple[str, ...]], ...], int] = {}
+        for plan in plans:
+            if plan in self.ids:
+                continue
+            self.ids[plan] = numbers.setdefault(plan.outline, len(numbers))
+            for pattern in plan.headed:
+                patterns.append(pattern)
+                self.owners.append(plan)
+        self.heads = _Heads(patterns, prune)
+        self.prune = prune
+
+    def near(self, reach: Iterable[str]) -> set[_Plan] | None:
+        """The plans with a pattern with a head near one of `reach` (None: every
+        plan, when not pruning)."""
+        if not self.prune:
+            return None
+        return {self.owners[i] for g in reach for i in self.heads.near(g)}
 
 
 class _Reason(NamedTuple):
@@ -541,6 +607,7 @@ class _Planner:
         kind = group[0].kind
         denied = _Heads(self.deny.exact(group), self.prune)
         stopped = _Heads(dict.fromkeys(denied.patterns + self.ask.exact(group)), self.prune)
+        outlines = _Outlines((held.plan for held in holders.values()), self.prune)
         rejected: dict[str, list[Source] | None] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
@@ -564,7 +631,7 @@ class _Planner:
                     if pattern is None:
                         rejected[span.pattern] = None
                         continue
-                    blockers = self._objections(pattern, holders, denied, stopped)
+                    blockers = self._objections(pattern, holders, outlines, denied, stopped)
                     if blockers:
                         rejected[span.pattern] = blockers
                         continue
@@ -580,27 +647,37 @@ class _Planner:
         self,
         pattern: Pattern,
         holders: Mapping[str, _Held],
+        outlines: _Outlines,
         denied: _Heads,
         stopped: _Heads,
     ) -> list[Source]:
         """Every holder with a denied or asked region the allow would reach, at
-        its first such region. Which region that is depends on the plan alone."""
+        its first such region. Which region that is depends on the plan alone,
+        and for a plan with no pattern near the allow's, on its outline."""
+        near = outlines.near(pattern.reach)
         first: dict[_Plan, Span | None] = {}
+        by_outline: dict[int, int | None] = {}  # outline -> position of that region
         found: list[Source] = []
         for name, held in holders.items():
-            if held.plan not in first:
-                first[held.plan] = next(
-                    (
-                        s
-                        for s in held.plan.spans
-                        if _objects(pattern, s, denied, stopped, self.prune)
-                    ),
-                    None,
-                )
-            span = first[held.plan]
+            plan = held.plan
+            if plan not in first:
+                if near is None or plan in near:
+                    first[plan] = self._first(pattern, plan, denied, stopped)
+                else:
+                    number = outlines.ids[plan]
+                    if number not in by_outline:
+                        span = self._first(pattern, plan, denied, stopped)
+                        by_outline[number] = None if span is None else plan.spans.index(span)
+                    at = by_outline[number]
+                    first[plan] = None if at is None else plan.spans[at]
+            span = first[plan]
             if span is not None:
                 found.append(Source(name, _rule(held, span)))
         return found
+
+    def _first(self, pattern: Pattern, plan: _Plan, denied: _Heads, stopped: _Heads) -> Span | None:
+        objects = (s for s in plan.spans if _objects(pattern, s, denied, stopped, self.prune))
+        return next(objects, None)
 
     # --- what each agent loses ------------------------------------------------------------
 
