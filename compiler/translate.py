@@ -252,6 +252,42 @@ def _related(include: tuple[str, ...], patterns: tuple[str, ...], prune: bool) -
     return tuple(kept)
 
 
+def _hits_past(include: tuple[str, ...], own: tuple[str, ...], shared: tuple[str, ...]) -> bool:
+    """hits(include, own + shared), for a rule list's few `own` later patterns and
+    written excludes `shared` by many lists: an input past the shared ones is
+    found once, and when none of `own` matches it, it answers for every list.
+    (When no input is past the shared ones, there is none past more excludes,
+    a search over them could only have given up: the same nuance as _Heads.)"""
+    if not own:
+        return hits(include, shared)
+    if wildcard.apart(include):
+        return False
+    text, known = _past(include, shared)
+    if known and text is None:
+        return False
+    # The text is exact unless spelling it replaced a lone surrogate.
+    if (
+        text is not None
+        and "\ufffd" not in text
+        and not any(wildcard.match(text, pattern) for pattern in own)
+    ):
+        return True
+    return hits(include, own + shared)
+
+
+@lru_cache(maxsize=4096)
+def _past(include: tuple[str, ...], exclude: tuple[str, ...]) -> tuple[str | None, bool]:
+    """An input matching every `include` pattern and no `exclude` one (None: there
+    is none), and False in place of True when the search gave up."""
+    try:
+        found = wildcard.witness(
+            [wildcard.glob(p) for p in include], [wildcard.glob(p) for p in exclude]
+        )
+    except wildcard.TooComplex:
+        return None, False
+    return found, True
+
+
 class Span(NamedTuple):
     """The inputs one rule decides: its pattern minus every later pattern.
 
@@ -749,7 +785,7 @@ class _Planner:
         if (
             span.action == "allow"
             and group[0].asks
-            and hits(include, later + written.select(include))
+            and _hits_past(include, later, written.select(include))
         ):
             blockers = rejected.get(span.pattern)
             who = self._who(blockers) if blockers is not None else None
@@ -907,7 +943,7 @@ def _objects(pattern: Pattern, span: Span, denied: _Heads, stopped: _Heads, prun
         include = (g, span.pattern)
         if wildcard.apart(include):
             continue  # hits() says no without its excludes
-        if hits(include, _related(include, span.later, prune) + covered.select(include)):
+        if _hits_past(include, _related(include, span.later, prune), covered.select(include)):
             return True
     return False
 
