@@ -59,7 +59,9 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -588,7 +590,10 @@ class _Planner:
                 kept[subject.name].update(names)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
-        self.who: dict[tuple[int, ...], _Who] = {}
+        # Held while a plan's words are written: when maps differ, each list of
+        # objections and of entries a region meets is its own and as long as the
+        # bundle, and holding every one's writers would cost N² memory.
+        self.who: weakref.WeakValueDictionary[tuple[int, ...], _Who] = weakref.WeakValueDictionary()
         self.writers: dict[int, _Writers] = {}
         self._losses(group, holders, rejected)
 
@@ -599,8 +604,11 @@ class _Planner:
         key = tuple(id(item) for item in sources)
         found = self.who.get(key)
         if found is None:
-            lists = [e.sources for e in sources] if isinstance(sources[0], Entry) else [sources]
-            found = self.who[key] = _Who([self._writers(part) for part in lists])
+            if isinstance(sources[0], Entry):
+                parts = [self._writers(e.sources) for e in sources]
+            else:  # one list of objections: read for this _Who alone
+                parts = [_Writers(sources)]
+            found = self.who[key] = _Who(parts)
         return found
 
     def _writers(self, sources: Sequence[Source]) -> _Writers:
@@ -749,6 +757,7 @@ class _Planner:
         names = _join([t.name for t in group])
         # Why a region is narrowed depends on its plan; the words name the agent.
         found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
+        left = Counter(held.plan for held in holders.values())  # holders still to write
         for name, held in holders.items():
             lost = found.get(held.plan)
             if lost is None:
@@ -759,6 +768,9 @@ class _Planner:
                     reasons = self._reasons(span, group, by_deny, by_ask, written, rejected)
                     if reasons:
                         lost.append((span.at, reasons))
+            left[held.plan] -= 1
+            if not left[held.plan]:
+                del found[held.plan]  # its last holder: its writers may go
             if not lost:
                 continue
             subject = self._by_name(name)
