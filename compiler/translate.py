@@ -929,16 +929,38 @@ class _Reach:
         self.prune = prune
         self.owner = [i for i, e in enumerate(entries) for _ in e.reach]
         self.index = _Heads((g for e in entries for g in e.reach), prune)
+        self.candidates: dict[str, list[int]] = {}
+        # (span pattern, later patterns without a head) -> entry -> overlaps
+        self.answers: dict[tuple[str, tuple[str, ...]], dict[int, bool]] = {}
 
     def overlapping(self, span: Span) -> list[Entry]:
         """The entries with a reach pattern sharing an input with the span, in order:
         only entries with a reach pattern near the span's can."""
-        candidates = sorted({self.owner[i] for i in self.index.near(span.pattern)})
-        return [
-            e
-            for e in map(self.entries.__getitem__, candidates)
-            if any(self._hits(span, g) for g in e.reach)
-        ]
+        candidates = self.candidates.get(span.pattern)
+        if candidates is None:
+            near = self.index.near(span.pattern)
+            candidates = self.candidates[span.pattern] = sorted({self.owner[i] for i in near})
+        # An entry with no pattern near the span's later ones with a head meets
+        # only those without one (see _related): its answer holds for every span
+        # with the same pattern and those, as agents' own commands differ.
+        touched = {
+            self.owner[i] for q in span.later if wildcard.head(q) for i in self.index.near(q)
+        }
+        base = tuple(q for q in span.later if not wildcard.head(q))
+        answers = self.answers.setdefault((span.pattern, base), {})
+        found: list[Entry] = []
+        for at in candidates:
+            entry = self.entries[at]
+            if not self.prune or at in touched:
+                hit = any(self._hits(span, g) for g in entry.reach)
+            else:
+                known = answers.get(at)
+                if known is None:
+                    known = answers[at] = any(hits((span.pattern, g), base) for g in entry.reach)
+                hit = known
+            if hit:
+                found.append(entry)
+        return found
 
     def _hits(self, span: Span, g: str) -> bool:
         include = (span.pattern, g)

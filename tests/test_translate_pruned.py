@@ -116,16 +116,20 @@ def _entry(reach: list[str]) -> Entry:
 @given(
     reaches=st.lists(st.lists(PATTERN, max_size=2), max_size=6),
     pattern=PATTERN,
-    later=st.lists(PATTERN, max_size=3),
+    laters=st.lists(st.lists(PATTERN, max_size=3), min_size=1, max_size=3),
 )
 def test_overlapping_entries_are_those_a_span_shares_an_input_with(
-    reaches: list[list[str]], pattern: str, later: list[str]
+    reaches: list[list[str]], pattern: str, laters: list[list[str]]
 ) -> None:
+    # one index asked about spans with one pattern and other later ones, as
+    # agents' `"*"` regions are, remembering answers between them
     entries = [_entry(reach) for reach in reaches]
-    span = Span(0, "allow", pattern, tuple(later))
-    plain = [e for e in entries if any(hits((pattern, g), span.later) for g in e.reach)]
-    assert translate._Reach(entries, True).overlapping(span) == plain
-    assert translate._Reach(entries, False).overlapping(span) == plain
+    pruned, plain_index = translate._Reach(entries, True), translate._Reach(entries, False)
+    for later in laters:
+        span = Span(0, "allow", pattern, tuple(later))
+        plain = [e for e in entries if any(hits((pattern, g), span.later) for g in e.reach)]
+        assert pruned.overlapping(span) == plain
+        assert plain_index.overlapping(span) == plain
 
 
 # --- translation: agents whose maps differ ------------------------------------------------
