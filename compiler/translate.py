@@ -254,14 +254,17 @@ def _related(include: tuple[str, ...], patterns: tuple[str, ...], prune: bool) -
     return tuple(kept)
 
 
-def _hits_past(include: tuple[str, ...], own: tuple[str, ...], shared: tuple[str, ...]) -> bool:
+def _hits_past(
+    include: tuple[str, ...], own: tuple[str, ...], shared: tuple[str, ...], prune: bool = True
+) -> bool:
     """hits(include, own + shared), for a rule list's few `own` later patterns and
     written excludes `shared` by many lists: an input past the shared ones is
     found once, and when none of `own` matches it, it answers for every list.
     (When no input is past the shared ones, there is none past more excludes,
-    a search over them could only have given up: the same nuance as _Heads.)"""
-    if not own:
-        return hits(include, shared)
+    a search over them could only have given up: the same nuance as _Heads.)
+    `prune=False` asks with every exclude at once: the plain computation."""
+    if not own or not prune:
+        return hits(include, own + shared)
     if wildcard.apart(include):
         return False
     text, known = _past(include, shared)
@@ -797,7 +800,7 @@ class _Planner:
         if (
             span.action == "allow"
             and group[0].asks
-            and _hits_past(include, later, written.select(include))
+            and _hits_past(include, later, written.select(include), self.prune)
         ):
             blockers = rejected.get(span.pattern)
             who = self._who(blockers) if blockers is not None else None
@@ -977,7 +980,8 @@ def _objects(pattern: Pattern, span: Span, denied: _Heads, stopped: _Heads, prun
         include = (g, span.pattern)
         if wildcard.apart(include):
             continue  # hits() says no without its excludes
-        if _hits_past(include, _related(include, span.later, prune), covered.select(include)):
+        later = _related(include, span.later, prune)
+        if _hits_past(include, later, covered.select(include), prune):
             return True
     return False
 

@@ -105,6 +105,7 @@ def test_pruned_questions_answer_as_with_every_exclude(
     near = translate._Heads(shared).select(ask)
     assert hits(ask, translate._related(ask, tuple(own), True) + near) == plain
     assert translate._hits_past(ask, tuple(own), tuple(shared)) == plain
+    assert translate._hits_past(ask, tuple(own), tuple(shared), prune=False) == plain
     assert translate._hits_past(ask, translate._related(ask, tuple(own), True), near) == plain
 
 
