@@ -65,6 +65,34 @@ def param_cycle() -> Files:
     }
 
 
+DISTINCT = """---
+description: Agent {i} explores the code and reports findings with paths and lines.
+mode: subagent
+permission:
+  edit: deny
+  webfetch: ask
+  bash:
+    "*": ask
+    "git status {i} *": allow
+    "git diff {i} *": allow
+    "tool{i} *": allow
+    "rm {i} *": deny
+  task:
+    "*": deny
+---
+Agent {i} body.
+"""
+
+
+def distinct_maps(count: int) -> Files:
+    """A monorepo's agents, each with its own commands: the Claude translation
+    weighs every agent's allows against every other agent's denies and asks."""
+    files: Files = {"promptc.toml": "[targets.opencode]\n\n[targets.claude]\n"}
+    for i in range(count):
+        files[f"specs/agents/a{i}.md"] = DISTINCT.format(i=i)
+    return files
+
+
 def near_limit(unit: str) -> str:
     return unit * ((1_000_000 - len(HEAD)) // len(unit))
 
@@ -155,6 +183,8 @@ CASES = [
     Case("jinja-range-huge", lambda: agent("<<range(10**9)|list|length>>"), (0, 1)),
     Case("jinja-power-tower", lambda: agent("<<10**10**10>>"), (0, 1)),
     Case("jinja-giant-string", lambda: agent("<<'x' * 10**9>>"), (0, 1)),
+    # the Claude translation
+    Case("claude-300-distinct-maps", lambda: distinct_maps(300), (0,)),
 ]
 
 

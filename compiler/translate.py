@@ -59,6 +59,9 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+import weakref
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -157,6 +160,139 @@ def hits(include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> bool:
     return found is not None
 
 
+class _Heads:
+    """Patterns by head (wildcard.head), to find the few a question is about.
+
+    Two patterns whose heads differ before either ends share no input
+    (wildcard.apart). An exclude that shares no input with one of the include
+    patterns cannot change whether some input matches every include and no
+    exclude, so `hits` may be asked with only the excludes `near` every include:
+    agents' maps that differ make the lists of written denies and asks as long
+    as the bundle, while a question is about a few of them. (The one answer
+    that could change is "too complex to decide", counted as yes: the search
+    over fewer machines meets no more states, so it may answer where the full
+    one gave up, never the other way round.)
+
+    `prune=False` keeps every pattern near every other: the plain computation.
+    """
+
+    def __init__(self, patterns: Iterable[str], prune: bool = True) -> None:
+        self.patterns = tuple(patterns)
+        self.prune = prune
+        self.at: dict[str, list[int]] = {}  # head -> positions of the patterns with it
+        for index, pattern in enumerate(self.patterns):
+            self.at.setdefault(wildcard.head(pattern), []).append(index)
+        self.heads = sorted(self.at)
+        self.sizes = sorted({len(h) for h in self.at})
+        # heads by length, for the pairs too long for wildcard.apart to call apart
+        self.long = sorted((len(h), h) for h in self.at)
+        self.found: dict[str, frozenset[int]] = {}
+        self.kept: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def near(self, pattern: str) -> frozenset[int]:
+        """The positions of the patterns `wildcard.apart` does not set apart from
+        `pattern`: heads one of which starts with the other."""
+        found = self.found.get(pattern)
+        if found is None:
+            found = self.found[pattern] = frozenset(self._near(pattern))
+        return found
+
+    def _near(self, pattern: str) -> Iterator[int]:
+        if not self.prune:
+            yield from range(len(self.patterns))
+            return
+        head = wildcard.head(pattern)
+        heads: set[str] = set()
+        for size in self.sizes:  # the heads `head` starts with
+            if size > len(head):
+                break
+            if head[:size] in self.at:
+                heads.add(head[:size])
+        at = bisect_left(self.heads, head)  # the heads starting with `head`
+        while at < len(self.heads) and self.heads[at].startswith(head):
+            heads.add(self.heads[at])
+            at += 1
+        # wildcard.apart calls no pair apart past SEARCH_LIMIT units together
+        at = bisect_left(self.long, (wildcard.SEARCH_LIMIT - len(head), ""))
+        heads.update(h for _, h in self.long[at:])
+        for one in heads:
+            yield from self.at[one]
+
+    def select(self, include: tuple[str, ...]) -> tuple[str, ...]:
+        """The patterns near every `include` pattern, in their order: the
+        excludes that may change a question about these includes."""
+        kept = self.kept.get(include)
+        if kept is None:
+            sets = sorted((self.near(p) for p in include), key=len)
+            positions = sets[0].intersection(*sets[1:]) if sets else range(len(self.patterns))
+            kept = self.kept[include] = tuple(self.patterns[i] for i in sorted(positions))
+        return kept
+
+
+def _related(include: tuple[str, ...], patterns: tuple[str, ...], prune: bool) -> tuple[str, ...]:
+    """`patterns` without those apart from some `include` pattern (see _Heads):
+    for a rule list's few later patterns, where an index would cost more. Asked
+    for every agent's spans about every allow, so wildcard.apart is spelled out
+    on the heads here (an empty head is apart from none)."""
+    if not prune or not patterns:
+        return patterns
+    heads = [h for h in map(wildcard.head, include) if h]
+    if not heads:
+        return patterns
+    limit = wildcard.SEARCH_LIMIT
+    kept: list[str] = []
+    for pattern in patterns:
+        one = wildcard.head(pattern)
+        for other in heads:
+            if (
+                not (one.startswith(other) or other.startswith(one))
+                and len(one) + len(other) < limit
+            ):
+                break
+        else:
+            kept.append(pattern)
+    return tuple(kept)
+
+
+def _hits_past(
+    include: tuple[str, ...], own: tuple[str, ...], shared: tuple[str, ...], prune: bool = True
+) -> bool:
+    """hits(include, own + shared), for a rule list's few `own` later patterns and
+    written excludes `shared` by many lists: an input past the shared ones is
+    found once, and when none of `own` matches it, it answers for every list.
+    (When no input is past the shared ones, there is none past more excludes,
+    a search over them could only have given up: the same nuance as _Heads.)
+    `prune=False` asks with every exclude at once: the plain computation."""
+    if not own or not prune:
+        return hits(include, own + shared)
+    if wildcard.apart(include):
+        return False
+    text, known = _past(include, shared)
+    if known and text is None:
+        return False
+    # The text is exact unless spelling it replaced a lone surrogate.
+    if (
+        text is not None
+        and "\ufffd" not in text
+        and not any(wildcard.match(text, pattern) for pattern in own)
+    ):
+        return True
+    return hits(include, own + shared)
+
+
+@lru_cache(maxsize=4096)
+def _past(include: tuple[str, ...], exclude: tuple[str, ...]) -> tuple[str | None, bool]:
+    """An input matching every `include` pattern and no `exclude` one (None: there
+    is none), and False in place of True when the search gave up."""
+    try:
+        found = wildcard.witness(
+            [wildcard.glob(p) for p in include], [wildcard.glob(p) for p in exclude]
+        )
+    except wildcard.TooComplex:
+        return None, False
+    return found, True
+
+
 class Span(NamedTuple):
     """The inputs one rule decides: its pattern minus every later pattern.
 
@@ -210,12 +346,13 @@ def translate(project: Project) -> Translation:
     return result
 
 
-def planner(project: Project, share: bool = True) -> _Planner:
+def planner(project: Project, share: bool = True, prune: bool = True) -> _Planner:
     """The translation of a bundle, not run yet. `share=False` plans every agent
-    on its own, as if no two agents had the same rules (the fast path's oracle)."""
+    on its own, as if no two agents had the same rules, and `prune=False` asks
+    every question with every exclude (see _Heads): the fast paths' oracles."""
     found = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
-    return _Planner(found, main, project.config.custom_tools, share)
+    return _Planner(found, main, project.config.custom_tools, share, prune)
 
 
 # Targets and rules of one run share a bundle: translate it once. The cache
@@ -303,6 +440,55 @@ class _Plan:
             if span.action == "ask" and pattern.whole and asks:
                 continue  # the tool asks anyway
             self.stops.append((span, pattern))
+        # The spans as seen from a pattern apart from each of the plan's patterns
+        # with a head (see _Outlines): those with an empty head are all that is left.
+        self.outline = tuple(
+            (
+                span.action,
+                None if wildcard.head(span.pattern) else span.pattern,
+                tuple(q for q in span.later if not wildcard.head(q)),
+            )
+            for span in self.spans
+        )
+        self.headed = tuple(
+            dict.fromkeys(
+                p for span in self.spans for p in (span.pattern, *span.later) if wildcard.head(p)
+            )
+        )
+
+
+class _Outlines:
+    """The plans of a permission's holders, indexed by their patterns with a head.
+
+    Whether an allow reaches into a plan's denied or asked regions is a question
+    about the allow's patterns, each span's pattern and later ones, and the
+    written excludes. Patterns apart from the allow's drop out of it (see
+    _Heads), so for a plan none of whose patterns with a head is near the allow
+    the answer depends on its outline alone: agents' maps that differ in their
+    own commands share an outline, and the question is asked once per outline.
+    """
+
+    def __init__(self, plans: Iterable[_Plan], prune: bool) -> None:
+        self.owners: list[_Plan] = []
+        patterns: list[str] = []
+        self.ids: dict[_Plan, int] = {}  # plan -> a number for its outline
+        numbers: dict[tuple[tuple[str, str | None, tuple[str, ...]], ...], int] = {}
+        for plan in plans:
+            if plan in self.ids:
+                continue
+            self.ids[plan] = numbers.setdefault(plan.outline, len(numbers))
+            for pattern in plan.headed:
+                patterns.append(pattern)
+                self.owners.append(plan)
+        self.heads = _Heads(patterns, prune)
+        self.prune = prune
+
+    def near(self, reach: Iterable[str]) -> set[_Plan] | None:
+        """The plans with a pattern with a head near one of `reach` (None: every
+        plan, when not pruning)."""
+        if not self.prune:
+            return None
+        return {self.owners[i] for g in reach for i in self.heads.near(g)}
 
 
 class _Reason(NamedTuple):
@@ -331,8 +517,10 @@ class _Planner:
         main: str | None,
         custom_tools: Iterable[str],
         share: bool = True,
+        prune: bool = True,
     ) -> None:
         self.subjects = subjects
+        self.prune = prune
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
         self.main = main
@@ -405,7 +593,10 @@ class _Planner:
                 kept[subject.name].update(names)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
-        self.who: dict[tuple[int, ...], _Who] = {}
+        # Held while a plan's words are written: when maps differ, each list of
+        # objections and of entries a region meets is its own and as long as the
+        # bundle, and holding every one's writers would cost N² memory.
+        self.who: weakref.WeakValueDictionary[tuple[int, ...], _Who] = weakref.WeakValueDictionary()
         self.writers: dict[int, _Writers] = {}
         self._losses(group, holders, rejected)
 
@@ -416,8 +607,11 @@ class _Planner:
         key = tuple(id(item) for item in sources)
         found = self.who.get(key)
         if found is None:
-            lists = [e.sources for e in sources] if isinstance(sources[0], Entry) else [sources]
-            found = self.who[key] = _Who([self._writers(part) for part in lists])
+            if isinstance(sources[0], Entry):
+                parts = [self._writers(e.sources) for e in sources]
+            else:  # one list of objections: read for this _Who alone
+                parts = [_Writers(sources)]
+            found = self.who[key] = _Who(parts)
         return found
 
     def _writers(self, sources: Sequence[Source]) -> _Writers:
@@ -458,8 +652,9 @@ class _Planner:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
-        denied = self.deny.exact(group)
-        stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
+        denied = _Heads(self.deny.exact(group), self.prune)
+        stopped = _Heads(dict.fromkeys(denied.patterns + self.ask.exact(group)), self.prune)
+        outlines = _Outlines((held.plan for held in holders.values()), self.prune)
         rejected: dict[str, list[Source] | None] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
@@ -483,11 +678,11 @@ class _Planner:
                     if pattern is None:
                         rejected[span.pattern] = None
                         continue
-                    blockers = self._objections(pattern, holders, denied, stopped)
+                    blockers = self._objections(pattern, holders, outlines, denied, stopped)
                     if blockers:
                         rejected[span.pattern] = blockers
                         continue
-                    adds = any(hits((g,), stopped) for g in pattern.reach)
+                    adds = any(hits((g,), stopped.select((g,))) for g in pattern.reach)
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
@@ -499,22 +694,37 @@ class _Planner:
         self,
         pattern: Pattern,
         holders: Mapping[str, _Held],
-        denied: tuple[str, ...],
-        stopped: tuple[str, ...],
+        outlines: _Outlines,
+        denied: _Heads,
+        stopped: _Heads,
     ) -> list[Source]:
         """Every holder with a denied or asked region the allow would reach, at
-        its first such region. Which region that is depends on the plan alone."""
+        its first such region. Which region that is depends on the plan alone,
+        and for a plan with no pattern near the allow's, on its outline."""
+        near = outlines.near(pattern.reach)
         first: dict[_Plan, Span | None] = {}
+        by_outline: dict[int, int | None] = {}  # outline -> position of that region
         found: list[Source] = []
         for name, held in holders.items():
-            if held.plan not in first:
-                first[held.plan] = next(
-                    (s for s in held.plan.spans if _objects(pattern, s, denied, stopped)), None
-                )
-            span = first[held.plan]
+            plan = held.plan
+            if plan not in first:
+                if near is None or plan in near:
+                    first[plan] = self._first(pattern, plan, denied, stopped)
+                else:
+                    number = outlines.ids[plan]
+                    if number not in by_outline:
+                        span = self._first(pattern, plan, denied, stopped)
+                        by_outline[number] = None if span is None else plan.spans.index(span)
+                    at = by_outline[number]
+                    first[plan] = None if at is None else plan.spans[at]
+            span = first[plan]
             if span is not None:
                 found.append(Source(name, _rule(held, span)))
         return found
+
+    def _first(self, pattern: Pattern, plan: _Plan, denied: _Heads, stopped: _Heads) -> Span | None:
+        objects = (s for s in plan.spans if _objects(pattern, s, denied, stopped, self.prune))
+        return next(objects, None)
 
     # --- what each agent loses ------------------------------------------------------------
 
@@ -542,11 +752,15 @@ class _Planner:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
-        allowed = self.allow.exact(group)
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
+        written = _Heads(self.allow.exact(group) + stopped, self.prune)
+        # each span meets only the entries it may overlap
+        by_deny = _Reach(denies, self.prune)
+        by_ask = _Reach(asks_, self.prune)
         names = _join([t.name for t in group])
         # Why a region is narrowed depends on its plan; the words name the agent.
         found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
+        left = Counter(held.plan for held in holders.values())  # holders still to write
         for name, held in holders.items():
             lost = found.get(held.plan)
             if lost is None:
@@ -554,9 +768,12 @@ class _Planner:
                 for span in held.plan.spans:
                     if span.action == "deny" or span.at is None:
                         continue
-                    reasons = self._reasons(span, group, denies, asks_, allowed + stopped, rejected)
+                    reasons = self._reasons(span, group, by_deny, by_ask, written, rejected)
                     if reasons:
                         lost.append((span.at, reasons))
+            left[held.plan] -= 1
+            if not left[held.plan]:
+                del found[held.plan]  # its last holder: its writers may go
             if not lost:
                 continue
             subject = self._by_name(name)
@@ -568,17 +785,23 @@ class _Planner:
         self,
         span: Span,
         group: tuple[Tool, ...],
-        denies: list[Entry],
-        asks_: list[Entry],
-        written: tuple[str, ...],
+        denies: _Reach,
+        asks_: _Reach,
+        written: _Heads,
         rejected: Mapping[str, list[Source] | None],
     ) -> list[_Reason]:
         reasons = []
-        if hit := _overlapping(denies, span):
+        if hit := denies.overlapping(span):
             reasons.append(_Reason("denied", hit, self._who(hit)))
-        if span.action == "allow" and (hit := _overlapping(asks_, span)):
+        if span.action == "allow" and (hit := asks_.overlapping(span)):
             reasons.append(_Reason("asked", hit, self._who(hit)))
-        if span.action == "allow" and group[0].asks and hits((span.pattern,), span.later + written):
+        include = (span.pattern,)
+        later = _related(include, span.later, self.prune)
+        if (
+            span.action == "allow"
+            and group[0].asks
+            and _hits_past(include, later, written.select(include), self.prune)
+        ):
             blockers = rejected.get(span.pattern)
             who = self._who(blockers) if blockers is not None else None
             reasons.append(_Reason("not allowed", [], who))
@@ -701,19 +924,66 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     return claude_rules.cover(kind, span.pattern).whole
 
 
-def _overlapping(entries: Iterable[Entry], span: Span) -> list[Entry]:
-    return [e for e in entries if any(hits((span.pattern, g), span.later) for g in e.reach)]
+class _Reach:
+    """Settings entries by the heads of their reach patterns (see _Heads)."""
+
+    def __init__(self, entries: Sequence[Entry], prune: bool) -> None:
+        self.entries = entries
+        self.prune = prune
+        self.owner = [i for i, e in enumerate(entries) for _ in e.reach]
+        self.index = _Heads((g for e in entries for g in e.reach), prune)
+        self.candidates: dict[str, list[int]] = {}
+        # (span pattern, later patterns without a head) -> entry -> overlaps
+        self.answers: dict[tuple[str, tuple[str, ...]], dict[int, bool]] = {}
+
+    def overlapping(self, span: Span) -> list[Entry]:
+        """The entries with a reach pattern sharing an input with the span, in order:
+        only entries with a reach pattern near the span's can."""
+        candidates = self.candidates.get(span.pattern)
+        if candidates is None:
+            near = self.index.near(span.pattern)
+            candidates = self.candidates[span.pattern] = sorted({self.owner[i] for i in near})
+        # An entry with no pattern near the span's later ones with a head meets
+        # only those without one (see _related): its answer holds for every span
+        # with the same pattern and those, as agents' own commands differ.
+        touched = {
+            self.owner[i] for q in span.later if wildcard.head(q) for i in self.index.near(q)
+        }
+        base = tuple(q for q in span.later if not wildcard.head(q))
+        answers = self.answers.setdefault((span.pattern, base), {})
+        found: list[Entry] = []
+        for at in candidates:
+            entry = self.entries[at]
+            if not self.prune or at in touched:
+                hit = any(self._hits(span, g) for g in entry.reach)
+            else:
+                known = answers.get(at)
+                if known is None:
+                    known = answers[at] = any(hits((span.pattern, g), base) for g in entry.reach)
+                hit = known
+            if hit:
+                found.append(entry)
+        return found
+
+    def _hits(self, span: Span, g: str) -> bool:
+        include = (span.pattern, g)
+        return hits(include, _related(include, span.later, self.prune))
 
 
-def _objects(
-    pattern: Pattern, span: Span, denied: tuple[str, ...], stopped: tuple[str, ...]
-) -> bool:
+def _objects(pattern: Pattern, span: Span, denied: _Heads, stopped: _Heads, prune: bool) -> bool:
     """An allow of `pattern` would reach into this denied or asked region
     beyond what the written denies (for an ask: denies and asks) already stop."""
     if span.action == "allow":
         return False
     covered = denied if span.action == "deny" else stopped
-    return any(hits((g, span.pattern), span.later + covered) for g in pattern.reach)
+    for g in pattern.reach:
+        include = (g, span.pattern)
+        if wildcard.apart(include):
+            continue  # hits() says no without its excludes
+        later = _related(include, span.later, prune)
+        if _hits_past(include, later, covered.select(include), prune):
+            return True
+    return False
 
 
 def _join(names: list[str]) -> str:
