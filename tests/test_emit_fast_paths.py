@@ -27,6 +27,7 @@ from compiler.loader import load_bytes, plain_frontmatter
 from compiler.project import PROMPTC_KEYS, Spec
 from compiler.resources import load_schema
 from tests.test_precheck import GUIDED, SHIPPED, top_level
+from tests.test_yamlout import _dump_oracle as dump_oracle
 
 # --- oracles: the plain computations --------------------------------------------------------
 
@@ -83,41 +84,6 @@ def check_markdown_oracle(relative: str, text: str, schema: str) -> list[Problem
     if source.frontmatter is None:
         return [Problem(1, 1, f"no frontmatter, but {schema} requires one")]
     return list(validate._against(source.frontmatter, schema))
-
-
-def dump_oracle(data: Mapping[Any, Any], indent: int = 0) -> str:
-    """yamlout.dump as first written, with checks against the abstract types."""
-    return "".join(_entry_oracle(key, value, indent) for key, value in data.items())
-
-
-def _entry_oracle(key: Any, value: Any, indent: int) -> str:
-    head = f"{' ' * indent}{yamlout.scalar(str(key))}:"
-    if type(value) is str:
-        return f"{head} {yamlout.scalar(value)}\n"
-    if isinstance(value, Mapping) and value:
-        return f"{head}\n{dump_oracle(value, indent + 2)}"
-    if isinstance(value, list | tuple) and value:
-        return head + "\n" + "".join(_item_oracle(item, indent + 2) for item in value)
-    return f"{head} {_inline_oracle(value)}\n"
-
-
-def _item_oracle(value: Any, indent: int) -> str:
-    pad = " " * indent
-    if isinstance(value, Mapping) and value:
-        nested = dump_oracle(value, indent + 2)
-    elif isinstance(value, list | tuple) and value:
-        nested = "".join(_item_oracle(item, indent + 2) for item in value)
-    else:
-        return f"{pad}- {_inline_oracle(value)}\n"
-    return f"{pad}- {nested[indent + 2 :]}"
-
-
-def _inline_oracle(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "{}"
-    if isinstance(value, list | tuple):
-        return "[]"
-    return yamlout.scalar(value)
 
 
 def view_oracle(meta: Mapping[str, Any], target: str) -> dict[str, Any]:
