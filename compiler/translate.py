@@ -529,6 +529,8 @@ class _Planner:
         self.spawn: dict[str, tuple[str, ...]] = {}
         self.deny, self.ask, self.allow = _Entries(), _Entries(), _Entries()
         self.notes: dict[tuple[str, Rule], list[str]] = {}
+        # One Source per agent and rule that objects to an allow (see _objector).
+        self.objectors: dict[tuple[str, int], Source] = {}
         # Agents repeat their permission maps: subjects whose rules have the same
         # (permission, pattern, action)s have one number and share their plans.
         shapes: dict[tuple[tuple[str, str, str], ...], int] = {}
@@ -719,7 +721,17 @@ class _Planner:
                     first[plan] = None if at is None else plan.spans[at]
             span = first[plan]
             if span is not None:
-                found.append(Source(name, _rule(held, span)))
+                found.append(self._objector(name, _rule(held, span)))
+        return found
+
+    def _objector(self, name: str, rule: Rule | None) -> Source:
+        """The Source of an objection, one object per agent and rule: when maps
+        differ, each agent objects to nearly every other agent's allows, and a
+        Source per objection held N² of them (300 MB at 1,000 agents)."""
+        key = (name, id(rule))  # the rules outlive the planner
+        found = self.objectors.get(key)
+        if found is None:
+            found = self.objectors[key] = Source(name, rule)
         return found
 
     def _first(self, pattern: Pattern, plan: _Plan, denied: _Heads, stopped: _Heads) -> Span | None:

@@ -229,3 +229,27 @@ def test_a_bundle_of_distinct_maps_gives_the_same_diagnostics_and_files_unpruned
     # every agent's allows are narrowed by the others' `"*": ask`: the losses are there
     lossy = [d for d in pruned.diagnostics if d.rule == "lossy-translation"]
     assert len(lossy) >= 12 * 3
+
+
+def test_an_agent_objecting_to_many_allows_is_one_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each agent's `"*": ask` objects to every other agent's allows: the lists
+    of objections share one Source per agent and rule, not one per objection
+    (N² of them at N agents)."""
+    rejected: list[dict[str, list[translate.Source] | None]] = []
+    real = translate._Planner._allows
+
+    def keeping(self: translate._Planner, *args: object) -> dict[str, object]:
+        found = real(self, *args)  # type: ignore[arg-type]
+        rejected.append(found)
+        return found  # type: ignore[return-value]
+
+    monkeypatch.setattr(translate._Planner, "_allows", keeping)
+    files = {"promptc.toml": b"[targets.opencode]\n\n[targets.claude]\n"}
+    for i in range(12):
+        files[f"specs/agents/a{i}.md"] = AGENT.format(i=i, mode="subagent").encode()
+    with bundle_on_disk(files) as (root, _):
+        api.render(bundles.config(root))
+    sources = [s for found in rejected for blockers in found.values() if blockers for s in blockers]
+    assert len(sources) >= 12 * 11 * 3  # every agent objects to the others' three allows
+    by_writer = {(s.subject, id(s.rule)) for s in sources}
+    assert len({id(s) for s in sources}) == len(by_writer)
