@@ -33,6 +33,7 @@ from compiler.loader import (
     NODE_BUDGET,
     Frontmatter,
     JsonPath,
+    frontmatter_entries,
     load_bytes,
     plain_frontmatter,
     resolve_plain,
@@ -398,28 +399,18 @@ def emitted_frontmatter(head: str) -> dict[str, Any] | None:
 # line that is `---` or `...` once trailing whitespace is stripped (as
 # str.rstrip strips it: `\s` is the same set).
 _FENCE = re.compile(r"\n(?:---|\.\.\.)[^\S\n]*(?=\n|\Z)")
-# A line break before a line that starts an entry (not blank, indented or a comment).
-_ENTRY_START = re.compile(r"\n(?=[^ #\n])")
 
 
 def _entry_texts(head: str) -> list[str] | None:
-    """The top-level entries of the frontmatter in `head`, each as the whole is
-    read (a line break after each but the last); None where the frontmatter
-    must be read whole (see emitted_frontmatter)."""
+    """The top-level entries of the frontmatter in `head` (loader.frontmatter_entries,
+    as the loader reads spec frontmatter); None where the frontmatter must be
+    read whole (see emitted_frontmatter)."""
     if "&" in head or len(head) > NODE_BUDGET or not head.startswith("---\n"):
         return None  # anchors and aliases tie entries together
     close = _FENCE.search(head, 3)
     if close is None or head[close.end() :] not in ("", "\n"):
         return None
-    inside = head[4 : close.start() + 1]  # the lines between the fences, each ending in \n
-    texts = _ENTRY_START.split(inside[:-1]) if inside else []
-    if inside[:1] in ("\n", " ", "#"):  # the first line starts no entry
-        # Blank lines and comments before the first entry; indented text there
-        # is read whole.
-        for line in texts.pop(0).split("\n"):
-            if line.strip() and not line.lstrip().startswith("#"):
-                return None
-    return [text + "\n" for text in texts[:-1]] + texts[-1:]
+    return frontmatter_entries(head[4 : close.start()])
 
 
 def _read_entries(texts: list[str], head: str) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from compiler import loader, yamlout
 from compiler.loader import SourceFile, load_bytes
 from tests.strategies import yaml_documents, yaml_text
+from tests.test_fast_paths import YAML_DATA
 
 P = Path("specs/agents/x.md")
 
@@ -188,18 +189,8 @@ def test_plain_frontmatter_is_the_whole_reads_data(pieces: list[str], end: str) 
     assert repr(loader.plain_frontmatter(text)) == repr(expected), text
 
 
-_DATA = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(alphabet="ab :#*-&\"'\n", max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(st.text(alphabet="ab :#", max_size=5), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
-
-
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.dictionaries(st.text(alphabet="abc :", max_size=4), _DATA, max_size=4)))
+@given(st.lists(st.dictionaries(st.text(alphabet="abc :", max_size=4), YAML_DATA, max_size=4)))
 def test_dumped_frontmatters_read_by_entries_read_as_whole(
     documents: list[dict[str, object]],
 ) -> None:
