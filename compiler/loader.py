@@ -686,7 +686,9 @@ _ENTRY_CHARS_KEPT = 2048  # a longer entry is read, not remembered: memory stays
 # it stands: it starts with a letter or digit and holds only characters that
 # are neither blanks (but the space), line breaks, a BOM nor control characters.
 _ONE_LINE = re.compile(
-    r"([A-Za-z_][A-Za-z0-9_-]*):( +)"
+    # A key well under libyaml's 1,024 characters for a simple key: a longer
+    # one is an error the whole read reports.
+    r"([A-Za-z_][A-Za-z0-9_-]{0,127}):( +)"
     # Written as what it refuses: the same set as the ranges it allows (every
     # code point checked), compiled in a tenth of the time on every run.
     "([A-Za-z0-9][^\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"
