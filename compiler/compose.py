@@ -176,6 +176,7 @@ class Composition:
 
     def __init__(self, engine: _Engine) -> None:
         self._engine = engine
+        self.target = engine.target  # the target name its conditions were evaluated for
         agents, modes, skills = (Texts(engine, units) for units in engine.kinds())
         self._texts = (agents, modes, skills)
         self.agents: Mapping[str, str] = agents

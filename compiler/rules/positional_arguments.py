@@ -41,14 +41,21 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
     if claude.NAME not in targets and claude_plugin.NAME not in targets:
         return
-    opencode = compose_bundle(project.bundle, "opencode").modes
-    claude_modes = compose_bundle(project.bundle, "claude").modes
+    opencode, claude_modes = (_modes(project, target) for target in ("opencode", "claude"))
     for ident, spec in project.modes.items():
         shared = set(opencode.get(ident, "").split("\n")) & set(
             claude_modes.get(ident, "").split("\n")
         )
         for line in sorted(line for line in shared if POSITIONAL.search(line)):
             yield from _report(project, spec.source.path, spec.source.text, line)
+
+
+def _modes(project: Project, target: str) -> Mapping[str, str]:
+    """The modes composed for `target`: the project's own composition when it is
+    for that target (composing a bundle again costs as much as the first time)."""
+    if project.composition.target == target:
+        return project.composition.modes
+    return compose_bundle(project.bundle, target).modes
 
 
 def _report(project: Project, path: Path, text: str, composed: str) -> Iterator[Problem]:
