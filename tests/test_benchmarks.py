@@ -1,0 +1,46 @@
+"""benchmarks/speed.py runs end to end and prints what the README quotes.
+
+Only that it runs and what it prints are checked, never a time: speed is
+measured by the script itself, on an idle machine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/speed.py"), "--sizes", "16", "--repeat", "1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| promptc")]
+    names = [row.split("|")[1].strip() for row in rows]
+    assert names == [
+        "promptc check, cold (ndomo)",
+        "promptc check, cold",
+        "promptc check, warm",
+        "promptc build, cold",
+        "promptc build, warm",
+        "promptc build, cold (claude+opencode)",
+    ]
+    # A run that failed says so in its row: every promptc run exited 0.
+    assert not [row for row in rows if "exit [" in row]
+    assert "N=16 cold check / imports:" in result.stdout
+    assert "N=16 warm check / floor:" in result.stdout
+    # Every bundle, and every folder a cold run moved aside, is gone at the end.
+    assert list(scratch.iterdir()) == []
