@@ -62,7 +62,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -346,13 +346,17 @@ def translate(project: Project) -> Translation:
     return result
 
 
-def planner(project: Project, share: bool = True, prune: bool = True) -> _Planner:
+def planner(
+    project: Project, share: bool = True, prune: bool = True, compact: bool = True
+) -> _Planner:
     """The translation of a bundle, not run yet. `share=False` plans every agent
-    on its own, as if no two agents had the same rules, and `prune=False` asks
-    every question with every exclude (see _Heads): the fast paths' oracles."""
+    on its own, as if no two agents had the same rules, `prune=False` asks
+    every question with every exclude (see _Heads), and `compact=False` lists
+    every objection to an allow as a Source (see _Objected): the fast paths'
+    oracles."""
     found = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
-    return _Planner(found, main, project.config.custom_tools, share, prune)
+    return _Planner(found, main, project.config.custom_tools, share, prune, compact)
 
 
 # Targets and rules of one run share a bundle: translate it once. The cache
@@ -496,12 +500,12 @@ class _Reason(NamedTuple):
 
     kind: str  # denied | asked | not allowed
     hit: list[Entry]
-    who: _Who | None  # None: the pattern has no exact Claude Code form
+    who: _Who | _Objected | None  # None: the pattern has no exact Claude Code form
 
     def words(self, subject: Subject) -> str:
-        if self.kind == "denied" and self.who is not None:
+        if self.kind == "denied" and isinstance(self.who, _Who):
             return _denied(subject, self.hit, self.who)
-        if self.kind == "asked" and self.who is not None:
+        if self.kind == "asked" and isinstance(self.who, _Who):
             return _asked(subject, self.hit, self.who)
         return _not_allowed(subject, self.who)
 
@@ -518,9 +522,11 @@ class _Planner:
         custom_tools: Iterable[str],
         share: bool = True,
         prune: bool = True,
+        compact: bool = True,
     ) -> None:
         self.subjects = subjects
         self.prune = prune
+        self.compact = compact
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
         self.main = main
@@ -650,14 +656,15 @@ class _Planner:
 
     def _allows(
         self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
-    ) -> dict[str, list[Source] | None]:
+    ) -> dict[str, _Objections]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
         denied = _Heads(self.deny.exact(group), self.prune)
         stopped = _Heads(dict.fromkeys(denied.patterns + self.ask.exact(group)), self.prune)
         outlines = _Outlines((held.plan for held in holders.values()), self.prune)
-        rejected: dict[str, list[Source] | None] = {}
+        ordered = _Holders(holders, outlines)
+        rejected: dict[str, _Objections] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
@@ -680,7 +687,11 @@ class _Planner:
                     if pattern is None:
                         rejected[span.pattern] = None
                         continue
-                    blockers = self._objections(pattern, holders, outlines, denied, stopped)
+                    blockers: _Objections
+                    if self.compact:
+                        blockers = self._objected(pattern, ordered, outlines, denied, stopped)
+                    else:
+                        blockers = self._objections(pattern, holders, outlines, denied, stopped)
                     if blockers:
                         rejected[span.pattern] = blockers
                         continue
@@ -724,6 +735,29 @@ class _Planner:
                 found.append(self._objector(name, _rule(held, span)))
         return found
 
+    def _objected(
+        self,
+        pattern: Pattern,
+        holders: _Holders,
+        outlines: _Outlines,
+        denied: _Heads,
+        stopped: _Heads,
+    ) -> _Objected | None:
+        """_objections() as the regions found per outline and for the plans near the
+        allow, never a Source per holder: when maps differ, nearly every holder
+        objects to every other's allows, and the lists would hold N² Sources."""
+        near = outlines.near(pattern.reach)
+        plans = holders.positions if near is None else near
+        own = {plan: self._first(pattern, plan, denied, stopped) for plan in plans}
+        verdicts: list[int | None] = []
+        for same in holders.plans:  # per outline, read at its first plan not near
+            plan = next((p for p in same if p not in own), None)
+            span = None if plan is None else self._first(pattern, plan, denied, stopped)
+            verdicts.append(None if plan is None or span is None else plan.spans.index(span))
+        if all(at is None for at in verdicts) and all(s is None for s in own.values()):
+            return None
+        return _Objected(holders, tuple(verdicts), own)
+
     def _objector(self, name: str, rule: Rule | None) -> Source:
         """The Source of an objection, one object per agent and rule: when maps
         differ, each agent objects to nearly every other agent's allows, and a
@@ -759,7 +793,7 @@ class _Planner:
         self,
         group: tuple[Tool, ...],
         holders: Mapping[str, _Held],
-        rejected: Mapping[str, list[Source] | None],
+        rejected: Mapping[str, _Objections],
     ) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
@@ -800,7 +834,7 @@ class _Planner:
         denies: _Reach,
         asks_: _Reach,
         written: _Heads,
-        rejected: Mapping[str, list[Source] | None],
+        rejected: Mapping[str, _Objections],
     ) -> list[_Reason]:
         reasons = []
         if hit := denies.overlapping(span):
@@ -815,7 +849,7 @@ class _Planner:
             and _hits_past(include, later, written.select(include), self.prune)
         ):
             blockers = rejected.get(span.pattern)
-            who = self._who(blockers) if blockers is not None else None
+            who = self._who(blockers) if isinstance(blockers, list) else blockers
             reasons.append(_Reason("not allowed", [], who))
         return reasons
 
@@ -1014,14 +1048,11 @@ class _Writers:
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
         self.started_only = True  # every source is an agent Claude Code never starts
         for index, source in enumerate(sources):
-            kind = source.rule.origin.kind if source.rule else None
-            if kind == "agent" or kind is None:
-                words = source.subject
-                if kind == "agent" and source.rule:
-                    self.own.setdefault(source.subject, []).append((index, source.rule))
-            else:
-                words = _WRITERS.get(kind, "OpenCode's built-in rules")
+            words, fixed = _writer(source.subject, source.rule)
+            if fixed:
                 self.fixed.setdefault(words, index)
+            elif source.rule is not None and source.rule.origin.kind == "agent":
+                self.own.setdefault(source.subject, []).append((index, source.rule))
             self.first.setdefault(words, index)
             self.started_only &= source.rule is None and source.subject != MAIN
         self.subjects = dict.fromkeys(s.subject for s in sources)
@@ -1060,20 +1091,15 @@ class _Who:
 
     def _describe(self, name: str) -> str:
         fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
-        gone = name in self.words and not fixed  # only `me` wrote it
-        own = [
-            (o + i, f"its own `{rule.text()}`")
-            for o, p in self._offsets()
-            for i, rule in p.own.get(name, ())
-        ]
-        texts = dict.fromkeys(t for _, t in own)
-        count = len(self.words) - gone
-        count += sum(1 for t in texts if t not in self.words or (gone and t == name))
-        found = [*self._leading(name, 5), *own, *([(fixed[0], name)] if fixed else [])]
-        words = list(dict.fromkeys(w for _, w in sorted(found)))
-        if count > 4:  # a long list hides the point
-            words = [*words[:3], f"{count - 3} more"]
-        return _join(words[:count])
+        own = [(o + i, rule) for o, p in self._offsets() for i, rule in p.own.get(name, ())]
+        return _listing(
+            name,
+            self.words.__contains__,
+            len(self.words),
+            fixed[0] if fixed else None,
+            own,
+            self._leading(name, 5),
+        )
 
     def _offsets(self) -> Iterator[tuple[int, _Writers]]:
         offset = 0
@@ -1098,6 +1124,207 @@ class _Who:
 _WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
 
 
+def _writer(subject: str, rule: Rule | None) -> tuple[str, bool]:
+    """A source's words in a list of writers, and whether they are those of a
+    non-agent rule (the same for every agent) rather than the subject's name."""
+    kind = rule.origin.kind if rule else None
+    if kind == "agent" or kind is None:
+        return subject, False
+    return _WRITERS.get(kind, "OpenCode's built-in rules"), True
+
+
+def _listing(
+    name: str,
+    has: Callable[[str], bool],
+    count: int,
+    fixed: int | None,
+    own: list[tuple[int, Rule]],
+    leading: list[tuple[int, str]],
+) -> str:
+    """The words of a list of writers for agent `name`, from what it shows: which
+    words it has and how many, the first position of `name` as a non-agent
+    rule's words, `name`'s own rules with their positions, and the first five
+    writers' words but `name`, with their first positions."""
+    gone = has(name) and fixed is None  # only `me` wrote it
+    texts = dict.fromkeys(f"its own `{rule.text()}`" for _, rule in own)
+    count -= gone
+    count += sum(1 for t in texts if not has(t) or (gone and t == name))
+    found = [
+        *leading,
+        *((i, f"its own `{rule.text()}`") for i, rule in own),
+        *([(fixed, name)] if fixed is not None else []),
+    ]
+    words = list(dict.fromkeys(w for _, w in sorted(found)))
+    if count > 4:  # a long list hides the point
+        words = [*words[:3], f"{count - 3} more"]
+    return _join(words[:count])
+
+
+class _Holders:
+    """A permission's holders in order, by plan and by outline (see _Outlines):
+    lists of objections are read from these (see _Objected)."""
+
+    def __init__(self, holders: Mapping[str, _Held], outlines: _Outlines) -> None:
+        self.names = list(holders)
+        self.held = list(holders.values())
+        self.at = {name: i for i, name in enumerate(self.names)}
+        self.number = [outlines.ids[held.plan] for held in self.held]
+        self.positions: dict[_Plan, list[int]] = {}  # plan -> its holders' positions
+        self.plans: list[list[_Plan]] = []  # outline -> its plans, in order
+        for i, held in enumerate(self.held):
+            positions = self.positions.get(held.plan)
+            if positions is None:
+                positions = self.positions[held.plan] = []
+                if self.number[i] == len(self.plans):
+                    self.plans.append([])
+                self.plans[self.number[i]].append(held.plan)
+            positions.append(i)
+        self.summaries: dict[tuple[int | None, ...], _Summary] = {}
+
+    def writer(self, i: int, span: Span) -> tuple[str, bool]:
+        return _writer(self.names[i], _rule(self.held[i], span))
+
+    def summary(self, verdicts: tuple[int | None, ...]) -> _Summary:
+        found = self.summaries.get(verdicts)
+        if found is None:
+            found = self.summaries[verdicts] = _Summary(self, verdicts)
+        return found
+
+
+class _Summary:
+    """Who objects to an allow when each holder's first region in its way is
+    read from its outline: each writer's words at their positions. Allows that
+    no holder's own patterns are near read the same summary, so it is built
+    once for all of them."""
+
+    def __init__(self, holders: _Holders, verdicts: tuple[int | None, ...]) -> None:
+        self.positions: dict[str, list[int]] = {}  # in order of first positions
+        self.fixed: dict[str, list[int]] = {}  # the same, for non-agent rules' words
+        for i, held in enumerate(holders.held):
+            at = verdicts[holders.number[i]]
+            if at is not None:
+                words, fixed = holders.writer(i, held.plan.spans[at])
+                self.positions.setdefault(words, []).append(i)
+                if fixed:
+                    self.fixed.setdefault(words, []).append(i)
+
+
+def _first_of(base: Sequence[int], gone: set[int], added: Sequence[int]) -> int | None:
+    """The first of `base` not `gone`, or of `added`, whichever comes first."""
+    found = next((i for i in base if i not in gone), None)
+    extra = min(added, default=None)
+    if found is None or (extra is not None and extra < found):
+        return extra
+    return found
+
+
+class _Objected:
+    """The holders objecting to an allow, as _objections() lists them (a Source
+    per holder, at a holder's position in `holders`), without listing them: the
+    first region in the allow's way per outline (the index of its span, None:
+    none) and per plan near the allow (`own`). describe() reads what it shows
+    from the summary of the outlines' verdicts, corrected at the near plans'
+    holders: a few per allow, where the list holds nearly every holder."""
+
+    def __init__(
+        self, holders: _Holders, verdicts: tuple[int | None, ...], own: dict[_Plan, Span | None]
+    ) -> None:
+        self.holders = holders
+        self.verdicts = verdicts
+        self.own = own
+        self.others: str | None = None  # describe() for an agent not among the writers
+        self.read = False
+
+    def _read(self) -> None:
+        """The words whose positions the near plans change: those that are no
+        longer theirs, and those added."""
+        self.read = True
+        self.summary = self.holders.summary(self.verdicts)
+        self.gone: dict[str, set[int]] = {}
+        self.added: dict[str, list[int]] = {}
+        self.gone_fixed: dict[str, set[int]] = {}
+        self.added_fixed: dict[str, list[int]] = {}
+        for plan, span in self.own.items():
+            at = self.verdicts[self.holders.number[self.holders.positions[plan][0]]]
+            for i in self.holders.positions[plan]:
+                if at is not None:
+                    words, fixed = self.holders.writer(i, plan.spans[at])
+                    self.gone.setdefault(words, set()).add(i)
+                    if fixed:
+                        self.gone_fixed.setdefault(words, set()).add(i)
+                if span is not None:
+                    words, fixed = self.holders.writer(i, span)
+                    self.added.setdefault(words, []).append(i)
+                    if fixed:
+                        self.added_fixed.setdefault(words, []).append(i)
+        self.changed = {*self.gone, *self.added}
+        self.count = len(self.summary.positions)
+        self.count -= sum(1 for w in self.changed if w in self.summary.positions)
+        self.count += sum(1 for w in self.changed if self._first(w) is not None)
+
+    def _first(self, words: str) -> int | None:
+        base = self.summary.positions.get(words, ())
+        return _first_of(base, self.gone.get(words, set()), self.added.get(words, ()))
+
+    def _has(self, words: str) -> bool:
+        if words in self.changed:
+            return self._first(words) is not None
+        return words in self.summary.positions
+
+    def _span(self, i: int) -> Span | None:
+        plan = self.holders.held[i].plan
+        if plan in self.own:
+            return self.own[plan]
+        at = self.verdicts[self.holders.number[i]]
+        return None if at is None else plan.spans[at]
+
+    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
+        """The first `limit` writers' words but `skip`, with their first positions:
+        among the first `limit` unchanged ones and the changed ones."""
+        found: list[tuple[int, str]] = []
+        for words, positions in self.summary.positions.items():
+            if len(found) == limit:
+                break
+            if words != skip and words not in self.changed:
+                found.append((positions[0], words))
+        for words in self.changed:
+            first = self._first(words)
+            if words != skip and first is not None:
+                found.append((first, words))
+        return sorted(found)[:limit]
+
+    def describe(self, me: Subject) -> str:
+        """As _Who.describe() for the list of objections."""
+        if not self.read:
+            self._read()
+        name = me.name
+        if not self._has(name):
+            if self.others is None:
+                self.others = self._describe(name)
+            return self.others
+        return self._describe(name)
+
+    def _describe(self, name: str) -> str:
+        fixed = _first_of(
+            self.summary.fixed.get(name, ()),
+            self.gone_fixed.get(name, set()),
+            self.added_fixed.get(name, ()),
+        )
+        own: list[tuple[int, Rule]] = []
+        i = self.holders.at.get(name)
+        span = None if i is None else self._span(i)
+        if i is not None and span is not None:
+            rule = _rule(self.holders.held[i], span)
+            if rule is not None and rule.origin.kind == "agent":
+                own.append((i, rule))
+        return _listing(name, self._has, self.count, fixed, own, self._leading(name, 5))
+
+
+# Who objects to an allow that is not written: every Source (compact=False), or
+# the same read without listing them; None: the pattern has no exact Claude form.
+_Objections = list[Source] | _Objected | None
+
+
 def _entries(hit: list[Entry]) -> str:
     shown = [f"`{e.text({})}`" for e in hit[:3]]
     return _join(shown) + (" and more" if len(hit) > 3 else "")
@@ -1120,7 +1347,7 @@ def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
     )
 
 
-def _not_allowed(subject: Subject, who: _Who | None) -> str:
+def _not_allowed(subject: Subject, who: _Who | _Objected | None) -> str:
     if who is None:
         return "narrowed to ask: the pattern has no exact Claude Code form"
     return (

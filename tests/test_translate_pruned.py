@@ -26,6 +26,7 @@ from compiler.runtime import Agent
 from compiler.translate import MAIN, Entry, Span, Subject, Translation, hits
 from tests import bundles
 from tests.strategies import bundle_on_disk
+from tests.test_fast_paths import describe_oracle
 from tests.test_translate_shared import DEFAULTS
 
 # Units that make heads differ, stop them (`*`, `?`), end them with the
@@ -231,11 +232,11 @@ def test_a_bundle_of_distinct_maps_gives_the_same_diagnostics_and_files_unpruned
     assert len(lossy) >= 12 * 3
 
 
-def test_an_agent_objecting_to_many_allows_is_one_source(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each agent's `"*": ask` objects to every other agent's allows: the lists
-    of objections share one Source per agent and rule, not one per objection
-    (N² of them at N agents)."""
-    rejected: list[dict[str, list[translate.Source] | None]] = []
+def _keeping_objections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> list[dict[str, translate._Objections]]:
+    """Every permission's objections to the allows not written, as _allows returns them."""
+    rejected: list[dict[str, translate._Objections]] = []
     real = translate._Planner._allows
 
     def keeping(self: translate._Planner, *args: object) -> dict[str, object]:
@@ -244,12 +245,115 @@ def test_an_agent_objecting_to_many_allows_is_one_source(monkeypatch: pytest.Mon
         return found  # type: ignore[return-value]
 
     monkeypatch.setattr(translate._Planner, "_allows", keeping)
+    return rejected
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_an_agent_objecting_to_many_allows_is_read_once(
+    compact: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each agent's `"*": ask` objects to every other agent's allows. Listed
+    (compact=False), the lists share one Source per agent and rule, not one per
+    objection (N² of them at N agents); compact, an objection holds only the
+    regions of the plans near the allow, the agent's own."""
+    rejected = _keeping_objections(monkeypatch)
+    if not compact:
+        monkeypatch.setattr(
+            translate, "planner", functools.partial(translate.planner, compact=False)
+        )
     files = {"promptc.toml": b"[targets.opencode]\n\n[targets.claude]\n"}
     for i in range(12):
         files[f"specs/agents/a{i}.md"] = AGENT.format(i=i, mode="subagent").encode()
     with bundle_on_disk(files) as (root, _):
         api.render(bundles.config(root))
-    sources = [s for found in rejected for blockers in found.values() if blockers for s in blockers]
+    objections = [blockers for found in rejected for blockers in found.values() if blockers]
+    assert len(objections) >= 12 * 3  # every agent's three allows
+    if compact:
+        for pattern, o in ((p, o) for found in rejected for p, o in found.items() if o):
+            assert isinstance(o, translate._Objected)
+            if pattern != "*":  # an agent's own: near its plan, and those whose number
+                number = pattern.split()[-2].removeprefix("tool")  # starts with its own
+                near = [
+                    j for j in map(str, range(12)) if j.startswith(number) or number.startswith(j)
+                ]
+                assert len(o.own) == len(near) < 12
+        return
+    sources = [s for blockers in objections if isinstance(blockers, list) for s in blockers]
     assert len(sources) >= 12 * 11 * 3  # every agent objects to the others' three allows
     by_writer = {(s.subject, id(s.rule)) for s in sources}
     assert len({id(s) for s in sources}) == len(by_writer)
+
+
+# --- objections read without listing them ------------------------------------------------
+
+# Agent numbers whose texts start one another (`{i}?`: heads 1, 10, 100), so that
+# some agents' own patterns are near another's allow, and repeat, so that maps
+# are shared. Rules of every origin a writer's words depend on.
+NUMBERS = st.sampled_from([1, 10, 100, 2, 2])
+ORIGINS = st.sampled_from(["agent", "agent", "agent", "config", "session", "default"])
+
+
+@st.composite
+def mixed(draw: st.DrawFn) -> tuple[tuple[Subject, ...], str | None]:
+    """Agents whose maps differ in their own commands, share a map, or have
+    prefixes of each other's commands, with rules from the config, the session
+    and the built-in defaults, primaries (never started as subagents), and the
+    main thread."""
+    maps = draw(st.lists(st.lists(KEY, max_size=5), min_size=1, max_size=3))
+    found = []
+    count = draw(st.integers(2, 12))
+    for i in range(count):
+        name = f"a{i}"
+        keys = draw(st.sampled_from(maps))
+        number = draw(NUMBERS)
+        rules = []
+        for rule in _rules(name, keys, number):
+            kind = draw(ORIGINS)
+            if kind != "agent":
+                rule = Rule(rule.permission, rule.pattern, rule.action, Origin(kind, kind))
+            rules.append(rule)
+        mode = draw(st.sampled_from(["subagent", "primary", "all"]))
+        agent = Agent(name, mode, (*DEFAULTS, *rules))
+        found.append(Subject(name, agent, agent.effective(mode != "primary")))
+    main = draw(st.sampled_from([None, "a0"]))
+    if main is None:
+        build = Agent("build", "primary", DEFAULTS)
+        found.append(Subject(MAIN, build, build.rules, False))
+    return tuple(found), main
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=mixed(), prune=st.booleans())
+def test_objections_read_compact_translate_as_listed(
+    case: tuple[tuple[Subject, ...], str | None], prune: bool
+) -> None:
+    found, main = case
+    compact = translate._Planner(found, main, (), True, prune, compact=True).run()
+    assert compact == translate._Planner(found, main, (), True, prune, compact=False).run()
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=mixed())
+def test_objections_read_compact_are_described_as_the_listed_ones(
+    case: tuple[tuple[Subject, ...], str | None],
+) -> None:
+    """For every agent (those that objected, those that did not, and the words
+    of non-agent rules as a name), as listing every objection would read."""
+    found, main = case
+    rejected: dict[bool, list[dict[str, translate._Objections]]] = {}
+    for compact in (True, False):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            rejected[compact] = _keeping_objections(monkeypatch)
+            translate._Planner(found, main, (), True, True, compact).run()
+    names = [*(s.name for s in found), *translate._WRITERS.values(), "OpenCode's built-in rules"]
+    readers = [Subject(n, Agent(n, "primary", ()), ()) for n in names]
+    assert len(rejected[True]) == len(rejected[False])
+    for read, listed in zip(rejected[True], rejected[False], strict=True):
+        assert read.keys() == listed.keys()
+        for pattern, objections in read.items():
+            sources = listed[pattern]
+            assert (objections is None) is (sources is None)
+            if isinstance(objections, translate._Objected):
+                assert isinstance(sources, list)
+                for reader in readers:
+                    assert objections.describe(reader) == describe_oracle(sources, reader)
