@@ -59,6 +59,7 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from bisect import bisect_left
 from collections import Counter
@@ -500,12 +501,12 @@ class _Reason(NamedTuple):
 
     kind: str  # denied | asked | not allowed
     hit: list[Entry]
-    who: _Who | _Objected | None  # None: the pattern has no exact Claude Code form
+    who: _Who | _Met | _Objected | None  # None: the pattern has no exact Claude Code form
 
     def words(self, subject: Subject) -> str:
-        if self.kind == "denied" and isinstance(self.who, _Who):
+        if self.kind == "denied" and isinstance(self.who, _Who | _Met):
             return _denied(subject, self.hit, self.who)
-        if self.kind == "asked" and isinstance(self.who, _Who):
+        if self.kind == "asked" and isinstance(self.who, _Who | _Met):
             return _asked(subject, self.hit, self.who)
         return _not_allowed(subject, self.who)
 
@@ -837,10 +838,16 @@ class _Planner:
         rejected: Mapping[str, _Objections],
     ) -> list[_Reason]:
         reasons = []
-        if hit := denies.overlapping(span):
-            reasons.append(_Reason("denied", hit, self._who(hit)))
-        if span.action == "allow" and (hit := asks_.overlapping(span)):
-            reasons.append(_Reason("asked", hit, self._who(hit)))
+        if self.compact and self.prune:
+            if met := denies.meeting(span):
+                reasons.append(_Reason("denied", met.entries(4), met.who(self._writers)))
+            if span.action == "allow" and (met := asks_.meeting(span)):
+                reasons.append(_Reason("asked", met.entries(4), met.who(self._writers)))
+        else:
+            if hit := denies.overlapping(span):
+                reasons.append(_Reason("denied", hit, self._who(hit)))
+            if span.action == "allow" and (hit := asks_.overlapping(span)):
+                reasons.append(_Reason("asked", hit, self._who(hit)))
         include = (span.pattern,)
         later = _related(include, span.later, self.prune)
         if (
@@ -981,39 +988,152 @@ class _Reach:
         self.candidates: dict[str, list[int]] = {}
         # (span pattern, later patterns without a head) -> entry -> overlaps
         self.answers: dict[tuple[str, tuple[str, ...]], dict[int, bool]] = {}
+        # the same key -> the candidates that overlap, as entries untouched read them
+        self.shared: dict[tuple[str, tuple[str, ...]], _Shared] = {}
+        self.sets: dict[str, set[int]] = {}  # span pattern -> its candidates
+        # positions in a list of entries' sources (see _Tables)
+        self.scale = 1 + max((len(e.sources) for e in entries), default=0)
 
-    def overlapping(self, span: Span) -> list[Entry]:
-        """The entries with a reach pattern sharing an input with the span, in order:
-        only entries with a reach pattern near the span's can."""
+    def _candidates(self, span: Span) -> list[int]:
         candidates = self.candidates.get(span.pattern)
         if candidates is None:
             near = self.index.near(span.pattern)
             candidates = self.candidates[span.pattern] = sorted({self.owner[i] for i in near})
-        # An entry with no pattern near the span's later ones with a head meets
-        # only those without one (see _related): its answer holds for every span
-        # with the same pattern and those, as agents' own commands differ.
-        touched = {
-            self.owner[i] for q in span.later if wildcard.head(q) for i in self.index.near(q)
-        }
-        base = tuple(q for q in span.later if not wildcard.head(q))
-        answers = self.answers.setdefault((span.pattern, base), {})
+        return candidates
+
+    def _touched(self, span: Span) -> set[int]:
+        """The entries with a pattern near one of the span's later ones with a head.
+        Any other entry meets only those without one (see _related): its answer
+        holds for every span with the same pattern and those, as agents' own
+        commands differ."""
+        return {self.owner[i] for q in span.later if wildcard.head(q) for i in self.index.near(q)}
+
+    def _answer(self, key: tuple[str, tuple[str, ...]], at: int) -> bool:
+        answers = self.answers.setdefault(key, {})
+        known = answers.get(at)
+        if known is None:
+            pattern, base = key
+            known = answers[at] = any(hits((pattern, g), base) for g in self.entries[at].reach)
+        return known
+
+    def overlapping(self, span: Span) -> list[Entry]:
+        """The entries with a reach pattern sharing an input with the span, in order:
+        only entries with a reach pattern near the span's can."""
+        candidates = self._candidates(span)
+        touched = self._touched(span)
+        key = (span.pattern, tuple(q for q in span.later if not wildcard.head(q)))
         found: list[Entry] = []
         for at in candidates:
             entry = self.entries[at]
             if not self.prune or at in touched:
                 hit = any(self._hits(span, g) for g in entry.reach)
             else:
-                known = answers.get(at)
-                if known is None:
-                    known = answers[at] = any(hits((span.pattern, g), base) for g in entry.reach)
-                hit = known
+                hit = self._answer(key, at)
             if hit:
                 found.append(entry)
+        return found
+
+    def meeting(self, span: Span) -> _Met | None:
+        """overlapping() without listing the entries (None: there are none): those
+        every span with the same pattern and later patterns without a head meets,
+        read once, corrected at the entries its later patterns with a head touch.
+        When agents' maps differ, a span of every input meets nearly every
+        agent's deny, and the lists would hold N² entries. (Pruned only.)"""
+        key = (span.pattern, tuple(q for q in span.later if not wildcard.head(q)))
+        shared = self.shared.get(key)
+        if shared is None:
+            units = [at for at in self._candidates(span) if self._answer(key, at)]
+            shared = self.shared[key] = _Shared(units, set(units))
+        touched = self._touched(span)
+        gone = touched & shared.members
+        candidates = self.candidates[span.pattern]
+        added = [
+            at
+            for at in sorted(touched)
+            if at in self._members(span.pattern, candidates)
+            and any(self._hits(span, g) for g in self.entries[at].reach)
+        ]
+        if len(shared.units) == len(gone) and not added:
+            return None
+        return _Met(self, shared, gone, added)
+
+    def _members(self, pattern: str, candidates: list[int]) -> set[int]:
+        found = self.sets.get(pattern)
+        if found is None:
+            found = self.sets[pattern] = set(candidates)
         return found
 
     def _hits(self, span: Span, g: str) -> bool:
         include = (span.pattern, g)
         return hits(include, _related(include, span.later, self.prune))
+
+
+@dataclass
+class _Shared:
+    """The entries every span with one pattern and later patterns without a
+    head overlaps, by position in a _Reach, and who wrote them (built once)."""
+
+    units: list[int]
+    members: set[int]
+    tables: _Tables | None = None
+    started: int = 0  # how many are not of agents Claude Code never starts
+
+
+class _Met:
+    """The entries a span overlaps (see _Reach.meeting), and who wrote them, as
+    a _Who of the list reads: the shared entries without `gone`, and `added`."""
+
+    def __init__(self, reach: _Reach, shared: _Shared, gone: set[int], added: list[int]) -> None:
+        self.reach = reach
+        self.shared = shared
+        self.gone = gone
+        self.added = added
+        self.read: _Patched | None = None
+        self.started_only = False
+
+    def entries(self, limit: int) -> list[Entry]:
+        """The first `limit` entries, in order."""
+        kept = (at for at in self.shared.units if at not in self.gone)
+        first = [*itertools.islice(kept, limit), *self.added]
+        return [self.reach.entries[at] for at in sorted(first)[:limit]]
+
+    def who(self, writers: Callable[[Sequence[Source]], _Writers]) -> _Met:
+        """Ready to describe, with each entry's writers from `writers`."""
+        if self.read is not None:
+            return self
+        entries, shared, scale = self.reach.entries, self.shared, self.reach.scale
+        if shared.tables is None:
+            shared.tables = _Tables(scale)
+            for at in shared.units:
+                part = writers(entries[at].sources)
+                shared.tables.add(at, part)
+                shared.started += not part.started_only
+        added = _Tables(scale)
+        changed: set[str] = set()
+        started = shared.started
+        for at in self.gone:
+            part = writers(entries[at].sources)
+            changed.update(part.first)
+            started -= not part.started_only
+        for at in self.added:
+            part = writers(entries[at].sources)
+            added.add(at, part)
+            changed.update(part.first)
+            started += not part.started_only
+        self.started_only = not started
+        self.writers = writers
+        self.read = _Patched(shared.tables, self.gone, added, changed)
+        return self
+
+    @property
+    def subjects(self) -> list[str]:
+        kept = [at for at in self.shared.units if at not in self.gone]
+        parts = (self.writers(self.reach.entries[at].sources) for at in sorted(kept + self.added))
+        return list(dict.fromkeys(s for p in parts for s in p.subjects))
+
+    def describe(self, me: Subject) -> str:
+        assert self.read is not None, "who() first"
+        return self.read.describe(me)
 
 
 def _objects(pattern: Pattern, span: Span, denied: _Heads, stopped: _Heads, prune: bool) -> bool:
@@ -1160,6 +1280,107 @@ def _listing(
     return _join(words[:count])
 
 
+class _Tables:
+    """Who wrote a list of sources, by position: each writer's words at their
+    first position in each part, those of non-agent rules again, and each
+    agent's own rules. A position is `part * scale + index in the part`, so
+    positions keep the list's order when parts are left out."""
+
+    def __init__(self, scale: int) -> None:
+        self.scale = scale
+        self.positions: dict[str, list[int]] = {}
+        self.fixed: dict[str, list[int]] = {}
+        self.own: dict[str, list[tuple[int, Rule]]] = {}
+
+    def add(self, part: int, writers: _Writers) -> None:
+        base = part * self.scale
+        for words, index in writers.first.items():
+            self.positions.setdefault(words, []).append(base + index)
+        for words, index in writers.fixed.items():
+            self.fixed.setdefault(words, []).append(base + index)
+        for name, rules in writers.own.items():
+            self.own.setdefault(name, []).extend((base + i, rule) for i, rule in rules)
+
+    def source(self, part: int, subject: str, rule: Rule | None) -> None:
+        """add() of a part that is one source."""
+        position = part * self.scale
+        words, fixed = _writer(subject, rule)
+        self.positions.setdefault(words, []).append(position)
+        if fixed:
+            self.fixed.setdefault(words, []).append(position)
+        elif rule is not None and rule.origin.kind == "agent":
+            self.own.setdefault(subject, []).append((position, rule))
+
+
+def _first_of(base: Sequence[int], gone: Callable[[int], bool], added: Sequence[int]) -> int | None:
+    """The first of `base` not `gone`, or of `added`, whichever comes first."""
+    found = next((i for i in base if not gone(i)), None)
+    extra = min(added, default=None)
+    if found is None or (extra is not None and extra < found):
+        return extra
+    return found
+
+
+class _Patched:
+    """The writers of a list of sources read from those of a longer or nearby
+    list (`base`, shared by many) without some of its parts (`gone`) and with
+    some more (`added`): describe() reads only the words the change touches
+    (`changed`) and the first few others, where the list may hold a writer in
+    every agent."""
+
+    def __init__(self, base: _Tables, gone: set[int], added: _Tables, changed: set[str]) -> None:
+        self.base = base
+        self.gone = gone
+        self.added = added
+        self.changed = changed
+        self.others: str | None = None  # describe() for an agent not among the writers
+        self.count = len(base.positions)
+        self.count -= sum(1 for w in changed if w in base.positions)
+        self.count += sum(1 for w in changed if self._first(w) is not None)
+
+    def _left(self, position: int) -> bool:
+        return position // self.base.scale in self.gone
+
+    def _first(self, words: str) -> int | None:
+        base = self.base.positions.get(words, ())
+        if words not in self.changed:
+            return base[0] if base else None
+        return _first_of(base, self._left, self.added.positions.get(words, ()))
+
+    def has(self, words: str) -> bool:
+        return self._first(words) is not None
+
+    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
+        """The first `limit` writers' words but `skip`, with their first positions:
+        among the first `limit` unchanged ones and the changed ones."""
+        found: list[tuple[int, str]] = []
+        for words, positions in self.base.positions.items():
+            if len(found) == limit:
+                break
+            if words != skip and words not in self.changed:
+                found.append((positions[0], words))
+        for words in self.changed:
+            first = self._first(words)
+            if words != skip and first is not None:
+                found.append((first, words))
+        return sorted(found)[:limit]
+
+    def describe(self, me: Subject) -> str:
+        """As _Who.describe() for the whole list."""
+        name = me.name
+        if not self.has(name):
+            if self.others is None:
+                self.others = self._describe(name)
+            return self.others
+        return self._describe(name)
+
+    def _describe(self, name: str) -> str:
+        fixed = _first_of(self.base.fixed.get(name, ()), self._left, self.added.fixed.get(name, ()))
+        kept = [o for o in self.base.own.get(name, ()) if not self._left(o[0])]
+        own = sorted([*kept, *self.added.own.get(name, ())], key=lambda o: o[0])
+        return _listing(name, self.has, self.count, fixed, own, self._leading(name, 5))
+
+
 class _Holders:
     """A permission's holders in order, by plan and by outline (see _Outlines):
     lists of objections are read from these (see _Objected)."""
@@ -1179,52 +1400,36 @@ class _Holders:
                     self.plans.append([])
                 self.plans[self.number[i]].append(held.plan)
             positions.append(i)
-        self.summaries: dict[tuple[int | None, ...], _Summary] = {}
+        self.summaries: dict[tuple[int | None, ...], _Tables] = {}
 
-    def writer(self, i: int, span: Span) -> tuple[str, bool]:
-        return _writer(self.names[i], _rule(self.held[i], span))
+    def add(self, tables: _Tables, i: int, span: Span) -> None:
+        """Holder `i`'s objection at `span` into the tables."""
+        tables.source(i, self.names[i], _rule(self.held[i], span))
 
-    def summary(self, verdicts: tuple[int | None, ...]) -> _Summary:
+    def words(self, i: int, span: Span) -> str:
+        return _writer(self.names[i], _rule(self.held[i], span))[0]
+
+    def summary(self, verdicts: tuple[int | None, ...]) -> _Tables:
+        """Who objects to an allow when each holder's first region in its way is
+        read from its outline. Allows that no holder's own patterns are near read
+        the same summary, so it is built once for all of them."""
         found = self.summaries.get(verdicts)
         if found is None:
-            found = self.summaries[verdicts] = _Summary(self, verdicts)
+            found = self.summaries[verdicts] = _Tables(1)
+            for i, held in enumerate(self.held):
+                at = verdicts[self.number[i]]
+                if at is not None:
+                    self.add(found, i, held.plan.spans[at])
         return found
-
-
-class _Summary:
-    """Who objects to an allow when each holder's first region in its way is
-    read from its outline: each writer's words at their positions. Allows that
-    no holder's own patterns are near read the same summary, so it is built
-    once for all of them."""
-
-    def __init__(self, holders: _Holders, verdicts: tuple[int | None, ...]) -> None:
-        self.positions: dict[str, list[int]] = {}  # in order of first positions
-        self.fixed: dict[str, list[int]] = {}  # the same, for non-agent rules' words
-        for i, held in enumerate(holders.held):
-            at = verdicts[holders.number[i]]
-            if at is not None:
-                words, fixed = holders.writer(i, held.plan.spans[at])
-                self.positions.setdefault(words, []).append(i)
-                if fixed:
-                    self.fixed.setdefault(words, []).append(i)
-
-
-def _first_of(base: Sequence[int], gone: set[int], added: Sequence[int]) -> int | None:
-    """The first of `base` not `gone`, or of `added`, whichever comes first."""
-    found = next((i for i in base if i not in gone), None)
-    extra = min(added, default=None)
-    if found is None or (extra is not None and extra < found):
-        return extra
-    return found
 
 
 class _Objected:
     """The holders objecting to an allow, as _objections() lists them (a Source
     per holder, at a holder's position in `holders`), without listing them: the
     first region in the allow's way per outline (the index of its span, None:
-    none) and per plan near the allow (`own`). describe() reads what it shows
-    from the summary of the outlines' verdicts, corrected at the near plans'
-    holders: a few per allow, where the list holds nearly every holder."""
+    none) and per plan near the allow (`own`). describe() reads the summary of
+    the outlines' verdicts, corrected at the near plans' holders: a few per
+    allow, where the list holds nearly every holder."""
 
     def __init__(
         self, holders: _Holders, verdicts: tuple[int | None, ...], own: dict[_Plan, Span | None]
@@ -1232,92 +1437,28 @@ class _Objected:
         self.holders = holders
         self.verdicts = verdicts
         self.own = own
-        self.others: str | None = None  # describe() for an agent not among the writers
-        self.read = False
+        self.read: _Patched | None = None
 
-    def _read(self) -> None:
-        """The words whose positions the near plans change: those that are no
-        longer theirs, and those added."""
-        self.read = True
-        self.summary = self.holders.summary(self.verdicts)
-        self.gone: dict[str, set[int]] = {}
-        self.added: dict[str, list[int]] = {}
-        self.gone_fixed: dict[str, set[int]] = {}
-        self.added_fixed: dict[str, list[int]] = {}
+    def _read(self) -> _Patched:
+        gone: set[int] = set()
+        added = _Tables(1)
+        changed: set[str] = set()
         for plan, span in self.own.items():
             at = self.verdicts[self.holders.number[self.holders.positions[plan][0]]]
             for i in self.holders.positions[plan]:
+                gone.add(i)
                 if at is not None:
-                    words, fixed = self.holders.writer(i, plan.spans[at])
-                    self.gone.setdefault(words, set()).add(i)
-                    if fixed:
-                        self.gone_fixed.setdefault(words, set()).add(i)
+                    changed.add(self.holders.words(i, plan.spans[at]))
                 if span is not None:
-                    words, fixed = self.holders.writer(i, span)
-                    self.added.setdefault(words, []).append(i)
-                    if fixed:
-                        self.added_fixed.setdefault(words, []).append(i)
-        self.changed = {*self.gone, *self.added}
-        self.count = len(self.summary.positions)
-        self.count -= sum(1 for w in self.changed if w in self.summary.positions)
-        self.count += sum(1 for w in self.changed if self._first(w) is not None)
-
-    def _first(self, words: str) -> int | None:
-        base = self.summary.positions.get(words, ())
-        return _first_of(base, self.gone.get(words, set()), self.added.get(words, ()))
-
-    def _has(self, words: str) -> bool:
-        if words in self.changed:
-            return self._first(words) is not None
-        return words in self.summary.positions
-
-    def _span(self, i: int) -> Span | None:
-        plan = self.holders.held[i].plan
-        if plan in self.own:
-            return self.own[plan]
-        at = self.verdicts[self.holders.number[i]]
-        return None if at is None else plan.spans[at]
-
-    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
-        """The first `limit` writers' words but `skip`, with their first positions:
-        among the first `limit` unchanged ones and the changed ones."""
-        found: list[tuple[int, str]] = []
-        for words, positions in self.summary.positions.items():
-            if len(found) == limit:
-                break
-            if words != skip and words not in self.changed:
-                found.append((positions[0], words))
-        for words in self.changed:
-            first = self._first(words)
-            if words != skip and first is not None:
-                found.append((first, words))
-        return sorted(found)[:limit]
+                    self.holders.add(added, i, span)
+                    changed.add(self.holders.words(i, span))
+        return _Patched(self.holders.summary(self.verdicts), gone, added, changed)
 
     def describe(self, me: Subject) -> str:
         """As _Who.describe() for the list of objections."""
-        if not self.read:
-            self._read()
-        name = me.name
-        if not self._has(name):
-            if self.others is None:
-                self.others = self._describe(name)
-            return self.others
-        return self._describe(name)
-
-    def _describe(self, name: str) -> str:
-        fixed = _first_of(
-            self.summary.fixed.get(name, ()),
-            self.gone_fixed.get(name, set()),
-            self.added_fixed.get(name, ()),
-        )
-        own: list[tuple[int, Rule]] = []
-        i = self.holders.at.get(name)
-        span = None if i is None else self._span(i)
-        if i is not None and span is not None:
-            rule = _rule(self.holders.held[i], span)
-            if rule is not None and rule.origin.kind == "agent":
-                own.append((i, rule))
-        return _listing(name, self._has, self.count, fixed, own, self._leading(name, 5))
+        if self.read is None:
+            self.read = self._read()
+        return self.read.describe(me)
 
 
 # Who objects to an allow that is not written: every Source (compact=False), or
@@ -1330,7 +1471,7 @@ def _entries(hit: list[Entry]) -> str:
     return _join(shown) + (" and more" if len(hit) > 3 else "")
 
 
-def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
+def _denied(subject: Subject, hit: list[Entry], who: _Who | _Met) -> str:
     if who.started_only:
         names = _join(who.subjects)
         return f"narrowed to deny: Claude Code never starts {names} as a subagent"
@@ -1340,14 +1481,14 @@ def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
     )
 
 
-def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
+def _asked(subject: Subject, hit: list[Entry], who: _Who | _Met) -> str:
     return (
         f"narrowed to ask: the shared settings ask for {_entries(hit)} "
         f"(from {who.describe(subject)}), and an ask beats any allow"
     )
 
 
-def _not_allowed(subject: Subject, who: _Who | _Objected | None) -> str:
+def _not_allowed(subject: Subject, who: _Who | _Met | _Objected | None) -> str:
     if who is None:
         return "narrowed to ask: the pattern has no exact Claude Code form"
     return (

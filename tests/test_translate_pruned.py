@@ -26,7 +26,7 @@ from compiler.runtime import Agent
 from compiler.translate import MAIN, Entry, Span, Subject, Translation, hits
 from tests import bundles
 from tests.strategies import bundle_on_disk
-from tests.test_fast_paths import describe_oracle
+from tests.test_fast_paths import SOURCE, WRITER, describe_oracle
 from tests.test_translate_shared import DEFAULTS
 
 # Units that make heads differ, stop them (`*`, `?`), end them with the
@@ -132,6 +132,44 @@ def test_overlapping_entries_are_those_a_span_shares_an_input_with(
         plain = [e for e in entries if any(hits((pattern, g), span.later) for g in e.reach)]
         assert pruned.overlapping(span) == plain
         assert plain_index.overlapping(span) == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    entries=st.lists(
+        st.builds(
+            lambda reach, sources: Entry("Bash", None, tuple(reach), tuple(reach), tuple(sources)),
+            st.lists(PATTERN, max_size=2),
+            st.lists(SOURCE, min_size=1, max_size=3),
+        ),
+        max_size=8,
+    ),
+    pattern=PATTERN,
+    laters=st.lists(st.lists(PATTERN, max_size=3), min_size=1, max_size=3),
+    readers=st.lists(WRITER, min_size=1, max_size=4),
+)
+def test_entries_met_read_as_the_overlapping_list(
+    entries: list[Entry], pattern: str, laters: list[list[str]], readers: list[str]
+) -> None:
+    """meeting() reads as overlapping() and a _Who of the list: the first entries,
+    who wrote them for each agent, and whether only agents never started did."""
+    reach = translate._Reach(entries, True)
+    for later in laters:
+        span = Span(0, "allow", pattern, tuple(later))
+        plain = reach.overlapping(span)
+        met = reach.meeting(span)
+        assert (met is None) is not plain
+        if met is None:
+            continue
+        assert met.entries(4) == plain[:4]
+        who = met.who(translate._Writers)
+        sources = [source for entry in plain for source in entry.sources]
+        for name in readers:
+            subject = Subject(name, Agent(name, "primary", ()), ())
+            assert who.describe(subject) == describe_oracle(sources, subject)
+        started = all(s.rule is None and s.subject != MAIN for s in sources)
+        assert who.started_only is started
+        assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
 
 
 # --- translation: agents whose maps differ ------------------------------------------------
