@@ -158,7 +158,7 @@ def test_entries_met_read_as_the_overlapping_list(
         span = Span(0, "allow", pattern, tuple(later))
         plain = reach.overlapping(span)
         met = reach.meeting(span)
-        assert (met is None) is not plain
+        assert (met is None) is (not plain)
         if met is None:
             continue
         assert met.entries(4) == plain[:4]
