@@ -9,6 +9,12 @@ input (wildcard.apart), so an exclude apart from an include cannot change
 whether some input is left. The oracles here are the plain definitions: the
 filter by wildcard.apart, hits with every exclude, and the planner with
 `prune=False`, which keeps every pattern near every other.
+
+Nor does it list, per allow, every agent objecting to it, or per region every
+entry it meets: both are read from what is shared by every allow (region)
+that no agent's own patterns are near, corrected at the few they are
+(`_Objected`, `_Reach.meeting`). The oracles are the lists, and the planner
+with `compact=False`, which builds them.
 """
 
 from __future__ import annotations
@@ -250,10 +256,13 @@ Agent {i} body.
 """
 
 
+@pytest.mark.parametrize("plain", [{"prune": False}, {"compact": False}])
 @pytest.mark.parametrize("main", ["", "default_agent = 'a1'\n"])
 def test_a_bundle_of_distinct_maps_gives_the_same_diagnostics_and_files_unpruned(
-    main: str, monkeypatch: pytest.MonkeyPatch
+    main: str, plain: dict[str, bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Pruned and compact, as asking with every exclude, or listing every
+    objection and every entry a region meets."""
     files = {"promptc.toml": f"{main}[targets.opencode]\n\n[targets.claude]\n".encode()}
     for i in range(12):
         mode = "primary" if i == 1 else "subagent"
@@ -261,10 +270,10 @@ def test_a_bundle_of_distinct_maps_gives_the_same_diagnostics_and_files_unpruned
     with bundle_on_disk(files) as (root, _):
         pruned = api.render(bundles.config(root))
         with monkeypatch.context() as patch:
-            patch.setattr(translate, "planner", functools.partial(translate.planner, prune=False))
-            plain = api.render(bundles.config(root))
-    assert pruned.diagnostics == plain.diagnostics
-    assert dict(pruned.files) == dict(plain.files)
+            patch.setattr(translate, "planner", functools.partial(translate.planner, **plain))
+            plain_result = api.render(bundles.config(root))
+    assert pruned.diagnostics == plain_result.diagnostics
+    assert dict(pruned.files) == dict(plain_result.files)
     # every agent's allows are narrowed by the others' `"*": ask`: the losses are there
     lossy = [d for d in pruned.diagnostics if d.rule == "lossy-translation"]
     assert len(lossy) >= 12 * 3
