@@ -353,8 +353,8 @@ def planner(
     """The translation of a bundle, not run yet. `share=False` plans every agent
     on its own, as if no two agents had the same rules, `prune=False` asks
     every question with every exclude (see _Heads), and `compact=False` lists
-    every objection to an allow as a Source (see _Objected): the fast paths'
-    oracles."""
+    every objection to an allow as a Source (see _Objected) and every entry a
+    region meets (see _Reach.meeting): the fast paths' oracles."""
     found = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
     return _Planner(found, main, project.config.custom_tools, share, prune, compact)
@@ -500,7 +500,7 @@ class _Reason(NamedTuple):
     """Why an allow or ask is narrowed: in words once the agent is known."""
 
     kind: str  # denied | asked | not allowed
-    hit: list[Entry]
+    hit: list[Entry]  # the entries met (or their first four: all the words show)
     who: _Who | _Met | _Objected | None  # None: the pattern has no exact Claude Code form
 
     def words(self, subject: Subject) -> str:
@@ -1046,21 +1046,20 @@ class _Reach:
             shared = self.shared[key] = _Shared(units, set(units))
         touched = self._touched(span)
         gone = touched & shared.members
-        candidates = self.candidates[span.pattern]
+        candidates = self._members(span)
         added = [
             at
-            for at in sorted(touched)
-            if at in self._members(span.pattern, candidates)
-            and any(self._hits(span, g) for g in self.entries[at].reach)
+            for at in sorted(touched & candidates)
+            if any(self._hits(span, g) for g in self.entries[at].reach)
         ]
         if len(shared.units) == len(gone) and not added:
             return None
         return _Met(self, shared, gone, added)
 
-    def _members(self, pattern: str, candidates: list[int]) -> set[int]:
-        found = self.sets.get(pattern)
+    def _members(self, span: Span) -> set[int]:
+        found = self.sets.get(span.pattern)
         if found is None:
-            found = self.sets[pattern] = set(candidates)
+            found = self.sets[span.pattern] = set(self._candidates(span))
         return found
 
     def _hits(self, span: Span, g: str) -> bool:
@@ -1089,7 +1088,8 @@ class _Met:
         self.gone = gone
         self.added = added
         self.read: _Patched | None = None
-        self.started_only = False
+        self.writers: Callable[[Sequence[Source]], _Writers] = _Writers
+        self.started_only = False  # set by who()
 
     def entries(self, limit: int) -> list[Entry]:
         """The first `limit` entries, in order."""
@@ -1127,6 +1127,8 @@ class _Met:
 
     @property
     def subjects(self) -> list[str]:
+        """As _Who.subjects, read from every entry: asked only when every writer
+        is an agent Claude Code never starts."""
         kept = [at for at in self.shared.units if at not in self.gone]
         parts = (self.writers(self.reach.entries[at].sources) for at in sorted(kept + self.added))
         return list(dict.fromkeys(s for p in parts for s in p.subjects))
