@@ -360,6 +360,11 @@ def planner(
     return _Planner(found, main, project.config.custom_tools, share, prune, compact)
 
 
+# Lists of objections and of entries met are read compactly (_Objected, _Met)
+# from this many holders' plans or candidate entries: below it, the lists are
+# short and listing them is cheaper than reading them from a summary.
+COMPACT_FROM = 32
+
 # Targets and rules of one run share a bundle: translate it once. The cache
 # holds the objects themselves, so an identity match is never a stale address.
 _CACHE: list[tuple[object, object, Translation]] = []
@@ -664,7 +669,9 @@ class _Planner:
         denied = _Heads(self.deny.exact(group), self.prune)
         stopped = _Heads(dict.fromkeys(denied.patterns + self.ask.exact(group)), self.prune)
         outlines = _Outlines((held.plan for held in holders.values()), self.prune)
-        ordered = _Holders(holders, outlines)
+        # as many plans as agents: read objections compactly (see COMPACT_FROM)
+        compact = self.compact and len(outlines.ids) >= COMPACT_FROM
+        ordered = _Holders(holders, outlines) if compact else None
         rejected: dict[str, _Objections] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
@@ -689,7 +696,7 @@ class _Planner:
                         rejected[span.pattern] = None
                         continue
                     blockers: _Objections
-                    if self.compact:
+                    if ordered is not None:
                         blockers = self._objected(pattern, ordered, outlines, denied, stopped)
                     else:
                         blockers = self._objections(pattern, holders, outlines, denied, stopped)
@@ -837,17 +844,9 @@ class _Planner:
         written: _Heads,
         rejected: Mapping[str, _Objections],
     ) -> list[_Reason]:
-        reasons = []
-        if self.compact and self.prune:
-            if met := denies.meeting(span):
-                reasons.append(_Reason("denied", met.entries(4), met.who(self._writers)))
-            if span.action == "allow" and (met := asks_.meeting(span)):
-                reasons.append(_Reason("asked", met.entries(4), met.who(self._writers)))
-        else:
-            if hit := denies.overlapping(span):
-                reasons.append(_Reason("denied", hit, self._who(hit)))
-            if span.action == "allow" and (hit := asks_.overlapping(span)):
-                reasons.append(_Reason("asked", hit, self._who(hit)))
+        reasons = self._met("denied", denies, span)
+        if span.action == "allow":
+            reasons += self._met("asked", asks_, span)
         include = (span.pattern,)
         later = _related(include, span.later, self.prune)
         if (
@@ -859,6 +858,14 @@ class _Planner:
             who = self._who(blockers) if isinstance(blockers, list) else blockers
             reasons.append(_Reason("not allowed", [], who))
         return reasons
+
+    def _met(self, kind: str, reach: _Reach, span: Span) -> list[_Reason]:
+        """The reason the entries the span meets give, if any."""
+        if self.compact and self.prune and len(reach.candidates_of(span)) >= COMPACT_FROM:
+            met = reach.meeting(span)
+            return [_Reason(kind, met.entries(4), met.who(self._writers))] if met else []
+        hit = reach.overlapping(span)
+        return [_Reason(kind, hit, self._who(hit))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -994,7 +1001,8 @@ class _Reach:
         # positions in a list of entries' sources (see _Tables)
         self.scale = 1 + max((len(e.sources) for e in entries), default=0)
 
-    def _candidates(self, span: Span) -> list[int]:
+    def candidates_of(self, span: Span) -> list[int]:
+        """The entries with a reach pattern near the span's, in order."""
         candidates = self.candidates.get(span.pattern)
         if candidates is None:
             near = self.index.near(span.pattern)
@@ -1019,7 +1027,7 @@ class _Reach:
     def overlapping(self, span: Span) -> list[Entry]:
         """The entries with a reach pattern sharing an input with the span, in order:
         only entries with a reach pattern near the span's can."""
-        candidates = self._candidates(span)
+        candidates = self.candidates_of(span)
         touched = self._touched(span)
         key = (span.pattern, tuple(q for q in span.later if not wildcard.head(q)))
         found: list[Entry] = []
@@ -1042,7 +1050,7 @@ class _Reach:
         key = (span.pattern, tuple(q for q in span.later if not wildcard.head(q)))
         shared = self.shared.get(key)
         if shared is None:
-            units = [at for at in self._candidates(span) if self._answer(key, at)]
+            units = [at for at in self.candidates_of(span) if self._answer(key, at)]
             shared = self.shared[key] = _Shared(units, set(units))
         touched = self._touched(span)
         gone = touched & shared.members
@@ -1059,7 +1067,7 @@ class _Reach:
     def _members(self, span: Span) -> set[int]:
         found = self.sets.get(span.pattern)
         if found is None:
-            found = self.sets[span.pattern] = set(self._candidates(span))
+            found = self.sets[span.pattern] = set(self.candidates_of(span))
         return found
 
     def _hits(self, span: Span, g: str) -> bool:
@@ -1170,11 +1178,15 @@ class _Writers:
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
         self.started_only = True  # every source is an agent Claude Code never starts
         for index, source in enumerate(sources):
-            words, fixed = _writer(source.subject, source.rule)
-            if fixed:
+            # _writer() spelled out: an entry may have a source per agent
+            kind = source.rule.origin.kind if source.rule else None
+            if kind == "agent" or kind is None:
+                words = source.subject
+                if kind == "agent" and source.rule:
+                    self.own.setdefault(source.subject, []).append((index, source.rule))
+            else:
+                words = _WRITERS.get(kind, "OpenCode's built-in rules")
                 self.fixed.setdefault(words, index)
-            elif source.rule is not None and source.rule.origin.kind == "agent":
-                self.own.setdefault(source.subject, []).append((index, source.rule))
             self.first.setdefault(words, index)
             self.started_only &= source.rule is None and source.subject != MAIN
         self.subjects = dict.fromkeys(s.subject for s in sources)

@@ -256,15 +256,27 @@ Agent {i} body.
 """
 
 
-@pytest.mark.parametrize("plain", [{"prune": False}, {"compact": False}])
+@pytest.mark.parametrize(
+    ("plain", "count", "compact_from"),
+    [
+        ({"prune": False}, 12, translate.COMPACT_FROM),
+        ({"compact": False}, 12, 0),  # compact for 12 agents too
+        ({"compact": False}, translate.COMPACT_FROM + 1, translate.COMPACT_FROM),
+    ],
+)
 @pytest.mark.parametrize("main", ["", "default_agent = 'a1'\n"])
 def test_a_bundle_of_distinct_maps_gives_the_same_diagnostics_and_files_unpruned(
-    main: str, plain: dict[str, bool], monkeypatch: pytest.MonkeyPatch
+    main: str,
+    plain: dict[str, bool],
+    count: int,
+    compact_from: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Pruned and compact, as asking with every exclude, or listing every
     objection and every entry a region meets."""
+    monkeypatch.setattr(translate, "COMPACT_FROM", compact_from)
     files = {"promptc.toml": f"{main}[targets.opencode]\n\n[targets.claude]\n".encode()}
-    for i in range(12):
+    for i in range(count):
         mode = "primary" if i == 1 else "subagent"
         files[f"specs/agents/a{i}.md"] = AGENT.format(i=i, mode=mode).encode()
     with bundle_on_disk(files) as (root, _):
@@ -276,7 +288,7 @@ def test_a_bundle_of_distinct_maps_gives_the_same_diagnostics_and_files_unpruned
     assert dict(pruned.files) == dict(plain_result.files)
     # every agent's allows are narrowed by the others' `"*": ask`: the losses are there
     lossy = [d for d in pruned.diagnostics if d.rule == "lossy-translation"]
-    assert len(lossy) >= 12 * 3
+    assert len(lossy) >= count * 3
 
 
 def _keeping_objections(
@@ -301,32 +313,36 @@ def test_an_agent_objecting_to_many_allows_is_read_once(
 ) -> None:
     """Each agent's `"*": ask` objects to every other agent's allows. Listed
     (compact=False), the lists share one Source per agent and rule, not one per
-    objection (N² of them at N agents); compact, an objection holds only the
-    regions of the plans near the allow, the agent's own."""
+    objection (N² of them at N agents); compact, as it is from COMPACT_FROM
+    agents, an objection holds only the regions of the plans near the allow:
+    the agent's own, and those whose number starts with its own."""
+    count = translate.COMPACT_FROM + 1
     rejected = _keeping_objections(monkeypatch)
     if not compact:
         monkeypatch.setattr(
             translate, "planner", functools.partial(translate.planner, compact=False)
         )
     files = {"promptc.toml": b"[targets.opencode]\n\n[targets.claude]\n"}
-    for i in range(12):
+    for i in range(count):
         files[f"specs/agents/a{i}.md"] = AGENT.format(i=i, mode="subagent").encode()
     with bundle_on_disk(files) as (root, _):
         api.render(bundles.config(root))
     objections = [blockers for found in rejected for blockers in found.values() if blockers]
-    assert len(objections) >= 12 * 3  # every agent's three allows
+    assert len(objections) >= count * 3  # every agent's three allows
     if compact:
         for pattern, o in ((p, o) for found in rejected for p, o in found.items() if o):
             assert isinstance(o, translate._Objected)
-            if pattern != "*":  # an agent's own: near its plan, and those whose number
-                number = pattern.split()[-2].removeprefix("tool")  # starts with its own
+            if pattern != "*":  # an agent's own
+                number = pattern.split()[-2].removeprefix("tool")
                 near = [
-                    j for j in map(str, range(12)) if j.startswith(number) or number.startswith(j)
+                    j
+                    for j in map(str, range(count))
+                    if j.startswith(number) or number.startswith(j)
                 ]
-                assert len(o.own) == len(near) < 12
+                assert len(o.own) == len(near) < count // 2
         return
     sources = [s for blockers in objections if isinstance(blockers, list) for s in blockers]
-    assert len(sources) >= 12 * 11 * 3  # every agent objects to the others' three allows
+    assert len(sources) >= count * (count - 1) * 3  # every agent objects to the others' allows
     by_writer = {(s.subject, id(s.rule)) for s in sources}
     assert len({id(s) for s in sources}) == len(by_writer)
 
@@ -375,7 +391,9 @@ def test_objections_read_compact_translate_as_listed(
     case: tuple[tuple[Subject, ...], str | None], prune: bool
 ) -> None:
     found, main = case
-    compact = translate._Planner(found, main, (), True, prune, compact=True).run()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(translate, "COMPACT_FROM", 0)  # compact for a few agents too
+        compact = translate._Planner(found, main, (), True, prune, compact=True).run()
     assert compact == translate._Planner(found, main, (), True, prune, compact=False).run()
 
 
@@ -390,6 +408,7 @@ def test_objections_read_compact_are_described_as_the_listed_ones(
     rejected: dict[bool, list[dict[str, translate._Objections]]] = {}
     for compact in (True, False):
         with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(translate, "COMPACT_FROM", 0)
             rejected[compact] = _keeping_objections(monkeypatch)
             translate._Planner(found, main, (), True, True, compact).run()
     names = [*(s.name for s in found), *translate._WRITERS.values(), "OpenCode's built-in rules"]
