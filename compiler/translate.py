@@ -59,10 +59,11 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -346,14 +347,23 @@ def translate(project: Project) -> Translation:
     return result
 
 
-def planner(project: Project, share: bool = True, prune: bool = True) -> _Planner:
+def planner(
+    project: Project, share: bool = True, prune: bool = True, compact: bool = True
+) -> _Planner:
     """The translation of a bundle, not run yet. `share=False` plans every agent
-    on its own, as if no two agents had the same rules, and `prune=False` asks
-    every question with every exclude (see _Heads): the fast paths' oracles."""
+    on its own, as if no two agents had the same rules, `prune=False` asks
+    every question with every exclude (see _Heads), and `compact=False` lists
+    every objection to an allow as a Source (see _Objected) and every entry a
+    region meets (see _Reach.meeting): the fast paths' oracles."""
     found = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
-    return _Planner(found, main, project.config.custom_tools, share, prune)
+    return _Planner(found, main, project.config.custom_tools, share, prune, compact)
 
+
+# Lists of objections and of entries met are read compactly (_Objected, _Met)
+# from this many holders' plans or candidate entries: below it, the lists are
+# short and listing them is cheaper than reading them from a summary.
+COMPACT_FROM = 32
 
 # Targets and rules of one run share a bundle: translate it once. The cache
 # holds the objects themselves, so an identity match is never a stale address.
@@ -495,13 +505,13 @@ class _Reason(NamedTuple):
     """Why an allow or ask is narrowed: in words once the agent is known."""
 
     kind: str  # denied | asked | not allowed
-    hit: list[Entry]
-    who: _Who | None  # None: the pattern has no exact Claude Code form
+    hit: list[Entry]  # the entries met (or their first four: all the words show)
+    who: _Who | _Met | _Objected | None  # None: the pattern has no exact Claude Code form
 
     def words(self, subject: Subject) -> str:
-        if self.kind == "denied" and self.who is not None:
+        if self.kind == "denied" and isinstance(self.who, _Who | _Met):
             return _denied(subject, self.hit, self.who)
-        if self.kind == "asked" and self.who is not None:
+        if self.kind == "asked" and isinstance(self.who, _Who | _Met):
             return _asked(subject, self.hit, self.who)
         return _not_allowed(subject, self.who)
 
@@ -518,9 +528,11 @@ class _Planner:
         custom_tools: Iterable[str],
         share: bool = True,
         prune: bool = True,
+        compact: bool = True,
     ) -> None:
         self.subjects = subjects
         self.prune = prune
+        self.compact = compact
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
         self.main = main
@@ -650,14 +662,17 @@ class _Planner:
 
     def _allows(
         self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
-    ) -> dict[str, list[Source] | None]:
+    ) -> dict[str, _Objections]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
         denied = _Heads(self.deny.exact(group), self.prune)
         stopped = _Heads(dict.fromkeys(denied.patterns + self.ask.exact(group)), self.prune)
         outlines = _Outlines((held.plan for held in holders.values()), self.prune)
-        rejected: dict[str, list[Source] | None] = {}
+        # as many plans as agents: read objections compactly (see COMPACT_FROM)
+        compact = self.compact and len(outlines.ids) >= COMPACT_FROM
+        ordered = _Holders(holders, outlines) if compact else None
+        rejected: dict[str, _Objections] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
@@ -680,7 +695,11 @@ class _Planner:
                     if pattern is None:
                         rejected[span.pattern] = None
                         continue
-                    blockers = self._objections(pattern, holders, outlines, denied, stopped)
+                    blockers: _Objections
+                    if ordered is not None:
+                        blockers = self._objected(pattern, ordered, outlines, denied, stopped)
+                    else:
+                        blockers = self._objections(pattern, holders, outlines, denied, stopped)
                     if blockers:
                         rejected[span.pattern] = blockers
                         continue
@@ -724,6 +743,29 @@ class _Planner:
                 found.append(self._objector(name, _rule(held, span)))
         return found
 
+    def _objected(
+        self,
+        pattern: Pattern,
+        holders: _Holders,
+        outlines: _Outlines,
+        denied: _Heads,
+        stopped: _Heads,
+    ) -> _Objected | None:
+        """_objections() as the regions found per outline and for the plans near the
+        allow, never a Source per holder: when maps differ, nearly every holder
+        objects to every other's allows, and the lists would hold N² Sources."""
+        near = outlines.near(pattern.reach)
+        plans = holders.positions if near is None else near
+        own = {plan: self._first(pattern, plan, denied, stopped) for plan in plans}
+        verdicts: list[int | None] = []
+        for same in holders.plans:  # per outline, read at its first plan not near
+            plan = next((p for p in same if p not in own), None)
+            span = None if plan is None else self._first(pattern, plan, denied, stopped)
+            verdicts.append(None if plan is None or span is None else plan.spans.index(span))
+        if all(at is None for at in verdicts) and all(s is None for s in own.values()):
+            return None
+        return _Objected(holders, tuple(verdicts), own)
+
     def _objector(self, name: str, rule: Rule | None) -> Source:
         """The Source of an objection, one object per agent and rule: when maps
         differ, each agent objects to nearly every other agent's allows, and a
@@ -759,7 +801,7 @@ class _Planner:
         self,
         group: tuple[Tool, ...],
         holders: Mapping[str, _Held],
-        rejected: Mapping[str, list[Source] | None],
+        rejected: Mapping[str, _Objections],
     ) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
@@ -800,13 +842,11 @@ class _Planner:
         denies: _Reach,
         asks_: _Reach,
         written: _Heads,
-        rejected: Mapping[str, list[Source] | None],
+        rejected: Mapping[str, _Objections],
     ) -> list[_Reason]:
-        reasons = []
-        if hit := denies.overlapping(span):
-            reasons.append(_Reason("denied", hit, self._who(hit)))
-        if span.action == "allow" and (hit := asks_.overlapping(span)):
-            reasons.append(_Reason("asked", hit, self._who(hit)))
+        reasons = self._met("denied", denies, span)
+        if span.action == "allow":
+            reasons += self._met("asked", asks_, span)
         include = (span.pattern,)
         later = _related(include, span.later, self.prune)
         if (
@@ -815,9 +855,17 @@ class _Planner:
             and _hits_past(include, later, written.select(include), self.prune)
         ):
             blockers = rejected.get(span.pattern)
-            who = self._who(blockers) if blockers is not None else None
+            who = self._who(blockers) if isinstance(blockers, list) else blockers
             reasons.append(_Reason("not allowed", [], who))
         return reasons
+
+    def _met(self, kind: str, reach: _Reach, span: Span) -> list[_Reason]:
+        """The reason the entries the span meets give, if any."""
+        if self.compact and self.prune and len(reach.candidates_of(span)) >= COMPACT_FROM:
+            met = reach.meeting(span)
+            return [_Reason(kind, met.entries(4), met.who(self._writers))] if met else []
+        hit = reach.overlapping(span)
+        return [_Reason(kind, hit, self._who(hit))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -947,39 +995,155 @@ class _Reach:
         self.candidates: dict[str, list[int]] = {}
         # (span pattern, later patterns without a head) -> entry -> overlaps
         self.answers: dict[tuple[str, tuple[str, ...]], dict[int, bool]] = {}
+        # the same key -> the candidates that overlap, as entries untouched read them
+        self.shared: dict[tuple[str, tuple[str, ...]], _Shared] = {}
+        self.sets: dict[str, set[int]] = {}  # span pattern -> its candidates
+        # positions in a list of entries' sources (see _Tables)
+        self.scale = 1 + max((len(e.sources) for e in entries), default=0)
 
-    def overlapping(self, span: Span) -> list[Entry]:
-        """The entries with a reach pattern sharing an input with the span, in order:
-        only entries with a reach pattern near the span's can."""
+    def candidates_of(self, span: Span) -> list[int]:
+        """The entries with a reach pattern near the span's, in order."""
         candidates = self.candidates.get(span.pattern)
         if candidates is None:
             near = self.index.near(span.pattern)
             candidates = self.candidates[span.pattern] = sorted({self.owner[i] for i in near})
-        # An entry with no pattern near the span's later ones with a head meets
-        # only those without one (see _related): its answer holds for every span
-        # with the same pattern and those, as agents' own commands differ.
-        touched = {
-            self.owner[i] for q in span.later if wildcard.head(q) for i in self.index.near(q)
-        }
-        base = tuple(q for q in span.later if not wildcard.head(q))
-        answers = self.answers.setdefault((span.pattern, base), {})
+        return candidates
+
+    def _touched(self, span: Span) -> set[int]:
+        """The entries with a pattern near one of the span's later ones with a head.
+        Any other entry meets only those without one (see _related): its answer
+        holds for every span with the same pattern and those, as agents' own
+        commands differ."""
+        return {self.owner[i] for q in span.later if wildcard.head(q) for i in self.index.near(q)}
+
+    def _answer(self, key: tuple[str, tuple[str, ...]], at: int) -> bool:
+        answers = self.answers.setdefault(key, {})
+        known = answers.get(at)
+        if known is None:
+            pattern, base = key
+            known = answers[at] = any(hits((pattern, g), base) for g in self.entries[at].reach)
+        return known
+
+    def overlapping(self, span: Span) -> list[Entry]:
+        """The entries with a reach pattern sharing an input with the span, in order:
+        only entries with a reach pattern near the span's can."""
+        candidates = self.candidates_of(span)
+        touched = self._touched(span)
+        key = (span.pattern, tuple(q for q in span.later if not wildcard.head(q)))
         found: list[Entry] = []
         for at in candidates:
             entry = self.entries[at]
             if not self.prune or at in touched:
                 hit = any(self._hits(span, g) for g in entry.reach)
             else:
-                known = answers.get(at)
-                if known is None:
-                    known = answers[at] = any(hits((span.pattern, g), base) for g in entry.reach)
-                hit = known
+                hit = self._answer(key, at)
             if hit:
                 found.append(entry)
+        return found
+
+    def meeting(self, span: Span) -> _Met | None:
+        """overlapping() without listing the entries (None: there are none): those
+        every span with the same pattern and later patterns without a head meets,
+        read once, corrected at the entries its later patterns with a head touch.
+        When agents' maps differ, a span of every input meets nearly every
+        agent's deny, and the lists would hold N² entries. (Pruned only.)"""
+        key = (span.pattern, tuple(q for q in span.later if not wildcard.head(q)))
+        shared = self.shared.get(key)
+        if shared is None:
+            units = [at for at in self.candidates_of(span) if self._answer(key, at)]
+            shared = self.shared[key] = _Shared(units, set(units))
+        touched = self._touched(span)
+        gone = touched & shared.members
+        candidates = self._members(span)
+        added = [
+            at
+            for at in sorted(touched & candidates)
+            if any(self._hits(span, g) for g in self.entries[at].reach)
+        ]
+        if len(shared.units) == len(gone) and not added:
+            return None
+        return _Met(self, shared, gone, added)
+
+    def _members(self, span: Span) -> set[int]:
+        found = self.sets.get(span.pattern)
+        if found is None:
+            found = self.sets[span.pattern] = set(self.candidates_of(span))
         return found
 
     def _hits(self, span: Span, g: str) -> bool:
         include = (span.pattern, g)
         return hits(include, _related(include, span.later, self.prune))
+
+
+@dataclass
+class _Shared:
+    """The entries every span with one pattern and later patterns without a
+    head overlaps, by position in a _Reach, and who wrote them (built once)."""
+
+    units: list[int]
+    members: set[int]
+    tables: _Tables | None = None
+    started: int = 0  # how many are not of agents Claude Code never starts
+
+
+class _Met:
+    """The entries a span overlaps (see _Reach.meeting), and who wrote them, as
+    a _Who of the list reads: the shared entries without `gone`, and `added`."""
+
+    def __init__(self, reach: _Reach, shared: _Shared, gone: set[int], added: list[int]) -> None:
+        self.reach = reach
+        self.shared = shared
+        self.gone = gone
+        self.added = added
+        self.read: _Patched | None = None
+        self.writers: Callable[[Sequence[Source]], _Writers] = _Writers
+        self.started_only = False  # set by who()
+
+    def entries(self, limit: int) -> list[Entry]:
+        """The first `limit` entries, in order."""
+        kept = (at for at in self.shared.units if at not in self.gone)
+        first = [*itertools.islice(kept, limit), *self.added]
+        return [self.reach.entries[at] for at in sorted(first)[:limit]]
+
+    def who(self, writers: Callable[[Sequence[Source]], _Writers]) -> _Met:
+        """Ready to describe, with each entry's writers from `writers`."""
+        if self.read is not None:
+            return self
+        entries, shared, scale = self.reach.entries, self.shared, self.reach.scale
+        if shared.tables is None:
+            shared.tables = _Tables(scale)
+            for at in shared.units:
+                part = writers(entries[at].sources)
+                shared.tables.add(at, part)
+                shared.started += not part.started_only
+        added = _Tables(scale)
+        changed: set[str] = set()
+        started = shared.started
+        for at in self.gone:
+            part = writers(entries[at].sources)
+            changed.update(part.first)
+            started -= not part.started_only
+        for at in self.added:
+            part = writers(entries[at].sources)
+            added.add(at, part)
+            changed.update(part.first)
+            started += not part.started_only
+        self.started_only = not started
+        self.writers = writers
+        self.read = _Patched(shared.tables, self.gone, added, changed)
+        return self
+
+    @property
+    def subjects(self) -> list[str]:
+        """As _Who.subjects, read from every entry: asked only when every writer
+        is an agent Claude Code never starts."""
+        kept = [at for at in self.shared.units if at not in self.gone]
+        parts = (self.writers(self.reach.entries[at].sources) for at in sorted(kept + self.added))
+        return list(dict.fromkeys(s for p in parts for s in p.subjects))
+
+    def describe(self, me: Subject) -> str:
+        assert self.read is not None, "who() first"
+        return self.read.describe(me)
 
 
 def _objects(pattern: Pattern, span: Span, denied: _Heads, stopped: _Heads, prune: bool) -> bool:
@@ -1014,6 +1178,7 @@ class _Writers:
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
         self.started_only = True  # every source is an agent Claude Code never starts
         for index, source in enumerate(sources):
+            # _writer() spelled out: an entry may have a source per agent
             kind = source.rule.origin.kind if source.rule else None
             if kind == "agent" or kind is None:
                 words = source.subject
@@ -1060,20 +1225,15 @@ class _Who:
 
     def _describe(self, name: str) -> str:
         fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
-        gone = name in self.words and not fixed  # only `me` wrote it
-        own = [
-            (o + i, f"its own `{rule.text()}`")
-            for o, p in self._offsets()
-            for i, rule in p.own.get(name, ())
-        ]
-        texts = dict.fromkeys(t for _, t in own)
-        count = len(self.words) - gone
-        count += sum(1 for t in texts if t not in self.words or (gone and t == name))
-        found = [*self._leading(name, 5), *own, *([(fixed[0], name)] if fixed else [])]
-        words = list(dict.fromkeys(w for _, w in sorted(found)))
-        if count > 4:  # a long list hides the point
-            words = [*words[:3], f"{count - 3} more"]
-        return _join(words[:count])
+        own = [(o + i, rule) for o, p in self._offsets() for i, rule in p.own.get(name, ())]
+        return _listing(
+            name,
+            self.words.__contains__,
+            len(self.words),
+            fixed[0] if fixed else None,
+            own,
+            self._leading(name, 5),
+        )
 
     def _offsets(self) -> Iterator[tuple[int, _Writers]]:
         offset = 0
@@ -1098,12 +1258,234 @@ class _Who:
 _WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
 
 
+def _writer(subject: str, rule: Rule | None) -> tuple[str, bool]:
+    """A source's words in a list of writers, and whether they are those of a
+    non-agent rule (the same for every agent) rather than the subject's name."""
+    kind = rule.origin.kind if rule else None
+    if kind == "agent" or kind is None:
+        return subject, False
+    return _WRITERS.get(kind, "OpenCode's built-in rules"), True
+
+
+def _listing(
+    name: str,
+    has: Callable[[str], bool],
+    count: int,
+    fixed: int | None,
+    own: list[tuple[int, Rule]],
+    leading: list[tuple[int, str]],
+) -> str:
+    """The words of a list of writers for agent `name`, from what it shows: which
+    words it has and how many, the first position of `name` as a non-agent
+    rule's words, `name`'s own rules with their positions, and the first five
+    writers' words but `name`, with their first positions."""
+    gone = has(name) and fixed is None  # only `me` wrote it
+    texts = dict.fromkeys(f"its own `{rule.text()}`" for _, rule in own)
+    count -= gone
+    count += sum(1 for t in texts if not has(t) or (gone and t == name))
+    found = [
+        *leading,
+        *((i, f"its own `{rule.text()}`") for i, rule in own),
+        *([(fixed, name)] if fixed is not None else []),
+    ]
+    words = list(dict.fromkeys(w for _, w in sorted(found)))
+    if count > 4:  # a long list hides the point
+        words = [*words[:3], f"{count - 3} more"]
+    return _join(words[:count])
+
+
+class _Tables:
+    """Who wrote a list of sources, by position: each writer's words at their
+    first position in each part, those of non-agent rules again, and each
+    agent's own rules. A position is `part * scale + index in the part`, so
+    positions keep the list's order when parts are left out."""
+
+    def __init__(self, scale: int) -> None:
+        self.scale = scale
+        self.positions: dict[str, list[int]] = {}
+        self.fixed: dict[str, list[int]] = {}
+        self.own: dict[str, list[tuple[int, Rule]]] = {}
+
+    def add(self, part: int, writers: _Writers) -> None:
+        base = part * self.scale
+        for words, index in writers.first.items():
+            self.positions.setdefault(words, []).append(base + index)
+        for words, index in writers.fixed.items():
+            self.fixed.setdefault(words, []).append(base + index)
+        for name, rules in writers.own.items():
+            self.own.setdefault(name, []).extend((base + i, rule) for i, rule in rules)
+
+    def source(self, part: int, subject: str, rule: Rule | None) -> None:
+        """add() of a part that is one source."""
+        position = part * self.scale
+        words, fixed = _writer(subject, rule)
+        self.positions.setdefault(words, []).append(position)
+        if fixed:
+            self.fixed.setdefault(words, []).append(position)
+        elif rule is not None and rule.origin.kind == "agent":
+            self.own.setdefault(subject, []).append((position, rule))
+
+
+def _first_of(base: Sequence[int], gone: Callable[[int], bool], added: Sequence[int]) -> int | None:
+    """The first of `base` not `gone`, or of `added`, whichever comes first."""
+    found = next((i for i in base if not gone(i)), None)
+    extra = min(added, default=None)
+    if found is None or (extra is not None and extra < found):
+        return extra
+    return found
+
+
+class _Patched:
+    """The writers of a list of sources read from those of a longer or nearby
+    list (`base`, shared by many) without some of its parts (`gone`) and with
+    some more (`added`): describe() reads only the words the change touches
+    (`changed`) and the first few others, where the list may hold a writer in
+    every agent."""
+
+    def __init__(self, base: _Tables, gone: set[int], added: _Tables, changed: set[str]) -> None:
+        self.base = base
+        self.gone = gone
+        self.added = added
+        self.changed = changed
+        self.others: str | None = None  # describe() for an agent not among the writers
+        self.count = len(base.positions)
+        self.count -= sum(1 for w in changed if w in base.positions)
+        self.count += sum(1 for w in changed if self._first(w) is not None)
+
+    def _left(self, position: int) -> bool:
+        return position // self.base.scale in self.gone
+
+    def _first(self, words: str) -> int | None:
+        base = self.base.positions.get(words, ())
+        if words not in self.changed:
+            return base[0] if base else None
+        return _first_of(base, self._left, self.added.positions.get(words, ()))
+
+    def has(self, words: str) -> bool:
+        return self._first(words) is not None
+
+    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
+        """The first `limit` writers' words but `skip`, with their first positions:
+        among the first `limit` unchanged ones and the changed ones."""
+        found: list[tuple[int, str]] = []
+        for words, positions in self.base.positions.items():
+            if len(found) == limit:
+                break
+            if words != skip and words not in self.changed:
+                found.append((positions[0], words))
+        for words in self.changed:
+            first = self._first(words)
+            if words != skip and first is not None:
+                found.append((first, words))
+        return sorted(found)[:limit]
+
+    def describe(self, me: Subject) -> str:
+        """As _Who.describe() for the whole list."""
+        name = me.name
+        if not self.has(name):
+            if self.others is None:
+                self.others = self._describe(name)
+            return self.others
+        return self._describe(name)
+
+    def _describe(self, name: str) -> str:
+        fixed = _first_of(self.base.fixed.get(name, ()), self._left, self.added.fixed.get(name, ()))
+        kept = [o for o in self.base.own.get(name, ()) if not self._left(o[0])]
+        own = sorted([*kept, *self.added.own.get(name, ())], key=lambda o: o[0])
+        return _listing(name, self.has, self.count, fixed, own, self._leading(name, 5))
+
+
+class _Holders:
+    """A permission's holders in order, by plan and by outline (see _Outlines):
+    lists of objections are read from these (see _Objected)."""
+
+    def __init__(self, holders: Mapping[str, _Held], outlines: _Outlines) -> None:
+        self.names = list(holders)
+        self.held = list(holders.values())
+        self.at = {name: i for i, name in enumerate(self.names)}
+        self.number = [outlines.ids[held.plan] for held in self.held]
+        self.positions: dict[_Plan, list[int]] = {}  # plan -> its holders' positions
+        self.plans: list[list[_Plan]] = []  # outline -> its plans, in order
+        for i, held in enumerate(self.held):
+            positions = self.positions.get(held.plan)
+            if positions is None:
+                positions = self.positions[held.plan] = []
+                if self.number[i] == len(self.plans):
+                    self.plans.append([])
+                self.plans[self.number[i]].append(held.plan)
+            positions.append(i)
+        self.summaries: dict[tuple[int | None, ...], _Tables] = {}
+
+    def add(self, tables: _Tables, i: int, span: Span) -> None:
+        """Holder `i`'s objection at `span` into the tables."""
+        tables.source(i, self.names[i], _rule(self.held[i], span))
+
+    def words(self, i: int, span: Span) -> str:
+        return _writer(self.names[i], _rule(self.held[i], span))[0]
+
+    def summary(self, verdicts: tuple[int | None, ...]) -> _Tables:
+        """Who objects to an allow when each holder's first region in its way is
+        read from its outline. Allows that no holder's own patterns are near read
+        the same summary, so it is built once for all of them."""
+        found = self.summaries.get(verdicts)
+        if found is None:
+            found = self.summaries[verdicts] = _Tables(1)
+            for i, held in enumerate(self.held):
+                at = verdicts[self.number[i]]
+                if at is not None:
+                    self.add(found, i, held.plan.spans[at])
+        return found
+
+
+class _Objected:
+    """The holders objecting to an allow, as _objections() lists them (a Source
+    per holder, at a holder's position in `holders`), without listing them: the
+    first region in the allow's way per outline (the index of its span, None:
+    none) and per plan near the allow (`own`). describe() reads the summary of
+    the outlines' verdicts, corrected at the near plans' holders: a few per
+    allow, where the list holds nearly every holder."""
+
+    def __init__(
+        self, holders: _Holders, verdicts: tuple[int | None, ...], own: dict[_Plan, Span | None]
+    ) -> None:
+        self.holders = holders
+        self.verdicts = verdicts
+        self.own = own
+        self.read: _Patched | None = None
+
+    def _read(self) -> _Patched:
+        gone: set[int] = set()
+        added = _Tables(1)
+        changed: set[str] = set()
+        for plan, span in self.own.items():
+            at = self.verdicts[self.holders.number[self.holders.positions[plan][0]]]
+            for i in self.holders.positions[plan]:
+                gone.add(i)
+                if at is not None:
+                    changed.add(self.holders.words(i, plan.spans[at]))
+                if span is not None:
+                    self.holders.add(added, i, span)
+                    changed.add(self.holders.words(i, span))
+        return _Patched(self.holders.summary(self.verdicts), gone, added, changed)
+
+    def describe(self, me: Subject) -> str:
+        """As _Who.describe() for the list of objections."""
+        if self.read is None:
+            self.read = self._read()
+        return self.read.describe(me)
+
+
+# Who objects to an allow that is not written: every Source (compact=False), or
+# the same read without listing them; None: the pattern has no exact Claude form.
+_Objections = list[Source] | _Objected | None
+
+
 def _entries(hit: list[Entry]) -> str:
     shown = [f"`{e.text({})}`" for e in hit[:3]]
     return _join(shown) + (" and more" if len(hit) > 3 else "")
 
 
-def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
+def _denied(subject: Subject, hit: list[Entry], who: _Who | _Met) -> str:
     if who.started_only:
         names = _join(who.subjects)
         return f"narrowed to deny: Claude Code never starts {names} as a subagent"
@@ -1113,14 +1495,14 @@ def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
     )
 
 
-def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
+def _asked(subject: Subject, hit: list[Entry], who: _Who | _Met) -> str:
     return (
         f"narrowed to ask: the shared settings ask for {_entries(hit)} "
         f"(from {who.describe(subject)}), and an ask beats any allow"
     )
 
 
-def _not_allowed(subject: Subject, who: _Who | None) -> str:
+def _not_allowed(subject: Subject, who: _Who | _Met | _Objected | None) -> str:
     if who is None:
         return "narrowed to ask: the pattern has no exact Claude Code form"
     return (
