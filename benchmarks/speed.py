@@ -8,6 +8,8 @@ repo's own bundle, ndomo, is timed too):
 
 - floor: `python -c pass`; imports: `python -c "import yaml, jinja2, jsonschema, click"`
   (both with the interpreter running this script, i.e. the same environment);
+- files: a fresh process creating N empty files in the scratch folder, what a
+  cold build's file creations cost the disk alone at that moment;
 - cold: the cache folder (and, for build, the output folder) moved out of the
   way before each run, as if it had never been made;
 - warm: nothing changed since the previous run (a cache hit).
@@ -28,6 +30,10 @@ one block lookup each, every inode freed in the last 5 to 10 seconds
 (`recently_deleted` in `find_inode_bit`, seen with `perf record -g`), so 1,000
 creations right after 2,000 deletions took 0.1 to 0.35 s instead of 0.01 s,
 for every tool alike, and the faster the tool, the more of its time that was.
+Deletions by anything else in the seconds before (a test suite, the end of a
+previous run of this script) still cost the first runs: the files row shows
+what creating costs in the same run, and a run started after a quiet minute
+is the one to quote.
 
     .venv/bin/python benchmarks/speed.py --sizes 16 1000 10000 --peers /tmp/peers
 """
@@ -215,6 +221,24 @@ class Table:
         )
 
 
+# Creates N empty files in a new folder of the scratch folder: what creating a
+# cold build's files costs the file system alone, at that moment.
+CREATE = (
+    "import os, sys, tempfile\n"
+    "folder = tempfile.mkdtemp(dir=sys.argv[1])\n"
+    "for i in range(int(sys.argv[2])):\n"
+    "    os.close(os.open(f'{folder}/f{i}', os.O_WRONLY | os.O_CREAT | os.O_EXCL))\n"
+)
+
+
+def files_row(table: Table, size: int, repeat: int) -> None:
+    """The file system's part of a cold build: a fresh process creating `size`
+    empty files (the floor included). It varies with the disk's state (see the
+    module's doc), so it is timed in the same run as the builds."""
+    command = [sys.executable, "-c", CREATE, str(table.scratch), str(size)]
+    table.measure(f"python: create {size} empty files", size, command, table.scratch, repeat)
+
+
 def promptc_rows(
     table: Table, size: int, repeat: int, promptc: str, both: bool
 ) -> dict[str, float]:
@@ -334,6 +358,7 @@ def run(args: argparse.Namespace, table: Table, started: float) -> None:
     for size in args.sizes:
         repeat = args.repeat if size <= 100 else 3 if size <= 1000 else 1
         peers = size <= 1000  # the peers are compared at N=16 and N=1000
+        files_row(table, size, repeat)
         results[size] = promptc_rows(table, size, repeat, promptc, peers)
         if peers:
             peer_rows(table, size, repeat, args.peers, args.agnix)

@@ -40,6 +40,7 @@ def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
     ]
     # A run that failed says so in its row: every promptc run exited 0.
     assert not [row for row in rows if "exit [" in row]
+    assert "| python: create 16 empty files" in result.stdout
     assert "N=16 cold check / imports:" in result.stdout
     assert "N=16 warm check / floor:" in result.stdout
     # Every bundle, and every folder a cold run moved aside, is gone at the end.
