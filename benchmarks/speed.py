@@ -29,7 +29,7 @@ journal (as on the machine the README's table comes from): the kernel skips,
 one block lookup each, every inode freed in the last 5 to 10 seconds
 (`recently_deleted` in `find_inode_bit`, seen with `perf record -g`), so 1,000
 creations right after 2,000 deletions took 0.1 to 0.35 s instead of 0.01 s,
-for every tool alike, and the faster the tool, the more of its time that was.
+for every tool, in amounts that varied from run to run.
 Deletions by anything else in the seconds before (a test suite, the end of a
 previous run of this script) still cost the first runs: the files row shows
 what creating costs in the same run, and a run started after a quiet minute
