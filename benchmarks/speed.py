@@ -245,39 +245,33 @@ def promptc_rows(
     """The four runs of the size's bundle; with `both`, a cold build of it for
     both runtimes too (what rulesync's two-target run is compared with)."""
     out: dict[str, float] = {}
+
+    def cold_build(name: str, root: Path) -> float:
+        before = [root / ".promptc-cache", root / "build"]
+        return table.measure(name, size, [promptc, "build", "-q"], root, repeat, before)
+
     root = table.folder()
     write_promptc(root, size)
     subprocess.run([promptc, "build", "--no-cache", "-q"], cwd=root, check=False)
-    cache_dir, build_dir = root / ".promptc-cache", root / "build"
     out["check cold"] = table.measure(
-        "promptc check, cold", size, [promptc, "check", "-q"], root, repeat, [cache_dir]
+        "promptc check, cold",
+        size,
+        [promptc, "check", "-q"],
+        root,
+        repeat,
+        [root / ".promptc-cache"],
     )
     out["check warm"] = table.measure(
         "promptc check, warm", size, [promptc, "check", "-q"], root, repeat
     )
-    out["build cold"] = table.measure(
-        "promptc build, cold",
-        size,
-        [promptc, "build", "-q"],
-        root,
-        repeat,
-        [cache_dir, build_dir],
-    )
+    out["build cold"] = cold_build("promptc build, cold", root)
     out["build warm"] = table.measure(
         "promptc build, warm", size, [promptc, "build", "-q"], root, repeat
     )
-    if not both:
-        return out
-    root = table.folder()
-    write_promptc(root, size, BOTH_TARGETS)
-    out["build cold, both"] = table.measure(
-        "promptc build, cold (claude+opencode)",
-        size,
-        [promptc, "build", "-q"],
-        root,
-        repeat,
-        [root / ".promptc-cache", root / "build"],
-    )
+    if both:
+        root = table.folder()
+        write_promptc(root, size, BOTH_TARGETS)
+        out["build cold, both"] = cold_build("promptc build, cold (claude+opencode)", root)
     return out
 
 
