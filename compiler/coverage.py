@@ -56,11 +56,7 @@ def _shape(rules: Sequence[Rule]) -> int:
     seen = _SEEN.get(id(rules))
     if seen is not None and seen[0] is rules:
         return seen[1]
-    shape = tuple(_pair(r.permission, r.pattern) for r in rules)
-    number = _SHAPES.get(shape)
-    if number is None:
-        number = _SHAPES[shape] = len(_SHAPE_LIST)
-        _SHAPE_LIST.append(shape)
+    number = _number(tuple(_pair(r.permission, r.pattern) for r in rules))
     if isinstance(rules, tuple):
         if len(_SEEN) >= 4096:
             _SEEN.clear()  # holding the rules keeps their id from being reused
@@ -104,6 +100,56 @@ def _decides(
         if text is not None:
             return Witness(name, text)
     return None
+
+
+def decides_any(
+    rules: Sequence[Rule],
+    index: int,
+    *,
+    permission: str | None = None,
+    within: Sequence[str] = (),
+) -> bool:
+    """`decides(...) is not None`, asked with only the later rules that may match
+    a pair the rule matches: those whose key shares a name with its key, and
+    whose pattern is not apart (wildcard.apart) from its pattern or any `within`.
+    The others never match what it matches, so they cannot change whether a
+    pair is left; without them, agents whose own commands differ ask the same
+    question about the rules they share, and it is answered once, or at once
+    when nothing later is left. Raises TooComplex as decides does; the smaller
+    search may answer where the full one gives up, never the reverse."""
+    return _decides_any(_shape(rules), index, permission, tuple(within))
+
+
+@lru_cache(maxsize=65536)
+def _decides_any(shape: int, index: int, permission: str | None, within: tuple[str, ...]) -> bool:
+    pairs = _SHAPE_LIST[shape]
+    rule = pairs[index]
+    include = (rule[1], *within)
+    if within and wildcard.apart(include):
+        return False  # no input matches them all: nothing left to decide
+    key = rule[0]
+    near = [
+        pair
+        for pair in pairs[index + 1 :]
+        if _meet(key, pair[0]) and not _apart_from(pair[1], include)
+    ]
+    if not near and not within and (permission is None or wildcard.match(permission, key)):
+        # Nothing later matches what it matches, and a pattern alone always
+        # matches some input: that pair is its own.
+        return True
+    return _decides(_number((rule, *near)), 0, permission, within) is not None
+
+
+def _apart_from(pattern: str, include: tuple[str, ...]) -> bool:
+    return any(wildcard.apart((pattern, other)) for other in include)
+
+
+def _number(shape: Shape) -> int:
+    number = _SHAPES.get(shape)
+    if number is None:
+        number = _SHAPES[shape] = len(_SHAPE_LIST)
+        _SHAPE_LIST.append(shape)
+    return number
 
 
 def _name_groups(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str]:

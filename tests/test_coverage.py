@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler import wildcard
-from compiler.coverage import decides
+from compiler.coverage import decides, decides_any
 from compiler.permissions import Origin, Rule, evaluate
 
 ORIGIN = Origin("agent", "a")
@@ -48,6 +48,36 @@ def test_decides_within_a_permission_and_a_pattern(
 
         assert match(found.input, within)
         assert evaluate(rules, "bash", found.input).rule is rules[index]
+
+
+# Command-like patterns too, whose heads part after a shared start (`git ...`).
+COMMANDS = st.sampled_from(["git status *", "git diff *", "git *", "g?t *", "rm *", "rm -rf *"])
+MIXED = st.lists(
+    st.tuples(PERMS, st.one_of(PATTERNS, COMMANDS), st.sampled_from(["allow", "deny", "ask"])),
+    min_size=1,
+    max_size=7,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    raw=MIXED,
+    index=st.integers(min_value=0, max_value=6),
+    permission=st.one_of(st.none(), st.sampled_from(SAMPLE_PERMS)),
+    within=st.lists(st.one_of(PATTERNS, COMMANDS), max_size=2),
+)
+def test_decides_any_answers_as_decides(
+    raw: list[tuple[str, str, str]], index: int, permission: str | None, within: list[str]
+) -> None:
+    """Without the later rules that cannot match what the rule matches, the
+    answer is decides' own (where the full search does not give up)."""
+    rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
+    index %= len(rules)
+    try:
+        full = decides(rules, index, permission=permission, within=within)
+    except wildcard.TooComplex:
+        return  # the smaller search may answer where the full one gives up
+    assert decides_any(rules, index, permission=permission, within=within) is (full is not None)
 
 
 # --- patterns whose heads part ------------------------------------------------------------

@@ -88,7 +88,7 @@ def _dead_rules(
 def _judge(rules: Sequence[Rule], indices: Iterable[int], redundant: bool) -> Iterator[Dead]:
     for index in indices:
         try:
-            if coverage.decides(rules, index) is not None:
+            if coverage.decides_any(rules, index):
                 continue
             later = coverage.overlapping(rules, index)
         except TooComplex:
