@@ -80,7 +80,7 @@ def _decides(
     key, pattern = pairs[index]
     later = pairs[index + 1 :]
     if permission is not None:
-        if not wildcard.match(permission, key):
+        if not wildcard.match(permission, key) or _taken_over(shape, index, permission):
             return None
         groups = {
             frozenset(j for j, (p, _) in enumerate(later) if wildcard.match(permission, p)): (
@@ -100,6 +100,23 @@ def _decides(
         if text is not None:
             return Witness(name, text)
     return None
+
+
+@lru_cache(maxsize=16384)
+def _taken_over(shape: int, index: int, permission: str) -> bool:
+    """A later rule matches `permission` with every input (a `"*"` pattern): it
+    decides every pair this rule matches, so there is nothing to search for,
+    whatever `within` is asked (dangerous-allow asks of a default `"*"` allow
+    for each command, where the agent's own `"*"` rule comes later)."""
+    for key, pattern in _SHAPE_LIST[shape][index + 1 :]:
+        if not wildcard.match(permission, key):
+            continue
+        try:
+            if wildcard.universal(pattern):
+                return True
+        except wildcard.TooComplex:
+            continue  # not known to match everything: the search decides
+    return False
 
 
 def decides_any(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import wildcard
+from compiler import coverage, wildcard
 from compiler.coverage import decides, decides_any
 from compiler.permissions import Origin, Rule, evaluate
 
@@ -78,6 +78,31 @@ def test_decides_any_answers_as_decides(
     except wildcard.TooComplex:
         return  # the smaller search may answer where the full one gives up
     assert decides_any(rules, index, permission=permission, within=within) is (full is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    raw=MIXED,
+    index=st.integers(min_value=0, max_value=6),
+    permission=st.sampled_from(SAMPLE_PERMS),
+    within=st.lists(st.one_of(PATTERNS, COMMANDS), max_size=2),
+)
+def test_a_later_rule_of_every_input_ends_the_question_as_the_search_would(
+    raw: list[tuple[str, str, str]], index: int, permission: str, within: list[str]
+) -> None:
+    """decides() for one permission, answered at once where a later rule matches
+    it with every input (coverage._taken_over), is what the search answers."""
+    rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
+    index %= len(rules)
+    shape = coverage._shape(rules)
+    try:
+        fast = decides(rules, index, permission=permission, within=within)
+    except wildcard.TooComplex:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(coverage, "_taken_over", lambda *args: False)
+        searched = coverage._decides.__wrapped__(shape, index, permission, tuple(within))
+    assert fast == searched
 
 
 # --- patterns whose heads part ------------------------------------------------------------
