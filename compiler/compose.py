@@ -176,7 +176,6 @@ class Composition:
 
     def __init__(self, engine: _Engine) -> None:
         self._engine = engine
-        self.target = engine.target  # the target name its conditions were evaluated for
         agents, modes, skills = (Texts(engine, units) for units in engine.kinds())
         self._texts = (agents, modes, skills)
         self.agents: Mapping[str, str] = agents

@@ -51,9 +51,10 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _modes(project: Project, target: str) -> Mapping[str, str]:
-    """The modes composed for `target`: the project's own composition when it is
-    for that target (composing a bundle again costs as much as the first time)."""
-    if project.composition.target == target:
+    """The modes composed for `target`: the project's own composition when the
+    project is composed for that target (composing a bundle again costs as much
+    as the first time)."""
+    if project.target == target:
         return project.composition.modes
     return compose_bundle(project.bundle, target).modes
 
