@@ -1178,15 +1178,11 @@ class _Writers:
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
         self.started_only = True  # every source is an agent Claude Code never starts
         for index, source in enumerate(sources):
-            # _writer() spelled out: an entry may have a source per agent
-            kind = source.rule.origin.kind if source.rule else None
-            if kind == "agent" or kind is None:
-                words = source.subject
-                if kind == "agent" and source.rule:
-                    self.own.setdefault(source.subject, []).append((index, source.rule))
-            else:
-                words = _WRITERS.get(kind, "OpenCode's built-in rules")
+            words, fixed = _writer(source.subject, source.rule)
+            if fixed:
                 self.fixed.setdefault(words, index)
+            elif source.rule is not None and source.rule.origin.kind == "agent":
+                self.own.setdefault(source.subject, []).append((index, source.rule))
             self.first.setdefault(words, index)
             self.started_only &= source.rule is None and source.subject != MAIN
         self.subjects = dict.fromkeys(s.subject for s in sources)
@@ -1315,16 +1311,6 @@ class _Tables:
         for name, rules in writers.own.items():
             self.own.setdefault(name, []).extend((base + i, rule) for i, rule in rules)
 
-    def source(self, part: int, subject: str, rule: Rule | None) -> None:
-        """add() of a part that is one source."""
-        position = part * self.scale
-        words, fixed = _writer(subject, rule)
-        self.positions.setdefault(words, []).append(position)
-        if fixed:
-            self.fixed.setdefault(words, []).append(position)
-        elif rule is not None and rule.origin.kind == "agent":
-            self.own.setdefault(subject, []).append((position, rule))
-
 
 def _first_of(base: Sequence[int], gone: Callable[[int], bool], added: Sequence[int]) -> int | None:
     """The first of `base` not `gone`, or of `added`, whichever comes first."""
@@ -1418,7 +1404,7 @@ class _Holders:
 
     def add(self, tables: _Tables, i: int, span: Span) -> None:
         """Holder `i`'s objection at `span` into the tables."""
-        tables.source(i, self.names[i], _rule(self.held[i], span))
+        tables.add(i, _Writers((Source(self.names[i], _rule(self.held[i], span)),)))
 
     def words(self, i: int, span: Span) -> str:
         return _writer(self.names[i], _rule(self.held[i], span))[0]
