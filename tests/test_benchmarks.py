@@ -6,12 +6,23 @@ measured by the script itself, on an idle machine.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _speed() -> ModuleType:
+    """benchmarks/speed.py as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("speed", ROOT / "benchmarks/speed.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
@@ -45,3 +56,20 @@ def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
     assert "N=16 warm check / floor:" in result.stdout
     # Every bundle, and every folder a cold run moved aside, is gone at the end.
     assert list(scratch.iterdir()) == []
+
+
+def test_a_cold_run_s_folders_are_moved_aside_not_deleted(tmp_path: Path) -> None:
+    """Deleting them would cost the next run's file creations (see the script's
+    doc): each is renamed into the scratch folder, with everything in it."""
+    speed = _speed()
+    table = speed.Table(tmp_path)
+    for round_ in range(2):
+        build = table.folder() / "build"
+        (build / "agents").mkdir(parents=True)
+        (build / "agents/a.md").write_text(f"round {round_}")
+        table.bury(build)
+        assert not build.exists()
+    table.bury(tmp_path / "missing")  # nothing there: nothing to move
+    buried = sorted(tmp_path.glob("graveyard-*"))
+    assert [b.name for b in buried] == ["graveyard-1", "graveyard-2"]
+    assert [(b / "agents/a.md").read_text() for b in buried] == ["round 0", "round 1"]
