@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
-from compiler import delegation
+from compiler import delegation, split
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
-from compiler.compose import Composition, compose_bundle
+from compiler.compose import Carried, Composition, compose_bundle
 from compiler.config import Config
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
@@ -30,7 +31,7 @@ from compiler.errors import PromptcError, UsageError
 from compiler.lint import SpecRules, run_rules
 from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
-from compiler.project import Project, Spec, make_project, specs
+from compiler.project import WHOLE, Part, Project, Spec, make_project, specs
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
 from compiler.spool import Spool
@@ -201,10 +202,16 @@ def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
     return paused
 
 
-def _analyse(out: _Collector, target: str, *, sessions: bool = True) -> tuple[Bundle, Project]:
-    """Load, validate, compose and lint. Without `sessions`, the rules that read
-    composed bodies (and the findings of composing them) are left to the caller,
-    which runs them as it emits each body (_render)."""
+def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
+    """Load, validate, compose and lint."""
+    bundle, project = _prepared(out, target)
+    out.extend(run_rules(project))
+    _composed(out, project.composition)
+    return bundle, project
+
+
+def _prepared(out: _Collector, target: str) -> tuple[Bundle, Project]:
+    """Load, validate and compose: the project the rules read, before they run."""
     config = out.config
     bundle = load_bundle(config)
     for rule, path, problem in bundle.findings:
@@ -224,11 +231,7 @@ def _analyse(out: _Collector, target: str, *, sessions: bool = True) -> tuple[Bu
         for problem in _validate("skill", skill.main):
             out.add("schema", skill.main.path, problem)
     composition = compose_bundle(bundle, target, out.display)
-    project = make_project(config, bundle, composition, target)
-    out.extend(run_rules(project, sessions=sessions))
-    if sessions:
-        _composed(out, composition)
-    return bundle, project
+    return bundle, make_project(config, bundle, composition, target)
 
 
 def _reading(run: Callable[[_Collector], None], config: Config) -> _Collector:
@@ -321,40 +324,216 @@ def _render(config: Config, names: Iterable[str], sink: Sink) -> _Collector:
 
 def _emit(collector: _Collector, names: list[str], sink: Sink) -> None:
     config = collector.config
-    bundle, lint_project = _analyse(collector, _lint_target(config), sessions=False)
-    by_spec = SpecRules(lint_project)
-    checked: set[int] = set()  # id() of the lint project's specs checked so far
-
-    def check_spec(spec: Spec) -> None:
-        if id(spec) not in checked:
-            checked.add(id(spec))
-            collector.extend(by_spec.check(spec))
-
-    projects = {lint_project.target: lint_project}  # by the target composed for
+    bundle, lint_project = _prepared(collector, _lint_target(config))
     # The lint target's files first: each body's rules have run before any
     # other target's file from that spec is checked (a spec with errors is not).
-    for name in sorted(names, key=lambda name: _compose_as(name) != lint_project.target):
-        target = target_registry.TARGETS[name]
-        compose_as = _compose_as(name)
-        project = projects.get(compose_as)
-        if project is None:
-            composition = compose_bundle(bundle, compose_as, collector.display)
-            project = projects[compose_as] = make_project(config, bundle, composition, compose_as)
-        for rel, text in target.files(project, config.targets.get(name, {})):
-            spec = _origin(project, name, rel)
-            linted = _counterpart(spec, project, lint_project) if spec else None
-            if linted is not None:
-                check_spec(linted)
-            _check_emitted(collector, project, name, rel, text, spec)
-            sink(f"{name}/{rel}", text.encode("utf-8"))
-    for other in projects.values():
+    order = sorted(names, key=lambda name: _compose_as(name) != lint_project.target)
+    emitter = _Emitter(collector, bundle, lint_project, order)
+    live = _Replay(collector, sink)
+    helper = _Split.start(emitter) if split.wanted(len(lint_project.agents)) else None
+    collector.extend(run_rules(lint_project, sessions=False))
+    if helper is None:
+        for index in range(len(order)):
+            emitter.target(index, WHOLE, live)
+    else:
+        helper.finish(live)
+    for other in emitter.projects.values():
         if other is not lint_project:
             # Text that only this target sees can hold its own errors.
             _composed(collector, other.composition)
     for spec in specs(lint_project):
-        check_spec(spec)
-    collector.extend(by_spec.end())
+        if id(spec) not in live.checked:
+            live.spec(id(spec), tuple(emitter.by_spec.check(spec)))
+    collector.extend(emitter.by_spec.end())
     _composed(collector, lint_project.composition)
+
+
+class _Into(Protocol):
+    """Where the emit step's findings and files go, spec by spec and file by file."""
+
+    def failed(self, shown: str | None) -> bool: ...
+
+    def spec(self, key: int, diagnostics: tuple[Diagnostic, ...]) -> None: ...
+
+    def file(
+        self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
+    ) -> None: ...
+
+
+class _Emitter:
+    """Emits the targets' files, each with the rules of its spec's body and the
+    check of the file itself, one target and part (project.Part) at a time."""
+
+    def __init__(
+        self, collector: _Collector, bundle: Bundle, lint_project: Project, names: list[str]
+    ) -> None:
+        self.collector = collector
+        self.bundle = bundle
+        self.lint = lint_project
+        self.names = names
+        self.by_spec = SpecRules(lint_project)
+        self.projects = {lint_project.target: lint_project}  # by the target composed for
+        # id() of the lint project's specs checked here. A split build's helper
+        # is a fork, so the same spec has the same id() in both processes.
+        self.checked: set[int] = set()
+
+    def project(self, compose_as: str) -> Project:
+        project = self.projects.get(compose_as)
+        if project is None:
+            config = self.collector.config
+            composition = compose_bundle(self.bundle, compose_as, self.collector.display)
+            project = make_project(config, self.bundle, composition, compose_as)
+            self.projects[compose_as] = project
+        return project
+
+    def target(self, index: int, part: Part, into: _Into) -> None:
+        name = self.names[index]
+        project = self.project(_compose_as(name))
+        options = self.collector.config.targets.get(name, {})
+        for rel, text in target_registry.TARGETS[name].files(project, options, part):
+            spec = _origin(project, name, rel)
+            linted = _counterpart(spec, project, self.lint) if spec else None
+            if linted is not None and id(linted) not in self.checked:
+                self.checked.add(id(linted))
+                into.spec(id(linted), tuple(self.by_spec.check(linted)))
+            shown, problems = _check_emitted(self.collector, project, name, rel, text, spec, into)
+            into.file(name, rel, text.encode("utf-8"), shown, problems)
+
+    def carry(self) -> _Carried:
+        """What this process's sessions and compositions gathered (see split)."""
+        compositions = {name: p.composition.carry() for name, p in self.projects.items()}
+        return self.by_spec.carry(), compositions
+
+    def absorb(self, carried: _Carried) -> None:
+        sessions, compositions = carried
+        self.by_spec.absorb(sessions)
+        for name, composition in compositions.items():
+            self.project(name).composition.absorb(composition)
+
+
+# _Emitter.carry(): the sessions' state, and each composition's by target.
+_Carried = tuple[list[object], dict[str, Carried]]
+
+
+class _Replay:
+    """Takes the emit step's findings and files into the run's collector and sink."""
+
+    def __init__(self, collector: _Collector, sink: Sink) -> None:
+        self.collector = collector
+        self.sink = sink
+        self.checked: set[int] = set()  # the specs whose findings are in
+
+    def failed(self, shown: str | None) -> bool:
+        return self.collector.failed(shown)
+
+    def spec(self, key: int, diagnostics: tuple[Diagnostic, ...]) -> None:
+        if key not in self.checked:
+            self.checked.add(key)
+            self.collector.extend(diagnostics)
+
+    def file(
+        self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
+    ) -> None:
+        # Files whose spec has errors by now are not checked: those errors explain them.
+        if problems and not self.collector.failed(shown):
+            for problem in problems:
+                self.collector.add("emit", self.collector.config.out / name / rel, problem)
+        self.sink(f"{name}/{rel}", data)
+
+    def take(self, event: split.Event) -> None:
+        """Replay an event a _Recording made."""
+        if event[1] == "spec":
+            self.spec(*event[2:])  # type: ignore[arg-type]
+        else:
+            self.file(*event[2:])  # type: ignore[arg-type]
+
+
+class _Recording:
+    """Records the emit step's findings and files as events, for a _Replay later:
+    one process's share of a split build, tagged with its target's index."""
+
+    def __init__(self, put: split.Put, collector: _Collector, tag: int) -> None:
+        self.put = put
+        self.collector = collector
+        self.tag = tag
+        self.errors: set[str] = set()  # display paths with an error recorded here
+
+    def failed(self, shown: str | None) -> bool:
+        return shown in self.errors or self.collector.failed(shown)
+
+    def spec(self, key: int, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.errors.update(d.path for d in diagnostics if d.severity is Severity.ERROR)
+        self.put((self.tag, "spec", key, diagnostics))
+
+    def file(
+        self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
+    ) -> None:
+        self.put((self.tag, "file", name, rel, data, shown, problems))
+
+
+# The share of the agents this process emits in a split build: it also runs
+# the rules of the whole bundle meanwhile (measured at 1,000 agents,
+# benchmarks/speed.py).
+_OWN_SHARE = 0.3
+
+
+class _Split:
+    """A build split in two (compiler.split): this process emits the first
+    agents of every target, its helper the other agents and every other file.
+
+    One process would emit target by target, and in each the first agents
+    before the others, so taking back, target by target, this process's files
+    and then the helper's replays that order exactly: the collector and the
+    sink see what they would have seen, and where both processes' compositions
+    found one problem, this process's words (the first agents') are kept.
+    """
+
+    def __init__(self, emitter: _Emitter, helper: split.Helper, own: Part, theirs: Part) -> None:
+        self.emitter = emitter
+        self.helper = helper
+        self.own = own
+        self.theirs = theirs
+
+    @classmethod
+    def start(cls, emitter: _Emitter) -> _Split | None:
+        agents = list(emitter.lint.agents)
+        first = frozenset(agents[: int(len(agents) * _OWN_SHARE)])
+        own, theirs = Part(first, rest=False), Part(frozenset(agents) - first)
+
+        def work(put: split.Put) -> _Carried:
+            for index in range(len(emitter.names)):
+                emitter.target(index, theirs, _Recording(put, emitter.collector, index))
+            return emitter.carry()
+
+        helper = split.Helper.start(work)
+        return cls(emitter, helper, own, theirs) if helper is not None else None
+
+    def finish(self, live: _Replay) -> None:
+        emitter = self.emitter
+        held: list[list[split.Event]] = [[] for _ in emitter.names]
+        for index in range(len(emitter.names)):
+            # The first target's files go straight in; later ones wait for the
+            # helper's files of the targets before them.
+            into = live if index == 0 else _Recording(held[index].append, emitter.collector, index)
+            emitter.target(index, self.own, into)
+        carried = self.helper.join()
+        if carried is None:  # the helper failed: its share is emitted here
+            self.helper.close()
+            for index, events in enumerate(held):
+                for event in events:
+                    live.take(event)
+                emitter.target(index, self.theirs, live)
+            return
+        theirs = itertools.groupby(self.helper.events(), key=operator.itemgetter(0))
+        pending = next(theirs, None)
+        for index, events in enumerate(held):
+            for event in events:
+                live.take(event)
+            if pending is not None and pending[0] == index:
+                for event in pending[1]:
+                    live.take(event)
+                pending = next(theirs, None)
+        emitter.absorb(carried)  # type: ignore[arg-type]
 
 
 def _counterpart(spec: Spec, project: Project, other: Project) -> Spec | None:
@@ -566,23 +745,33 @@ def _os_message(exc: Exception) -> str:
 
 
 def _check_emitted(
-    collector: _Collector, project: Project, target: str, rel: str, text: str, spec: Spec | None
-) -> None:
-    """An emitted file against its format's schema, before anything is written.
+    collector: _Collector,
+    project: Project,
+    target: str,
+    rel: str,
+    text: str,
+    spec: Spec | None,
+    into: _Into,
+) -> tuple[str | None, tuple[Problem, ...]]:
+    """An emitted file against its format's schema, before anything is written:
+    its spec's display path and the problems, to report unless the spec has
+    errors by then (_Replay.file).
 
-    A failure is a promptc bug; files whose spec already has errors are skipped,
-    since those errors explain them.
+    A failure is a promptc bug; files whose spec already has errors are not
+    checked, since those errors explain them.
     """
     origin = spec.source.path if spec is not None else None
     shown = collector.display(origin) if origin is not None else None
-    if origin is not None and (project.composition.failed(origin) or collector.failed(shown)):
-        return
+    if origin is not None and (project.composition.failed(origin) or into.failed(shown)):
+        return shown, ()
     source = f"; generated from {shown}" if shown else ""
-    for problem in check_emitted(target, rel, text):
-        message = f"{problem.message}{source}. This is a promptc bug: please report it"
-        collector.add(
-            "emit", collector.config.out / target / rel, replace(problem, message=message)
+    problems = tuple(
+        replace(
+            problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
         )
+        for problem in check_emitted(target, rel, text)
+    )
+    return shown, problems
 
 
 def _origin(project: Project, target: str, rel: str) -> Spec | None:

@@ -99,7 +99,7 @@ class Texts(Mapping[str, str]):
         self._units = {unit.name: unit for unit in units if unit.source.ok}
         self._kept: dict[str, _Rendered] = {}
         self._last: tuple[str, _Rendered] | None = None
-        self._done: set[str] = set()  # rendered at least once: its findings are in
+        self.done: set[str] = set()  # rendered at least once: its findings are in
 
     def rendered(self, ident: str) -> _Rendered:
         kept = self._kept.get(ident)
@@ -112,7 +112,7 @@ class Texts(Mapping[str, str]):
         result = engine.render(
             self._units[ident], {"target": engine.target}, (), strip=False, mapped=False
         )
-        self._done.add(ident)
+        self.done.add(ident)
         if engine.kept + len(result.text) <= KEPT_CHARS:
             engine.kept += len(result.text)
             self._kept[ident] = result
@@ -128,7 +128,7 @@ class Texts(Mapping[str, str]):
     def finish(self) -> None:
         """Render every body not rendered yet, for its findings."""
         for ident in self._units:
-            if ident not in self._done:
+            if ident not in self.done:
                 self.rendered(ident)
 
     def __getitem__(self, ident: str) -> str:
@@ -167,6 +167,12 @@ class SourceMaps(Mapping[str, SourceMap]):
         return len(self._texts)
 
 
+# Composition.carry(): findings by place, files with findings, rendered ids by kind.
+Carried = tuple[
+    dict[tuple[Path, int, int], Finding], set[Path], tuple[set[str], set[str], set[str]]
+]
+
+
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
@@ -196,6 +202,25 @@ class Composition:
     def failed(self, path: Path) -> bool:
         """Whether composing so far found a problem in `path` (the rest may find more)."""
         return path in self._engine.failed
+
+    def carry(self) -> Carried:
+        """What rendering found so far and which bodies it rendered, for this
+        composition in another process (a build split in two, compiler.split)."""
+        engine = self._engine
+        agents, modes, skills = self._texts
+        return engine.findings, engine.failed, (agents.done, modes.done, skills.done)
+
+    def absorb(self, carried: Carried) -> None:
+        """Add what the same composition found in another process. Where both
+        found a problem at one place, this one's words stay: a split build gives
+        this process the bodies that come first (see api._emit)."""
+        findings, failed, done = carried
+        engine = self._engine
+        for key, finding in findings.items():
+            engine.findings.setdefault(key, finding)
+        engine.failed |= failed
+        for texts, names in zip(self._texts, done, strict=True):
+            texts.done |= names
 
 
 def compose_bundle(

@@ -1,0 +1,153 @@
+"""A build's per-file work split over two processes.
+
+Past the first stages (loading, checking frontmatter, composing the bundle's
+frontmatter), most of a build's time goes to each agent's own file: its body
+rendered, the rules that read it, its file written and checked against the
+runtime's schema. Python runs that on one core. On a machine with two or
+more, api._emit forks one helper right before the rules of the whole bundle
+run: the helper emits a share of the agents (and everything else), while this
+process runs those rules and emits the first agents; then this process takes
+the helper's findings and files back and goes on as if it had made them
+itself, in the order one process would have (see api._emit).
+
+A fork, not a pool of fresh workers: the helper starts with everything loaded
+and composed so far, at no cost but the pages either process writes to. It
+hands its results back through a memory file (no disk, and nothing held in
+its memory past one event) and a pipe for the summary; a helper that fails in
+any way (an exception, a signal, a malformed summary) costs time, never
+output: its share is emitted here instead.
+
+Set PROMPTC_SPLIT=0 to keep a build in one process.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO
+
+# Fewer agents than this are emitted in one process: a fork and the trip
+# back cost a few milliseconds, about what 100 agents' files take.
+SPLIT_FROM = 128
+SWITCH = "PROMPTC_SPLIT"
+
+Event = tuple[object, ...]
+Put = Callable[[Event], None]
+
+
+def wanted(agents: int) -> bool:
+    """Whether a build of `agents` agents is worth splitting here."""
+    if os.environ.get(SWITCH) == "0" or agents < SPLIT_FROM or not hasattr(os, "fork"):
+        return False
+    # A fork copies only the calling thread, with every lock another thread
+    # held at that moment: a program that embeds promptc with threads of its
+    # own gets one process. (Without `threading` imported, no thread runs
+    # Python; importing it here would cost more than the rest of the module.)
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return False
+    return _cores() >= 2
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Helper:
+    """A forked copy of this process running `work`, which records events."""
+
+    def __init__(self, pid: int, events: IO[bytes], summary: int) -> None:
+        self.pid = pid
+        self._events = events
+        self._summary = summary
+
+    @classmethod
+    def start(cls, work: Callable[[Put], object]) -> Helper | None:
+        """Fork a helper running `work(put)`; None when no helper can start."""
+        try:
+            events = _memory_file()
+        except OSError:
+            return None
+        try:
+            summary_read, summary_write = os.pipe()
+        except OSError:
+            events.close()
+            return None
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (summary_read, summary_write):
+                os.close(fd)
+            events.close()
+            return None
+        if pid == 0:
+            _run_helper(work, events, summary_read, summary_write)  # never returns
+        os.close(summary_write)
+        return cls(pid, events, summary_read)
+
+    def join(self) -> object | None:
+        """Wait for the helper: what `work` returned, or None when it failed."""
+        with os.fdopen(self._summary, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        if status != 0 or not data:
+            return None
+        try:
+            result: object = pickle.loads(data)
+        except Exception:  # a summary cut short: the helper's share is redone
+            return None
+        return result
+
+    def events(self) -> Iterator[Event]:
+        """The events the helper recorded, in order (after a successful join)."""
+        self._events.seek(0)
+        try:
+            while True:
+                try:
+                    # One unpickler per event: one for all would keep every
+                    # event it read (its memo), files included.
+                    yield pickle.load(self._events)
+                except EOFError:
+                    return
+        finally:
+            self._events.close()
+
+    def close(self) -> None:
+        self._events.close()
+
+
+def _memory_file() -> IO[bytes]:
+    """A file in memory where Linux has them, else an unnamed temporary file."""
+    create = getattr(os, "memfd_create", None)
+    if create is not None:
+        return open(create("promptc-split", os.MFD_CLOEXEC), "w+b")
+    import tempfile
+
+    return tempfile.TemporaryFile()
+
+
+def _run_helper(
+    work: Callable[[Put], object], events: IO[bytes], summary_read: int, summary_write: int
+) -> None:
+    """The helper's whole life: it never returns into the caller's code, and
+    leaves through os._exit so that nothing of the parent's (buffered output,
+    exit handlers, temporary files) is flushed or removed twice."""
+    code = 1
+    try:
+        os.close(summary_read)
+        result = work(lambda event: pickle.dump(event, events, pickle.HIGHEST_PROTOCOL))
+        events.flush()
+        data = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(summary_write, view) :]
+        code = 0
+    except BaseException:  # whatever it was, the parent redoes the share
+        pass
+    finally:
+        os._exit(code)
