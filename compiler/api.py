@@ -511,11 +511,17 @@ class _Split:
     def finish(self, live: _Replay) -> None:
         emitter = self.emitter
         held: list[list[split.Event]] = [[] for _ in emitter.names]
-        for index in range(len(emitter.names)):
-            # The first target's files go straight in; later ones wait for the
-            # helper's files of the targets before them.
-            into = live if index == 0 else _Recording(held[index].append, emitter.collector, index)
-            emitter.target(index, self.own, into)
+        try:
+            for index in range(len(emitter.names)):
+                # The first target's files go straight in; later ones wait for
+                # the helper's files of the targets before them.
+                into = (
+                    live if index == 0 else _Recording(held[index].append, emitter.collector, index)
+                )
+                emitter.target(index, self.own, into)
+        except BaseException:  # a file changed while read (SourceChanged), an interrupt
+            self.helper.abandon()
+            raise
         carried = self.helper.join()
         if carried is None:  # the helper failed: its share is emitted here
             self.helper.close()

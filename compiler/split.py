@@ -22,6 +22,7 @@ Set PROMPTC_SPLIT=0 to keep a build in one process.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
@@ -118,6 +119,16 @@ class Helper:
             self._events.close()
 
     def close(self) -> None:
+        self._events.close()
+
+    def abandon(self) -> None:
+        """Stop the helper and let it go: this process will not take its share."""
+        import signal
+
+        with contextlib.suppress(OSError):  # gone already
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self._summary)
         self._events.close()
 
 

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from compiler import api, split
 from compiler.config import load_config
+from compiler.loader import SourceChanged
+from compiler.project import Part
 from tests.bundles import FIXTURES, REPOSITORY, project
 from tests.strategies import bundle_on_disk
 
@@ -287,3 +289,24 @@ def test_the_helper_hands_back_its_events_in_order_and_its_result() -> None:
     assert helper is not None
     assert helper.join() == {"done": True}
     assert list(helper.events()) == [(i, "file", b"x" * 100_000 * i) for i in range(3)]
+
+
+def test_a_failure_here_stops_the_helper(
+    started: _Started, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file changed while this process read it: the run reports it, and the
+    helper is stopped and waited for, not left behind."""
+    target = api._Emitter.target
+
+    def changed(self: api._Emitter, index: int, part: Part, into: object) -> None:
+        if not part.rest:  # this process's share
+            raise SourceChanged(Path("specs/agents/scout.md"))
+        target(self, index, part, into)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api._Emitter, "target", changed)
+    result = _render(FIXTURES / "claude", monkeypatch, whole=False)
+    assert started.count == 1 and started.joined == 0
+    message = "file changed while promptc was reading it; run promptc again"
+    assert message in [d.message for d in result.diagnostics]
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
