@@ -127,14 +127,14 @@ _SPECIAL = "special"
 _SAME = "same"  # the file holds exactly the expected bytes
 
 
-def _disk_hash(path: Path, expected: bytes | None = None) -> str | None:
+def _disk_hash(path: str | Path, expected: bytes | None = None) -> str | None:
     """The hash of what stands at `path`, or _SAME, _FOLDER, _SPECIAL, None (nothing).
 
     When the file holds exactly `expected`, the hash of `expected` is known
     without hashing: the usual case, a generated file left as written.
     """
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     if stat.S_ISDIR(info.st_mode):
@@ -154,7 +154,7 @@ def _disk_hash(path: Path, expected: bytes | None = None) -> str | None:
     return hasher.hexdigest()
 
 
-def _read_up_to(path: Path, size: int) -> bytes:
+def _read_up_to(path: str | Path, size: int) -> bytes:
     """The first `size` bytes of the file (fewer at its end): open(path, "rb").read(size)
     without the buffered reader around it, which costs as much as the read."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -171,21 +171,20 @@ def _read_up_to(path: Path, size: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _escapes(
-    out: Path, rel: str, seen: dict[Path, bool] | None = None, path: Path | None = None
-) -> bool:
-    """True when writing `out/rel` would leave `out` (bad name, or a symlinked folder);
-    `path` is out/rel, when the caller has it.
+def _escapes(out: Path, rel: str, seen: dict[str, bool] | None = None) -> bool:
+    """True when writing `out/rel` would leave `out` (bad name, or a symlinked folder).
 
     `seen` remembers the answer per folder within one plan: a bundle writes
     thousands of files into a handful of folders, and resolving is the cost.
+    Folders are the text of `rel` before its last `/`: a safe relative path
+    names each folder one way only.
     """
     if not safe_relative(rel):
         return True
-    folder = (path if path is not None else out / rel).parent
+    folder = rel.rpartition("/")[0]
     if seen is not None and folder in seen:
         return seen[folder]
-    parent = folder.resolve()
+    parent = (out / folder).resolve()
     root = out.resolve()
     escapes = parent != root and root not in parent.parents
     if seen is not None:
@@ -222,7 +221,8 @@ class Planner:
         self.missing: list[str] = []
         self.unchanged: list[str] = []
         self.conflicts: list[Conflict] = []
-        self.seen: dict[Path, bool] = {}
+        self.seen: dict[str, bool] = {}  # _escapes' answers by folder
+        self.root = os.fspath(out)
         # With `digests`, the hash of each regular file compared (None: missing).
         self.digests: dict[str, str | None] | None = {} if digests else None
 
@@ -230,11 +230,11 @@ class Planner:
         """Compare one generated file with what stands on disk."""
         self.names.add(rel)
         out, manifest, force = self.out, self.manifest, self.force
-        path = out / rel
-        if _escapes(out, rel, self.seen, path):
+        if _escapes(out, rel, self.seen):
             self.conflicts.append(Conflict(rel, _OUTSIDE))
             return
-        on_disk = _disk_hash(path, data)
+        # Text, not a Path: per file, pathlib cost more than the system calls.
+        on_disk = _disk_hash(os.path.join(self.root, rel), data)
         if self.digests is not None and on_disk not in (_FOLDER, _SPECIAL):
             self.digests[rel] = digest(data) if on_disk == _SAME else on_disk
         if on_disk == _SAME:
@@ -288,7 +288,7 @@ def _obsolete(
     manifest: Mapping[str, list[str]],
     force: bool,
     conflicts: list[Conflict],
-    seen: dict[Path, bool],
+    seen: dict[str, bool],
 ) -> tuple[list[str], list[str]]:
     remove: list[str] = []
     forget: list[str] = []
@@ -369,10 +369,15 @@ def _atomic_write(path: Path, content: bytes) -> None:
 
 
 def _temp_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}.promptc-{os.getpid()}.tmp")
+    return Path(_temp_text(os.fspath(path)))
 
 
-def _create(temp: Path) -> int:
+def _temp_text(path: str) -> str:
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.promptc-{os.getpid()}.tmp")
+
+
+def _create(temp: str | Path) -> int:
     # O_EXCL and O_NOFOLLOW: a file or symlink planted under the temp name
     # fails the write instead of redirecting it.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -390,19 +395,22 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes]) -> No
     the time. An error before the renames leaves every file as it was and no
     temporary file behind.
     """
-    staged: list[tuple[Path, Path]] = []  # (temporary, final), in the order written
+    staged: list[tuple[str, str]] = []  # (temporary, final), in the order written
     renamed = 0
-    folders: set[Path] = set()
+    folders: set[str] = set()
+    root = os.fspath(out)
     # Opened before the first write, so that a write-back error of any file
     # staged below is one this descriptor reports (see _sync_filesystem).
     whole = _open_filesystem(out) if len(rels) >= _SYNCFS_AT else None
     try:
         for rel in rels:
-            path = out / rel
-            if path.parent not in folders:  # one mkdir per folder, not per file
-                path.parent.mkdir(parents=True, exist_ok=True)
-                folders.add(path.parent)
-            temp = _temp_name(path)
+            # Text, not a Path: per file, pathlib cost a third of the writes.
+            path = os.path.join(root, rel)
+            folder = os.path.dirname(path)
+            if folder not in folders:  # one mkdir per folder, not per file
+                os.makedirs(folder, exist_ok=True)
+                folders.add(folder)
+            temp = _temp_text(path)
             _stage(temp, files[rel])
             staged.append((temp, path))
         _sync_staged([temp for temp, _ in staged], whole)
@@ -413,10 +421,15 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes]) -> No
         if whole is not None:
             os.close(whole.fd)
         for temp, _ in staged[renamed:]:
-            temp.unlink(missing_ok=True)
+            _unlink(temp)
 
 
-def _stage(temp: Path, content: bytes) -> None:
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _stage(temp: str, content: bytes) -> None:
     """Create `temp` holding `content` (not yet synced)."""
     fd = _create(temp)
     try:
@@ -425,12 +438,12 @@ def _stage(temp: Path, content: bytes) -> None:
             view = view[os.write(fd, view) :]
     except BaseException:
         os.close(fd)
-        temp.unlink(missing_ok=True)
+        _unlink(temp)
         raise
     os.close(fd)
 
 
-def _rename(temp: Path, path: Path) -> None:
+def _rename(temp: str, path: str) -> None:
     os.replace(temp, path)
 
 
@@ -476,7 +489,7 @@ def _syncfs_reports_errors(system: str, release: str) -> bool:
     return parts is not None and (int(parts[1]), int(parts[2])) >= (5, 8)
 
 
-def _sync_staged(temps: Sequence[Path], whole: _FileSystem | None) -> None:
+def _sync_staged(temps: Sequence[str], whole: _FileSystem | None) -> None:
     """Sync the staged files: their file system at once where `whole` is open on
     it, file by file otherwise (and for any file on another file system: a
     folder inside the output may be a mount point)."""
@@ -498,7 +511,7 @@ def _sync_filesystem(whole: _FileSystem) -> None:
         raise OSError(code, os.strerror(code), str(whole.folder))
 
 
-def _sync_all(paths: Sequence[Path]) -> None:
+def _sync_all(paths: Sequence[str]) -> None:
     """Sync every file in `paths` to disk; raises the error of the first that failed.
 
     fsync waits for the disk with the interpreter released, so a few threads
@@ -539,7 +552,7 @@ def _sync_all(paths: Sequence[Path]) -> None:
         raise errors[min(errors)]
 
 
-def _sync(path: Path) -> None:
+def _sync(path: str) -> None:
     # Never through a symlink, and never blocking on a FIFO planted in its place.
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:

@@ -225,11 +225,15 @@ def test_check_on_an_unreadable_output_is_a_diagnostic(
     sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run("build")
+    out = os.fspath(Path("build").resolve())
+    real = os.lstat
 
-    def denied(self: Path) -> os.stat_result:
-        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+    def denied(path: str | os.PathLike[str], **kwargs: object) -> os.stat_result:
+        if os.fspath(path).startswith(out + os.sep):  # a file inside the output
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real(path, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "lstat", denied)
+    monkeypatch.setattr(os, "lstat", denied)
     result = run("check")
     assert result.code == 1
     assert "error [stale-output] cannot read the output: Permission denied" in result.out
