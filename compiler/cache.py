@@ -19,7 +19,10 @@ change what it points to without any file here changing).
 Inputs are hashed before the run and checked again after it (`unchanged`:
 files that last changed well before the run by their stat data, the others by
 their hash); the result is stored only when nothing changed, so a file edited
-mid-run cannot pin a stale answer. A result whose outputs were checked or
+mid-run cannot pin a stale answer. When the cache holds no result for the
+bundle at all, the lookup cannot hit: the inputs are hashed by a forked child
+while the run imports its pipeline (key_ahead), and collected before the run
+reads any of them. A result whose outputs were checked or
 written also records the hash of the manifest and of every file it names or
 the build produces (as the run wrote or compared it, without reading it
 again): a hit re-reads them and is a miss unless the output folder is byte
@@ -256,6 +259,108 @@ def key_before_run(
 _MISSED: list[tuple[tuple[object, ...], str | None]] = []
 
 
+def may_hit(layout: Layout) -> bool:
+    """Whether the cache holds any result for this bundle (else a lookup must miss)."""
+    try:
+        with os.scandir(os.path.join(layout.root, FOLDER)) as entries:
+            return any(_is_entry(entry.name) for entry in entries)
+    except OSError:
+        return False
+
+
+def key_ahead(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]) -> None:
+    """key(), hashed by a forked child while this process imports the pipeline.
+
+    For a run that cannot hit (may_hit), the key is only needed to store the
+    result, and hashing every input (about 19 ms at 1,000 agents) need not
+    wait for the imports (about 85 ms). The run collects it with await_key()
+    before it reads any input, so the key's reading still comes first, as
+    `unchanged` requires. Without fork, or when the child fails, await_key
+    computes it here.
+    """
+    _AHEAD.clear()
+    _AHEAD.append(
+        (layout, mode, tuple(only), dict(environ), _hash_ahead(layout, mode, only, environ))
+    )
+
+
+def await_key() -> None:
+    """Collect the key key_ahead started (key_before_run then returns it)."""
+    if not _AHEAD:
+        return
+    layout, mode, only, environ, child = _AHEAD.pop()
+    found = _hashed_by(child) if child is not None else None
+    if found is None:
+        key(layout, mode, only, environ)
+        return
+    digest, reading, config = found
+    _READINGS.clear()
+    if digest is not None:
+        _READINGS[digest] = reading
+    _CONFIG_READ.update(config)
+    _MISSED[:] = [(_signature(layout, mode, only, environ), digest)]
+
+
+_AHEAD: list[tuple[Layout, str, tuple[str, ...], dict[str, str], tuple[int, int] | None]] = []
+
+
+def _is_entry(name: str) -> bool:
+    """An entry's file name: its key (64 hex digits) and `.json`."""
+    digest, dot, suffix = name.partition(".")
+    return dot == "." and suffix == "json" and len(digest) == 64 and digest.isalnum()
+
+
+def _hash_ahead(
+    layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]
+) -> tuple[int, int] | None:
+    """(pid, pipe) of a child hashing the inputs; None when none could start."""
+    if not hasattr(os, "fork"):
+        return None
+    try:
+        readable, writable = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(readable)
+        os.close(writable)
+        return None
+    if pid == 0:  # the child: it leaves through os._exit, whatever happens
+        code = 1
+        try:
+            import pickle
+
+            os.close(readable)
+            reading = _Reading()
+            digest = _hashed(layout, mode, only, environ, reading)
+            data = pickle.dumps((digest, reading, _CONFIG_READ), pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(writable, view) :]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writable)
+    return pid, readable
+
+
+def _hashed_by(child: tuple[int, int]) -> tuple[str | None, _Reading, dict[str, bytes]] | None:
+    import pickle
+
+    pid, readable = child
+    with os.fdopen(readable, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        found: tuple[str | None, _Reading, dict[str, bytes]] = pickle.loads(data)
+    except Exception:  # cut short: hashed here instead
+        return None
+    return found
+
+
 def _signature(
     layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]
 ) -> tuple[object, ...]:
@@ -307,6 +412,12 @@ class _Reading:
     def __init__(self) -> None:
         self.settled_before = time.time_ns() - _SETTLED_NS
         self.files: dict[str, tuple[int, int, int, int] | bytes] = {}
+
+    def __getstate__(self) -> tuple[int, dict[str, tuple[int, int, int, int] | bytes]]:
+        return self.settled_before, self.files
+
+    def __setstate__(self, state: tuple[int, dict[str, tuple[int, int, int, int] | bytes]]) -> None:
+        self.settled_before, self.files = state
 
     def read(self, path: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)

@@ -124,6 +124,16 @@ def load_pipeline() -> None:
             gc.enable()
 
 
+def _pipeline() -> None:
+    """load_pipeline(), then the cache key a missed lookup started hashing
+    meanwhile (cache.key_ahead): in hand before the run reads any input."""
+    load_pipeline()
+    if "compiler.cache" in sys.modules:
+        from compiler import cache
+
+        cache.await_key()
+
+
 def run_simple(args: Sequence[str]) -> int | None:
     """Run `args` when it is a simple command line; None when click must parse it."""
     if list(args) == ["--version"]:
@@ -249,7 +259,7 @@ def run_check(options: Options, *, fix: bool = False, no_cache: bool = False) ->
     if hit is not None:
         return report(hit, options)
 
-    load_pipeline()
+    _pipeline()
     from compiler import api
 
     result = api.check(load(options.config_path), fix=fix, cache=use_cache)
@@ -275,7 +285,7 @@ def run_build(
     if hit is not None:
         return report(hit, options)
 
-    load_pipeline()
+    _pipeline()
     from compiler import api
     from compiler.depfile import record
 
@@ -325,6 +335,9 @@ def cached(config_path: Path | None, only: Sequence[str], mode: str) -> Hit | No
         return None
     layout = found[0]
     if not os.path.isdir(layout.specs):
+        return None
+    if not cache.may_hit(layout):
+        cache.key_ahead(layout, mode, only, os.environ)  # collected by _pipeline()
         return None
     digest = cache.key(layout, mode, only, os.environ)
     return None if digest is None else cache.lookup(layout, digest)

@@ -35,6 +35,9 @@ SPLIT_FROM = 128
 SWITCH = "PROMPTC_SPLIT"
 
 Event = tuple[object, ...]
+# Events go to the memory file this many at a time: reading them back one
+# by one cost a third of the time this process took over the helper's share.
+_BATCH = 64
 Put = Callable[[Event], None]
 
 
@@ -110,11 +113,12 @@ class Helper:
         try:
             while True:
                 try:
-                    # One unpickler per event: one for all would keep every
+                    # One unpickler per batch: one for all would keep every
                     # event it read (its memo), files included.
-                    yield pickle.load(self._events)
+                    batch: list[Event] = pickle.load(self._events)
                 except EOFError:
                     return
+                yield from batch
         finally:
             self._events.close()
 
@@ -151,7 +155,16 @@ def _run_helper(
     code = 1
     try:
         os.close(summary_read)
-        result = work(lambda event: pickle.dump(event, events, pickle.HIGHEST_PROTOCOL))
+        batch: list[Event] = []
+
+        def put(event: Event) -> None:
+            batch.append(event)
+            if len(batch) == _BATCH:
+                pickle.dump(batch, events, pickle.HIGHEST_PROTOCOL)
+                batch.clear()
+
+        result = work(put)
+        pickle.dump(batch, events, pickle.HIGHEST_PROTOCOL)
         events.flush()
         data = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)

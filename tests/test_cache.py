@@ -387,6 +387,7 @@ def test_settled_inputs_are_vouched_for_by_their_stat_data(
 ) -> None:
     """After the run, files that changed long before it are not read again."""
     monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))
+    monkeypatch.setattr(cache, "_hash_ahead", lambda *args: None)  # read here, counted
     read: list[str] = []
     real_read, real_reading = cache._read, cache._Reading.read
 
@@ -501,3 +502,47 @@ def test_an_output_edited_right_after_the_build_is_a_miss(
     stale = run("check")
     assert stale.code == 1
     assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in stale.out
+
+
+def test_a_run_that_cannot_hit_hashes_its_inputs_in_a_child_while_it_imports(
+    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No stored result at all: the key is hashed by a forked child, collected
+    before the run reads any input, and the result it stores is a hit next time."""
+    children: list[object] = []
+    real = cache._hash_ahead
+
+    def counting(*args: object) -> object:
+        child = real(*args)
+        children.append(child)
+        return child
+
+    monkeypatch.setattr(cache, "_hash_ahead", counting)
+    assert not (sample / cache.FOLDER).exists()
+    assert run("build").code == 0
+    assert len(children) == 1 and children[0] is not None
+    assert not cache._AHEAD  # collected
+    assert run("build").code == 0
+    assert "wrote" not in run("build").err  # a hit
+    assert len(children) == 1  # a bundle with stored results looks up first
+
+
+@pytest.mark.parametrize("how", ["exit", "garbage"])
+def test_a_failed_key_child_is_hashed_here(
+    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    def failing(*args: object) -> tuple[int, int]:
+        readable, writable = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            if how == "garbage":
+                os.write(writable, b"not a pickle")
+            os._exit(0 if how == "garbage" else 1)
+        os.close(writable)
+        return pid, readable
+
+    real = cache._hash_ahead
+    monkeypatch.setattr(cache, "_hash_ahead", failing)
+    assert run("build").code == 0
+    monkeypatch.setattr(cache, "_hash_ahead", real)
+    assert "wrote" not in run("build").err  # stored under the key computed here
