@@ -567,7 +567,9 @@ def _clear_leftovers(out: Path, rels: list[str]) -> None:
     Runs under the lock, so no other build is writing: every temp file is stale.
     Only the folders promptc writes to are looked at, never the whole tree.
     """
-    folders = {out} | {(out / rel).parent for rel in rels}
+    # Each folder once, by the text before a path's last `/` (a Path per file
+    # cost more than the listings).
+    folders = {out} | {out / folder for folder in {rel.rpartition("/")[0] for rel in rels}}
     for folder in sorted(folders):
         try:
             names = os.listdir(folder)
