@@ -489,9 +489,17 @@ class _Split:
     found one problem, this process's words (the first agents') are kept.
     """
 
-    def __init__(self, emitter: _Emitter, helper: split.Helper, own: Part, theirs: Part) -> None:
+    def __init__(
+        self,
+        emitter: _Emitter,
+        helper: split.Helper,
+        held: split.Events,
+        own: Part,
+        theirs: Part,
+    ) -> None:
         self.emitter = emitter
         self.helper = helper
+        self.held = held  # this process's files of the targets after the first
         self.own = own
         self.theirs = theirs
 
@@ -506,41 +514,57 @@ class _Split:
                 emitter.target(index, theirs, _Recording(put, emitter.collector, index))
             return emitter.carry()
 
+        try:
+            held = split.Events()
+        except OSError:
+            return None
         helper = split.Helper.start(work)
-        return cls(emitter, helper, own, theirs) if helper is not None else None
+        if helper is None:
+            held.close()
+            return None
+        return cls(emitter, helper, held, own, theirs)
 
     def finish(self, live: _Replay) -> None:
-        emitter = self.emitter
-        held: list[list[split.Event]] = [[] for _ in emitter.names]
+        emitter, held = self.emitter, self.held
         try:
             for index in range(len(emitter.names)):
                 # The first target's files go straight in; later ones wait for
                 # the helper's files of the targets before them.
-                into = (
-                    live if index == 0 else _Recording(held[index].append, emitter.collector, index)
-                )
+                into = live if index == 0 else _Recording(held.put, emitter.collector, index)
                 emitter.target(index, self.own, into)
+            held.finish()
         except BaseException:  # a file changed while read (SourceChanged), an interrupt
             self.helper.abandon()
+            held.close()
             raise
         carried = self.helper.join()
+        mine = _ByTarget(held.read())
         if carried is None:  # the helper failed: its share is emitted here
             self.helper.close()
-            for index, events in enumerate(held):
-                for event in events:
-                    live.take(event)
+            for index in range(len(emitter.names)):
+                mine.replay(index, live)
                 emitter.target(index, self.theirs, live)
             return
-        theirs = itertools.groupby(self.helper.events(), key=operator.itemgetter(0))
-        pending = next(theirs, None)
-        for index, events in enumerate(held):
-            for event in events:
-                live.take(event)
-            if pending is not None and pending[0] == index:
-                for event in pending[1]:
-                    live.take(event)
-                pending = next(theirs, None)
+        theirs = _ByTarget(self.helper.events.read())
+        for index in range(len(emitter.names)):
+            mine.replay(index, live)
+            theirs.replay(index, live)
         emitter.absorb(carried)  # type: ignore[arg-type]
+
+
+class _ByTarget:
+    """Events tagged with their target's index (_Recording), in order, taken
+    back one target at a time."""
+
+    def __init__(self, events: Iterator[split.Event]) -> None:
+        self._groups = itertools.groupby(events, key=operator.itemgetter(0))
+        self._next = next(self._groups, None)
+
+    def replay(self, index: int, live: _Replay) -> None:
+        if self._next is not None and self._next[0] == index:
+            for event in self._next[1]:
+                live.take(event)
+            self._next = next(self._groups, None)
 
 
 def _counterpart(spec: Spec, project: Project, other: Project) -> Spec | None:

@@ -62,19 +62,60 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-class Helper:
-    """A forked copy of this process running `work`, which records events."""
+class Events:
+    """Events kept in a file in memory (not in this process's heap), written a
+    batch at a time and read back once, in order."""
 
-    def __init__(self, pid: int, events: IO[bytes], summary: int) -> None:
+    def __init__(self) -> None:
+        self._file = _memory_file()
+        self._batch: list[Event] = []
+
+    def put(self, event: Event) -> None:
+        self._batch.append(event)
+        if len(self._batch) == _BATCH:
+            self._flush()
+
+    def finish(self) -> None:
+        """Write what is left: the events are complete."""
+        self._flush()
+        self._file.flush()
+
+    def read(self) -> Iterator[Event]:
+        """Every event put, in order (once finished); the file closes after the last."""
+        self._file.seek(0)
+        try:
+            while True:
+                try:
+                    # One unpickler per batch: one for all would keep every
+                    # event it read (its memo), files included.
+                    batch: list[Event] = pickle.load(self._file)
+                except EOFError:
+                    return
+                yield from batch
+        finally:
+            self._file.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def _flush(self) -> None:
+        pickle.dump(self._batch, self._file, pickle.HIGHEST_PROTOCOL)
+        self._batch.clear()
+
+
+class Helper:
+    """A forked copy of this process running `work`, which records Events."""
+
+    def __init__(self, pid: int, events: Events, summary: int) -> None:
         self.pid = pid
-        self._events = events
+        self.events = events  # read them after a successful join
         self._summary = summary
 
     @classmethod
     def start(cls, work: Callable[[Put], object]) -> Helper | None:
         """Fork a helper running `work(put)`; None when no helper can start."""
         try:
-            events = _memory_file()
+            events = Events()
         except OSError:
             return None
         try:
@@ -107,23 +148,8 @@ class Helper:
             return None
         return result
 
-    def events(self) -> Iterator[Event]:
-        """The events the helper recorded, in order (after a successful join)."""
-        self._events.seek(0)
-        try:
-            while True:
-                try:
-                    # One unpickler per batch: one for all would keep every
-                    # event it read (its memo), files included.
-                    batch: list[Event] = pickle.load(self._events)
-                except EOFError:
-                    return
-                yield from batch
-        finally:
-            self._events.close()
-
     def close(self) -> None:
-        self._events.close()
+        self.events.close()
 
     def abandon(self) -> None:
         """Stop the helper and let it go: this process will not take its share."""
@@ -133,7 +159,7 @@ class Helper:
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
         os.close(self._summary)
-        self._events.close()
+        self.events.close()
 
 
 def _memory_file() -> IO[bytes]:
@@ -147,7 +173,7 @@ def _memory_file() -> IO[bytes]:
 
 
 def _run_helper(
-    work: Callable[[Put], object], events: IO[bytes], summary_read: int, summary_write: int
+    work: Callable[[Put], object], events: Events, summary_read: int, summary_write: int
 ) -> None:
     """The helper's whole life: it never returns into the caller's code, and
     leaves through os._exit so that nothing of the parent's (buffered output,
@@ -155,17 +181,8 @@ def _run_helper(
     code = 1
     try:
         os.close(summary_read)
-        batch: list[Event] = []
-
-        def put(event: Event) -> None:
-            batch.append(event)
-            if len(batch) == _BATCH:
-                pickle.dump(batch, events, pickle.HIGHEST_PROTOCOL)
-                batch.clear()
-
-        result = work(put)
-        pickle.dump(batch, events, pickle.HIGHEST_PROTOCOL)
-        events.flush()
+        result = work(events.put)
+        events.finish()
         data = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:

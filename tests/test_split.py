@@ -288,7 +288,7 @@ def test_the_helper_hands_back_its_events_in_order_and_its_result() -> None:
     helper = split.Helper.start(work)
     assert helper is not None
     assert helper.join() == {"done": True}
-    assert list(helper.events()) == [(i, "file", b"x" * 100_000 * i) for i in range(3)]
+    assert list(helper.events.read()) == [(i, "file", b"x" * 100_000 * i) for i in range(3)]
 
 
 def test_a_failure_here_stops_the_helper(
