@@ -205,13 +205,14 @@ def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
 def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint."""
     bundle, project = _prepared(out, target)
+    _validated(out, bundle)
     out.extend(run_rules(project))
     _composed(out, project.composition)
     return bundle, project
 
 
 def _prepared(out: _Collector, target: str) -> tuple[Bundle, Project]:
-    """Load, validate and compose: the project the rules read, before they run."""
+    """Load and compose: the project the rules read, before they run."""
     config = out.config
     bundle = load_bundle(config)
     for rule, path, problem in bundle.findings:
@@ -219,6 +220,12 @@ def _prepared(out: _Collector, target: str) -> tuple[Bundle, Project]:
     for source in bundle.sources():
         for rule, problem in source.findings:
             out.add(rule, source.path, problem)
+    composition = compose_bundle(bundle, target, out.display)
+    return bundle, make_project(config, bundle, composition, target)
+
+
+def _validated(out: _Collector, bundle: Bundle) -> None:
+    """Every spec's and fragment's frontmatter against its schema."""
     for kind, items in (
         ("agent", bundle.agents),
         ("mode", bundle.modes),
@@ -230,8 +237,6 @@ def _prepared(out: _Collector, target: str) -> tuple[Bundle, Project]:
     for skill in bundle.skills.values():  # supporting files take any frontmatter
         for problem in _validate("skill", skill.main):
             out.add("schema", skill.main.path, problem)
-    composition = compose_bundle(bundle, target, out.display)
-    return bundle, make_project(config, bundle, composition, target)
 
 
 def _reading(run: Callable[[_Collector], None], config: Config) -> _Collector:
@@ -331,6 +336,10 @@ def _emit(collector: _Collector, names: list[str], sink: Sink) -> None:
     emitter = _Emitter(collector, bundle, lint_project, order)
     live = _Replay(collector, sink)
     helper = _Split.start(emitter) if split.wanted(len(lint_project.agents)) else None
+    # After the fork: only this process reports them. The helper's checks of
+    # emitted files cannot know these errors, and _Replay.file drops what they
+    # would have kept from being checked.
+    _validated(collector, bundle)
     collector.extend(run_rules(lint_project, sessions=False))
     if helper is None:
         for index in range(len(order)):
