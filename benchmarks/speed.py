@@ -26,14 +26,16 @@ Nothing is deleted until every run is done: every bundle lives in one scratch
 folder, and what a cold run must not find is renamed into a graveyard inside
 it. Deleting first cost the next run's file creations on ext4 without a
 journal (as on the machine the README's table comes from): the kernel skips,
-one block lookup each, every inode freed in the last 5 to 10 seconds
-(`recently_deleted` in `find_inode_bit`, seen with `perf record -g`), so 1,000
-creations right after 2,000 deletions took 0.1 to 0.35 s instead of 0.01 s,
-for every tool, in amounts that varied from run to run.
-Deletions by anything else in the seconds before (a test suite, the end of a
+one block lookup each, every inode freed in the last minute, and in the last
+six while its inode table block is not yet written back (`recently_deleted`
+in fs/ext4/ialloc.c, RECENTCY_MIN and RECENTCY_DIRTY; seen with `perf record
+-g`), so 1,000 creations right after 2,000 deletions took 0.1 to 0.35 s
+instead of 0.01 s, for every tool, in amounts that varied from run to run,
+and after 750,000 deletions 0.11 s for minutes.
+Deletions by anything else in the minutes before (a test suite, the end of a
 previous run of this script) still cost the first runs: the files row shows
-what creating costs in the same run, and a run started after a quiet minute
-is the one to quote.
+what creating costs in the same run, and a run started after a few quiet
+minutes is the one to quote.
 
     .venv/bin/python benchmarks/speed.py --sizes 16 1000 10000 --peers /tmp/peers
 """
