@@ -10,32 +10,30 @@ from __future__ import annotations
 
 import functools
 import gc
-import itertools
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from compiler import delegation, split
+from compiler import delegation, emitter
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
-from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
-from compiler.compose import Carried, Composition, compose_bundle
+from compiler.compose import Composition, compose_bundle
 from compiler.config import Config
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
-from compiler.lint import SpecRules, run_rules
+from compiler.lint import run_rules
 from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
-from compiler.project import WHOLE, Part, Project, Spec, make_project, specs
+from compiler.project import Project, make_project
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
 from compiler.spool import Spool
-from compiler.validate import check_emitted, check_frontmatter, output_schema
+from compiler.validate import check_frontmatter
 from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
 
 if TYPE_CHECKING:
@@ -276,12 +274,6 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
-def _compose_as(name: str) -> str:
-    """The target name a target's text is composed for (claude-plugin reads as claude)."""
-    target = target_registry.TARGETS.get(name)
-    return str(getattr(target, "COMPOSE_AS", name))
-
-
 @_collector_paused
 def lint(config: Config, *, fix: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
@@ -294,7 +286,7 @@ def lint(config: Config, *, fix: bool = False) -> Result:
 def _lint(collector: _Collector) -> None:
     config = collector.config
     bundle, project = _analyse(collector, _lint_target(config))
-    for name in sorted({_compose_as(name) for name in config.targets} - {project.target}):
+    for name in sorted({emitter.compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
         _composed(collector, compose_bundle(bundle, name, config.display))
 
@@ -310,280 +302,30 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
-Sink = Callable[[str, bytes], None]
-
-
 @_collector_paused
-def _render(config: Config, names: Iterable[str], sink: Sink) -> _Collector:
-    """Lint once, then compose and emit every selected target, each file to `sink`.
-
-    Bodies go one at a time: the rules that read composed bodies (lint.SpecRules)
-    check each body of the lint target right when a target emits it, and the
-    file goes to `sink` before the next body is composed. A bundle of 10,000
-    agents thus never holds its composed bodies or their files (see
-    compose.Texts); the sink decides what it keeps.
-    """
+def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
+    """Lint once, then compose and emit every selected target, each file to
+    `sink`, one body at a time (compiler.emitter)."""
     names = list(names)
     return _reading(lambda collector: _emit(collector, names, sink), config)
 
 
-def _emit(collector: _Collector, names: list[str], sink: Sink) -> None:
-    config = collector.config
-    bundle, lint_project = _prepared(collector, _lint_target(config))
-    # The lint target's files first: each body's rules have run before any
-    # other target's file from that spec is checked (a spec with errors is not).
-    order = sorted(names, key=lambda name: _compose_as(name) != lint_project.target)
-    emitter = _Emitter(collector, bundle, lint_project, order)
-    live = _Replay(collector, sink)
-    helper = _Split.start(emitter) if split.wanted(len(lint_project.agents)) else None
-    # After the fork: only this process reports them. The helper's checks of
-    # emitted files cannot know these errors, and _Replay.file drops what they
-    # would have kept from being checked.
+def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
+    bundle, lint_project = _prepared(collector, _lint_target(collector.config))
+    step = emitter.Step(collector, bundle, lint_project, names, sink)
+    # After the helper forks (emitter.Step starts it when worth it): only
+    # this process reports them. The helper's checks of emitted files cannot
+    # know these errors, and emitter.Replay drops what they would have kept
+    # from being checked.
     _validated(collector, bundle)
     collector.extend(run_rules(lint_project, sessions=False))
-    if helper is None:
-        for index in range(len(order)):
-            emitter.target(index, WHOLE, live)
-    else:
-        helper.finish(live)
-    for other in emitter.projects.values():
+    step.run()
+    for other in step.projects.values():
         if other is not lint_project:
             # Text that only this target sees can hold its own errors.
             _composed(collector, other.composition)
-    for spec in specs(lint_project):
-        if id(spec) not in live.checked:
-            live.spec(id(spec), tuple(emitter.by_spec.check(spec)))
-    collector.extend(emitter.by_spec.end())
+    step.end()
     _composed(collector, lint_project.composition)
-
-
-class _Into(Protocol):
-    """Where the emit step's findings and files go, spec by spec and file by file."""
-
-    def failed(self, shown: str | None) -> bool: ...
-
-    def spec(self, key: int, diagnostics: tuple[Diagnostic, ...]) -> None: ...
-
-    def file(
-        self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
-    ) -> None: ...
-
-
-class _Emitter:
-    """Emits the targets' files, each with the rules of its spec's body and the
-    check of the file itself, one target and part (project.Part) at a time."""
-
-    def __init__(
-        self, collector: _Collector, bundle: Bundle, lint_project: Project, names: list[str]
-    ) -> None:
-        self.collector = collector
-        self.bundle = bundle
-        self.lint = lint_project
-        self.names = names
-        self.by_spec = SpecRules(lint_project)
-        self.projects = {lint_project.target: lint_project}  # by the target composed for
-        # id() of the lint project's specs checked here. A split build's helper
-        # is a fork, so the same spec has the same id() in both processes.
-        self.checked: set[int] = set()
-
-    def project(self, compose_as: str) -> Project:
-        project = self.projects.get(compose_as)
-        if project is None:
-            config = self.collector.config
-            composition = compose_bundle(self.bundle, compose_as, self.collector.display)
-            project = make_project(config, self.bundle, composition, compose_as)
-            self.projects[compose_as] = project
-        return project
-
-    def target(self, index: int, part: Part, into: _Into) -> None:
-        name = self.names[index]
-        project = self.project(_compose_as(name))
-        options = self.collector.config.targets.get(name, {})
-        for rel, text in target_registry.TARGETS[name].files(project, options, part):
-            spec = _origin(project, name, rel)
-            linted = _counterpart(spec, project, self.lint) if spec else None
-            if linted is not None and id(linted) not in self.checked:
-                self.checked.add(id(linted))
-                into.spec(id(linted), tuple(self.by_spec.check(linted)))
-            shown, problems = _check_emitted(self.collector, project, name, rel, text, spec, into)
-            into.file(name, rel, text.encode("utf-8"), shown, problems)
-
-    def carry(self) -> _Carried:
-        """What this process's sessions and compositions gathered (see split)."""
-        compositions = {name: p.composition.carry() for name, p in self.projects.items()}
-        return self.by_spec.carry(), compositions
-
-    def absorb(self, carried: _Carried) -> None:
-        sessions, compositions = carried
-        self.by_spec.absorb(sessions)
-        for name, composition in compositions.items():
-            self.project(name).composition.absorb(composition)
-
-
-# _Emitter.carry(): the sessions' state, and each composition's by target.
-_Carried = tuple[list[object], dict[str, Carried]]
-
-
-class _Replay:
-    """Takes the emit step's findings and files into the run's collector and sink."""
-
-    def __init__(self, collector: _Collector, sink: Sink) -> None:
-        self.collector = collector
-        self.sink = sink
-        self.checked: set[int] = set()  # the specs whose findings are in
-
-    def failed(self, shown: str | None) -> bool:
-        return self.collector.failed(shown)
-
-    def spec(self, key: int, diagnostics: tuple[Diagnostic, ...]) -> None:
-        if key not in self.checked:
-            self.checked.add(key)
-            self.collector.extend(diagnostics)
-
-    def file(
-        self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
-    ) -> None:
-        # Files whose spec has errors by now are not checked: those errors explain them.
-        if problems and not self.collector.failed(shown):
-            for problem in problems:
-                self.collector.add("emit", self.collector.config.out / name / rel, problem)
-        self.sink(f"{name}/{rel}", data)
-
-    def take(self, event: split.Event) -> None:
-        """Replay an event a _Recording made."""
-        if event[1] == "spec":
-            self.spec(*event[2:])  # type: ignore[arg-type]
-        else:
-            self.file(*event[2:])  # type: ignore[arg-type]
-
-
-class _Recording:
-    """Records the emit step's findings and files as events, for a _Replay later:
-    one process's share of a split build, tagged with its target's index."""
-
-    def __init__(self, put: split.Put, collector: _Collector, tag: int) -> None:
-        self.put = put
-        self.collector = collector
-        self.tag = tag
-        self.errors: set[str] = set()  # display paths with an error recorded here
-
-    def failed(self, shown: str | None) -> bool:
-        return shown in self.errors or self.collector.failed(shown)
-
-    def spec(self, key: int, diagnostics: tuple[Diagnostic, ...]) -> None:
-        self.errors.update(d.path for d in diagnostics if d.severity is Severity.ERROR)
-        self.put((self.tag, "spec", key, diagnostics))
-
-    def file(
-        self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
-    ) -> None:
-        self.put((self.tag, "file", name, rel, data, shown, problems))
-
-
-# The share of the agents this process emits in a split build: it also runs
-# the rules of the whole bundle meanwhile. Cold builds of 1,000 agents, 8
-# runs each: 0.30 left this process waiting; 0.36 and 0.42 gave the same
-# medians for OpenCode, 0.42 the better one with both runtimes.
-_OWN_SHARE = 0.4
-
-
-class _Split:
-    """A build split in two (compiler.split): this process emits the first
-    agents of every target, its helper the other agents and every other file.
-
-    One process would emit target by target, and in each the first agents
-    before the others, so taking back, target by target, this process's files
-    and then the helper's replays that order exactly: the collector and the
-    sink see what they would have seen, and where both processes' compositions
-    found one problem, this process's words (the first agents') are kept.
-    """
-
-    def __init__(
-        self,
-        emitter: _Emitter,
-        helper: split.Helper,
-        held: split.Events,
-        own: Part,
-        theirs: Part,
-    ) -> None:
-        self.emitter = emitter
-        self.helper = helper
-        self.held = held  # this process's files of the targets after the first
-        self.own = own
-        self.theirs = theirs
-
-    @classmethod
-    def start(cls, emitter: _Emitter) -> _Split | None:
-        agents = list(emitter.lint.agents)
-        first = frozenset(agents[: int(len(agents) * _OWN_SHARE)])
-        own, theirs = Part(first, rest=False), Part(frozenset(agents) - first)
-
-        def work(put: split.Put) -> _Carried:
-            for index in range(len(emitter.names)):
-                emitter.target(index, theirs, _Recording(put, emitter.collector, index))
-            return emitter.carry()
-
-        try:
-            held = split.Events()
-        except OSError:
-            return None
-        helper = split.Helper.start(work)
-        if helper is None:
-            held.close()
-            return None
-        return cls(emitter, helper, held, own, theirs)
-
-    def finish(self, live: _Replay) -> None:
-        emitter, held = self.emitter, self.held
-        try:
-            for index in range(len(emitter.names)):
-                # The first target's files go straight in; later ones wait for
-                # the helper's files of the targets before them.
-                into = live if index == 0 else _Recording(held.put, emitter.collector, index)
-                emitter.target(index, self.own, into)
-            held.finish()
-        except BaseException:  # a file changed while read (SourceChanged), an interrupt
-            self.helper.abandon()
-            held.close()
-            raise
-        carried = self.helper.join()
-        mine = _ByTarget(held.read())
-        if carried is None:  # the helper failed: its share is emitted here
-            self.helper.close()
-            for index in range(len(emitter.names)):
-                mine.replay(index, live)
-                emitter.target(index, self.theirs, live)
-            return
-        theirs = _ByTarget(self.helper.events.read())
-        for index in range(len(emitter.names)):
-            mine.replay(index, live)
-            theirs.replay(index, live)
-        emitter.absorb(carried)  # type: ignore[arg-type]
-
-
-class _ByTarget:
-    """Events tagged with their target's index (_Recording), in order, taken
-    back one target at a time."""
-
-    def __init__(self, events: Iterator[split.Event]) -> None:
-        self._groups = itertools.groupby(events, key=operator.itemgetter(0))
-        self._next = next(self._groups, None)
-
-    def replay(self, index: int, live: _Replay) -> None:
-        if self._next is not None and self._next[0] == index:
-            for event in self._next[1]:
-                live.take(event)
-            self._next = next(self._groups, None)
-
-
-def _counterpart(spec: Spec, project: Project, other: Project) -> Spec | None:
-    """The agent or mode of `other` that `spec`, an agent or mode of `project`, is
-    (the same file composed for another target); None for a skill."""
-    if project.agents.get(spec.id) is spec:
-        return other.agents.get(spec.id)
-    if project.modes.get(spec.id) is spec:
-        return other.modes.get(spec.id)
-    return None
 
 
 class _Compared:
@@ -782,53 +524,6 @@ def _os_message(exc: Exception) -> str:
         where = f" ({exc.filename})" if exc.filename else ""
         return f"cannot write the output: {exc.strerror or exc}{where}"
     return str(exc)
-
-
-def _check_emitted(
-    collector: _Collector,
-    project: Project,
-    target: str,
-    rel: str,
-    text: str,
-    spec: Spec | None,
-    into: _Into,
-) -> tuple[str | None, tuple[Problem, ...]]:
-    """An emitted file against its format's schema, before anything is written:
-    its spec's display path and the problems, to report unless the spec has
-    errors by then (_Replay.file).
-
-    A failure is a promptc bug; files whose spec already has errors are not
-    checked, since those errors explain them.
-    """
-    origin = spec.source.path if spec is not None else None
-    shown = collector.display(origin) if origin is not None else None
-    if origin is not None and (project.composition.failed(origin) or into.failed(shown)):
-        return shown, ()
-    source = f"; generated from {shown}" if shown else ""
-    problems = tuple(
-        replace(
-            problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
-        )
-        for problem in check_emitted(target, rel, text)
-    )
-    return shown, problems
-
-
-def _origin(project: Project, target: str, rel: str) -> Spec | None:
-    """The spec an emitted agent, command or skill file was generated from."""
-    schema = output_schema(target, rel) or ""
-    if "skill" in schema:
-        name = rel.rsplit("/", 2)[-2]
-        skill = project.skills.get(name)
-        return skill.spec if skill else None
-    specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
-    # The longest id the path ends with, at a `/`: `team/reviewer`, else `reviewer`.
-    parts = rel.removesuffix(".md").split("/")
-    for start in range(len(parts)):
-        spec = specs.get("/".join(parts[start:]))
-        if spec is not None:
-            return spec
-    return None
 
 
 # Permissions and delegation: `promptc can` and `promptc graph`.

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import api, split
+from compiler import api, emitter, split
 from compiler.config import load_config
 from compiler.loader import SourceChanged
 from compiler.project import Part
@@ -89,7 +89,7 @@ def _same(root: Path, monkeypatch: pytest.MonkeyPatch) -> api.Result:
 def test_a_split_build_is_the_one_process_build(
     root: Path, share: float, started: _Started, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api, "_OWN_SHARE", share)
+    monkeypatch.setattr(emitter, "OWN_SHARE", share)
     _same(root, monkeypatch)
     config = load_config(cwd=root)
     agents = project(root, api._lint_target(config)).agents
@@ -174,7 +174,7 @@ def _bundles(draw: st.DrawFn) -> dict[str, bytes]:
 def test_split_builds_of_generated_bundles_are_the_one_process_builds(
     files: dict[str, bytes], share: float, started: _Started, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api, "_OWN_SHARE", share)
+    monkeypatch.setattr(emitter, "OWN_SHARE", share)
     before = started.count
     with bundle_on_disk(files) as (root, _):
         _same(root, monkeypatch)
@@ -184,7 +184,7 @@ def test_split_builds_of_generated_bundles_are_the_one_process_builds(
 def test_a_finding_in_a_shared_fragment_keeps_the_words_of_the_first_body(
     started: _Started, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(api, "_OWN_SHARE", 0.5)
+    monkeypatch.setattr(emitter, "OWN_SHARE", 0.5)
     body = '<<outer(level="ultra")>>\n<<cond(level="x")>>\n'
     front = "description: Reviews the change and reports findings in detail.\nmode: subagent\n"
     files = {
@@ -204,9 +204,9 @@ def test_a_finding_in_a_shared_fragment_keeps_the_words_of_the_first_body(
 
 def _failing_helper(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     """Make the helper fail once it has emitted its share (carry runs only there)."""
-    carry = api._Emitter.carry
+    carry = emitter.Emitter.carry
 
-    def failing(self: api._Emitter) -> object:
+    def failing(self: emitter.Emitter) -> object:
         if how == "raise":
             raise RuntimeError("helper broke")
         if how == "kill":
@@ -215,7 +215,7 @@ def _failing_helper(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
             return lambda: None
         return carry(self)
 
-    monkeypatch.setattr(api._Emitter, "carry", failing)
+    monkeypatch.setattr(emitter.Emitter, "carry", failing)
 
 
 @pytest.mark.parametrize("how", ["raise", "kill", "unpicklable"])
@@ -296,14 +296,14 @@ def test_a_failure_here_stops_the_helper(
 ) -> None:
     """A file changed while this process read it: the run reports it, and the
     helper is stopped and waited for, not left behind."""
-    target = api._Emitter.target
+    target = emitter.Emitter.target
 
-    def changed(self: api._Emitter, index: int, part: Part, into: object) -> None:
+    def changed(self: emitter.Emitter, index: int, part: Part, into: object) -> None:
         if not part.rest:  # this process's share
             raise SourceChanged(Path("specs/agents/scout.md"))
         target(self, index, part, into)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(api._Emitter, "target", changed)
+    monkeypatch.setattr(emitter.Emitter, "target", changed)
     result = _render(FIXTURES / "claude", monkeypatch, whole=False)
     assert started.count == 1 and started.joined == 0
     message = "file changed while promptc was reading it; run promptc again"
