@@ -316,6 +316,11 @@ def _hash_ahead(
     """(pid, pipe) of a child hashing the inputs; None when none could start."""
     if not hasattr(os, "fork"):
         return None
+    # A fork copies only this thread, with any lock another one holds (as in
+    # split.wanted): a program running threads hashes here.
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return None
     try:
         readable, writable = os.pipe()
     except OSError:

@@ -546,3 +546,18 @@ def test_a_failed_key_child_is_hashed_here(
     assert run("build").code == 0
     monkeypatch.setattr(cache, "_hash_ahead", real)
     assert "wrote" not in run("build").err  # stored under the key computed here
+
+
+def test_no_key_child_while_other_threads_run(sample: Path) -> None:
+    import threading
+
+    found = cache.raw_layout(None, sample)
+    assert found is not None
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert cache._hash_ahead(found[0], "build", (), {}) is None
+    finally:
+        release.set()
+        thread.join()
