@@ -137,8 +137,13 @@ class Helper:
 
     def join(self) -> object | None:
         """Wait for the helper: what `work` returned, or None when it failed."""
-        with os.fdopen(self._summary, "rb") as pipe:
-            data = pipe.read()
+        summary, self._summary = self._summary, -1
+        try:
+            with os.fdopen(summary, "rb") as pipe:
+                data = pipe.read()
+        except BaseException:  # an interrupt while waiting: the helper goes too
+            self.abandon()
+            raise
         _, status = os.waitpid(self.pid, 0)
         if status != 0 or not data:
             return None
@@ -158,7 +163,9 @@ class Helper:
         with contextlib.suppress(OSError):  # gone already
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
-        os.close(self._summary)
+        if self._summary >= 0:  # not closed by join yet
+            os.close(self._summary)
+            self._summary = -1
         self.events.close()
 
 

@@ -310,3 +310,31 @@ def test_a_failure_here_stops_the_helper(
     assert message in [d.message for d in result.diagnostics]
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_an_interrupt_while_waiting_stops_the_helper(started: _Started) -> None:
+    """An interrupt while this process waits for the helper: it propagates, and
+    the helper is stopped and waited for."""
+
+    def slow(put: split.Put) -> object:
+        import time
+
+        time.sleep(30)
+        return None
+
+    helper = split.Helper.start(slow)
+    assert helper is not None
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            helper.join()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(helper.pid, os.WNOHANG)
