@@ -213,7 +213,7 @@ class Composition:
     def absorb(self, carried: Carried) -> None:
         """Add what the same composition found in another process. Where both
         found a problem at one place, this one's words stay: a split build gives
-        this process the bodies that come first (see api._emit)."""
+        this process the bodies that come first (see emitter.Split)."""
         findings, failed, done = carried
         engine = self._engine
         for key, finding in findings.items():

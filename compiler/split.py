@@ -1,21 +1,21 @@
 """A build's per-file work split over two processes.
 
-Past the first stages (loading, checking frontmatter, composing the bundle's
-frontmatter), most of a build's time goes to each agent's own file: its body
-rendered, the rules that read it, its file written and checked against the
-runtime's schema. Python runs that on one core. On a machine with two or
-more, api._emit forks one helper right before the rules of the whole bundle
-run: the helper emits a share of the agents (and everything else), while this
-process runs those rules and emits the first agents; then this process takes
-the helper's findings and files back and goes on as if it had made them
-itself, in the order one process would have (see api._emit).
+Once the bundle is loaded and its frontmatter composed, most of a build's
+time goes to each agent's own file: its body rendered, the rules that read
+it, the file made and checked against the runtime's schema. Python runs that
+on one core. On a machine with two or more, the emit step (emitter.Step)
+forks one helper right before the rules of the whole bundle run: the helper
+emits a share of the agents (and every other file), while this process runs
+those rules and emits the first agents; then this process takes the
+helper's findings and files back and goes on as if it had made them itself,
+in the order one process would have (emitter.Split).
 
 A fork, not a pool of fresh workers: the helper starts with everything loaded
 and composed so far, at no cost but the pages either process writes to. It
-hands its results back through a memory file (no disk, and nothing held in
-its memory past one event) and a pipe for the summary; a helper that fails in
-any way (an exception, a signal, a malformed summary) costs time, never
-output: its share is emitted here instead.
+hands its results back through a file in memory (no disk, and no more than a
+batch of events held in its heap) and a pipe for the summary; a helper that
+fails in any way (an exception, a signal, a malformed summary) costs time,
+never output: its share is emitted here instead.
 
 Set PROMPTC_SPLIT=0 to keep a build in one process.
 """
