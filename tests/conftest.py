@@ -6,14 +6,15 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from compiler.cli import main
+from compiler.diagnostics import Diagnostic
 
 # Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (the default, in
 # `make test`) is short; "fuzz" (`make fuzz`) runs enough examples per fuzz
@@ -54,6 +55,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 MakeBundle = Callable[[dict[str, str | bytes]], Path]
+
+
+def every_field(diagnostics: Iterable[Diagnostic]) -> list[tuple[object, ...]]:
+    """Diagnostics with all their fields: Diagnostic's own equality compares only
+    the place and the rule, so two runs whose words differ would compare equal."""
+    return [astuple(d) for d in diagnostics]
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,6 @@ split that quietly stopped happening would fail them.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from compiler.config import load_config
 from compiler.loader import SourceChanged
 from compiler.project import Part
 from tests.bundles import FIXTURES, REPOSITORY, project
+from tests.conftest import every_field
 from tests.strategies import bundle_on_disk
 
 BUNDLES = [REPOSITORY, *sorted(p.parent for p in FIXTURES.rglob("promptc.toml"))]
@@ -71,15 +71,10 @@ def _render(root: Path, monkeypatch: pytest.MonkeyPatch, *, whole: bool) -> api.
         os.chdir(cwd)
 
 
-def _fields(result: api.Result) -> list[tuple[object, ...]]:
-    """Every field of every diagnostic: their equality compares only the place and rule."""
-    return [dataclasses.astuple(d) for d in result.diagnostics]
-
-
 def _same(root: Path, monkeypatch: pytest.MonkeyPatch) -> api.Result:
     whole = _render(root, monkeypatch, whole=True)
     halves = _render(root, monkeypatch, whole=False)
-    assert _fields(halves) == _fields(whole)
+    assert every_field(halves.diagnostics) == every_field(whole.diagnostics)
     assert list(halves.files.items()) == list(whole.files.items())
     return whole
 
@@ -228,7 +223,7 @@ def test_a_failed_helper_costs_time_never_output(
     halves = _render(root, monkeypatch, whole=False)
     assert started.count == 1
     assert started.joined == 0
-    assert _fields(halves) == _fields(whole)
+    assert every_field(halves.diagnostics) == every_field(whole.diagnostics)
     assert list(halves.files.items()) == list(whole.files.items())
 
 
