@@ -22,11 +22,12 @@ before it is read whole, since no runtime can use a prompt of that size.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -389,10 +390,11 @@ def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]
     if by_entries is not None:
         data, values, keys = by_entries
         return Frontmatter(data, values, keys, first - 1, end)
+    place = _file_place(text)
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        findings.append(("syntax", _yaml_problem(exc, first)))
+        findings.append(("syntax", _yaml_problem(exc, first, place)))
         return empty
     except (yaml.YAMLError, RecursionError) as exc:
         message = "YAML nested too deeply" if isinstance(exc, RecursionError) else str(exc)
@@ -400,7 +402,7 @@ def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]
         return empty
     if node is None:
         return empty
-    builder = _Builder(first, findings)
+    builder = _Builder(first, findings, place=place)
     data = builder.build(node)
     if not isinstance(data, dict):
         findings.append(
@@ -410,7 +412,7 @@ def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]
     return Frontmatter(data, builder.values, builder.keys, first - 1, end)
 
 
-def _yaml_problem(exc: yaml.MarkedYAMLError, first: int) -> Problem:
+def _yaml_problem(exc: yaml.MarkedYAMLError, first: int, place: _Place | None = None) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     message = f"invalid YAML: {exc.problem}"
     if exc.context and "alias" in exc.context and exc.context_mark is not None:
@@ -419,7 +421,31 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, first: int) -> Problem:
         message = 'invalid YAML: a bare `*` starts a YAML alias; quote it as "*"'
     if mark is None:
         return Problem(first, 1, message)
-    return Problem(mark.line + first, mark.column + 1, message)
+    line, column = place(mark.line, mark.column) if place else (mark.line, mark.column)
+    return Problem(line + first, column + 1, message)
+
+
+_Place = Callable[[int, int], tuple[int, int]]
+# What YAML takes for a line break: promptc and editors break lines at `\n` only.
+_YAML_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _file_place(text: str) -> _Place | None:
+    """Where YAML's (line, column), both from 0, stand in `text` as a file's lines
+    count them, when the two differ: YAML also breaks lines at NEL, LS and PS
+    (U+0085, U+2028, U+2029) and at a lone `\r`, so without this a key after
+    one stood a line lower, past the end of a short file."""
+    if not _YAML_BREAKS.search(text) and "\r" not in text:
+        return None
+    starts = [0, *(match.end() for match in _YAML_LINE_BREAK.finditer(text))]
+    newlines = [index for index, char in enumerate(text) if char == "\n"]
+
+    def place(line: int, column: int) -> tuple[int, int]:
+        offset = starts[min(line, len(starts) - 1)] + column
+        before = bisect.bisect_left(newlines, offset)  # the `\n`s before `offset`
+        return before, offset - (newlines[before - 1] + 1 if before else 0)
+
+    return place
 
 
 _NULL = re.compile(r"^(~|null|Null|NULL|)$")
@@ -511,9 +537,13 @@ class _Builder:
     values: dict[JsonPath, Pos] = field(default_factory=dict)
     keys: dict[JsonPath, Pos] = field(default_factory=dict)
     count: int = 0
+    place: _Place | None = None  # YAML's lines to the file's (_file_place)
 
     def pos(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
+        if self.place is not None:
+            line, column = self.place(mark.line, mark.column)
+            return _pos(line + self.first, column + 1)
         return _pos(mark.line + self.first, mark.column + 1)
 
     def build(self, node: yaml.Node) -> Any:

@@ -6,6 +6,8 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.loader import load_bytes, resolve_plain
 
@@ -30,6 +32,41 @@ def test_positions_are_file_lines_and_columns() -> None:
         fm.keys[("permission", "bash", "*")].line,
         fm.keys[("permission", "bash", "*")].column,
     ) == (6, 5)
+
+
+# YAML breaks lines at NEL, LS and PS too; files (and editors) do not.
+_YAML_ONLY_BREAKS = ["\x85", "\u2028", "\u2029"]
+
+
+def test_positions_after_a_yaml_only_line_break_are_file_lines() -> None:
+    raw = 'description: "a\u2028b\x85c"\nmode: subagent\nx: "\u2029"\ny: 1\n'
+    fm = load_bytes(P, f"---\n{raw}---\nbody\n".encode()).frontmatter
+    assert fm is not None
+    assert (fm.keys[("mode",)].line, fm.keys[("mode",)].column) == (3, 1)
+    assert (fm.values[("mode",)].line, fm.values[("mode",)].column) == (3, 7)
+    assert (fm.keys[("y",)].line, fm.values[("y",)].column) == (5, 4)
+
+
+def test_a_yaml_error_after_a_yaml_only_line_break_is_at_its_file_line() -> None:
+    raw = '---\ndescription: "a\u2028b"\nmode: [\n---\nbody\n'.encode()
+    [(rule, line, _)] = findings(raw)
+    assert rule == "syntax" and line <= 4  # YAML's own count put it past the fence
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet=["a", " ", *_YAML_ONLY_BREAKS], max_size=6), min_size=1, max_size=6)
+)
+def test_every_key_stands_where_the_file_has_it(values: list[str]) -> None:
+    lines = [f'k{i}: "{value}"' for i, value in enumerate(values)]
+    fm = load_bytes(P, ("---\n" + "\n".join(lines) + "\n---\n").encode()).frontmatter
+    assert fm is not None
+    file_lines = ["---", *lines, "---"]
+    for i in range(len(values)):
+        key = fm.keys[(f"k{i}",)]
+        assert file_lines[key.line - 1][key.column - 1 :].startswith(f"k{i}:")
+        value = fm.values[(f"k{i}",)]
+        assert file_lines[value.line - 1][value.column - 1] == '"'
 
 
 def test_body_line_and_text() -> None:
