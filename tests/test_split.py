@@ -246,6 +246,53 @@ def test_a_build_writes_the_same_folder_split_or_not(
     assert outputs[0] == outputs[1]
 
 
+def test_a_check_of_a_stale_output_is_the_same_split_or_not(
+    started: _Started, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`check` compares each file with the output folder as it is taken back:
+    missing and stale files are reported alike."""
+    import shutil
+
+    root = tmp_path / "bundle"
+    shutil.copytree(FIXTURES / "claude", root)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv(split.SWITCH, "0")
+    assert api.build(load_config(cwd=root)).ok
+    out = root / "build"
+    agents = sorted((out / "claude/.claude/agents").glob("*.md"))
+    agents[0].unlink()
+    agents[-1].write_text(agents[-1].read_text() + "edited\n")
+    runs = []
+    for switch in ("0", "1"):
+        monkeypatch.setenv(split.SWITCH, switch)
+        result = api.check(load_config(cwd=root))
+        runs.append((every_field(result.diagnostics), result.generated, dict(result.digests)))
+    assert started.count == started.joined == 1
+    assert runs[0] == runs[1]
+    stale = [row for row in runs[0][0] if row[3] == "stale-output"]
+    assert len(stale) == 2
+
+
+def test_a_split_build_with_errors_writes_nothing(
+    started: _Started, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import shutil
+
+    root = tmp_path / "bundle"
+    shutil.copytree(FIXTURES / "claude", root)
+    agent = root / "specs/agents/smith.md"
+    agent.write_text(agent.read_text().replace("description:", "mode: nonsense\ndescription:", 1))
+    monkeypatch.chdir(root)
+    results = []
+    for switch in ("0", "1"):
+        monkeypatch.setenv(split.SWITCH, switch)
+        results.append(api.build(load_config(cwd=root)))
+        assert not (root / "build").exists()
+    assert started.count == started.joined == 1
+    assert not results[1].ok
+    assert every_field(results[0].diagnostics) == every_field(results[1].diagnostics)
+
+
 def test_when_a_build_splits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(split.SWITCH, raising=False)
     monkeypatch.setattr(split, "_cores", lambda: 2)
