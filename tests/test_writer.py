@@ -339,6 +339,45 @@ def test_a_large_build_syncs_its_file_system_once_before_any_rename(
     assert on_disk(out) == new
 
 
+@needs_syncfs
+@pytest.mark.parametrize("others", [0, writer._OTHERS_DIRTY_LIMIT + 1])
+def test_a_large_build_syncs_file_by_file_while_much_else_waits_for_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int
+) -> None:
+    """syncfs would also wait for every other program's dirty pages."""
+    seen: list[int] = []
+
+    def dirty(own: int) -> int:
+        seen.append(own)
+        return others
+
+    monkeypatch.setattr(writer, "_others_dirty", dirty)
+    recorder = Recorder(monkeypatch, whole=True)
+    new = files_of(writer._SYNCFS_AT, 1)
+    assert writer.apply(tmp_path / "build", new).errors == ()
+    assert seen == [sum(len(content) for content in new.values())]
+    if others:
+        assert recorder.of("syncfs") == []
+        assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
+    else:
+        assert recorder.of("syncfs") == [tmp_path / "build"]
+        assert recorder.of("sync") == []
+    assert on_disk(tmp_path / "build") == new
+
+
+def test_what_waits_for_the_disk_is_read_from_the_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal: 100 kB\nDirty:  300 kB\nWriteback:   20 kB\nWritebackTmp: 7 kB\n")
+    monkeypatch.setattr(writer, "_MEMINFO", str(meminfo))
+    assert writer._others_dirty(0) == 320 * 1024
+    assert writer._others_dirty(100 * 1024) == 220 * 1024
+    assert writer._others_dirty(10**9) == 0
+    monkeypatch.setattr(writer, "_MEMINFO", str(tmp_path / "missing"))
+    assert writer._others_dirty(0) is None
+
+
 def test_a_small_build_syncs_file_by_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recorder = Recorder(monkeypatch, whole=True)
     new = files_of(writer._SYNCFS_AT - 1, 1)
