@@ -494,10 +494,11 @@ def _syncfs_reports_errors(system: str, release: str) -> bool:
 
 # syncfs writes out every dirty page of the file system, another program's
 # too. A cold build of 1,000 agents synced in 15-21 ms on an idle machine and
-# in 170-210 ms while another process had just written 300 MB; file by file
-# (8 threads) it took 55-90 ms either way. Past this much data waiting to be
-# written beyond the build's own, the files are synced one by one.
-_OTHERS_DIRTY_LIMIT = 32 << 20
+# in 170-210 ms while another process had just written 300 MB (about 0.6 ms
+# a MB); file by file (8 threads) it took 55-90 ms either way (about 60 us a
+# file). So syncfs goes on while the others' data is under about 100 kB per
+# file staged; past that, the files are synced one by one.
+_OTHERS_DIRTY_PER_FILE = 100 << 10
 _MEMINFO = "/proc/meminfo"
 
 
@@ -523,7 +524,8 @@ def _sync_staged(temps: Sequence[str], whole: _FileSystem | None, size: int = 0)
     `whole` is open on it and little else waits to be written, file by file
     otherwise (and for any file on another file system: a folder inside the
     output may be a mount point)."""
-    if whole is not None and (_others_dirty(size) or 0) > _OTHERS_DIRTY_LIMIT:
+    limit = len(temps) * _OTHERS_DIRTY_PER_FILE
+    if whole is not None and (_others_dirty(size) or 0) > limit:
         whole = None  # the caller closes it
     if whole is None:
         _sync_all(temps)

@@ -340,7 +340,7 @@ def test_a_large_build_syncs_its_file_system_once_before_any_rename(
 
 
 @needs_syncfs
-@pytest.mark.parametrize("others", [0, writer._OTHERS_DIRTY_LIMIT + 1])
+@pytest.mark.parametrize("others", [0, writer._OTHERS_DIRTY_PER_FILE * writer._SYNCFS_AT + 1])
 def test_a_large_build_syncs_file_by_file_while_much_else_waits_for_the_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int
 ) -> None:
