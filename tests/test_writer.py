@@ -231,6 +231,7 @@ class Recorder:
         *,
         whole: bool = False,
         fail_whole: bool = False,
+        others_dirty: int = 0,
     ) -> None:
         self.lock = threading.Lock()
         self.events: list[tuple[str, Path]] = []
@@ -261,6 +262,15 @@ class Recorder:
         if not whole:  # file by file, whatever the count
             monkeypatch.setattr(writer, "_SYNCFS_AT", 1 << 30)
         else:
+            # What other programs have waiting for the disk decides too
+            # (writer._others_dirty): a test suite writing elsewhere must not.
+            self.dirty_asked: list[int] = []
+
+            def dirty(own: int) -> int:
+                self.dirty_asked.append(own)
+                return others_dirty
+
+            monkeypatch.setattr(writer, "_others_dirty", dirty)
             real_whole = writer._sync_filesystem
 
             def sync_whole(system: writer._FileSystem) -> None:
@@ -345,17 +355,10 @@ def test_a_large_build_syncs_file_by_file_while_much_else_waits_for_the_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int
 ) -> None:
     """syncfs would also wait for every other program's dirty pages."""
-    seen: list[int] = []
-
-    def dirty(own: int) -> int:
-        seen.append(own)
-        return others
-
-    monkeypatch.setattr(writer, "_others_dirty", dirty)
-    recorder = Recorder(monkeypatch, whole=True)
+    recorder = Recorder(monkeypatch, whole=True, others_dirty=others)
     new = files_of(writer._SYNCFS_AT, 1)
     assert writer.apply(tmp_path / "build", new).errors == ()
-    assert seen == [sum(len(content) for content in new.values())]
+    assert recorder.dirty_asked == [sum(len(content) for content in new.values())]
     if others:
         assert recorder.of("syncfs") == []
         assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
