@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from os import PathLike
     from typing import Any
 
+    from compiler import split
     from compiler.diagnostics import Diagnostic
 
 FOLDER = ".promptc-cache"
@@ -301,7 +302,7 @@ def await_key() -> None:
     _MISSED[:] = [(_signature(layout, mode, only, environ), digest)]
 
 
-_AHEAD: list[tuple[Layout, str, tuple[str, ...], dict[str, str], tuple[int, int] | None]] = []
+_AHEAD: list[tuple[Layout, str, tuple[str, ...], dict[str, str], split.Helper | None]] = []
 
 
 def _is_entry(name: str) -> bool:
@@ -312,56 +313,22 @@ def _is_entry(name: str) -> bool:
 
 def _hash_ahead(
     layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]
-) -> tuple[int, int] | None:
-    """(pid, pipe) of a child hashing the inputs; None when none could start."""
-    if not hasattr(os, "fork"):
-        return None
-    # A fork copies only this thread, with any lock another one holds (as in
-    # split.wanted): a program running threads hashes here.
-    threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
-        return None
-    try:
-        readable, writable = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(readable)
-        os.close(writable)
-        return None
-    if pid == 0:  # the child: it leaves through os._exit, whatever happens
-        code = 1
-        try:
-            import pickle
+) -> split.Helper | None:
+    """A forked helper hashing the inputs; None when none could start."""
+    from compiler import split  # a run that cannot hit imports it with the pipeline anyway
 
-            os.close(readable)
-            reading = _Reading()
-            digest = _hashed(layout, mode, only, environ, reading)
-            data = pickle.dumps((digest, reading, _CONFIG_READ), pickle.HIGHEST_PROTOCOL)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(writable, view) :]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writable)
-    return pid, readable
+    def hashed(put: split.Put) -> tuple[str | None, _Reading, dict[str, bytes]]:
+        reading = _Reading()
+        return _hashed(layout, mode, only, environ, reading), reading, _CONFIG_READ
+
+    return split.Helper.start(hashed)
 
 
-def _hashed_by(child: tuple[int, int]) -> tuple[str | None, _Reading, dict[str, bytes]] | None:
-    import pickle
-
-    pid, readable = child
-    with os.fdopen(readable, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return None
-    try:
-        found: tuple[str | None, _Reading, dict[str, bytes]] = pickle.loads(data)
-    except Exception:  # cut short: hashed here instead
+def _hashed_by(helper: split.Helper) -> tuple[str | None, _Reading, dict[str, bytes]] | None:
+    """What the helper hashed; None when it failed."""
+    found = helper.join()
+    helper.close()
+    if not isinstance(found, tuple):
         return None
     return found
 

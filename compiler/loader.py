@@ -426,16 +426,17 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, first: int, place: _Place | None = 
 
 
 _Place = Callable[[int, int], tuple[int, int]]
-# What YAML takes for a line break: promptc and editors break lines at `\n` only.
-_YAML_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# What YAML takes for a line break in frontmatter text, whose `\r`s load_bytes
+# has already made `\n`s: promptc and editors break lines at `\n` only.
+_YAML_LINE_BREAK = re.compile("[\n\x85\u2028\u2029]")
 
 
 def _file_place(text: str) -> _Place | None:
     """Where YAML's (line, column), both from 0, stand in `text` as a file's lines
     count them, when the two differ: YAML also breaks lines at NEL, LS and PS
-    (U+0085, U+2028, U+2029) and at a lone `\r`, so without this a key after
-    one stood a line lower, past the end of a short file."""
-    if not _YAML_BREAKS.search(text) and "\r" not in text:
+    (U+0085, U+2028, U+2029), so without this a key after one stood a line
+    lower, past the end of a short file."""
+    if not _YAML_BREAKS.search(text):
         return None
     starts = [0, *(match.end() for match in _YAML_LINE_BREAK.finditer(text))]
     newlines = [index for index, char in enumerate(text) if char == "\n"]

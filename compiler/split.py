@@ -42,17 +42,23 @@ Put = Callable[[Event], None]
 
 
 def wanted(agents: int) -> bool:
-    """Whether a build of `agents` agents is worth splitting here."""
-    if os.environ.get(SWITCH) == "0" or agents < SPLIT_FROM or not hasattr(os, "fork"):
-        return False
-    # A fork copies only the calling thread, with every lock another thread
-    # held at that moment: a program that embeds promptc with threads of its
-    # own gets one process. (Without `threading` imported, no thread runs
-    # Python; importing it here would cost more than the rest of the module.)
-    threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
+    """Whether a build of `agents` agents is worth splitting here (Helper.start
+    may still refuse to fork)."""
+    if os.environ.get(SWITCH) == "0" or agents < SPLIT_FROM:
         return False
     return _cores() >= 2
+
+
+def _can_fork() -> bool:
+    """Whether this process may fork a helper: a fork copies only the calling
+    thread, with every lock another thread held at that moment, so a program
+    that embeds promptc with threads of its own gets none. (Without
+    `threading` imported, no thread runs Python; importing it here would cost
+    more than the rest of the module.)"""
+    if not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
 
 
 def _cores() -> int:
@@ -114,6 +120,8 @@ class Helper:
     @classmethod
     def start(cls, work: Callable[[Put], object]) -> Helper | None:
         """Fork a helper running `work(put)`; None when no helper can start."""
+        if not _can_fork():
+            return None
         try:
             events = Events()
         except OSError:

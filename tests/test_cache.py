@@ -6,10 +6,12 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compiler import api, cache, resources
+from compiler import entry as program
 
 from .conftest import Run
 
@@ -508,43 +510,70 @@ def test_a_run_that_cannot_hit_hashes_its_inputs_in_a_child_while_it_imports(
     sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No stored result at all: the key is hashed by a forked child, collected
-    before the run reads any input, and the result it stores is a hit next time."""
-    children: list[object] = []
-    real = cache._hash_ahead
+    before the run reads any input (the config first), used as it is (this
+    process hashes nothing), and the result it stores is a hit next time."""
+    events: list[str] = []
+    real_ahead, real_await, real_key, real_load = (
+        cache._hash_ahead,
+        cache.await_key,
+        cache.key,
+        program.load,
+    )
 
-    def counting(*args: object) -> object:
-        child = real(*args)
-        children.append(child)
+    def ahead(*args: Any) -> object:
+        child = real_ahead(*args)
+        events.append("fork" if child is not None else "no fork")
         return child
 
-    monkeypatch.setattr(cache, "_hash_ahead", counting)
+    def collect() -> None:
+        events.append("collect")
+        real_await()
+
+    def key(*args: Any) -> str | None:
+        events.append("hash here")
+        return real_key(*args)
+
+    def load(*args: Any) -> object:
+        events.append("read config")
+        return real_load(*args)
+
+    monkeypatch.setattr(cache, "_hash_ahead", ahead)
+    monkeypatch.setattr(cache, "await_key", collect)
+    monkeypatch.setattr(cache, "key", key)
+    monkeypatch.setattr(program, "load", load)
     assert not (sample / cache.FOLDER).exists()
     assert run("build").code == 0
-    assert len(children) == 1 and children[0] is not None
+    assert events == ["fork", "collect", "read config"]
     assert not cache._AHEAD  # collected
-    assert run("build").code == 0
+    events.clear()
     assert "wrote" not in run("build").err  # a hit
-    assert len(children) == 1  # a bundle with stored results looks up first
+    assert events == ["hash here"]  # a bundle with stored results looks up first
 
 
-@pytest.mark.parametrize("how", ["exit", "garbage"])
+@pytest.mark.parametrize("how", ["raise", "unpicklable", "not a key"])
 def test_a_failed_key_child_is_hashed_here(
     sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    def failing(*args: object) -> tuple[int, int]:
-        readable, writable = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            if how == "garbage":
-                os.write(writable, b"not a pickle")
-            os._exit(0 if how == "garbage" else 1)
-        os.close(writable)
-        return pid, readable
+    from compiler import split
 
-    real = cache._hash_ahead
-    monkeypatch.setattr(cache, "_hash_ahead", failing)
+    start = split.Helper.start.__func__  # type: ignore[attr-defined]
+
+    def failing(cls: type[split.Helper], work: object) -> split.Helper | None:
+        def broken(put: split.Put) -> object:
+            if how == "raise":
+                raise RuntimeError("the child broke")
+            return (lambda: None) if how == "unpicklable" else "garbage"
+
+        return start(cls, broken)  # type: ignore[no-any-return]
+
+    hashed: list[object] = []
+    real_key = cache.key
+    monkeypatch.setattr(split.Helper, "start", classmethod(failing))
+    monkeypatch.setattr(cache, "key", lambda *args: hashed.append(args) or real_key(*args))
     assert run("build").code == 0
-    monkeypatch.setattr(cache, "_hash_ahead", real)
+    assert len(hashed) == 1  # hashed here, before the run read its inputs
+    monkeypatch.undo()
+    monkeypatch.chdir(sample)
     assert "wrote" not in run("build").err  # stored under the key computed here
 
 

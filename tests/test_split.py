@@ -305,20 +305,28 @@ def test_when_a_build_splits(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not split.wanted(10_000)
 
 
-def test_no_split_while_other_threads_run(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_helper_while_other_threads_run(
+    started: _Started, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork would keep the locks other threads hold: the build (and the cache
+    key, cache._hash_ahead) stays in this process, with the same result."""
     import threading
 
-    monkeypatch.delenv(split.SWITCH, raising=False)
-    monkeypatch.setattr(split, "_cores", lambda: 2)
+    whole = _render(FIXTURES / "claude", monkeypatch, whole=True)
     release = threading.Event()
     thread = threading.Thread(target=release.wait)
     thread.start()
     try:
-        assert not split.wanted(10_000)
+        assert split.Helper.start(lambda put: None) is None
+        halves = _render(FIXTURES / "claude", monkeypatch, whole=False)
     finally:
         release.set()
         thread.join()
-    assert split.wanted(10_000)
+    assert started.joined == 0
+    assert every_field(halves.diagnostics) == every_field(whole.diagnostics)
+    helper = split.Helper.start(lambda put: "ran")
+    assert helper is not None and helper.join() == "ran"  # no thread now: it runs
+    helper.close()
 
 
 def test_the_helper_hands_back_its_events_in_order_and_its_result() -> None:
