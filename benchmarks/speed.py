@@ -324,7 +324,10 @@ def main() -> None:
     args = parser.parse_args()
     # An installed promptc runs from bytecode (pip compiles it); so does this
     # checkout here, even where PYTHONDONTWRITEBYTECODE is set.
-    compileall.compile_dir(Path(__file__).resolve().parent.parent / "compiler", quiet=1)
+    package = Path(__file__).resolve().parent.parent / "compiler"
+    compileall.compile_dir(package, quiet=1)
+    # And its dataclasses' methods (compiler/classcode.py), as `make` stores them.
+    subprocess.run([sys.executable, "-m", "compiler.classcode"], check=True, cwd=package.parent)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="promptc-speed-") as scratch:
         run(args, Table(Path(scratch)), started)

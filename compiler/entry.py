@@ -99,6 +99,10 @@ def run() -> NoReturn:
 
     gc.disable()
     code = main()
+    if "compiler.classcode" in sys.modules:  # the pipeline was loaded
+        from compiler import classcode
+
+        classcode.save()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -110,11 +114,16 @@ def run() -> NoReturn:
 def load_pipeline() -> None:
     """Import compiler.api (the first time) with the cyclic garbage collector
     paused: the import makes tens of thousands of objects and no garbage, and
-    the collections their count would trigger cost several ms for nothing."""
+    the collections their count would trigger cost several ms for nothing.
+    Its dataclasses take their methods' compiled code from compiler.classcode's
+    store (`run` adds what this run had to compile)."""
     if "compiler.api" in sys.modules:
         return
     import gc
 
+    from compiler import classcode
+
+    classcode.install()
     paused = gc.isenabled()
     gc.disable()
     try:
