@@ -218,11 +218,33 @@ class Recording:
         self.put((self.tag, "file", name, rel, data, shown, problems))
 
 
-# The share of the agents this process emits in a split build: it also runs
-# the rules of the whole bundle meanwhile. Cold builds of 1,000 agents, 8
-# runs each: 0.30 left this process waiting; 0.36 and 0.42 gave the same
-# medians for OpenCode, 0.42 the better one with both runtimes.
-OWN_SHARE = 0.4
+# The share of the agents this process emits in a split build; None: the
+# share that has both processes finish together by the estimates below.
+OWN_SHARE: float | None = None
+
+# What each process does in a split build, in ms per 1,000 agents, timed on
+# the benchmark's bundle (benchmarks/speed.py). This process runs the
+# validation and the rules of the whole bundle (_RULES; with a Claude target,
+# the lossy-translation rule translates it: _LOSSY); the helper emits every
+# file but the agents' (_REST per target; a Claude target's files come from
+# its own translation: _TRANSLATION). Each agent costs its body's rules
+# (_BODY) and one file per target (_FILE). A wrong estimate costs time (the
+# process done first waits), never output.
+_RULES, _LOSSY = 100, 50
+_REST, _TRANSLATION = 12, 88
+_BODY, _FILE = 110, 95
+
+
+def own_share(names: list[str]) -> float:
+    """The share of the agents this process emits: both processes' estimated
+    work equal, this one's bundle rules against the helper's other files."""
+    if OWN_SHARE is not None:
+        return OWN_SHARE
+    claude = sum(compose_as(name) == "claude" for name in names)
+    agents = _BODY + _FILE * len(names)
+    rest = _REST * len(names) + _TRANSLATION * claude
+    rules = _RULES + (_LOSSY if claude else 0)
+    return min(max((agents + rest - rules) / (2 * agents), 0.0), 1.0)
 
 
 class Split:
@@ -253,7 +275,7 @@ class Split:
     @classmethod
     def start(cls, emitter: Emitter) -> Split | None:
         agents = list(emitter.lint.agents)
-        first = frozenset(agents[: int(len(agents) * OWN_SHARE)])
+        first = frozenset(agents[: int(len(agents) * own_share(emitter.names))])
         own, theirs = Part(first, rest=False), Part(frozenset(agents) - first)
 
         def work(put: split.Put) -> _Carried:

@@ -79,10 +79,10 @@ def _same(root: Path, monkeypatch: pytest.MonkeyPatch) -> api.Result:
     return whole
 
 
-@pytest.mark.parametrize("share", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("share", [0.0, 0.3, 1.0, None], ids=["0", "0.3", "1", "estimated"])
 @pytest.mark.parametrize("root", BUNDLES, ids=lambda p: str(p.relative_to(REPOSITORY)))
 def test_a_split_build_is_the_one_process_build(
-    root: Path, share: float, started: _Started, monkeypatch: pytest.MonkeyPatch
+    root: Path, share: float | None, started: _Started, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(emitter, "OWN_SHARE", share)
     _same(root, monkeypatch)
@@ -165,9 +165,9 @@ def _bundles(draw: st.DrawFn) -> dict[str, bytes]:
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(files=_bundles(), share=st.sampled_from([0.0, 0.2, 0.5, 0.9, 1.0]))
+@given(files=_bundles(), share=st.sampled_from([0.0, 0.2, 0.5, 0.9, 1.0, None]))
 def test_split_builds_of_generated_bundles_are_the_one_process_builds(
-    files: dict[str, bytes], share: float, started: _Started, monkeypatch: pytest.MonkeyPatch
+    files: dict[str, bytes], share: float | None, started: _Started, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(emitter, "OWN_SHARE", share)
     before = started.count
@@ -388,3 +388,24 @@ def test_an_interrupt_while_waiting_stops_the_helper(started: _Started) -> None:
         signal.signal(signal.SIGALRM, previous)
     with pytest.raises(ChildProcessError):
         os.waitpid(helper.pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [["opencode"], ["claude"], ["claude-plugin"], ["opencode", "claude"], ["nothing-known"]],
+)
+def test_the_estimated_share_leaves_this_process_less_for_its_bundle_rules(
+    names: list[str],
+) -> None:
+    """The estimate gives this process fewer agents than the helper (it runs
+    the bundle's rules too), and more where the helper also translates for
+    Claude; a share set by hand wins."""
+    share = emitter.own_share(names)
+    assert 0.0 < share < 0.5
+    if "claude" not in names and "claude-plugin" not in names:
+        assert share < emitter.own_share([*names[:-1], "claude"])
+
+
+def test_a_share_set_by_hand_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(emitter, "OWN_SHARE", 0.9)
+    assert emitter.own_share(["opencode"]) == 0.9
