@@ -75,7 +75,16 @@ class Spool(Mapping[str, bytes]):
 
 def _unlinked_file() -> int:
     """A new temporary file, already unlinked: nothing is left behind, whatever happens."""
-    import tempfile  # only a build past KEPT_BYTES needs it (3 ms of imports)
+    # Linux makes a file with no name at all (O_TMPFILE) in the folder given:
+    # 0.05 ms, against 3-5 ms for importing tempfile and letting it probe its
+    # candidate folders. Where that fails (no O_TMPFILE, a file system without
+    # it, a folder that is not there), tempfile chooses.
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            return os.open(_temporary_folder(), os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        except OSError:
+            pass
+    import tempfile  # only a build past KEPT_BYTES needs it
 
     fd, path = tempfile.mkstemp(prefix="promptc-")
     try:
@@ -84,3 +93,12 @@ def _unlinked_file() -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _temporary_folder() -> str:
+    """tempfile's first choice: the folder TMPDIR, TEMP or TMP names, else /tmp."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        folder = os.environ.get(name)
+        if folder:
+            return folder
+    return "/tmp"

@@ -219,6 +219,55 @@ def test_a_spool_that_cannot_be_written_is_a_write_error(
     assert not (sample / "build").exists()
 
 
+def _spilled(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """Files past a spool's budget, read back."""
+    from compiler import spool
+
+    monkeypatch.setattr(spool, "KEPT_BYTES", 0)
+    files = spool.Spool()
+    want = {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
+    for rel, data in want.items():
+        files(rel, data)
+    assert files._fd is not None and not files._kept
+    return dict(files)
+
+
+def test_a_spool_spills_into_a_file_with_no_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """In the temporary folder the environment names, without tempfile."""
+    import tempfile
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise AssertionError("tempfile used")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    spilled = _spilled(monkeypatch)
+    assert spilled == {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
+    assert os.listdir(tmp_path) == []
+
+
+def test_where_a_file_with_no_name_cannot_be_made_tempfile_chooses(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import tempfile
+
+    made: list[str] = []
+    real = tempfile.mkstemp
+
+    def mkstemp(prefix: str) -> tuple[int, str]:
+        fd, path = real(prefix=prefix, dir=tmp_path)
+        made.append(path)
+        return fd, path
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "not-there"))
+    spilled = _spilled(monkeypatch)
+    assert spilled == {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
+    assert len(made) == 1 and os.listdir(tmp_path) == []
+
+
 def test_spool_keeps_dict_order_and_replaces(monkeypatch: pytest.MonkeyPatch) -> None:
     from compiler import spool
 
