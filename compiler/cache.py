@@ -661,9 +661,14 @@ def _snapshot(
 
 
 def _littered(out: str) -> bool:
-    """Whether a killed build left temporary files behind: only a real build
-    clears them, so their presence is a miss."""
-    for _, _, names in os.walk(out):
+    """Whether a killed build left temporary files or a staging folder behind:
+    only a real build clears them, so their presence is a miss."""
+    for top, folders, names in os.walk(out):
+        if top == out and any(name.startswith(".promptc-stage-") for name in folders):
+            from compiler.writer import STAGE_NAME
+
+            if any(STAGE_NAME.match(name) for name in folders):
+                return True
         for name in names:
             if name.endswith(".tmp"):  # the writer (and its imports) only then
                 from compiler.writer import TEMP_NAME

@@ -172,7 +172,18 @@ def test_permission_denied_is_a_diagnostic(
     def denied(path: Path, content: bytes) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
+    real_stage, real_write = writer._stage, writer._atomic_write
+    monkeypatch.setattr(writer, "_atomic_write", denied)  # the manifest, first
+    monkeypatch.setattr(writer, "_stage", denied)  # the first file of a first build
+    result = run("build")
+    assert result.code == 1
+    assert "[write] cannot write the output: Permission denied" in result.out
+    assert os.listdir("build") == [writer.LOCK]
+    monkeypatch.setattr(writer, "_stage", real_stage)
+    monkeypatch.setattr(writer, "_atomic_write", real_write)
+    assert run("build").code == 0
     monkeypatch.setattr(writer, "_atomic_write", denied)
+    Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
     result = run("build")
     assert result.code == 1
     assert "[write] cannot write the output: Permission denied" in result.out
@@ -350,7 +361,8 @@ def test_a_large_build_syncs_its_file_system_once_before_any_rename(
 
 
 @needs_syncfs
-@pytest.mark.parametrize("others", [0, writer._OTHERS_DIRTY_PER_FILE * writer._SYNCFS_AT + 1])
+# The files and the manifest (an empty folder: _fill stages it with them).
+@pytest.mark.parametrize("others", [0, writer._OTHERS_DIRTY_PER_FILE * (writer._SYNCFS_AT + 1) + 1])
 def test_a_large_build_syncs_file_by_file_while_much_else_waits_for_the_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int
 ) -> None:
@@ -466,8 +478,8 @@ assert writer.apply(Path({str(tmp_path / "build")!r}), files).errors == ()
 def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Nothing to replace, so the manifest written before the files is already
-    the final one; a later build that changes a file writes it twice again."""
+    """Nothing to replace, so the manifest goes in with the files, final
+    (_fill); a later build that changes a file writes it twice again."""
     written: list[dict[str, list[str]]] = []
     real = writer._write_manifest
 
@@ -479,8 +491,8 @@ def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     out = tmp_path / "build"
     first = files_of(5, 1)
     writer.apply(out, first)
-    assert written == [{rel: [writer.digest(c)] for rel, c in first.items()}]
-    written.clear()
+    assert written == []
+    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in first.items()}
     second = {**first, "opencode/.opencode/agents/a000.md": b"changed\n"}
     writer.apply(out, second)
     assert len(written) == 2
@@ -488,3 +500,127 @@ def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     written.clear()
     writer.apply(out, second)
     assert written == []
+
+
+# --- a first build, into an empty folder (writer._fill) ---------------------------------
+
+
+def test_a_first_build_is_staged_synced_and_moved_in_by_top_level_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No lookup per file and a rename per top-level entry, the manifest first:
+    the same files and manifest as a build into a folder already in use."""
+    files = {**files_of(150, 1), "claude/.claude/agents/x.md": b"x\n", "README.md": b"r\n"}
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "notes.txt").write_text("not promptc's\n")
+    assert writer.apply(used, files).errors == ()
+    looked_up: list[str] = []
+    real_hash = writer._disk_hash
+    monkeypatch.setattr(
+        writer, "_disk_hash", lambda p, e=None: (looked_up.append(str(p)), real_hash(p, e))[1]
+    )
+    recorder = Recorder(monkeypatch)
+    out = tmp_path / "fresh"
+    outcome = writer.apply(out, files)
+    assert outcome.errors == () and looked_up == []
+    assert outcome.written == outcome.plan.missing == tuple(sorted(files))
+    assert outcome.digests == {rel: writer.digest(content) for rel, content in files.items()}
+    stage = out / f".promptc-stage-{os.getpid()}"
+    staged = [Path(path) for path in recorder.of("stage")]
+    assert sorted(staged) == sorted([*(stage / rel for rel in files), stage / writer.MANIFEST])
+    assert sorted(Path(path) for path in recorder.of("sync")) == sorted(staged)
+    assert [Path(path) for path in recorder.of("rename")] == [
+        stage / writer.MANIFEST,
+        *(stage / top for top in ("README.md", "claude", "opencode")),
+    ]
+    kinds = [kind for kind, _ in recorder.events]
+    assert kinds.index("rename") > max(i for i, kind in enumerate(kinds) if kind != "rename")
+    assert on_disk(out) == files == {k: v for k, v in on_disk(used).items() if k != "notes.txt"}
+    assert writer.read_manifest(out) == writer.read_manifest(used)
+    assert sorted(os.listdir(out)) == sorted(
+        [writer.LOCK, writer.MANIFEST, "README.md", "claude", "opencode"]
+    )
+
+
+@pytest.mark.parametrize(
+    "failing", ["stage-1", "stage-last", "sync", "rename-1", "rename-2", "rename-4"]
+)
+def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    files = {**files_of(40, 1), "claude/.claude/agents/x.md": b"x\n", "README.md": b"r\n"}
+    out = tmp_path / "build"
+    kind, _, nth = failing.partition("-")
+    count = {"stage": 0, "rename": 0}
+    real_stage, real_rename, real_sync = writer._stage, writer._rename, writer._sync
+
+    def fail(what: str, path: str) -> None:
+        count[what] += 1
+        last = len(files) + 1 if nth == "last" else int(nth or 0)
+        if kind == what and count[what] == last:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    def sync(path: str) -> None:
+        if kind == "sync":
+            raise OSError(errno.EIO, os.strerror(errno.EIO), path)
+        real_sync(path)
+
+    monkeypatch.setattr(writer, "_SYNCFS_AT", 1 << 30)  # file by file, so a sync can fail
+    monkeypatch.setattr(writer, "_stage", lambda t, c: (fail("stage", t), real_stage(t, c))[1])
+    monkeypatch.setattr(writer, "_rename", lambda t, p: (fail("rename", p), real_rename(t, p))[1])
+    monkeypatch.setattr(writer, "_sync", sync)
+    with pytest.raises(OSError):
+        writer.apply(out, files)
+    left = set(os.listdir(out))
+    assert not any(writer.STAGE_NAME.match(name) for name in left)  # nothing staged stays
+    moved = count["rename"] - 1  # the failing rename moved nothing
+    if kind != "rename" or moved == 0:
+        assert left == {writer.LOCK}
+    else:  # the manifest came first: what is in place, it lists
+        manifest = writer.read_manifest(out)
+        assert manifest == {rel: [writer.digest(c)] for rel, c in files.items()}
+        assert set(on_disk(out).items()) <= set(files.items())
+    monkeypatch.setattr(writer, "_stage", real_stage)
+    monkeypatch.setattr(writer, "_rename", real_rename)
+    monkeypatch.setattr(writer, "_sync", real_sync)
+    assert writer.apply(out, files).errors == ()
+    assert on_disk(out) == files
+    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in files.items()}
+
+
+def test_a_staging_folder_a_killed_build_left_is_removed(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    stale = out / ".promptc-stage-4242"
+    (stale / "opencode" / "deep").mkdir(parents=True)
+    (stale / "opencode" / "deep" / "a.md").write_text("half\n")
+    (stale / writer.MANIFEST).write_text("{}")
+    files = files_of(5, 1)
+    assert writer.apply(out, files).errors == ()
+    assert on_disk(out) == files
+    assert sorted(os.listdir(out)) == sorted([writer.LOCK, writer.MANIFEST, "opencode"])
+
+
+def test_a_symlink_named_like_a_staging_folder_is_left_alone(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep\n")
+    out = tmp_path / "build"
+    out.mkdir()
+    (out / ".promptc-stage-7").symlink_to(outside, target_is_directory=True)
+    assert writer.apply(out, files_of(3, 1)).errors == ()
+    assert (outside / "keep.txt").read_text() == "keep\n"
+
+
+def test_a_first_build_with_a_path_leading_outside_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    outcome = writer.apply(out, {**files_of(3, 1), "opencode/../../evil.md": b"x\n"})
+    assert [c.path for c in outcome.errors] == ["opencode/../../evil.md"]
+    assert os.listdir(out) == [writer.LOCK] and not (tmp_path / "evil.md").exists()
+
+
+@pytest.mark.parametrize("top", [writer.MANIFEST, writer.LOCK, ".promptc-stage-1"])
+def test_files_named_like_the_writers_own_take_the_usual_way(top: str) -> None:
+    """_fill moves top-level entries in beside its own files: never these names."""
+    assert writer._fills(files_of(3, 1))
+    assert not writer._fills({**files_of(3, 1), f"{top}/x.md": b"x\n"})
