@@ -34,7 +34,7 @@ from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
 from compiler.spool import Spool
 from compiler.validate import check_frontmatter
-from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
+from compiler.writer import ManifestError, Outcome, Plan, Planner, Stage, apply, read_manifest
 
 if TYPE_CHECKING:
     from compiler import importer  # only `promptc import` loads it
@@ -402,19 +402,27 @@ def build(
 ) -> Result:
     if check:
         return _check_output(config, selected_targets(config, only))
-    files = Spool()  # 10,000 agents' files are about 100 MB: past a budget, on disk
-    collector = _render(config, selected_targets(config, only), files)
-    generated = tuple(sorted(files))
-    if files.error is not None:
-        message = f"cannot hold the generated files: {files.error.strerror or files.error}"
-        collector.add("write", config.out, Problem(1, 1, message))
-    if has_errors(collector.items):
-        return collector.result(files=files, generated=generated)
+    # 10,000 agents' files are about 100 MB: past a budget, on disk. Into an
+    # output folder that holds nothing, they are staged in it as they come.
+    files = Spool(Stage.open(config.out))
     try:
-        outcome = apply(config.out, files, force=force)
-    except (ManifestError, OSError) as exc:
-        collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
-        return collector.result(files=files, generated=generated)
+        collector = _render(config, selected_targets(config, only), files)
+        generated = tuple(sorted(files))
+        if files.error is not None:
+            message = f"cannot hold the generated files: {files.error.strerror or files.error}"
+            collector.add("write", config.out, Problem(1, 1, message))
+        if has_errors(collector.items):
+            return collector.result(files=files, generated=generated)
+        try:
+            outcome = apply(config.out, files, force=force, stage=files.stage)
+        except (ManifestError, OSError) as exc:
+            collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
+            return collector.result(files=files, generated=generated)
+    finally:
+        stage = files.stage
+        if stage is not None:
+            files.unstage()  # unless the files were written
+            stage.discard()
     _conflicts(config, collector, outcome)
     return collector.result(
         written=outcome.written,

@@ -33,6 +33,7 @@ from compiler.diagnostics import Diagnostic, Problem, Severity
 from compiler.lint import SpecRules
 from compiler.project import WHOLE, Part, Project, Spec, make_project, specs
 from compiler.validate import check_emitted, output_schema
+from compiler.writer import Stage
 
 Sink = Callable[[str, bytes], None]
 
@@ -77,7 +78,10 @@ class Step:
         self.projects = self.emitter.projects
         self.live = Replay(collector, sink)
         wanted = split.wanted(len(lint_project.agents))
-        self.split = Split.start(self.emitter) if wanted else None
+        # A build into an empty output folder: the helper writes its files
+        # straight to the writer's staging folder (writer.Stage).
+        stage = getattr(sink, "stage", None)
+        self.split = Split.start(self.emitter, stage) if wanted else None
 
     def run(self) -> None:
         if self.split is None:
@@ -181,16 +185,36 @@ class Replay:
     def file(
         self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
     ) -> None:
+        self._report(name, rel, shown, problems)
+        self.sink(f"{name}/{rel}", data)
+
+    def staged(
+        self,
+        name: str,
+        rel: str,
+        digest: str,
+        size: int,
+        shown: str | None,
+        problems: tuple[Problem, ...],
+    ) -> None:
+        """A file the helper wrote to the writer's staging folder itself."""
+        self._report(name, rel, shown, problems)
+        self.sink.staged(f"{name}/{rel}", digest, size)  # type: ignore[attr-defined]
+
+    def _report(
+        self, name: str, rel: str, shown: str | None, problems: tuple[Problem, ...]
+    ) -> None:
         # Files whose spec has errors by now are not checked: those errors explain them.
         if problems and not self.collector.failed(shown):
             for problem in problems:
                 self.collector.add("emit", self.collector.config.out / name / rel, problem)
-        self.sink(f"{name}/{rel}", data)
 
     def take(self, event: split.Event) -> None:
         """Replay an event a Recording made."""
         if event[1] == "spec":
             self.spec(*event[2:])  # type: ignore[arg-type]
+        elif event[1] == "staged":
+            self.staged(*event[2:])  # type: ignore[arg-type]
         else:
             self.file(*event[2:])  # type: ignore[arg-type]
 
@@ -199,10 +223,13 @@ class Recording:
     """Records the emit step's findings and files as events, for a Replay later:
     one process's share of a split build, tagged with its target's index."""
 
-    def __init__(self, put: split.Put, collector: Collector, tag: int) -> None:
+    def __init__(
+        self, put: split.Put, collector: Collector, tag: int, stage: Stage | None = None
+    ) -> None:
         self.put = put
         self.collector = collector
         self.tag = tag
+        self.stage = stage  # where files go instead of into the events (Step)
         self.errors: set[str] = set()  # display paths with an error recorded here
 
     def failed(self, shown: str | None) -> bool:
@@ -215,7 +242,11 @@ class Recording:
     def file(
         self, name: str, rel: str, data: bytes, shown: str | None, problems: tuple[Problem, ...]
     ) -> None:
-        self.put((self.tag, "file", name, rel, data, shown, problems))
+        if self.stage is None:
+            self.put((self.tag, "file", name, rel, data, shown, problems))
+            return
+        digest = self.stage.put(f"{name}/{rel}", data)
+        self.put((self.tag, "staged", name, rel, digest, len(data), shown, problems))
 
 
 # The share of the agents this process emits in a split build; None: the
@@ -233,18 +264,21 @@ OWN_SHARE: float | None = None
 _RULES, _LOSSY = 100, 50
 _REST, _TRANSLATION = 12, 88
 _BODY, _FILE = 110, 95
+_STAGE = 40  # the helper writing and hashing an agent's file (a build's Stage)
 
 
-def own_share(names: list[str]) -> float:
+def own_share(names: list[str], *, staging: bool = False) -> float:
     """The share of the agents this process emits: both processes' estimated
-    work equal, this one's bundle rules against the helper's other files."""
+    work equal, this one's bundle rules against the helper's other files
+    (and, with `staging`, the helper writing its files itself)."""
     if OWN_SHARE is not None:
         return OWN_SHARE
     claude = sum(compose_as(name) == "claude" for name in names)
-    agents = _BODY + _FILE * len(names)
+    mine = _BODY + _FILE * len(names)
+    theirs = mine + (_STAGE * len(names) if staging else 0)
     rest = _REST * len(names) + _TRANSLATION * claude
     rules = _RULES + (_LOSSY if claude else 0)
-    return min(max((agents + rest - rules) / (2 * agents), 0.0), 1.0)
+    return min(max((theirs + rest - rules) / (mine + theirs), 0.0), 1.0)
 
 
 class Split:
@@ -265,22 +299,25 @@ class Split:
         held: split.Events,
         own: Part,
         theirs: Part,
+        stage: Stage | None = None,
     ) -> None:
         self.emitter = emitter
         self.helper = helper
         self.held = held  # this process's files of the targets after the first
         self.own = own
         self.theirs = theirs
+        self.stage = stage  # where the helper writes its files (Step)
 
     @classmethod
-    def start(cls, emitter: Emitter) -> Split | None:
+    def start(cls, emitter: Emitter, stage: Stage | None = None) -> Split | None:
         agents = list(emitter.lint.agents)
-        first = frozenset(agents[: int(len(agents) * own_share(emitter.names))])
+        share = own_share(emitter.names, staging=stage is not None)
+        first = frozenset(agents[: int(len(agents) * share)])
         own, theirs = Part(first, rest=False), Part(frozenset(agents) - first)
 
         def work(put: split.Put) -> _Carried:
             for index in range(len(emitter.names)):
-                emitter.target(index, theirs, Recording(put, emitter.collector, index))
+                emitter.target(index, theirs, Recording(put, emitter.collector, index, stage))
             return emitter.carry()
 
         try:
@@ -291,7 +328,7 @@ class Split:
         if helper is None:
             held.close()
             return None
-        return cls(emitter, helper, held, own, theirs)
+        return cls(emitter, helper, held, own, theirs, stage)
 
     def finish(self, live: Replay) -> None:
         emitter, held = self.emitter, self.held
@@ -310,6 +347,8 @@ class Split:
         mine = ByTarget(held.read())
         if carried is None:  # the helper failed: its share is emitted here
             self.helper.close()
+            if self.stage is not None:  # with what it may have staged gone
+                self.stage.clear()
             for index in range(len(emitter.names)):
                 mine.replay(index, live)
                 emitter.target(index, self.theirs, live)

@@ -14,13 +14,22 @@ import os
 import weakref
 from collections.abc import Iterator, Mapping
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from compiler.writer import Stage
+
 KEPT_BYTES = 8 << 20
 
 
 class Spool(Mapping[str, bytes]):
-    """Files by path, in the order added; a path added again replaces its bytes."""
+    """Files by path, in the order added; a path added again replaces its bytes.
 
-    def __init__(self) -> None:
+    With a `stage` (a writer.Stage, for a build into an output folder that
+    holds nothing), a file may also be added as staged there already by
+    another process (`staged`): its bytes are read back from there if asked for.
+    """
+
+    def __init__(self, stage: Stage | None = None) -> None:
         self._kept: dict[str, bytes] = {}
         self._spooled: dict[str, tuple[int, int]] = {}  # path -> (offset, length)
         self._order: dict[str, None] = {}
@@ -28,6 +37,7 @@ class Spool(Mapping[str, bytes]):
         self._fd: int | None = None
         self._end = 0
         self.error: OSError | None = None
+        self.stage = stage
 
     def __call__(self, rel: str, data: bytes) -> None:
         """Add a file (the sink api._render writes to). A temporary file that cannot
@@ -35,6 +45,8 @@ class Spool(Mapping[str, bytes]):
         self._order[rel] = None  # a path added again keeps its place, as in a dict
         self._kept.pop(rel, None)
         self._spooled.pop(rel, None)
+        if self.stage is not None:
+            self.stage.staged.pop(rel, None)  # these bytes replace the staged ones
         if self._held + len(data) <= KEPT_BYTES:
             self._held += len(data)
             self._kept[rel] = data
@@ -52,10 +64,30 @@ class Spool(Mapping[str, bytes]):
         self._spooled[rel] = (self._end, len(data))
         self._end += len(data)
 
+    def staged(self, rel: str, digest: str, size: int) -> None:
+        """Add a file another process wrote to the stage (its hash and size)."""
+        assert self.stage is not None
+        self._order[rel] = None
+        self._kept.pop(rel, None)
+        self._spooled.pop(rel, None)
+        self.stage.note(rel, digest, size)
+
+    def unstage(self) -> None:
+        """Hold the staged files' bytes here, and let go of the stage (which the
+        caller then discards): for a build that did not write them."""
+        stage, self.stage = self.stage, None
+        if stage is None or stage.moved:
+            self.stage = stage
+            return
+        for rel in [rel for rel in stage.staged if rel in self._order]:
+            self(rel, stage.read(rel))
+
     def __getitem__(self, rel: str) -> bytes:
         kept = self._kept.get(rel)
         if kept is not None:
             return kept
+        if self.stage is not None and rel in self.stage.staged and rel not in self._spooled:
+            return self.stage.read(rel)
         offset, length = self._spooled[rel]
         assert self._fd is not None
         data = os.pread(self._fd, length, offset)

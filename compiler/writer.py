@@ -203,10 +203,11 @@ def plan(
     force: bool = False,
     fresh: bool = False,
 ) -> Plan:
-    """The plan of a build; `fresh`: `out` is known to hold nothing (see _fill)."""
+    """The plan of a build; `fresh`: `out` is known to hold nothing (see _fill),
+    so no file's bytes are compared (nor read back from a Stage)."""
     planner = Planner(out, manifest, force=force, fresh=fresh)
     for rel in sorted(files):
-        planner.add(rel, files[rel])
+        planner.add(rel, b"" if fresh else files[rel])
     return planner.plan()
 
 
@@ -323,12 +324,18 @@ def _obsolete(
     return remove, forget
 
 
-def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outcome:
-    """Bring `out` in line with `files`. Nothing is written if any conflict exists."""
+def apply(
+    out: Path, files: Mapping[str, bytes], *, force: bool = False, stage: Stage | None = None
+) -> Outcome:
+    """Bring `out` in line with `files`. Nothing is written if any conflict exists.
+
+    `stage`: where some of `files` were written already (Stage); the caller
+    discards it afterwards."""
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out):
-        if _empty(out) and _fills(files):
-            return _fill(out, files)
+        own = os.path.basename(stage.path) if stage is not None else None
+        if _empty(out, own) and _fills(files):
+            return _fill(out, files, stage)
         manifest = _manifest_or_empty(out, force)
         todo = plan(out, files, manifest, force=force)
         if todo.conflicts:
@@ -353,10 +360,10 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         return Outcome(todo, written=changing, removed=todo.remove, digests=digests)
 
 
-def _empty(out: Path) -> bool:
-    """Whether `out` holds nothing but the lock (taken: no other build writes)."""
+def _empty(out: Path, own: str | None = None) -> bool:
+    """Whether `out` holds nothing but the lock and this build's staging folder `own`."""
     try:
-        return all(name == LOCK for name in os.listdir(out))
+        return all(name in (LOCK, own) for name in os.listdir(out))
     except OSError:
         return False
 
@@ -370,60 +377,138 @@ def _fills(files: Mapping[str, bytes]) -> bool:
     )
 
 
-def _fill(out: Path, files: Mapping[str, bytes]) -> Outcome:
+def _fill(out: Path, files: Mapping[str, bytes], stage: Stage | None = None) -> Outcome:
     """apply() into an empty output folder: the first build, a fresh clone's.
 
     Nothing stands on disk, so every file is missing and none can conflict but
     by its name (_escapes): no path is looked up. The files and the manifest
-    are written in one staging folder inside `out` (.promptc-stage-<pid>),
-    synced, then moved in by top-level entry, the manifest first, so that
-    every file that appears is one the manifest lists, as the pending
-    manifest of apply() ensures. A build killed on the way leaves a staging
-    folder (_clear_leftovers removes it) and, once the manifest is in, the
-    files it lists in place or missing, which the next build writes. At 1,000
-    agents this spares a build about 14 ms of its 65 ms of writing: a lookup
-    per file, the manifest's own sync and a rename per file.
+    are written in one staging folder inside `out` (.promptc-stage-<pid>;
+    `stage` when the build staged some files already), synced, then moved in
+    by top-level entry, the manifest first, so that every file that appears
+    is one the manifest lists, as the pending manifest of apply() ensures. A
+    build killed on the way leaves a staging folder (_clear_leftovers removes
+    it) and, once the manifest is in, the files it lists in place or missing,
+    which the next build writes. At 1,000 agents this spares a build about
+    14 ms of its 65 ms of writing: a lookup per file, the manifest's own sync
+    and a rename per file.
     """
     todo = plan(out, files, {}, fresh=True)
     if todo.conflicts:
         return Outcome(todo, errors=todo.conflicts)
-    final = {rel: [digest(files[rel])] for rel in files}
-    _write_tree(out, todo.missing, files, _manifest_bytes(final))
-    digests = {rel: hashes[0] for rel, hashes in final.items()}
+    if stage is None:
+        stage = Stage.make(out)
+    digests = _write_tree(out, todo.missing, files, stage)
     return Outcome(todo, written=todo.missing, digests=digests)
 
 
 def _write_tree(
-    out: Path, rels: Sequence[str], files: Mapping[str, bytes], manifest: bytes
-) -> None:
+    out: Path, rels: Sequence[str], files: Mapping[str, bytes], stage: Stage
+) -> dict[str, str]:
+    """Stage what `stage` lacks of `rels`, then the manifest, sync them, and
+    move them in (see _fill); the hash of each file."""
     root = os.fspath(out)
-    stage = os.path.join(root, f".promptc-stage-{os.getpid()}")
-    os.mkdir(stage, 0o755)
     whole = None
     try:
         whole = _open_filesystem(out) if len(rels) >= _SYNCFS_AT else None
-        staged: list[str] = []
-        folders = {stage}
-        size = 0
+        digests: dict[str, str] = {}
         for rel in rels:
-            path = os.path.join(stage, rel)
-            folder = os.path.dirname(path)
-            if folder not in folders:
-                os.makedirs(folder, exist_ok=True)
-                folders.add(folder)
-            content = files[rel]
-            _stage(path, content)
-            staged.append(path)
-            size += len(content)
-        _stage(os.path.join(stage, MANIFEST), manifest)
-        staged.append(os.path.join(stage, MANIFEST))
-        _sync_staged(staged, whole, size)
+            digests[rel] = stage.staged.get(rel) or stage.put(rel, files[rel])
+        size = stage.size  # the files' bytes, as apply() counts them
+        stage.put(MANIFEST, _manifest_bytes({rel: [digests[rel]] for rel in files}))
+        paths = [os.path.join(stage.path, rel) for rel in (*rels, MANIFEST)]
+        _sync_staged(paths, whole, size)
         for top in [MANIFEST, *sorted({rel.partition("/")[0] for rel in rels})]:
-            _rename(os.path.join(stage, top), os.path.join(root, top))
+            _rename(os.path.join(stage.path, top), os.path.join(root, top))
+        stage.moved = True
+        return digests
     finally:
         if whole is not None:
             os.close(whole.fd)
-        _remove_stage(stage)
+        _remove_stage(stage.path)
+
+
+class Stage:
+    """A staging folder inside an output folder that holds nothing else: the
+    files of a first build are written there, then moved in at once (_fill).
+
+    A build opens one before it emits (open), so that a split build's helper
+    writes its files there as it makes them (compiler.emitter): the write
+    then adds only the rest. Whoever opened it discards it afterwards; a
+    build that wrote nothing leaves no output folder it made.
+    """
+
+    def __init__(self, out: Path, made_out: bool) -> None:
+        self.out = out
+        self.path = os.path.join(os.fspath(out), f".promptc-stage-{os.getpid()}")
+        self.made_out = made_out
+        self.staged: dict[str, str] = {}  # rel -> hash, of the files staged here
+        self.size = 0  # bytes staged
+        self.moved = False  # the staged files stand in `out` now
+        self._folders = {self.path}
+
+    @classmethod
+    def make(cls, out: Path, made_out: bool = False) -> Stage:
+        stage = cls(out, made_out)
+        os.mkdir(stage.path, 0o755)
+        return stage
+
+    @classmethod
+    def open(cls, out: Path) -> Stage | None:
+        """A staging folder for a build into `out`, when `out` holds nothing
+        (made here when its parent folder stands); None otherwise."""
+        try:
+            os.mkdir(out)
+            made = True
+        except FileExistsError:
+            if not _empty(out):
+                return None
+            made = False
+        except OSError:
+            return None
+        try:
+            return cls.make(out, made)
+        except OSError:
+            if made:
+                with contextlib.suppress(OSError):
+                    os.rmdir(out)
+            return None
+
+    def put(self, rel: str, data: bytes) -> str:
+        """Write a file; its hash."""
+        path = os.path.join(self.path, rel)
+        folder = os.path.dirname(path)
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
+        _stage(path, data)
+        self.staged[rel] = found = digest(data)
+        self.size += len(data)
+        return found
+
+    def note(self, rel: str, found: str, size: int) -> None:
+        """A file another process (a split build's helper) staged here."""
+        self.staged[rel] = found
+        self.size += size
+
+    def read(self, rel: str) -> bytes:
+        """A staged file's bytes, from where it stands now."""
+        return read_regular(os.path.join(os.fspath(self.out) if self.moved else self.path, rel))
+
+    def clear(self) -> None:
+        """Forget every staged file (the helper that staged them failed)."""
+        _remove_stage(self.path)
+        os.mkdir(self.path, 0o755)
+        self.staged.clear()
+        self.size = 0
+        self._folders = {self.path}
+
+    def discard(self) -> None:
+        """Remove what is left of the folder, and the output folder if it was
+        made for this build and nothing else went in."""
+        _remove_stage(self.path)
+        if self.made_out:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.out)
 
 
 def _remove_stage(stage: str) -> None:
@@ -715,10 +800,27 @@ def _clear_leftovers(out: Path, rels: list[str]) -> None:
             if TEMP_NAME.match(name):
                 with contextlib.suppress(OSError):  # a folder by that name: leave it
                     (folder / name).unlink()
-            elif folder == out and STAGE_NAME.match(name):
+            elif folder == out and STAGE_NAME.match(name) and _stale(name):
                 path = os.path.join(out, name)
                 if os.path.isdir(path) and not os.path.islink(path):
                     _remove_stage(path)
+
+
+def _stale(stage: str) -> bool:
+    """Whether a staging folder is left from a build that is gone: not this
+    one's, nor one still running (it stages before it takes the lock)."""
+    pid = int(stage.rpartition("-")[2])
+    if pid == os.getpid():
+        return False
+    if pid == 0:  # os.kill(0, ...) would ask this process group
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process
+        return False
+    return False
 
 
 def _remove(out: Path, rel: str) -> None:

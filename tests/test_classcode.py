@@ -40,11 +40,15 @@ SOURCE = textwrap.dedent(
 def _module(name: str) -> types.ModuleType:
     """SOURCE run as module `name` (dataclasses finds a class's module in sys.modules)."""
     module = types.ModuleType(name)
+    saved = sys.modules.get(name)  # the package itself, for name "compiler"
     sys.modules[name] = module
     try:
         exec(compile(SOURCE, f"<{name}>", "exec", dont_inherit=True), module.__dict__)
     finally:
-        del sys.modules[name]
+        if saved is None:
+            del sys.modules[name]
+        else:
+            sys.modules[name] = saved
     return module
 
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import api, emitter, split
+from compiler import api, emitter, split, writer
 from compiler.config import load_config
 from compiler.loader import SourceChanged
 from compiler.project import Part
@@ -232,7 +232,12 @@ def test_a_build_writes_the_same_folder_split_or_not(
 ) -> None:
     import shutil
 
-    outputs = []
+    noted: list[str] = []  # the files the helper wrote to the stage itself
+    note = writer.Stage.note
+    monkeypatch.setattr(
+        writer.Stage, "note", lambda stage, rel, *a: (noted.append(rel), note(stage, rel, *a))[1]
+    )
+    outputs, results = [], []
     for whole in (True, False):
         root = tmp_path / ("whole" if whole else "split")
         shutil.copytree(FIXTURES / "claude", root)
@@ -242,8 +247,52 @@ def test_a_build_writes_the_same_folder_split_or_not(
         assert result.ok, result.diagnostics
         out = root / "build"
         outputs.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+        results.append(result)
     assert started.count == started.joined == 1
     assert outputs[0] == outputs[1]
+    assert every_field(results[0].diagnostics) == every_field(results[1].diagnostics)
+    assert list(results[0].files.items()) == list(results[1].files.items())
+    assert results[0].digests == results[1].digests
+    # The helper's share, every other file included, came through the stage.
+    assert noted and set(noted) < set(results[1].files)
+    assert "claude/TRANSLATION.md" in noted
+
+
+def test_a_helper_that_fails_after_staging_costs_time_never_output(
+    started: _Started, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Its files are cleared from the stage and this process emits its share."""
+    import shutil
+
+    expected = _render(FIXTURES / "claude", monkeypatch, whole=True)
+    root = tmp_path / "bundle"
+    shutil.copytree(FIXTURES / "claude", root)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv(split.SWITCH, "1")
+    main, put = os.getpid(), writer.Stage.put
+    staged = []
+
+    def dying(stage: writer.Stage, rel: str, data: bytes) -> str:
+        found = put(stage, rel, data)
+        staged.append(rel)
+        if os.getpid() != main and len(staged) == 2:
+            os._exit(1)  # the helper, with two files staged
+        return found
+
+    monkeypatch.setattr(writer.Stage, "put", dying)
+    result = api.build(load_config(cwd=root))
+    assert result.ok and started.count == 1 and started.joined == 0
+    out = root / "build"
+    assert {
+        p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+    } == {
+        **dict(expected.files),
+        writer.MANIFEST: (out / writer.MANIFEST).read_bytes(),
+        writer.LOCK: b"",
+    }
+    tops = {rel.partition("/")[0] for rel in expected.files}
+    assert sorted(os.listdir(out)) == sorted([writer.LOCK, writer.MANIFEST, *tops])
+    assert len(staged) > 2  # every file, staged again here
 
 
 def test_a_check_of_a_stale_output_is_the_same_split_or_not(

@@ -589,9 +589,19 @@ def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
     assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in files.items()}
 
 
+def _gone() -> int:
+    """The pid of a process that has ended."""
+    import subprocess
+    import sys
+
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    return done.pid
+
+
 def test_a_staging_folder_a_killed_build_left_is_removed(tmp_path: Path) -> None:
     out = tmp_path / "build"
-    stale = out / ".promptc-stage-4242"
+    stale = out / f".promptc-stage-{_gone()}"
     (stale / "opencode" / "deep").mkdir(parents=True)
     (stale / "opencode" / "deep" / "a.md").write_text("half\n")
     (stale / writer.MANIFEST).write_text("{}")
@@ -624,3 +634,85 @@ def test_files_named_like_the_writers_own_take_the_usual_way(top: str) -> None:
     """_fill moves top-level entries in beside its own files: never these names."""
     assert writer._fills(files_of(3, 1))
     assert not writer._fills({**files_of(3, 1), f"{top}/x.md": b"x\n"})
+
+
+# --- a build's stage, opened before it emits (writer.Stage) --------------------------
+
+
+def test_a_stage_opens_only_in_an_output_folder_that_holds_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    stage = writer.Stage.open(out)
+    assert stage is not None and stage.made_out and os.listdir(out) == [Path(stage.path).name]
+    stage.discard()
+    assert not out.exists()  # made for the build, and nothing went in
+    out.mkdir()
+    (out / writer.LOCK).touch()
+    stage = writer.Stage.open(out)
+    assert stage is not None and not stage.made_out
+    stage.discard()
+    assert os.listdir(out) == [writer.LOCK]  # not made here: kept
+    (out / "notes.txt").write_text("mine\n")
+    assert writer.Stage.open(out) is None
+    assert writer.Stage.open(tmp_path / "missing" / "build") is None  # no parent: not made
+
+
+def test_files_staged_by_another_process_are_written_with_their_hashes(tmp_path: Path) -> None:
+    from compiler.spool import Spool
+
+    out = tmp_path / "build"
+    files = files_of(6, 1)
+    stage = writer.Stage.open(out)
+    assert stage is not None
+    spool = Spool(stage)
+    for index, (rel, content) in enumerate(files.items()):
+        if index % 2:
+            spool(rel, content)
+        else:  # as a split build's helper does: written there, then noted here
+            other = writer.Stage(out, made_out=False)
+            other.path = stage.path
+            spool.staged(rel, other.put(rel, content), len(content))
+    assert dict(spool) == files  # read back from the stage
+    outcome = writer.apply(out, spool, stage=stage)
+    assert outcome.errors == () and on_disk(out) == files and stage.moved  # moved in at once
+    assert outcome.digests == {rel: writer.digest(c) for rel, c in files.items()}
+    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in files.items()}
+    assert dict(spool) == files  # read where they stand now
+    stage.discard()
+    assert sorted(os.listdir(out)) == sorted([writer.LOCK, writer.MANIFEST, "opencode"])
+
+
+def test_a_build_that_writes_nothing_keeps_its_staged_bytes(tmp_path: Path) -> None:
+    from compiler.spool import Spool
+
+    out = tmp_path / "build"
+    stage = writer.Stage.open(out)
+    assert stage is not None
+    spool = Spool(stage)
+    spool.staged("a/x.md", stage.put("a/x.md", b"x\n"), 2)
+    spool.unstage()
+    stage.discard()
+    assert dict(spool) == {"a/x.md": b"x\n"} and not out.exists()
+
+
+def test_a_staging_folder_of_a_running_build_is_left_alone(tmp_path: Path) -> None:
+    """A build stages before it takes the lock: another build's sweep must not
+    take its folder, only a folder whose build is gone."""
+    import subprocess
+    import sys
+
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        done = subprocess.Popen([sys.executable, "-c", "pass"])
+        done.wait()
+        out = tmp_path / "build"
+        out.mkdir()
+        (out / f".promptc-stage-{running.pid}" / "claude").mkdir(parents=True)
+        (out / f".promptc-stage-{done.pid}" / "claude").mkdir(parents=True)
+        (out / "notes.txt").write_text("not promptc's\n")
+        assert writer.apply(out, files_of(3, 1)).errors == ()
+        names = set(os.listdir(out))
+        assert f".promptc-stage-{running.pid}" in names
+        assert f".promptc-stage-{done.pid}" not in names
+    finally:
+        running.kill()
+        running.wait()
