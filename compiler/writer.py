@@ -395,9 +395,14 @@ def _fill(out: Path, files: Mapping[str, bytes], stage: Stage | None = None) -> 
     todo = plan(out, files, {}, fresh=True)
     if todo.conflicts:
         return Outcome(todo, errors=todo.conflicts)
+    mine = stage is None
     if stage is None:
         stage = Stage.make(out)
-    digests = _write_tree(out, todo.missing, files, stage)
+    try:
+        digests = _write_tree(out, todo.missing, files, stage)
+    finally:
+        if mine:
+            stage.discard()
     return Outcome(todo, written=todo.missing, digests=digests)
 
 
@@ -405,7 +410,8 @@ def _write_tree(
     out: Path, rels: Sequence[str], files: Mapping[str, bytes], stage: Stage
 ) -> dict[str, str]:
     """Stage what `stage` lacks of `rels`, then the manifest, sync them, and
-    move them in (see _fill); the hash of each file."""
+    move them in (see _fill); the hash of each file. Whoever made `stage`
+    discards it: a build that fails reads back what it staged (Spool.unstage)."""
     root = os.fspath(out)
     whole = None
     try:
@@ -424,7 +430,6 @@ def _write_tree(
     finally:
         if whole is not None:
             os.close(whole.fd)
-        _remove_stage(stage.path)
 
 
 class Stage:
@@ -491,8 +496,14 @@ class Stage:
         self.size += size
 
     def read(self, rel: str) -> bytes:
-        """A staged file's bytes, from where it stands now."""
-        return read_regular(os.path.join(os.fspath(self.out) if self.moved else self.path, rel))
+        """A staged file's bytes, from where it stands now: in the staging
+        folder, or in `out` once moved (a write that failed half-way moved some)."""
+        if not self.moved:
+            try:
+                return read_regular(os.path.join(self.path, rel))
+            except FileNotFoundError:
+                pass
+        return read_regular(os.path.join(os.fspath(self.out), rel))
 
     def clear(self) -> None:
         """Forget every staged file (the helper that staged them failed)."""

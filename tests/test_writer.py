@@ -716,3 +716,31 @@ def test_a_staging_folder_of_a_running_build_is_left_alone(tmp_path: Path) -> No
     finally:
         running.kill()
         running.wait()
+
+
+@pytest.mark.parametrize("failing", [1, 2])
+def test_a_first_build_whose_move_fails_is_a_write_error(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, failing: int
+) -> None:
+    """Through the api: the error is reported, the files stay readable in the
+    result wherever they stand, and the next build finishes the job."""
+    from compiler import api
+    from compiler.config import load_config
+
+    expected = dict(api.render(load_config()).files)
+    real, count = writer._rename, {"n": 0}
+
+    def rename(temp: str, path: str) -> None:
+        count["n"] += 1
+        if count["n"] == failing:  # the manifest, then the output folder "opencode"
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+        real(temp, path)
+
+    monkeypatch.setattr(writer, "_rename", rename)
+    result = api.build(load_config())
+    assert [d.rule for d in result.diagnostics if d.severity.name == "ERROR"] == ["write"]
+    assert dict(result.files) == expected
+    assert not [name for name in os.listdir("build") if writer.STAGE_NAME.match(name)]
+    monkeypatch.setattr(writer, "_rename", real)
+    assert api.build(load_config()).ok
+    assert on_disk(Path("build")) == expected
