@@ -479,13 +479,17 @@ class Stage:
             return None
 
     def put(self, rel: str, data: bytes) -> str:
-        """Write a file; its hash."""
+        """Write a file (over one staged before under its name); its hash."""
         path = os.path.join(self.path, rel)
         folder = os.path.dirname(path)
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)
             self._folders.add(folder)
-        _stage(path, data)
+        try:
+            _stage(path, data)
+        except FileExistsError:  # this build's own folder: staged before, replaced
+            os.unlink(path)
+            _stage(path, data)
         self.staged[rel] = found = digest(data)
         self.size += len(data)
         return found

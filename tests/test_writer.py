@@ -744,3 +744,18 @@ def test_a_first_build_whose_move_fails_is_a_write_error(
     monkeypatch.setattr(writer, "_rename", real)
     assert api.build(load_config()).ok
     assert on_disk(Path("build")) == expected
+
+
+def test_a_file_staged_again_takes_its_new_bytes(tmp_path: Path) -> None:
+    from compiler.spool import Spool
+
+    out = tmp_path / "build"
+    stage = writer.Stage.open(out)
+    assert stage is not None
+    spool = Spool(stage)
+    spool.staged("opencode/a.md", stage.put("opencode/a.md", b"old\n"), 4)
+    spool("opencode/a.md", b"new\n")  # the same path again, from this process
+    assert writer.apply(out, spool, stage=stage).errors == ()
+    stage.discard()
+    assert (out / "opencode/a.md").read_bytes() == b"new\n"
+    assert writer.read_manifest(out) == {"opencode/a.md": [writer.digest(b"new\n")]}
