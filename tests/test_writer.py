@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from compiler import writer
+from compiler.spool import Spool
 from tests.conftest import AGENT, Run
 
 Runner = Callable[..., Run]
@@ -657,8 +658,6 @@ def test_a_stage_opens_only_in_an_output_folder_that_holds_nothing(tmp_path: Pat
 
 
 def test_files_staged_by_another_process_are_written_with_their_hashes(tmp_path: Path) -> None:
-    from compiler.spool import Spool
-
     out = tmp_path / "build"
     files = files_of(6, 1)
     stage = writer.Stage.open(out)
@@ -681,14 +680,19 @@ def test_files_staged_by_another_process_are_written_with_their_hashes(tmp_path:
     assert sorted(os.listdir(out)) == sorted([writer.LOCK, writer.MANIFEST, "opencode"])
 
 
-def test_a_build_that_writes_nothing_keeps_its_staged_bytes(tmp_path: Path) -> None:
-    from compiler.spool import Spool
-
+def _staged(tmp_path: Path, rel: str, data: bytes) -> tuple[Path, writer.Stage, Spool]:
+    """A build's stage in a new output folder, and its spool holding one file
+    staged as a split build's helper stages it: written there, then noted."""
     out = tmp_path / "build"
     stage = writer.Stage.open(out)
     assert stage is not None
     spool = Spool(stage)
-    spool.staged("a/x.md", stage.put("a/x.md", b"x\n"), 2)
+    spool.staged(rel, stage.put(rel, data), len(data))
+    return out, stage, spool
+
+
+def test_a_build_that_writes_nothing_keeps_its_staged_bytes(tmp_path: Path) -> None:
+    out, stage, spool = _staged(tmp_path, "a/x.md", b"x\n")
     spool.unstage()
     stage.discard()
     assert dict(spool) == {"a/x.md": b"x\n"} and not out.exists()
@@ -747,13 +751,7 @@ def test_a_first_build_whose_move_fails_is_a_write_error(
 
 
 def test_a_file_staged_again_takes_its_new_bytes(tmp_path: Path) -> None:
-    from compiler.spool import Spool
-
-    out = tmp_path / "build"
-    stage = writer.Stage.open(out)
-    assert stage is not None
-    spool = Spool(stage)
-    spool.staged("opencode/a.md", stage.put("opencode/a.md", b"old\n"), 4)
+    out, stage, spool = _staged(tmp_path, "opencode/a.md", b"old\n")
     spool("opencode/a.md", b"new\n")  # the same path again, from this process
     assert writer.apply(out, spool, stage=stage).errors == ()
     stage.discard()
