@@ -75,18 +75,18 @@ class Spool(Mapping[str, bytes]):
     def unstage(self) -> None:
         """Hold the staged files' bytes here, and let go of the stage (which the
         caller then discards): for a build that did not write them."""
-        stage, self.stage = self.stage, None
+        stage = self.stage
         if stage is None or stage.moved:
-            self.stage = stage
             return
-        for rel in [rel for rel in stage.staged if rel in self._order]:
+        self.stage = None  # so that adding them does not touch the stage
+        for rel in list(stage.staged):
             self(rel, stage.read(rel))
 
     def __getitem__(self, rel: str) -> bytes:
         kept = self._kept.get(rel)
         if kept is not None:
             return kept
-        if self.stage is not None and rel in self.stage.staged and rel not in self._spooled:
+        if self.stage is not None and rel in self.stage.staged:
             return self.stage.read(rel)
         offset, length = self._spooled[rel]
         assert self._fd is not None

@@ -418,9 +418,12 @@ def _write_tree(
         whole = _open_filesystem(out) if len(rels) >= _SYNCFS_AT else None
         digests: dict[str, str] = {}
         for rel in rels:
-            digests[rel] = stage.staged.get(rel) or stage.put(rel, files[rel])
-        size = stage.size  # the files' bytes, as apply() counts them
-        stage.put(MANIFEST, _manifest_bytes({rel: [digests[rel]] for rel in files}))
+            if rel not in stage.staged:
+                stage.put(rel, files[rel])
+            digests[rel] = stage.staged[rel][0]
+        size = sum(size for _, size in stage.staged.values())  # the files', as apply() counts
+        manifest = _manifest_bytes({rel: [digests[rel]] for rel in files})
+        _stage(os.path.join(stage.path, MANIFEST), manifest)
         paths = [os.path.join(stage.path, rel) for rel in (*rels, MANIFEST)]
         _sync_staged(paths, whole, size)
         for top in [MANIFEST, *sorted({rel.partition("/")[0] for rel in rels})]:
@@ -446,8 +449,7 @@ class Stage:
         self.out = out
         self.path = os.path.join(os.fspath(out), f".promptc-stage-{os.getpid()}")
         self.made_out = made_out
-        self.staged: dict[str, str] = {}  # rel -> hash, of the files staged here
-        self.size = 0  # bytes staged
+        self.staged: dict[str, tuple[str, int]] = {}  # rel -> (hash, size), staged here
         self.moved = False  # the staged files stand in `out` now
         self._folders = {self.path}
 
@@ -490,14 +492,13 @@ class Stage:
         except FileExistsError:  # this build's own folder: staged before, replaced
             os.unlink(path)
             _stage(path, data)
-        self.staged[rel] = found = digest(data)
-        self.size += len(data)
+        found = digest(data)
+        self.staged[rel] = (found, len(data))
         return found
 
     def note(self, rel: str, found: str, size: int) -> None:
         """A file another process (a split build's helper) staged here."""
-        self.staged[rel] = found
-        self.size += size
+        self.staged[rel] = (found, size)
 
     def read(self, rel: str) -> bytes:
         """A staged file's bytes, from where it stands now: in the staging
@@ -514,7 +515,6 @@ class Stage:
         _remove_stage(self.path)
         os.mkdir(self.path, 0o755)
         self.staged.clear()
-        self.size = 0
         self._folders = {self.path}
 
     def discard(self) -> None:

@@ -451,6 +451,8 @@ def test_the_estimated_share_leaves_this_process_less_for_its_bundle_rules(
     Claude; a share set by hand wins."""
     share = emitter.own_share(names)
     assert 0.0 < share < 0.5
+    # A first build's helper also writes its files (writer.Stage): it takes fewer.
+    assert share < emitter.own_share(names, staging=True) < 1.0
     if "claude" not in names and "claude-plugin" not in names:
         assert share < emitter.own_share([*names[:-1], "claude"])
 

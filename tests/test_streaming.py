@@ -219,17 +219,19 @@ def test_a_spool_that_cannot_be_written_is_a_write_error(
     assert not (sample / "build").exists()
 
 
-def _spilled(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """Files past a spool's budget, read back."""
+SPILLED = {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
+
+
+def _spilled(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, bytes], str]:
+    """Files past a spool's budget, read back, and where the spool's file stands."""
     from compiler import spool
 
     monkeypatch.setattr(spool, "KEPT_BYTES", 0)
     files = spool.Spool()
-    want = {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
-    for rel, data in want.items():
+    for rel, data in SPILLED.items():
         files(rel, data)
     assert files._fd is not None and not files._kept
-    return dict(files)
+    return dict(files), os.readlink(f"/proc/self/fd/{files._fd}")
 
 
 def test_a_spool_spills_into_a_file_with_no_name(
@@ -243,9 +245,9 @@ def test_a_spool_spills_into_a_file_with_no_name(
 
     monkeypatch.setattr(tempfile, "mkstemp", refused)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    spilled = _spilled(monkeypatch)
-    assert spilled == {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
-    assert os.listdir(tmp_path) == []
+    spilled, where = _spilled(monkeypatch)
+    assert spilled == SPILLED
+    assert os.listdir(tmp_path) == [] and where.startswith(f"{tmp_path}/")
 
 
 def test_where_a_file_with_no_name_cannot_be_made_tempfile_chooses(
@@ -263,9 +265,9 @@ def test_where_a_file_with_no_name_cannot_be_made_tempfile_chooses(
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     monkeypatch.setenv("TMPDIR", str(tmp_path / "not-there"))
-    spilled = _spilled(monkeypatch)
-    assert spilled == {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
-    assert len(made) == 1 and os.listdir(tmp_path) == []
+    spilled, where = _spilled(monkeypatch)
+    assert spilled == SPILLED
+    assert len(made) == 1 and os.listdir(tmp_path) == [] and where.startswith(f"{tmp_path}/")
 
 
 def test_spool_keeps_dict_order_and_replaces(monkeypatch: pytest.MonkeyPatch) -> None:
