@@ -8,15 +8,15 @@ is written while any error exists.
 
 from __future__ import annotations
 
-import functools
-import gc
 import operator
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
+from compiler import cache as result_cache
 from compiler import delegation, emitter
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
@@ -32,9 +32,8 @@ from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
-from compiler.spool import Spool
 from compiler.validate import check_frontmatter
-from compiler.writer import ManifestError, Outcome, Plan, Planner, Stage, apply, read_manifest
+from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
 
 if TYPE_CHECKING:
     from compiler import importer  # only `promptc import` loads it
@@ -175,31 +174,6 @@ def _capped(
     return _ordered(shown)
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run with Python's cycle collector paused, then restore it.
-
-    Reference counting frees what a run drops; the collector would only
-    rescan the run's growing heap again and again (a sixth of the time at
-    10,000 agents, with the same peak memory without it).
-    """
-
-    @functools.wraps(run)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return run(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
-
-    return paused
-
-
 def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint."""
     bundle, project = _prepared(out, target)
@@ -274,9 +248,11 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
-@_collector_paused
-def lint(config: Config, *, fix: bool = False) -> Result:
-    """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
+def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
+    """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left.
+    With `cache`, store the result for the next run (never with `fix`)."""
+    if cache and not fix:
+        return _cached(config, "lint", (), lambda: lint(config))
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _reading(_lint, config)
     collector.extend(failed)
@@ -302,7 +278,6 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
-@_collector_paused
 def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
     """Lint once, then compose and emit every selected target, each file to
     `sink`, one body at a time (compiler.emitter)."""
@@ -313,10 +288,6 @@ def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collec
 def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
     bundle, lint_project = _prepared(collector, _lint_target(collector.config))
     step = emitter.Step(collector, bundle, lint_project, names, sink)
-    # After the helper forks (emitter.Step starts it when worth it): only
-    # this process reports them. The helper's checks of emitted files cannot
-    # know these errors, and emitter.Replay drops what they would have kept
-    # from being checked.
     _validated(collector, bundle)
     collector.extend(run_rules(lint_project, sessions=False))
     step.run()
@@ -396,33 +367,34 @@ def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
     return sorted(chosen)
 
 
-@_collector_paused
 def build(
-    config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
+    config: Config,
+    *,
+    only: Iterable[str] = (),
+    force: bool = False,
+    check: bool = False,
+    cache: bool = False,
 ) -> Result:
+    """Compose and emit the selected targets into the output folder (with `check`,
+    compare instead and write nothing). With `cache`, store the result for the next run."""
+    only = tuple(only)
+    if cache:
+        mode = result_cache.mode("check" if check else "build", force=force)
+        return _cached(
+            config, mode, only, lambda: build(config, only=only, force=force, check=check)
+        )
     if check:
         return _check_output(config, selected_targets(config, only))
-    # 10,000 agents' files are about 100 MB: past a budget, on disk. Into an
-    # output folder that holds nothing, they are staged in it as they come.
-    files = Spool(Stage.open(config.out))
+    files = _Kept()
+    collector = _render(config, selected_targets(config, only), files)
+    generated = tuple(sorted(files))
+    if has_errors(collector.items):
+        return collector.result(files=files, generated=generated)
     try:
-        collector = _render(config, selected_targets(config, only), files)
-        generated = tuple(sorted(files))
-        if files.error is not None:
-            message = f"cannot hold the generated files: {files.error.strerror or files.error}"
-            collector.add("write", config.out, Problem(1, 1, message))
-        if has_errors(collector.items):
-            return collector.result(files=files, generated=generated)
-        try:
-            outcome = apply(config.out, files, force=force, stage=files.stage)
-        except (ManifestError, OSError) as exc:
-            collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
-            return collector.result(files=files, generated=generated)
-    finally:
-        stage = files.stage
-        if stage is not None:
-            files.unstage()  # unless the files were written
-            stage.discard()
+        outcome = apply(config.out, files, force=force)
+    except (ManifestError, OSError) as exc:
+        collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
+        return collector.result(files=files, generated=generated)
     _conflicts(config, collector, outcome)
     return collector.result(
         written=outcome.written,
@@ -433,23 +405,16 @@ def build(
     )
 
 
-def build_cached(
-    config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
-) -> Result:
-    """build(), storing its result in the cache (compiler.cache) for the next run.
+def _cached(config: Config, mode: str, only: tuple[str, ...], run: Callable[[], Result]) -> Result:
+    """run(), storing its result in the cache (compiler.cache) for the next run.
 
     The inputs are hashed before the run and checked again after it
     (cache.unchanged); the result is stored only when they agree, so an edit
     made while promptc ran is never hidden.
     """
-    import os
-
-    from compiler import cache
-
-    only = tuple(only)
-    if not config.cache or cache.disabled(os.environ):
-        return build(config, only=only, force=force, check=check)
-    layout = cache.Layout(
+    if not config.cache or result_cache.disabled(os.environ):
+        return run()
+    layout = result_cache.Layout(
         config.root,
         config.source,
         config.specs,
@@ -457,23 +422,18 @@ def build_cached(
         config.out,
         tuple(sorted(config.targets)),
     )
-    mode = cache_mode(check=check, force=force)
-    before = cache.key_before_run(layout, mode, only, os.environ)
-    result = build(config, only=only, force=force, check=check)
+    before = result_cache.key(layout, mode, only, os.environ)
+    result = run()
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
     failed_write = any(d.rule == "write" for d in result.diagnostics)
     if (
         before is not None
         and not failed_write
-        and cache.unchanged(layout, mode, only, os.environ, before)
+        and result_cache.unchanged(layout, mode, only, os.environ, before)
     ):
-        cache.store(layout, before, result.diagnostics, list(result.generated), result.digests)
+        generated = list(result.generated)
+        result_cache.store(layout, before, result.diagnostics, generated, result.digests)
     return result
-
-
-def cache_mode(*, check: bool, force: bool) -> str:
-    """What the cache keys a run's flags by: `check` and `build` results differ."""
-    return ("check" if check else "build") + (" --force" if force else "")
 
 
 def check(
@@ -482,8 +442,7 @@ def check(
     """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first.
     With `cache`, store the result for the next run (never with `fix`)."""
     fixed, failed = _fix(config) if fix else ((), ())
-    run = build_cached if cache and not fix else build
-    result = run(config, only=only, check=True)
+    result = build(config, only=only, check=True, cache=cache and not fix)
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 

@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from os import PathLike
     from typing import Any
 
-    from compiler import split
     from compiler.diagnostics import Diagnostic
 
 FOLDER = ".promptc-cache"
@@ -260,6 +259,12 @@ def key_before_run(
 _MISSED: list[tuple[tuple[object, ...], str | None]] = []
 
 
+def _is_entry(name: str) -> bool:
+    """An entry's file name: its key (64 hex digits) and `.json`."""
+    digest, dot, suffix = name.partition(".")
+    return dot == "." and suffix == "json" and len(digest) == 64 and digest.isalnum()
+
+
 def may_hit(layout: Layout) -> bool:
     """Whether the cache holds any result for this bundle (else a lookup must miss)."""
     try:
@@ -267,70 +272,6 @@ def may_hit(layout: Layout) -> bool:
             return any(_is_entry(entry.name) for entry in entries)
     except OSError:
         return False
-
-
-def key_ahead(layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]) -> None:
-    """key(), hashed by a forked child while this process imports the pipeline.
-
-    For a run that cannot hit (may_hit), the key is only needed to store the
-    result, and hashing every input (about 19 ms at 1,000 agents) need not
-    wait for the imports (about 85 ms). The run collects it with await_key()
-    before it reads any input, so the key's reading still comes first, as
-    `unchanged` requires. Without fork, or when the child fails, await_key
-    computes it here.
-    """
-    _AHEAD.clear()
-    _AHEAD.append(
-        (layout, mode, tuple(only), dict(environ), _hash_ahead(layout, mode, only, environ))
-    )
-
-
-def await_key() -> None:
-    """Collect the key key_ahead started (key_before_run then returns it)."""
-    if not _AHEAD:
-        return
-    layout, mode, only, environ, child = _AHEAD.pop()
-    found = _hashed_by(child) if child is not None else None
-    if found is None:
-        key(layout, mode, only, environ)
-        return
-    digest, reading, config = found
-    _READINGS.clear()
-    if digest is not None:
-        _READINGS[digest] = reading
-    _CONFIG_READ.update(config)
-    _MISSED[:] = [(_signature(layout, mode, only, environ), digest)]
-
-
-_AHEAD: list[tuple[Layout, str, tuple[str, ...], dict[str, str], split.Helper | None]] = []
-
-
-def _is_entry(name: str) -> bool:
-    """An entry's file name: its key (64 hex digits) and `.json`."""
-    digest, dot, suffix = name.partition(".")
-    return dot == "." and suffix == "json" and len(digest) == 64 and digest.isalnum()
-
-
-def _hash_ahead(
-    layout: Layout, mode: str, only: Sequence[str], environ: Mapping[str, str]
-) -> split.Helper | None:
-    """A forked helper hashing the inputs; None when none could start."""
-    from compiler import split  # a run that cannot hit imports it with the pipeline anyway
-
-    def hashed(put: split.Put) -> tuple[str | None, _Reading, dict[str, bytes]]:
-        reading = _Reading()
-        return _hashed(layout, mode, only, environ, reading), reading, _CONFIG_READ
-
-    return split.Helper.start(hashed)
-
-
-def _hashed_by(helper: split.Helper) -> tuple[str | None, _Reading, dict[str, bytes]] | None:
-    """What the helper hashed; None when it failed."""
-    found = helper.join()
-    helper.close()
-    if not isinstance(found, tuple):
-        return None
-    return found
 
 
 def _signature(
@@ -769,3 +710,29 @@ def _diagnostic(item: Mapping[str, object]) -> Diagnostic:
         None if item["hint"] is None else str(item["hint"]),
         None if fix is None else Fix(*fix),  # type: ignore[misc]
     )
+
+
+def mode(command: str, *, force: bool = False) -> str:
+    """What a run's entry is keyed by: the command (`lint`, `build`, `check`) and its flags."""
+    return command + (" --force" if force else "")
+
+
+def lookup_run(
+    config_path: str | PathLike[str] | None,
+    cwd: str,
+    mode: str,
+    only: Sequence[str],
+    environ: Mapping[str, str],
+) -> Hit | None:
+    """The stored result of this very run when nothing it reads has changed,
+    found from the raw config (before the pipeline is loaded)."""
+    if disabled(environ):
+        return None
+    found = raw_layout(config_path, cwd)
+    if found is None or not found[1]:
+        return None
+    layout = found[0]
+    if not os.path.isdir(layout.specs) or not may_hit(layout):
+        return None
+    digest = key(layout, mode, only, environ)
+    return None if digest is None else lookup(layout, digest)

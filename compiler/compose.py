@@ -167,12 +167,6 @@ class SourceMaps(Mapping[str, SourceMap]):
         return len(self._texts)
 
 
-# Composition.carry(): findings by place, files with findings, rendered ids by kind.
-Carried = tuple[
-    dict[tuple[Path, int, int], Finding], set[Path], tuple[set[str], set[str], set[str]]
-]
-
-
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
@@ -202,25 +196,6 @@ class Composition:
     def failed(self, path: Path) -> bool:
         """Whether composing so far found a problem in `path` (the rest may find more)."""
         return path in self._engine.failed
-
-    def carry(self) -> Carried:
-        """What rendering found so far and which bodies it rendered, for this
-        composition in another process (a build split in two, compiler.split)."""
-        engine = self._engine
-        agents, modes, skills = self._texts
-        return engine.findings, engine.failed, (agents.done, modes.done, skills.done)
-
-    def absorb(self, carried: Carried) -> None:
-        """Add what the same composition found in another process. Where both
-        found a problem at one place, this one's words stay: a split build gives
-        this process the bodies that come first (see emitter.Split)."""
-        findings, failed, done = carried
-        engine = self._engine
-        for key, finding in findings.items():
-            engine.findings.setdefault(key, finding)
-        engine.failed |= failed
-        for texts, names in zip(self._texts, done, strict=True):
-            texts.done |= names
 
 
 def compose_bundle(

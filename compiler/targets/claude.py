@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from compiler import yamlout
 from compiler.permissions import evaluate
-from compiler.project import WHOLE, Part, Project, Spec
+from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 
 if TYPE_CHECKING:
@@ -123,10 +123,8 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     return dict(files(project, options))
 
 
-def files(
-    project: Project, options: Mapping[str, Any], part: Part = WHOLE
-) -> Iterator[tuple[str, str]]:
-    return layout(project, options, ".claude/", names(project), with_settings=True, part=part)
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    return layout(project, options, ".claude/", names(project), with_settings=True)
 
 
 def layout(
@@ -136,7 +134,6 @@ def layout(
     namer: Mapping[str, str],
     *,
     with_settings: bool,
-    part: Part = WHOLE,
 ) -> Iterator[tuple[str, str]]:
     """Agents, commands and the report; settings.json when the layout has one."""
     from compiler.translate import translate
@@ -144,12 +141,9 @@ def layout(
     translation = translate(project)
     models = options.get("models", {})
     for ident in translation.tools:
-        if part.has(ident):
-            spec = project.agents[ident]
-            front = agent_frontmatter(spec, translation, models, namer)
-            yield f"{prefix}agents/{claude_name(ident)}.md", document(front, spec.body)
-    if not part.rest:
-        return
+        spec = project.agents[ident]
+        front = agent_frontmatter(spec, translation, models, namer)
+        yield f"{prefix}agents/{claude_name(ident)}.md", document(front, spec.body)
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, project, translation, models, namer)
         yield f"{prefix}commands/{claude_name(ident)}.md", document(front, spec.body)

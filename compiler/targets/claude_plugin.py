@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler.project import WHOLE, Part, Project
+from compiler.project import Project
 from compiler.targets import claude
 
 # compiler.translate loads in the functions that translate (see compiler.targets.claude).
@@ -69,16 +69,12 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     return dict(files(project, options))
 
 
-def files(
-    project: Project, options: Mapping[str, Any], part: Part = WHOLE
-) -> Iterator[tuple[str, str]]:
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     plugin = plugin_name(project, options)
     namer = claude.names(project, plugin)
     yield from claude.layout(
-        project, {"models": models(project, options)}, "", namer, with_settings=False, part=part
+        project, {"models": models(project, options)}, "", namer, with_settings=False
     )
-    if not part.rest:
-        return
     yield (
         ".claude-plugin/plugin.json",
         json.dumps(manifest(project, options), indent=2, ensure_ascii=False) + "\n",

@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import yamlout
-from compiler.project import WHOLE, Part, Project, Spec
+from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 
 NAME = "opencode"
@@ -71,14 +71,9 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     return dict(files(project, options))
 
 
-def files(
-    project: Project, options: Mapping[str, Any], part: Part = WHOLE
-) -> Iterator[tuple[str, str]]:
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for ident, spec in project.agents.items():
-        if part.has(ident):
-            yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
-    if not part.rest:
-        return
+        yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
         yield f".opencode/commands/{ident}.md", _document(command_frontmatter(spec), spec.body)
     yield from emit_skills(project, SKILLS_DIR).items()
