@@ -52,8 +52,9 @@ from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
 MAX_CHARS = 1_000_000
-# Values `target` may be compared with: the targets promptc emits or plans to.
-TARGET_NAMES = ("opencode", "claude", "claude-plugin")
+# Values `target` may be compared with: every target promptc emits, and those it
+# plans to (tests/test_registry.py holds the target registry to this list).
+TARGET_NAMES = ("claude", "claude-plugin", "codex", "copilot", "gemini", "opencode")
 
 Finding = tuple[str, Path, Problem]
 
@@ -218,12 +219,6 @@ def _relative(path: Path) -> str:
         return path.as_posix()
 
 
-def known_targets() -> tuple[str, ...]:
-    from compiler.targets import TARGETS  # late: targets -> project -> this module
-
-    return tuple(sorted({*TARGET_NAMES, *TARGETS}))
-
-
 @dataclass
 class _Unit:
     """One file's body: scanned, checked, and what it includes."""
@@ -277,7 +272,7 @@ class _Engine:
     def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
         self.target = target
         self.display = display
-        self.targets = known_targets()
+        self.targets = TARGET_NAMES
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.kept = 0  # characters of composed text kept (Texts)
         self.failed: set[Path] = set()  # files with findings

@@ -182,5 +182,3 @@ def test_infos_are_shown_with_verbose(make_bundle: MakeBundle, run: Runner) -> N
     assert loud.code == 0
     assert "info [description-length]" in loud.out
     assert json.loads(run("lint", "--format", "json").out)["summary"]["info"] == 1
-
-

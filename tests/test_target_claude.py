@@ -22,7 +22,7 @@ import yaml
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from compiler.targets import claude, claude_plugin
+from compiler import claude_agents
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 
@@ -127,7 +127,7 @@ def test_a_claude_model_override_wins() -> None:
     ],
 )
 def test_hex_colours_become_the_nearest_claude_colour(color: str, expected: str) -> None:
-    assert claude.nearest_color(color) == expected
+    assert claude_agents.nearest_color(color) == expected
 
 
 def test_colours_from_themes_hex_and_overrides() -> None:
@@ -262,7 +262,7 @@ def test_the_default_plugin_name_is_kebab_case_and_never_reserved(
     (root / "specs").mkdir(parents=True)
     (root / "promptc.toml").write_text("")
     monkeypatch.chdir(root)
-    assert claude_plugin.plugin_name(bundles.project(root, "claude"), {}) == name
+    assert claude_agents.plugin_name(bundles.project(root, "claude"), {}) == name
 
 
 def test_plugin_readme_lists_agents_commands_and_the_settings_to_copy() -> None:

@@ -42,26 +42,12 @@ from typing import Any
 
 from compiler import yamlout
 from compiler.project import Project, Spec
+from compiler.runtime import agent_frontmatter
 from compiler.skills import emit_skills
 
 NAME = "opencode"
 OPTIONS: dict[str, Any] = {}
 
-AGENT_KEYS = (
-    "description",
-    "mode",
-    "model",
-    "variant",
-    "temperature",
-    "top_p",
-    "steps",
-    "color",
-    "hidden",
-    "disable",
-    "options",
-    "permission",
-)
-OMITTED_KEYS = ("name", "prompt")
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"
 SKILLS_DIR = ".opencode/skills/"
@@ -78,14 +64,6 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
         yield f".opencode/commands/{ident}.md", _document(command_frontmatter(spec), spec.body)
     yield from emit_skills(project, SKILLS_DIR).items()
     yield "opencode.json", json.dumps(config_document(project), indent=2) + "\n"
-
-
-def agent_frontmatter(spec: Spec) -> dict[str, Any]:
-    """The frontmatter OpenCode reads for an agent: known keys in order, then the rest."""
-    data = spec.view(NAME)
-    known = {key: data[key] for key in AGENT_KEYS if key in data}
-    extra = {k: v for k, v in data.items() if k not in known and k not in OMITTED_KEYS}
-    return {**known, **extra}
 
 
 def command_frontmatter(spec: Spec) -> dict[str, Any]:
