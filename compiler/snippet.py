@@ -172,8 +172,9 @@ def _code_lines(lines: Sequence[str]) -> set[int]:
     inside: set[int] = set()
     fence: str | None = None
     opened = 0
-    for index, line in enumerate(lines):
-        marker = _FENCE.match(line)
+    # A fence holds three backticks or tildes: only those lines are matched.
+    for index in [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]:
+        marker = _FENCE.match(lines[index])
         if marker is None:
             continue
         run = marker.group(1)
@@ -187,23 +188,30 @@ def _code_lines(lines: Sequence[str]) -> set[int]:
     return inside
 
 
-def _calls(spec: Spec, snippet: Snippet, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
-    """(body line index, match) of every placeholder of the snippet in the spec's
-    source, outside code; `lines` is the source body split into lines."""
-    call = re.compile(rf"<<\s*{re.escape(snippet.name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
-    holding = [index for index, line in enumerate(lines) if "<<" in line]
-    if not holding:
-        return []
-    code = _code_lines(lines)
+def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
+    """(line index, match on that line) of every placeholder of the snippet in a
+    source body outside code; `lines` is the body split into lines. No
+    placeholder spans lines, so the body is searched at once."""
+    call = re.compile(
+        rf"<<[^\S\n]*{re.escape(snippet.name)}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>"
+    )
     found: list[tuple[int, re.Match[str]]] = []
-    for index in holding:
-        if index in code:
-            continue
+    code: set[int] | None = None
+    index = previous = 0
+    for match in call.finditer(body):
+        start = body.rfind("\n", 0, match.start()) + 1
+        index += body.count("\n", previous, start)
+        previous = start
+        if code is None:
+            code = _code_lines(lines)
         line = lines[index]
-        spans = [m.span() for m in _INLINE_CODE.finditer(line)]
-        for match in call.finditer(line):
-            if not any(a <= match.start() < b for a, b in spans):
-                found.append((index, match))
+        own = call.match(line, match.start() - start)  # the same match, on its line
+        if index in code or own is None:
+            continue
+        if not any(
+            a <= own.start() < b for a, b in (m.span() for m in _INLINE_CODE.finditer(line))
+        ):
+            found.append((index, own))
     return found
 
 
@@ -278,24 +286,22 @@ class _Target:
 class _Reading:
     """The body as windows read it: the text of its non-blank lines outside code,
     whitespace-normalised and joined by spaces, and where each of the snippet's
-    pieces starts in it. Code lines part it into stretches: no window crosses one."""
+    pieces starts in it. Code lines part it into stretches: no window crosses one.
+
+    Every line is read, in a few passes at C speed; the windows are read only
+    where the pieces are (see _scored).
+    """
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
         code = _code_lines(lines)
-        self.normal = [_normal(line) for line in lines]
-        self.lines: list[int] = []  # the lines read, in order
-        self.stretch: list[int] = []  # each one's stretch
-        self.offsets: dict[int, int] = {}
-        stretch = at = 0
-        for index, line in enumerate(self.normal):
-            if index in code:
-                stretch += 1
-            elif line:
-                self.lines.append(index)
-                self.stretch.append(stretch)
-                self.offsets[index] = at
-                at += len(line) + 1
-        self.text = " ".join(self.normal[i] for i in self.lines)
+        self.normal = list(map(" ".join, map(str.split, lines)))
+        read = itertools.compress(itertools.count(), self.normal)  # the lines not blank
+        self.lines = list(itertools.filterfalse(code.__contains__, read))
+        self.read = list(map(self.normal.__getitem__, self.lines))  # their text
+        self.code = sorted(code)
+        lengths = map((1).__add__, map(len, self.read))
+        self.offsets = [0, *itertools.accumulate(lengths)]  # where each line read starts
+        self.text = " ".join(self.read)
         found = sorted(
             (at, number)
             for number, piece in enumerate(target.pieces)
@@ -306,14 +312,37 @@ class _Reading:
         self.size = target.anchor
 
     def span(self, first: int, last: int) -> tuple[int, int]:
-        """The offsets in `text` of the window from line `first` to line `last`."""
-        return self.offsets[first], self.offsets[last] + len(self.normal[last])
+        """The offsets in `text` of the window from the `first` line read to the `last`."""
+        return self.offsets[first], self.offsets[last + 1] - 1
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""
         low = bisect.bisect_left(self.at, start)
         high = bisect.bisect_right(self.at, end - self.size)
         return len(set(self.piece[low:high]))
+
+    def starts(self, target: _Target) -> list[int]:
+        """The lines read (by position) from which a window may read a part of the
+        snippet (its first line is one) or half of its pieces (a piece is within
+        reach)."""
+        parts = set(itertools.compress(itertools.count(), map(target.text.__contains__, self.read)))
+        near: set[int] = set()
+        reach = int(target.longest) - self.size
+        for at in self.at:
+            low = bisect.bisect_left(self.offsets, at - reach)
+            high = bisect.bisect_right(self.offsets, at)
+            near.update(range(low, min(high, len(self.lines))))
+        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
+
+    def _reaches(self, position: int, target: _Target) -> bool:
+        begin = self.offsets[position]
+        return self.pieces(begin, begin + int(target.longest)) >= target.needed
+
+    def stretch_end(self, position: int) -> int:
+        """The first code line after the `position`-th line read (or past the end)."""
+        line = self.lines[position]
+        at = bisect.bisect_right(self.code, line)
+        return self.code[at] if at < len(self.code) else len(self.normal)
 
 
 def _finds(text: str, piece: str) -> Iterator[int]:
@@ -325,7 +354,7 @@ def _finds(text: str, piece: str) -> Iterator[int]:
 
 
 def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
-    """Non-overlapping [start, end) line windows of the composed body that hold a copy.
+    """Non-overlapping [start, end) line windows of a composed body that hold a copy.
 
     A window reads the non-blank lines from `start` to `end` (at most
     MAX_WINDOW lines, no code line among them), whitespace-normalised and
@@ -359,17 +388,14 @@ def _scored(
     text in `texts`."""
     found: list[tuple[float, int, int, bool]] = []
     lines, text = reading.lines, reading.text
-    for position, start in enumerate(lines):
-        begin = reading.offsets[start]
-        if reading.normal[start] not in target.text:
-            reach = reading.pieces(begin, begin + int(target.longest))
-            if reach < target.needed:
-                continue  # no window from here reads a part or half of the pieces
-        stretch = reading.stretch[position]
-        for later, last in enumerate(lines[position:], position):
-            if last >= start + MAX_WINDOW or reading.stretch[later] != stretch:
+    for position in reading.starts(target):
+        start = lines[position]
+        stop = min(reading.stretch_end(position), start + MAX_WINDOW)
+        for later in range(position, len(lines)):
+            last = lines[later]
+            if last >= stop:
                 break
-            low, high = reading.span(start, last)
+            low, high = reading.span(position, later)
             window = text[low:high]
             if len(window) > target.longest:
                 break
@@ -498,7 +524,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
-    calls = _calls(spec, snippet, source)
+    calls = _calls(snippet, spec.source.body, source)
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source

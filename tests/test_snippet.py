@@ -159,7 +159,29 @@ def test_windows_reach_as_far_as_max_window_lines() -> None:
     target = "\n".join(SNIPPET_LINES)
     for blanks in range(MAX_WINDOW - 4, MAX_WINDOW + 2):
         for lines in ([head, *[""] * blanks, tail], ["x", *[""] * blanks, head, tail]):
-            assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+            found = snippet._windows(lines, _snippet(target))
+            assert found == windows_read(lines, target)
+
+
+CALL_LINES = ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)>>", "<<", "<<t>>"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(st.sampled_from([*CALL_LINES, "<< s\t>>", "<<s(a=1,\nb=2)>>"]), max_size=12))
+def test_calls_are_those_of_every_line_outside_code(lines: list[str]) -> None:
+    body = "\n".join(lines)
+    lines = body.split("\n")
+    call = re.compile(r"<<\s*s\s*(?:\((?P<args>[^)]*)\))?\s*>>")
+    code = code_lines(lines)
+    expected = []
+    for index, line in enumerate(lines):
+        spans = [m.span() for m in re.finditer(r"(`+)(?:(?!\1).)+?\1", line)]
+        for match in call.finditer(line):
+            if index not in code and not any(a <= match.start() < b for a, b in spans):
+                expected.append((index, match.span(), match.group("args")))
+    found = snippet._calls(_snippet("s"), body, lines)
+    assert [(i, m.span(), m.group("args")) for i, m in found] == expected
+    assert all(m.string == lines[i] for i, m in found)
 
 
 def _lcs(a: str, b: str) -> int:
