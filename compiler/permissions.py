@@ -125,18 +125,16 @@ class Rule:
 
     def names(self, permission: str) -> bool:
         """The rule's key matches this permission name (in wildcard.normal form)."""
-        return self._compiled()[0].fullmatch(permission) is not None
+        return (self.regexes or self._compiled())[0].fullmatch(permission) is not None
 
     def applies(self, permission: str, text: str) -> bool:
         """The rule matches this permission name and input (both in wildcard.normal form)."""
-        key, pattern = self._compiled()
+        key, pattern = self.regexes or self._compiled()
         return key.fullmatch(permission) is not None and pattern.fullmatch(text) is not None
 
     def _compiled(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        found = self.regexes
-        if found is None:
-            found = (wildcard.regex(self.permission), wildcard.regex(self.pattern))
-            object.__setattr__(self, "regexes", found)
+        found = (wildcard.regex(self.permission), wildcard.regex(self.pattern))
+        object.__setattr__(self, "regexes", found)
         return found
 
 
