@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import gc
 import operator
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
+from compiler import cache as result_cache
 from compiler import delegation, emitter
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
@@ -32,9 +34,8 @@ from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
-from compiler.spool import Spool
 from compiler.validate import check_frontmatter
-from compiler.writer import ManifestError, Outcome, Plan, Planner, Stage, apply, read_manifest
+from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
 
 if TYPE_CHECKING:
     from compiler import importer  # only `promptc import` loads it
@@ -274,9 +275,16 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
+def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
+    """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left.
+    With `cache`, store the result for the next run (compiler.cache; never with `fix`)."""
+    if cache and not fix:
+        return _cached(config, result_cache.LINT, (), lambda: lint(config), outputs=False)
+    return _lint_fixed(config, fix=fix)
+
+
 @_collector_paused
-def lint(config: Config, *, fix: bool = False) -> Result:
-    """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left."""
+def _lint_fixed(config: Config, *, fix: bool) -> Result:
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _reading(_lint, config)
     collector.extend(failed)
@@ -400,29 +408,20 @@ def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
 def build(
     config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
 ) -> Result:
+    """Lint, compose and emit the selected targets, then write them into the output
+    folder (compiler.writer), or with `check` only compare them with it."""
     if check:
         return _check_output(config, selected_targets(config, only))
-    # 10,000 agents' files are about 100 MB: past a budget, on disk. Into an
-    # output folder that holds nothing, they are staged in it as they come.
-    files = Spool(Stage.open(config.out))
+    files = _Kept()
+    collector = _render(config, selected_targets(config, only), files)
+    generated = tuple(sorted(files))
+    if has_errors(collector.items):
+        return collector.result(files=files, generated=generated)
     try:
-        collector = _render(config, selected_targets(config, only), files)
-        generated = tuple(sorted(files))
-        if files.error is not None:
-            message = f"cannot hold the generated files: {files.error.strerror or files.error}"
-            collector.add("write", config.out, Problem(1, 1, message))
-        if has_errors(collector.items):
-            return collector.result(files=files, generated=generated)
-        try:
-            outcome = apply(config.out, files, force=force, stage=files.stage)
-        except (ManifestError, OSError) as exc:
-            collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
-            return collector.result(files=files, generated=generated)
-    finally:
-        stage = files.stage
-        if stage is not None:
-            files.unstage()  # unless the files were written
-            stage.discard()
+        outcome = apply(config.out, files, force=force)
+    except (ManifestError, OSError) as exc:
+        collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
+        return collector.result(files=files, generated=generated)
     _conflicts(config, collector, outcome)
     return collector.result(
         written=outcome.written,
@@ -436,20 +435,37 @@ def build(
 def build_cached(
     config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
 ) -> Result:
-    """build(), storing its result in the cache (compiler.cache) for the next run.
-
-    The inputs are hashed before the run and checked again after it
-    (cache.unchanged); the result is stored only when they agree, so an edit
-    made while promptc ran is never hidden.
-    """
-    import os
-
-    from compiler import cache
-
+    """build(), storing its result in the cache (compiler.cache) for the next run."""
     only = tuple(only)
-    if not config.cache or cache.disabled(os.environ):
-        return build(config, only=only, force=force, check=check)
-    layout = cache.Layout(
+    mode = cache_mode(check=check, force=force)
+    return _cached(
+        config, mode, only, lambda: build(config, only=only, force=force, check=check), outputs=True
+    )
+
+
+def cache_mode(*, check: bool, force: bool) -> str:
+    """What the cache keys a run's flags by: `check` and `build` results differ."""
+    return result_cache.mode(result_cache.CHECK if check else result_cache.BUILD, force=force)
+
+
+def _cached(
+    config: Config,
+    mode: str,
+    only: tuple[str, ...],
+    run: Callable[[], Result],
+    *,
+    outputs: bool,
+) -> Result:
+    """run(), its result stored under the key of its inputs for the next run to find.
+
+    The inputs are hashed before the run and again after it
+    (cache.unchanged); the result is stored only when they agree, so an edit
+    made while promptc ran is never hidden. `outputs`: the result depends on
+    the output folder too (build, check), which the entry records.
+    """
+    if not config.cache or result_cache.disabled(os.environ):
+        return run()
+    layout = result_cache.Layout(
         config.root,
         config.source,
         config.specs,
@@ -457,23 +473,14 @@ def build_cached(
         config.out,
         tuple(sorted(config.targets)),
     )
-    mode = cache_mode(check=check, force=force)
-    before = cache.key_before_run(layout, mode, only, os.environ)
-    result = build(config, only=only, force=force, check=check)
+    key = result_cache.key(layout, mode, only, os.environ)
+    result = run()
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
     failed_write = any(d.rule == "write" for d in result.diagnostics)
-    if (
-        before is not None
-        and not failed_write
-        and cache.unchanged(layout, mode, only, os.environ, before)
-    ):
-        cache.store(layout, before, result.diagnostics, list(result.generated), result.digests)
+    if key is not None and not failed_write and result_cache.unchanged(key):
+        generated = list(result.generated) if outputs else None
+        result_cache.store(key, result.diagnostics, generated, result.digests)
     return result
-
-
-def cache_mode(*, check: bool, force: bool) -> str:
-    """What the cache keys a run's flags by: `check` and `build` results differ."""
-    return ("check" if check else "build") + (" --force" if force else "")
 
 
 def check(

@@ -33,9 +33,17 @@ from compiler.diagnostics import Diagnostic, Problem, Severity
 from compiler.lint import SpecRules
 from compiler.project import WHOLE, Part, Project, Spec, make_project, specs
 from compiler.validate import check_emitted, output_schema
-from compiler.writer import Stage
 
 Sink = Callable[[str, bytes], None]
+
+
+class Stage(Protocol):
+    """Where a split build's helper writes its files: the writer no longer
+    stages a build, so no sink has one (Step finds none)."""
+
+    def put(self, rel: str, data: bytes) -> str: ...
+
+    def clear(self) -> None: ...
 
 
 class Collector(Protocol):

@@ -438,17 +438,6 @@ def test_leftover_temp_files_are_cleared(sample: Path, run: Runner) -> None:
     assert mine.read_text() == "mine"
 
 
-def test_a_leftover_staging_folder_is_cleared(sample: Path, run: Runner) -> None:
-    """A first build killed while it staged (writer._fill) leaves one: the
-    next run is no cache hit, and the build removes it."""
-    assert run("build").code == 0
-    stage = OUT / ".promptc-stage-0"  # no build's pid: never running
-    (stage / "opencode" / ".opencode").mkdir(parents=True)
-    (stage / "opencode" / ".opencode" / "half.md").write_text("half")
-    assert run("build").code == 0
-    assert not stage.exists()
-
-
 def test_planted_symlink_under_the_temp_name_is_not_followed(
     sample: Path, run: Runner, victim: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

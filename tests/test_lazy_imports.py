@@ -13,10 +13,9 @@ from tests.conftest import loaded_modules
 TRANSLATION = ("compiler.translate", "compiler.translation_report", "compiler.claude_rules")
 
 
-# Only a build whose files pass the spool's memory budget needs a temporary file.
+# No run needs a temporary file of its own (the writer writes its temporary
+# files next to their targets) or a foreign function.
 SPOOL = ("tempfile",)
-
-# Only a build writing many files syncs their file system in one call.
 SYNCFS = ("ctypes",)
 
 
