@@ -126,7 +126,17 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
 def safe_relative(rel: str) -> bool:
     """A plain relative POSIX path with no `.`, `..` or empty parts: it stays inside."""
     parts = rel.split("/")
-    return bool(rel) and "\0" not in rel and all(p not in ("", ".", "..") for p in parts)
+    return (
+        bool(rel)
+        and "\0" not in rel
+        and not any(mark in rel for mark in _FOREIGN_SEPARATORS)
+        and all(p not in ("", ".", "..") for p in parts)
+    )
+
+
+# What Windows also reads as a separator or a drive: there `..\\x` and `C:x`
+# would lead out of the output folder.
+_FOREIGN_SEPARATORS = ("\\", ":") if os.name == "nt" else ()
 
 
 # What stands at a generated path when it is not a regular file: never equal to

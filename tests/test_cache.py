@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from compiler import api, cache, files, resources
-from compiler.config import load_config
+from compiler.config import DEFAULTS, load_config
 
 from .conftest import Run, every_field
 
@@ -188,8 +190,6 @@ def test_key_follows_shipped_schemas(
 
 
 def test_layout_defaults_are_the_config_defaults() -> None:
-    from compiler.config import DEFAULTS
-
     assert {k: DEFAULTS[k] for k in cache.LAYOUT_DEFAULTS} == cache.LAYOUT_DEFAULTS
     assert tuple(DEFAULTS["targets"]) == cache.DEFAULT_TARGETS
 
@@ -224,10 +224,6 @@ print(code, *sorted(m for m in loaded if m.split(".")[0] in {heavy!r}))
 
 
 def _imports(folder: Path, *args: str) -> list[str]:
-    import os
-    import subprocess
-    import sys
-
     probe = PROBE.format(heavy=set(HEAVY))
     done = subprocess.run(
         [sys.executable, "-c", probe, *args],
@@ -255,8 +251,6 @@ def test_cache_hit_imports_no_heavy_module(sample: Path) -> None:
 
 
 def test_a_fifo_in_the_trees_is_never_cached(sample: Path) -> None:
-    import os
-
     os.mkfifo(sample / "fragments" / "pipe.md")
     assert _key(sample) is None
 

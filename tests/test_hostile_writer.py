@@ -350,6 +350,18 @@ def test_manifest_naming_paths_outside_is_refused(
     assert run("check").code == 0
 
 
+@pytest.mark.parametrize("name", ["..\\..\\victim.txt", "C:victim.txt"], ids=["backslash", "drive"])
+def test_manifest_naming_windows_paths_outside_is_refused(
+    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Where Windows reads `\\` as a separator and `C:` as a drive (set here as it is there)."""
+    monkeypatch.setattr(writer, "_FOREIGN_SEPARATORS", ("\\", ":"))
+    plant_manifest({name: [writer.digest(b"precious\n")]})
+    result = run("build")
+    assert result.code == 1
+    assert "is not a path inside the output folder" in result.out
+
+
 def test_symlinked_folder_in_build_leading_outside(
     sample: Path, run: Runner, tmp_path: Path
 ) -> None:
