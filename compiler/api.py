@@ -14,29 +14,27 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter
+from compiler import delegation, emitter, importer
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler.bundle import Bundle, load_bundle
 from compiler.compose import Composition, compose_bundle
-from compiler.config import Config
+from compiler.config import Config, load_config
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
+from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
 from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
+from compiler.suggest import did_you_mean
 from compiler.validate import check_frontmatter
 from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
-
-if TYPE_CHECKING:
-    from compiler import importer  # only `promptc import` loads it
 
 
 @dataclass(frozen=True)
@@ -269,8 +267,6 @@ def _lint(collector: _Collector) -> None:
 
 def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     """Fix the sources: the files changed, and an error for each that could not be written."""
-    from compiler.fix import fix_until_stable
-
     outcome = fix_until_stable(lambda: lint(config).diagnostics)
     failed = tuple(
         Diagnostic(path, 1, 1, "write", Severity.ERROR, message) for path, message in outcome.failed
@@ -560,8 +556,6 @@ def can(
 def _missing_agent(
     config: Config, runtime: Runtime, blocking: tuple[Diagnostic, ...], agent: str
 ) -> None:
-    from compiler.suggest import did_you_mean
-
     path = config.specs / "agents" / f"{agent}.md"
     broken = [d for d in blocking if d.path == config.display(path)]
     if broken:
@@ -610,9 +604,6 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
     then lint the result. Writes nothing when an existing spec or fragment would be
     replaced (unless `force`) or when a body would not compose back to its text."""
-    from compiler import importer
-    from compiler.config import load_config
-
     plan = importer.plan_import(kind, folder, config)
     if any("compose back" in d.message for d in plan.notes):
         return Imported(plan, (), (), None, None)
