@@ -69,6 +69,7 @@ def lint(make_bundle: MakeBundle, files: dict[str, str], config: str = CONFIG) -
 
 # (case, body of specs/agents/scout.md, [(line, column, words of the message)])
 AGENT_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
+    # The docstring's Passes example; its Fails example is misplaced-and-drifted below.
     ("placeholder", "<<caveman>>\n\n# Scout\n", []),
     ("placeholder-with-expected-level", '<<caveman(level="full")>>\n\n# Scout\n', []),
     ("inline-exact", f"{SNIPPET}\n\n# Scout\n", []),
@@ -121,7 +122,7 @@ AGENT_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
     ),
     ("misplaced-inline", f"# Scout\n\n{SNIPPET}\n", [(7, 1, "must be the first text")]),
     ("misplaced-after-prose", f"Lee.\n{SNIPPET}\n", [(6, 1, "must be the first text")]),
-    (
+    (  # the docstring's Fails example
         "misplaced-and-drifted",
         f"# Scout\n\n{WRAPPED}\n",
         [(7, 1, "must be the first text"), (8, 56, "has drifted")],
@@ -409,15 +410,8 @@ def test_count_without_a_config_file_names_the_first_agent(make_bundle: MakeBund
         }
     )
     config = dataclasses.replace(load_config(), source=None)
-    from compiler.bundle import load_bundle
-    from compiler.compose import compose_bundle
-
-    bundle = load_bundle(config)
-    project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
-    options = config.rules[ID].options
-    [found] = list(required_snippet.check(project, options))
-    assert found.path == Path("specs/agents/boss.md").resolve()
-    assert (found.line, found.column) == (1, 1)
+    [found] = [d for d in api.lint(config).diagnostics if d.rule == ID]
+    assert (found.path, found.line, found.column) == ("specs/agents/boss.md", 1, 1)
     assert found.message.endswith("(rules.required-snippet.expected_count)")
 
 
@@ -466,7 +460,7 @@ def test_fourteen_carriers_against_another_count(make_bundle: MakeBundle) -> Non
 
 
 def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(root)
     config = load_config()
     options = config.rules[ID].options
