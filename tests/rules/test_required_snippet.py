@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from compiler import api
+from compiler.bundle import load_bundle
+from compiler.compose import compose_bundle
 from compiler.config import load_config
 from compiler.diagnostics import Diagnostic
 from compiler.project import make_project
+from compiler.report import text
 from compiler.rules import required_snippet
 from compiler.snippet import align, find_copies, make_snippet
 from tests.conftest import MakeBundle
@@ -171,8 +174,6 @@ def test_drift_hint_is_a_unified_diff(make_bundle: MakeBundle) -> None:
 
 
 def test_text_report_indents_the_diff(make_bundle: MakeBundle) -> None:
-    from compiler.report import text
-
     [found] = lint(make_bundle, {"specs/agents/scout.md": agent(f"{ULTRA}\n")})
     lines = "\n".join(text([found])).split("\n")
     assert lines[1] == "    hint: --- fragments/caveman.md (level=full)"
@@ -435,7 +436,7 @@ SUBAGENTS = [
 
 
 def ndomo_like(make_bundle: MakeBundle, count: int) -> Path:
-    files = {
+    files: dict[str, str | bytes] = {
         "promptc.toml": CONFIG + f"expected_count = {count}\n" + QUIET,
         "fragments/caveman.md": f"{SNIPPET}\n",
     }
@@ -466,9 +467,6 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
     options = config.rules[ID].options
     assert options["fragment"] == "caveman"
     assert set(options["exempt"]) == {"craftsman", "foreman"}
-    from compiler.bundle import load_bundle
-    from compiler.compose import compose_bundle
-
     bundle = load_bundle(config)
     project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
     fragment = bundle.fragments["caveman"]
