@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
-from tests.rules.team import FOREMAN, TEAM, sub
+from tests.rules.delegation_files import FOREMAN, TEAM, sub
 
 RULE = "delegation-policy"
 FOREMAN_MD = "specs/agents/foreman.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.conftest import Diagnostics, Expected, agent, assert_found
-from tests.rules.team import TEAM, sub
+from tests.rules.delegation_files import TEAM, sub
 
 RULE = "subagent-delegates"
 SMITH = "specs/agents/smith.md"

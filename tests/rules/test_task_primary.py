@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.conftest import Diagnostics, Expected, agent, assert_found
-from tests.rules.crew import CREW, A, starter
+from tests.rules.task_files import CREW, A, starter
 
 RULE = "task-primary"
 NEVER = "and OpenCode's task tool never offers primaries, so this rule gives nothing"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.conftest import Diagnostics, Expected, Messages, agent, assert_found
-from tests.rules.crew import CREW, A, starter
+from tests.rules.task_files import CREW, A, starter
 
 RULE = "task-unknown-agent"
 NO_AGENT = "but no agent has that name"

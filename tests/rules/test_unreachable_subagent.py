@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.conftest import Diagnostics, Expected, agent, assert_found
-from tests.rules.team import CRAFTSMAN, TEAM, sub
+from tests.rules.delegation_files import CRAFTSMAN, TEAM, sub
 
 RULE = "unreachable-subagent"
 GUILD = "specs/agents/guild.md"
