@@ -18,11 +18,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 # An editable install runs compiler/ from source, and with PYTHONDONTWRITEBYTECODE
 # set no run writes bytecode: without this, every `promptc` run would compile
-# every module first. compileall rewrites only what changed since last time;
-# compiler.classcode stores the compiled methods of the package's dataclasses.
+# every module first. compileall rewrites only what changed since last time.
 bytecode: $(VENV)/.installed
 	$(BIN)/python -m compileall -q compiler
-	$(BIN)/python -m compiler.classcode
 
 build: bytecode
 	$(BIN)/promptc build

@@ -326,8 +326,6 @@ def main() -> None:
     # checkout here, even where PYTHONDONTWRITEBYTECODE is set.
     package = Path(__file__).resolve().parent.parent / "compiler"
     compileall.compile_dir(package, quiet=1)
-    # And its dataclasses' methods (compiler/classcode.py), as `make` stores them.
-    subprocess.run([sys.executable, "-m", "compiler.classcode"], check=True, cwd=package.parent)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="promptc-speed-") as scratch:
         run(args, Table(Path(scratch)), started)

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from compiler.entry import run
+from compiler.cli import run
 
 run()

@@ -8,37 +8,33 @@ is written while any error exists.
 
 from __future__ import annotations
 
-import functools
-import gc
 import operator
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter
+from compiler import delegation, emitter, importer
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler.bundle import Bundle, load_bundle
 from compiler.compose import Composition, compose_bundle
-from compiler.config import Config
+from compiler.config import Config, load_config
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
+from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
 from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
+from compiler.suggest import did_you_mean
 from compiler.validate import check_frontmatter
 from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
-
-if TYPE_CHECKING:
-    from compiler import importer  # only `promptc import` loads it
 
 
 @dataclass(frozen=True)
@@ -176,31 +172,6 @@ def _capped(
     return _ordered(shown)
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _collector_paused(run: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run with Python's cycle collector paused, then restore it.
-
-    Reference counting frees what a run drops; the collector would only
-    rescan the run's growing heap again and again (a sixth of the time at
-    10,000 agents, with the same peak memory without it).
-    """
-
-    @functools.wraps(run)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return run(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
-
-    return paused
-
-
 def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint."""
     bundle, project = _prepared(out, target)
@@ -277,14 +248,9 @@ def _lint_target(config: Config) -> str:
 
 def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left.
-    With `cache`, store the result for the next run (compiler.cache; never with `fix`)."""
+    With `cache`, store the result for the next run (never with `fix`)."""
     if cache and not fix:
-        return _cached(config, result_cache.LINT, (), lambda: lint(config), outputs=False)
-    return _lint_fixed(config, fix=fix)
-
-
-@_collector_paused
-def _lint_fixed(config: Config, *, fix: bool) -> Result:
+        return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _reading(_lint, config)
     collector.extend(failed)
@@ -301,8 +267,6 @@ def _lint(collector: _Collector) -> None:
 
 def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     """Fix the sources: the files changed, and an error for each that could not be written."""
-    from compiler.fix import fix_until_stable
-
     outcome = fix_until_stable(lambda: lint(config).diagnostics)
     failed = tuple(
         Diagnostic(path, 1, 1, "write", Severity.ERROR, message) for path, message in outcome.failed
@@ -310,7 +274,6 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
-@_collector_paused
 def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
     """Lint once, then compose and emit every selected target, each file to
     `sink`, one body at a time (compiler.emitter)."""
@@ -321,10 +284,6 @@ def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collec
 def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
     bundle, lint_project = _prepared(collector, _lint_target(collector.config))
     step = emitter.Step(collector, bundle, lint_project, names, sink)
-    # After the helper forks (emitter.Step starts it when worth it): only
-    # this process reports them. The helper's checks of emitted files cannot
-    # know these errors, and emitter.Replay drops what they would have kept
-    # from being checked.
     _validated(collector, bundle)
     collector.extend(run_rules(lint_project, sessions=False))
     step.run()
@@ -404,12 +363,22 @@ def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
     return sorted(chosen)
 
 
-@_collector_paused
 def build(
-    config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
+    config: Config,
+    *,
+    only: Iterable[str] = (),
+    force: bool = False,
+    check: bool = False,
+    cache: bool = False,
 ) -> Result:
-    """Lint, compose and emit the selected targets, then write them into the output
-    folder (compiler.writer), or with `check` only compare them with it."""
+    """Compose and emit the selected targets into the output folder (with `check`,
+    compare instead and write nothing). With `cache`, store the result for the next run."""
+    only = tuple(only)
+    if cache:
+        mode = result_cache.mode("check" if check else "build", force=force)
+        return _cached(
+            config, mode, only, lambda: build(config, only=only, force=force, check=check)
+        )
     if check:
         return _check_output(config, selected_targets(config, only))
     files = _Kept()
@@ -432,36 +401,20 @@ def build(
     )
 
 
-def build_cached(
-    config: Config, *, only: Iterable[str] = (), force: bool = False, check: bool = False
-) -> Result:
-    """build(), storing its result in the cache (compiler.cache) for the next run."""
-    only = tuple(only)
-    mode = cache_mode(check=check, force=force)
-    return _cached(
-        config, mode, only, lambda: build(config, only=only, force=force, check=check), outputs=True
-    )
-
-
-def cache_mode(*, check: bool, force: bool) -> str:
-    """What the cache keys a run's flags by: `check` and `build` results differ."""
-    return result_cache.mode(result_cache.CHECK if check else result_cache.BUILD, force=force)
-
-
 def _cached(
     config: Config,
     mode: str,
     only: tuple[str, ...],
     run: Callable[[], Result],
     *,
-    outputs: bool,
+    outputs: bool = True,
 ) -> Result:
     """run(), its result stored under the key of its inputs for the next run to find.
 
     The inputs are hashed before the run and again after it
     (cache.unchanged); the result is stored only when they agree, so an edit
     made while promptc ran is never hidden. `outputs`: the result depends on
-    the output folder too (build, check), which the entry records.
+    the output folder too (build, check), which the entry then records.
     """
     if not config.cache or result_cache.disabled(os.environ):
         return run()
@@ -489,8 +442,7 @@ def check(
     """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first.
     With `cache`, store the result for the next run (never with `fix`)."""
     fixed, failed = _fix(config) if fix else ((), ())
-    run = build_cached if cache and not fix else build
-    result = run(config, only=only, check=True)
+    result = build(config, only=only, check=True, cache=cache and not fix)
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
@@ -608,8 +560,6 @@ def can(
 def _missing_agent(
     config: Config, runtime: Runtime, blocking: tuple[Diagnostic, ...], agent: str
 ) -> None:
-    from compiler.suggest import did_you_mean
-
     path = config.specs / "agents" / f"{agent}.md"
     broken = [d for d in blocking if d.path == config.display(path)]
     if broken:
@@ -658,9 +608,6 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
     then lint the result. Writes nothing when an existing spec or fragment would be
     replaced (unless `force`) or when a body would not compose back to its text."""
-    from compiler import importer
-    from compiler.config import load_config
-
     plan = importer.plan_import(kind, folder, config)
     if any("compose back" in d.message for d in plan.notes):
         return Imported(plan, (), (), None, None)

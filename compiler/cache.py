@@ -27,7 +27,7 @@ itself with its own .gitignore), are written atomically, and any unreadable or
 malformed entry is a miss. `--no-cache`, PROMPTC_NO_CACHE=1 or `cache = false`
 in the config turn it off.
 
-A hit is looked up before the pipeline is imported (`cached_result`): this
+A hit is looked up before the pipeline is imported (`lookup_run`): this
 module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
 TOML without validating it (an entry exists only for a config that validated
 when it was stored).
@@ -58,14 +58,11 @@ DEPENDENCIES = ("yaml", "jinja2", "jsonschema", "click")
 LAYOUT_DEFAULTS = {"specs": "specs", "fragments": "fragments", "out": "build"}
 DEFAULT_TARGETS = ("opencode",)
 
-# The commands whose results are stored (see mode()).
-LINT = "lint"
-CHECK = "check"  # `promptc check` and `promptc build --check`: the same verdict
-BUILD = "build"
-
 
 def mode(command: str, *, force: bool = False) -> str:
-    """What a result is keyed by besides the inputs: the command and its flags."""
+    """What a result is keyed by besides the inputs: the command (`lint`, `build`,
+    `check`: `promptc check` and `promptc build --check` give the same verdict)
+    and its flags."""
     return command + (" --force" if force else "")
 
 
@@ -126,19 +123,18 @@ def disabled(environ: Mapping[str, str]) -> bool:
     return environ.get("PROMPTC_NO_CACHE", "") not in ("", "0")
 
 
-def cached_result(
+def lookup_run(
     config_path: str | os.PathLike[str] | None,
-    run_mode: str,
-    only: Sequence[str] = (),
-    *,
     cwd: str | os.PathLike[str],
+    run_mode: str,
+    only: Sequence[str],
     environ: Mapping[str, str],
 ) -> Hit | None:
     """The stored result of this very run when nothing it reads has changed;
     None when it must run (a miss, or a bundle or config that is not cached).
 
-    For the command line, before it imports the pipeline: `run_mode` is
-    mode(LINT), mode(CHECK) or mode(BUILD, force=...).
+    For the command line, before it imports the pipeline, with `run_mode` as
+    mode() makes it (`lint`, `check`, `build`, `build --force`).
     """
     if disabled(environ):
         return None

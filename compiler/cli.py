@@ -1,33 +1,66 @@
-"""The command line: parse options, call the API, report, return an exit code."""
+"""The command line: parse options with click, call the library API, report, return an exit code.
+
+A pre-commit hook runs `promptc check` (or `lint`) on every commit, and most
+of those runs find nothing changed: the answer is then in the result cache
+(compiler.cache), which hashes the raw inputs without loading the pipeline.
+So this module imports the pipeline (compiler.api and the rule registry,
+which bring in YAML, jsonschema and Jinja2) inside the commands, once the
+cache has missed: those are the only imports in promptc that do not stand at
+the top of their module, each marked `noqa: PLC0415`.
+"""
 
 from __future__ import annotations
 
+import inspect
+import os
 import sys
-from collections.abc import Callable, Sequence
-from contextvars import ContextVar
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from compiler import __version__, entry
-from compiler.entry import EXIT_INTERNAL, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, FORMATS
-from compiler.errors import PromptcError
+from compiler import __version__, cache, report
+from compiler.diagnostics import Diagnostic
+from compiler.errors import PromptcError, UsageError
 
 if TYPE_CHECKING:
-    from compiler.api import Result
-    from compiler.cache import Hit
+    from compiler.api import Imported, Result
     from compiler.config import Config
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+FORMATS = ("text", "json", "github", "sarif")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-# Whether infos are printed: set by --verbose on any checking command.
-_VERBOSE: ContextVar[bool] = ContextVar("promptc_verbose", default=False)
+class Options:
+    """The options every checking command shares (lint, build, check)."""
+
+    def __init__(
+        self,
+        config_path: Path | None = None,
+        fmt: str | None = None,
+        strict: bool = False,
+        quiet: bool = False,
+        verbose: bool = False,
+        no_color: bool = False,
+    ) -> None:
+        self.config_path = config_path
+        self.fmt = fmt
+        self.strict = strict
+        self.quiet = quiet
+        self.verbose = verbose
+        self.no_color = no_color
 
 
-def _common(func: F) -> F:
-    """Options every checking command shares, so they read the same everywhere."""
+def _common(func: Callable[..., None]) -> Callable[..., None]:
+    """Options every checking command shares, read into one `Options`."""
     options = [
         click.option(
             "--config",
@@ -49,44 +82,29 @@ def _common(func: F) -> F:
             "--verbose",
             "-v",
             is_flag=True,
-            expose_value=False,
-            callback=lambda ctx, param, value: _VERBOSE.set(value),
             help="Print info diagnostics too (text and github; json and sarif always hold them).",
         ),
         click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
     ]
+
+    def command(
+        config_path: Path | None,
+        fmt: str | None,
+        strict: bool,
+        quiet: bool,
+        verbose: bool,
+        no_color: bool,
+        **rest: Any,
+    ) -> None:
+        func(Options(config_path, fmt, strict, quiet, verbose, no_color), **rest)
+
+    command.__name__ = func.__name__
+    command.__doc__ = func.__doc__
+    # The command's own options (click keeps them on the function it decorated).
+    command.__click_params__ = list(getattr(func, "__click_params__", []))  # type: ignore[attr-defined]
     for option in reversed(options):
-        func = option(func)
-    return func
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="promptc")
-@click.option("--traceback", is_flag=True, help="Show the Python traceback of internal errors.")
-@click.pass_context
-def cli(ctx: click.Context, traceback: bool) -> None:
-    """promptc: compose, check and emit AI coding-agent prompt specs."""
-    ctx.obj = {"traceback": traceback}
-
-
-def _options(
-    config_path: Path | None, fmt: str | None, strict: bool, quiet: bool, no_color: bool
-) -> entry.Options:
-    return entry.Options(config_path, fmt, strict, quiet, _VERBOSE.get(), no_color)
-
-
-def _load(config_path: Path | None) -> Config:
-    return entry.load(config_path)
-
-
-def _report(
-    result: Result | Hit, fmt: str | None, strict: bool, quiet: bool, no_color: bool
-) -> int:
-    return entry.report(result, _options(None, fmt, strict, quiet, no_color))
-
-
-def _fails(result: Result | Hit, strict: bool) -> bool:
-    return entry.fails(result, strict)
+        command = option(command)
+    return command
 
 
 _FIX = click.option(
@@ -95,7 +113,6 @@ _FIX = click.option(
     help="Rewrite sources to fix what rules can fix (exit 1 when files changed).",
 )
 
-
 _NO_CACHE = click.option(
     "--no-cache",
     is_flag=True,
@@ -103,24 +120,35 @@ _NO_CACHE = click.option(
     "`cache = false` in the config work too).",
 )
 
+_CONFIG = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (promptc.toml or pyproject.toml).",
+)
 
-def _report_fixed(
-    result: Result, fmt: str | None, strict: bool, quiet: bool, no_color: bool
-) -> int:
-    return entry.report_fixed(result, _options(None, fmt, strict, quiet, no_color))
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="promptc")
+@click.option("--traceback", is_flag=True, help="Show the Python traceback of internal errors.")
+def cli(traceback: bool) -> None:
+    """promptc: compose, check and emit AI coding-agent prompt specs."""
 
 
 @cli.command()
 @_common
 @_FIX
-def lint(
-    config_path: Path | None, fmt: str | None, strict: bool, quiet: bool, no_color: bool, fix: bool
-) -> None:
+@_NO_CACHE
+def lint(options: Options, fix: bool, no_cache: bool) -> None:
     """Check specs, fragments and config; write nothing unless --fix."""
-    from compiler import api
+    use_cache = not (no_cache or fix)
+    hit = _cached(options.config_path, (), "lint") if use_cache else None
+    if hit is not None:
+        raise SystemExit(_report(hit, options))
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
-    result = api.lint(_load(config_path), fix=fix)
-    raise SystemExit(_report_fixed(result, fmt, strict, quiet, no_color))
+    result = api.lint(_load(options.config_path), fix=fix, cache=use_cache)
+    raise SystemExit(_report_fixed(result, options))
 
 
 @cli.command()
@@ -147,11 +175,7 @@ def lint(
 )
 @_NO_CACHE
 def build(
-    config_path: Path | None,
-    fmt: str | None,
-    strict: bool,
-    quiet: bool,
-    no_color: bool,
+    options: Options,
     only: tuple[str, ...],
     check_only: bool,
     force: bool,
@@ -162,44 +186,46 @@ def build(
     """Compose and emit every target into the output folder."""
     if check_only and (depfile or stamp):
         raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
-    options = _options(config_path, fmt, strict, quiet, no_color)
-    try:
-        code = entry.run_build(
-            options,
-            only=only,
-            check_only=check_only,
-            force=force,
-            depfile=depfile,
-            stamp=stamp,
-            no_cache=no_cache,
-        )
-    except entry.TargetError as exc:
-        raise click.UsageError(str(exc)) from None
-    raise SystemExit(code)
+    started = time.time_ns()  # before any input is read: see compiler/depfile.py
+    # A depfile lists what the full run read: it always runs.
+    use_cache = not (no_cache or depfile or stamp)
+    mode = cache.mode("check" if check_only else "build", force=force)
+    hit = _cached(options.config_path, only, mode) if use_cache else None
+    if hit is not None:
+        raise SystemExit(_report(hit, options))
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
+
+    config = _load(options.config_path)
+    for name in only:
+        if name not in config.targets:
+            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+    result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
+    if (depfile or stamp) and not _fails(result, options.strict):
+        result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
+    raise SystemExit(_report(result, options))
 
 
 @cli.command()
 @_common
 @_FIX
 @_NO_CACHE
-def check(
-    config_path: Path | None,
-    fmt: str | None,
-    strict: bool,
-    quiet: bool,
-    no_color: bool,
-    fix: bool,
-    no_cache: bool,
-) -> None:
+def check(options: Options, fix: bool, no_cache: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
-    options = _options(config_path, fmt, strict, quiet, no_color)
-    raise SystemExit(entry.run_check(options, fix=fix, no_cache=no_cache))
+    use_cache = not (no_cache or fix)
+    hit = _cached(options.config_path, (), cache.mode("check")) if use_cache else None
+    if hit is not None:
+        raise SystemExit(_report(hit, options))
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+    result = api.check(_load(options.config_path), fix=fix, cache=use_cache)
+    raise SystemExit(_report_fixed(result, options))
 
 
 @cli.command()
 def rules() -> None:
     """List every rule id with its default level and summary."""
-    from compiler import rules as registry
+    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
 
     for rule_id, rule in sorted(registry.RULES.items()):
         click.echo(f"{rule_id:24} {rule.DEFAULT_LEVEL:8} {registry.summary(rule)}")
@@ -209,10 +235,8 @@ def rules() -> None:
 @click.argument("rule_id")
 def explain(rule_id: str) -> None:
     """Print a rule's documentation."""
-    import inspect
-
-    from compiler import rules as registry
-    from compiler.suggest import did_you_mean
+    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
 
     rule = registry.RULES.get(rule_id)
     if rule is None:
@@ -225,12 +249,7 @@ def explain(rule_id: str) -> None:
 @click.argument("agent")
 @click.argument("permission")
 @click.argument("text", metavar="[INPUT]", required=False, default="*")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Config file (promptc.toml or pyproject.toml).",
-)
+@_CONFIG
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option(
     "--as",
@@ -255,8 +274,8 @@ def can(
     name for `task`, a URL; without it, `*` (what OpenCode itself asks for a
     whole tool). Example: promptc can craftsman bash "git push origin main"
     """
-    from compiler import api
-    from compiler.can import render_answer, shell_note
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.can import render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
@@ -266,16 +285,10 @@ def can(
     note = shell_note(permission, text)
     if note:
         click.echo(f"note: {note}", err=True)
-    raise SystemExit(EXIT_OK)
 
 
 @cli.command()
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Config file (promptc.toml or pyproject.toml).",
-)
+@_CONFIG
 @click.option(
     "--format",
     "fmt",
@@ -285,11 +298,10 @@ def can(
 )
 def graph(config_path: Path | None, fmt: str) -> None:
     """Who can start whom through OpenCode's task tool, each edge with its deciding rule."""
-    from compiler import api, delegation
+    from compiler import api, delegation  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     click.echo(delegation.render(api.delegation_graph(config), fmt, config.display), nl=False)
-    raise SystemExit(EXIT_OK)
 
 
 @cli.group("import")
@@ -312,11 +324,11 @@ def _import_command(kind: str) -> Callable[..., None]:
     def command(
         folder: Path, config_path: Path | None, force: bool, strict: bool, no_color: bool
     ) -> None:
-        from compiler import api
-        from compiler.config import load_config
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+        from compiler.config import load_config  # noqa: PLC0415 (the pipeline: module docstring)
 
         done = api.import_bundle(kind, folder, load_config(config_path), force=force)
-        raise SystemExit(_report_import(done, strict, no_color))
+        raise SystemExit(_report_import(done, Options(strict=strict, no_color=no_color)))
 
     command.__doc__ = f"""Import FOLDER (a project holding .{kind}/, or .{kind}/ itself).
 
@@ -326,9 +338,12 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-def _report_import(done: Any, strict: bool, no_color: bool) -> int:
-    from compiler import importer
-    from compiler.api import Result
+for _kind in ("opencode", "claude"):
+    import_.command(_kind)(_import_command(_kind))
+
+
+def _report_import(done: Imported, options: Options) -> int:
+    from compiler import importer  # noqa: PLC0415 (the pipeline: module docstring)
 
     for note in done.plan.notes:
         click.echo(note.as_text())
@@ -348,24 +363,133 @@ def _report_import(done: Any, strict: bool, no_color: bool) -> int:
     elif proposal:
         click.echo("Proposed config (add it to [tool.promptc] or promptc.toml):")
         click.echo(proposal, nl=False)
-    code = _report(done.lint, None, strict, False, no_color)
-    notes = Result(done.plan.notes)
-    return EXIT_PROBLEMS if code or _fails(notes, strict) else EXIT_OK
+    code = _report(done.lint, options)
+    failed = _failed([d.severity.value for d in done.plan.notes], options.strict)
+    return EXIT_PROBLEMS if code or failed else EXIT_OK
 
 
-for _kind in ("opencode", "claude"):
-    import_.command(_kind)(_import_command(_kind))
+# --- running a command ----------------------------------------------------------------
+
+
+def _load(config_path: Path | None) -> Config:
+    from compiler.config import load_config  # noqa: PLC0415 (the pipeline: module docstring)
+
+    config = load_config(config_path)
+    if not config.specs.is_dir():
+        raise UsageError(
+            f"specs folder not found: {config.specs} (set `specs` in "
+            "[tool.promptc] or run promptc inside a bundle)",
+        )
+    return config
+
+
+def _hint(name: str, config: Config) -> str:
+    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
+
+    return did_you_mean(name, config.targets)
+
+
+def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> cache.Hit | None:
+    """The stored result of this very run when nothing it reads has changed."""
+    return cache.lookup_run(config_path, os.getcwd(), mode, only, os.environ)
+
+
+# --- reporting ------------------------------------------------------------------------
+
+
+def _report(result: Result | cache.Hit, options: Options) -> int:
+    """Print the diagnostics and the summary; the exit code they mean."""
+    fmt = options.fmt or default_format(os.environ)
+    severities = _severities(result)
+    shown = [
+        index
+        for index, severity in enumerate(severities)
+        if (not options.quiet or severity == "error")
+        # Infos (what a translation could not keep) can run to hundreds of lines;
+        # people read them with --verbose or in the target's TRANSLATION.md.
+        and (fmt not in ("text", "github") or options.verbose or severity != "info")
+    ]
+    # Machine formats print a document even when it lists nothing.
+    if shown or fmt not in ("text", "github"):
+        diagnostics = result.diagnostics
+        color = fmt == "text" and use_color(options.no_color, os.environ) and sys.stdout.isatty()
+        for line in _reporter(fmt)([diagnostics[i] for i in shown], color):
+            echo(line)
+    # Machine formats keep stdout a single document; the summary goes to stderr anyway.
+    if not options.quiet and fmt in ("text", "github"):
+        _summary(result, severities, options.verbose)
+    return EXIT_PROBLEMS if _failed(severities, options.strict) else EXIT_OK
+
+
+def _reporter(fmt: str) -> report.Reporter:
+    if fmt != "sarif":
+        return report.REPORTERS[fmt]
+    # A SARIF log describes every rule: that needs the registry.
+    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
+
+    def sarif(diagnostics: Iterable[Diagnostic], color: bool) -> Iterator[str]:
+        return report.sarif(diagnostics, color, rules=registry.RULES)
+
+    return sarif
+
+
+def _severities(result: Result | cache.Hit) -> list[str]:
+    """Each diagnostic's severity; a cache hit has them without building diagnostics."""
+    if isinstance(result, cache.Hit):
+        return result.severities
+    return [d.severity.value for d in result.diagnostics]
+
+
+def _failed(severities: list[str], strict: bool) -> bool:
+    failing = ("error", "warning") if strict else ("error",)
+    return any(severity in failing for severity in severities)
+
+
+def _fails(result: Result | cache.Hit, strict: bool) -> bool:
+    return _failed(_severities(result), strict)
+
+
+def _report_fixed(result: Result, options: Options) -> int:
+    """Name each file --fix changed, then report what remains; changed files mean exit 1."""
+    for path in result.fixed:
+        echo(f"Fixing {path}", err=True)
+    code = _report(result, options)
+    return EXIT_PROBLEMS if result.fixed else code
+
+
+def default_format(environ: Mapping[str, str]) -> str:
+    """`github` inside GitHub Actions, so annotations appear without any flag."""
+    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def use_color(no_color: bool, environ: Mapping[str, str]) -> bool:
+    # no-color.org: NO_COLOR set to a non-empty value turns colour off.
+    return not no_color and not environ.get("NO_COLOR")
+
+
+def _summary(result: Result | cache.Hit, severities: list[str], verbose: bool) -> None:
+    # compiler.diagnostics.Severity's values, in its order.
+    counts = {s: severities.count(s) for s in ("error", "warning", "info")}
+    parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
+    if counts["info"] and not verbose:
+        parts[-1] += " (shown with --verbose)"
+    files = f"; wrote {len(result.written)}, removed {len(result.removed)} file(s)"
+    changed = files if result.written or result.removed else ""
+    if result.fixed:
+        changed += f"; fixed {len(result.fixed)} file(s)"
+    echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
+
+
+def echo(line: str, *, err: bool = False) -> None:
+    click.echo(line, err=err)
+
+
+# --- the program ----------------------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: returns the exit code; never lets a traceback escape unasked.
-
-    The everyday command lines run in compiler.entry, the same way
-    `promptc` itself runs them; click parses every other."""
+    """The `promptc` command: the exit code; never lets a traceback escape unasked."""
     args = list(sys.argv[1:] if argv is None else argv)
-    simple = entry.run_simple(args)
-    if simple is not None:
-        return simple
     try:
         cli.main(args=args, prog_name="promptc", standalone_mode=False)
     except SystemExit as exc:
@@ -379,9 +503,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PromptcError as exc:
         click.echo(f"promptc: {exc}", err=True)
         return exc.exit_code
+    except BrokenPipeError:
+        # The reader went away (`promptc check | head -1`): exit 1 quietly.
+        _silence_stdout()
+        return EXIT_PROBLEMS
     except Exception as exc:  # the last line of defence: one line, exit 3
         if "--traceback" in args:
             raise
-        entry.internal_error(exc)
+        click.echo(
+            f"promptc: internal error: {type(exc).__name__}: {exc} "
+            "(re-run with --traceback to see where)",
+            err=True,
+        )
         return EXIT_INTERNAL
     return EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that flushing what is left at exit
+    cannot fail again on the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def run() -> None:
+    """The console script and `python -m compiler`."""
+    sys.exit(main())

@@ -52,8 +52,9 @@ from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
 MAX_CHARS = 1_000_000
-# Values `target` may be compared with: the targets promptc emits or plans to.
-TARGET_NAMES = ("opencode", "claude", "claude-plugin")
+# Values `target` may be compared with: every target promptc emits, and those it
+# plans to (tests/test_registry.py holds the target registry to this list).
+TARGET_NAMES = ("claude", "claude-plugin", "codex", "copilot", "gemini", "opencode")
 
 Finding = tuple[str, Path, Problem]
 
@@ -167,12 +168,6 @@ class SourceMaps(Mapping[str, SourceMap]):
         return len(self._texts)
 
 
-# Composition.carry(): findings by place, files with findings, rendered ids by kind.
-Carried = tuple[
-    dict[tuple[Path, int, int], Finding], set[Path], tuple[set[str], set[str], set[str]]
-]
-
-
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
@@ -203,25 +198,6 @@ class Composition:
         """Whether composing so far found a problem in `path` (the rest may find more)."""
         return path in self._engine.failed
 
-    def carry(self) -> Carried:
-        """What rendering found so far and which bodies it rendered, for this
-        composition in another process (a build split in two, compiler.split)."""
-        engine = self._engine
-        agents, modes, skills = self._texts
-        return engine.findings, engine.failed, (agents.done, modes.done, skills.done)
-
-    def absorb(self, carried: Carried) -> None:
-        """Add what the same composition found in another process. Where both
-        found a problem at one place, this one's words stay: a split build gives
-        this process the bodies that come first (see emitter.Split)."""
-        findings, failed, done = carried
-        engine = self._engine
-        for key, finding in findings.items():
-            engine.findings.setdefault(key, finding)
-        engine.failed |= failed
-        for texts, names in zip(self._texts, done, strict=True):
-            texts.done |= names
-
 
 def compose_bundle(
     bundle: Bundle, target: str, display: Callable[[Path], str] | None = None
@@ -241,12 +217,6 @@ def _relative(path: Path) -> str:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def known_targets() -> tuple[str, ...]:
-    from compiler.targets import TARGETS  # late: targets -> project -> this module
-
-    return tuple(sorted({*TARGET_NAMES, *TARGETS}))
 
 
 @dataclass
@@ -302,7 +272,7 @@ class _Engine:
     def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
         self.target = target
         self.display = display
-        self.targets = known_targets()
+        self.targets = TARGET_NAMES
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.kept = 0  # characters of composed text kept (Texts)
         self.failed: set[Path] = set()  # files with findings

@@ -47,14 +47,6 @@ class SpecRules:
         for rule_id, level, session in self.sessions:
             yield from _stamped(self.project, rule_id, level, session.end())
 
-    def carry(self) -> list[object]:
-        """What every session gathered, for the same sessions in another process."""
-        return [session.carry() for _, _, session in self.sessions]
-
-    def absorb(self, carried: list[object]) -> None:
-        for (_, _, session), state in zip(self.sessions, carried, strict=True):
-            session.absorb(state)
-
 
 def _enabled(project: Project) -> Iterator[tuple[str, rules.Rule, Severity, Mapping[str, Any]]]:
     """(id, module, level, options) of every rule the config turns on."""

@@ -118,22 +118,6 @@ class Project:
     skills: Mapping[str, Skill] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Part:
-    """Which of a target's files one process emits when a build is split over
-    two (compiler.split): the agents in `agents` (None: every agent) and, with
-    `rest`, every other file (modes, skills, the files of the whole bundle)."""
-
-    agents: frozenset[str] | None = None
-    rest: bool = True
-
-    def has(self, ident: str) -> bool:
-        return self.agents is None or ident in self.agents
-
-
-WHOLE = Part()
-
-
 class Session(Protocol):
     """A rule that reads composed bodies, one at a time.
 
@@ -144,19 +128,11 @@ class Session(Protocol):
     when that body is composed, so a bundle of 10,000 agents never holds the
     composed bodies it is done with (compose.Texts). The module's
     `check(project, options)` is `by_spec(project, session(project, options))`.
-
-    A build split over two processes (compiler.split) gives each a share of
-    the specs: `carry()` returns what the session gathered from its specs
-    (picklable), and `absorb()` adds the other process's before `end()`.
     """
 
     def spec(self, spec: Spec) -> Iterable[Problem]: ...
 
     def end(self) -> Iterable[Problem]: ...
-
-    def carry(self) -> object: ...
-
-    def absorb(self, carried: object) -> None: ...
 
 
 def specs(project: Project) -> Iterator[Spec]:

@@ -14,11 +14,15 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from compiler import __version__
 from compiler.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from compiler.rules import Rule
 
 # Control characters from a hostile file (a key written as "\e[2J" in YAML)
 # must not reach the terminal, nor a newline split one diagnostic into two.
@@ -106,14 +110,15 @@ def _message(d: Diagnostic) -> str:
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def sarif(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
-    from compiler import __version__
-
-    rules = _sarif_rules()
-    index = {rule["id"]: i for i, rule in enumerate(rules)}
+def sarif(
+    diagnostics: Iterable[Diagnostic], color: bool = False, rules: Mapping[str, Rule] | None = None
+) -> Iterator[str]:
+    """The SARIF log; `rules` (the registry, compiler.rules.RULES) describes every rule."""
+    described = _sarif_rules(rules or {})
+    index = {rule["id"]: i for i, rule in enumerate(described)}
     driver = {"name": "promptc", "version": __version__, "semanticVersion": __version__}
     run = {
-        "tool": {"driver": {**driver, "rules": rules}},
+        "tool": {"driver": {**driver, "rules": described}},
         # Loader columns count characters (code points), not UTF-16 units.
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": True}],
@@ -123,21 +128,19 @@ def sarif(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[st
     yield json.dumps(log, indent=2, ensure_ascii=False)
 
 
-def _sarif_rules() -> list[dict[str, Any]]:
-    from compiler import rules as registry
-    from compiler.config import LEVELS
-
+def _sarif_rules(rules: Mapping[str, Rule]) -> list[dict[str, Any]]:
     described = []
-    for rule_id, rule in sorted(registry.RULES.items()):
-        level = LEVELS[rule.DEFAULT_LEVEL]
+    for rule_id, rule in sorted(rules.items()):
         configuration: dict[str, Any] = (
-            {"enabled": False} if level is None else {"level": _SARIF_LEVEL[level]}
+            {"enabled": False}
+            if rule.DEFAULT_LEVEL == "off"
+            else {"level": _SARIF_LEVEL[Severity(rule.DEFAULT_LEVEL)]}
         )
         doc = inspect.cleandoc(rule.__doc__ or "")
         described.append(
             {
                 "id": rule_id,
-                "shortDescription": {"text": registry.summary(rule)},
+                "shortDescription": {"text": doc.splitlines()[0] if doc else ""},
                 "fullDescription": {"text": _description(doc)},
                 "help": {"text": doc},
                 "defaultConfiguration": configuration,

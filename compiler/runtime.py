@@ -140,11 +140,30 @@ class Runtime:
         return found
 
 
-def agent_frontmatter(spec: Spec) -> dict[str, Any]:
-    """The frontmatter the opencode target emits for this agent."""
-    from compiler.targets import opencode
+AGENT_KEYS = (
+    "description",
+    "mode",
+    "model",
+    "variant",
+    "temperature",
+    "top_p",
+    "steps",
+    "color",
+    "hidden",
+    "disable",
+    "options",
+    "permission",
+)
+OMITTED_KEYS = ("name", "prompt")
 
-    return opencode.agent_frontmatter(spec)
+
+def agent_frontmatter(spec: Spec) -> dict[str, Any]:
+    """The frontmatter OpenCode reads for an agent (the opencode target emits it):
+    known keys in order, then the rest."""
+    data = spec.view("opencode")
+    known = {key: data[key] for key in AGENT_KEYS if key in data}
+    extra = {k: v for k, v in data.items() if k not in known and k not in OMITTED_KEYS}
+    return {**known, **extra}
 
 
 def anchor(agent: Agent, *path: str) -> Origin:

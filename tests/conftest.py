@@ -147,7 +147,7 @@ def sample(make_bundle: MakeBundle) -> Path:
 
 _PROBE = """\
 import sys
-from compiler.entry import main
+from compiler.cli import main
 code = main(sys.argv[1:])
 print(code, *sorted(m for m in sys.modules if m in {watched!r}))
 """

@@ -21,13 +21,13 @@ from .conftest import Run, every_field
 def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """One entry per real run of the pipeline (a cache hit adds none)."""
     calls: list[bool] = []
-    real = api.build
+    real = api._render
 
-    def counting(*args: object, **kwargs: object) -> api.Result:
+    def counting(*args: object, **kwargs: object) -> object:
         calls.append(True)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(api, "build", counting)
+    monkeypatch.setattr(api, "_render", counting)
     yield calls
 
 
@@ -162,7 +162,7 @@ def test_cache_key_must_be_a_boolean(sample: Path, run: Callable[..., Run]) -> N
 def _probe(root: Path, environ: dict[str, str] | None = None) -> cache.Key | None:
     found = cache.raw_layout(None, root)
     assert found is not None
-    return cache.key(found[0], cache.mode(cache.CHECK), (), environ or {})
+    return cache.key(found[0], cache.mode("check"), (), environ or {})
 
 
 def _key(root: Path, environ: dict[str, str] | None = None) -> str | None:
@@ -307,14 +307,14 @@ def edit_during_run(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], N
     """Make the next real run do `edit` right after its inputs were hashed."""
 
     def arm(edit: Callable[[], None]) -> None:
-        real = api.build
+        real = api._render
 
-        def editing(*args: object, **kwargs: object) -> api.Result:
-            monkeypatch.setattr(api, "build", real)
+        def editing(*args: object, **kwargs: object) -> object:
+            monkeypatch.setattr(api, "_render", real)
             edit()
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(api, "build", editing)
+        monkeypatch.setattr(api, "_render", editing)
 
     return arm
 
@@ -423,12 +423,12 @@ def test_a_bundle_with_no_stored_result_is_not_hashed_to_look_up(
     hashed: list[str] = []
     real = cache._inputs_digest
     monkeypatch.setattr(cache, "_inputs_digest", lambda layout: hashed.append("") or real(layout))
-    mode = cache.mode(cache.BUILD)
-    assert cache.cached_result(None, mode, cwd=sample, environ=os.environ) is None
+    mode = cache.mode("build")
+    assert cache.lookup_run(None, sample, mode, (), os.environ) is None
     assert hashed == []
-    assert api.build_cached(load_config()).ok
+    assert api.build(load_config(), cache=True).ok
     assert len(hashed) == 2  # before the run, and again after it
-    hit = cache.cached_result(None, mode, cwd=sample, environ=os.environ)
+    hit = cache.lookup_run(None, sample, mode, (), os.environ)
     assert hit is not None and hit.diagnostics == ()
 
 
@@ -436,7 +436,7 @@ def test_a_bundle_with_no_stored_result_is_not_hashed_to_look_up(
 
 
 def _lint_hit(root: Path) -> cache.Hit | None:
-    return cache.cached_result(None, cache.mode(cache.LINT), cwd=root, environ=os.environ)
+    return cache.lookup_run(None, root, cache.mode("lint"), (), os.environ)
 
 
 def test_a_stored_lint_is_a_hit_with_every_field(sample: Path) -> None:
@@ -460,9 +460,7 @@ def test_a_changed_spec_misses_the_stored_lint(sample: Path) -> None:
 def test_lint_ignores_the_output_folder_and_shares_no_entry(sample: Path) -> None:
     """A lint result holds whatever build/ holds; a check or build is another run."""
     api.lint(load_config(), cache=True)
-    assert (
-        cache.cached_result(None, cache.mode(cache.CHECK), cwd=sample, environ=os.environ) is None
-    )
+    assert cache.lookup_run(None, sample, cache.mode("check"), (), os.environ) is None
     assert api.build(load_config()).ok
     assert _lint_hit(sample) is not None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -183,90 +182,3 @@ def test_infos_are_shown_with_verbose(make_bundle: MakeBundle, run: Runner) -> N
     assert loud.code == 0
     assert "info [description-length]" in loud.out
     assert json.loads(run("lint", "--format", "json").out)["summary"]["info"] == 1
-
-
-@pytest.mark.parametrize(
-    ("args", "simple"),
-    [
-        (["check"], True),
-        (["check", "-q", "--strict", "--no-color", "-v", "--no-cache"], True),
-        (["check", "--format", "json"], True),
-        (["check", "--format=sarif", "--config", "promptc.toml"], True),
-        (["build", "--check", "--force", "-q"], True),
-        (["check", "--fix"], False),
-        (["check", "--format", "yaml"], False),  # click says which formats exist
-        (["check", "--format"], False),
-        (["check", "-qv"], False),
-        (["check", "--check"], False),  # a build flag
-        (["build", "--target", "opencode"], False),
-        (["build", "--depfile", "deps.mk"], False),
-        (["check", "--help"], False),
-        (["check", "extra"], False),
-        (["--traceback", "check"], False),
-        (["lint"], False),
-        ([], False),
-    ],
-)
-def test_everyday_command_lines_skip_click(args: list[str], simple: bool) -> None:
-    from compiler import entry
-
-    assert (entry._parse(args) is not None) is simple
-
-
-def test_a_command_line_click_parses_gives_the_same_report(sample: Path, run: Runner) -> None:
-    simple = run("check", "--no-cache", "--format", "json")
-    assert simple.code == 1  # nothing built yet
-    parsed = run("check", "--no-cache", "--format", "json", "--fix")  # --fix: parsed by click
-    assert (parsed.code, parsed.out) == (simple.code, simple.out)
-
-
-def _through_click(args: list[str]) -> int:
-    """Run a command line the way click parses it, skipping compiler.entry's own reading."""
-    from compiler import cli
-
-    try:
-        cli.cli.main(args=args, prog_name="promptc", standalone_mode=False)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["check", "--no-cache"],
-        ["check", "--no-cache", "-q"],
-        ["check", "--no-cache", "--format", "json"],
-        ["check", "--no-cache", "--format=github", "--strict"],
-        ["check", "--no-cache", "--strict", "-q"],
-        ["check", "--no-cache", "-v", "--no-color", "--format", "sarif"],
-        ["build", "--no-cache"],
-        ["build", "--no-cache", "--check", "-q"],
-        ["build", "--no-cache", "--force", "--format", "json"],
-        ["check", "--no-cache", "--config", "promptc.toml"],
-    ],
-)
-def test_both_ways_of_reading_a_command_line_give_the_same_run(
-    sample: Path, capsys: pytest.CaptureFixture[str], args: list[str]
-) -> None:
-    from compiler import entry
-
-    def twice(run: Callable[[list[str]], int | None]) -> list[tuple[int | None, str, str]]:
-        outcomes = []
-        _through_click(["build", "--no-cache", "-q"])  # fresh outputs: only the warning is left
-        capsys.readouterr()
-        for _ in range(2):
-            code = run(args)
-            captured = capsys.readouterr()
-            outcomes.append((code, captured.out, captured.err))
-        shutil.rmtree(sample / "build", ignore_errors=True)
-        return outcomes
-
-    agent = sample / "specs/agents/scout.md"  # a warning, so that --strict matters
-    agent.write_text(
-        agent.read_text().replace(
-            "Explores the codebase read-only and reports findings.", "Explorer"
-        )
-    )
-    assert entry._parse(args) is not None
-    assert twice(entry.run_simple) == twice(_through_click)

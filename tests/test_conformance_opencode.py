@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from compiler import runtime
 from compiler.project import Project
 from compiler.targets import opencode
 from tests import bundles, oracle
@@ -127,7 +128,7 @@ def test_every_agent_file_is_read_as_written(loaded: Loaded) -> None:
     """OpenCode's YAML reader sees each frontmatter exactly as promptc meant it, order included."""
     for ident, spec in loaded.project.agents.items():
         front = opencode.agent_frontmatter(spec)
-        extra = {k: v for k, v in front.items() if k not in opencode.AGENT_KEYS}
+        extra = {k: v for k, v in front.items() if k not in runtime.AGENT_KEYS}
         permission = front.get("permission", {})
         expected = {
             "name": ident,

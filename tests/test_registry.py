@@ -10,6 +10,7 @@ import pytest
 import compiler.rules
 import compiler.targets
 from compiler import rules, targets
+from compiler.compose import TARGET_NAMES
 
 
 def test_every_rule_module_is_registered() -> None:
@@ -36,6 +37,11 @@ def test_every_target_module_is_registered() -> None:
     for target in targets.TARGETS.values():
         assert target.__doc__
         jsonschema.Draft202012Validator.check_schema(targets.options_schema(target))
+
+
+def test_every_target_is_a_name_composition_knows() -> None:
+    """A spec may compare `target` with any target the registry emits."""
+    assert set(targets.TARGETS) <= set(TARGET_NAMES)
 
 
 def test_unknown_rule_lookup() -> None:

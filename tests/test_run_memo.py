@@ -228,7 +228,7 @@ def test_useful_lines_are_the_plain_ones(lines: list[str], target: str) -> None:
 
 def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBundle) -> None:
     """The useful-line memo is per text: each agent's copy is found at its own lines."""
-    from tests.test_required_snippet import CONFIG, FRAGMENT, ONE_CHARACTER, QUIET, agent
+    from tests.rules.test_required_snippet import CONFIG, FRAGMENT, ONE_CHARACTER, QUIET, agent
 
     bodies = {
         "scout": f"{ONE_CHARACTER}\n\n# Scout\n",

@@ -327,28 +327,6 @@ def test_mode_defect(
     assert message in found[0]["message"]
 
 
-def test_key_rules_read_targets_opencode(make_bundle: MakeBundle, run: Runner) -> None:
-    agent = AGENT.replace(
-        "permission:\n  edit: deny\n",
-        "targets:\n  opencode:\n    permisson: {edit: deny}\n    category: x\n    maxTurns: 3\n",
-    )
-    make_bundle({"specs/agents/scout.md": agent})
-    out = run("lint").out
-    assert "scout.md:6:5: error [key-typo] unknown key 'permisson' in $.targets.opencode" in out
-    assert "scout.md:7:5: warning [unknown-key] 'category' in $.targets.opencode" in out
-    assert "scout.md:8:5: error [cross-ecosystem] `maxTurns` is a Claude Code key" in out
-
-
-def test_key_rules_are_configurable(make_bundle: MakeBundle, run: Runner) -> None:
-    agent = AGENT.replace("mode: subagent\n", "mode: subagent\npermisson: {}\ncategory: x\n")
-    config = '[rules.key-typo]\nlevel = "warning"\n[rules.unknown-key]\naccept = ["category"]\n'
-    make_bundle({"promptc.toml": config, "specs/agents/scout.md": agent})
-    result = run("lint")
-    assert result.code == 0
-    assert "scout.md:4:1: warning [key-typo]" in result.out
-    assert "category" not in result.out
-
-
 @pytest.mark.parametrize(
     ("word", "meant"),
     [

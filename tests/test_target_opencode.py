@@ -19,6 +19,7 @@ import yaml
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from compiler import runtime
 from compiler.skills import skill_frontmatter
 from compiler.targets import opencode
 from tests import bundles
@@ -61,7 +62,7 @@ def fixture_files() -> dict[str, str]:
 def test_known_keys_come_in_the_documented_order(fixture_files: dict[str, str]) -> None:
     # lead.md lists its keys in reverse; the output order is AGENT_KEYS.
     front, _ = split(fixture_files[".opencode/agents/lead.md"])
-    assert list(front) == list(opencode.AGENT_KEYS)
+    assert list(front) == list(runtime.AGENT_KEYS)
 
 
 def test_other_keys_follow_in_source_order(fixture_files: dict[str, str]) -> None:

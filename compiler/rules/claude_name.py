@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from compiler.claude_agents import PLUGIN, TARGETS, claude_name, reserved
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec
-from compiler.targets import claude, claude_plugin
 from compiler.tomlpos import locate
 
 ID = "claude-name"
@@ -36,7 +36,7 @@ OPTIONS: dict[str, Any] = {}
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
-    if claude.NAME not in targets and claude_plugin.NAME not in targets:
+    if not any(name in targets for name in TARGETS):
         return
     yield from _clashes(project.agents, "agent")
     yield from _clashes(project.modes, "command")
@@ -46,7 +46,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 def _clashes(specs: Mapping[str, Spec], kind: str) -> Iterator[Problem]:
     first: dict[str, str] = {}
     for ident, spec in specs.items():
-        name = claude.claude_name(ident)
+        name = claude_name(ident)
         if name in first:
             yield Problem(
                 1,
@@ -61,13 +61,13 @@ def _clashes(specs: Mapping[str, Spec], kind: str) -> Iterator[Problem]:
 
 def _plugin_name(project: Project) -> Iterator[Problem]:
     config = project.config
-    options = config.targets.get(claude_plugin.NAME)
+    options = config.targets.get(PLUGIN)
     name = options.get("name") if options else None
-    if not isinstance(name, str) or not claude_plugin.reserved(name) or config.source is None:
+    if not isinstance(name, str) or not reserved(name) or config.source is None:
         return
     prefix = ("tool", "promptc") if config.source.name == "pyproject.toml" else ()
     text = config.source.read_text(encoding="utf-8")
-    line, column = locate(text, (*prefix, "targets", claude_plugin.NAME, "name"))
+    line, column = locate(text, (*prefix, "targets", PLUGIN, "name"))
     yield Problem(
         line,
         column,

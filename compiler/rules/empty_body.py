@@ -46,9 +46,3 @@ class _Empty:
 
     def end(self) -> Iterator[Problem]:
         return iter(())
-
-    def carry(self) -> object:
-        return None  # nothing is gathered across specs
-
-    def absorb(self, carried: object) -> None:
-        pass

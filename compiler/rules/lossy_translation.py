@@ -26,15 +26,13 @@ Passes:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from compiler.claude_agents import NAME, PLUGIN, TARGETS, agent_notes, command_notes
 from compiler.diagnostics import Problem
 from compiler.loader import Pos
 from compiler.project import Project, Spec
-from compiler.targets import claude, claude_plugin
-
-if TYPE_CHECKING:
-    from compiler.translate import Loss
+from compiler.translate import Loss, translate
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"
@@ -44,11 +42,8 @@ OPTIONS: dict[str, Any] = {}
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
-    if claude.NAME not in targets and claude_plugin.NAME not in targets:
+    if not any(name in targets for name in TARGETS):
         return
-    # Only a Claude target needs the translation: load it then (compiler.translate is big).
-    from compiler.translate import translate
-
     models = _models(targets)
     translation = translate(project)
     seen: set[object] = set()
@@ -58,13 +53,13 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             seen.add(loss.rule)
             yield problem
     for ident in translation.tools:
-        yield from _at(project.agents[ident], claude.agent_notes(project.agents[ident], models))
+        yield from _at(project.agents[ident], agent_notes(project.agents[ident], models))
     for spec in project.modes.values():
-        yield from _at(spec, claude.command_notes(spec, project, translation, models))
+        yield from _at(spec, command_notes(spec, project, translation, models))
 
 
 def _models(targets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
-    mine = targets.get(claude.NAME, targets.get(claude_plugin.NAME, {}))
+    mine = targets.get(NAME, targets.get(PLUGIN, {}))
     return dict(mine.get("models", {}))
 
 

@@ -24,10 +24,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from compiler.claude_agents import TARGETS
 from compiler.compose import compose_bundle
 from compiler.diagnostics import Problem
 from compiler.project import Project
-from compiler.targets import claude, claude_plugin
 
 ID = "positional-arguments"
 DEFAULT_LEVEL = "warning"
@@ -39,7 +39,7 @@ POSITIONAL = re.compile(r"(?<![\\$])\$(\d+)")
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
-    if claude.NAME not in targets and claude_plugin.NAME not in targets:
+    if not any(name in targets for name in TARGETS):
         return
     opencode, claude_modes = (_modes(project, target) for target in ("opencode", "claude"))
     for ident, spec in project.modes.items():

@@ -165,12 +165,6 @@ class _Settled:
     def end(self) -> Iterator[Problem]:
         return iter(self.problems)
 
-    def carry(self) -> object:
-        return None  # decided before any body
-
-    def absorb(self, carried: object) -> None:
-        pass
-
 
 class _Agents:
     """Each agent's copies of the snippet, then their count."""
@@ -199,13 +193,6 @@ class _Agents:
 
     def end(self) -> Iterator[Problem]:
         return _count(self.project, self.snippet, self.options, sorted(self.carriers))
-
-    def carry(self) -> object:
-        return self.carriers
-
-    def absorb(self, carried: object) -> None:
-        assert isinstance(carried, list)
-        self.carriers.extend(carried)
 
 
 # --- configuration -------------------------------------------------------------------

@@ -3,8 +3,7 @@
 A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
 in `[tool.promptc.targets.<name>]`), `files(project, options)` yielding the
 files it produces, relative to `<out>/<name>/`, as (path, text) one at a time
-(agents first, each right after its body is composed; see api._render; with
-a `part`, only that part's files, see compiler.split), and
+(agents first, each right after its body is composed; see compiler.emitter), and
 `emit(project, options)`, the same files as a dict. An optional
 `COMPOSE_AS` names the target whose composition (the `target` variable) it
 emits, when two targets must carry the same bodies.
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from compiler.targets import claude, claude_plugin, opencode
 
 if TYPE_CHECKING:
-    from compiler.project import Part, Project
+    from compiler.project import Project
 
 
 class Target(Protocol):
@@ -28,9 +27,7 @@ class Target(Protocol):
 
     def emit(self, project: Project, options: Mapping[str, Any]) -> dict[str, str]: ...
 
-    def files(
-        self, project: Project, options: Mapping[str, Any], part: Part = ...
-    ) -> Iterator[tuple[str, str]]: ...
+    def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 
 
 _MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin)

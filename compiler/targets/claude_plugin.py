@@ -36,16 +36,18 @@ Options (`[tool.promptc.targets.claude-plugin]`):
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler.project import WHOLE, Part, Project
+from compiler.claude_agents import NAME as CLAUDE
+from compiler.claude_agents import PLUGIN, claude_name, names, plugin_name
+from compiler.project import Project
 from compiler.targets import claude
+from compiler.translate import translate
 
 # compiler.translate loads in the functions that translate (see compiler.targets.claude).
 
-NAME = "claude-plugin"
+NAME = PLUGIN
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
 _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 OPTIONS: dict[str, Any] = {
@@ -69,16 +71,12 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     return dict(files(project, options))
 
 
-def files(
-    project: Project, options: Mapping[str, Any], part: Part = WHOLE
-) -> Iterator[tuple[str, str]]:
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     plugin = plugin_name(project, options)
-    namer = claude.names(project, plugin)
+    namer = names(project, plugin)
     yield from claude.layout(
-        project, {"models": models(project, options)}, "", namer, with_settings=False, part=part
+        project, {"models": models(project, options)}, "", namer, with_settings=False
     )
-    if not part.rest:
-        return
     yield (
         ".claude-plugin/plugin.json",
         json.dumps(manifest(project, options), indent=2, ensure_ascii=False) + "\n",
@@ -89,32 +87,10 @@ def files(
 def models(project: Project, options: Mapping[str, Any]) -> Mapping[str, str]:
     if "models" in options:
         return dict(options["models"])
-    return dict(project.config.targets.get(claude.NAME, {}).get("models", {}))
-
-
-def plugin_name(project: Project, options: Mapping[str, Any]) -> str:
-    configured = options.get("name")
-    if isinstance(configured, str):
-        return configured
-    words = re.findall(r"[a-z0-9]+", project.config.root.name.lower())
-    name = "-".join(words) or "bundle"
-    return f"promptc-{name}" if reserved(name) else name
-
-
-_RESERVED = {"claude", "anthropic", "anthropics", "claude-code", "claude-mods"}
-_RESERVED_PREFIXES = ("claude-", "anthropic-", "anthropics-", "cc-plugin-")
-
-
-def reserved(name: str) -> bool:
-    """Names `claude plugin validate` refuses as passing for Anthropic's own plugins."""
-    words = name.split("-")
-    official = "official" in words and ("claude" in words or "anthropic" in words)
-    return name in _RESERVED or name.startswith(_RESERVED_PREFIXES) or official
+    return dict(project.config.targets.get(CLAUDE, {}).get("models", {}))
 
 
 def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
-    from compiler.translate import translate
-
     plugin = plugin_name(project, options)
     translation = translate(project)
     agents, commands = len(translation.tools), len(project.modes)
@@ -134,8 +110,6 @@ def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def readme(project: Project, options: Mapping[str, Any], namer: Mapping[str, str]) -> str:
-    from compiler.translate import translate
-
     plugin = plugin_name(project, options)
     translation = translate(project)
     info = manifest(project, options)
@@ -144,7 +118,7 @@ def readme(project: Project, options: Mapping[str, Any], namer: Mapping[str, str
         for i in translation.tools
     ]
     commands = [
-        f"- `/{plugin}:{claude.claude_name(i)}`: {_first_line(spec.meta.get('description'))}"
+        f"- `/{plugin}:{claude_name(i)}`: {_first_line(spec.meta.get('description'))}"
         for i, spec in project.modes.items()
     ]
     settings = claude.settings_json(translation, namer)

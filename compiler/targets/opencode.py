@@ -41,27 +41,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import yamlout
-from compiler.project import WHOLE, Part, Project, Spec
+from compiler.project import Project, Spec
+from compiler.runtime import agent_frontmatter
 from compiler.skills import emit_skills
 
 NAME = "opencode"
 OPTIONS: dict[str, Any] = {}
 
-AGENT_KEYS = (
-    "description",
-    "mode",
-    "model",
-    "variant",
-    "temperature",
-    "top_p",
-    "steps",
-    "color",
-    "hidden",
-    "disable",
-    "options",
-    "permission",
-)
-OMITTED_KEYS = ("name", "prompt")
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"
 SKILLS_DIR = ".opencode/skills/"
@@ -71,26 +57,13 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
     return dict(files(project, options))
 
 
-def files(
-    project: Project, options: Mapping[str, Any], part: Part = WHOLE
-) -> Iterator[tuple[str, str]]:
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for ident, spec in project.agents.items():
-        if part.has(ident):
-            yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
-    if not part.rest:
-        return
+        yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
         yield f".opencode/commands/{ident}.md", _document(command_frontmatter(spec), spec.body)
     yield from emit_skills(project, SKILLS_DIR).items()
     yield "opencode.json", json.dumps(config_document(project), indent=2) + "\n"
-
-
-def agent_frontmatter(spec: Spec) -> dict[str, Any]:
-    """The frontmatter OpenCode reads for an agent: known keys in order, then the rest."""
-    data = spec.view(NAME)
-    known = {key: data[key] for key in AGENT_KEYS if key in data}
-    extra = {k: v for k, v in data.items() if k not in known and k not in OMITTED_KEYS}
-    return {**known, **extra}
 
 
 def command_frontmatter(spec: Spec) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""The `promptc` program exits without the interpreter's teardown: nothing of a
-run may be lost by that (output, exit code, files written), and the garbage
-collector paused while the pipeline imports is running again afterwards."""
+"""The `promptc` program: what a run prints, exits with and writes is what the
+library call gives, and a run leaves the interpreter as it found it (exit
+handlers run, the garbage collector untouched, nothing imported it did not need)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import entry
+from compiler import cli
+from tests.conftest import loaded_modules
 
 
 def _program(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -28,7 +29,7 @@ def test_the_program_prints_and_exits_as_main_returns(
 ) -> None:
     (sample / "specs/agents/extra.md").write_text("---\ndescription: x\n---\nHola.\n")
     done = _program(sample, "check", "--no-cache")
-    expected = entry.main(["check", "--no-cache"])
+    expected = cli.main(["check", "--no-cache"])
     out, err = capsys.readouterr()
     assert expected == 1  # nothing built yet: every output is stale
     assert (done.returncode, done.stdout, done.stderr) == (expected, out, err)
@@ -57,8 +58,7 @@ def test_verbose_output_larger_than_a_pipe_buffer_arrives_whole(sample: Path) ->
 
 @pytest.mark.parametrize("command", [["check", "--no-cache", "-v"], ["lint", "-v"]])
 def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: list[str]) -> None:
-    # `promptc check | head -1`: the pipe closes before promptc writes. `check`
-    # runs in compiler.entry, `lint` through click; both exit 1 without a word.
+    # `promptc check | head -1`: the pipe closes before promptc writes: exit 1 without a word.
     for n in range(50):
         (sample / f"specs/agents/a{n}.md").write_text(f"---\ndescription: x{n}\n---\nHola.\n")
     with subprocess.Popen(
@@ -75,20 +75,40 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
 
 
 PROBE = """\
-import gc, sys
-from compiler import entry
+import atexit, gc, sys
+from compiler import cli
 {before}
-entry.load_pipeline()
-print("compiler.api" in sys.modules, gc.isenabled())
+atexit.register(lambda: print("exit handler ran"))
+code = cli.main(["check", "--no-cache", "-q"])
+print(code, gc.isenabled())
+sys.exit(code)
 """
 
 
 @pytest.mark.parametrize(
     ("before", "enabled"), [("", "True"), ("gc.disable()", "False")], ids=["on", "off"]
 )
-def test_the_garbage_collector_is_as_it_was_after_the_pipeline_loads(
-    before: str, enabled: str
+def test_a_run_leaves_the_garbage_collector_and_exit_handlers_alone(
+    sample: Path, before: str, enabled: str
 ) -> None:
+    assert _program(sample, "build", "-q").returncode == 0
     code = PROBE.format(before=before)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.stdout.split() == ["True", enabled], done.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=sample, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.split("\n")[:2] == [f"0 {enabled}", "exit handler ran"], done.stderr
+    assert done.returncode == 0
+
+
+def test_a_cache_hit_answers_without_loading_the_pipeline(sample: Path) -> None:
+    """A warm `promptc check` (the pre-commit hook's) reads the stored result:
+    no YAML, no jsonschema, no Jinja2, none of the rules."""
+    heavy = {"yaml", "jsonschema", "jinja2", "compiler.api", "compiler.rules"}
+    assert _program(sample, "build", "-q").returncode == 0
+    assert loaded_modules(sample, heavy, "check")[0] == "0"  # a miss: stores the result
+    assert loaded_modules(sample, heavy, "check") == ["0"]
+    assert loaded_modules(sample, heavy, "lint")[0] == "0"
+    assert loaded_modules(sample, heavy, "lint") == ["0"]
+    # The probe sees the pipeline when a run needs it.
+    code, *loaded = loaded_modules(sample, heavy, "check", "--no-cache")
+    assert code == "0" and {"yaml", "compiler.api", "compiler.rules"} <= set(loaded)
