@@ -32,7 +32,7 @@ from compiler.config import Config
 from compiler.diagnostics import Diagnostic, Problem, Severity
 from compiler.lint import SpecRules
 from compiler.project import WHOLE, Part, Project, Spec, make_project, specs
-from compiler.validate import check_emitted, output_schema
+from compiler.validate import Schemas, check_emitted, output_schema
 from compiler.writer import Stage
 
 Sink = Callable[[str, bytes], None]
@@ -42,6 +42,7 @@ class Collector(Protocol):
     """What emitting reports to (api._Collector): findings with display paths."""
 
     config: Config
+    schemas: Schemas  # the run's validators
 
     def display(self, path: Path) -> str: ...
 
@@ -410,7 +411,7 @@ def _check_emitted(
         replace(
             problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
         )
-        for problem in check_emitted(target, rel, text)
+        for problem in check_emitted(target, rel, text, collector.schemas)
     )
     return shown, problems
 

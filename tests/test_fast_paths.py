@@ -18,8 +18,7 @@ from typing import Any, TypeVar
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import coverage, delegation, snippet, translate, validate, wildcard, yamlout
-from compiler.loader import plain_frontmatter
+from compiler import coverage, delegation, snippet, translate, wildcard
 from compiler.permissions import Decider, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime
 from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
@@ -691,83 +690,6 @@ def test_writers_are_described_as_listing_them_all(
         assert who.describe(subject) == describe_oracle(sources, subject)
     assert who.started_only is all(s.rule is None and s.subject != translate.MAIN for s in sources)
     assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
-
-
-# --- emitted frontmatter read entry by entry ---------------------------------------------
-
-
-ENTRY_LINES = st.sampled_from(
-    [
-        "description: An agent.",
-        "description: Another agent.",
-        "mode: subagent",
-        "permission:",
-        "  edit: deny",
-        '  "*": ask',
-        "  bash:",
-        '    "git status *": allow',
-        "    rm *: deny",
-        "# a comment",
-        "  # an indented comment",
-        "",
-        "   ",
-        "- item",
-        "  - item",
-        "? key",
-        ": value",
-        "a: |",
-        "a: |+",
-        "  block text",
-        "b: >",
-        'c: "two',
-        'lines"',
-        "d: &x 1",
-        "e: *x",
-        "\tf: tab",
-        "mode: primary",
-        "g: [1,",
-        "2]",
-        "h: {}",
-        "i: []",
-        "j: .nan",
-        "k",
-        "  l: 1",
-        "...",
-        "---",
-        "%YAML 1.2",
-        "!!str m: n",
-    ]
-)
-YAML_DATA = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(alphabet="ab :#*-&\"'\n", max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(st.text(alphabet="ab :#", max_size=5), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
-
-
-def _same(found: object, expected: object) -> bool:
-    """Equal data, with the key order and NaN compared too."""
-    return repr(found) == repr(expected)
-
-
-@settings(max_examples=600, deadline=None)
-@given(lines=st.lists(ENTRY_LINES, max_size=10), end=st.sampled_from(["---\n", "...\n", "---"]))
-def test_frontmatter_read_by_entries_is_read_whole(lines: list[str], end: str) -> None:
-    head = "---\n" + "".join(f"{line}\n" for line in lines) + end
-    assert _same(validate.emitted_frontmatter(head), plain_frontmatter(head))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.dictionaries(st.text(alphabet="abc :", max_size=4), YAML_DATA, max_size=4)))
-def test_generated_frontmatter_read_by_entries_is_read_whole(
-    documents: list[dict[str, Any]],
-) -> None:
-    for data in documents:  # several, so entries read before are read again from memory
-        head = f"---\n{yamlout.dump(data)}---\n"
-        assert _same(validate.emitted_frontmatter(head), plain_frontmatter(head))
 
 
 # --- scan --------------------------------------------------------------------------------

@@ -13,15 +13,12 @@ from tests.conftest import loaded_modules
 TRANSLATION = ("compiler.translate", "compiler.translation_report", "compiler.claude_rules")
 
 
-# Only a build whose files pass the spool's memory budget needs a temporary file.
-SPOOL = ("tempfile",)
-
 # Only a build writing many files syncs their file system in one call.
 SYNCFS = ("ctypes",)
 
 
 def _loaded(folder: Path, *args: str) -> list[str]:
-    return loaded_modules(folder, {*TRANSLATION, *SPOOL, *SYNCFS}, *args)
+    return loaded_modules(folder, {*TRANSLATION, *SYNCFS}, *args)
 
 
 def test_an_opencode_bundle_is_built_and_checked_without_the_translation(sample: Path) -> None:
