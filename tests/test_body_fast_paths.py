@@ -9,9 +9,8 @@
   a source map renders it again with them. Text, "printed nothing" and the
   findings of composing must be those of the rendering with anchors.
 - compose: a placeholder written with values only is rendered once per text;
-  the static checks of placeholders and conditions in bodies without
-  parameters are decided once per text. Held against an engine that
-  remembers none of them.
+  the static checks of placeholders in bodies without parameters are decided
+  once per text. Held against an engine that remembers none of them.
 """
 
 from __future__ import annotations
@@ -112,7 +111,7 @@ PIECES = [
     "<<target(x=1)>>",
     "<% if level == 'full' %>\nNivel.\n<% endif %>",
     "<% if target == 'claud' %>\nNo.\n<% elif target == 'opencode' %>\nSí.\n<% endif %>",
-    # Conditions only Jinja evaluates: rendered by the template, not by _branches.
+    # Conditions with escapes and comparisons Python refuses.
     "<% if target == 'clau\\x64e' %>\nJ <<caveman>>\n<% else %>\nK\n<% endif %>",
     "<% if target < 1 %>\nNunca.\n<% endif %>",
     "# Agente",
@@ -275,11 +274,11 @@ def test_rendering_without_anchors_holds_on_hostile_bundles(files: dict[str, byt
     _render_case(files)
 
 
-# --- verdicts and calls remembered per text --------------------------------------------
+# --- checks and calls remembered per text --------------------------------------------
 
 
 class _Forgets(dict):  # type: ignore[type-arg]
-    """A memo that never holds anything: every verdict and call is worked out again."""
+    """A memo that never holds anything: every check and call is worked out again."""
 
     def __setitem__(self, key: object, value: object) -> None:
         pass
@@ -292,7 +291,6 @@ def _engine_state(config: Config, target: str, remember: bool) -> tuple[Any, ...
     engine = compose._Engine(load_bundle(config), target, str)
     if not remember:
         engine.clean = _Forgets()  # type: ignore[assignment]
-        engine.verdicts = _Forgets()
         engine.calls = _Forgets()
     engine.check()
     units = [
