@@ -23,7 +23,6 @@ from compiler.permissions import Decider, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime
 from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
 from compiler.wildcard import Glob, glob, witness
-from tests.strategies import markdown
 
 PATTERN = st.text(alphabet="ab */?\\", max_size=5)
 NAME = st.text(alphabet="ab/\\\U0001f600", min_size=1, max_size=3)
@@ -690,37 +689,3 @@ def test_writers_are_described_as_listing_them_all(
         assert who.describe(subject) == describe_oracle(sources, subject)
     assert who.started_only is all(s.rule is None and s.subject != translate.MAIN for s in sources)
     assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
-
-
-# --- scan --------------------------------------------------------------------------------
-
-
-# Short lines of constructs, code and text, joined by line breaks, blank lines and
-# fences: the block structure the shortcut depends on.
-_SCAN_LINE = st.lists(
-    st.sampled_from(["<<a>>", "x", "`", "``", "<% if target == 'claude' %>", "<% endif %>"])
-    | st.sampled_from(["\\<<a>>", "<#c#>", "# H", "  ", "~~~", "```"]),
-    max_size=4,
-).map("".join)
-_SCAN_BODY = st.lists(
-    st.tuples(_SCAN_LINE, st.sampled_from(["\n", "\n\n", "\n```\n", "\n  \n"])), max_size=8
-).map(lambda parts: "".join(a + b for a, b in parts))
-
-
-@given(body=markdown | _SCAN_BODY, first_line=st.integers(min_value=1, max_value=40))
-@example(body="<<a>>\n\n`x\ny`\n\nplain\ntail\n", first_line=4)
-@example(body="```\n<<a>>\n\ntext\n```\nafter\n", first_line=1)
-@example(body="a `<<b>>\n\nc` d\n", first_line=2)
-@settings(deadline=None)
-def test_the_text_after_the_last_opener_scans_as_the_full_walk_does(
-    body: str, first_line: int
-) -> None:
-    from compiler import scan
-
-    assert scan._TAIL_IS_TEXT
-    try:
-        scan._TAIL_IS_TEXT = False  # the oracle: every line walked
-        walked = scan.scan(body, first_line)
-    finally:
-        scan._TAIL_IS_TEXT = True
-    assert scan.scan(body, first_line) == walked
