@@ -311,9 +311,10 @@ class _Engine:
         # Placeholders whose arguments are all written values, by their text:
         # the same text is the same call whatever body it stands in.
         self.calls: dict[str, _Rendered] = {}
-        # Placeholders, as written, with no problem in bodies without parameters,
-        # where the checks depend on the text alone (the scope is `target`).
-        self.clean: set[str] = set()
+        # Verdicts of the static checks in bodies without parameters, where they
+        # depend on the text alone (the scope is `target`): agents repeat them.
+        self.clean: set[str] = set()  # placeholders, as written, with no problem
+        self.verdicts: dict[str, str | None] = {}  # condition -> its problem
         self.conditions = Conditions()
         self.fragments = {
             name: self._unit("fragment", name, source)
@@ -366,11 +367,20 @@ class _Engine:
             if isinstance(segment, Placeholder):
                 self._check_placeholder(unit, index, segment)
             elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
-                message = self.conditions.problem(segment.condition, unit.scope, self._enums(unit))
+                message = self._condition_problem(unit, segment.condition)
                 if message:
                     unit.problems.append(Problem(segment.line, segment.condition_column, message))
                 else:
                     unit.conditions.add(index)
+
+    def _condition_problem(self, unit: _Unit, condition: str) -> str | None:
+        if unit.params:
+            return self.conditions.problem(condition, unit.scope, self._enums(unit))
+        if condition in self.verdicts:
+            return self.verdicts[condition]
+        problem = self.conditions.problem(condition, unit.scope, self._enums(unit))
+        self.verdicts[condition] = problem
+        return problem
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
         enums: dict[str, tuple[Value, ...]] = {"target": self.targets}

@@ -9,8 +9,9 @@
   a source map renders it again with them. Text, "printed nothing" and the
   findings of composing must be those of the rendering with anchors.
 - compose: a placeholder written with values only is rendered once per text;
-  the static checks of placeholders in bodies without parameters are decided
-  once per text. Held against an engine that remembers none of them.
+  the static checks of placeholders and conditions in bodies without
+  parameters are decided once per text. Held against an engine that
+  remembers none of them.
 """
 
 from __future__ import annotations
@@ -274,11 +275,11 @@ def test_rendering_without_anchors_holds_on_hostile_bundles(files: dict[str, byt
     _render_case(files)
 
 
-# --- checks and calls remembered per text --------------------------------------------
+# --- verdicts and calls remembered per text --------------------------------------------
 
 
 class _Forgets(dict):  # type: ignore[type-arg]
-    """A memo that never holds anything: every check and call is worked out again."""
+    """A memo that never holds anything: every verdict and call is worked out again."""
 
     def __setitem__(self, key: object, value: object) -> None:
         pass
@@ -291,6 +292,7 @@ def _engine_state(config: Config, target: str, remember: bool) -> tuple[Any, ...
     engine = compose._Engine(load_bundle(config), target, str)
     if not remember:
         engine.clean = _Forgets()  # type: ignore[assignment]
+        engine.verdicts = _Forgets()
         engine.calls = _Forgets()
     engine.check()
     units = [
