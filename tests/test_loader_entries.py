@@ -26,9 +26,16 @@ from hypothesis import strategies as st
 from compiler import loader, yamlout
 from compiler.loader import SourceFile, load_bytes
 from tests.strategies import yaml_documents, yaml_text
-from tests.test_fast_paths import YAML_DATA
 
 P = Path("specs/agents/x.md")
+YAML_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet="ab :#*-&\"'\n", max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet="ab :#", max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
 
 ENTRY = st.sampled_from(
     [
