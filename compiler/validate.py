@@ -20,6 +20,7 @@ promptc reports it rather than leave the runtime to reject it.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import math
@@ -115,10 +116,14 @@ class Schemas:
             return bool(self.validator(name).is_valid(instance))
         decide = self._deciding.get(name)
         if decide is None:
+            # A copy: fastjsonschema rewrites the `$ref`s of the schema it is given.
             # No defaults written into the document, no format checks (the
             # schemas use none), and the short exceptions, twice as fast.
             decide = self._deciding[name] = fastjsonschema.compile(
-                load_schema(name), use_default=False, use_formats=False, detailed_exceptions=False
+                copy.deepcopy(load_schema(name)),
+                use_default=False,
+                use_formats=False,
+                detailed_exceptions=False,
             )
         try:
             decide(instance)

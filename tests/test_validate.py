@@ -9,6 +9,7 @@ schema case tables and on documents generated from each schema.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 from pathlib import Path
@@ -108,6 +109,15 @@ def test_a_non_finite_number_is_judged_by_jsonschema() -> None:
     assert SCHEMAS.valid("agent", {"description": "d", "temperature": 0.5})
     assert not SCHEMAS.valid("agent", {"description": "d", "temperature": float("inf")})
     assert not SCHEMAS.valid("agent", {"description": "d", "top_p": float("nan")})
+
+
+def test_checking_leaves_the_schemas_as_they_are() -> None:
+    before = {name: copy.deepcopy(load_schema(name)) for name in CHECKED}
+    schemas = validate.Schemas()
+    for name in CHECKED:
+        schemas.valid(name, {})
+        schemas.validator(name).is_valid({})
+    assert {name: load_schema(name) for name in CHECKED} == before
 
 
 def test_a_document_is_checked_as_it_is_and_never_filled_in() -> None:
