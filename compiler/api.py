@@ -30,10 +30,9 @@ from compiler.lint import run_rules
 from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
-from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
-from compiler.validate import check_frontmatter
+from compiler.validate import Schemas, check_frontmatter
 from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
 
 
@@ -68,6 +67,7 @@ class _Collector:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._shown: dict[Path, str] = {}
         self._taken: Counter[tuple[str, str]] = Counter()
@@ -202,10 +202,10 @@ def _validated(out: _Collector, bundle: Bundle) -> None:
         ("fragment", bundle.fragments),
     ):
         for source in items.values():
-            for problem in _validate(kind, source):
+            for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
     for skill in bundle.skills.values():  # supporting files take any frontmatter
-        for problem in _validate("skill", skill.main):
+        for problem in _validate("skill", skill.main, out.schemas):
             out.add("schema", skill.main.path, problem)
 
 
@@ -227,7 +227,7 @@ def _composed(out: _Collector, composition: Composition) -> None:
         out.add(rule, path, problem)
 
 
-def _validate(kind: str, source: SourceFile) -> Iterator[Problem]:
+def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
     if not source.ok:
         return
     if source.frontmatter is None:
@@ -239,7 +239,7 @@ def _validate(kind: str, source: SourceFile) -> Iterator[Problem]:
                 "holding at least `description`",
             )
         return
-    yield from check_frontmatter(source.frontmatter, load_schema(kind))
+    yield from check_frontmatter(source.frontmatter, kind, schemas)
 
 
 def _lint_target(config: Config) -> str:

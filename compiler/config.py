@@ -17,8 +17,10 @@ from typing import Any
 
 from compiler.diagnostics import Severity
 from compiler.errors import ConfigError
+from compiler.resources import load_schema
 from compiler.suggest import did_you_mean
 from compiler.tomlpos import locate
+from compiler.validate import SchemaValidator, first_error
 
 DEFAULTS: Mapping[str, Any] = MappingProxyType(
     {
@@ -202,10 +204,8 @@ class _Checker:
 
     def validate(self, table: dict[str, Any]) -> None:
         from compiler import targets
-        from compiler.validate import first_error
 
-        schema = _config_schema()
-        error = first_error(table, schema, self.table_name)
+        error = first_error(table, SchemaValidator(load_schema("config")), self.table_name)
         if error is not None:
             path, message = error
             raise self.fail(path, message)
@@ -217,9 +217,8 @@ class _Checker:
             self._check_options(("targets", name), options, targets.options_schema(module))
 
     def _check_options(self, where: tuple[str, ...], value: Any, schema: Mapping[str, Any]) -> None:
-        from compiler.validate import first_error
-
-        error = first_error(value, schema, lambda p: self.table_name(where + p))
+        validator = SchemaValidator(schema)
+        error = first_error(value, validator, lambda p: self.table_name(where + p))
         if error is not None:
             path, message = error
             raise self.fail(where + path, message)
@@ -241,9 +240,3 @@ class _Checker:
                 hint = did_you_mean(rule_id, rules.RULES)
                 raise self.fail(("rules", rule_id), f"unknown rule '{rule_id}'{hint}")
         return settings
-
-
-def _config_schema() -> dict[str, Any]:
-    from compiler.resources import load_schema
-
-    return load_schema("config")

@@ -22,7 +22,7 @@ from compiler.config import Config
 from compiler.diagnostics import Diagnostic, Problem
 from compiler.lint import SpecRules
 from compiler.project import Project, Spec, make_project
-from compiler.validate import check_emitted, output_schema
+from compiler.validate import Schemas, check_emitted, output_schema
 
 Sink = Callable[[str, bytes], None]
 
@@ -31,6 +31,7 @@ class Collector(Protocol):
     """What emitting reports to (api._Collector): findings with display paths."""
 
     config: Config
+    schemas: Schemas  # the run's validators
 
     def display(self, path: Path) -> str: ...
 
@@ -149,7 +150,7 @@ def _check_emitted(
         replace(
             problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
         )
-        for problem in check_emitted(target, rel, text)
+        for problem in check_emitted(target, rel, text, collector.schemas)
     ]
 
 
