@@ -15,7 +15,6 @@ import pytest
 from compiler import validate
 from compiler.diagnostics import Problem
 from compiler.loader import load_bytes
-from compiler.project import WHOLE
 from compiler.resources import load_schema, schema_dir
 from compiler.suggest import near_miss
 from compiler.targets import opencode
@@ -261,8 +260,8 @@ def test_emitter_bug_is_caught_before_anything_is_written(
 ) -> None:
     real = opencode.files
 
-    def broken(project: Any, options: Any, part: Any = WHOLE) -> Iterator[tuple[str, str]]:
-        for rel, text in real(project, options, part):
+    def broken(project: Any, options: Any) -> Iterator[tuple[str, str]]:
+        for rel, text in real(project, options):
             if rel == ".opencode/agents/scout.md":
                 text = text.replace("mode: subagent", "mode: helper")
             if rel == "opencode.json":
