@@ -17,8 +17,10 @@ from pathlib import Path
 
 from compiler import cache as result_cache
 from compiler import delegation, emitter, importer
+from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
+from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
 from compiler.compose import Composition, compose_bundle
 from compiler.config import Config, load_config
@@ -67,6 +69,10 @@ class _Collector:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        # The rules' and targets' tables checked where they are known (a
+        # ConfigError at the table's line ends the run before it reads a spec).
+        target_registry.check_options(config)
+        self.settings: lint_rules.Settings = lint_rules.settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._shown: dict[Path, str] = {}
@@ -84,7 +90,7 @@ class _Collector:
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
     ) -> None:
-        settings = self.config.rules.get(rule)
+        settings = self.settings.get(rule)
         level = severity or (settings.level if settings else Severity.ERROR)
         if level is None:
             return
@@ -176,7 +182,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint."""
     bundle, project = _prepared(out, target)
     _validated(out, bundle)
-    out.extend(run_rules(project))
+    out.extend(run_rules(project, settled=out.settings))
     _composed(out, project.composition)
     return bundle, project
 
@@ -285,7 +291,7 @@ def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
     bundle, lint_project = _prepared(collector, _lint_target(collector.config))
     step = emitter.Step(collector, bundle, lint_project, names, sink)
     _validated(collector, bundle)
-    collector.extend(run_rules(lint_project, sessions=False))
+    collector.extend(run_rules(lint_project, sessions=False, settled=collector.settings))
     step.run()
     for other in step.projects.values():
         if other is not lint_project:

@@ -12,6 +12,7 @@ from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import load_config
 from compiler.diagnostics import Diagnostic
+from compiler.lint import settings
 from compiler.project import make_project
 from compiler.report import text
 from compiler.rules import required_snippet
@@ -464,7 +465,7 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
     root = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(root)
     config = load_config()
-    options = config.rules[ID].options
+    options = settings(config)[ID].options
     assert options["fragment"] == "caveman"
     assert set(options["exempt"]) == {"craftsman", "foreman"}
     bundle = load_bundle(config)
