@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NPM_STAMP := tests/node_modules/.installed
 
-.PHONY: all build bytecode test test-pythons lint typecheck pytest npm clean fuzz adversarial
+.PHONY: all build bytecode test test-pythons lint typecheck layers pytest npm clean fuzz adversarial
 
 all: build
 
@@ -42,6 +42,10 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
+# The layers (docs/architecture.md), as the import-linter contract in pyproject.toml.
+layers: $(VENV)/.installed
+	$(BIN)/lint-imports
+
 # Every core (pytest-xdist), a whole test file to one worker: a module's costly
 # fixtures (the real runtimes loading a bundle, pre-commit's hook cache) then
 # run once. xdist_group marks would spread finer, but pytest 9.2 makes xdist
@@ -51,7 +55,7 @@ PYTEST_PARALLEL := -n auto --dist loadfile
 pytest: $(VENV)/.installed npm
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
-test: lint typecheck pytest bytecode
+test: lint typecheck layers pytest bytecode
 	$(BIN)/promptc check
 
 # The versions noxfile.py lists; `make test-pythons PYTHONS=3.13` runs one.
