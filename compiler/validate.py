@@ -109,7 +109,7 @@ class Schemas:
         """Whether `instance` satisfies the schema, by its fastjsonschema function.
 
         fastjsonschema implements draft 7, which reads these schemas as 2020-12
-        does (tests/test_schema.py holds one to the other), but knows nothing
+        does (tests/test_validate.py holds one to the other), but knows nothing
         of `x-finite`: a document holding .inf or .nan is jsonschema's to judge.
         """
         if not _all_finite(instance):
