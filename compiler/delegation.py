@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.permissions import Decision, Rule
+from compiler.permissions import Decision, Rule, evaluate, reaching
 from compiler.runtime import Agent, Runtime
 
 
@@ -33,8 +33,7 @@ class Edge:
 
 
 def can_start(source: Agent, target: Agent) -> Decision:
-    """evaluate(source.task_rules, "task", target.name)."""
-    return source.task_decider(target.name)
+    return evaluate(source.task_rules, "task", target.name)
 
 
 def offered(runtime: Runtime) -> list[Agent]:
@@ -53,7 +52,7 @@ def _maybe_started(runtime: Runtime, source: Agent) -> Sequence[Agent]:
     """The offered agents whose decision may not be deny, in order: when the rules
     deny every name but a few they spell out, just those (a bundle of subagents
     with `task: deny` then costs nothing per pair)."""
-    names = source.task_decider.reaching(("allow", "ask"))
+    names = reaching(source.task_rules, "task", ("allow", "ask"))
     if names is None:
         return runtime.offered
     found = [hit for name in names for hit in runtime.offered_by_name.get(name, ())]

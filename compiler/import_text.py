@@ -180,41 +180,58 @@ def _name(text: str, top: bool, taken: set[str]) -> str:
 
 
 def replace_shared(body: str, shared: Sequence[Shared]) -> str:
-    """`body` with each whole-paragraph copy of a shared block replaced by its placeholder."""
+    """`body` with each copy of a shared block replaced by its placeholder: from the
+    top, a run of whole paragraphs (separated by blank lines only) that is a
+    shared block, the longest one starting at a paragraph, stands for it."""
     lines = body.split("\n")
     by_text = {item.text: item.name for item in shared}
+    sizes = sorted({item.text.count("\n") for item in shared}, reverse=True)  # lines, longest first
+    blocks = paragraphs(lines)
+    starts = {block.start: number for number, block in enumerate(blocks)}
+    ends = {block.end: number for number, block in enumerate(blocks)}
+    chain = _chains(blocks, lines)
     out: list[str] = []
     index = 0
-    candidates = {
-        (block.start, block.end)
-        for blocks in [paragraphs(lines)]
-        for block in _all_runs(blocks, lines)
-    }
     while index < len(lines):
-        match = next(
-            (
-                (start, end)
-                for start, end in sorted(candidates, key=lambda c: c[0] - c[1])
-                if start == index and _block_text(lines, Block(start, end)) in by_text
-            ),
-            None,
-        )
-        if match is None:
+        found = _shared_run(lines, index, starts.get(index), sizes, ends, chain, by_text)
+        if found is None:
             out.append(lines[index])
             index += 1
             continue
-        out.append(f"<<{by_text[_block_text(lines, Block(*match))]}>>")
-        index = match[1]
+        name, index = found
+        out.append(f"<<{name}>>")
     return "\n".join(out)
 
 
-def _all_runs(blocks: Sequence[Block], lines: Sequence[str]) -> list[Block]:
-    """Every run of consecutive paragraphs separated only by blank lines."""
-    runs: list[Block] = []
-    for first in range(len(blocks)):
-        for last in range(first, len(blocks)):
-            between = lines[blocks[last - 1].end : blocks[last].start] if last > first else []
-            if any(line.strip() for line in between):
-                break
-            runs.append(Block(blocks[first].start, blocks[last].end))
-    return runs
+def _shared_run(
+    lines: Sequence[str],
+    index: int,
+    first: int | None,
+    sizes: Sequence[int],
+    ends: Mapping[int, int],
+    chain: Sequence[int],
+    by_text: Mapping[str, str],
+) -> tuple[str, int] | None:
+    """(name, end) of the longest shared run of paragraphs starting at line `index`,
+    the start of paragraph `first` (None: no paragraph starts there)."""
+    if first is None:
+        return None
+    for size in sizes:
+        last = ends.get(index + size)
+        if last is None or last < first or chain[last] != chain[first]:
+            continue  # no run of paragraphs from here ends there
+        name = by_text.get(_block_text(lines, Block(index, index + size)))
+        if name is not None:
+            return name, index + size
+    return None
+
+
+def _chains(blocks: Sequence[Block], lines: Sequence[str]) -> list[int]:
+    """For each paragraph, a number it shares with the paragraphs it makes runs with:
+    those before and after it separated from it by blank lines only."""
+    found: list[int] = []
+    for number, block in enumerate(blocks):
+        between = lines[blocks[number - 1].end : block.start] if number else ["x"]
+        apart = any(line.strip() for line in between)
+        found.append(found[-1] + apart if found else 0)
+    return found

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,11 @@ class Rule:
     action: str
     origin: Origin
     written: str | None = None  # the pattern as written, when it was a map entry
+    # OpenCode's expressions for `permission` and `pattern` (wildcard.regex), given
+    # by from_config from the run's Patterns, or built when first asked.
+    regexes: tuple[re.Pattern[str], re.Pattern[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def text(self) -> str:
         """The rule as a spec would write it: `bash "git push*": deny`, `edit: deny`."""
@@ -116,6 +122,22 @@ class Rule:
 
     def as_json(self) -> dict[str, str]:
         return {"permission": self.permission, "pattern": self.pattern, "action": self.action}
+
+    def names(self, permission: str) -> bool:
+        """The rule's key matches this permission name (in wildcard.normal form)."""
+        return self._compiled()[0].fullmatch(permission) is not None
+
+    def applies(self, permission: str, text: str) -> bool:
+        """The rule matches this permission name and input (both in wildcard.normal form)."""
+        key, pattern = self._compiled()
+        return key.fullmatch(permission) is not None and pattern.fullmatch(text) is not None
+
+    def _compiled(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        found = self.regexes
+        if found is None:
+            found = (wildcard.regex(self.permission), wildcard.regex(self.pattern))
+            object.__setattr__(self, "regexes", found)
+        return found
 
 
 def _quote(key: str) -> str:
@@ -130,63 +152,40 @@ class Decision:
 
 def evaluate(rules: Sequence[Rule], permission: str, text: str) -> Decision:
     """OpenCode's Permission.evaluate: the last rule matching both wins."""
+    name, value = wildcard.normal(permission), wildcard.normal(text)
     for rule in reversed(rules):
-        if wildcard.match(permission, rule.permission) and wildcard.match(text, rule.pattern):
+        if rule.applies(name, value):
             return Decision(rule.action, rule)
     return Decision("ask", None)
 
 
-class Decider:
-    """`evaluate(rules, permission, text)` for many texts: the rules are read once.
+def reaching(rules: Sequence[Rule], permission: str, wanted: Collection[str]) -> set[str] | None:
+    """Every text (in wildcard.normal form) whose decision may be one of the `wanted`
+    actions, or None when that may be any text.
 
-    Graph rules ask one agent's rules about every other agent, so a bundle of N
-    agents asks N² questions. Only rules after the last one whose pattern matches
-    every text can decide differently from it; of those, rules without `*` or
-    `?` match one text each and are looked up, so a text costs a dict lookup
-    plus a match per wildcard rule in that tail (usually none).
+    Graph rules ask one agent's rules about every other agent: when the rules
+    decide every text but a few they spell out, only those few need asking.
+    Past the last rule whose pattern is only `*`, a rule with another wildcard
+    and a wanted action may decide any text; a literal pattern, its own.
     """
-
-    def __init__(self, rules: Sequence[Rule], permission: str) -> None:
-        relevant = [r for r in rules if wildcard.match(permission, r.permission)]
-        base = len(relevant) - 1
-        while base >= 0 and not wildcard.universal(relevant[base].pattern):
-            base -= 1
-        rule = relevant[base] if base >= 0 else None
-        self.fallback = Decision(rule.action, rule) if rule else Decision("ask", None)
-        # the text each literal pattern matches -> (position, rule); the last one wins
-        self.exact: dict[str, tuple[int, Rule]] = {}
-        self.wild: list[tuple[int, Rule]] = []  # last first
-        for index in range(base + 1, len(relevant)):
-            rule = relevant[index]
-            if wildcard.is_literal(rule.pattern):
-                self.exact[wildcard.normal(rule.pattern)] = (index, rule)
-            else:
-                self.wild.insert(0, (index, rule))
-
-    def __call__(self, text: str) -> Decision:
-        found = self.exact.get(wildcard.normal(text)) if self.exact else None
-        for index, rule in self.wild:
-            if found is not None and index < found[0]:
-                break
-            if wildcard.match(text, rule.pattern):
-                return Decision(rule.action, rule)
-        return Decision(found[1].action, found[1]) if found else self.fallback
-
-    def reaching(self, wanted: Collection[str]) -> set[str] | None:
-        """Every text whose decision is one of the `wanted` actions, as wildcard.normal
-        gives it, or None when that may be any text."""
-        if self.fallback.action in wanted or any(r.action in wanted for _, r in self.wild):
-            return None
-        return {text for text, (_, rule) in self.exact.items() if rule.action in wanted}
+    name = wildcard.normal(permission)
+    found: set[str] = set()
+    for rule in reversed(rules):
+        if not rule.names(name):
+            continue
+        if rule.pattern and not rule.pattern.strip("*"):
+            return None if rule.action in wanted else found
+        if rule.action in wanted:
+            if not wildcard.is_literal(rule.pattern):
+                return None
+            found.add(wildcard.normal(rule.pattern))
+    return None if "ask" in wanted else found  # no rule matches: OpenCode asks
 
 
 def matching(rules: Sequence[Rule], permission: str, text: str) -> list[Rule]:
     """Every rule that matches, in order; the last one decides."""
-    return [
-        r
-        for r in rules
-        if wildcard.match(permission, r.permission) and wildcard.match(text, r.pattern)
-    ]
+    name, value = wildcard.normal(permission), wildcard.normal(text)
+    return [r for r in rules if r.applies(name, value)]
 
 
 def disabled_tools(tools: Iterable[str], rules: Sequence[Rule]) -> set[str]:
@@ -194,8 +193,8 @@ def disabled_tools(tools: Iterable[str], rules: Sequence[Rule]) -> set[str]:
     permission (any pattern) is `"*"` with action deny."""
     hidden = set()
     for tool in tools:
-        permission = TOOL_PERMISSION.get(tool, tool)
-        last = next((r for r in reversed(rules) if wildcard.match(permission, r.permission)), None)
+        permission = wildcard.normal(TOOL_PERMISSION.get(tool, tool))
+        last = next((r for r in reversed(rules) if r.names(permission)), None)
         if last is not None and last.pattern == "*" and last.action == "deny":
             hidden.add(tool)
     return hidden
@@ -280,24 +279,23 @@ SESSION = Origin("session", "OpenCode subagent session")
 Locate = Callable[[tuple[str, ...]], Origin]
 
 
-def from_config(data: Mapping[str, Any], home: str, locate: Locate) -> list[Rule]:
-    """OpenCode's Permission.fromConfig over a validated permission object."""
+def from_config(
+    data: Mapping[str, Any], home: str, locate: Locate, patterns: wildcard.Patterns
+) -> list[Rule]:
+    """OpenCode's Permission.fromConfig over a validated permission object; each
+    rule's expressions come from the run's `patterns`."""
     rules: list[Rule] = []
+    regex = patterns.regex
     for key in js_keys(data):
         value = data[key]
         if isinstance(value, str):
-            rules.append(Rule(key, "*", value, locate((key,))))
+            rules.append(Rule(key, "*", value, locate((key,)), None, (regex(key), regex("*"))))
             continue
-        for pattern in js_keys(value):
-            rules.append(
-                Rule(
-                    key,
-                    expand_home(pattern, home),
-                    value[pattern],
-                    locate((key, pattern)),
-                    written=pattern,
-                )
-            )
+        for written in js_keys(value):
+            pattern = expand_home(written, home)
+            origin = locate((key, written))
+            regexes = (regex(key), regex(pattern))
+            rules.append(Rule(key, pattern, value[written], origin, written, regexes))
     return rules
 
 

@@ -20,13 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from compiler import wildcard
+from compiler.bundle import Bundle
 from compiler.config import Config
+from compiler.coverage import Coverage
 from compiler.diagnostics import Problem
+from compiler.loader import SourceFile
 from compiler.permissions import (
     DEFAULT,
     RUNTIME,
     SESSION,
-    Decider,
     Environment,
     Locate,
     Origin,
@@ -87,12 +89,7 @@ class Agent:
         agents, so it is filtered once.
         """
         rules = self.effective(as_subagent=self.runs_as_subagent)
-        return tuple(r for r in rules if wildcard.match("task", r.permission))
-
-    @functools.cached_property
-    def task_decider(self) -> Decider:
-        """evaluate(task_rules, "task", name) for every agent name, read once."""
-        return Decider(self.task_rules, "task")
+        return tuple(r for r in rules if r.names("task"))
 
     @functools.cached_property
     def _subagent_rules(self) -> tuple[Rule, ...]:
@@ -113,10 +110,17 @@ class Runtime:
     config_rules: tuple[Rule, ...]
     env: Environment
     problems: tuple[Problem, ...] = field(default=())  # config-level permission problems
+    # the run's answers about patterns, for the analyses of these agents
+    patterns: wildcard.Patterns = field(default_factory=wildcard.Patterns, compare=False)
 
     def bundle_agents(self) -> list[Agent]:
         """The bundle's own agents, by name."""
         return list(self._bundle_agents)
+
+    @functools.cached_property
+    def coverage(self) -> Coverage:
+        """What each of these agents' rules can still decide, each question once."""
+        return Coverage(self.patterns)
 
     @functools.cached_property
     def _bundle_agents(self) -> tuple[Agent, ...]:
@@ -246,11 +250,11 @@ def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem
 
 
 def _agent_rules(
-    spec: Spec, home: str, front: Mapping[str, Any]
+    spec: Spec, home: str, front: Mapping[str, Any], patterns: wildcard.Patterns
 ) -> tuple[list[Rule], list[Problem]]:
     """The rules of an agent whose emitted frontmatter is `front`."""
     data, locators, problems = _agent_object(spec, front)
-    return from_config(data, home, lambda path: locators[path[0]](path)), problems
+    return from_config(data, home, lambda path: locators[path[0]](path), patterns), problems
 
 
 def config_locator(config: Config) -> Locate:
@@ -265,7 +269,9 @@ def config_locator(config: Config) -> Locate:
     return locate
 
 
-def config_rules(project: Project, env: Environment) -> tuple[list[Rule], list[Problem]]:
+def config_rules(
+    project: Project, env: Environment, patterns: wildcard.Patterns
+) -> tuple[list[Rule], list[Problem]]:
     """The config-level permission, as the opencode target writes it to opencode.json."""
     value = project.config.permission
     if value is None:
@@ -278,7 +284,7 @@ def config_rules(project: Project, env: Environment) -> tuple[list[Rule], list[P
     if problems:
         return [], problems
     data = {"*": value} if isinstance(value, str) else value
-    return from_config(data, env.home, locate), []
+    return from_config(data, env.home, locate, patterns), []
 
 
 def _config_text(source: Path | None) -> str:
@@ -293,14 +299,16 @@ def _config_text(source: Path | None) -> str:
 def resolve(project: Project, env: Environment | None = None) -> Runtime:
     """Every agent OpenCode would load from this bundle, with its ordered rules."""
     env = env or Environment.from_environ(os.environ, project.config.root)
-    base = from_config(defaults(env), env.home, lambda path: DEFAULT)
-    shared, config_problems = config_rules(project, env)
+    memo = memo_of(project.bundle)
+    patterns = memo.patterns
+    base = from_config(defaults(env), env.home, lambda path: DEFAULT, patterns)
+    shared, config_problems = config_rules(project, env, patterns)
     folder = env.tool_output
     tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
     agents: dict[str, Agent] = {}
     for name, native in natives(env).items():
         origin = Origin("native", f"built-in `{name}` agent")
-        extra = from_config(native.rules, env.home, _fixed(origin))
+        extra = from_config(native.rules, env.home, _fixed(origin), patterns)
         agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
     # A spec agent gets the tool-output rule right away: whether its rules deny
     # the folder is read from the rules it inherits (most share one list) and its own.
@@ -308,7 +316,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
     default_denies = _denies(default, folder)
     done: set[str] = set()
     for ident, spec in project.agents.items():
-        data, own, problems = _read_agent(project, spec, env.home)
+        data, own, problems = memo.read(spec, env.home)
         if data.get("disable") is True:
             agents.pop(ident, None)
             continue
@@ -340,37 +348,48 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         tuple(shared),
         env,
         tuple(config_problems),
+        memo.patterns,
     )
 
 
-def _read_agent(
-    project: Project, spec: Spec, home: str
-) -> tuple[Mapping[str, Any], tuple[Rule, ...], list[Problem]]:
-    """The agent's emitted frontmatter, its own rules and their problems.
+class Memo:
+    """What the permission model works out once per bundle (see memo_of).
 
     A run resolves the bundle twice, under the machine's environment (for the
-    rules) and under the translation's stand-in: the spec is read once, and
-    its rules serve any home folder unless a pattern names it (`~/`, `$HOME`).
+    rules) and under the translation's stand-in, and asks both about the same
+    patterns: each spec is read once, its rules serving any home folder unless
+    a pattern names it (`~/`, `$HOME`), and the patterns' answers are shared.
     """
-    if not _READ_FOR or _READ_FOR[0] is not project.bundle:
-        _READ.clear()
-        _READ_FOR[:] = [project.bundle]
-    found = _READ.get(id(spec))
-    if found is None or found[0] is not spec or (found[1] and found[2] != home):
-        data = agent_frontmatter(spec)
-        rules, problems = _agent_rules(spec, home, data)
-        named = any(r.written is not None and names_home(r.written) for r in rules)
-        found = _READ[id(spec)] = (spec, named, home, data, tuple(rules), tuple(problems))
-    return found[3], found[4], list(found[5])
+
+    def __init__(self) -> None:
+        self.patterns = wildcard.Patterns()
+        self.runtime: tuple[Project, Runtime] | None = None  # the last for_project
+        # spec id -> (its source, rules name the home, home, frontmatter, rules, problems)
+        self.reads: dict[
+            str,
+            tuple[SourceFile, bool, str, Mapping[str, Any], tuple[Rule, ...], tuple[Problem, ...]],
+        ] = {}
+
+    def read(
+        self, spec: Spec, home: str
+    ) -> tuple[Mapping[str, Any], tuple[Rule, ...], list[Problem]]:
+        """The agent's emitted frontmatter, its own rules and their problems."""
+        found = self.reads.get(spec.id)
+        if found is None or found[0] is not spec.source or (found[1] and found[2] != home):
+            data = agent_frontmatter(spec)
+            rules, problems = _agent_rules(spec, home, data, self.patterns)
+            named = any(r.written is not None and names_home(r.written) for r in rules)
+            found = (spec.source, named, home, data, tuple(rules), tuple(problems))
+            self.reads[spec.id] = found
+        return found[3], found[4], list(found[5])
 
 
-# The specs read by the last bundle resolved, by id (each entry holds its spec,
-# so the id stays its own): (spec, rules name the home, home, frontmatter,
-# rules, problems).
-_READ: dict[
-    int, tuple[Spec, bool, str, Mapping[str, Any], tuple[Rule, ...], tuple[Problem, ...]]
-] = {}
-_READ_FOR: list[object] = []
+def memo_of(bundle: Bundle) -> Memo:
+    """The bundle's Memo, made on first use: it lives exactly as long as the bundle."""
+    found = bundle.derived.get("permissions")
+    if not isinstance(found, Memo):
+        found = bundle.derived["permissions"] = Memo()
+    return found
 
 
 def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
@@ -396,13 +415,9 @@ def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
     )
 
 
-_CACHE: list[tuple[Project, Runtime]] = []
-
-
 def for_project(project: Project) -> Runtime:
     """resolve(project), computed once per project for all the rules that need it."""
-    if _CACHE and _CACHE[0][0] is project:
-        return _CACHE[0][1]
-    result = resolve(project)
-    _CACHE[:] = [(project, result)]
-    return result
+    memo = memo_of(project.bundle)
+    if memo.runtime is None or memo.runtime[0] is not project:
+        memo.runtime = (project, resolve(project))
+    return memo.runtime[1]

@@ -9,13 +9,15 @@ an expansion maps to the placeholder line that produced it.
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import functools
+import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from compiler.project import Spec
 THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
 PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
+ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 _SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -46,6 +49,11 @@ class Snippet:
     defaults: Mapping[str, str]
     allowed: Mapping[str, tuple[str, ...]]
     placeholder: str
+
+    @functools.cached_property
+    def target(self) -> _Target:
+        """The text as windows are compared with it: built once, for every agent."""
+        return _Target(self.text)
 
 
 @dataclass(frozen=True)
@@ -159,84 +167,36 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(
-    lines: Sequence[str], text: str | None = None, until: int | None = None
-) -> set[int]:
-    """Indices of lines inside fenced code blocks (fences included); `text` is the
-    lines joined with newlines, when the caller has it. With `until` (an offset
-    in `text`), only the lines starting before it are sure to be right: fences
-    are read from the top, and none past that point is looked for."""
-    if text is None:
-        text = "\n".join(lines)
+def _code_lines(lines: Sequence[str]) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included)."""
     inside: set[int] = set()
     fence: str | None = None
     opened = 0
-    for line in _fence_candidates(text, until):
-        marker = _FENCE.match(lines[line])
+    for index, line in enumerate(lines):
+        marker = _FENCE.match(line)
         if marker is None:
             continue
         run = marker.group(1)
         if fence is None:
-            fence, opened = run, line
+            fence, opened = run, index
         elif run[0] == fence[0] and len(run) >= len(fence):
-            inside.update(range(opened, line + 1))
+            inside.update(range(opened, index + 1))
             fence = None
     if fence is not None:
         inside.update(range(opened, len(lines)))
     return inside
 
 
-def _fence_candidates(text: str, until: int | None = None) -> list[int]:
-    """Indices of the lines holding three backticks or tildes (before offset
-    `until`), in order: a fence line holds them, and str.find skips everything
-    else at C speed."""
-    starts: set[int] = set()
-    stop = len(text) if until is None else until
-    for run in ("```", "~~~"):
-        at = text.find(run, 0, stop)
-        while at >= 0:
-            start = text.rfind("\n", 0, at) + 1
-            starts.add(start)
-            end = text.find("\n", at)
-            if end < 0:
-                break
-            at = text.find(run, end, stop)
-    lines: list[int] = []
-    index = previous = 0
-    for start in sorted(starts):
-        index += text.count("\n", previous, start)
-        previous = start
-        lines.append(index)
-    return lines
-
-
-@lru_cache(maxsize=64)
-def _call_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"<<\s*{re.escape(name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
-
-
-def _calls(
-    spec: Spec, snippet: Snippet, lines: Sequence[str] | None = None
-) -> list[tuple[int, re.Match[str]]]:
-    """(body line index, match) of every placeholder of the snippet in the spec's source;
-    `lines` is the source body split into lines, when the caller has it."""
-    call = _call_pattern(snippet.name)
-    body = spec.source.body
-    matches = list(call.finditer(body))
-    if not matches:
-        return []  # a match within a line is a match in the whole body
-    if lines is None:
-        lines = body.split("\n")
-    if all("\n" not in match.group() for match in matches):
-        whole = _calls_in(body, lines, call, matches)
-        if whole is not None:
-            return whole
-    holding = _lines_holding(body, "<<")
+def _calls(spec: Spec, snippet: Snippet, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
+    """(body line index, match) of every placeholder of the snippet in the spec's
+    source, outside code; `lines` is the source body split into lines."""
+    call = re.compile(rf"<<\s*{re.escape(snippet.name)}\s*(?:\((?P<args>[^)]*)\))?\s*>>")
+    holding = [index for index, line in enumerate(lines) if "<<" in line]
     if not holding:
         return []
-    code = _code_lines(lines, body, until=holding[-1][1])
+    code = _code_lines(lines)
     found: list[tuple[int, re.Match[str]]] = []
-    for index, _ in holding:
+    for index in holding:
         if index in code:
             continue
         line = lines[index]
@@ -244,59 +204,6 @@ def _calls(
         for match in call.finditer(line):
             if not any(a <= match.start() < b for a, b in spans):
                 found.append((index, match))
-    return found
-
-
-def _calls_in(
-    body: str, lines: Sequence[str], call: re.Pattern[str], matches: Sequence[re.Match[str]]
-) -> list[tuple[int, re.Match[str]]] | None:
-    """_calls from the matches of `call` in the whole body, none across lines.
-
-    The regex tries the same positions in the body as in each line, and a
-    try that succeeds without reaching the line's end is the same on both
-    (the pattern has no anchors): so these are the matches line by line
-    would find, and the body was searched once instead of line by line.
-    (None, for the search line by line, if a match on its line differed.)
-    """
-    at: list[tuple[int, int, re.Match[str]]] = []  # (line index, line start, match)
-    index = previous = 0
-    for match in matches:
-        start = body.rfind("\n", 0, match.start()) + 1
-        index += body.count("\n", previous, start)
-        previous = start
-        at.append((index, start, match))
-    end = body.find("\n", matches[-1].end())
-    code = _code_lines(lines, body, until=len(body) if end < 0 else end)
-    found: list[tuple[int, re.Match[str]]] = []
-    for index, start, match in at:
-        if index in code:
-            continue
-        line = lines[index]
-        spans = [m.span() for m in _INLINE_CODE.finditer(line)]
-        own = call.match(line, match.start() - start)  # the same match, on its line
-        if own is None or own.end() != match.end() - start:
-            return None
-        if not any(a <= own.start() < b for a, b in spans):
-            found.append((index, own))
-    return found
-
-
-def _lines_holding(text: str, needle: str) -> list[tuple[int, int]]:
-    """(index, end offset) of each line of `text` holding `needle`, in order,
-    found by str.find instead of looking at every line."""
-    found: list[tuple[int, int]] = []
-    index = previous = 0
-    at = text.find(needle)
-    while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        index += text.count("\n", previous, start)
-        previous = start
-        end = text.find("\n", at)
-        if end < 0:
-            found.append((index, len(text)))
-            break
-        found.append((index, end))
-        at = text.find(needle, end)
     return found
 
 
@@ -317,202 +224,222 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
     return args
 
 
-def _windows(
-    lines: Sequence[str], snippet: Snippet, text: str | None = None
-) -> list[tuple[int, int]]:
+class _Target:
+    """The snippet's text, whitespace-normalised, as windows are compared with it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = _normal(text)
+        self.words = frozenset(self.text.split())
+        self.longest = 1.5 * len(self.text)  # longer windows only resemble it less
+        # The pieces it falls into when cut every `anchor` characters: a window
+        # that resembles it holds half of them (see _windows).
+        self.anchor = max(1, min(ANCHOR, len(self.text) // 4))
+        size = self.anchor
+        cuts = range(0, len(self.text) - size + 1, size)
+        self.pieces = list(dict.fromkeys(self.text[i : i + size] for i in cuts))
+        self.needed = (len(self.pieces) + 1) // 2
+        # The snippet as difflib's second sequence (indexing it costs as much as
+        # comparing): each window only sets the first one.
+        self.matcher = difflib.SequenceMatcher(None, autojunk=False)
+        self.matcher.set_seq2(self.text)
+        # character -> the positions holding it, as bits (see common)
+        self.positions: dict[str, int] = {}
+        for at, char in enumerate(self.text):
+            self.positions[char] = self.positions.get(char, 0) | 1 << at
+
+    def score(self, text: str) -> float:
+        """difflib's ratio of the window to the snippet."""
+        self.matcher.set_seq1(text)
+        return self.matcher.ratio()
+
+    def bound(self, text: str) -> float:
+        """At least score(text), from the lengths alone (difflib's real_quick_ratio)."""
+        return 2.0 * min(len(text), len(self.text)) / (len(text) + len(self.text))
+
+    def closer(self, text: str) -> float:
+        """At least score(text), at most bound(text): the ratio of the longest common
+        subsequence, which holds difflib's matching blocks."""
+        return 2.0 * self.common(text) / (len(text) + len(self.text))
+
+    def common(self, text: str) -> int:
+        """The length of the longest common subsequence of `text` and the snippet,
+        bit-parallel: one step of a few integer operations per character (Hyyrö's
+        formulation of Allison and Dix's algorithm)."""
+        size = len(self.text)
+        full = (1 << size) - 1
+        row = full
+        positions = self.positions
+        for char in text:
+            matched = row & positions.get(char, 0)
+            row = ((row + matched) | (row - matched)) & full
+        return size - row.bit_count()
+
+
+class _Reading:
+    """The body as windows read it: the text of its non-blank lines outside code,
+    whitespace-normalised and joined by spaces, and where each of the snippet's
+    pieces starts in it. Code lines part it into stretches: no window crosses one."""
+
+    def __init__(self, lines: Sequence[str], target: _Target) -> None:
+        code = _code_lines(lines)
+        self.normal = [_normal(line) for line in lines]
+        self.lines: list[int] = []  # the lines read, in order
+        self.stretch: list[int] = []  # each one's stretch
+        self.offsets: dict[int, int] = {}
+        stretch = at = 0
+        for index, line in enumerate(self.normal):
+            if index in code:
+                stretch += 1
+            elif line:
+                self.lines.append(index)
+                self.stretch.append(stretch)
+                self.offsets[index] = at
+                at += len(line) + 1
+        self.text = " ".join(self.normal[i] for i in self.lines)
+        found = sorted(
+            (at, number)
+            for number, piece in enumerate(target.pieces)
+            for at in _finds(self.text, piece)
+        )
+        self.at = [at for at, _ in found]  # where a piece starts, in order
+        self.piece = [number for _, number in found]  # which piece it is
+        self.size = target.anchor
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """The offsets in `text` of the window from line `first` to line `last`."""
+        return self.offsets[first], self.offsets[last] + len(self.normal[last])
+
+    def pieces(self, start: int, end: int) -> int:
+        """How many of the snippet's pieces text[start:end] holds."""
+        low = bisect.bisect_left(self.at, start)
+        high = bisect.bisect_right(self.at, end - self.size)
+        return len(set(self.piece[low:high]))
+
+
+def _finds(text: str, piece: str) -> Iterator[int]:
+    """Where `piece` starts in `text`, overlaps included."""
+    at = text.find(piece)
+    while at >= 0:
+        yield at
+        at = text.find(piece, at + 1)
+
+
+def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     """Non-overlapping [start, end) line windows of the composed body that hold a copy.
 
-    A window is a copy when it resembles the whole snippet (similarity at
-    least THRESHOLD), or when it is a good part of the snippet word for word
-    (a copy that lost a line); the most similar windows win.
+    A window reads the non-blank lines from `start` to `end` (at most
+    MAX_WINDOW lines, no code line among them), whitespace-normalised and
+    joined, when that is at most half again as long as the snippet. It holds
+    a copy when it is a good part of the snippet word for word (PART of it at
+    least: a copy that lost a line), or when it resembles the whole snippet:
+    as long as two thirds of it at least, with half of its words and half of
+    its pieces (its text cut every ANCHOR characters, in four for a shorter
+    one: a copy keeps every piece but the two each change touches), and a
+    difflib ratio of THRESHOLD or more. The most similar windows win, then
+    the shortest, then the first.
 
-    Only windows holding a useful line (_useful) can be copies, so only starts
-    from which one is in reach are tried; every other line is never looked at.
-    `text` is the lines joined with newlines, when the caller has it.
+    Only starts from which a window can read a part, or half of the pieces,
+    are tried: the lines of prose around them are never compared (difflib's
+    ratio is quadratic in the window), and a window is compared only when it
+    could still win (see _choose).
     """
-    target, words = _target(snippet.text)
-    useful = _useful(lines, target, words)
-    if not useful:
+    target = snippet.target
+    if not target.text:
         return []
-    exact = _exact_copy(lines, useful, target, text)
-    if exact is not None:
-        return [exact]
-    # No window reaches a line past this one, so no fence past it matters.
-    last = min(max(useful) + MAX_WINDOW, len(lines) - 1)
-    until = sum(map(len, lines[: last + 1])) + last
-    code = _code_lines(lines, text, until=until)
-    matcher = _matcher(target)
-    normal: dict[int, str] = {}
+    reading = _Reading(lines, target)
+    texts: dict[tuple[int, int], str] = {}
+    return _choose(_scored(reading, target, texts), texts, target)
 
-    def at(index: int) -> str:
-        found = normal.get(index)
-        if found is None:
-            found = normal[index] = _normal(lines[index])
-        return found
 
-    scored: list[tuple[float, int, int]] = []
-    for start in _starts(useful, code, at, 1.5 * len(target)):
-        text = ""
-        seen = False
-        for end in range(start + 1, min(len(lines), start + MAX_WINDOW) + 1):
-            if (end - 1) in code:
+def _scored(
+    reading: _Reading, target: _Target, texts: dict[tuple[int, int], str]
+) -> list[tuple[float, int, int, bool]]:
+    """The windows that may hold a copy, as (score, start, end, True) when their
+    score is known at once, else (a bound on it, start, end, False), with their
+    text in `texts`."""
+    found: list[tuple[float, int, int, bool]] = []
+    lines, text = reading.lines, reading.text
+    for position, start in enumerate(lines):
+        begin = reading.offsets[start]
+        if reading.normal[start] not in target.text:
+            reach = reading.pieces(begin, begin + int(target.longest))
+            if reach < target.needed:
+                continue  # no window from here reads a part or half of the pieces
+        stretch = reading.stretch[position]
+        for later, last in enumerate(lines[position:], position):
+            if last >= start + MAX_WINDOW or reading.stretch[later] != stretch:
                 break
-            line = at(end - 1)
-            if not line:
-                continue
-            text = f"{text} {line}" if text else line
-            if len(text) > 1.5 * len(target):
-                break  # longer windows only resemble it less
-            seen = seen or (end - 1) in useful
-            if not seen:
-                continue  # _score would say None: see _useful
-            score = _score(matcher, text, target, words)
-            if score is not None:
-                scored.append((score, start, end))
-            if target in text:
+            low, high = reading.span(start, last)
+            window = text[low:high]
+            if len(window) > target.longest:
+                break
+            verdict = _verdict(window, target, lambda: reading.pieces(low, high))  # noqa: B023
+            if verdict is not None:
+                score, exact = verdict
+                found.append((score, start, last + 1, exact))
+                if not exact:
+                    texts[start, last + 1] = window
+            if target.text in window:
                 # A longer window from this start holds this one and scores
                 # less, so it never wins over it: none is chosen.
                 break
-    chosen: list[tuple[int, int]] = []
-    for _, start, end in sorted(scored, key=lambda s: (-s[0], s[2] - s[1], s[1])):
-        if all(end <= a or start >= b for a, b in chosen):
-            chosen.append((start, end))
-    return sorted(chosen)
+    return found
 
 
-def _exact_copy(
-    lines: Sequence[str], useful: Set[int], target: str, text: str | None
-) -> tuple[int, int] | None:
-    """The one window _windows chooses when the useful lines, from the first to
-    the last, are an exact copy outside code; None when they are not.
-
-    Most agents carry the snippet once, word for word, and no other line
-    shares a word with it. That window scores 1.0, the most any window can,
-    and no other window reads exactly the snippet (each of its lines would
-    share a word with it, so be useful, so lie in this one). Every window
-    _windows scores holds a useful line, so overlaps this one and loses to it.
-    """
-    first, last = min(useful), max(useful)
-    if last - first >= MAX_WINDOW or not target:
-        return None  # from `first`, the search stops before `last`
-    if " ".join(filter(None, map(_normal, lines[first : last + 1]))) != target:
-        return None
-    until = sum(map(len, lines[: last + 1])) + last
-    code = _code_lines(lines, text, until=until)
-    if code and not code.isdisjoint(range(first, last + 1)):
-        return None
-    return first, last + 1
-
-
-@lru_cache(maxsize=16)
-def _target(text: str) -> tuple[str, frozenset[str]]:
-    """The snippet's text, whitespace-normalised, and its words: once per snippet."""
-    target = _normal(text)
-    return target, frozenset(target.split())
-
-
-def _useful(lines: Sequence[str], target: str, words: Set[str]) -> set[int]:
-    """Lines without which no window is a copy: those sharing a word with the
-    snippet, and those that are part of its text.
-
-    A window of other lines shares no word, so it is a copy only as a part of
-    the snippet; a part of three words or more has a whole word of the snippet
-    in the middle, so it is at most two partial words long. When PART of the
-    snippet is longer than any two words of it, the parts can be left out.
-
-    The answer depends on the line's text alone, and agents share most lines
-    (fragments, boilerplate), so it is remembered per text (_USEFUL).
-    """
-    if not words:
-        return {i for i, line in enumerate(lines) if line.strip()}
-    memo = _useful_memo(target, words)
-    flags: list[bool | None] = list(map(memo.get, lines))  # in C: this runs on every line
-    parts = PART * len(target) <= _two_words(target)
-    unknown = itertools.compress(
-        itertools.count(), map(operator.is_, flags, itertools.repeat(None))
-    )
-    for index in list(unknown):
-        line = lines[index]
-        flag = not words.isdisjoint(line.split()) or (
-            parts and bool(line.strip()) and _normal(line) in target
-        )
-        flags[index] = memo[line] = flag
-    return set(itertools.compress(itertools.count(), flags))
-
-
-# target -> (its words, line text -> useful); bounded, since a run may see many texts.
-_USEFUL: dict[str, tuple[frozenset[str], dict[str, bool]]] = {}
-_MEMO_LINES = 50_000
-_MEMO_TARGETS = 16
-
-
-def _useful_memo(target: str, words: Set[str]) -> dict[str, bool]:
-    entry = _USEFUL.get(target)
-    if entry is None or entry[0] != words or len(entry[1]) > _MEMO_LINES:
-        if len(_USEFUL) >= _MEMO_TARGETS:
-            _USEFUL.clear()
-        entry = _USEFUL[target] = (frozenset(words), {})
-    return entry[1]
-
-
-@lru_cache(maxsize=16)
-def _two_words(target: str) -> int:
-    """The length of the longest text of at most two whole words of `target`."""
-    sizes = [len(w) for w in target.split()]
-    return max([*sizes, *(a + 1 + b for a, b in itertools.pairwise(sizes))], default=0)
-
-
-def _starts(useful: set[int], code: set[int], at: Callable[[int], str], limit: float) -> list[int]:
-    """Every start from which a window reaches a useful line: not blank, not in
-    code, within MAX_WINDOW lines and `limit` characters of text, with no code
-    line between. Walking back from each useful line to the one before it finds
-    each start once."""
-    starts: list[int] = []
-    previous = -1
-    for hit in sorted(useful):
-        size = -1  # the joined text of lines [start, hit] has length `size`
-        for start in range(hit, max(previous, hit - MAX_WINDOW), -1):
-            if start in code:
-                break
-            line = at(start)
-            if not line:
-                continue
-            size += len(line) + 1
-            if size > limit:
-                break
-            starts.append(start)
-        previous = hit
-    return sorted(starts)
-
-
-@lru_cache(maxsize=16)
-def _matcher(target: str) -> difflib.SequenceMatcher[str]:
-    """A matcher holding the snippet as its second sequence (indexing it costs as
-    much as comparing): each window only sets the first one."""
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(target)
-    return matcher
-
-
-def _score(
-    matcher: difflib.SequenceMatcher[str], text: str, target: str, words: Set[str]
-) -> float | None:
-    """The window's similarity to the snippet, or None when it is not a copy."""
-    part = len(text) >= PART * len(target) and text in target
-    if not part and len(text) < 0.66 * len(target):
+def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[float, bool] | None:
+    """(the window's score, True) or (a bound on it, False) when it may be a copy;
+    `pieces` counts the snippet's pieces it holds."""
+    snippet = target.text
+    part = len(text) >= PART * len(snippet) and text in snippet
+    if part:
+        return 2.0 * len(text) / (len(text) + len(snippet)), True
+    if len(text) < 0.66 * len(snippet):
         return None  # too short to reach THRESHOLD
-    if not part and len(words & set(text.split())) < len(words) / 2:
-        return None  # cheap first: a copy shares most of the snippet's words
-    if part or target in text:
-        # One holds the other: difflib's longest match is the shorter one whole,
+    if pieces() < target.needed:
+        return None  # a copy keeps most of the snippet's text (a whole one, all of it)
+    if len(target.words & set(text.split())) < len(target.words) / 2:
+        return None  # a copy shares most of the snippet's words
+    if snippet in text:
+        # The window holds it whole: difflib's longest match is the snippet,
         # and nothing is left beside it, so its ratio is this (the same float).
-        score = 2.0 * min(len(text), len(target)) / (len(text) + len(target))
-    else:
-        matcher.set_seq1(text)
-        if matcher.quick_ratio() < THRESHOLD:
-            return None
-        score = matcher.ratio()
-    return score if part or score >= THRESHOLD else None
+        score = 2.0 * len(snippet) / (len(text) + len(snippet))
+        return (score, True) if score >= THRESHOLD else None
+    bound = target.bound(text)
+    return (bound, False) if bound >= THRESHOLD else None
+
+
+def _choose(
+    scored: list[tuple[float, int, int, bool]],
+    texts: Mapping[tuple[int, int], str],
+    target: _Target,
+) -> list[tuple[int, int]]:
+    """The copies: by score, then shortness, then position, each window that
+    overlaps none chosen before it.
+
+    A window known only by a bound on its score is looked at more closely when
+    it comes first by that bound (a closer bound, then the score itself): its
+    score is at most the bound, so every window before it by score is before
+    it by bound too. One that overlaps a chosen window is never compared: it
+    could not be chosen.
+    """
+    # (-score or -bound, length, start, end, 0 for a score, 1 and 2 for bounds)
+    heap = [
+        (-value, end - start, start, end, 0 if exact else 2) for value, start, end, exact in scored
+    ]
+    heapq.heapify(heap)
+    chosen: list[tuple[int, int]] = []
+    while heap:
+        _, size, start, end, level = heapq.heappop(heap)
+        if any(start < b and a < end for a, b in chosen):
+            continue
+        if level == 0:
+            chosen.append((start, end))
+            continue
+        text = texts[start, end]
+        value = target.closer(text) if level == 2 else target.score(text)
+        if value >= THRESHOLD:
+            heapq.heappush(heap, (-value, size, start, end, level - 1))
+    return sorted(chosen)
 
 
 Opcode = tuple[str, int, int, int, int]
@@ -530,43 +457,16 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     head = next(itertools.compress(itertools.count(), map(operator.ne, source, composed)), limit)
     back = map(operator.ne, reversed(source), reversed(composed))
     tail = min(next(itertools.compress(itertools.count(), back), limit), limit - head)
-    middle = _opcodes(source[head : len(source) - tail], composed[head : len(composed) - tail])
+    matcher = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    )
     opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    for tag, i1, i2, j1, j2 in middle:
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:
         i, j = len(source) - tail, len(composed) - tail
         opcodes.append(("equal", i, len(source), j, len(composed)))
     return opcodes
-
-
-def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
-    """difflib's opcodes turning `a` into `b`, remembered by the pattern of equal lines.
-
-    Without junk (autojunk off), difflib only ever asks whether two lines are
-    equal, so two pairs of sequences with the same pattern (the same line
-    numbers in the same places) get the same opcodes; agents built from the
-    same fragments share it, even where a line of their own differs.
-    """
-    # Each line is numbered by the position of its first copy in a + b (in C).
-    numbers: dict[str, int] = {}
-    pattern = (
-        tuple(map(numbers.setdefault, a, itertools.count())),
-        tuple(map(numbers.setdefault, b, itertools.count(len(a)))),
-    )
-    found = _OPCODES.get(pattern)
-    if found is None:
-        if len(_OPCODES) >= _MEMO_PATTERNS:
-            _OPCODES.clear()
-        matcher = difflib.SequenceMatcher(None, a, b, False)
-        found = _OPCODES[pattern] = [
-            (tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        ]
-    return found
-
-
-_OPCODES: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
-_MEMO_PATTERNS = 4096
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
@@ -599,7 +499,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
     calls = _calls(spec, snippet, source)
-    windows = _windows(composed, snippet, spec.body)
+    windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
     opcodes = align(source, composed)

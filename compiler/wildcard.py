@@ -24,15 +24,16 @@ pattern covers another, or which text a set of patterns lets through. A
 pattern is a tiny automaton, so these questions have exact answers
 (`witness`, `covers`), found by a breadth-first search over the product of the
 automata with an alphabet of the patterns' own characters plus "any other".
+The functions answer each question afresh; a run that asks many holds one
+`Patterns`, which answers each once.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import compress
 from typing import NamedTuple
 
@@ -67,13 +68,13 @@ def from_units(units: str) -> str:
     return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-@lru_cache(maxsize=8192)
-def _regex(pattern: str) -> re.Pattern[str]:
+def regex(pattern: str) -> re.Pattern[str]:
+    """The expression OpenCode builds from the pattern, to match against `normal` texts."""
     units = utf16_units(pattern.replace("\\", "/"))
     optional_tail = units.endswith(" *")
     if optional_tail:
         units = units[:-2]
-    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in units)
+    body = re.escape(units).replace(r"\*", ".*").replace(r"\?", ".")
     if optional_tail:
         body += "(?: .*)?"
     return re.compile(body, re.DOTALL)
@@ -85,11 +86,9 @@ def normal(text: str) -> str:
     return utf16_units(text.replace("\\", "/"))
 
 
-@lru_cache(maxsize=65536)
 def match(text: str, pattern: str) -> bool:
-    """True when OpenCode's Wildcard.match(text, pattern) is true. Remembered:
-    every agent's rules ask about the same permission names and keys."""
-    return _regex(pattern).fullmatch(normal(text)) is not None
+    """True when OpenCode's Wildcard.match(text, pattern) is true."""
+    return regex(pattern).fullmatch(normal(text)) is not None
 
 
 @dataclass(frozen=True)
@@ -116,11 +115,7 @@ class Glob:
             state += 1
         return frozenset(range(state + 1))
 
-    def literals(self) -> set[str]:
-        return {t for t in self.tokens if t not in (STAR, ANY)}
 
-
-@lru_cache(maxsize=4096)
 def glob(pattern: str) -> Glob:
     units = utf16_units(pattern.replace("\\", "/"))
     tokens = tuple(STAR if c == "*" else ANY if c == "?" else c for c in units)
@@ -128,9 +123,6 @@ def glob(pattern: str) -> Glob:
     if units.endswith(" *"):
         accept.add(len(tokens) - 2)
     return Glob(pattern, tokens, frozenset(accept))
-
-
-ANYTHING = glob("*")
 
 
 def other_char(literals: set[str]) -> str:
@@ -147,17 +139,97 @@ def other_char(literals: set[str]) -> str:
 def witness(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None:
     """The shortest text every `include` pattern matches and no `exclude` pattern
     does, or None when there is none. Raises TooComplex past SEARCH_LIMIT states."""
-    # The same pattern twice adds nothing but states to the search.
-    exclude = tuple({m.pattern: m for m in exclude}.values())
-    machines = (*include, *exclude)
-    if not include:
-        machines = (ANYTHING, *machines)
-        include = (ANYTHING,)
-    cut = len(include)
-    found = product(
-        tuple(m.pattern for m in machines[:cut]), tuple(m.pattern for m in machines[cut:])
-    )
-    return found.search()
+    return Patterns().witness(tuple(m.pattern for m in include), tuple(m.pattern for m in exclude))
+
+
+def covers(outer: str, inner: str) -> bool:
+    """True when every text `inner` matches is matched by `outer` too."""
+    return Patterns().covers(outer, inner)
+
+
+def universal(pattern: str) -> bool:
+    """True when the pattern matches every text (`*`, `**`, `* *`, ...)."""
+    return Patterns().universal(pattern)
+
+
+class Patterns:
+    """Patterns and questions about them, each worked out once.
+
+    Every agent inherits the same defaults and bundles repeat their maps, so
+    a run asks the same questions many times: an analysis holds one of these
+    for its run (never longer), and asks it instead of the functions above.
+    """
+
+    def __init__(self) -> None:
+        self._regexes: dict[str, re.Pattern[str]] = {}
+        self._matches: dict[tuple[str, str], bool] = {}
+        self._masks: dict[str, _Masks] = {}
+        # the exclude lists asked about, side by side (see Product)
+        self._blocks: dict[tuple[str, ...], tuple[_Masks, tuple[int, ...]]] = {}
+        self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
+        self._universal: dict[str, bool] = {}
+        self._heads: dict[str, str] = {}
+
+    def regex(self, pattern: str) -> re.Pattern[str]:
+        found = self._regexes.get(pattern)
+        if found is None:
+            found = self._regexes[pattern] = regex(pattern)
+        return found
+
+    def match(self, text: str, pattern: str) -> bool:
+        found = self._matches.get((text, pattern))
+        if found is None:
+            found = self._matches[text, pattern] = (
+                self.regex(pattern).fullmatch(normal(text)) is not None
+            )
+        return found
+
+    def witness(self, include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str | None:
+        """wildcard.witness over patterns: remembered, as TooComplex is not."""
+        # The same pattern twice adds nothing but states to the search.
+        exclude = tuple(dict.fromkeys(exclude))
+        key = (include or ("*",), exclude)
+        if key not in self._found:
+            self._found[key] = self.product(*key).search()
+        return self._found[key]
+
+    def covers(self, outer: str, inner: str) -> bool:
+        return self.witness((inner,), (outer,)) is None
+
+    def universal(self, pattern: str) -> bool:
+        if pattern and not pattern.strip("*"):
+            return True
+        if "*" not in pattern:
+            return False  # it matches texts of one length only
+        found = self._universal.get(pattern)
+        if found is None:
+            found = self._universal[pattern] = self.covers(pattern, "*")
+        return found
+
+    def head(self, pattern: str) -> str:
+        found = self._heads.get(pattern)
+        if found is None:
+            found = self._heads[pattern] = head(pattern)
+        return found
+
+    def apart(self, patterns: Sequence[str]) -> bool:
+        return apart(patterns, self.head)
+
+    def masks(self, pattern: str) -> _Masks:
+        found = self._masks.get(pattern)
+        if found is None:
+            found = self._masks[pattern] = _masks(glob(pattern))
+        return found
+
+    def block(self, patterns: tuple[str, ...]) -> tuple[_Masks, tuple[int, ...]]:
+        """The patterns' masks side by side (see _block), with each one's accepting bits."""
+        found = self._blocks.get(patterns)
+        if found is None:
+            found = self._blocks[patterns] = _block([self.masks(p) for p in patterns])
+        return found
+
+    def product(self, include: tuple[str, ...], exclude: tuple[str, ...]) -> Product:
+        return Product(self, include, exclude)
 
 
 class _Masks(NamedTuple):
@@ -173,9 +245,7 @@ class _Masks(NamedTuple):
     literals: frozenset[str]
 
 
-@lru_cache(maxsize=4096)
-def _masks(pattern: str) -> _Masks:
-    machine = glob(pattern)
+def _masks(machine: Glob) -> _Masks:
     star = any_ = 0
     units: dict[str, int] = {}
     for position, token in enumerate(machine.tokens):
@@ -201,6 +271,29 @@ def _bits(states: Iterable[int]) -> int:
     return sum(1 << state for state in states)
 
 
+def _block(machines: Sequence[_Masks]) -> tuple[_Masks, tuple[int, ...]]:
+    """Several patterns side by side, as one set of masks: `accept` holds every
+    one's accepting bits, `universal` every one's all-accepting bits; and each
+    one's accepting bits in it."""
+    size = star = any_ = start = accept = universal = 0
+    units: dict[str, int] = {}
+    literals: set[str] = set()
+    parts: list[int] = []
+    for masks in machines:
+        star |= masks.star << size
+        any_ |= masks.any << size
+        for unit, bits in masks.units.items():
+            units[unit] = units.get(unit, 0) | bits << size
+        start |= masks.start << size
+        accept |= masks.accept << size
+        parts.append(masks.accept << size)
+        universal |= masks.universal << size
+        literals |= masks.literals
+        size += masks.size
+    block = _Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
+    return block, tuple(parts)
+
+
 class Product:
     """The product of several patterns' automata: `include` patterns a text must
     match and `exclude` patterns it must not.
@@ -214,11 +307,11 @@ class Product:
     plainest text; any other unit moves every machine as "other" does.
     """
 
-    def __init__(self, include: Sequence[str], exclude: tuple[str, ...]) -> None:
+    def __init__(self, memo: Patterns, include: Sequence[str], exclude: tuple[str, ...]) -> None:
         self.patterns = ", ".join((*include, *exclude))
         # The excludes first, as one block: callers ask about many patterns
         # against the same long list of excludes.
-        block = _block(exclude)
+        block, self.parts = memo.block(exclude)  # parts: each exclude's accepting bits
         literals = set(block.literals)
         star, any_, start = block.star, block.any, block.start
         units = dict(block.units)
@@ -226,7 +319,7 @@ class Product:
         self.accepts: list[int] = []  # per include machine: its accepting bits
         offset = block.size
         for pattern in include:
-            masks = _masks(pattern)
+            masks = memo.masks(pattern)
             literals |= masks.literals
             star |= masks.star << offset
             any_ |= masks.any << offset
@@ -238,7 +331,6 @@ class Product:
             offset += masks.size
         self.star, self.start = star, start
         self.refused, self.saturated = block.accept, block.universal
-        self.parts = _parts(exclude)  # per exclude machine: its accepting bits
         # unit -> the positions that read it; sorted, as the search tries them
         self.names = sorted(units)
         self.masks = [units[unit] for unit in self.names]
@@ -246,7 +338,6 @@ class Product:
         # unit -> the positions that move on reading it; filled as searches read
         self.moves: dict[str | None, int] = {None: any_}
         self.other = other_char(literals)
-        self.found: dict[int, str | None] = {}  # SEARCH_LIMIT -> what search found
 
     def step(self, state: int, symbol: str | None) -> int:
         """Every machine reads one unit (None: one no pattern names)."""
@@ -267,13 +358,7 @@ class Product:
         return [None, *compress(self.names, map(state.__and__, self.masks))]
 
     def search(self) -> str | None:
-        """The shortest, plainest text in the product (None: there is none), found
-        once per SEARCH_LIMIT: agents ask the same questions about shared rules."""
-        if SEARCH_LIMIT not in self.found:
-            self.found[SEARCH_LIMIT] = self._search()
-        return self.found[SEARCH_LIMIT]
-
-    def _search(self) -> str | None:
+        """The shortest, plainest text in the product (None: there is none)."""
         start = self.start
         if start & self.saturated:
             return None
@@ -308,64 +393,6 @@ class Product:
         return from_units("".join(reversed(units)))
 
 
-@lru_cache(maxsize=4096)
-def product(include: tuple[str, ...], exclude: tuple[str, ...]) -> Product:
-    """The product of the patterns' automata (built once per pair of tuples)."""
-    return Product(include, exclude)
-
-
-@lru_cache(maxsize=1024)
-def _parts(patterns: tuple[str, ...]) -> tuple[int, ...]:
-    """Each pattern's accepting bits, laid out as _block lays them out."""
-    found: list[int] = []
-    offset = 0
-    for pattern in patterns:
-        masks = _masks(pattern)
-        found.append(masks.accept << offset)
-        offset += masks.size
-    return tuple(found)
-
-
-@lru_cache(maxsize=1024)
-def _block(patterns: tuple[str, ...]) -> _Masks:
-    """Several patterns side by side, as one set of masks: `accept` holds every
-    one's accepting bits, `universal` every one's all-accepting bits."""
-    size = star = any_ = start = accept = universal = 0
-    units: dict[str, int] = {}
-    literals: set[str] = set()
-    for pattern in patterns:
-        masks = _masks(pattern)
-        star |= masks.star << size
-        any_ |= masks.any << size
-        for unit, bits in masks.units.items():
-            units[unit] = units.get(unit, 0) | bits << size
-        start |= masks.start << size
-        accept |= masks.accept << size
-        universal |= masks.universal << size
-        literals |= masks.literals
-        size += masks.size
-    return _Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
-
-
-@lru_cache(maxsize=65536)
-def covers(outer: str, inner: str) -> bool:
-    """True when every text `inner` matches is matched by `outer` too."""
-    return witness([glob(inner)], [glob(outer)]) is None
-
-
-@lru_cache(maxsize=8192)
-def universal(pattern: str) -> bool:
-    """True when the pattern matches every text (`*`, `**`, `* *`, ...)."""
-    if pattern and not pattern.strip("*"):
-        return True  # the search stops at once: every text is excluded
-    if "*" not in pattern and len(normal(pattern)) + 2 <= SEARCH_LIMIT:
-        # It matches texts of one length only. (The search would step along its
-        # text, meeting at most one state per unit, so it could never give up.)
-        return False
-    return covers(pattern, "*")
-
-
-@lru_cache(maxsize=8192)
 def head(pattern: str) -> str:
     """The units every text the pattern matches starts with (in normal form): those
     before its first `*` or `?`, but for the optional trailing ` *` the space too."""
@@ -376,12 +403,12 @@ def head(pattern: str) -> str:
     return units[:cut]
 
 
-def apart(patterns: Sequence[str]) -> bool:
+def apart(patterns: Sequence[str], head_of: Callable[[str], str] = head) -> bool:
     """Two of the patterns start with texts that differ before either ends, so no
     input matches both. (The search would find that too, stepping along the one
     text both heads allow, so it could never give up on it: asking here first
     gives the same answer without building the product.)"""
-    heads = [head(p) for p in patterns]
+    heads = [head_of(p) for p in patterns]
     for index, one in enumerate(heads):
         for other in heads[index + 1 :]:
             if not one.startswith(other) and not other.startswith(one):

@@ -1,10 +1,5 @@
-"""The fast paths of the snippet search and of rendering give what the plain ones give.
+"""The fast paths of rendering give what the plain ones give.
 
-- snippet._exact_copy: when the lines sharing a word with the snippet are
-  one exact copy outside code, _windows answers that window without scoring
-  any; here every finding of the required-snippet rule, every copy and every
-  window is held against the search with that shortcut turned off (and the
-  windows against scoring every window, tests/test_fast_paths.py).
 - compose: a body rendered for its text (compose.Texts) records no anchors;
   a source map renders it again with them. Text, "printed nothing" and the
   findings of composing must be those of the rendering with anchors.
@@ -16,23 +11,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import compose, snippet
+from compiler import compose
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config
-from compiler.project import Spec, make_project, specs
-from compiler.rules import required_snippet
 from tests.strategies import bundle_on_disk, bundles
-from tests.test_fast_paths import _snippet, _Spec, calls_oracle, windows_oracle
 
 TONE = "Tono: caveman por default, nivel full. Activa siempre."
 EXCEPTION = "Excepción: prosa normal para advertencias de seguridad."
@@ -146,82 +134,6 @@ def snippet_bundles(draw: st.DrawFn) -> dict[str, bytes]:
     return {path: text.encode() for path, text in files.items()}
 
 
-@contextmanager
-def plain_windows() -> Iterator[None]:
-    """The search with the exact-copy shortcut turned off."""
-    with mock.patch.object(snippet, "_exact_copy", lambda *args: None):
-        yield
-
-
-def session_findings(config: Config, target: str) -> list[tuple[Any, ...]]:
-    bundle = load_bundle(config)
-    project = make_project(config, bundle, compose_bundle(bundle, target), target)
-    session = required_snippet.session(project, config.rules[required_snippet.ID].options)
-    assert isinstance(session, required_snippet._Agents)
-    found: list[tuple[Any, ...]] = []
-    for spec in specs(project):
-        found.extend(_problem(p) for p in session.spec(spec))
-        if project.agents.get(spec.id) is spec:
-            found.append(("copies", spec.id, *snippet.find_copies(spec, session.snippet)))
-            found.append(("windows", spec.id, *_windows(spec, session.snippet)))
-    found.extend(_problem(p) for p in session.end())
-    return found
-
-
-def _problem(p: Any) -> tuple[Any, ...]:
-    return (p.path, p.line, p.column, p.message, p.hint, p.fix)
-
-
-def _windows(spec: Spec, found: snippet.Snippet) -> list[tuple[int, int]]:
-    lines = spec.body.split("\n")
-    windows = snippet._windows(lines, found, spec.body)
-    assert windows == snippet._windows(lines, found)  # with and without the joined text
-    return windows
-
-
-@settings(max_examples=150, deadline=None)
-@given(files=snippet_bundles())
-def test_snippet_findings_are_those_of_the_plain_search(files: dict[str, bytes]) -> None:
-    with bundle_on_disk(files) as (_, config):
-        for target in ("opencode", "claude"):
-            fast = session_findings(config, target)
-            with plain_windows():
-                plain = session_findings(config, target)
-            assert fast == plain
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    pieces=st.lists(st.sampled_from(PIECES), max_size=8),
-    glue=st.sampled_from(["\n", "\n\n"]),
-    target=st.sampled_from([f"{TONE}\n{EXCEPTION}", TONE, "de", "nivel full"]),
-)
-def test_windows_with_the_shortcut_are_every_window_scored(
-    pieces: list[str], glue: str, target: str
-) -> None:
-    lines = glue.join(pieces).split("\n")
-    found = snippet.Snippet("s", Path("s.md"), target, snippet.re.compile(""), {}, (), {}, {}, "")
-    assert snippet._windows(lines, found, "\n".join(lines)) == windows_oracle(lines, target)
-
-
-def test_the_shortcut_answers_one_exact_copy_and_declines_the_rest() -> None:
-    """Not a test that passes with the shortcut never taken: it must answer here."""
-    copy = [TONE, EXCEPTION]
-    target, words = snippet._target(f"{TONE}\n{EXCEPTION}")
-
-    def exact(lines: list[str]) -> tuple[int, int] | None:
-        useful = snippet._useful(lines, target, words)
-        return snippet._exact_copy(lines, useful, target, "\n".join(lines))
-
-    assert exact([*copy, "", "# Agente", "Paso 1: lee."]) == (0, 2)
-    assert exact(["# Agente", "", f"  {TONE}", "", EXCEPTION, "", "Paso 1."]) == (2, 5)
-    assert exact([*copy, "", *copy]) is None  # twice
-    assert exact([TONE, "Paso 1."]) is None  # partial
-    assert exact([*copy, "Tono: formal."]) is None  # another line shares a word
-    assert exact(["```", *copy, "```"]) is None  # in code
-    assert exact([TONE, *[""] * snippet.MAX_WINDOW, EXCEPTION]) is None  # out of reach
-
-
 # --- rendering without anchors -------------------------------------------------------
 
 
@@ -321,19 +233,3 @@ def test_checks_and_calls_remembered_per_text_are_the_plain_ones(files: dict[str
 @given(files=bundles())
 def test_checks_and_calls_remembered_hold_on_hostile_bundles(files: dict[str, bytes]) -> None:
     _memo_case(files)
-
-
-# --- placeholders found in the whole body -----------------------------------------------
-
-CALL_PIECES = ["<<", "s>>", "<<s(", "level=1)>>", "<<s", ">>", " <<s>> ", "`", "```", "x", ""]
-
-
-@settings(max_examples=400, deadline=None)
-@given(lines=st.lists(st.sampled_from(CALL_PIECES), max_size=12), glue=st.sampled_from(["", " "]))
-def test_calls_found_in_the_whole_body_are_those_of_every_line(lines: list[str], glue: str) -> None:
-    """Placeholders cut across lines (which the body's search sees and a line's does not)."""
-    body = "\n".join(glue.join(lines[i : i + 2]) for i in range(0, len(lines), 2))
-    spec: Any = _Spec(body)
-    found = [(i, m.span(), m.group("args")) for i, m in snippet._calls(spec, _snippet("s"))]
-    assert [(i, span) for i, span, _ in found] == calls_oracle(body, "s")
-    assert all(m.string == body.split("\n")[i] for i, m in snippet._calls(spec, _snippet("s")))

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import coverage, wildcard
-from compiler.coverage import decides, decides_any
+from compiler import wildcard
+from compiler.coverage import Coverage, decides
 from compiler.permissions import Origin, Rule, evaluate
+from compiler.wildcard import glob
+from tests.test_wildcard import (
+    accepts,
+    covers_oracle,
+    outcome,
+    relevant_symbols,
+    step,
+    witness_oracle,
+)
 
 ORIGIN = Origin("agent", "a")
 PERMS = st.sampled_from(["bash", "edit", "*", "b*", "mcp_?", "bash *"])
@@ -59,52 +72,6 @@ MIXED = st.lists(
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(
-    raw=MIXED,
-    index=st.integers(min_value=0, max_value=6),
-    permission=st.one_of(st.none(), st.sampled_from(SAMPLE_PERMS)),
-    within=st.lists(st.one_of(PATTERNS, COMMANDS), max_size=2),
-)
-def test_decides_any_answers_as_decides(
-    raw: list[tuple[str, str, str]], index: int, permission: str | None, within: list[str]
-) -> None:
-    """Without the later rules that cannot match what the rule matches, the
-    answer is decides' own (where the full search does not give up)."""
-    rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
-    index %= len(rules)
-    try:
-        full = decides(rules, index, permission=permission, within=within)
-    except wildcard.TooComplex:
-        return  # the smaller search may answer where the full one gives up
-    assert decides_any(rules, index, permission=permission, within=within) is (full is not None)
-
-
-@settings(max_examples=500, deadline=None)
-@given(
-    raw=MIXED,
-    index=st.integers(min_value=0, max_value=6),
-    permission=st.sampled_from(SAMPLE_PERMS),
-    within=st.lists(st.one_of(PATTERNS, COMMANDS), max_size=2),
-)
-def test_a_later_rule_of_every_input_ends_the_question_as_the_search_would(
-    raw: list[tuple[str, str, str]], index: int, permission: str, within: list[str]
-) -> None:
-    """decides() for one permission, answered at once where a later rule matches
-    it with every input (coverage._taken_over), is what the search answers."""
-    rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
-    index %= len(rules)
-    shape = coverage._shape(rules)
-    try:
-        fast = decides(rules, index, permission=permission, within=within)
-    except wildcard.TooComplex:
-        return
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(coverage, "_taken_over", lambda *args: False)
-        searched = coverage._decides.__wrapped__(shape, index, permission, tuple(within))
-    assert fast == searched
-
-
 # --- patterns whose heads part ------------------------------------------------------------
 
 
@@ -131,3 +98,100 @@ def test_decides_within_a_command_whose_head_parts_from_the_rule(
     rules = [Rule("bash", "*", "ask", ORIGIN), Rule("bash", pattern, "allow", ORIGIN)]
     found = decides(rules, 1, permission="bash", within=[command])
     assert (found.input if found else None) == expected
+
+
+# --- against the reference search ---------------------------------------------------------
+
+WIDE = st.text(alphabet="ab */?\\\U0001f600", max_size=7)
+RULE = st.builds(
+    lambda p, pat, a: Rule(p, pat, a, ORIGIN),
+    st.sampled_from(["task", "t*", "*", "bash", "ta?k"]),
+    st.text(alphabet="ab */?\\", max_size=5),
+    st.sampled_from(["allow", "ask", "deny"]),
+)
+
+
+def overlapping_oracle(rules: Sequence[Rule], index: int) -> list[int]:
+    rule = rules[index]
+    return [
+        j
+        for j in range(index + 1, len(rules))
+        if witness_oracle([glob(rule.permission), glob(rules[j].permission)]) is not None
+        and witness_oracle([glob(rule.pattern), glob(rules[j].pattern)]) is not None
+    ]
+
+
+def covering_oracle(rules: Sequence[Rule], index: int) -> int | None:
+    rule = rules[index]
+    for j in range(len(rules) - 1, index, -1):
+        if covers_oracle(rules[j].permission, rule.permission) and covers_oracle(
+            rules[j].pattern, rule.pattern
+        ):
+            return j
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=st.lists(RULE, min_size=1, max_size=6),
+    actions=st.lists(st.sampled_from(["allow", "ask", "deny"]), max_size=6),
+)
+def test_one_coverage_answers_any_list_with_the_same_patterns(
+    rules: list[Rule], actions: list[str]
+) -> None:
+    # The same patterns with other actions and positions: a second agent's rules,
+    # asked of the run's Coverage after the first's.
+    other = tuple(
+        Rule(r.permission, r.pattern, a, Origin("agent", "b", Path("b.md"), n + 1, 3))
+        for n, (r, a) in enumerate(zip(rules, actions + ["deny"] * len(rules), strict=False))
+    )
+    run = Coverage()
+    for index in range(len(rules)):
+        fresh = decides(rules, index)
+        assert run.decides(rules, index) == fresh
+        assert run.decides(other, index) == fresh
+        assert run.overlapping(other, index) == overlapping_oracle(rules, index)
+        assert run.covering(other, index) == covering_oracle(rules, index)
+
+
+def name_groups_oracle(pattern: str, later: Sequence[str]) -> dict[frozenset[int], str]:
+    distinct = sorted(set(later))
+    machines = [glob(pattern), *(glob(p) for p in distinct)]
+    literals = {t for m in machines for t in m.tokens} - {wildcard.STAR, wildcard.ANY}
+    other = wildcard.other_char(literals)
+    start = tuple(m.start() for m in machines)
+    seen = {start: ""}
+    queue = deque([start])
+    found: dict[frozenset[str], str] = {}
+    while queue:
+        config = queue.popleft()
+        if accepts(machines[0], config[0]):
+            accepting = frozenset(
+                p
+                for p, m, s in zip(distinct, machines[1:], config[1:], strict=True)
+                if accepts(m, s)
+            )
+            found.setdefault(accepting, wildcard.from_units(seen[config]))
+        for symbol in relevant_symbols(machines, config):
+            nxt = tuple(step(m, s, symbol) for m, s in zip(machines, config, strict=True))
+            if not nxt[0] or nxt in seen:
+                continue
+            seen[nxt] = seen[config] + (other if symbol is None else symbol)
+            if len(seen) > wildcard.SEARCH_LIMIT:
+                raise wildcard.TooComplex(pattern)
+            queue.append(nxt)
+    return {
+        frozenset(j for j, p in enumerate(later) if p in accepting): name
+        for accepting, name in found.items()
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=WIDE, later=st.lists(WIDE, max_size=4), limit=st.sampled_from([3, 20, 200_000]))
+def test_name_groups_agree_with_the_reference_search(
+    pattern: str, later: list[str], limit: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wildcard, "SEARCH_LIMIT", limit)
+        expected = outcome(lambda: name_groups_oracle(pattern, later))
+        assert outcome(lambda: Coverage()._name_groups(pattern, later)) == expected

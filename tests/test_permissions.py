@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from compiler import api, permissions
+from compiler import api, delegation, permissions, wildcard
 from compiler.config import load_config
-from compiler.permissions import Environment, evaluate
-from compiler.runtime import Runtime, agent_frontmatter, resolve
+from compiler.permissions import Environment, Origin, Rule, evaluate
+from compiler.runtime import Agent, Runtime, agent_frontmatter, resolve
 from tests.conftest import MakeBundle
 from tests.rules.conftest import agent
 
@@ -255,3 +257,69 @@ def test_config_level_scalar_only_keys_refuse_maps(make_bundle: MakeBundle) -> N
     make_bundle({"promptc.toml": '[permission]\ntodowrite = { "*" = "deny" }\n'})
     with pytest.raises(ConfigError, match=r"promptc\.toml:2:1: \[permission\.todowrite\]"):
         load_config()
+
+
+# --- who may be decided an action, and who may start whom ---------------------------------
+
+PATTERN = st.text(alphabet="ab */?\\", max_size=5)
+NAME = st.text(alphabet="ab/\\\U0001f600", min_size=1, max_size=3)
+ACTION = st.sampled_from(["allow", "ask", "deny"])
+ORIGIN = Origin("agent", "a")
+RULE = st.builds(
+    lambda p, pat, a: Rule(p, pat, a, ORIGIN),
+    st.sampled_from(["task", "t*", "*", "bash", "ta?k"]),
+    PATTERN,
+    ACTION,
+)
+# Agent names: the same letters, so literal task patterns name them.
+AGENT_NAME = st.text(alphabet="ab\\", min_size=1, max_size=3)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rules=st.lists(RULE, max_size=7),
+    permission=st.sampled_from(["task", "bash", "tak"]),
+    texts=st.lists(NAME, min_size=1, max_size=5),
+    wanted=st.sampled_from([("allow",), ("allow", "ask"), ("ask",)]),
+)
+def test_reaching_holds_every_text_decided_a_wanted_action(
+    rules: list[Rule], permission: str, texts: list[str], wanted: tuple[str, ...]
+) -> None:
+    reached = permissions.reaching(rules, permission, wanted)
+    for text in texts:
+        if evaluate(rules, permission, text).action in wanted:
+            assert reached is None or wildcard.normal(text) in reached
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    names=st.lists(AGENT_NAME, min_size=1, max_size=5, unique=True),
+    modes=st.lists(st.sampled_from(["primary", "subagent", "all"]), min_size=5, max_size=5),
+    task=st.lists(
+        st.tuples(st.one_of(AGENT_NAME, PATTERN), ACTION).map(
+            lambda pa: Rule("task", pa[0], pa[1], ORIGIN)
+        ),
+        max_size=5,
+    ),
+)
+def test_edges_are_every_offered_agent_not_denied(
+    names: list[str], modes: list[str], task: list[Rule]
+) -> None:
+    source = Agent("source", "primary", tuple(task))
+    agents = {"source": source}
+    agents.update({n: Agent(n, m, ()) for n, m in zip(names, modes, strict=False)})
+    runtime = Runtime(agents, (), ENV)
+    expected = [
+        (target.name, evaluate(source.task_rules, "task", target.name))
+        for target in agents.values()
+        if target.mode != "primary"
+        and evaluate(source.task_rules, "task", target.name).action != "deny"
+    ]
+    found = [(e.target.name, e.decision) for e in delegation.edges_from(runtime, source)]
+    assert found == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=st.text(alphabet="~$HOME/x*", max_size=7))
+def test_names_home_is_whether_expand_home_changes_the_pattern(pattern: str) -> None:
+    assert permissions.names_home(pattern) is (permissions.expand_home(pattern, "/h") != pattern)

@@ -212,23 +212,8 @@ def test_align_matches_the_same_head_and_tail(source: list[str], composed: list[
     assert opcodes == expected
 
 
-@given(
-    st.lists(st.sampled_from(["a b", "b", "", "c d", " a ", "x", "snip"]), max_size=8),
-    st.sampled_from(["a long snippet text", "a b", "ab cd ef"]),
-)
-def test_useful_lines_are_the_plain_ones(lines: list[str], target: str) -> None:
-    tick("snippet: useful lines")
-    words = set(target.split())
-    expected = {i for i, line in enumerate(lines) if not words.isdisjoint(line.split())}
-    if snippet.PART * len(target) <= snippet._two_words(target):
-        expected |= {
-            i for i, line in enumerate(lines) if line.strip() and snippet._normal(line) in target
-        }
-    assert snippet._useful(lines, target, words) == expected
-
-
 def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBundle) -> None:
-    """The useful-line memo is per text: each agent's copy is found at its own lines."""
+    """Agents sharing lines: each agent's copy is found at its own lines."""
     from tests.rules.test_required_snippet import CONFIG, FRAGMENT, ONE_CHARACTER, QUIET, agent
 
     bodies = {

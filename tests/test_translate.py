@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import claude_rules
+from compiler import claude_rules, translate, wildcard
 from compiler.claude_rules import cover, inside
-from compiler.permissions import Rule, evaluate
+from compiler.permissions import DEFAULT, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, resolve
 from compiler.targets.claude import claude_name
-from compiler.translate import ENVIRONMENT, Loss, Translation, translate
+from compiler.translate import ENVIRONMENT, Loss, Subject, Translation
 from tests import bundles, claude_model
 from tests.conftest import MakeBundle
 
@@ -326,7 +326,7 @@ def _translate(make_bundle: MakeBundle, agents: dict[str, str], config: str = ""
     files: dict[str, str | bytes] = {"promptc.toml": config}
     files.update({f"specs/agents/{name}.md": text for name, text in agents.items()})
     root = make_bundle(files)
-    return translate(bundles.project(root, "claude"))
+    return translate.translate(bundles.project(root, "claude"))
 
 
 def _agent(mode: str, permission: str) -> str:
@@ -438,7 +438,7 @@ def test_the_report_names_each_lossy_rule_once(bundle: str) -> None:
     report = bundles.render(root, "claude", lint_errors=bundle == "permissions")[
         "TRANSLATION.md"
     ].decode()
-    t = translate(bundles.project(root, "claude"))
+    t = translate.translate(bundles.project(root, "claude"))
     own = [loss for loss in t.losses if loss.rule.origin.kind == "agent"]
     assert own, "the bundle must lose something for this test to mean anything"
     for loss in own:
@@ -458,3 +458,165 @@ def _where(rule: Rule, root: Path) -> str:
 
 def _own(loss: Loss) -> bool:
     return loss.rule.origin.kind == "agent"
+
+
+# --- one plan per distinct rule list, one reading per list of writers -----------------------
+
+PERMISSIONS = ["bash", "edit", "read", "task", "webfetch", "skill", "*", "external_directory"]
+PATTERNS = ["*", "git *", "git status *", "rm *", "src/*", "*.env", "/~/x/*", "a?", "scout", "sm*"]
+KEY = st.tuples(
+    st.sampled_from([*PERMISSIONS, "plan_db", "todowrite", "doom_loop"]),
+    st.sampled_from(PATTERNS),
+    st.sampled_from(["allow", "ask", "deny"]),
+)
+# The built-in defaults: one list of Rule objects every agent starts with, as resolve gives.
+DEFAULTS = (
+    Rule("*", "*", "allow", DEFAULT),
+    Rule("external_directory", "*", "ask", DEFAULT, written="*"),
+    Rule("read", "*", "allow", DEFAULT, written="*"),
+    Rule("read", "*.env", "ask", DEFAULT, written="*.env"),
+    Rule("read", "*.env.example", "allow", DEFAULT, written="*.env.example"),
+)
+
+
+def _written(name: str, keys: list[tuple[str, str, str]], home: str) -> tuple[Rule, ...]:
+    """An agent's rules for a map: each at its own position in its own file."""
+    origin = functools.partial(Origin, "agent", name, Path(f"specs/agents/{name}.md"))
+    found = []
+    for line, (permission, pattern, action) in enumerate(keys, start=4):
+        written = home + pattern[2:] if pattern.startswith("/~") else pattern
+        found.append(Rule(permission, pattern, action, origin(line, 5), written=written))
+    return tuple(found)
+
+
+def test_agents_with_one_map_share_its_plans_and_keep_their_own_lines() -> None:
+    keys = [("bash", "*", "deny"), ("bash", "git *", "allow"), ("edit", "src/*", "ask")]
+    found = []
+    for name in ("scout", "smith"):
+        agent = Agent(name, "subagent", (*DEFAULTS, *_written(name, keys, "~")))
+        found.append(Subject(name, agent, agent.effective(True)))
+    plan = translate._Planner(tuple(found), "scout", (), wildcard.Patterns())
+    assert plan.shapes == [0, 0]
+    result = plan.run()
+    lost = {(loss.subject, loss.rule.origin.path, loss.rule.origin.line) for loss in result.losses}
+    # `"*": deny` then `"git *": allow` leaves Bash out of each agent, reported at its own file
+    assert ("scout", Path("specs/agents/scout.md"), 5) in lost
+    assert ("smith", Path("specs/agents/smith.md"), 5) in lost
+
+
+@dataclass(frozen=True)
+class Region:
+    rule: Rule | None
+    action: str
+    pattern: str
+    later: tuple[str, ...]
+
+
+def regions_oracle(rules: tuple[Rule, ...], permission: str) -> tuple[Region, ...]:
+    """The regions as the translation finds them for each agent on its own."""
+    relevant = [r for r in rules if wildcard.match(permission, r.permission)]
+    found: list[Region] = []
+    for index, rule in enumerate(relevant):
+        later = tuple(dict.fromkeys(r.pattern for r in relevant[index + 1 :]))
+        if not any(wildcard.universal(p) for p in later) and translate.hits(
+            wildcard.Patterns(), (rule.pattern,), later
+        ):
+            found.append(Region(rule, rule.action, rule.pattern, later))
+    every = tuple(dict.fromkeys(r.pattern for r in relevant))
+    if not any(wildcard.universal(p) for p in every):
+        found.append(Region(None, "ask", "*", every))
+    return tuple(found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(KEY, max_size=8),
+    permission=st.sampled_from(PERMISSIONS),
+    homes=st.tuples(st.sampled_from(["~", "$HOME"]), st.sampled_from(["~", "$HOME"])),
+)
+def test_spans_of_one_list_are_the_regions_of_any_list_with_its_keys(
+    keys: list[tuple[str, str, str]], permission: str, homes: tuple[str, str]
+) -> None:
+    # What lets agents with one map share its plans.
+    first = (*DEFAULTS, *_written("scout", keys, homes[0]))
+    other = (*DEFAULTS, *_written("smith", keys, homes[1]))
+    found = translate.spans(wildcard.Patterns(), first, permission)
+    for rules in (first, other):
+        mapped = tuple(
+            Region(None if s.at is None else rules[s.at], s.action, s.pattern, s.later)
+            for s in found
+        )
+        assert mapped == regions_oracle(rules, permission)
+
+
+def describe_oracle(sources: Sequence[translate.Source], me: Subject) -> str:
+    """Every writer's words in order, without repeats, as the message names them."""
+    parts: list[str] = []
+    for source in sources:
+        kind = source.rule.origin.kind if source.rule else None
+        if kind == "agent" or kind is None:
+            if source.subject != me.name:
+                parts.append(source.subject)
+            elif kind == "agent" and source.rule:
+                parts.append(f"its own `{source.rule.text()}`")
+        elif kind == "config":
+            parts.append("the config's `permission`")
+        elif kind == "session":
+            parts.append("OpenCode's subagent defaults")
+        else:
+            parts.append("OpenCode's built-in rules")
+    names = list(dict.fromkeys(parts))
+    if len(names) > 4:
+        names = [*names[:3], f"{len(names) - 3} more"]
+    return translate._join(names)
+
+
+# Subject names include the words of non-agent writers, to reach every tie.
+WRITER = st.sampled_from(["a", "b", "c", "d", "e", translate.MAIN, "the config's `permission`"])
+SOURCE = st.builds(
+    lambda subject, kind, pattern: translate.Source(
+        subject,
+        None
+        if kind is None
+        else Rule("bash", pattern, "deny", Origin(kind, "x", Path("x.md") if kind else None)),
+    ),
+    WRITER,
+    st.sampled_from([None, "agent", "agent", "config", "session", "default", "native"]),
+    st.sampled_from(["*", "rm *", "git push*"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    parts=st.lists(st.lists(SOURCE, max_size=6), min_size=1, max_size=3),
+    readers=st.lists(WRITER, min_size=1, max_size=6),
+)
+def test_writers_are_described_for_each_agent_as_listing_them_all(
+    parts: list[list[translate.Source]], readers: list[str]
+) -> None:
+    # Each entry's writers are read once, and the words for agents that wrote
+    # none of it are remembered: asked in turn by agents that did and did not,
+    # each gets the plain listing.
+    sources = [s for part in parts for s in part]
+    who = translate._Who([translate._Writers(part) for part in parts])
+    for name in readers:
+        subject = Subject(name, Agent(name, "primary", ()), ())
+        if sources:
+            assert who.describe(subject) == describe_oracle(sources, subject)
+    assert who.started_only is all(s.rule is None and s.subject != translate.MAIN for s in sources)
+    assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
+
+
+@pytest.mark.parametrize("home", ["/home/u", "/~", "/root"])
+@pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
+def test_a_resolve_after_another_home_is_a_fresh_resolve(bundle: str, home: str) -> None:
+    # A run resolves twice, under the machine's home and the translation's
+    # stand-in, reading each spec once: each finds the specs as a fresh one would.
+    root = BUNDLES[bundle]
+    project = bundles.project(root, "claude")
+    machine = Environment.from_environ({"HOME": home}, root)
+    alone = resolve(project, ENVIRONMENT)
+    project.bundle.derived.clear()
+    fresh = resolve(project, machine)
+    assert resolve(project, ENVIRONMENT) == alone
+    assert resolve(project, machine) == fresh

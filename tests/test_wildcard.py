@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler import wildcard
-from compiler.wildcard import covers, glob, match, universal, witness
+from compiler.wildcard import Glob, covers, glob, match, universal, witness
 
 # (text, pattern, OpenCode's answer): cases checked against the opencode binary.
 MATCH = [
@@ -123,3 +127,174 @@ def test_every_pattern_matches_its_witness(pattern: str) -> None:
     found = witness([glob(pattern)])
     assert found is not None
     assert match(found, pattern)
+
+
+# --- the reference search ------------------------------------------------------------
+
+
+States = frozenset[int]
+T = TypeVar("T")
+
+
+def step(machine: Glob, states: States, symbol: str | None) -> States:
+    """One Glob's positions after reading one unit (None: a unit no pattern names)."""
+    found: set[int] = set()
+    for state in states:
+        if state >= len(machine.tokens):
+            continue
+        token = machine.tokens[state]
+        if token == wildcard.STAR:
+            found.add(state)
+        elif token in (wildcard.ANY, symbol):
+            found.add(state + 1)
+    todo = list(found)
+    while todo:
+        state = todo.pop()
+        star = state < len(machine.tokens) and machine.tokens[state] == wildcard.STAR
+        if star and state + 1 not in found:
+            found.add(state + 1)
+            todo.append(state + 1)
+    return frozenset(found)
+
+
+def accepts(machine: Glob, states: States) -> bool:
+    return not machine.accept.isdisjoint(states)
+
+
+def saturated(machine: Glob, states: States) -> bool:
+    return not machine.universal.isdisjoint(states)
+
+
+def relevant_symbols(machines: Sequence[Glob], config: tuple[States, ...]) -> list[str | None]:
+    units: set[str] = set()
+    for machine, states in zip(machines, config, strict=True):
+        n = len(machine.tokens)
+        units |= {machine.tokens[i] for i in states if i < n} - {wildcard.STAR, wildcard.ANY}
+    return [None, *sorted(units)]
+
+
+def witness_oracle(include: Sequence[Glob], exclude: Sequence[Glob] = ()) -> str | None:
+    """The search stepping each pattern's Glob in turn over tuples of state sets:
+    the reference wildcard.Product's bit masks must agree with."""
+    exclude = tuple({m.pattern: m for m in exclude}.values())
+    machines = (*include, *exclude)
+    if not include:
+        machines = (glob("*"), *machines)
+        include = (glob("*"),)
+    literals = {t for m in machines for t in m.tokens} - {wildcard.STAR, wildcard.ANY}
+    cut = len(include)
+    start = tuple(m.start() for m in machines)
+    if any(saturated(m, s) for m, s in zip(machines[cut:], start[cut:], strict=True)):
+        return None
+    Config = tuple[frozenset[int], ...]
+    parent: dict[Config, tuple[Config, str | None]] = {}
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        config = queue.popleft()
+        if all(
+            accepts(m, s) for m, s in zip(machines[:cut], config[:cut], strict=True)
+        ) and not any(accepts(m, s) for m, s in zip(machines[cut:], config[cut:], strict=True)):
+            units: list[str] = []
+            other = wildcard.other_char(literals)
+            while config in parent:
+                config, symbol = parent[config]
+                units.append(other if symbol is None else symbol)
+            return wildcard.from_units("".join(reversed(units)))
+        for symbol in relevant_symbols(machines, config):
+            nxt = tuple(step(m, s, symbol) for m, s in zip(machines, config, strict=True))
+            if any(not s for s in nxt[:cut]) or nxt in seen:
+                continue
+            seen.add(nxt)
+            if any(saturated(m, s) for m, s in zip(machines[cut:], nxt[cut:], strict=True)):
+                continue
+            if len(seen) > wildcard.SEARCH_LIMIT:
+                raise wildcard.TooComplex()
+            parent[nxt] = (config, symbol)
+            queue.append(nxt)
+    return None
+
+
+def outcome(search: Callable[[], T]) -> T | type[Exception]:
+    try:
+        return search()
+    except wildcard.TooComplex:
+        return wildcard.TooComplex
+
+
+WIDE = st.text(alphabet="ab */?\\\U0001f600", max_size=7)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    include=st.lists(WIDE, max_size=3),
+    exclude=st.lists(WIDE, max_size=4),
+    limit=st.sampled_from([3, 10, 40, 200_000]),
+)
+def test_witness_finds_what_the_reference_search_finds(
+    include: list[str], exclude: list[str], limit: int
+) -> None:
+    # The same text, or the same give-up (the same states, in the same order).
+    saved = wildcard.SEARCH_LIMIT
+    wildcard.SEARCH_LIMIT = limit
+    try:
+        inc, exc = [glob(p) for p in include], [glob(p) for p in exclude]
+        assert outcome(lambda: witness(inc, exc)) == outcome(lambda: witness_oracle(inc, exc))
+    finally:
+        wildcard.SEARCH_LIMIT = saved
+
+
+def covers_oracle(outer: str, inner: str) -> bool:
+    return witness_oracle([glob(inner)], [glob(outer)]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(outer=PATTERN, inner=PATTERN)
+def test_covers_and_universal_agree_with_the_reference_search(outer: str, inner: str) -> None:
+    assert wildcard.covers(outer, inner) == covers_oracle(outer, inner)
+    assert wildcard.universal(outer) == covers_oracle(outer, "*")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab/\\\U0001f600\ud83d\ude00", max_size=4), pattern=PATTERN)
+def test_a_literal_pattern_matches_exactly_its_normal_form(text: str, pattern: str) -> None:
+    if wildcard.is_literal(pattern):
+        same = wildcard.normal(text) == wildcard.normal(pattern)
+        assert wildcard.match(text, pattern) == same
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=WIDE, data=st.data())
+def test_every_text_a_pattern_matches_starts_with_its_head(
+    pattern: str, data: st.DataObject
+) -> None:
+    # A text the pattern matches: each `*` and `?` filled in, maybe without the
+    # optional trailing ` *`.
+    fill = st.text(alphabet="ab *", max_size=3)
+    units = pattern[:-2] if pattern.endswith(" *") and data.draw(st.booleans()) else pattern
+    text = "".join(
+        data.draw(fill) if c == "*" else data.draw(st.sampled_from("ab/")) if c == "?" else c
+        for c in units
+    )
+    assert wildcard.match(text, pattern)
+    assert wildcard.normal(text).startswith(wildcard.head(pattern))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    include=st.lists(WIDE, max_size=3),
+    exclude=st.lists(WIDE, max_size=3),
+    texts=st.lists(st.text(alphabet="ab */?\\", max_size=5), max_size=4),
+)
+def test_patterns_answer_as_the_functions(
+    include: list[str], exclude: list[str], texts: list[str]
+) -> None:
+    # One run's Patterns, asked twice: what the functions answer afresh.
+    patterns = wildcard.Patterns()
+    inc, exc = [glob(p) for p in include], [glob(p) for p in exclude]
+    for _ in range(2):
+        found = outcome(lambda: patterns.witness(tuple(include), tuple(exclude)))
+        assert found == outcome(lambda: witness(inc, exc))
+        for text in texts:
+            for pattern in (*include, *exclude):
+                assert patterns.match(text, pattern) is match(text, pattern)

@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from compiler import coverage, wildcard
-from compiler.coverage import Witness
+from compiler import wildcard
+from compiler.coverage import Coverage, Witness
 from compiler.diagnostics import Problem
 from compiler.permissions import Rule
 from compiler.project import Project
@@ -57,14 +57,17 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     judged: dict[tuple[object, ...], tuple[Verdict, ...]] = {}
     for agent in runtime.bundle_agents():
-        yield from _agent(agent, options, judged)
+        yield from _agent(agent, options, judged, runtime.coverage)
 
 
 def _agent(
-    agent: Agent, options: Mapping[str, Any], judged: dict[tuple[object, ...], tuple[Verdict, ...]]
+    agent: Agent,
+    options: Mapping[str, Any],
+    judged: dict[tuple[object, ...], tuple[Verdict, ...]],
+    coverage: Coverage,
 ) -> Iterator[Problem]:
     rules = agent.rules
-    for verdict in _verdicts(rules, options, judged):
+    for verdict in _verdicts(rules, options, judged, coverage):
         rule = rules[verdict.at]
         if verdict.kind == "any command":
             risky = verdict.risky
@@ -115,6 +118,7 @@ def _verdicts(
     rules: Sequence[Rule],
     options: Mapping[str, Any],
     judged: dict[tuple[object, ...], tuple[Verdict, ...]],
+    coverage: Coverage,
 ) -> tuple[Verdict, ...]:
     """What the rules let through. The verdicts depend on each rule's permission,
     pattern and action alone, and agents share those lists (the same defaults,
@@ -125,27 +129,31 @@ def _verdicts(
     if found is None:
         commands = options["commands"]
         found = judged[key] = tuple(
-            _judge(rules, commands, options["any_command"], options["any_directory"])
+            _judge(rules, commands, options["any_command"], options["any_directory"], coverage)
         )
     return found
 
 
 def _judge(
-    rules: Sequence[Rule], commands: Sequence[str], any_command: object, any_directory: object
+    rules: Sequence[Rule],
+    commands: Sequence[str],
+    any_command: object,
+    any_directory: object,
+    coverage: Coverage,
 ) -> Iterator[Verdict]:
     reported: set[int] = set()
     if any_command:
-        index = _universal_allow(rules, "bash")
+        index = _universal_allow(rules, "bash", coverage)
         if index is not None:
             reported.add(index)
-            risky = tuple(c for c in commands if _decides(rules, index, c))
+            risky = tuple(c for c in commands if _decides(rules, index, c, coverage))
             yield Verdict("any command", index, risky=risky)
     if any_directory:
-        index = _universal_allow(rules, "external_directory")
+        index = _universal_allow(rules, "external_directory", coverage)
         if index is not None:
             yield Verdict("any directory", index)
     for command in commands:
-        found = _allowed(rules, command, reported)
+        found = _allowed(rules, command, reported, coverage)
         if found is None:
             continue
         index, witness = found
@@ -153,13 +161,14 @@ def _judge(
         yield Verdict("command", index, command, witness=witness)
 
 
-def _universal_allow(rules: Sequence[Rule], permission: str) -> int | None:
+def _universal_allow(rules: Sequence[Rule], permission: str, coverage: Coverage) -> int | None:
     """The last `"*"` allow rule for this permission that still decides something."""
+    name = wildcard.normal(permission)
     for index in range(len(rules) - 1, -1, -1):
         rule = rules[index]
-        if rule.action != "allow" or not wildcard.match(permission, rule.permission):
+        if rule.action != "allow" or not rule.names(name):
             continue
-        if not wildcard.universal(rule.pattern):
+        if not coverage.patterns.universal(rule.pattern):
             continue
         try:
             if coverage.decides(rules, index, permission=permission) is not None:
@@ -169,17 +178,19 @@ def _universal_allow(rules: Sequence[Rule], permission: str) -> int | None:
     return None
 
 
-def _decides(rules: Sequence[Rule], index: int, command: str) -> bool:
+def _decides(rules: Sequence[Rule], index: int, command: str, coverage: Coverage) -> bool:
     try:
         return coverage.decides(rules, index, permission="bash", within=[command]) is not None
     except wildcard.TooComplex:
         return False
 
 
-def _allowed(rules: Sequence[Rule], command: str, skip: set[int]) -> tuple[int, Witness] | None:
+def _allowed(
+    rules: Sequence[Rule], command: str, skip: set[int], coverage: Coverage
+) -> tuple[int, Witness] | None:
     for index in range(len(rules) - 1, -1, -1):
         rule = rules[index]
-        if index in skip or rule.action != "allow" or not wildcard.match("bash", rule.permission):
+        if index in skip or rule.action != "allow" or not rule.names("bash"):
             continue
         try:
             found = coverage.decides(rules, index, permission="bash", within=[command])

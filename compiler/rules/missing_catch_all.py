@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import coverage, wildcard
+from compiler import wildcard
+from compiler.coverage import Coverage
 from compiler.delegation import can_start, offered
 from compiler.diagnostics import Problem
 from compiler.permissions import Rule
@@ -44,14 +45,14 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     for agent in runtime.bundle_agents():
         for key, entries in _maps(agent).items():
-            if any(wildcard.universal(r.pattern) for _, r in entries):
+            if any(runtime.patterns.universal(r.pattern) for _, r in entries):
                 continue
             if not any(r.action == "allow" for _, r in entries):
                 continue
             if key == "task":
                 yield from _task(runtime, agent, entries)
             elif wildcard.is_literal(key):
-                yield from _other(agent, key, entries)
+                yield from _other(agent, key, entries, runtime.coverage)
 
 
 def _maps(agent: Agent) -> dict[str, list[tuple[int, Rule]]]:
@@ -79,13 +80,15 @@ def _task(runtime: Runtime, agent: Agent, entries: list[tuple[int, Rule]]) -> It
         )
 
 
-def _other(agent: Agent, key: str, entries: list[tuple[int, Rule]]) -> Iterator[Problem]:
+def _other(
+    agent: Agent, key: str, entries: list[tuple[int, Rule]], coverage: Coverage
+) -> Iterator[Problem]:
     first = entries[0][0]
     for index in range(first - 1, -1, -1):
         rule = agent.rules[index]
         if rule.origin.kind not in BUILT_IN or rule.action != "allow":
             continue
-        if not wildcard.universal(rule.pattern):
+        if not coverage.patterns.universal(rule.pattern):
             continue  # the folders OpenCode itself allows are not the "default allow"
         try:
             # An example input for the message: a non-empty one when there is one.

@@ -35,7 +35,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from compiler import coverage, permissions
+from compiler import permissions
+from compiler.coverage import Coverage
 from compiler.diagnostics import Problem
 from compiler.permissions import Rule
 from compiler.project import Project
@@ -54,10 +55,12 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     redundant = options["redundant"]
     judged: dict[tuple[object, ...], tuple[Dead, ...]] = {}
+    coverage = runtime.coverage
     for agent in runtime.bundle_agents():
-        for dead in _dead_rules(agent.rules, redundant, judged):
+        for dead in _dead_rules(agent.rules, redundant, judged, coverage):
             yield _problem(agent.rules, dead)
-    for dead in _judge(runtime.config_rules, range(len(runtime.config_rules)), redundant):
+    config_rules = runtime.config_rules
+    for dead in _judge(config_rules, range(len(config_rules)), redundant, coverage):
         yield _problem(runtime.config_rules, dead)
 
 
@@ -71,7 +74,10 @@ class Dead(NamedTuple):
 
 
 def _dead_rules(
-    rules: Sequence[Rule], redundant: bool, judged: dict[tuple[object, ...], tuple[Dead, ...]]
+    rules: Sequence[Rule],
+    redundant: bool,
+    judged: dict[tuple[object, ...], tuple[Dead, ...]],
+    coverage: Coverage,
 ) -> tuple[Dead, ...]:
     """The dead rules the agent wrote. Which they are depends on each rule's
     permission, pattern and action, and on which ones the spec wrote, alone;
@@ -81,14 +87,16 @@ def _dead_rules(
     found = judged.get(key)
     if found is None:
         own = [i for i, r in enumerate(rules) if r.origin.kind == "agent"]
-        found = judged[key] = tuple(_judge(rules, own, redundant))
+        found = judged[key] = tuple(_judge(rules, own, redundant, coverage))
     return found
 
 
-def _judge(rules: Sequence[Rule], indices: Iterable[int], redundant: bool) -> Iterator[Dead]:
+def _judge(
+    rules: Sequence[Rule], indices: Iterable[int], redundant: bool, coverage: Coverage
+) -> Iterator[Dead]:
     for index in indices:
         try:
-            if coverage.decides_any(rules, index):
+            if coverage.decides(rules, index) is not None:
                 continue
             later = coverage.overlapping(rules, index)
         except TooComplex:

@@ -184,7 +184,7 @@ def test_a_pairwise_search_past_its_budget_names_every_later_rule(
     def gives_up(*_: object) -> None:
         raise TooComplex(("*",))
 
-    monkeypatch.setattr(coverage, "covering", gives_up)
+    monkeypatch.setattr(coverage.Coverage, "covering", gives_up)
     found = messages(RULE, {A: agent(CASES[0][0])})
     assert found[0] == (
         'specs/agents/a.md:5:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
