@@ -1,10 +1,11 @@
 # `make` builds build/; `make test` runs every check. Both set up .venv first.
+# `make test-pythons` runs the test suite on every supported CPython.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 NPM_STAMP := tests/node_modules/.installed
 
-.PHONY: all build bytecode test lint typecheck pytest npm clean fuzz adversarial
+.PHONY: all build bytecode test test-pythons lint typecheck layers pytest npm clean fuzz adversarial
 
 all: build
 
@@ -13,7 +14,7 @@ $(BIN)/python:
 
 # Reinstall when the package metadata changes (the install is editable).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,nox]'
 	touch $@
 
 # An editable install runs compiler/ from source, and with PYTHONDONTWRITEBYTECODE
@@ -41,15 +42,45 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed npm
-	$(BIN)/pytest
+# The layers (docs/architecture.md), as the import-linter contract in pyproject.toml.
+layers: $(VENV)/.installed
+	$(BIN)/lint-imports
 
-test: lint typecheck pytest bytecode
+# Every core (pytest-xdist), a whole test file to one worker: a module's costly
+# fixtures (the real runtimes loading a bundle, pre-commit's hook cache) then
+# run once. xdist_group marks would spread finer, but pytest 9.2 makes xdist
+# ignore them (pytest-xdist issue 1386). A plain `pytest` runs in one process.
+PYTEST_PARALLEL := -n auto --dist loadfile
+
+pytest: $(VENV)/.installed npm
+	$(BIN)/pytest $(PYTEST_PARALLEL)
+
+test: lint typecheck layers pytest bytecode
 	$(BIN)/promptc check
+
+# The versions noxfile.py lists; `make test-pythons PYTHONS=3.13` runs one.
+# nox looks for python3.X on PATH. pyenv's shims there answer only for the
+# versions `pyenv global` names, so pyenv's own builds of these versions go
+# first; elsewhere python3.X is whatever PATH finds (a distribution's package,
+# Homebrew, python.org).
+PYTHONS := 3.11 3.12 3.13
+PYENV_ROOT ?= $(HOME)/.pyenv
+PYENV_BINS := $(foreach v,$(PYTHONS),$(lastword $(wildcard $(PYENV_ROOT)/versions/$(v).*/bin)))
+empty :=
+space := $(empty) $(empty)
+PYTHONS_PATH := $(subst $(space),,$(addsuffix :,$(PYENV_BINS)))$(PATH)
+
+test-pythons: $(VENV)/.installed npm
+	@for v in $(PYTHONS); do \
+	  PATH="$(PYTHONS_PATH)" python$$v -c "" 2>/dev/null || { \
+	    echo "make test-pythons: no python$$v on PATH, nor under $(PYENV_ROOT)/versions/$$v.*:" \
+	      "install CPython $$v (for instance \`pyenv install $$v\`)" >&2; exit 1; }; \
+	done
+	PATH="$(PYTHONS_PATH)" $(BIN)/nox --python $(PYTHONS) -- $(PYTEST_PARALLEL)
 
 # The long fuzz profile: fails unless the fuzz suites generate 100,000 examples.
 fuzz: $(VENV)/.installed
-	HYPOTHESIS_PROFILE=fuzz FUZZ_MIN_EXAMPLES=100000 $(BIN)/pytest tests/test_fuzz_*.py
+	HYPOTHESIS_PROFILE=fuzz FUZZ_MIN_EXAMPLES=100000 $(BIN)/pytest $(PYTEST_PARALLEL) tests/test_fuzz_*.py
 
 # Every adversarial case in a fresh promptc process, under 2 s and 200 MB each.
 adversarial: $(VENV)/.installed

@@ -3,9 +3,9 @@
 Each bundle has N agents of about 150 lines (each includes the caveman fragment
 with a parameter and has a per-target block) and three modes composed from six
 flow fragments. For each size it prints the median time of `compose_bundle`
-for one target with cold caches (a fresh process: nothing scanned or compiled
-yet), the median for a second target in the same run (scans and templates
-cached), and the wall time of `promptc lint` run as a command.
+for one target on freshly loaded files (nothing scanned yet), the median for a
+second target of the same bundle (its scans done), and the wall time of
+`promptc lint` run as a command.
 
     .venv/bin/python benchmarks/compose.py --agents 16 1000 --repeat 5
 """
@@ -22,7 +22,6 @@ from pathlib import Path
 
 from speed import CAVEMAN  # one synthetic snippet for every benchmark (benchmarks/ is on sys.path)
 
-from compiler import sandbox
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import load_config
@@ -70,7 +69,6 @@ def median_compose(root: Path, repeat: int) -> tuple[float, float]:
     cold, warm = [], []
     for _ in range(repeat):
         bundle = load_bundle(config)  # freshly loaded files: no scan remembered yet
-        sandbox.compile_template.cache_clear()
         start = time.perf_counter()
         compose_bundle(bundle, "opencode", config.display)
         cold.append(time.perf_counter() - start)

@@ -14,29 +14,28 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter
+from compiler import delegation, emitter, importer
+from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
+from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
 from compiler.compose import Composition, compose_bundle
-from compiler.config import Config
+from compiler.config import Config, load_config
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
+from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
 from compiler.loader import SourceChanged, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
-from compiler.resources import load_schema
 from compiler.runtime import Agent, Runtime
-from compiler.validate import check_frontmatter
+from compiler.suggest import did_you_mean
+from compiler.validate import Schemas, check_frontmatter
 from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
-
-if TYPE_CHECKING:
-    from compiler import importer  # only `promptc import` loads it
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,11 @@ class _Collector:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        # The rules' and targets' tables checked where they are known (a
+        # ConfigError at the table's line ends the run before it reads a spec).
+        target_registry.check_options(config)
+        self.settings: lint_rules.Settings = lint_rules.settings(config)
+        self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._shown: dict[Path, str] = {}
         self._taken: Counter[tuple[str, str]] = Counter()
@@ -86,7 +90,7 @@ class _Collector:
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
     ) -> None:
-        settings = self.config.rules.get(rule)
+        settings = self.settings.get(rule)
         level = severity or (settings.level if settings else Severity.ERROR)
         if level is None:
             return
@@ -178,7 +182,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint."""
     bundle, project = _prepared(out, target)
     _validated(out, bundle)
-    out.extend(run_rules(project))
+    out.extend(run_rules(project, settled=out.settings))
     _composed(out, project.composition)
     return bundle, project
 
@@ -204,10 +208,10 @@ def _validated(out: _Collector, bundle: Bundle) -> None:
         ("fragment", bundle.fragments),
     ):
         for source in items.values():
-            for problem in _validate(kind, source):
+            for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
     for skill in bundle.skills.values():  # supporting files take any frontmatter
-        for problem in _validate("skill", skill.main):
+        for problem in _validate("skill", skill.main, out.schemas):
             out.add("schema", skill.main.path, problem)
 
 
@@ -229,7 +233,7 @@ def _composed(out: _Collector, composition: Composition) -> None:
         out.add(rule, path, problem)
 
 
-def _validate(kind: str, source: SourceFile) -> Iterator[Problem]:
+def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
     if not source.ok:
         return
     if source.frontmatter is None:
@@ -241,7 +245,7 @@ def _validate(kind: str, source: SourceFile) -> Iterator[Problem]:
                 "holding at least `description`",
             )
         return
-    yield from check_frontmatter(source.frontmatter, load_schema(kind))
+    yield from check_frontmatter(source.frontmatter, kind, schemas)
 
 
 def _lint_target(config: Config) -> str:
@@ -252,7 +256,7 @@ def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left.
     With `cache`, store the result for the next run (never with `fix`)."""
     if cache and not fix:
-        return _cached(config, "lint", (), lambda: lint(config))
+        return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _reading(_lint, config)
     collector.extend(failed)
@@ -269,8 +273,6 @@ def _lint(collector: _Collector) -> None:
 
 def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     """Fix the sources: the files changed, and an error for each that could not be written."""
-    from compiler.fix import fix_until_stable
-
     outcome = fix_until_stable(lambda: lint(config).diagnostics)
     failed = tuple(
         Diagnostic(path, 1, 1, "write", Severity.ERROR, message) for path, message in outcome.failed
@@ -289,7 +291,7 @@ def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
     bundle, lint_project = _prepared(collector, _lint_target(collector.config))
     step = emitter.Step(collector, bundle, lint_project, names, sink)
     _validated(collector, bundle)
-    collector.extend(run_rules(lint_project, sessions=False))
+    collector.extend(run_rules(lint_project, sessions=False, settled=collector.settings))
     step.run()
     for other in step.projects.values():
         if other is not lint_project:
@@ -405,12 +407,20 @@ def build(
     )
 
 
-def _cached(config: Config, mode: str, only: tuple[str, ...], run: Callable[[], Result]) -> Result:
-    """run(), storing its result in the cache (compiler.cache) for the next run.
+def _cached(
+    config: Config,
+    mode: str,
+    only: tuple[str, ...],
+    run: Callable[[], Result],
+    *,
+    outputs: bool = True,
+) -> Result:
+    """run(), its result stored under the key of its inputs for the next run to find.
 
-    The inputs are hashed before the run and checked again after it
+    The inputs are hashed before the run and again after it
     (cache.unchanged); the result is stored only when they agree, so an edit
-    made while promptc ran is never hidden.
+    made while promptc ran is never hidden. `outputs`: the result depends on
+    the output folder too (build, check), which the entry then records.
     """
     if not config.cache or result_cache.disabled(os.environ):
         return run()
@@ -422,17 +432,13 @@ def _cached(config: Config, mode: str, only: tuple[str, ...], run: Callable[[], 
         config.out,
         tuple(sorted(config.targets)),
     )
-    before = result_cache.key(layout, mode, only, os.environ)
+    key = result_cache.key(layout, mode, only, os.environ)
     result = run()
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
     failed_write = any(d.rule == "write" for d in result.diagnostics)
-    if (
-        before is not None
-        and not failed_write
-        and result_cache.unchanged(layout, mode, only, os.environ, before)
-    ):
-        generated = list(result.generated)
-        result_cache.store(layout, before, result.diagnostics, generated, result.digests)
+    if key is not None and not failed_write and result_cache.unchanged(key):
+        generated = list(result.generated) if outputs else None
+        result_cache.store(key, result.diagnostics, generated, result.digests)
     return result
 
 
@@ -560,8 +566,6 @@ def can(
 def _missing_agent(
     config: Config, runtime: Runtime, blocking: tuple[Diagnostic, ...], agent: str
 ) -> None:
-    from compiler.suggest import did_you_mean
-
     path = config.specs / "agents" / f"{agent}.md"
     broken = [d for d in blocking if d.path == config.display(path)]
     if broken:
@@ -610,9 +614,6 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
     then lint the result. Writes nothing when an existing spec or fragment would be
     replaced (unless `force`) or when a body would not compose back to its text."""
-    from compiler import importer
-    from compiler.config import load_config
-
     plan = importer.plan_import(kind, folder, config)
     if any("compose back" in d.message for d in plan.notes):
         return Imported(plan, (), (), None, None)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from compiler.config import Config
 from compiler.diagnostics import Problem
-from compiler.loader import SourceFile, load_file
+from compiler.loader import LastRead, SourceFile, load_file
 from compiler.scan import scan_of
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -320,11 +320,12 @@ def _letting_go(loaded: Iterable[tuple[str, SourceFile]]) -> Iterator[tuple[str,
     """Each file as it is loaded, its body scanned and let go once the bodies
     held so far pass HELD_BODY_CHARS (loader.Held)."""
     held = 0
+    last = LastRead()  # the body read again last, for all of them
     for ident, source in loaded:
         held += len(source.body)
         if held > HELD_BODY_CHARS and source.ok:
             scan_of(source)
-            source.held.release()
+            source.held.release(last)
         yield ident, source
 
 

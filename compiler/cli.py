@@ -145,7 +145,7 @@ def lint(options: Options, fix: bool, no_cache: bool) -> None:
     hit = _cached(options.config_path, (), "lint") if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
-    from compiler import api
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
     result = api.lint(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
@@ -193,8 +193,8 @@ def build(
     hit = _cached(options.config_path, only, mode) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
-    from compiler import api
-    from compiler.depfile import record
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(options.config_path)
     for name in only:
@@ -216,7 +216,7 @@ def check(options: Options, fix: bool, no_cache: bool) -> None:
     hit = _cached(options.config_path, (), cache.mode("check")) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
-    from compiler import api
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
     result = api.check(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
@@ -225,7 +225,7 @@ def check(options: Options, fix: bool, no_cache: bool) -> None:
 @cli.command()
 def rules() -> None:
     """List every rule id with its default level and summary."""
-    from compiler import rules as registry
+    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
 
     for rule_id, rule in sorted(registry.RULES.items()):
         click.echo(f"{rule_id:24} {rule.DEFAULT_LEVEL:8} {registry.summary(rule)}")
@@ -235,8 +235,8 @@ def rules() -> None:
 @click.argument("rule_id")
 def explain(rule_id: str) -> None:
     """Print a rule's documentation."""
-    from compiler import rules as registry
-    from compiler.suggest import did_you_mean
+    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
 
     rule = registry.RULES.get(rule_id)
     if rule is None:
@@ -274,8 +274,8 @@ def can(
     name for `task`, a URL; without it, `*` (what OpenCode itself asks for a
     whole tool). Example: promptc can craftsman bash "git push origin main"
     """
-    from compiler import api
-    from compiler.can import render_answer, shell_note
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.can import render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
@@ -298,7 +298,7 @@ def can(
 )
 def graph(config_path: Path | None, fmt: str) -> None:
     """Who can start whom through OpenCode's task tool, each edge with its deciding rule."""
-    from compiler import api, delegation
+    from compiler import api, delegation  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     click.echo(delegation.render(api.delegation_graph(config), fmt, config.display), nl=False)
@@ -324,8 +324,8 @@ def _import_command(kind: str) -> Callable[..., None]:
     def command(
         folder: Path, config_path: Path | None, force: bool, strict: bool, no_color: bool
     ) -> None:
-        from compiler import api
-        from compiler.config import load_config
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+        from compiler.config import load_config  # noqa: PLC0415 (the pipeline: module docstring)
 
         done = api.import_bundle(kind, folder, load_config(config_path), force=force)
         raise SystemExit(_report_import(done, Options(strict=strict, no_color=no_color)))
@@ -343,7 +343,7 @@ for _kind in ("opencode", "claude"):
 
 
 def _report_import(done: Imported, options: Options) -> int:
-    from compiler import importer
+    from compiler import importer  # noqa: PLC0415 (the pipeline: module docstring)
 
     for note in done.plan.notes:
         click.echo(note.as_text())
@@ -372,7 +372,7 @@ def _report_import(done: Imported, options: Options) -> int:
 
 
 def _load(config_path: Path | None) -> Config:
-    from compiler.config import load_config
+    from compiler.config import load_config  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = load_config(config_path)
     if not config.specs.is_dir():
@@ -384,7 +384,7 @@ def _load(config_path: Path | None) -> Config:
 
 
 def _hint(name: str, config: Config) -> str:
-    from compiler.suggest import did_you_mean
+    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
 
     return did_you_mean(name, config.targets)
 
@@ -425,7 +425,7 @@ def _reporter(fmt: str) -> report.Reporter:
     if fmt != "sarif":
         return report.REPORTERS[fmt]
     # A SARIF log describes every rule: that needs the registry.
-    from compiler import rules as registry
+    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
 
     def sarif(diagnostics: Iterable[Diagnostic], color: bool) -> Iterator[str]:
         return report.sarif(diagnostics, color, rules=registry.RULES)

@@ -13,13 +13,12 @@ How it works:
    expanded: it stays as written, and the error blocks all output.
 3. Each agent and mode is rendered for the target when first asked for
    (Texts: a huge bundle keeps only so many rendered bodies; the findings of
-   rendering are complete once Composition.findings is read). A body without
-   block tags is its segments in order; a body with tags becomes a Jinja
-   template in the sandbox where each run of segments between tags is one
-   call `<<_r(a, b)>>` and each tag is itself, on the same line as in the
-   file, so a Jinja error line is a body line. Fragments are rendered once per
-   target and argument set (memoised) and templates are compiled once per
-   process.
+   rendering are complete once Composition.findings is read). A body is its
+   segments in order; where block tags stand, the runs of segments between
+   them are emitted as the if/elif/else blocks select, each condition
+   evaluated by Jinja in the sandbox (sandbox.Conditions: compiled once per
+   distinct condition). Fragments are rendered once per target and argument
+   set (memoised).
 
 Errors inside a fragment are reported in the fragment's file, followed by the
 chain of placeholders that reached it: "; included from
@@ -41,13 +40,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from compiler import conditions, sandbox
+from jinja2 import TemplateError
+
 from compiler import params as fragment_params
 from compiler.bundle import Bundle
 from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.params import Param
-from compiler.scan import ESCAPE_HINT, TAGS, Literal, Placeholder, Scan, Tag, Value, scan_of
+from compiler.sandbox import Conditions
+from compiler.scan import ESCAPE_HINT, Literal, Placeholder, Scan, Tag, Value, scan_of
 from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
@@ -230,7 +231,7 @@ class _Unit:
     params: dict[str, Param]
     problems: list[Problem] = field(default_factory=list)
     bad: set[int] = field(default_factory=set)  # placeholders left as written
-    conditions: set[int] = field(default_factory=set)  # tags whose condition may run
+    conditions: set[int] = field(default_factory=set)  # tags whose condition passed its checks
     includes: list[tuple[int, str]] = field(default_factory=list)  # expandable includes
     refs: set[str] = field(default_factory=set)  # every fragment it names
     chain: tuple[Site, ...] = ()  # how the first agent or mode to include it reached it
@@ -284,6 +285,7 @@ class _Engine:
         # depend on the text alone (the scope is `target`): agents repeat them.
         self.clean: set[str] = set()  # placeholders, as written, with no problem
         self.verdicts: dict[str, str | None] = {}  # condition -> its problem
+        self.conditions = Conditions()
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -343,12 +345,12 @@ class _Engine:
 
     def _condition_problem(self, unit: _Unit, condition: str) -> str | None:
         if unit.params:
-            return sandbox.condition_problem(condition, unit.scope, self._enums(unit))
+            return self.conditions.problem(condition, unit.scope, self._enums(unit))
         if condition in self.verdicts:
             return self.verdicts[condition]
-        message = sandbox.condition_problem(condition, unit.scope, self._enums(unit))
-        self.verdicts[condition] = message
-        return message
+        problem = self.conditions.problem(condition, unit.scope, self._enums(unit))
+        self.verdicts[condition] = problem
+        return problem
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
         enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
@@ -555,7 +557,7 @@ class _Engine:
         frame = _Frame(self, unit, values, chain, mapped)
         segments = unit.scan.segments
         if unit.scan.has_tags and unit.scan.blocks_ok:
-            self._run_template(frame)
+            self._run_blocks(frame)
         else:
             frame.emit(0, len(segments))
         text = "".join(frame.parts)
@@ -564,34 +566,56 @@ class _Engine:
         anchors = _line_anchors(text, frame.anchors) if mapped else ()
         return _Rendered(text, anchors, frame.size == 0)
 
-    def _run_template(self, frame: _Frame) -> None:
-        runs = _branches(frame.unit, frame.values)
-        if runs is not None:  # decided without Jinja: emit the runs its template would
-            for first, last in runs:
-                frame.emit(first, last)
-            return
-        from jinja2 import TemplateError, TemplateSyntaxError
+    def _run_blocks(self, frame: _Frame) -> None:
+        """Emit the runs of segments between tags that the if/elif/else blocks select.
 
-        unit = frame.unit
+        A condition is evaluated only where, and in the order, an `if` in
+        Jinja would evaluate it: when its tag is reached in a branch being
+        emitted, and for an `elif` only while no branch was taken. One that
+        cannot be evaluated is an error, and the body ends there.
+        """
+        segments = frame.unit.scan.segments
+        stack: list[tuple[bool, bool]] = []  # per open if: (enclosing active, a branch taken)
+        active = True
+        start: int | None = None  # first segment of the run of text being walked
+        for index, segment in enumerate(segments):
+            if not isinstance(segment, Tag):
+                start = index if start is None else start
+                continue
+            if start is not None and active:
+                frame.emit(start, index)
+            start = None
+            keyword = segment.keyword
+            if keyword == "if":
+                stack.append((active, False))
+            if keyword in ("if", "elif"):
+                enclosing, taken = stack[-1]
+                holds = enclosing and not taken and self._holds(frame, index, segment)
+                if holds is None:
+                    return
+                active = holds
+                stack[-1] = (enclosing, taken or holds)
+            elif keyword == "else":
+                enclosing, taken = stack[-1]
+                active = enclosing and not taken
+                stack[-1] = (enclosing, True)
+            elif keyword == "endif":
+                active = stack.pop()[0]
+        if start is not None and active:
+            frame.emit(start, len(segments))
+
+    def _holds(self, frame: _Frame, index: int, tag: Tag) -> bool | None:
+        """Whether the branch of `if`/`elif` tag number `index` is taken; None, with
+        the error reported, when its condition cannot be evaluated."""
+        if index not in frame.unit.conditions:
+            return False  # a condition that failed its checks is never evaluated
         try:
-            template = sandbox.compile_template(template_source(unit))
-            output = template.render({**frame.values, "_r": frame.run})
-        except TemplateSyntaxError as exc:
-            self._template_error(frame, exc.lineno, f"invalid template: {exc.message}")
-            return
+            return self.conditions.holds(tag.condition, frame.values)
         except (TemplateError, TypeError, ValueError) as exc:
-            line = sandbox.runtime_line(exc.__traceback__) or 1
-            self._template_error(frame, line, f"cannot evaluate the condition ({exc})")
-            return
-        if len(output) != frame.size:  # every character must come through frame.run
-            raise RuntimeError(f"template output of {unit.path} bypassed the source map")
-
-    def _template_error(self, frame: _Frame, line: int, message: str) -> None:
-        number = frame.unit.source.body_line + line - 1
-        tags = (s for s in frame.unit.scan.segments if isinstance(s, Tag) and s.line == number)
-        column = next((t.condition_column for t in tags if t.condition), 1)
-        text = f"{message} for target {self.target}"
-        self.report(frame.unit.path, Problem(number, column, text), frame.chain)
+            message = f"cannot evaluate the condition ({exc}) for target {self.target}"
+            problem = Problem(tag.line, tag.condition_column, message)
+            self.report(frame.unit.path, problem, frame.chain)
+            return None
 
     def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
         found = self.calls.get(placeholder.text)
@@ -742,94 +766,6 @@ class _Frame:
         self._put(placeholder.lead, placeholder.line)
         self._put(text, placeholder.line, advances=False)
         self._put(placeholder.trail, placeholder.line)
-
-
-def template_source(unit: _Unit) -> str:
-    """The Jinja template for a body: runs of segments as `_r` calls, tags as themselves.
-
-    Each piece holds exactly the newlines of the source it stands for, so
-    template line N is body line N.
-    """
-    pieces: list[str] = []
-    start: int | None = None
-    newlines = 0
-    segments = unit.scan.segments
-    for index, segment in enumerate(segments):
-        if isinstance(segment, Tag):
-            if start is not None:
-                pieces.append(f"<<_r({start},{index})" + "\n" * newlines + ">>")
-                start, newlines = None, 0
-            pieces.append(_tag_source(unit, index, segment))
-            continue
-        if start is None:
-            start = index
-        newlines += segment.newlines
-    if start is not None:
-        pieces.append(f"<<_r({start},{len(segments)})" + "\n" * newlines + ">>")
-    return "".join(pieces)
-
-
-def _branches(unit: _Unit, values: Mapping[str, Value]) -> list[tuple[int, int]] | None:
-    """The runs of segments (first, last) that the template of `unit` emits, in order,
-    decided with compiler.conditions; None when a condition needs Jinja.
-
-    Conditions are evaluated in the order, and only where, the template would
-    evaluate them, so a condition Jinja could not evaluate is met here too.
-    """
-    runs: list[tuple[int, int]] = []
-    stack: list[list[bool]] = []  # per open if: [enclosing branch active, a branch taken]
-    active = True
-    start: int | None = None
-    try:
-        for index, segment in enumerate(unit.scan.segments):
-            if not isinstance(segment, Tag):
-                if start is None:
-                    start = index
-                continue
-            if start is not None:
-                if active:
-                    runs.append((start, index))
-                start = None
-            keyword = segment.keyword
-            if keyword == "if":
-                taken = active and _holds(unit, index, segment, values)
-                stack.append([active, taken])
-                active = taken
-            elif keyword == "elif":
-                enclosing, done = stack[-1]
-                active = enclosing and not done and _holds(unit, index, segment, values)
-                stack[-1][1] = done or active
-            elif keyword == "else":
-                enclosing, done = stack[-1]
-                active = enclosing and not done
-                stack[-1][1] = True
-            elif keyword == "endif":
-                active = stack.pop()[0]
-    except conditions.Unsure:
-        return None
-    if start is not None and active:
-        runs.append((start, len(unit.scan.segments)))
-    return runs
-
-
-def _holds(unit: _Unit, index: int, tag: Tag, values: Mapping[str, Value]) -> bool:
-    """Whether the branch of `if`/`elif` tag number `index` is taken (raises Unsure)."""
-    if index not in unit.conditions:
-        return False  # the template holds `false` for a condition that failed its checks
-    node = conditions.parse(tag.condition)
-    if node is None:
-        raise conditions.Unsure(tag.condition)
-    return conditions.truth(node, values)
-
-
-def _tag_source(unit: _Unit, index: int, tag: Tag) -> str:
-    if tag.keyword not in TAGS:
-        return ""
-    if tag.keyword in ("if", "elif"):
-        # A condition that failed its checks never reaches Jinja.
-        condition = tag.condition if index in unit.conditions else "false"
-        return f"<% {tag.keyword} {condition} %>"
-    return f"<% {tag.keyword} %>"
 
 
 def _line_anchors(text: str, anchors: list[_Anchor]) -> tuple[_Anchor, ...]:

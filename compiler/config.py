@@ -3,6 +3,12 @@
 Config lives in `[tool.promptc]` of a pyproject.toml or at the top level of a
 promptc.toml, found by walking up from the working directory. Defaults live
 here, in code; the loaded result is immutable and passed explicitly.
+
+This module validates the config's own keys (schemas/config.schema.json).
+The tables of `[rules.<id>]` and `[targets.<name>]` are kept as written: the
+rule runner (compiler.lint) and the target registry check them against each
+rule's and target's own options, where they are used, and report a problem
+at its line here (`Config.fail`, `Config.check_table`).
 """
 
 from __future__ import annotations
@@ -15,10 +21,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from compiler.diagnostics import Severity
 from compiler.errors import ConfigError
-from compiler.suggest import did_you_mean
+from compiler.resources import load_schema
 from compiler.tomlpos import locate
+from compiler.validate import SchemaValidator, first_error
 
 DEFAULTS: Mapping[str, Any] = MappingProxyType(
     {
@@ -33,16 +39,6 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "cache": True,
     }
 )
-
-LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
-
-
-@dataclass(frozen=True)
-class RuleSettings:
-    """A rule's level (None when off) and its options with defaults filled in."""
-
-    level: Severity | None
-    options: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -59,9 +55,14 @@ class Config:
     default_agent: str | None
     # Config-level permission (opencode.json `permission`): an action or a map of rules.
     permission: Any = None
-    rules: Mapping[str, RuleSettings] = field(default_factory=lambda: MappingProxyType({}))
+    # `[rules.<id>]` tables as written (compiler.lint checks and completes them).
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
     # Store results in .promptc-cache/ so an unchanged bundle skips the work (compiler.cache).
     cache: bool = True
+    # The config file's text, and the table promptc's keys live under in it:
+    # where a problem found in a table later is reported.
+    text: str = field(default="", repr=False, compare=False)
+    prefix: tuple[str, ...] = field(default=(), repr=False, compare=False)
     # Real paths display() has looked up, by (working directory, path): a run
     # names thousands of files in a handful of folders. Never copied by replace().
     _real: dict[tuple[str, str], str] = field(
@@ -91,6 +92,25 @@ class Config:
             text = path.as_posix()
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
+    def fail(self, path: tuple[str, ...], message: str) -> ConfigError:
+        """A ConfigError about the key at `path` (below promptc's table), at its line."""
+        line, column = locate(self.text, (*self.prefix, *path))
+        where = f"{self.source}:{line}:{column}" if self.source else "<defaults>"
+        return ConfigError(f"{where}: {message}")
+
+    def check_table(self, where: tuple[str, ...], value: Any, schema: Mapping[str, Any]) -> None:
+        """Raise a ConfigError at the first problem of the table at `where` against `schema`."""
+        plain = thaw(value)  # a schema's "object" and "array" are dict and list
+        error = first_error(plain, SchemaValidator(schema), lambda p: self.table_name(where + p))
+        if error is not None:
+            path, message = error
+            raise self.fail(where + path, message)
+
+    def table_name(self, path: tuple[str | int, ...]) -> str:
+        """How messages name the table at `path`: `[tool.promptc.rules.x]`."""
+        full = (*self.prefix, *path)
+        return "[" + ".".join(map(str, full)) + "]" if full else "the top level"
+
     def _realpath(self, cwd: str, path: str) -> str:
         """os.path.realpath, remembered for this Config (one run) per working directory."""
         key = (cwd, path)
@@ -106,6 +126,15 @@ def freeze(value: Any) -> Any:
         return MappingProxyType({k: freeze(v) for k, v in value.items()})
     if isinstance(value, list | tuple):
         return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """freeze(), undone: plain dicts and lists again."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(v) for v in value]
     return value
 
 
@@ -162,8 +191,8 @@ def _explicit(path: Path) -> tuple[Path, dict[str, Any], str]:
 
 def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) -> Config:
     prefix = ("tool", "promptc") if source is not None and source.name == "pyproject.toml" else ()
-    checker = _Checker(source, text, prefix)
-    checker.validate(table)
+    unchecked = Config(root, source, root, root, root, {}, (), None, text=text, prefix=prefix)
+    unchecked.check_table((), table, load_schema("config"))
     merged = {**DEFAULTS, **table}
     return Config(
         root=root,
@@ -175,75 +204,8 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
         custom_tools=tuple(merged["custom_tools"]),
         default_agent=merged["default_agent"],
         permission=freeze(merged["permission"]),
-        rules=MappingProxyType(checker.rules(merged["rules"])),
+        rules=freeze(merged["rules"]),
         cache=merged["cache"],
+        text=text,
+        prefix=prefix,
     )
-
-
-@dataclass
-class _Checker:
-    """Validates a config table and points each error at its line in the TOML text."""
-
-    source: Path | None
-    text: str
-    prefix: tuple[str, ...]
-
-    def table_name(self, path: tuple[str | int, ...]) -> str:
-        return (
-            "[" + ".".join(map(str, self.prefix + path)) + "]"
-            if self.prefix + path
-            else "the top level"
-        )
-
-    def fail(self, path: tuple[str, ...], message: str) -> ConfigError:
-        line, column = locate(self.text, self.prefix + path)
-        where = f"{self.source}:{line}:{column}" if self.source else "<defaults>"
-        return ConfigError(f"{where}: {message}")
-
-    def validate(self, table: dict[str, Any]) -> None:
-        from compiler import targets
-        from compiler.validate import first_error
-
-        schema = _config_schema()
-        error = first_error(table, schema, self.table_name)
-        if error is not None:
-            path, message = error
-            raise self.fail(path, message)
-        for name, options in table.get("targets", {}).items():
-            module = targets.TARGETS.get(name)
-            if module is None:
-                hint = did_you_mean(name, targets.TARGETS)
-                raise self.fail(("targets", name), f"unknown target '{name}'{hint}")
-            self._check_options(("targets", name), options, targets.options_schema(module))
-
-    def _check_options(self, where: tuple[str, ...], value: Any, schema: Mapping[str, Any]) -> None:
-        from compiler.validate import first_error
-
-        error = first_error(value, schema, lambda p: self.table_name(where + p))
-        if error is not None:
-            path, message = error
-            raise self.fail(where + path, message)
-
-    def rules(self, table: Mapping[str, Any]) -> dict[str, RuleSettings]:
-        from compiler import rules
-
-        settings: dict[str, RuleSettings] = {}
-        for rule_id, module in rules.RULES.items():
-            raw = dict(table.get(rule_id, {}))
-            self._check_options(("rules", rule_id), raw, rules.options_schema(module))
-            level_name = raw.pop("level", module.DEFAULT_LEVEL)
-            if module.STAGE and level_name != module.DEFAULT_LEVEL:
-                raise self.fail(("rules", rule_id, "level"), f"'{rule_id}' cannot be reconfigured")
-            options = {**rules.option_defaults(module), **raw}
-            settings[rule_id] = RuleSettings(LEVELS[level_name], freeze(options))
-        for rule_id in table:
-            if rule_id not in rules.RULES:
-                hint = did_you_mean(rule_id, rules.RULES)
-                raise self.fail(("rules", rule_id), f"unknown rule '{rule_id}'{hint}")
-        return settings
-
-
-def _config_schema() -> dict[str, Any]:
-    from compiler.resources import load_schema
-
-    return load_schema("config")

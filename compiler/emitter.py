@@ -20,9 +20,9 @@ from compiler.bundle import Bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config
 from compiler.diagnostics import Diagnostic, Problem
-from compiler.lint import SpecRules
+from compiler.lint import Settings, SpecRules
 from compiler.project import Project, Spec, make_project
-from compiler.validate import check_emitted, output_schema
+from compiler.validate import Schemas, check_emitted, output_schema
 
 Sink = Callable[[str, bytes], None]
 
@@ -31,6 +31,8 @@ class Collector(Protocol):
     """What emitting reports to (api._Collector): findings with display paths."""
 
     config: Config
+    settings: Settings  # the run's rule settings (lint.settings)
+    schemas: Schemas  # the run's validators
 
     def display(self, path: Path) -> str: ...
 
@@ -67,7 +69,7 @@ class Step:
         # The lint target's files first: each body's rules have run before any
         # other target's file from that spec is checked (a spec with errors is not).
         self.names = sorted(names, key=lambda name: compose_as(name) != lint_project.target)
-        self.by_spec = SpecRules(lint_project)
+        self.by_spec = SpecRules(lint_project, collector.settings)
         self.projects = {lint_project.target: lint_project}  # by the target composed for
         self.checked: set[str] = set()  # "agent:<id>" / "mode:<id>" of the lint specs checked
 
@@ -149,7 +151,7 @@ def _check_emitted(
         replace(
             problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
         )
-        for problem in check_emitted(target, rel, text)
+        for problem in check_emitted(target, rel, text, collector.schemas)
     ]
 
 

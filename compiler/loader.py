@@ -9,33 +9,27 @@ timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
 date. Aliases are expanded under a node budget, so an alias bomb costs at most
 that budget.
 
-A frontmatter is read entry by entry (a top-level key with its indented
-lines), each distinct entry once per run, since agents repeat their permission
-maps word for word; wherever entries could tie together (anchors, a repeated
-key, anything reported) it is read whole, so data, positions and findings are
-those of the whole read either way.
-
 Reading is bounded too: only regular files are read (a FIFO or a device named
-`x.md` would block or never end), and a file over MAX_FILE_BYTES is refused
-before it is read whole, since no runtime can use a prompt of that size.
+`x.md` would block or never end; compiler.files looks before it opens), and a
+file over MAX_FILE_BYTES is refused before it is read, since no runtime can
+use a prompt of that size.
 """
 
 from __future__ import annotations
 
 import bisect
 import datetime as dt
-import os
 import re
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from compiler.diagnostics import Problem
 from compiler.errors import PromptcError
+from compiler.files import NotRegular, TooLarge, read_regular
 
 try:  # the C loader is several times faster; fall back when libyaml is absent
     _Base: type[Any] = yaml.CSafeLoader
@@ -82,9 +76,10 @@ FENCE = "---"
 JsonPath = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Pos:
-    """A line and column in a file, both 1-based."""
+class Pos(NamedTuple):
+    """A line and column in a file, both 1-based (a tuple: a frontmatter has
+    one for every key and value, and a tuple is made ten times faster than a
+    frozen dataclass)."""
 
     line: int
     column: int
@@ -120,32 +115,38 @@ class Held:
     is not read again just to be scanned.
     """
 
-    __slots__ = ("_hash", "_length", "_text", "scan")
+    __slots__ = ("_hash", "_last", "_length", "_text", "scan")
 
     def __init__(self, text: str) -> None:
         self._text: str | None = text
         self._length = len(text)
         self._hash = 0
+        self._last: LastRead | None = None
         self.scan: object | None = None  # compiler.scan.Scan; typed there
 
     @property
     def released(self) -> bool:
         return self._text is None
 
-    def release(self) -> None:
+    def release(self, last: LastRead | None = None) -> None:
+        """Let the body go; `last`, shared by the bodies one run lets go, keeps
+        the one read again last (stages ask for one body several times in a row)."""
         if self._text is not None:
             self._hash = hash(self._text)
             self._text = None
+            self._last = last
 
     def text(self, source: SourceFile) -> str:
         if self._text is not None:
             return self._text
-        if _LAST_READ and _LAST_READ[0][0] is self:
-            return _LAST_READ[0][1]
+        last = self._last
+        if last is not None and last.held is self:
+            return last.text
         body = _read_again(source)
         if len(body) != self._length or hash(body) != self._hash:
             raise SourceChanged(source.path)
-        _LAST_READ[:] = [(self, body)]  # one body at a time: the one being composed or checked
+        if last is not None:
+            last.held, last.text = self, body
         return body
 
     def __eq__(self, other: object) -> bool:
@@ -158,7 +159,14 @@ class Held:
     __hash__ = None  # type: ignore[assignment]
 
 
-_LAST_READ: list[tuple[Held, str]] = []  # the body read again last, with its holder
+class LastRead:
+    """The body read again last, of the bodies one run let go: one at a time."""
+
+    __slots__ = ("held", "text")
+
+    def __init__(self) -> None:
+        self.held: Held | None = None
+        self.text = ""
 
 
 class SourceChanged(PromptcError):
@@ -225,43 +233,16 @@ class _Unreadable(Exception):
 
 
 def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes; anything else is refused.
-
-    The file is opened non-blocking and checked on the open descriptor, so a
-    FIFO cannot stall the run and a file swapped in after a check is still caught.
-    """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    """The bytes of a regular file of at most `limit` bytes; anything else is refused."""
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _Unreadable(f"not a regular file but {_kind(info.st_mode)}; refused")
-        raw = _read_up_to(fd, limit + 1, info.st_size)
-    finally:
-        os.close(fd)
-    if len(raw) > limit:
-        size = max(info.st_size, len(raw))
+        return read_regular(path, limit, follow_symlinks=True)
+    except NotRegular as exc:
+        raise _Unreadable(f"{exc}; refused") from None
+    except TooLarge as exc:
         raise _Unreadable(
-            f"file is {size:,} bytes; promptc reads spec files up to {limit:,} bytes "
+            f"file is {exc.size:,} bytes; promptc reads spec files up to {limit:,} bytes "
             "(no runtime can use a prompt this long)"
-        )
-    return raw
-
-
-def _read_up_to(fd: int, most: int, size: int) -> bytes:
-    """Up to `most` bytes of a file of about `size` bytes, to its end.
-
-    Each read asks for what the file is expected to hold (a read of `most`
-    would allocate and free that much for every file), and on while it grows.
-    """
-    parts: list[bytes] = []
-    total = 0
-    while total < most:
-        chunk = os.read(fd, min(most - total, max(size + 1 - total, 1 << 16)))
-        if not chunk:
-            break
-        parts.append(chunk)
-        total += len(chunk)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+        ) from None
 
 
 def load_bytes(path: Path, raw: bytes) -> SourceFile:
@@ -279,17 +260,6 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
     findings: list[tuple[str, Problem]] = []
     text = _normalise(text, findings)
     return _split(path, text, findings)
-
-
-def _kind(mode: int) -> str:
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-    )
-    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
@@ -386,10 +356,6 @@ def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]
             )
         if tabs:
             return empty
-    by_entries = _read_by_entries(text, first) if _BY_ENTRIES else None
-    if by_entries is not None:
-        data, values, keys = by_entries
-        return Frontmatter(data, values, keys, first - 1, end)
     place = _file_place(text)
     try:
         node = yaml.compose(text, Loader=_Loader)
@@ -426,6 +392,8 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, first: int, place: _Place | None = 
 
 
 _Place = Callable[[int, int], tuple[int, int]]
+# Line breaks to YAML besides `\n` (a CR is gone by now): promptc's lines run on past them.
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
 # What YAML takes for a line break in frontmatter text, whose `\r`s load_bytes
 # has already made `\n`s: promptc and editors break lines at `\n` only.
 _YAML_LINE_BREAK = re.compile("[\n\x85\u2028\u2029]")
@@ -509,22 +477,6 @@ _TAGS = frozenset(
 )
 
 
-# Pos is immutable and frontmatters share their positions (line 2, column 1...):
-# one object per position instead of one per key and value of every file.
-_POSITIONS: dict[tuple[int, int], Pos] = {}
-_MAX_POSITIONS = 65_536
-
-
-def _pos(line: int, column: int) -> Pos:
-    key = (line, column)
-    found = _POSITIONS.get(key)
-    if found is None:
-        if len(_POSITIONS) >= _MAX_POSITIONS:
-            _POSITIONS.clear()
-        found = _POSITIONS[key] = Pos(line, column)
-    return found
-
-
 class _Budget(Exception):
     pass
 
@@ -544,8 +496,8 @@ class _Builder:
         mark = node.start_mark
         if self.place is not None:
             line, column = self.place(mark.line, mark.column)
-            return _pos(line + self.first, column + 1)
-        return _pos(mark.line + self.first, mark.column + 1)
+            return Pos(line + self.first, column + 1)
+        return Pos(mark.line + self.first, mark.column + 1)
 
     def build(self, node: yaml.Node) -> Any:
         try:
@@ -609,16 +561,12 @@ class _Builder:
         return result
 
 
-# --- reading a frontmatter entry by entry --------------------------------------
+# --- a frontmatter's top-level entries -------------------------------------------
 
-_BY_ENTRIES = True  # tests turn it off to hold the entry-wise read to the whole read
-
-# What may start a top-level entry read on its own: a plain or quoted key. A
-# line starting with anything else (`-`, `?`, `[`, `{`, `&`, `!`, `%`, `.`, a BOM
-# or another blank) may tie lines together or start a document: read whole.
+# What may start a top-level entry: a plain or quoted key. A line starting
+# with anything else (`-`, `?`, `[`, `{`, `&`, `!`, `%`, `.`, a BOM or another
+# blank) may tie lines together or start a document.
 _KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'\"")
-# Line breaks to YAML besides `\n` (a CR is gone by now): promptc's lines run on past them.
-_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
 # A line that starts an entry: anything in its first column but a blank or a comment.
 _ENTRY_START = re.compile(r"^[^ #\n]", re.MULTILINE)
 # What may stand before the first entry: blank lines and comments.
@@ -641,76 +589,6 @@ def frontmatter_entries(text: str) -> list[str] | None:
         return None
     starts[0] = 0
     return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """One top-level entry read on its own: its data and where its nodes stand."""
-
-    data: dict[str, Any]  # never handed out: each frontmatter gets a copy
-    root: Pos  # of the mapping that holds the entry
-    values: dict[JsonPath, Pos]  # the root's excepted
-    keys: dict[JsonPath, Pos]
-    count: int  # nodes, the root mapping included
-
-
-def _read_by_entries(
-    text: str, first: int
-) -> tuple[dict[str, Any], dict[JsonPath, Pos], dict[JsonPath, Pos]] | None:
-    """The frontmatter (data, values, keys) read entry by entry, each distinct
-    entry text composed once per run; None wherever that could differ from the
-    whole read in a value, a position or a finding (the caller then reads it whole).
-
-    Agents repeat their entries word for word (`mode`, the permission map).
-    An entry's text is what the whole read reads there: its lines, with a line
-    break after each but the frontmatter's last. Nothing ties entries together
-    when each reads as a mapping without a finding, no top-level key repeats,
-    at most one entry holds an anchor (an alias to another entry's anchor
-    fails in its own entry; two anchors of one name fail only whole), and
-    together they stay within the node budget.
-    """
-    if _YAML_BREAKS.search(text):
-        return None  # YAML counts a line there: lines after it stand one lower whole
-    entries = frontmatter_entries(text)
-    if entries is None or (text.count("&") > 1 and _anchors_apart(entries)):
-        return None
-    if _MEMO_LOADER[0] is not _Loader:  # tests swap the composer
-        _UNPLACED.clear()
-        _PLACED.clear()
-        _MEMO_LOADER[0] = _Loader
-    data: dict[str, Any] = {}
-    values: dict[JsonPath, Pos] = {}
-    keys: dict[JsonPath, Pos] = {}
-    count = 1
-    line = first
-    for entry_text in entries:
-        entry = _entry(entry_text, line)
-        # Asked key by key: isdisjoint(data) walks all of `data`, N² over N entries.
-        if entry is None or any(key in data for key in entry.data):
-            return None
-        if not values:
-            values[()] = entry.root
-        count += entry.count - 1
-        for key, value in entry.data.items():
-            data[key] = _copied(value) if type(value) in _CONTAINERS else value
-        values.update(entry.values)
-        keys.update(entry.keys)
-        line += entry_text.count("\n")
-    if count > NODE_BUDGET:
-        return None
-    return data, values, keys
-
-
-def _anchors_apart(entries: list[str]) -> bool:
-    """Whether `&` stands in more than one entry (anchors of one name would clash)."""
-    return sum("&" in entry for entry in entries) > 1
-
-
-_UNPLACED: dict[str, _Entry | None] = {}  # by text, lines counted from 0
-_PLACED: dict[tuple[str, int], _Entry | None] = {}  # by text and first line in its file
-_MEMO_LOADER: list[type[Any]] = [_Loader]
-_ENTRIES_KEPT = 4096
-_ENTRY_CHARS_KEPT = 2048  # a longer entry is read, not remembered: memory stays bounded
 
 
 # An entry of one line, `key: value`, whose value is plain text YAML reads as
@@ -737,69 +615,6 @@ def _one_line(text: str) -> tuple[str, str, str] | None:
     if value[-1] in " :" or ": " in value or " #" in value:
         return None
     return name, gap, value
-
-
-def _entry(text: str, line: int) -> _Entry | None:
-    """The entry `text` read on its own, its first line being file line `line`."""
-    one_line = _one_line(text)
-    if one_line is not None:
-        # Built without composing: descriptions differ from agent to agent.
-        name, gap, value = one_line
-        where = _pos(line, 1)
-        at = _pos(line, len(name) + len(gap) + 2)
-        return _Entry({name: resolve_plain(value)}, where, {(name,): at}, {(name,): where}, 2)
-    if len(text) > _ENTRY_CHARS_KEPT:
-        read = _read_entry(text)
-        return None if read is None else _placed(read, line)
-    key = (text, line)
-    if key in _PLACED:
-        return _PLACED[key]
-    if text in _UNPLACED:
-        read = _UNPLACED[text]
-    else:
-        if len(_UNPLACED) >= _ENTRIES_KEPT:
-            _UNPLACED.clear()
-        read = _UNPLACED[text] = _read_entry(text)
-    if len(_PLACED) >= _ENTRIES_KEPT:
-        _PLACED.clear()
-    placed = _PLACED[key] = None if read is None else _placed(read, line)
-    return placed
-
-
-def _read_entry(text: str) -> _Entry | None:
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-    except (yaml.YAMLError, RecursionError):
-        return None
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    findings: list[tuple[str, Problem]] = []
-    builder = _Builder(0, findings)
-    data = builder.build(node)
-    if findings or not isinstance(data, dict):
-        return None
-    root = builder.values.pop(())
-    return _Entry(data, root, builder.values, builder.keys, builder.count)
-
-
-def _placed(entry: _Entry, line: int) -> _Entry:
-    def shifted(table: dict[JsonPath, Pos]) -> dict[JsonPath, Pos]:
-        return {path: _pos(pos.line + line, pos.column) for path, pos in table.items()}
-
-    root = _pos(entry.root.line + line, entry.root.column)
-    return _Entry(entry.data, root, shifted(entry.values), shifted(entry.keys), entry.count)
-
-
-_CONTAINERS = (dict, list)
-
-
-def _copied(value: Any) -> Any:
-    """A copy of the lists and maps of a value (the rest is immutable)."""
-    if type(value) is dict:
-        return {
-            key: _copied(item) if type(item) in _CONTAINERS else item for key, item in value.items()
-        }
-    return [_copied(item) if type(item) in _CONTAINERS else item for item in value]
 
 
 class _Unusual(Exception):

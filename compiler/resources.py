@@ -1,47 +1,50 @@
-"""Locates the JSON Schemas shipped with promptc and loads them once."""
+"""The JSON Schemas shipped with promptc: where they are, and each one parsed."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
+from typing import Any
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-# Plain os.path and no pathlib: the cache hashes these files on the warm path.
 _HERE = os.path.dirname(os.path.realpath(__file__))
-_FOUND: list[str] = []
-_LOADED: dict[str, dict[str, Any]] = {}
+_SUFFIX = ".schema.json"
+
+
+def _find() -> str:
+    # In a wheel the schemas sit inside the package (force-include in
+    # pyproject.toml); in a source checkout or editable install they sit at
+    # the repository root, where the fixed layout keeps them.
+    for candidate in (os.path.join(_HERE, "schemas"), os.path.join(_HERE, "..", "schemas")):
+        if os.path.isfile(os.path.join(candidate, "config.schema.json")):
+            return os.path.realpath(candidate)
+    raise FileNotFoundError("promptc schemas not found; the installation is incomplete")
+
+
+def _parse_all(folder: str) -> dict[str, dict[str, Any]]:
+    schemas: dict[str, dict[str, Any]] = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(_SUFFIX):
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                schemas[name.removesuffix(_SUFFIX)] = json.load(handle)
+    return schemas
+
+
+SCHEMA_FOLDER = _find()
+# Package data, read once at import (about a millisecond for all of them): the
+# schemas a run checks against are those of the installed promptc.
+SCHEMAS = _parse_all(SCHEMA_FOLDER)
 
 
 def schema_folder() -> str:
-    """The folder holding the schemas, as a string."""
-    if not _FOUND:
-        # In a wheel the schemas sit inside the package (force-include in
-        # pyproject.toml); in a source checkout or editable install they sit at
-        # the repository root, where the fixed layout keeps them.
-        for candidate in (os.path.join(_HERE, "schemas"), os.path.join(_HERE, "..", "schemas")):
-            if os.path.isfile(os.path.join(candidate, "config.schema.json")):
-                _FOUND.append(os.path.realpath(candidate))
-                break
-        else:
-            raise FileNotFoundError("promptc schemas not found; the installation is incomplete")
-    return _FOUND[0]
+    """The folder holding the schemas, as a string (the cache hashes its files)."""
+    return SCHEMA_FOLDER
 
 
 def schema_dir() -> Path:
-    from pathlib import Path
-
     return Path(schema_folder())
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """The parsed schema `schemas/<name>.schema.json`."""
-    if name not in _LOADED:
-        import json
-
-        path = os.path.join(schema_folder(), f"{name}.schema.json")
-        with open(path, encoding="utf-8") as handle:
-            _LOADED[name] = json.load(handle)
-    return _LOADED[name]
+    """The parsed schema `schemas/<name>.schema.json`, shared: never change it."""
+    return SCHEMAS[name]

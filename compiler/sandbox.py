@@ -1,53 +1,41 @@
-"""Sandbox: the Jinja2 environment composition renders with, and what may reach it.
+"""Sandbox: the Jinja2 environment that evaluates block-tag conditions, and what may reach it.
 
 The environment is Jinja's immutable sandbox with `<<` `>>` as variable
 delimiters, `<%` `%>` as block delimiters, `<#` `#>` as comments,
-StrictUndefined, and no globals, filters or tests at all. Templates are built
-by compose.py from scanned bodies: literal text never reaches Jinja's parser
-(it is emitted by a callable), so the only user text Jinja ever evaluates is a
-block tag's condition, and a condition reaches it only after `condition_problem`
-found nothing but variables, literals, comparisons and and/or/not in it.
-Attribute access, calls, filters and arithmetic are rejected before anything
-runs: a condition like `''.__class__` is an error, never executed.
+StrictUndefined, and no globals, filters or tests at all. Composition
+(compose.py) emits literal text itself, so the only user text Jinja ever reads
+is a block tag's condition, and a condition is evaluated only after
+`Conditions.problem` found nothing but variables, literals, comparisons and
+and/or/not in it. Attribute access, calls, filters and arithmetic are rejected
+before anything runs: a condition like `''.__class__` is an error, never
+executed.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Collection, Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
 
-from compiler import conditions
+from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
+from jinja2.environment import TemplateExpression
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
 from compiler.scan import Value
 from compiler.suggest import did_you_mean
 
-if TYPE_CHECKING:
-    from jinja2 import Template, TemplateSyntaxError, nodes
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-TEMPLATE_NAME = "<template>"  # the file name Jinja gives templates made from strings
 _COMPARISONS = {"eq", "ne", "lt", "lteq", "gt", "gteq", "in", "notin"}
 _EQUALITY = {"eq", "ne", "in", "notin"}
-
-
-@functools.cache
-def _forbidden() -> dict[type[Any], str]:
-    from jinja2 import nodes
-
-    return {
-        nodes.Getattr: "attribute access",
-        nodes.Getitem: "item access",
-        nodes.Slice: "slicing",
-        nodes.Call: "a function call",
-        nodes.Filter: "a filter",
-        nodes.Test: "an `is` test",
-        nodes.BinExpr: "arithmetic",
-        nodes.Concat: "`~` concatenation",
-        nodes.CondExpr: "an inline if",
-        nodes.Dict: "a dict",
-    }
-
+_FORBIDDEN: dict[type[nodes.Node], str] = {
+    nodes.Getattr: "attribute access",
+    nodes.Getitem: "item access",
+    nodes.Slice: "slicing",
+    nodes.Call: "a function call",
+    nodes.Filter: "a filter",
+    nodes.Test: "an `is` test",
+    nodes.BinExpr: "arithmetic",
+    nodes.Concat: "`~` concatenation",
+    nodes.CondExpr: "an inline if",
+    nodes.Dict: "a dict",
+}
 
 RULE = (
     "a condition compares variables with literals using ==, !=, <, <=, >, >=, in, not in, "
@@ -55,12 +43,8 @@ RULE = (
 )
 
 
-@functools.cache
 def environment() -> ImmutableSandboxedEnvironment:
-    """The environment, built on first use: most bundles never need Jinja (compiler.conditions)."""
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
+    """A new sandboxed environment with promptc's delimiters and nothing to reach."""
     env = ImmutableSandboxedEnvironment(
         variable_start_string="<<",
         variable_end_string=">>",
@@ -73,61 +57,66 @@ def environment() -> ImmutableSandboxedEnvironment:
         keep_trailing_newline=True,
         cache_size=0,
     )
-    # Nothing to reach from a template: no range(), lipsum, cycler, filters or tests.
+    # Nothing to reach from a condition: no range(), lipsum, cycler, filters or tests.
     env.globals.clear()
     env.filters.clear()
     env.tests.clear()
     return env
 
 
-@functools.lru_cache(maxsize=1024)
-def compile_template(source: str) -> Template:
-    """A compiled template, shared by every target and call in this process."""
-    return environment().from_string(source)
+class Conditions:
+    """One composition's block-tag conditions: each distinct condition parsed,
+    and compiled once it passed the checks, by Jinja in the sandbox."""
 
+    def __init__(self) -> None:
+        self.env = environment()
+        self._parsed: dict[str, nodes.Expr | TemplateSyntaxError] = {}
+        self._compiled: dict[str, TemplateExpression] = {}
 
-@functools.lru_cache(maxsize=4096)
-def _parse(condition: str) -> nodes.Expr | TemplateSyntaxError:
-    from jinja2 import TemplateSyntaxError, nodes
+    def problem(
+        self,
+        condition: str,
+        scope: Collection[str],
+        enums: Mapping[str, tuple[Value, ...]],
+    ) -> str | None:
+        """Why `condition` may not be evaluated, or None.
 
-    try:
-        tree = environment().parse(f"<% if {condition} %><% endif %>")
-    except TemplateSyntaxError as exc:
-        return exc
-    branch = tree.body[0]
-    assert isinstance(branch, nodes.If) and isinstance(branch.test, nodes.Expr)
-    return branch.test
+        `scope` holds the variable names the condition may use; `enums` the
+        allowed values of those that have a fixed set (`target` and enum
+        parameters), so a misspelt value is caught instead of never matching.
+        """
+        parsed = self._parse(condition)
+        if isinstance(parsed, TemplateSyntaxError):
+            return f"invalid condition `{condition}`: {parsed.message}"
+        return _check(parsed, condition, scope, enums)
 
+    def holds(self, condition: str, values: Mapping[str, Value]) -> bool:
+        """Whether an `if` with this condition, which passed `problem`, takes its branch.
 
-def condition_problem(
-    condition: str,
-    scope: Collection[str],
-    enums: Mapping[str, tuple[Value, ...]],
-) -> str | None:
-    """Why `condition` may not be evaluated, or None.
+        Raises what Jinja raises for a condition it cannot evaluate (a
+        comparison Python refuses, a variable without a value).
+        """
+        compiled = self._compiled.get(condition)
+        if compiled is None:
+            compiled = self.env.compile_expression(condition, undefined_to_none=False)
+            self._compiled[condition] = compiled
+        # bool() as Jinja's `if` does: StrictUndefined refuses it too.
+        return bool(compiled(values))
 
-    `scope` holds the variable names the condition may use; `enums` the
-    allowed values of those that have a fixed set (`target` and enum
-    parameters), so a misspelt value is caught instead of never matching.
-    """
-    simple = conditions.parse(condition)
-    if simple is not None and conditions.acceptable(simple, scope, enums):
-        return None  # no problem, and Jinja never loaded
-    return jinja_problem(condition, scope, enums)
-
-
-def jinja_problem(
-    condition: str,
-    scope: Collection[str],
-    enums: Mapping[str, tuple[Value, ...]],
-) -> str | None:
-    """condition_problem, always by Jinja's parser."""
-    from jinja2 import TemplateSyntaxError
-
-    parsed = _parse(condition)
-    if isinstance(parsed, TemplateSyntaxError):
-        return f"invalid condition `{condition}`: {parsed.message}"
-    return _check(parsed, condition, scope, enums)
+    def _parse(self, condition: str) -> nodes.Expr | TemplateSyntaxError:
+        """The condition as the test of an `if` tag, or the error Jinja's parser reports."""
+        found = self._parsed.get(condition)
+        if found is None:
+            try:
+                tree = self.env.parse(f"<% if {condition} %><% endif %>")
+            except TemplateSyntaxError as exc:
+                found = exc
+            else:
+                branch = tree.body[0]
+                assert isinstance(branch, nodes.If) and isinstance(branch.test, nodes.Expr)
+                found = branch.test
+            self._parsed[condition] = found
+        return found
 
 
 def _check(
@@ -136,8 +125,6 @@ def _check(
     scope: Collection[str],
     enums: Mapping[str, tuple[Value, ...]],
 ) -> str | None:
-    from jinja2 import nodes
-
     if isinstance(node, nodes.Name):
         if node.name in scope:
             return None
@@ -170,7 +157,7 @@ def _check(
         if problem:
             return problem
     else:
-        what = next((w for t, w in _forbidden().items() if isinstance(node, t)), None)
+        what = next((w for t, w in _FORBIDDEN.items() if isinstance(node, t)), None)
         return f"condition `{condition}` uses {what or type(node).__name__}; {RULE}"
     for child in children:
         problem = _check(child, condition, scope, enums)
@@ -181,8 +168,6 @@ def _check(
 
 def _value_problem(node: nodes.Compare, enums: Mapping[str, tuple[Value, ...]]) -> str | None:
     """`target == "cluade"` can never be true: say so instead of silently skipping text."""
-    from jinja2 import nodes
-
     if len(node.ops) != 1 or node.ops[0].op not in _EQUALITY:
         return None
     left, right = node.expr, node.ops[0].expr
@@ -204,13 +189,3 @@ def _value_problem(node: nodes.Compare, enums: Mapping[str, tuple[Value, ...]]) 
 
 def _show(value: object) -> str:
     return f'"{value}"' if isinstance(value, str) else str(value).lower()
-
-
-def runtime_line(traceback: TracebackType | None) -> int | None:
-    """The template line a runtime error happened on (Jinja rewrites the frames)."""
-    line = None
-    while traceback is not None:
-        if traceback.tb_frame.f_code.co_filename == TEMPLATE_NAME:
-            line = traceback.tb_lineno
-        traceback = traceback.tb_next
-    return line

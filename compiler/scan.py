@@ -28,10 +28,9 @@ the same character at least as long, or to the end of the body.
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
 
 from compiler.diagnostics import Problem
@@ -179,7 +178,6 @@ def scan(body: str, first_line: int) -> Scan:
 
 
 _PLUS_ONE = (1).__add__  # a line's length with its newline, mapped in C
-_TAIL_IS_TEXT = True  # tests turn it off to check the shortcut against the full walk
 
 
 # A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
@@ -203,8 +201,6 @@ class _Scanner:
         self.buffer_line = first_line
         self.blocks_ok = True
         self.constructs = 0
-        # What a paragraph does, while one is being walked to be remembered (_Paragraph).
-        self.events: list[tuple[int, int, int] | Segment] | None = None
 
     def result(self) -> Scan:
         self._flush()
@@ -215,8 +211,6 @@ class _Scanner:
 
     def _text(self, start: int, end: int, line: int) -> None:
         """Body text from offset start to end (a run of one line or more) as literal."""
-        if self.events is not None:
-            self.events.append((start, end, line))
         buffer = self.buffer
         if not buffer:
             self.buffer_line = line
@@ -237,8 +231,6 @@ class _Scanner:
         self.buffer = []
 
     def _add(self, segment: Segment) -> None:
-        if self.events is not None:
-            self.events.append(segment)
         self._flush()
         self.segments.append(segment)
 
@@ -250,11 +242,11 @@ class _Scanner:
 
     def run(self, body: str) -> None:
         self.body = body
-        # Past the last `<` no construct can start: once a block ends beyond it,
-        # the rest of the body is text (bodies hold their placeholders near the
-        # top, and a long tail need not be cut into paragraphs).
-        last = body.rfind("<") if _TAIL_IS_TEXT else len(body)
-        lines = body.split("\n", _lines_needed(body, last))
+        # Past the last `<` no construct can start: once a block starts beyond
+        # it, the rest of the body is text (bodies hold their placeholders near
+        # the top, and a long tail need not be cut into paragraphs).
+        last = body.rfind("<")
+        lines = body.split("\n")
         ends = ["\n"] * (len(lines) - 1) + [""]
         # Offset of each line in the body; the last entry is the body's end.
         starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
@@ -299,43 +291,17 @@ class _Scanner:
             # as its lines one by one
             self._text(self.starts[first], self.starts[first + len(lines)], self._number(first))
             return
-        key = (text, ends[-1], self._number(first))
-        base = self.starts[first]
-        known = _PARAGRAPHS.get(key)
-        if known is not None and self.constructs + known.constructs <= MAX_CONSTRUCTS:
-            self.constructs += known.constructs
-            known.replay(self, base)
-            return
-        problems, constructs = len(self.problems), self.constructs
-        self.events = []
-        try:
-            self._walk_paragraph(lines, ends, first, text)
-        finally:
-            events, self.events = self.events, None
-        # Only a paragraph without problems is remembered, so each is reported where
-        # it is; and only a short one, so that memory stays bounded.
-        if (
-            len(self.problems) == problems
-            and self.constructs <= MAX_CONSTRUCTS
-            and len(text) <= _PARAGRAPH_CHARS_KEPT
-        ):
-            if len(_PARAGRAPHS) >= _PARAGRAPHS_KEPT:
-                _PARAGRAPHS.clear()
-            _PARAGRAPHS[key] = _Paragraph.of(events, base, self.constructs - constructs)
-
-    def _walk_paragraph(self, lines: list[str], ends: list[str], first: int, text: str) -> None:
         end_of_last = text.find("\n", text.rfind("<"))
         stop = len(text) if end_of_last < 0 else end_of_last
         spans = _code_spans(text, stop) if "`" in text else []
+        base = self.starts[first]
         k = 0
-        offset = 0
-        for i, line in enumerate(lines):
-            number = self._number(first + i)
-            base = self.starts[first + i]
-            if "<" not in line:
-                self._text(base, self.starts[first + i + 1], number)
-                offset += len(line) + 1
-                continue
+        pending = first  # the first line not emitted yet: the lines between are text
+        for at in [first + i for i, line in enumerate(lines) if "<" in line]:
+            if pending < at:
+                self._text(self.starts[pending], self.starts[at], self._number(pending))
+            line = lines[at - first]
+            offset = self.starts[at] - base  # of the line in the paragraph's text
             while k < len(spans) and spans[k][1] <= offset:
                 k += 1
             protected = []
@@ -343,8 +309,11 @@ class _Scanner:
                 if start >= offset + len(line):
                     break
                 protected.append((max(start - offset, 0), min(end - offset, len(line))))
-            self._line(line, ends[i], number, protected, base)
-            offset += len(line) + 1
+            self._line(line, ends[at - first], self._number(at), protected, self.starts[at])
+            pending = at + 1
+        if pending < first + len(lines):
+            end = self.starts[first + len(lines)]
+            self._text(self.starts[pending], end, self._number(pending))
 
     # -- one line ---------------------------------------------------------
 
@@ -352,7 +321,7 @@ class _Scanner:
         self, text: str, end: str, number: int, protected: list[tuple[int, int]], base: int
     ) -> None:
         """One line of a paragraph, standing at offset `base` of the body."""
-        found = self._known_constructs(text, number, protected)
+        found = self._constructs(text, number, protected)
         if not found:
             self._text(base, base + len(text) + len(end), number)
             return
@@ -385,28 +354,6 @@ class _Scanner:
             elif construct.segment is not None:
                 self._add(construct.segment)
         self._text(base + last, base + len(text) + len(end), number)
-
-    def _known_constructs(
-        self, text: str, number: int, protected: list[tuple[int, int]]
-    ) -> list[_Construct]:
-        """_constructs, remembered per line text: bundles repeat the same snippet and
-        tag lines in every agent. Only lines without problems are remembered, so
-        every problem is still reported at its own line."""
-        key = (text, tuple(protected))
-        known = _LINES.get(key)
-        if known is not None:
-            counted = sum(1 for construct in known if construct.kind != "escape")
-            if self.constructs + counted <= MAX_CONSTRUCTS:
-                self.constructs += counted
-                return [_at_line(construct, number) for construct in known]
-            # Past the budget: the full search reports it where it is spent.
-        before = len(self.problems)
-        found = self._constructs(text, number, protected)
-        # A line cut short by the budget is not what the line holds: never remembered.
-        spent = self.constructs > MAX_CONSTRUCTS
-        if len(self.problems) == before and not spent and len(_LINES) < _LINES_KEPT:
-            _LINES[key] = found
-        return found
 
     def _constructs(
         self, text: str, number: int, protected: list[tuple[int, int]]
@@ -529,7 +476,7 @@ class _Scanner:
 
     def _placeholder(self, text: str, line: int, column: int) -> Placeholder | None:
         try:
-            name, called, args = _parse_placeholder(text, column)
+            name, called, args = _Parser(text, column).parse()
         except _SyntaxProblem as problem:
             self._problem(
                 line,
@@ -539,26 +486,6 @@ class _Scanner:
             )
             return None
         return Placeholder(name, args, called, line, column, text, False, "", "")
-
-
-_BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)  # what str.strip() leaves empty
-
-
-def _lines_needed(body: str, last: int) -> int:
-    """How many times to cut `body` at line breaks for the walk (-1: at every one).
-
-    The walk stops at the first block past the last `<` (offset `last`), and
-    no block runs past a blank line but a fence, whose lines are text as the
-    rest is: the body is cut up to the first blank line after the line of the
-    last `<`, the rest left whole as one last piece.
-    """
-    if last < 0:
-        return 0  # no construct at all: the body is one piece of text
-    after = body.find("\n", last)
-    blank = _BLANK_LINE.search(body, after + 1) if after >= 0 else None
-    if blank is None:
-        return -1
-    return body.count("\n", 0, blank.start()) + 1
 
 
 def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
@@ -636,19 +563,21 @@ def _code_spans(text: str, stop: int) -> list[tuple[int, int]]:
         start, end = run.span()
         if start > 0 and text[start - 1] == "\\":
             start += 1  # an escaped backtick is text; the rest of the run may open
-        close = _run_of(end - start).search(text, end) if start < end else None
+        close = _closing_run(text, end, end - start) if start < end else None
         if close is None:
             pos = end  # no run of the same length follows: the backticks are text
             continue
-        spans.append((start, close.end()))
-        pos = close.end()
+        spans.append((start, close))
+        pos = close
     return spans
 
 
-@functools.lru_cache(maxsize=64)
-def _run_of(length: int) -> re.Pattern[str]:
-    """A run of exactly `length` backticks."""
-    return re.compile(rf"(?<!`)`{{{length}}}(?!`)")
+def _closing_run(text: str, start: int, length: int) -> int | None:
+    """The end of the first run of exactly `length` backticks from `start`."""
+    for run in _BACKTICKS.finditer(text, start):
+        if run.end() - run.start() == length:
+            return run.end()
+    return None
 
 
 class _Marks:
@@ -724,56 +653,6 @@ class _SyntaxProblem(Exception):
     def __init__(self, column: int, message: str) -> None:
         super().__init__(message)
         self.column = column
-
-
-_LINES: dict[tuple[str, tuple[tuple[int, int], ...]], list[_Construct]] = {}
-_LINES_KEPT = 4096
-
-
-class _Paragraph(NamedTuple):
-    """What walking a paragraph did, remembered by its text, whether a line break
-    ends it and its first line: bundles repeat their snippet and tag paragraphs
-    (`<<caveman>>`, a block per target) in every agent at the same line.
-
-    The text runs are kept as offsets from the paragraph's start; replayed,
-    they join the text before and after exactly as when first walked.
-    """
-
-    events: tuple[tuple[int, int, int] | Segment, ...]
-    constructs: int
-
-    @classmethod
-    def of(
-        cls, events: list[tuple[int, int, int] | Segment], base: int, constructs: int
-    ) -> _Paragraph:
-        moved = [(e[0] - base, e[1] - base, e[2]) if isinstance(e, tuple) else e for e in events]
-        return cls(tuple(moved), constructs)
-
-    def replay(self, scanner: _Scanner, base: int) -> None:
-        for event in self.events:
-            if isinstance(event, tuple):
-                scanner._text(base + event[0], base + event[1], event[2])
-            else:
-                scanner._add(event)
-
-
-_PARAGRAPHS: dict[tuple[str, str, int], _Paragraph] = {}
-_PARAGRAPHS_KEPT = 4096
-_PARAGRAPH_CHARS_KEPT = 2048
-
-
-def _at_line(construct: _Construct, number: int) -> _Construct:
-    """A remembered construct, its segment moved to line `number` (nothing else depends on it)."""
-    segment = construct.segment
-    if segment is None or segment.line == number:
-        return construct
-    return _Construct(construct.start, construct.end, construct.kind, replace(segment, line=number))
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse_placeholder(text: str, column: int) -> tuple[str, bool, tuple[Arg, ...]]:
-    """_Parser's result, once per placeholder text: bundles repeat the same calls."""
-    return _Parser(text, column).parse()
 
 
 class _Parser:

@@ -6,9 +6,12 @@ offending value (or at the key, for unknown keys and for maps and lists, whose
 value starts on another line). For `anyOf`, the alternative the value was
 evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
-schema's own `errorMessage` says what is accepted. Validators are compiled
-once per schema and run. A valid document never reaches jsonschema:
-compiler.precheck answers first, and jsonschema runs only to explain a failure.
+schema's own `errorMessage` says what is accepted.
+
+A run checks thousands of documents against a dozen schemas, so it holds its
+validators in one Schemas, each built when first needed: fastjsonschema's
+compiled function says whether a document is valid, in a fiftieth of the time
+jsonschema takes, and jsonschema explains a document that is not.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
@@ -17,8 +20,8 @@ promptc reports it rather than leave the runtime to reject it.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
-import functools
 import json
 import math
 import re
@@ -27,17 +30,13 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from compiler import precheck
+import fastjsonschema
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
+
 from compiler.diagnostics import Problem
-from compiler.loader import (
-    NODE_BUDGET,
-    Frontmatter,
-    JsonPath,
-    frontmatter_entries,
-    load_bytes,
-    plain_frontmatter,
-    resolve_plain,
-)
+from compiler.loader import Frontmatter, JsonPath, load_bytes, plain_frontmatter
 from compiler.resources import load_schema
 from compiler.suggest import closest, did_you_mean, fold
 
@@ -80,45 +79,76 @@ _TYPE_NAMES = {
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
 
 
-def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[Any]:
+def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """`x-finite: true`: OpenCode's `Finite` refuses .inf and .nan, which JSON Schema allows."""
-    from jsonschema.exceptions import ValidationError
-
     if wanted and isinstance(instance, float) and not math.isfinite(instance):
         yield ValidationError(f"{instance!r} is not a finite number")
 
 
-@functools.cache
-def _validator_class() -> Any:
-    from jsonschema import Draft202012Validator, validators
-
-    return validators.extend(  # type: ignore[no-untyped-call]
-        Draft202012Validator, {"x-finite": _finite}
-    )
+# Draft 2020-12, as the schemas declare, with the one keyword of promptc's own.
+SchemaValidator: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, {"x-finite": _finite}
+)
 
 
-_COMPILED: dict[str, Any] = {}
+class Schemas:
+    """One run's validators of the shipped schemas, by name, each built when first needed."""
+
+    def __init__(self) -> None:
+        self._explaining: dict[str, Validator] = {}
+        self._deciding: dict[str, Callable[[Any], Any]] = {}
+
+    def validator(self, name: str) -> Validator:
+        """jsonschema's validator of `schemas/<name>.schema.json`, which explains a failure."""
+        found = self._explaining.get(name)
+        if found is None:
+            found = self._explaining[name] = SchemaValidator(load_schema(name))
+        return found
+
+    def valid(self, name: str, instance: Any) -> bool:
+        """Whether `instance` satisfies the schema, by its fastjsonschema function.
+
+        fastjsonschema implements draft 7, which reads these schemas as 2020-12
+        does (tests/test_validate.py holds one to the other), but knows nothing
+        of `x-finite`: a document holding .inf or .nan is jsonschema's to judge.
+        """
+        if not _all_finite(instance):
+            return bool(self.validator(name).is_valid(instance))
+        decide = self._deciding.get(name)
+        if decide is None:
+            # A copy: fastjsonschema rewrites the `$ref`s of the schema it is given.
+            # No defaults written into the document, no format checks (the
+            # schemas use none), and the short exceptions, twice as fast.
+            decide = self._deciding[name] = fastjsonschema.compile(
+                copy.deepcopy(load_schema(name)),
+                use_default=False,
+                use_formats=False,
+                detailed_exceptions=False,
+            )
+        try:
+            decide(instance)
+        except fastjsonschema.JsonSchemaValueException:
+            return False
+        return True
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
-    """A validator for `schema`; shipped schemas (they have an `$id`) are compiled once."""
-    key = schema.get("$id")
-    if isinstance(key, str) and key in _COMPILED:
-        return _COMPILED[key]
-    compiled = _validator_class()(schema)
-    if isinstance(key, str):
-        _COMPILED[key] = compiled
-    return compiled
+def _all_finite(value: Any) -> bool:
+    """No .inf or .nan anywhere in a document."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(map(_all_finite, value.values()))
+    if isinstance(value, list):
+        return all(map(_all_finite, value))
+    return True
 
 
 def issues(
-    instance: Any, schema: Mapping[str, Any], name: Callable[[JsonPath], str] | None = None
+    instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
 ) -> Iterator[Issue]:
-    """Every problem, one readable message each, without duplicates."""
-    if precheck.valid(instance, schema):
-        return  # jsonschema is loaded only to explain a failure
+    """Every problem jsonschema finds, one readable message each, without duplicates."""
     seen: set[tuple[JsonPath, str]] = set()
-    for error in _validator(schema).iter_errors(instance):
+    for error in validator.iter_errors(instance):
         for path, message, at_key in _explain(error, name or json_path):
             if (path, message) not in seen:
                 seen.add((path, message))
@@ -126,8 +156,6 @@ def issues(
 
 
 def _explain(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
-    from jsonschema.exceptions import best_match
-
     if error.validator in ("anyOf", "oneOf") and error.context:
         chosen = _intended(error)
         if not chosen and not error.schema.get("errorMessage"):
@@ -285,17 +313,25 @@ def json_path(path: JsonPath) -> str:
 
 
 def first_error(
-    instance: Any, schema: Mapping[str, Any], name: Callable[[JsonPath], str] | None = None
+    instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
 ) -> tuple[tuple[str, ...], str] | None:
-    for path, message, _ in issues(instance, schema, name):
+    """The first problem's path and message, for a document validated once (the config)."""
+    for path, message, _ in issues(instance, validator, name):
         return tuple(map(str, path)), message
     return None
 
 
-def check_frontmatter(frontmatter: Frontmatter, schema: Mapping[str, Any]) -> Iterator[Problem]:
-    """Problems in document order, each at its key or value."""
+def check_frontmatter(frontmatter: Frontmatter, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    """Problems against `schemas/<schema>.schema.json`, in document order, each at its
+    key or value."""
+    data = dict(frontmatter.data)
+    if not schemas.valid(schema, data):
+        yield from _placed(frontmatter, data, schemas.validator(schema))
+
+
+def _placed(frontmatter: Frontmatter, data: Any, validator: Validator) -> Iterator[Problem]:
     found = []
-    for path, message, at_key in issues(dict(frontmatter.data), schema):
+    for path, message, at_key in issues(data, validator):
         pos = frontmatter.where(path, key=at_key)
         found.append(Problem(pos.line, pos.column, message))
     yield from sorted(found, key=lambda p: (p.line, p.column, p.message))
@@ -312,24 +348,24 @@ def output_schema(target: str, relative: str) -> str | None:
     return None
 
 
-def check_emitted(target: str, relative: str, text: str) -> Iterator[Problem]:
+def check_emitted(target: str, relative: str, text: str, schemas: Schemas) -> Iterator[Problem]:
     """Problems in one emitted file, at their line and column in that file."""
     name = output_schema(target, relative)
     if name is None:
         return
     if relative.endswith(".json"):
-        yield from _check_json(text, name)
+        yield from _check_json(text, name, schemas)
     else:
-        yield from _check_markdown(relative, text, name)
+        yield from _check_markdown(relative, text, name, schemas)
 
 
-def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
-    head = _head(text)
-    # The common case, a valid file, needs no positions: they are built only
-    # to report a problem, by the same loader as before.
-    if _valid_head(head, schema):
+def _check_markdown(relative: str, text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    # A valid file, the common case, needs no positions: the loader builds
+    # them only for a file with a problem to report.
+    data = plain_frontmatter(text)
+    if data is not None and schemas.valid(schema, data):
         return
-    source = load_bytes(Path(relative), head.encode("utf-8"))
+    source = load_bytes(Path(relative), text.encode("utf-8"))
     broken = [p for rule, p in source.findings if rule == "syntax"]
     if broken:
         yield from (
@@ -339,143 +375,16 @@ def _check_markdown(relative: str, text: str, schema: str) -> Iterator[Problem]:
     if source.frontmatter is None:
         yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
         return
-    yield from _against(source.frontmatter, schema)
+    yield from _against(source.frontmatter, schema, schemas)
 
 
-def _valid_head(head: str, schema: str) -> bool:
-    """precheck.valid(emitted_frontmatter(head), schema) is True, judging each
-    distinct entry once where the schema judges a map entry by entry
-    (precheck.by_entry): generated agents repeat most of their entries."""
-    document = load_schema(schema)
-    texts = _entry_texts(head)
-    split = precheck.by_entry(document) if texts is not None else None
-    if texts is None or split is None:
-        data = emitted_frontmatter(head)
-        return data is not None and precheck.valid(data, document) is True
-    required, entry = split
-    seen: dict[str, Any] = {}
-    for text in texts:
-        found = _entry_data(text)
-        if found is None or not found.keys().isdisjoint(seen):
-            data = plain_frontmatter(head)  # as emitted_frontmatter reads it then
-            return data is not None and precheck.valid(data, document) is True
-        seen.update(found)
-        verdict = _VERDICTS.get((schema, text))
-        if verdict is None:
-            try:
-                verdict = all(entry(key, value) for key, value in found.items())
-            except (precheck.Unsupported, RecursionError, TypeError, re.error):
-                return _read_whole(texts, head, document)
-            if len(_VERDICTS) >= _MEMO_SIZE:
-                _VERDICTS.clear()
-            _VERDICTS[schema, text] = verdict
-        if not verdict:
-            return False  # the caller explains it, from the file as the loader reads it
-    return all(name in seen for name in required)
-
-
-def _read_whole(texts: list[str], head: str, document: Mapping[str, Any]) -> bool:
-    """precheck.valid on the whole data, for an entry it cannot judge alone."""
-    data = _read_entries(texts, head)
-    return data is not None and precheck.valid(data, document) is True
-
-
-def emitted_frontmatter(head: str) -> dict[str, Any] | None:
-    """plain_frontmatter(head), reading each top-level entry of the frontmatter
-    once per distinct text.
-
-    Generated agents repeat most entries word for word (`mode`, the
-    permission map) and differ in a few (`description`). A top-level entry is
-    a line starting in the first column with the indented, blank and comment
-    lines after it; where nothing ties one entry to another (no anchor, no
-    duplicate key, each entry a mapping on its own), the frontmatter reads as
-    its entries read apart, in order. Anything else is read whole.
-    """
-    texts = _entry_texts(head)
-    return plain_frontmatter(head) if texts is None else _read_entries(texts, head)
-
-
-# The line break before the closing fence of a frontmatter, and the fence: a
-# line that is `---` or `...` once trailing whitespace is stripped (as
-# str.rstrip strips it: `\s` is the same set).
-_FENCE = re.compile(r"\n(?:---|\.\.\.)[^\S\n]*(?=\n|\Z)")
-
-
-def _entry_texts(head: str) -> list[str] | None:
-    """The top-level entries of the frontmatter in `head` (loader.frontmatter_entries,
-    as the loader reads spec frontmatter); None where the frontmatter must be
-    read whole (see emitted_frontmatter)."""
-    if "&" in head or len(head) > NODE_BUDGET or not head.startswith("---\n"):
-        return None  # anchors and aliases tie entries together
-    close = _FENCE.search(head, 3)
-    if close is None or head[close.end() :] not in ("", "\n"):
-        return None
-    return frontmatter_entries(head[4 : close.start()])
-
-
-def _read_entries(texts: list[str], head: str) -> dict[str, Any] | None:
-    data: dict[str, Any] = {}
-    for text in texts:
-        found = _entry_data(text)
-        if found is None or not found.keys().isdisjoint(data):
-            return plain_frontmatter(head)
-        data.update(found)
-    return data
-
-
-_ENTRIES: dict[str, dict[str, Any] | None] = {}
-_VERDICTS: dict[tuple[str, str], bool] = {}  # (schema, entry text) -> every key passes
-_MEMO_SIZE = 4096
-# An entry of one line, `key: value`, whose value YAML reads as a plain scalar
-# or a double-quoted string without escapes: no `: ` or ` #` in it, no
-# indicator first, no trailing space, ASCII only (libyaml breaks lines at
-# U+0085, U+2028 and U+2029). A key stays under libyaml's 1,024 characters.
-_ONE_LINE = re.compile(
-    r"([A-Za-z_][A-Za-z0-9_-]{0,127}): "
-    r"(?:([A-Za-z](?:[A-Za-z0-9 _.,()/'-]*[A-Za-z0-9_.,()/'-])?)|\"([ !#-\[\]-~]*)\")\n?"
-)
-
-
-def _entry_data(entry: str) -> dict[str, Any] | None:
-    """One top-level entry read on its own (as a frontmatter of that entry alone)."""
-    if entry in _ENTRIES:
-        return _ENTRIES[entry]
-    if len(_ENTRIES) >= _MEMO_SIZE:
-        _ENTRIES.clear()
-    found = _ENTRIES[entry] = _one_line(entry) or plain_frontmatter(f"---\n{entry}\n---\n")
-    return found
-
-
-def _one_line(entry: str) -> dict[str, Any] | None:
-    """The entry's data without YAML when it is a `key: value` line _ONE_LINE
-    matches (None otherwise): what plain_frontmatter reads it as."""
-    match = _ONE_LINE.fullmatch(entry)
-    if match is None:
-        return None
-    key, plain, quoted = match.groups()
-    return {key: resolve_plain(plain) if plain is not None else quoted}
-
-
-def _head(text: str) -> str:
-    """The file up to its closing frontmatter fence, as the loader finds it: the
-    body cannot change what the loader makes of the frontmatter, and it is most
-    of the file. The whole text when anything could (a BOM, a CR, a NUL byte)."""
-    if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
-        return text
-    first = text.find("\n")
-    if first < 0 or text[:first].rstrip() != "---":
-        return text
-    close = _FENCE.search(text, first)
-    if close is None or close.end() == len(text):
-        return text
-    return text[: close.end() + 1]
-
-
-def _check_json(text: str, schema: str) -> Iterator[Problem]:
+def _check_json(text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:
     try:
-        json.loads(text)
+        data = json.loads(text)
     except ValueError as exc:
         yield Problem(1, 1, f"not valid JSON: {exc}")
+        return
+    if schemas.valid(schema, data):
         return
     # JSON is YAML, so the loader gives every key and value its position; the
     # document sits one line down inside the fences it is wrapped in.
@@ -483,12 +392,13 @@ def _check_json(text: str, schema: str) -> Iterator[Problem]:
     if wrapped.frontmatter is None:
         yield Problem(1, 1, f"{schema}: the document must be a JSON object")
         return
-    for problem in _against(wrapped.frontmatter, schema):
+    for problem in _against(wrapped.frontmatter, schema, schemas):
         yield Problem(problem.line - 1, problem.column, problem.message)
 
 
-def _against(frontmatter: Frontmatter, schema: str) -> Iterator[Problem]:
-    for problem in check_frontmatter(frontmatter, load_schema(schema)):
+def _against(frontmatter: Frontmatter, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    """The problems of a file known to fail, naming the schema file."""
+    for problem in _placed(frontmatter, dict(frontmatter.data), schemas.validator(schema)):
         yield Problem(
             problem.line, problem.column, f"{problem.message} (schemas/{schema}.schema.json)"
         )
@@ -503,23 +413,25 @@ def known_keys(schema: str, definition: str) -> tuple[str, ...]:
     return tuple(properties)
 
 
-@functools.cache
+# The shipped schemas are part of the package: their key sets are constants.
+_OPENCODE_AGENT_KEYS = known_keys("agent", "opencodeAgent")
+# Claude Code agent and command keys OpenCode does not know, by normalised
+# spelling (so `allowed_tools` and `allowedTools` find `allowed-tools`).
+_CLAUDE_ONLY_KEYS = {
+    fold(key): key
+    for key in (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
+    if key not in _OPENCODE_AGENT_KEYS
+}
+
+
 def opencode_agent_keys() -> tuple[str, ...]:
-    return known_keys("agent", "opencodeAgent")
-
-
-@functools.cache
-def claude_only_keys() -> Mapping[str, str]:
-    """Claude Code agent and command keys OpenCode does not know, by normalised spelling
-    (so `allowed_tools` and `allowedTools` find `allowed-tools`)."""
-    keys = (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
-    opencode = set(opencode_agent_keys())
-    return {fold(k): k for k in keys if k not in opencode}
+    """The keys of an OpenCode agent."""
+    return _OPENCODE_AGENT_KEYS
 
 
 def claude_key(key: str) -> str | None:
     """The Claude Code key `key` spells, if it is one."""
-    return claude_only_keys().get(fold(key))
+    return _CLAUDE_ONLY_KEYS.get(fold(key))
 
 
 def opencode_sections(meta: Mapping[str, Any]) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:

@@ -90,17 +90,9 @@ def _float(value: float) -> str:
     return f"{mantissa}e{exponent}" if exponent else mantissa
 
 
-# text -> how it is written. Generated frontmatter repeats its keys and most of
-# its values in every agent (`mode`, `permission`, `bash`, `"git status *"`,
-# `allow`), and deciding how to write one is most of the cost of dumping it.
-_WRITTEN: dict[str, str] = {}
-_MEMO_SIZE = 4096
-
-
 def scalar(value: Any) -> str:
     if type(value) is str:
-        written = _WRITTEN.get(value)
-        return _string(value) if written is None else written
+        return value if is_plain(value) else quote(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -113,28 +105,14 @@ def scalar(value: Any) -> str:
     return text if is_plain(text) else quote(text)
 
 
-def _string(text: str) -> str:
-    """How `text` is written, decided and remembered."""
-    written = text if is_plain(text) else quote(text)
-    if len(_WRITTEN) >= _MEMO_SIZE:
-        _WRITTEN.clear()
-    _WRITTEN[text] = written
-    return written
-
-
 def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
     """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
     pad = " " * indent
     lines = []
     for key, value in data.items():
-        # A string key and value (most entries of a frontmatter) written here,
-        # from memory when seen before; anything else by _entry.
-        name = _WRITTEN.get(key) if type(key) is str else None
-        if name is None:
-            name = scalar(str(key))
+        name = scalar(str(key))
         if type(value) is str:
-            written = _WRITTEN.get(value)
-            lines.append(f"{pad}{name}: {_string(value) if written is None else written}\n")
+            lines.append(f"{pad}{name}: {scalar(value)}\n")
         else:
             lines.append(_entry(f"{pad}{name}:", value, indent))
     return "".join(lines)

@@ -9,12 +9,14 @@ import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import astuple, dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from compiler.cli import main
 from compiler.diagnostics import Diagnostic
+from tests.strategies import EXAMPLES
 
 # Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (the default, in
 # `make test`) is short; "fuzz" (`make fuzz`) runs enough examples per fuzz
@@ -30,18 +32,29 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# Under pytest-xdist each worker counts the examples it generated; the
+# controller adds up the workers' counts as each one finishes, before its own
+# session ends, so the minimum and the summary below cover the whole run.
+_WORKER_COUNTS = "fuzz_examples"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    EXAMPLES.update(node.workeroutput.get(_WORKER_COUNTS, {}))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Under FUZZ_MIN_EXAMPLES, a fuzz run that generated fewer examples fails."""
-    from tests.strategies import EXAMPLES
-
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller judges
+        workeroutput[_WORKER_COUNTS] = dict(EXAMPLES)
+        return
     minimum = int(os.environ.get("FUZZ_MIN_EXAMPLES", "0"))
     if sum(EXAMPLES.values()) < minimum and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    from tests.strategies import EXAMPLES
-
     total = sum(EXAMPLES.values())
     if not total:
         return

@@ -45,6 +45,7 @@ def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
         "promptc check, cold (ndomo)",
         "promptc check, cold",
         "promptc check, warm",
+        "promptc lint, cold",
         "promptc build, cold",
         "promptc build, warm",
         "promptc build, cold (claude+opencode)",

@@ -100,7 +100,7 @@ PIECES = [
     "<<target(x=1)>>",
     "<% if level == 'full' %>\nNivel.\n<% endif %>",
     "<% if target == 'claud' %>\nNo.\n<% elif target == 'opencode' %>\nSí.\n<% endif %>",
-    # Conditions only Jinja evaluates: rendered by the template, not by _branches.
+    # Conditions with escapes and comparisons Python refuses.
     "<% if target == 'clau\\x64e' %>\nJ <<caveman>>\n<% else %>\nK\n<% endif %>",
     "<% if target < 1 %>\nNunca.\n<% endif %>",
     "# Agente",

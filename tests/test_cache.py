@@ -4,29 +4,30 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from compiler import api, cache, resources
-from compiler import entry as program
+from compiler import api, cache, files, resources
+from compiler.config import DEFAULTS, load_config
 
-from .conftest import Run
+from .conftest import Run, every_field
 
 
 @pytest.fixture
 def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """One entry per real run of the pipeline (a cache hit adds none)."""
     calls: list[bool] = []
-    real = api.build
+    real = api._render
 
-    def counting(*args: object, **kwargs: object) -> api.Result:
+    def counting(*args: object, **kwargs: object) -> object:
         calls.append(True)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(api, "build", counting)
+    monkeypatch.setattr(api, "_render", counting)
     yield calls
 
 
@@ -158,10 +159,15 @@ def test_cache_key_must_be_a_boolean(sample: Path, run: Callable[..., Run]) -> N
     assert "promptc.toml:1:" in result.err
 
 
-def _key(root: Path) -> str | None:
+def _probe(root: Path, environ: dict[str, str] | None = None) -> cache.Key | None:
     found = cache.raw_layout(None, root)
     assert found is not None
-    return cache.key(found[0], "check", (), {})
+    return cache.key(found[0], cache.mode("check"), (), environ or {})
+
+
+def _key(root: Path, environ: dict[str, str] | None = None) -> str | None:
+    probe = _probe(root, environ)
+    return None if probe is None else probe.digest
 
 
 def test_key_follows_promptc_version(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,29 +182,20 @@ def test_key_follows_shipped_schemas(
     copy = tmp_path / "schemas"
     shutil.copytree(resources.schema_dir(), copy)
     monkeypatch.setattr(resources, "schema_folder", lambda: str(copy))
-    monkeypatch.setattr(cache, "_CODE", [])
     before = _key(sample)
-    monkeypatch.setattr(cache, "_CODE", [])
     assert _key(sample) == before  # the same bytes give the same key
     schema = copy / "agent.schema.json"
     schema.write_text(schema.read_text().replace('"description"', '"description" ', 1))
-    monkeypatch.setattr(cache, "_CODE", [])
     assert _key(sample) != before
 
 
 def test_layout_defaults_are_the_config_defaults() -> None:
-    from compiler.config import DEFAULTS
-
     assert {k: DEFAULTS[k] for k in cache.LAYOUT_DEFAULTS} == cache.LAYOUT_DEFAULTS
     assert tuple(DEFAULTS["targets"]) == cache.DEFAULT_TARGETS
 
 
 def test_key_follows_home(sample: Path) -> None:
-    found = cache.raw_layout(None, sample)
-    assert found is not None
-    one = cache.key(found[0], "check", (), {"HOME": "/home/a"})
-    other = cache.key(found[0], "check", (), {"HOME": "/home/b"})
-    assert one != other
+    assert _key(sample, {"HOME": "/home/a"}) != _key(sample, {"HOME": "/home/b"})
 
 
 def test_new_file_anywhere_in_the_trees_is_a_miss(sample: Path) -> None:
@@ -213,12 +210,13 @@ def test_symlinked_bundle_is_never_cached(sample: Path, tmp_path: Path) -> None:
     assert _key(sample) is None
 
 
-# What the cheap paths import: measured as behaviour (modules loaded), never as time.
-HEAVY = ("yaml", "jinja2", "jsonschema", "click", "typing", "dataclasses", "pathlib", "tomllib")
+# What the cheap paths import: measured as behaviour (modules loaded), never as
+# time. A hit runs before the pipeline and its engines are imported.
+HEAVY = ("yaml", "jinja2", "jsonschema")
 PROBE = """\
 import sys
 before = set(sys.modules)
-from compiler.entry import main
+from compiler.cli import main
 code = main(sys.argv[1:])
 loaded = set(sys.modules) - before
 print(code, *sorted(m for m in loaded if m.split(".")[0] in {heavy!r}))
@@ -226,10 +224,6 @@ print(code, *sorted(m for m in loaded if m.split(".")[0] in {heavy!r}))
 
 
 def _imports(folder: Path, *args: str) -> list[str]:
-    import os
-    import subprocess
-    import sys
-
     probe = PROBE.format(heavy=set(HEAVY))
     done = subprocess.run(
         [sys.executable, "-c", probe, *args],
@@ -249,40 +243,14 @@ def test_version_imports_no_heavy_module(sample: Path) -> None:
 def test_cache_hit_imports_no_heavy_module(sample: Path) -> None:
     cold = _imports(sample, "check")
     assert cold[0] == "1"  # nothing built yet; this run fills the cache
-    assert {"yaml", "dataclasses"} <= set(cold)  # the probe sees a real run's imports
+    assert "yaml" in cold  # the probe sees a real run's imports
     assert _imports(sample, "build")[0] == "0"
     assert _imports(sample, "check")[0] == "0"  # a miss: the build changed the outputs
     assert _imports(sample, "check") == ["0"]
     assert _imports(sample, "build", "-q") == ["0"]
 
 
-def test_the_lookup_key_is_reused_once_by_the_run(
-    sample: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    found = cache.raw_layout(None, sample)
-    assert found is not None
-    layout = found[0]
-    calls: list[str] = []
-    real = cache._key
-
-    def counting(*args: object) -> str | None:
-        calls.append("hash")
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(cache, "_key", counting)
-    looked_up = cache.key(layout, "check", (), {})
-    assert cache.key_before_run(layout, "check", (), {}) == looked_up
-    assert len(calls) == 1  # the run reused the lookup's hash
-    assert cache.key_before_run(layout, "check", (), {}) == looked_up
-    assert len(calls) == 2  # once only: the next asks again
-    cache.key(layout, "check", (), {})
-    cache.key_before_run(layout, "build", (), {})
-    assert len(calls) == 4  # another command's key is never reused
-
-
 def test_a_fifo_in_the_trees_is_never_cached(sample: Path) -> None:
-    import os
-
     os.mkfifo(sample / "fragments" / "pipe.md")
     assert _key(sample) is None
 
@@ -305,29 +273,30 @@ def test_the_trees_are_every_regular_file_in_order(sample: Path) -> None:
 
 @pytest.mark.parametrize("size", [0, 1, 100, 65536, 65537, 200_000])
 @pytest.mark.parametrize("limit", [None, 0, 99, 100, 101, 150_000])
-def test_read_regular_reads_what_a_buffered_read_reads(
+def test_read_regular_reads_the_whole_file_within_its_limit(
     tmp_path: Path, size: int, limit: int | None
 ) -> None:
     path = tmp_path / "file"
     content = bytes(i % 251 for i in range(size))
     path.write_bytes(content)
     if limit is not None and size > limit:
-        with pytest.raises(cache.Unreadable, match="is larger than"):
-            cache.read_regular(path, limit)
+        with pytest.raises(files.TooLarge, match="larger than"):
+            files.read_regular(path, limit)
     else:
-        assert cache.read_regular(path, limit) == content
+        assert files.read_regular(path, limit) == content
 
 
 def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     (tmp_path / "target").write_text("outside\n")
     (tmp_path / "link").symlink_to(tmp_path / "target")
     os.mkfifo(tmp_path / "fifo")
-    with pytest.raises(OSError):  # not followed
-        cache.read_regular(tmp_path / "link")
-    with pytest.raises(cache.Unreadable, match="not a regular file"):
-        cache.read_regular(tmp_path / "fifo")  # and never blocks on it
-    with pytest.raises(IsADirectoryError):
-        cache.read_regular(tmp_path)
+    with pytest.raises(files.NotRegular, match="not a regular file but a symlink"):
+        files.read_regular(tmp_path / "link")  # not followed
+    assert files.read_regular(tmp_path / "link", follow_symlinks=True) == b"outside\n"
+    with pytest.raises(files.NotRegular, match="not a regular file but a FIFO"):
+        files.read_regular(tmp_path / "fifo")  # and never blocks on it
+    with pytest.raises(files.NotRegular, match="not a regular file but a folder"):
+        files.read_regular(tmp_path)
 
 
 # --- after the run: an edit made meanwhile is never stored ------------------------------
@@ -338,14 +307,14 @@ def edit_during_run(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], N
     """Make the next real run do `edit` right after its inputs were hashed."""
 
     def arm(edit: Callable[[], None]) -> None:
-        real = api.build
+        real = api._render
 
-        def editing(*args: object, **kwargs: object) -> api.Result:
-            monkeypatch.setattr(api, "build", real)
+        def editing(*args: object, **kwargs: object) -> object:
+            monkeypatch.setattr(api, "_render", real)
             edit()
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(api, "build", editing)
+        monkeypatch.setattr(api, "_render", editing)
 
     return arm
 
@@ -361,19 +330,14 @@ def _same_size_edit(path: Path, old: str, new: str) -> Callable[[], None]:
     return edit
 
 
-@pytest.mark.parametrize("settled", [True, False], ids=["settled", "recent"])
 def test_an_input_edited_during_the_run_is_never_stored(
     sample: Path,
     run: Callable[..., Run],
-    monkeypatch: pytest.MonkeyPatch,
     edit_during_run: Callable[[Callable[[], None]], None],
-    settled: bool,
 ) -> None:
-    """A same-size edit with its mtime put back: a settled file is caught by its
-    ctime, a recent one by its hash. Had the result been stored under the key of
-    the old bytes, putting them back would replay an answer about the new ones."""
-    if settled:  # every file counts as changed long before the run
-        monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))
+    """A same-size edit with its mtime put back, caught by hashing the inputs
+    again. Had the result been stored under the key of the old bytes, putting
+    them back would replay an answer about the new ones."""
     agent = sample / "specs/agents/scout.md"
     original = agent.read_text()
     edit_during_run(_same_size_edit(agent, "mode: subagent", "mode: subagnet"))
@@ -384,81 +348,26 @@ def test_an_input_edited_during_the_run_is_never_stored(
     assert "subagnet" not in back.out  # not a stale hit on the old bytes' key
 
 
-def test_settled_inputs_are_vouched_for_by_their_stat_data(
-    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After the run, files that changed long before it are not read again."""
-    monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))
-    monkeypatch.setattr(cache, "_hash_ahead", lambda *args: None)  # read here, counted
-    read: list[str] = []
-    real_read, real_reading = cache._read, cache._Reading.read
-
-    def counting(path: str) -> bytes:
-        read.append(path)
-        return real_read(path)
-
-    def counting_reading(self: cache._Reading, path: str) -> bytes:
-        read.append(path)
-        return real_reading(self, path)
-
-    monkeypatch.setattr(cache, "_read", counting)
-    monkeypatch.setattr(cache._Reading, "read", counting_reading)
-    assert run("build").code == 0
-    inputs = [path for path in read if "/specs/" in path or "/fragments/" in path]
-    assert inputs and len(inputs) == len(set(inputs))  # each read once: for the key only
-    assert run("build").code == 0  # a hit: the result was stored
-    assert "wrote" not in run("build").err
-
-
-def test_recent_inputs_are_hashed_again(sample: Path) -> None:
-    found = cache.raw_layout(None, sample)
-    assert found is not None
-    layout = found[0]
-    digest = cache.key(layout, "check", (), {})
-    assert digest is not None
-    assert cache.unchanged(layout, "check", (), {}, digest)
+def test_inputs_are_hashed_again_after_the_run(sample: Path) -> None:
+    probe = _probe(sample)
+    assert probe is not None
+    assert cache.unchanged(probe)
     agent = sample / "specs/agents/scout.md"
     agent.write_text(agent.read_text())  # rewritten, same bytes: unchanged
-    assert cache.unchanged(layout, "check", (), {}, digest)
+    assert cache.unchanged(probe)
     _same_size_edit(agent, "mode: subagent", "mode: subagnet")()
-    assert not cache.unchanged(layout, "check", (), {}, digest)
+    assert not cache.unchanged(probe)
 
 
-@pytest.mark.parametrize("change", ["add", "remove", "replace"])
-def test_a_file_that_came_went_or_was_replaced_is_a_change(
-    sample: Path, change: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cache, "_SETTLED_NS", -(10**12))  # stat data only
-    found = cache.raw_layout(None, sample)
-    assert found is not None
-    layout = found[0]
-    digest = cache.key(layout, "check", (), {})
-    assert digest is not None
-    agent = sample / "specs/agents/scout.md"
+@pytest.mark.parametrize("change", ["add", "remove"])
+def test_a_file_that_came_or_went_is_a_change(sample: Path, change: str) -> None:
+    probe = _probe(sample)
+    assert probe is not None
     if change == "add":
         (sample / "fragments/new.md").write_text("new\n")
-    elif change == "remove":
-        agent.unlink()
-    else:  # the same bytes under a new inode, with the mtime put back
-        text, before = agent.read_bytes(), agent.stat()
-        agent.unlink()
-        agent.write_bytes(text)
-        os.utime(agent, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert all(isinstance(noted, tuple) for noted in cache._READINGS[digest].files.values())
-    assert not cache.unchanged(layout, "check", (), {}, digest)
-
-
-def test_without_a_reading_every_input_is_hashed_again(sample: Path) -> None:
-    found = cache.raw_layout(None, sample)
-    assert found is not None
-    layout = found[0]
-    digest = cache.key(layout, "check", (), {})
-    assert digest is not None
-    cache._READINGS.clear()
-    assert cache.unchanged(layout, "check", (), {}, digest)
-    (sample / "fragments/tone.md").write_text("Tono: otro.\n")
-    cache._READINGS.clear()
-    assert not cache.unchanged(layout, "check", (), {}, digest)
+    else:
+        (sample / "specs/agents/scout.md").unlink()
+    assert not cache.unchanged(probe)
 
 
 # --- outputs: recorded as the run left them, not read again -----------------------------
@@ -506,87 +415,59 @@ def test_an_output_edited_right_after_the_build_is_a_miss(
     assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in stale.out
 
 
-def test_a_run_that_cannot_hit_hashes_its_inputs_in_a_child_while_it_imports(
-    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+def test_a_bundle_with_no_stored_result_is_not_hashed_to_look_up(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No stored result at all: the key is hashed by a forked child, collected
-    before the run reads any input (the config first), used as it is (this
-    process hashes nothing), and the result it stores is a hit next time."""
-    events: list[str] = []
-    real_ahead, real_await, real_key, real_load = (
-        cache._hash_ahead,
-        cache.await_key,
-        cache.key,
-        program.load,
-    )
+    """Nothing stored yet (a fresh clone, a CI job): the lookup misses without
+    reading the inputs, which the run then hashes once to store its result."""
+    hashed: list[str] = []
+    real = cache._inputs_digest
+    monkeypatch.setattr(cache, "_inputs_digest", lambda layout: hashed.append("") or real(layout))
+    mode = cache.mode("build")
+    assert cache.lookup_run(None, sample, mode, (), os.environ) is None
+    assert hashed == []
+    assert api.build(load_config(), cache=True).ok
+    assert len(hashed) == 2  # before the run, and again after it
+    hit = cache.lookup_run(None, sample, mode, (), os.environ)
+    assert hit is not None and hit.diagnostics == ()
 
-    def ahead(*args: Any) -> object:
-        child = real_ahead(*args)
-        events.append("fork" if child is not None else "no fork")
-        return child
 
-    def collect() -> None:
-        events.append("collect")
-        real_await()
+# --- lint -------------------------------------------------------------------------------
 
-    def key(*args: Any) -> str | None:
-        events.append("hash here")
-        return real_key(*args)
 
-    def load(*args: Any) -> object:
-        events.append("read config")
-        return real_load(*args)
+def _lint_hit(root: Path) -> cache.Hit | None:
+    return cache.lookup_run(None, root, cache.mode("lint"), (), os.environ)
 
-    monkeypatch.setattr(cache, "_hash_ahead", ahead)
-    monkeypatch.setattr(cache, "await_key", collect)
-    monkeypatch.setattr(cache, "key", key)
-    monkeypatch.setattr(program, "load", load)
+
+def test_a_stored_lint_is_a_hit_with_every_field(sample: Path) -> None:
+    agent = sample / "specs/agents/scout.md"
+    agent.write_text(agent.read_text().replace("mode: subagent", "mode: subagnet"))
+    assert _lint_hit(sample) is None
+    linted = api.lint(load_config(), cache=True)
+    assert not linted.ok
+    hit = _lint_hit(sample)
+    assert hit is not None and not hit.ok
+    assert every_field(hit.diagnostics) == every_field(linted.diagnostics)
+
+
+def test_a_changed_spec_misses_the_stored_lint(sample: Path) -> None:
+    api.lint(load_config(), cache=True)
+    assert _lint_hit(sample) is not None
+    (sample / "fragments/tone.md").write_text("Tono: otro.\n")
+    assert _lint_hit(sample) is None
+
+
+def test_lint_ignores_the_output_folder_and_shares_no_entry(sample: Path) -> None:
+    """A lint result holds whatever build/ holds; a check or build is another run."""
+    api.lint(load_config(), cache=True)
+    assert cache.lookup_run(None, sample, cache.mode("check"), (), os.environ) is None
+    assert api.build(load_config()).ok
+    assert _lint_hit(sample) is not None
+
+
+def test_lint_with_fix_or_a_config_that_says_no_is_never_stored(sample: Path) -> None:
+    api.lint(load_config(), fix=True, cache=True)
     assert not (sample / cache.FOLDER).exists()
-    assert run("build").code == 0
-    assert events == ["fork", "collect", "read config"]
-    assert not cache._AHEAD  # collected
-    events.clear()
-    assert "wrote" not in run("build").err  # a hit
-    assert events == ["hash here"]  # a bundle with stored results looks up first
-
-
-@pytest.mark.parametrize("how", ["raise", "unpicklable", "not a key"])
-def test_a_failed_key_child_is_hashed_here(
-    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch, how: str
-) -> None:
-    from compiler import split
-
-    start = split.Helper.start.__func__  # type: ignore[attr-defined]
-
-    def failing(cls: type[split.Helper], work: object) -> split.Helper | None:
-        def broken(put: split.Put) -> object:
-            if how == "raise":
-                raise RuntimeError("the child broke")
-            return (lambda: None) if how == "unpicklable" else "garbage"
-
-        return start(cls, broken)  # type: ignore[no-any-return]
-
-    hashed: list[object] = []
-    real_key = cache.key
-    monkeypatch.setattr(split.Helper, "start", classmethod(failing))
-    monkeypatch.setattr(cache, "key", lambda *args: hashed.append(args) or real_key(*args))
-    assert run("build").code == 0
-    assert len(hashed) == 1  # hashed here, before the run read its inputs
-    monkeypatch.undo()
-    monkeypatch.chdir(sample)
-    assert "wrote" not in run("build").err  # stored under the key computed here
-
-
-def test_no_key_child_while_other_threads_run(sample: Path) -> None:
-    import threading
-
-    found = cache.raw_layout(None, sample)
-    assert found is not None
-    release = threading.Event()
-    thread = threading.Thread(target=release.wait)
-    thread.start()
-    try:
-        assert cache._hash_ahead(found[0], "build", (), {}) is None
-    finally:
-        release.set()
-        thread.join()
+    (sample / "promptc.toml").write_text("cache = false\n")
+    api.lint(load_config(), cache=True)
+    assert not (sample / cache.FOLDER).exists()

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from compiler import api
 from compiler.config import load_config
 from compiler.diagnostics import Severity
 from compiler.errors import ConfigError
+from compiler.lint import settings
 
 
 def write(path: Path, text: str) -> Path:
@@ -23,7 +25,7 @@ def test_defaults_without_any_config(tmp_path: Path) -> None:
     assert config.specs == tmp_path.resolve() / "specs"
     assert config.out == tmp_path.resolve() / "build"
     assert list(config.targets) == ["opencode"]
-    assert config.rules["description-length"].options == {"min": 20, "max": 1024}
+    assert settings(config)["description-length"].options == {"min": 20, "max": 1024}
 
 
 def test_found_by_walking_up_from_a_subfolder(tmp_path: Path) -> None:
@@ -83,9 +85,11 @@ def test_explicit_path(tmp_path: Path) -> None:
     ],
 )
 def test_bad_config_names_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:
+    """The config's own keys are checked as it loads, the rules' and targets'
+    tables where those are known: either way before a run reads any spec."""
     write(tmp_path / "promptc.toml", text)
     with pytest.raises(ConfigError) as info:
-        load_config(cwd=tmp_path)
+        api.lint(load_config(cwd=tmp_path))
     assert message in str(info.value)
     assert info.value.exit_code == 2
 
@@ -108,10 +112,10 @@ def test_rule_level_and_options_apply(tmp_path: Path) -> None:
         '[rules.description-length]\nlevel = "error"\nmin = 5\n'
         '[rules.unused-fragment]\nlevel = "off"\n',
     )
-    config = load_config(cwd=tmp_path)
-    assert config.rules["description-length"].level is Severity.ERROR
-    assert config.rules["description-length"].options["min"] == 5
-    assert config.rules["unused-fragment"].level is None
+    rules = settings(load_config(cwd=tmp_path))
+    assert rules["description-length"].level is Severity.ERROR
+    assert rules["description-length"].options["min"] == 5
+    assert rules["unused-fragment"].level is None
 
 
 def test_config_is_immutable(tmp_path: Path) -> None:
@@ -122,4 +126,4 @@ def test_config_is_immutable(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         config.targets["claude"] = {}  # type: ignore[index]
     with pytest.raises(TypeError):
-        config.rules["description-length"].options["min"] = 1  # type: ignore[index]
+        settings(config)["description-length"].options["min"] = 1  # type: ignore[index]

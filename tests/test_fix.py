@@ -17,7 +17,7 @@ from compiler import fix
 from compiler.diagnostics import Diagnostic, Fix, Severity
 from compiler.fix import split_lines
 from tests.conftest import MakeBundle, Run
-from tests.test_required_snippet import (
+from tests.rules.test_required_snippet import (
     CONFIG,
     FRAGMENT,
     MAXI,

@@ -117,16 +117,16 @@ def test_any_fragment_file(raw: bytes) -> None:
 
 @given(bundles())
 def test_letting_go_of_any_bundle_changes_nothing(files: dict[str, bytes]) -> None:
-    """Every body let go, composed again when asked for, every built file spooled:
-    the same diagnostics and files as the run that holds them all."""
-    from compiler import bundle, compose, spool
+    """Every body let go and composed again when asked for: the same
+    diagnostics and files as the run that holds them all."""
+    from compiler import bundle, compose
 
     tick("pipeline: bodies let go")
     with bundle_on_disk(files) as (_, config):
         held = (api.render(config), api.check(config).diagnostics, api.lint(config).diagnostics)
-        saved = (bundle.HELD_BODY_CHARS, compose.KEPT_CHARS, spool.KEPT_BYTES)
+        saved = (bundle.HELD_BODY_CHARS, compose.KEPT_CHARS)
         try:
-            bundle.HELD_BODY_CHARS = compose.KEPT_CHARS = spool.KEPT_BYTES = 0
+            bundle.HELD_BODY_CHARS = compose.KEPT_CHARS = 0
             let_go = (
                 api.render(config),
                 api.check(config).diagnostics,
@@ -134,7 +134,7 @@ def test_letting_go_of_any_bundle_changes_nothing(files: dict[str, bytes]) -> No
             )
             built = api.build(config)
         finally:
-            bundle.HELD_BODY_CHARS, compose.KEPT_CHARS, spool.KEPT_BYTES = saved
+            bundle.HELD_BODY_CHARS, compose.KEPT_CHARS = saved
         assert every_field(let_go[0].diagnostics) == every_field(held[0].diagnostics)
         assert dict(let_go[0].files) == dict(held[0].files)
         assert [every_field(d) for d in let_go[1:]] == [every_field(d) for d in held[1:]]

@@ -428,7 +428,7 @@ def test_unreadable_file(
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real(path, flags, *args)
 
-    monkeypatch.setattr(loader.os, "open", deny)
+    monkeypatch.setattr(os, "open", deny)  # as compiler.files opens a spec
     result = run("lint")
     assert result.code == 1
     assert diagnostics(result) == ["specs/agents/a.md:1:1: error [syntax]"]

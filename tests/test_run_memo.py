@@ -103,7 +103,7 @@ def _slow(relative: str, text: str, schema: str) -> list[Problem]:
         return [Problem(p.line, p.column, f"unreadable frontmatter: {p.message}") for p in broken]
     if source.frontmatter is None:
         return [Problem(1, 1, f"no frontmatter, but {schema} requires one")]
-    return list(validate._against(source.frontmatter, schema))
+    return list(validate._against(source.frontmatter, schema, validate.Schemas()))
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,7 @@ def test_a_broken_emitted_agent_gets_the_positioned_diagnostic(
     text: str, where: tuple[int, int] | None
 ) -> None:
     rel = ".opencode/agents/reviewer.md"
-    found = list(validate.check_emitted("opencode", rel, text))
+    found = list(validate.check_emitted("opencode", rel, text, validate.Schemas()))
     assert found
     assert found == _slow(rel, text, "opencode-agent")
     if where is not None:
@@ -129,7 +129,8 @@ def test_a_broken_emitted_agent_gets_the_positioned_diagnostic(
 
 def test_a_valid_emitted_agent_has_no_problem() -> None:
     text = "---\ndescription: Reviews code\nmode: subagent\n---\nBody\n"
-    assert list(validate.check_emitted("opencode", ".opencode/agents/r.md", text)) == []
+    schemas = validate.Schemas()
+    assert list(validate.check_emitted("opencode", ".opencode/agents/r.md", text, schemas)) == []
     assert _slow(".opencode/agents/r.md", text, "opencode-agent") == []
 
 
@@ -213,7 +214,7 @@ def test_align_matches_the_same_head_and_tail(source: list[str], composed: list[
 
 def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBundle) -> None:
     """Agents sharing lines: each agent's copy is found at its own lines."""
-    from tests.test_required_snippet import CONFIG, FRAGMENT, ONE_CHARACTER, QUIET, agent
+    from tests.rules.test_required_snippet import CONFIG, FRAGMENT, ONE_CHARACTER, QUIET, agent
 
     bodies = {
         "scout": f"{ONE_CHARACTER}\n\n# Scout\n",

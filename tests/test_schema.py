@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from compiler import validate
+from compiler.diagnostics import Problem
 from compiler.loader import load_bytes
-from compiler.project import WHOLE
 from compiler.resources import load_schema, schema_dir
 from compiler.suggest import near_miss
 from compiler.targets import opencode
@@ -46,8 +46,13 @@ def problems(schema: str, text: str) -> list[tuple[int, int, str]]:
     """(line, column, message) for a markdown document against a schema."""
     source = load_bytes(Path("x.md"), textwrap.dedent(text).lstrip("\n").encode())
     assert source.frontmatter is not None, source.findings
-    found = validate.check_frontmatter(source.frontmatter, load_schema(schema))
+    found = validate.check_frontmatter(source.frontmatter, schema, validate.Schemas())
     return [(p.line, p.column, p.message) for p in found]
+
+
+def emitted(target: str, relative: str, text: str) -> list[Problem]:
+    """The problems of an emitted file."""
+    return list(validate.check_emitted(target, relative, text, validate.Schemas()))
 
 
 # --- the schema files ---------------------------------------------------------
@@ -98,9 +103,10 @@ def test_definitions_shared_between_files_are_identical() -> None:
             seen[key] = (name, definition)
 
 
-def test_validators_are_compiled_once_per_schema() -> None:
-    agent = load_schema("agent")
-    assert validate._validator(agent) is validate._validator(agent)
+def test_a_run_builds_each_validator_once() -> None:
+    schemas = validate.Schemas()
+    assert schemas.validator("agent") is schemas.validator("agent")
+    assert schemas.validator("agent") is not validate.Schemas().validator("agent")
 
 
 # --- valid examples of the reference sheets -----------------------------------
@@ -163,11 +169,8 @@ CLAUDE_PLUGIN = """\
 def test_claude_examples_are_valid() -> None:
     assert problems("claude-agent", CLAUDE_AGENT) == []
     assert problems("claude-command", CLAUDE_COMMAND) == []
-    assert list(validate.check_emitted("claude", ".claude/settings.json", CLAUDE_SETTINGS)) == []
-    assert (
-        list(validate.check_emitted("claude-plugin", ".claude-plugin/plugin.json", CLAUDE_PLUGIN))
-        == []
-    )
+    assert emitted("claude", ".claude/settings.json", CLAUDE_SETTINGS) == []
+    assert emitted("claude-plugin", ".claude-plugin/plugin.json", CLAUDE_PLUGIN) == []
     assert (
         problems(
             "claude-agent",
@@ -217,7 +220,7 @@ SETTINGS_DEFECTS = [
 @pytest.mark.parametrize(("entry", "message"), SETTINGS_DEFECTS)
 def test_claude_settings_defect_at_its_line(entry: str, message: str) -> None:
     text = '{\n  "permissions": {\n    ' + entry + "\n  }\n}\n"
-    found = list(validate.check_emitted("claude", ".claude/settings.json", text))
+    found = emitted("claude", ".claude/settings.json", text)
     assert len(found) == 1, found
     assert found[0].line == 3
     assert message in found[0].message
@@ -227,7 +230,7 @@ def test_claude_plugin_manifest_defects() -> None:
     text = (
         '{\n  "name": "Bad Name",\n  "author": "Someone",\n  "agents": "agents/",\n  "foo": 1\n}\n'
     )
-    found = list(validate.check_emitted("claude-plugin", ".claude-plugin/plugin.json", text))
+    found = emitted("claude-plugin", ".claude-plugin/plugin.json", text)
     assert [(p.line, p.column) for p in found] == [(2, 11), (3, 13), (4, 13), (5, 3)]
     assert "$.name: must be kebab-case" in found[0].message
     assert "$.author: expected a map, found the text 'Someone'" in found[1].message
@@ -257,8 +260,8 @@ def test_emitter_bug_is_caught_before_anything_is_written(
 ) -> None:
     real = opencode.files
 
-    def broken(project: Any, options: Any, part: Any = WHOLE) -> Iterator[tuple[str, str]]:
-        for rel, text in real(project, options, part):
+    def broken(project: Any, options: Any) -> Iterator[tuple[str, str]]:
+        for rel, text in real(project, options):
             if rel == ".opencode/agents/scout.md":
                 text = text.replace("mode: subagent", "mode: helper")
             if rel == "opencode.json":
@@ -282,6 +285,36 @@ def test_emitter_bug_is_caught_before_anything_is_written(
         "found the number 5 (schemas/opencode-config.schema.json). This is a promptc bug: "
         "please report it"
     ) in lines
+
+
+def test_an_emitted_claude_agent_with_an_opencode_key_fails_where_opencode_passes() -> None:
+    permission = "permission:\n  edit: deny\n"
+    opencode = f"---\ndescription: Reviews code.\n{permission}---\nbody\n"
+    claude = f"---\nname: rev\ndescription: Reviews code.\n{permission}---\nbody\n"
+    assert emitted("opencode", ".opencode/agents/rev.md", opencode) == []
+    found = emitted("claude", ".claude/agents/rev.md", claude)
+    assert [(p.line, p.column) for p in found] == [(4, 1)]
+    assert "unknown key 'permission'" in found[0].message
+
+
+def test_an_emitted_file_missing_a_required_key_fails() -> None:
+    whole = "---\nname: rev\ndescription: Reviews code.\n---\nbody\n"
+    assert emitted("claude", ".claude/agents/rev.md", whole) == []
+    found = emitted("claude", ".claude/agents/rev.md", "---\nname: rev\n---\n")
+    assert [p.message.split(" (")[0] for p in found] == ["$: required key 'description' is missing"]
+
+
+def test_an_emitted_file_with_a_duplicate_key_is_unreadable() -> None:
+    text = "---\nname: rev\ndescription: a\nname: rev\n---\nbody\n"
+    found = emitted("claude", ".claude/agents/rev.md", text)
+    assert [(p.line, p.column) for p in found] == [(4, 1)]
+    assert "unreadable frontmatter" in found[0].message
+
+
+def test_an_emitted_file_with_a_nul_byte_is_unreadable() -> None:
+    found = emitted("opencode", ".opencode/agents/rev.md", "---\ndescription: a\n---\nb\x00\n")
+    assert [(p.line, p.column) for p in found] == [(4, 2)]
+    assert "unreadable frontmatter: file contains a NUL byte" in found[0].message
 
 
 def test_emitted_file_of_an_invalid_spec_is_not_reported_twice(
@@ -325,28 +358,6 @@ def test_mode_defect(
     found = [d for d in report if d["path"] == "specs/modes/build.md"]
     assert [(d["line"], d["column"], d["rule"]) for d in found] == [(line, column, rule)], found
     assert message in found[0]["message"]
-
-
-def test_key_rules_read_targets_opencode(make_bundle: MakeBundle, run: Runner) -> None:
-    agent = AGENT.replace(
-        "permission:\n  edit: deny\n",
-        "targets:\n  opencode:\n    permisson: {edit: deny}\n    category: x\n    maxTurns: 3\n",
-    )
-    make_bundle({"specs/agents/scout.md": agent})
-    out = run("lint").out
-    assert "scout.md:6:5: error [key-typo] unknown key 'permisson' in $.targets.opencode" in out
-    assert "scout.md:7:5: warning [unknown-key] 'category' in $.targets.opencode" in out
-    assert "scout.md:8:5: error [cross-ecosystem] `maxTurns` is a Claude Code key" in out
-
-
-def test_key_rules_are_configurable(make_bundle: MakeBundle, run: Runner) -> None:
-    agent = AGENT.replace("mode: subagent\n", "mode: subagent\npermisson: {}\ncategory: x\n")
-    config = '[rules.key-typo]\nlevel = "warning"\n[rules.unknown-key]\naccept = ["category"]\n'
-    make_bundle({"promptc.toml": config, "specs/agents/scout.md": agent})
-    result = run("lint")
-    assert result.code == 0
-    assert "scout.md:4:1: warning [key-typo]" in result.out
-    assert "category" not in result.out
 
 
 @pytest.mark.parametrize(
@@ -398,33 +409,3 @@ def test_readme_problem_matcher_reads_promptc_output(make_bundle: MakeBundle, ru
         ("specs/agents/scout.md", "3", "7", "error", "schema"),
         ("specs/agents/scout.md", "4", "1", "warning", "unknown-key"),
     ]
-
-
-def test_emitted_files_are_read_up_to_their_closing_fence() -> None:
-    """Checking an emitted file loads only its head: the frontmatter and syntax
-    findings are those of the whole file, for every arrangement of these lines."""
-    import itertools
-
-    pieces = [
-        "---",
-        "...",
-        "--- ",
-        "---x",
-        "a: 1",
-        "b: [1, 2]",
-        "",
-        "  ---",
-        "x: '---'",
-        "c:\n  - d",
-    ]
-    for size in range(1, 5):
-        for lines in itertools.product(pieces, repeat=size):
-            for ending in ("", "\n"):
-                text = "\n".join(lines) + ending
-                whole = load_bytes(Path("a.md"), text.encode())
-                head = load_bytes(Path("a.md"), validate._head(text).encode())
-                assert head.frontmatter == whole.frontmatter, text
-                syntax = [f for f in whole.findings if f[0] == "syntax"]
-                assert [f for f in head.findings if f[0] == "syntax"] == syntax, text
-    assert validate._head("---\na: 1\n---\nbody\n") == "---\na: 1\n---\n"
-    assert validate._head("---\r\na: 1\r\n---\r\nbody\r\n").endswith("body\r\n")

@@ -151,7 +151,6 @@ def test_a_body_read_again_must_be_the_same(tmp_path: Path) -> None:
     source.held.release()
     assert source.body == "uno\n"  # read again, same bytes
     path.write_text("---\ndescription: x\n---\ndos\n")  # same length, other text
-    loader._LAST_READ.clear()
     with pytest.raises(SourceChanged):
         _ = source.body
     path.unlink()
@@ -183,104 +182,6 @@ def test_whole_bundle_rules_compose_no_agent(let_go: None, monkeypatch: pytest.M
     assert rendered == []
     list(lint.run_rules(project))  # the sessions do read them, once each
     assert sorted(rendered) == sorted(project.agents)
-
-
-def test_a_build_past_the_budget_spools_its_files(
-    sample: Path, run: Callable[..., Run], let_go: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from compiler import spool
-
-    expected = api.render(load_config()).files
-    monkeypatch.setattr(spool, "KEPT_BYTES", 0)
-    result = api.build(load_config())
-    assert result.ok
-    assert dict(result.files) == dict(expected)
-    out = sample / "build"
-    assert {rel: (out / rel).read_bytes() for rel in expected} == dict(expected)
-    assert run("check").code == 0
-
-
-def test_a_spool_that_cannot_be_written_is_a_write_error(
-    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from compiler import spool
-
-    def full(*args: object, **kwargs: object) -> int:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(spool, "KEPT_BYTES", 0)
-    monkeypatch.setattr(spool.os, "pwrite", full)
-    result = run("build")
-    assert result.code == 1
-    assert (
-        "build:1:1: error [write] cannot hold the generated files: No space left on device"
-        in result.out.splitlines()
-    )
-    assert not (sample / "build").exists()
-
-
-SPILLED = {f"f{i}": bytes([i]) * (1000 + i) for i in range(20)}
-
-
-def _spilled(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, bytes], str]:
-    """Files past a spool's budget, read back, and where the spool's file stands."""
-    from compiler import spool
-
-    monkeypatch.setattr(spool, "KEPT_BYTES", 0)
-    files = spool.Spool()
-    for rel, data in SPILLED.items():
-        files(rel, data)
-    assert files._fd is not None and not files._kept
-    return dict(files), os.readlink(f"/proc/self/fd/{files._fd}")
-
-
-def test_a_spool_spills_into_a_file_with_no_name(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """In the temporary folder the environment names, without tempfile."""
-    import tempfile
-
-    def refused(*args: object, **kwargs: object) -> object:
-        raise AssertionError("tempfile used")
-
-    monkeypatch.setattr(tempfile, "mkstemp", refused)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    spilled, where = _spilled(monkeypatch)
-    assert spilled == SPILLED
-    assert os.listdir(tmp_path) == [] and where.startswith(f"{tmp_path}/")
-
-
-def test_where_a_file_with_no_name_cannot_be_made_tempfile_chooses(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    import tempfile
-
-    made: list[str] = []
-    real = tempfile.mkstemp
-
-    def mkstemp(prefix: str) -> tuple[int, str]:
-        fd, path = real(prefix=prefix, dir=tmp_path)
-        made.append(path)
-        return fd, path
-
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
-    monkeypatch.setenv("TMPDIR", str(tmp_path / "not-there"))
-    spilled, where = _spilled(monkeypatch)
-    assert spilled == SPILLED
-    assert len(made) == 1 and os.listdir(tmp_path) == [] and where.startswith(f"{tmp_path}/")
-
-
-def test_spool_keeps_dict_order_and_replaces(monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import spool
-
-    monkeypatch.setattr(spool, "KEPT_BYTES", 4)
-    files = spool.Spool()
-    for rel, data in [("a", b"12"), ("b", b"345"), ("c", b"6"), ("a", b"789")]:
-        files(rel, data)
-    want = {"a": b"12", "b": b"345", "c": b"6"}
-    want["a"] = b"789"
-    assert list(files) == list(want) and dict(files) == want and len(files) == 3
-    assert "b" in files and "z" not in files
 
 
 def test_past_the_budgets_bodies_are_let_go_and_read_again(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from compiler import claude_agents
 from tests import bundles
-from tests.conftest import MakeBundle, Run
+from tests.conftest import MakeBundle
 
 FIXTURE = bundles.FIXTURES / "claude"
 BUNDLES = {
@@ -296,149 +295,6 @@ def test_the_claude_layout_carries_the_same_agent_and_command_files_as_the_plugi
     assert set(theirs) == {rel for rel in ours if rel.startswith(("agents/", "commands/"))}
     for rel, text in theirs.items():
         assert text == _namespaced(ours[rel], name), rel
-
-
-# --- rules ----------------------------------------------------------------------------------
-
-LOSSY = """\
----
-description: Implementador con bash acotado a git.
-mode: subagent
-permission:
-  bash:
-    "*": deny
-    "git status*": allow
-  plan_db: allow
-temperature: 0.2
----
-Cuerpo.
-"""
-
-
-def test_lossy_rules_are_infos_at_their_lines_and_strict_does_not_fail(
-    make_bundle: MakeBundle, run: Callable[..., Run]
-) -> None:
-    make_bundle(
-        {
-            "promptc.toml": 'custom_tools = ["plan_db"]\n[targets.claude]\n',
-            "specs/agents/smith.md": LOSSY,
-        }
-    )
-    result = run("lint", "--strict", "--format", "json")
-    assert result.code == 0, result.out
-    found = [
-        (d["path"], d["line"], d["column"], d["rule"], d["severity"])
-        for d in json.loads(result.out)["diagnostics"]
-    ]
-    assert found == [
-        ("specs/agents/smith.md", 7, 5, "lossy-translation", "info"),
-        ("specs/agents/smith.md", 8, 3, "lossy-translation", "info"),
-        ("specs/agents/smith.md", 9, 1, "lossy-translation", "info"),
-    ]
-
-
-def test_the_lossy_message_says_what_is_lost(
-    make_bundle: MakeBundle, run: Callable[..., Run]
-) -> None:
-    make_bundle(
-        {
-            "promptc.toml": 'custom_tools = ["plan_db"]\n[targets.claude]\n',
-            "specs/agents/smith.md": LOSSY,
-        }
-    )
-    out = run("lint", "--verbose").out.splitlines()
-    assert (
-        'specs/agents/smith.md:7:5: info [lossy-translation] `bash "git status*": allow` in Claude '
-        "Code: Bash: lost, left out of smith's tools: Claude Code cannot deny only part of `bash` "
-        'for one agent (`bash "*": deny`)'
-    ) in out
-
-
-def test_claude_rules_are_silent_without_a_claude_target(
-    make_bundle: MakeBundle, run: Callable[..., Run]
-) -> None:
-    make_bundle(
-        {
-            "promptc.toml": "",
-            "specs/agents/smith.md": LOSSY,
-            "specs/agents/team/x.md": LOSSY,
-            "specs/agents/team-x.md": LOSSY,
-            "specs/modes/hack.md": "---\ndescription: Arreglo rápido con archivo.\n---\n$1\n",
-        }
-    )
-    result = run("lint", "--format", "json")
-    rules = {d["rule"] for d in json.loads(result.out)["diagnostics"]}
-    assert rules.isdisjoint({"lossy-translation", "positional-arguments", "claude-name"})
-
-
-MODE = "---\ndescription: Arreglo rápido con archivo.\nagent: a\n---\n"
-
-
-@pytest.mark.parametrize(
-    ("body", "expected"),
-    [
-        ("Archivo: $1\n", [(5, 10)]),
-        ("$1 y $2\n", [(5, 1), (5, 6)]),
-        ("Todo: $ARGUMENTS\n", []),
-        ("Precio: \\$1 y $$2\n", []),
-        ("Línea\n\n  $10 al final\n", [(7, 3)]),
-        ("<<frag>>\n", [("fragments/frag.md", 1, 6)]),
-    ],
-)
-def test_positional_arguments_table(
-    make_bundle: MakeBundle, run: Callable[..., Run], body: str, expected: list[Any]
-) -> None:
-    make_bundle(
-        {
-            "promptc.toml": "[targets.claude]\n",
-            "specs/modes/hack.md": MODE + body,
-            "fragments/frag.md": "Usa: $2\n",
-        }
-    )
-    result = run("lint", "--format", "json")
-    found = [
-        (d["path"], d["line"], d["column"])
-        for d in json.loads(result.out)["diagnostics"]
-        if d["rule"] == "positional-arguments"
-    ]
-    want = [e if len(e) == 3 else ("specs/modes/hack.md", *e) for e in expected]
-    assert found == want
-
-
-@pytest.mark.parametrize(
-    "targets", ["[targets.claude]\n", "[targets.opencode]\n\n[targets.claude]\n"]
-)
-def test_a_positional_argument_in_a_per_target_branch_passes(
-    make_bundle: MakeBundle, run: Callable[..., Run], targets: str
-) -> None:
-    # Each runtime its own number; whichever target the bundle is linted for,
-    # both compositions are compared (one of them is the lint project's own).
-    branch = '<% if target == "claude" %>\nArchivo: $0\n<% else %>\nArchivo: $1\n<% endif %>\n'
-    make_bundle({"promptc.toml": targets, "specs/modes/hack.md": MODE + branch})
-    rules = {d["rule"] for d in json.loads(run("lint", "--format", "json").out)["diagnostics"]}
-    assert "positional-arguments" not in rules
-    make_bundle({"promptc.toml": targets, "specs/modes/hack.md": MODE + "Archivo: $1\n"})
-    rules = {d["rule"] for d in json.loads(run("lint", "--format", "json").out)["diagnostics"]}
-    assert "positional-arguments" in rules
-
-
-def test_claude_names_must_not_clash(make_bundle: MakeBundle, run: Callable[..., Run]) -> None:
-    agent_text = "---\ndescription: Revisa diffs y reporta problemas.\nmode: subagent\n---\nx\n"
-    make_bundle(
-        {
-            "promptc.toml": '[targets.claude-plugin]\nname = "claude-helpers"\n',
-            "specs/agents/team/reviewer.md": agent_text,
-            "specs/agents/team-reviewer.md": agent_text,
-        }
-    )
-    result = run("lint", "-q")
-    assert result.code == 1
-    assert result.out.splitlines() == [
-        "promptc.toml:2:1: error [claude-name] plugin name 'claude-helpers' is reserved by Claude "
-        "Code for Anthropic's own plugins; name it for what it does",
-        "specs/agents/team-reviewer.md:1:1: error [claude-name] agent 'team-reviewer' and "
-        "'team/reviewer' are both named 'team-reviewer' in Claude Code; rename one",
-    ]
 
 
 # --- snapshots: one file per emitted file ---------------------------------------------------

@@ -7,14 +7,14 @@ import json
 import os
 import subprocess
 import sys
-import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from compiler import writer
-from compiler.spool import Spool
+from compiler import api, writer
+from compiler.config import load_config
 from tests.conftest import AGENT, Run
 
 Runner = Callable[..., Run]
@@ -175,11 +175,11 @@ def test_permission_denied_is_a_diagnostic(
 
     real_stage, real_write = writer._stage, writer._atomic_write
     monkeypatch.setattr(writer, "_atomic_write", denied)  # the manifest, first
-    monkeypatch.setattr(writer, "_stage", denied)  # the first file of a first build
+    monkeypatch.setattr(writer, "_stage", denied)  # the first file
     result = run("build")
     assert result.code == 1
     assert "[write] cannot write the output: Permission denied" in result.out
-    assert os.listdir("build") == [writer.LOCK]
+    assert os.listdir("build") == []  # nothing written, and no lock left
     monkeypatch.setattr(writer, "_stage", real_stage)
     monkeypatch.setattr(writer, "_atomic_write", real_write)
     assert run("build").code == 0
@@ -215,7 +215,7 @@ def test_manifest_naming_a_path_outside_is_refused(sample: Path, run: Runner) ->
     assert victim.read_text() == "keep me\n"
 
 
-# --- many files: written, synced, then renamed ------------------------------------------
+# --- many files: all written, then renamed ----------------------------------------------
 
 
 def files_of(count: int, version: int) -> dict[str, bytes]:
@@ -234,75 +234,35 @@ def on_disk(out: Path) -> dict[str, bytes]:
 
 
 class Recorder:
-    """Records, in order, each file staged, synced and renamed into place (from any thread)."""
+    """Records, in order, each file written under its temporary name and renamed
+    into place; with `fail_write_of`, the write of that file (1-based) fails."""
 
-    def __init__(
-        self,
-        monkeypatch: pytest.MonkeyPatch,
-        fail_sync_of: int | None = None,
-        *,
-        whole: bool = False,
-        fail_whole: bool = False,
-        others_dirty: int = 0,
-    ) -> None:
-        self.lock = threading.Lock()
-        self.events: list[tuple[str, Path]] = []
-        real_stage, real_rename, real_sync = writer._stage, writer._rename, writer._sync
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail_write_of: int | None = None) -> None:
+        self.events: list[tuple[str, str]] = []
+        real_stage, real_rename = writer._stage, writer._rename
 
-        def stage(temp: Path, content: bytes) -> None:
+        def stage(temp: str, content: bytes) -> None:
+            if len(self.of("stage")) + 1 == fail_write_of:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), temp)
             real_stage(temp, content)
-            with self.lock:
-                self.events.append(("stage", temp))
+            self.events.append(("stage", temp))
 
-        def sync(temp: Path) -> None:
-            with self.lock:
-                nth = self.of("stage").index(temp) + 1
-            if nth == fail_sync_of:
-                raise OSError(errno.EIO, os.strerror(errno.EIO), str(temp))
-            real_sync(temp)
-            with self.lock:
-                self.events.append(("sync", temp))
-
-        def rename(temp: Path, path: Path) -> None:
-            with self.lock:
-                self.events.append(("rename", temp))
+        def rename(temp: str, path: str) -> None:
+            self.events.append(("rename", temp))
             real_rename(temp, path)
 
         monkeypatch.setattr(writer, "_stage", stage)
-        monkeypatch.setattr(writer, "_sync", sync)
         monkeypatch.setattr(writer, "_rename", rename)
-        if not whole:  # file by file, whatever the count
-            monkeypatch.setattr(writer, "_SYNCFS_AT", 1 << 30)
-        else:
-            # What other programs have waiting for the disk decides too
-            # (writer._others_dirty): a test suite writing elsewhere must not.
-            self.dirty_asked: list[int] = []
 
-            def dirty(own: int) -> int:
-                self.dirty_asked.append(own)
-                return others_dirty
-
-            monkeypatch.setattr(writer, "_others_dirty", dirty)
-            real_whole = writer._sync_filesystem
-
-            def sync_whole(system: writer._FileSystem) -> None:
-                if fail_whole:
-                    raise OSError(errno.EIO, os.strerror(errno.EIO), str(system.folder))
-                real_whole(system)
-                with self.lock:
-                    self.events.append(("syncfs", system.folder))
-
-            monkeypatch.setattr(writer, "_sync_filesystem", sync_whole)
-
-    def of(self, kind: str) -> list[Path]:
+    def of(self, kind: str) -> list[str]:
         return [path for k, path in self.events if k == kind]
 
 
-def test_every_file_is_on_disk_before_any_is_renamed(
+def test_every_file_is_written_before_any_is_renamed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A crash at any moment leaves each file its old or its new bytes: no new
-    name points at bytes the disk may not hold yet."""
+    """At any moment each file holds its old or its new bytes, and a write that
+    fails half-way (a full disk) has renamed nothing yet."""
     out = tmp_path / "build"
     writer.apply(out, files_of(150, 1))
     recorder = Recorder(monkeypatch)
@@ -311,7 +271,6 @@ def test_every_file_is_on_disk_before_any_is_renamed(
     assert outcome.errors == ()
     staged = recorder.of("stage")
     assert len(staged) == 200
-    assert sorted(recorder.of("sync")) == sorted(staged)
     assert recorder.of("rename") == staged  # renamed in the order written
     first_rename = next(i for i, (kind, _) in enumerate(recorder.events) if kind == "rename")
     assert all(kind == "rename" for kind, _ in recorder.events[first_rename:])
@@ -320,17 +279,16 @@ def test_every_file_is_on_disk_before_any_is_renamed(
 
 
 @pytest.mark.parametrize("failing", [1, 70, 200])
-def test_a_failed_sync_changes_no_file(
+def test_a_failed_write_changes_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int
 ) -> None:
     out = tmp_path / "build"
     old, new = files_of(150, 1), files_of(200, 2)
     writer.apply(out, old)
-    recorder = Recorder(monkeypatch, fail_sync_of=failing)
+    recorder = Recorder(monkeypatch, fail_write_of=failing)
     with pytest.raises(OSError) as raised:
         writer.apply(out, new)
-    assert raised.value.errno == errno.EIO
-    assert raised.value.filename == str(recorder.of("stage")[failing - 1])
+    assert raised.value.errno == errno.ENOSPC
     assert recorder.of("rename") == []
     assert on_disk(out) == old  # and no temporary file left behind
     manifest = writer.read_manifest(out)
@@ -341,127 +299,8 @@ def test_a_failed_sync_changes_no_file(
     assert on_disk(out) == new
 
 
-needs_syncfs = pytest.mark.skipif(
-    writer._open_filesystem(Path(".")) is None, reason="syncfs reports errors on Linux 5.8 on"
-)
-
-
-@needs_syncfs
-def test_a_large_build_syncs_its_file_system_once_before_any_rename(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    out = tmp_path / "build"
-    writer.apply(out, files_of(150, 1))
-    recorder = Recorder(monkeypatch, whole=True)
-    new = files_of(writer._SYNCFS_AT, 2)
-    assert writer.apply(out, new).errors == ()
-    kinds = [kind for kind, _ in recorder.events]
-    assert kinds == ["stage"] * len(new) + ["syncfs"] + ["rename"] * len(new)
-    assert recorder.of("syncfs") == [out]
-    assert on_disk(out) == new
-
-
-@needs_syncfs
-# The files and the manifest (an empty folder: _fill stages it with them).
-@pytest.mark.parametrize("others", [0, writer._OTHERS_DIRTY_PER_FILE * (writer._SYNCFS_AT + 1) + 1])
-def test_a_large_build_syncs_file_by_file_while_much_else_waits_for_the_disk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int
-) -> None:
-    """syncfs would also wait for every other program's dirty pages."""
-    recorder = Recorder(monkeypatch, whole=True, others_dirty=others)
-    new = files_of(writer._SYNCFS_AT, 1)
-    assert writer.apply(tmp_path / "build", new).errors == ()
-    assert recorder.dirty_asked == [sum(len(content) for content in new.values())]
-    if others:
-        assert recorder.of("syncfs") == []
-        assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
-    else:
-        assert recorder.of("syncfs") == [tmp_path / "build"]
-        assert recorder.of("sync") == []
-    assert on_disk(tmp_path / "build") == new
-
-
-def test_what_waits_for_the_disk_is_read_from_the_kernel(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal: 100 kB\nDirty:  300 kB\nWriteback:   20 kB\nWritebackTmp: 7 kB\n")
-    monkeypatch.setattr(writer, "_MEMINFO", str(meminfo))
-    assert writer._others_dirty(0) == 320 * 1024
-    assert writer._others_dirty(100 * 1024) == 220 * 1024
-    assert writer._others_dirty(10**9) == 0
-    monkeypatch.setattr(writer, "_MEMINFO", str(tmp_path / "missing"))
-    assert writer._others_dirty(0) is None
-
-
-def test_a_small_build_syncs_file_by_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recorder = Recorder(monkeypatch, whole=True)
-    new = files_of(writer._SYNCFS_AT - 1, 1)
-    assert writer.apply(tmp_path / "build", new).errors == ()
-    assert recorder.of("syncfs") == []
-    assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
-
-
-@needs_syncfs
-def test_a_failed_syncfs_changes_no_file_and_leaves_nothing_open(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    out = tmp_path / "build"
-    old, new = files_of(150, 1), files_of(200, 2)
-    writer.apply(out, old)
-    before = len(os.listdir("/proc/self/fd"))
-    recorder = Recorder(monkeypatch, whole=True, fail_whole=True)
-    with pytest.raises(OSError) as raised:
-        writer.apply(out, new)
-    assert (raised.value.errno, raised.value.filename) == (errno.EIO, str(out))
-    assert recorder.of("rename") == []
-    assert on_disk(out) == old  # and no temporary file left behind
-    assert len(os.listdir("/proc/self/fd")) == before
-    monkeypatch.undo()
-    assert writer.apply(out, new).errors == ()
-    assert on_disk(out) == new
-
-
-@needs_syncfs
-def test_a_file_on_another_file_system_is_synced_itself(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A folder in the output may be a mount point: syncfs on the output's file
-    system would not reach its files. Here every file looks like one."""
-    real_open = writer._open_filesystem
-
-    def elsewhere(out: Path) -> writer._FileSystem | None:
-        system = real_open(out)
-        assert system is not None
-        return writer._FileSystem(system.fd, -1, system.folder, system.syncfs)
-
-    monkeypatch.setattr(writer, "_open_filesystem", elsewhere)
-    recorder = Recorder(monkeypatch, whole=True)
-    new = files_of(100, 1)
-    assert writer.apply(tmp_path / "build", new).errors == ()
-    assert recorder.of("syncfs") == [tmp_path / "build"]
-    assert sorted(recorder.of("sync")) == sorted(recorder.of("stage"))
-
-
-@pytest.mark.parametrize(
-    ("system", "release", "whole"),
-    [
-        ("Linux", "6.18.44-fc-v595", True),
-        ("Linux", "5.8.0", True),
-        ("Linux", "5.10.0-28-amd64", True),
-        ("Linux", "5.7.19", False),
-        ("Linux", "4.19.0-17-amd64", False),
-        ("Linux", "", False),
-        ("Darwin", "23.1.0", False),
-    ],
-)
-def test_syncfs_only_where_it_reports_write_errors(system: str, release: str, whole: bool) -> None:
-    assert writer._syncfs_reports_errors(system, release) is whole
-
-
 def test_a_build_writes_more_files_than_a_process_may_open(tmp_path: Path) -> None:
-    """Files are not held open until they are synced: 500 files are written
-    with at most 64 open at once."""
+    """Files are not held open: 500 files are written with at most 64 open at once."""
     script = f"""
 import resource
 from pathlib import Path
@@ -479,8 +318,9 @@ assert writer.apply(Path({str(tmp_path / "build")!r}), files).errors == ()
 def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Nothing to replace, so the manifest goes in with the files, final
-    (_fill); a later build that changes a file writes it twice again."""
+    """Nothing to replace, so the pending manifest is the final one already; a
+    later build that changes a file writes it twice again, one that changes
+    nothing not at all."""
     written: list[dict[str, list[str]]] = []
     real = writer._write_manifest
 
@@ -492,8 +332,9 @@ def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     out = tmp_path / "build"
     first = files_of(5, 1)
     writer.apply(out, first)
-    assert written == []
+    assert len(written) == 1
     assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in first.items()}
+    written.clear()
     second = {**first, "opencode/.opencode/agents/a000.md": b"changed\n"}
     writer.apply(out, second)
     assert len(written) == 2
@@ -503,49 +344,11 @@ def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     assert written == []
 
 
-# --- a first build, into an empty folder (writer._fill) ---------------------------------
-
-
-def test_a_first_build_is_staged_synced_and_moved_in_by_top_level_entry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """No lookup per file and a rename per top-level entry, the manifest first:
-    the same files and manifest as a build into a folder already in use."""
-    files = {**files_of(150, 1), "claude/.claude/agents/x.md": b"x\n", "README.md": b"r\n"}
-    used = tmp_path / "used"
-    used.mkdir()
-    (used / "notes.txt").write_text("not promptc's\n")
-    assert writer.apply(used, files).errors == ()
-    looked_up: list[str] = []
-    real_hash = writer._disk_hash
-    monkeypatch.setattr(
-        writer, "_disk_hash", lambda p, e=None: (looked_up.append(str(p)), real_hash(p, e))[1]
-    )
-    recorder = Recorder(monkeypatch)
-    out = tmp_path / "fresh"
-    outcome = writer.apply(out, files)
-    assert outcome.errors == () and looked_up == []
-    assert outcome.written == outcome.plan.missing == tuple(sorted(files))
-    assert outcome.digests == {rel: writer.digest(content) for rel, content in files.items()}
-    stage = out / f".promptc-stage-{os.getpid()}"
-    staged = [Path(path) for path in recorder.of("stage")]
-    assert sorted(staged) == sorted([*(stage / rel for rel in files), stage / writer.MANIFEST])
-    assert sorted(Path(path) for path in recorder.of("sync")) == sorted(staged)
-    assert [Path(path) for path in recorder.of("rename")] == [
-        stage / writer.MANIFEST,
-        *(stage / top for top in ("README.md", "claude", "opencode")),
-    ]
-    kinds = [kind for kind, _ in recorder.events]
-    assert kinds.index("rename") > max(i for i, kind in enumerate(kinds) if kind != "rename")
-    assert on_disk(out) == files == {k: v for k, v in on_disk(used).items() if k != "notes.txt"}
-    assert writer.read_manifest(out) == writer.read_manifest(used)
-    assert sorted(os.listdir(out)) == sorted(
-        [writer.LOCK, writer.MANIFEST, "README.md", "claude", "opencode"]
-    )
+# --- a first build, into an empty folder ------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "failing", ["stage-1", "stage-last", "sync", "rename-1", "rename-2", "rename-4"]
+    "failing", ["stage-1", "stage-last", "rename-1", "rename-2", "rename-last"]
 )
 def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
@@ -554,189 +357,50 @@ def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
     out = tmp_path / "build"
     kind, _, nth = failing.partition("-")
     count = {"stage": 0, "rename": 0}
-    real_stage, real_rename, real_sync = writer._stage, writer._rename, writer._sync
+    real_stage, real_rename = writer._stage, writer._rename
 
     def fail(what: str, path: str) -> None:
         count[what] += 1
-        last = len(files) + 1 if nth == "last" else int(nth or 0)
+        last = len(files) if nth == "last" else int(nth)
         if kind == what and count[what] == last:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
 
-    def sync(path: str) -> None:
-        if kind == "sync":
-            raise OSError(errno.EIO, os.strerror(errno.EIO), path)
-        real_sync(path)
-
-    monkeypatch.setattr(writer, "_SYNCFS_AT", 1 << 30)  # file by file, so a sync can fail
     monkeypatch.setattr(writer, "_stage", lambda t, c: (fail("stage", t), real_stage(t, c))[1])
     monkeypatch.setattr(writer, "_rename", lambda t, p: (fail("rename", p), real_rename(t, p))[1])
-    monkeypatch.setattr(writer, "_sync", sync)
     with pytest.raises(OSError):
         writer.apply(out, files)
-    left = set(os.listdir(out))
-    assert not any(writer.STAGE_NAME.match(name) for name in left)  # nothing staged stays
-    moved = count["rename"] - 1  # the failing rename moved nothing
-    if kind != "rename" or moved == 0:
-        assert left == {writer.LOCK}
-    else:  # the manifest came first: what is in place, it lists
-        manifest = writer.read_manifest(out)
-        assert manifest == {rel: [writer.digest(c)] for rel, c in files.items()}
-        assert set(on_disk(out).items()) <= set(files.items())
+    # The manifest came first: every file in place is one it lists, and no
+    # temporary file or lock is left.
+    manifest = writer.read_manifest(out)
+    assert manifest == {rel: [writer.digest(c)] for rel, c in files.items()}
+    assert set(on_disk(out).items()) <= set(files.items())
+    assert not list(out.rglob("*.tmp")) and not (out / writer.LOCK).exists()
     monkeypatch.setattr(writer, "_stage", real_stage)
     monkeypatch.setattr(writer, "_rename", real_rename)
-    monkeypatch.setattr(writer, "_sync", real_sync)
     assert writer.apply(out, files).errors == ()
     assert on_disk(out) == files
     assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in files.items()}
-
-
-def _gone() -> int:
-    """The pid of a process that has ended."""
-    import subprocess
-    import sys
-
-    done = subprocess.Popen([sys.executable, "-c", "pass"])
-    done.wait()
-    return done.pid
-
-
-def test_a_staging_folder_a_killed_build_left_is_removed(tmp_path: Path) -> None:
-    out = tmp_path / "build"
-    stale = out / f".promptc-stage-{_gone()}"
-    (stale / "opencode" / "deep").mkdir(parents=True)
-    (stale / "opencode" / "deep" / "a.md").write_text("half\n")
-    (stale / writer.MANIFEST).write_text("{}")
-    files = files_of(5, 1)
-    assert writer.apply(out, files).errors == ()
-    assert on_disk(out) == files
-    assert sorted(os.listdir(out)) == sorted([writer.LOCK, writer.MANIFEST, "opencode"])
-
-
-def test_a_symlink_named_like_a_staging_folder_is_left_alone(tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "keep.txt").write_text("keep\n")
-    out = tmp_path / "build"
-    out.mkdir()
-    (out / ".promptc-stage-7").symlink_to(outside, target_is_directory=True)
-    assert writer.apply(out, files_of(3, 1)).errors == ()
-    assert (outside / "keep.txt").read_text() == "keep\n"
 
 
 def test_a_first_build_with_a_path_leading_outside_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "build"
     outcome = writer.apply(out, {**files_of(3, 1), "opencode/../../evil.md": b"x\n"})
     assert [c.path for c in outcome.errors] == ["opencode/../../evil.md"]
-    assert os.listdir(out) == [writer.LOCK] and not (tmp_path / "evil.md").exists()
-
-
-@pytest.mark.parametrize("top", [writer.MANIFEST, writer.LOCK, ".promptc-stage-1"])
-def test_files_named_like_the_writers_own_take_the_usual_way(top: str) -> None:
-    """_fill moves top-level entries in beside its own files: never these names."""
-    assert writer._fills(files_of(3, 1))
-    assert not writer._fills({**files_of(3, 1), f"{top}/x.md": b"x\n"})
-
-
-# --- a build's stage, opened before it emits (writer.Stage) --------------------------
-
-
-def test_a_stage_opens_only_in_an_output_folder_that_holds_nothing(tmp_path: Path) -> None:
-    out = tmp_path / "build"
-    stage = writer.Stage.open(out)
-    assert stage is not None and stage.made_out and os.listdir(out) == [Path(stage.path).name]
-    stage.discard()
-    assert not out.exists()  # made for the build, and nothing went in
-    out.mkdir()
-    (out / writer.LOCK).touch()
-    stage = writer.Stage.open(out)
-    assert stage is not None and not stage.made_out
-    stage.discard()
-    assert os.listdir(out) == [writer.LOCK]  # not made here: kept
-    (out / "notes.txt").write_text("mine\n")
-    assert writer.Stage.open(out) is None
-    assert writer.Stage.open(tmp_path / "missing" / "build") is None  # no parent: not made
-
-
-def test_files_staged_by_another_process_are_written_with_their_hashes(tmp_path: Path) -> None:
-    out = tmp_path / "build"
-    files = files_of(6, 1)
-    stage = writer.Stage.open(out)
-    assert stage is not None
-    spool = Spool(stage)
-    for index, (rel, content) in enumerate(files.items()):
-        if index % 2:
-            spool(rel, content)
-        else:  # as a split build's helper does: written there, then noted here
-            other = writer.Stage(out, made_out=False)
-            other.path = stage.path
-            spool.staged(rel, other.put(rel, content), len(content))
-    assert dict(spool) == files  # read back from the stage
-    outcome = writer.apply(out, spool, stage=stage)
-    assert outcome.errors == () and on_disk(out) == files and stage.moved  # moved in at once
-    assert outcome.digests == {rel: writer.digest(c) for rel, c in files.items()}
-    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in files.items()}
-    assert dict(spool) == files  # read where they stand now
-    stage.discard()
-    assert sorted(os.listdir(out)) == sorted([writer.LOCK, writer.MANIFEST, "opencode"])
-
-
-def _staged(tmp_path: Path, rel: str, data: bytes) -> tuple[Path, writer.Stage, Spool]:
-    """A build's stage in a new output folder, and its spool holding one file
-    staged as a split build's helper stages it: written there, then noted."""
-    out = tmp_path / "build"
-    stage = writer.Stage.open(out)
-    assert stage is not None
-    spool = Spool(stage)
-    spool.staged(rel, stage.put(rel, data), len(data))
-    return out, stage, spool
-
-
-def test_a_build_that_writes_nothing_keeps_its_staged_bytes(tmp_path: Path) -> None:
-    out, stage, spool = _staged(tmp_path, "a/x.md", b"x\n")
-    spool.unstage()
-    stage.discard()
-    assert dict(spool) == {"a/x.md": b"x\n"} and not out.exists()
-
-
-def test_a_staging_folder_of_a_running_build_is_left_alone(tmp_path: Path) -> None:
-    """A build stages before it takes the lock: another build's sweep must not
-    take its folder, only a folder whose build is gone."""
-    import subprocess
-    import sys
-
-    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        done = subprocess.Popen([sys.executable, "-c", "pass"])
-        done.wait()
-        out = tmp_path / "build"
-        out.mkdir()
-        (out / f".promptc-stage-{running.pid}" / "claude").mkdir(parents=True)
-        (out / f".promptc-stage-{done.pid}" / "claude").mkdir(parents=True)
-        (out / "notes.txt").write_text("not promptc's\n")
-        assert writer.apply(out, files_of(3, 1)).errors == ()
-        names = set(os.listdir(out))
-        assert f".promptc-stage-{running.pid}" in names
-        assert f".promptc-stage-{done.pid}" not in names
-    finally:
-        running.kill()
-        running.wait()
+    assert os.listdir(out) == [] and not (tmp_path / "evil.md").exists()
 
 
 @pytest.mark.parametrize("failing", [1, 2])
-def test_a_first_build_whose_move_fails_is_a_write_error(
+def test_a_first_build_whose_write_fails_is_a_write_error(
     sample: Path, monkeypatch: pytest.MonkeyPatch, failing: int
 ) -> None:
-    """Through the api: the error is reported, the files stay readable in the
-    result wherever they stand, and the next build finishes the job."""
-    from compiler import api
-    from compiler.config import load_config
-
+    """Through the api: the error is reported, the files stay in the result, and
+    the next build finishes the job."""
     expected = dict(api.render(load_config()).files)
     real, count = writer._rename, {"n": 0}
 
     def rename(temp: str, path: str) -> None:
         count["n"] += 1
-        if count["n"] == failing:  # the manifest, then the output folder "opencode"
+        if count["n"] == failing:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
         real(temp, path)
 
@@ -744,16 +408,66 @@ def test_a_first_build_whose_move_fails_is_a_write_error(
     result = api.build(load_config())
     assert [d.rule for d in result.diagnostics if d.severity.name == "ERROR"] == ["write"]
     assert dict(result.files) == expected
-    assert not [name for name in os.listdir("build") if writer.STAGE_NAME.match(name)]
     monkeypatch.setattr(writer, "_rename", real)
     assert api.build(load_config()).ok
     assert on_disk(Path("build")) == expected
 
 
-def test_a_file_staged_again_takes_its_new_bytes(tmp_path: Path) -> None:
-    out, stage, spool = _staged(tmp_path, "opencode/a.md", b"old\n")
-    spool("opencode/a.md", b"new\n")  # the same path again, from this process
-    assert writer.apply(out, spool, stage=stage).errors == ()
-    stage.discard()
-    assert (out / "opencode/a.md").read_bytes() == b"new\n"
-    assert writer.read_manifest(out) == {"opencode/a.md": [writer.digest(b"new\n")]}
+# --- the lock -----------------------------------------------------------------------------
+
+
+def test_a_build_leaves_no_lock_behind(sample: Path, run: Runner) -> None:
+    assert run("build").code == 0
+    assert not (Path("build") / writer.LOCK).exists()
+    Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
+    assert run("build").code == 0
+    assert writer.LOCK not in os.listdir("build")
+
+
+def test_a_lock_a_killed_build_left_is_taken_over(tmp_path: Path) -> None:
+    """A build touches its lock while it holds it: one untouched for longer than
+    that was left by a build that is gone."""
+    out = tmp_path / "build"
+    out.mkdir()
+    lock = out / writer.LOCK
+    lock.write_text("4242\n")
+    old = time.time() - writer._STALE_SECONDS - 1
+    os.utime(lock, (old, old))
+    assert writer.apply(out, files_of(3, 1)).errors == ()
+    assert on_disk(out) == files_of(3, 1) and not lock.exists()
+
+
+def test_a_lock_another_build_holds_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "build"
+    out.mkdir()
+    lock = out / writer.LOCK
+    lock.write_text("4242\n")
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the other build ends while this one waits
+        slept.append(seconds)
+        lock.unlink()
+
+    monkeypatch.setattr(writer.time, "sleep", sleep)
+    assert writer.apply(out, files_of(3, 1)).errors == ()
+    assert len(slept) == 1 and not lock.exists()
+
+
+def test_a_lock_held_too_long_is_a_clear_error(
+    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock = Path("build") / writer.LOCK
+    lock.parent.mkdir()
+    lock.write_text("4242\n")
+    monkeypatch.setattr(writer, "_WAIT_SECONDS", 0.0)
+    result = run("build")
+    assert result.code == 1
+    [line] = result.out.splitlines()
+    assert line.startswith(
+        "build:1:1: error [write] cannot write the output: another promptc build (pid 4242) "
+        "has been writing this folder for 0 s; if none is running, delete its lock ("
+    )
+    assert line.endswith(f"{writer.LOCK})")
+    assert lock.read_text() == "4242\n"  # not ours: left alone

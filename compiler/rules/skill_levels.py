@@ -112,15 +112,16 @@ def _fragment_values(
 def _snippet_values(
     project: Project, fragment: str, param: str, skill: Skill, levels: tuple[str, ...]
 ) -> Iterator[Problem]:
-    settings = project.config.rules.get(SNIPPET_RULE)
-    if settings is None or settings.options.get("fragment") != fragment:
+    # The rule's table as written: its options' defaults are all empty.
+    table = project.config.rules.get(SNIPPET_RULE)
+    if table is None or table.get("fragment") != fragment:
         return
-    expected = settings.options.get("params") or {}
+    expected = table.get("params") or {}
     value = expected.get(param) if isinstance(expected, Mapping) else None
     if value is not None and value not in levels:
         problem = _unknown(value, skill, levels)
         yield _config_problem(project, ("params", param), problem, SNIPPET_RULE)
-    allowed = settings.options.get("allowed") or {}
+    allowed = table.get("allowed") or {}
     values = allowed.get(param) if isinstance(allowed, Mapping) else None
     for item in values if isinstance(values, (list, tuple)) else []:
         if item not in levels:

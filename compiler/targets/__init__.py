@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from compiler.config import Config
+from compiler.suggest import did_you_mean
 from compiler.targets import claude, claude_plugin, opencode
 
 if TYPE_CHECKING:
@@ -37,3 +39,14 @@ TARGETS: Mapping[str, Target] = {module.NAME: module for module in _MODULES}
 
 def options_schema(target: Target) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "properties": dict(target.OPTIONS)}
+
+
+def check_options(config: Config) -> None:
+    """Each `[targets.<name>]` table names a target and holds only its options
+    (a ConfigError at the table's line otherwise)."""
+    for name, options in config.targets.items():
+        target = TARGETS.get(name)
+        if target is None:
+            hint = did_you_mean(name, TARGETS)
+            raise config.fail(("targets", name), f"unknown target '{name}'{hint}")
+        config.check_table(("targets", name), options, options_schema(target))

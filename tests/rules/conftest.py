@@ -9,10 +9,15 @@ import pytest
 
 from compiler import api
 from compiler.config import load_config
+from compiler.diagnostics import Diagnostic
 from tests.conftest import MakeBundle
 
 Found = list[tuple[str, int, int, str]]
 Lint = Callable[..., Found]
+Diagnostics = Callable[..., list[Diagnostic]]
+Messages = Callable[..., list[str]]
+# What a case expects, one entry per diagnostic: (path, line, column, words of its message).
+Expected = list[tuple[str, int, int, str]]
 
 
 def agent(front: str, body: str = "Cuerpo.\n") -> str:
@@ -20,25 +25,46 @@ def agent(front: str, body: str = "Cuerpo.\n") -> str:
     return f"---\n{textwrap.dedent(front).strip()}\n---\n{body}"
 
 
-@pytest.fixture
-def lint(make_bundle: MakeBundle) -> Lint:
-    """lint(rule_id, files, config="") -> every (path, line, column, rule) of that rule."""
+def assert_found(found: list[Diagnostic], rule: str, expected: Expected) -> None:
+    """`found` is exactly `expected`: each diagnostic of `rule`, at its place, saying its words."""
+    assert [(d.path, d.line, d.column, d.rule) for d in found] == [
+        (path, line, column, rule) for path, line, column, _ in expected
+    ], [d.as_text() for d in found]
+    for diagnostic, (*_, words) in zip(found, expected, strict=True):
+        assert words in diagnostic.message, diagnostic.message
 
-    def run(rule: str, files: dict[str, str], config: str = "") -> Found:
-        make_bundle({"promptc.toml": config, **files})
+
+@pytest.fixture
+def diagnostics(make_bundle: MakeBundle) -> Diagnostics:
+    """diagnostics(rule_id, files, config="") -> every Diagnostic of that rule, in report order.
+
+    `config` is the text of promptc.toml; None writes none (for a bundle configured in
+    pyproject.toml, or not at all).
+    """
+
+    def run(rule: str, files: dict[str, str | bytes], config: str | None = "") -> list[Diagnostic]:
+        make_bundle({**({"promptc.toml": config} if config is not None else {}), **files})
         result = api.lint(load_config())
-        return [(d.path, d.line, d.column, d.rule) for d in result.diagnostics if d.rule == rule]
+        return [d for d in result.diagnostics if d.rule == rule]
 
     return run
 
 
 @pytest.fixture
-def messages(make_bundle: MakeBundle) -> Callable[..., list[str]]:
+def lint(diagnostics: Diagnostics) -> Lint:
+    """lint(rule_id, files, config="") -> every (path, line, column, rule) of that rule."""
+
+    def run(rule: str, files: dict[str, str | bytes], config: str | None = "") -> Found:
+        return [(d.path, d.line, d.column, d.rule) for d in diagnostics(rule, files, config)]
+
+    return run
+
+
+@pytest.fixture
+def messages(diagnostics: Diagnostics) -> Messages:
     """messages(rule_id, files, config="") -> the text of every diagnostic of that rule."""
 
-    def run(rule: str, files: dict[str, str], config: str = "") -> list[str]:
-        make_bundle({"promptc.toml": config, **files})
-        result = api.lint(load_config())
-        return [d.as_text() for d in result.diagnostics if d.rule == rule]
+    def run(rule: str, files: dict[str, str | bytes], config: str | None = "") -> list[str]:
+        return [d.as_text() for d in diagnostics(rule, files, config)]
 
     return run

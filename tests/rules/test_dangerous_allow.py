@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.conftest import Lint, agent
+from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
 
 A = "specs/agents/a.md"
 RULE = "dangerous-allow"
@@ -51,7 +51,7 @@ def test_any_command_can_be_turned_off(lint: Lint) -> None:
     assert lint(RULE, files, config) == []
 
 
-def test_message_names_the_command(messages) -> None:  # type: ignore[no-untyped-def]
+def test_message_names_the_command(messages: Messages) -> None:
     files = {
         A: agent(
             "description: An agent with some power.\npermission:\n  bash:\n"
@@ -91,3 +91,56 @@ def test_agents_whose_maps_differ_only_in_an_action_are_judged_apart(lint: Lint)
         ),
     }
     assert lint(RULE, files) == [(A, 6, 5, RULE), ("specs/agents/c.md", 5, 5, RULE)]
+
+
+ANY_COMMAND = "this agent may run any command no later rule names, without asking"
+ANY_FOLDER = "this agent may read and write any folder outside the project that no later rule names"
+MESSAGE_CASES = [
+    # The docstring's Fails and Passes examples.
+    pytest.param("permission:\n  bash: allow", "", [(A, 4, 3, f"`bash: allow`: {ANY_COMMAND}")], id="docstring-fails"),
+    pytest.param(
+        "permission:\n  bash:\n    '*': ask\n    'git status*': allow", "", [], id="docstring-passes"
+    ),
+    pytest.param(
+        "permission:\n  edit: deny",
+        "",
+        [(A, 3, 1, 'bash commands no rule names fall to OpenCode\'s built-in default `"*": allow`')],
+        id="default-allow",
+    ),
+    pytest.param(
+        "permission:\n  bash:\n    '*': ask\n    'rm *': allow",
+        "",
+        [(A, 6, 5, '`bash "rm *": allow`: this agent may run `rm *` commands without asking, `rm` for one')],
+        id="configured-command",
+    ),
+    pytest.param(
+        "permission:\n  bash: ask\n  external_directory: allow",
+        "",
+        [(A, 5, 3, f"`external_directory: allow`: {ANY_FOLDER}")],
+        id="any-directory",
+    ),
+    pytest.param(
+        "permission:\n  bash: ask\n  external_directory:\n    '*': allow",
+        "",
+        [(A, 6, 5, f'`external_directory "*": allow`: {ANY_FOLDER}')],
+        id="any-directory-pattern",
+    ),
+    pytest.param(
+        "permission:\n  bash: ask\n  external_directory: allow",
+        "[rules.dangerous-allow]\nany_directory = false\n",
+        [],
+        id="any-directory-option-off",
+    ),
+    pytest.param(
+        "permission:\n  bash: allow",
+        "[rules.dangerous-allow]\nany_command = false\n",
+        [(A, 4, 3, "`bash: allow`: this agent may run `rm *` commands without asking")],
+        id="any-command-off-the-commands-stay",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rest", "config", "expected"), MESSAGE_CASES)
+def test_messages(diagnostics: Diagnostics, rest: str, config: str, expected: Expected) -> None:
+    front = f"description: An agent with some power.\n{rest}"
+    assert_found(diagnostics(RULE, {A: agent(front)}, config), RULE, expected)

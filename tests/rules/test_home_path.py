@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.conftest import Lint, agent
+from tests.rules.conftest import Diagnostics, Expected, Lint, agent, assert_found
 
 A = "specs/agents/a.md"
 RULE = "home-path"
@@ -40,11 +40,39 @@ def test_config_level_and_other_keys(lint: Lint) -> None:
     assert found == [("promptc.toml", 2, 24, RULE), (A, 5, 5, RULE)]
 
 
-def test_hint_suggests_the_portable_form(make_bundle) -> None:  # type: ignore[no-untyped-def]
-    from compiler import api
-    from compiler.config import load_config
-
+def test_hint_suggests_the_portable_form(diagnostics: Diagnostics) -> None:
     front = "description: Reads outside the project.\npermission:\n  external_directory:\n    '/home/alice/notes/*': allow"
-    make_bundle({"promptc.toml": "", A: agent(front)})
-    [found] = [d for d in api.lint(load_config()).diagnostics if d.rule == RULE]
+    [found] = diagnostics(RULE, {A: agent(front)})
     assert found.hint == 'write "~/notes/*" instead; OpenCode expands `~` to the home folder'
+
+
+# The docstring's examples, then each surprise of OpenCode's prefix expansion.
+MESSAGE_CASES = [
+    pytest.param(
+        "/home/alice/notes/*",
+        [(A, 5, 5, "`/home/alice/notes/*` names the home folder `/home/alice`: it only works for that user on that machine")],
+        id="docstring-fails",
+    ),
+    pytest.param("~/notes/*", [], id="docstring-passes"),
+    pytest.param(
+        "~alice/notes/*",
+        [(A, 5, 5, "`~alice/notes/*` is not expanded: OpenCode expands only `~` and `~/`")],
+        id="tilde-user",
+    ),
+    pytest.param(
+        "${HOME}/x",
+        [(A, 5, 5, "`${HOME}/x` is not expanded: OpenCode expands only `$HOME`, not `${HOME}`")],
+        id="braced-home",
+    ),
+    pytest.param(
+        "$HOMEwork/*",
+        [(A, 5, 5, "`$HOMEwork/*` becomes `<home>` followed directly by the rest")],
+        id="home-without-a-slash",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("pattern", "expected"), MESSAGE_CASES)
+def test_messages(diagnostics: Diagnostics, pattern: str, expected: Expected) -> None:
+    front = f'description: Reads outside the project.\npermission:\n  external_directory:\n    "{pattern}": allow'
+    assert_found(diagnostics(RULE, {A: agent(front)}), RULE, expected)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.conftest import Lint, agent
+from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
 
 A = "specs/agents/a.md"
 RULE = "missing-catch-all"
@@ -106,7 +106,7 @@ def test_config_level_catch_all_closes_the_map(lint: Lint) -> None:
     assert found == []
 
 
-def test_task_message_lists_what_stays_open(messages) -> None:  # type: ignore[no-untyped-def]
+def test_task_message_lists_what_stays_open(messages: Messages) -> None:
     files = {
         A: agent(CASES[0][0]),
         "specs/agents/sub.md": SUB,
@@ -117,3 +117,45 @@ def test_task_message_lists_what_stays_open(messages) -> None:  # type: ignore[n
         'OpenCode\'s built-in `"*": allow` still lets this agent start every subagent it '
         "does not list: general, explore, other"
     ]
+
+
+DOCSTRING_CASES = [
+    pytest.param(
+        "mode: primary\npermission:\n  task:\n    sub: allow",
+        [
+            (
+                A,
+                5,
+                3,
+                '`task` map has no `"*"` entry, so OpenCode\'s built-in `"*": allow` still lets '
+                "this agent start every subagent it does not list: general, explore",
+            )
+        ],
+        id="docstring-fails",
+    ),
+    pytest.param(
+        "mode: primary\npermission:\n  task:\n    '*': deny\n    sub: allow",
+        [],
+        id="docstring-passes",
+    ),
+    pytest.param(
+        "permission:\n  bash:\n    'git status': allow",
+        [
+            (
+                A,
+                4,
+                3,
+                '`bash` map has no `"*"` entry, so inputs it does not list (such as `x`) fall to '
+                'OpenCode\'s built-in `"*": allow`: its allow entries change nothing',
+            )
+        ],
+        id="other-permissions-name-an-input-left-open",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rest", "expected"), DOCSTRING_CASES)
+def test_docstring_examples(diagnostics: Diagnostics, rest: str, expected: Expected) -> None:
+    front = f"description: The permission map of the rule's docstring.\n{rest}"
+    found = diagnostics(RULE, {A: agent(front), "specs/agents/sub.md": SUB})
+    assert_found(found, RULE, expected)

@@ -6,7 +6,9 @@ import textwrap
 
 import pytest
 
-from tests.rules.conftest import Lint, agent
+from compiler import coverage
+from compiler.wildcard import TooComplex
+from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
 
 A = "specs/agents/a.md"
 RULE = "shadowed-rule"
@@ -134,7 +136,7 @@ def test_redundant_option(lint: Lint) -> None:
     assert lint(RULE, {A: agent(front)}, config) == [(A, 5, 5, RULE)]
 
 
-def test_message_names_the_overriding_rule(messages) -> None:  # type: ignore[no-untyped-def]
+def test_message_names_the_overriding_rule(messages: Messages) -> None:
     found = messages(RULE, {A: agent(CASES[0][0])})
     assert found[0] == (
         'specs/agents/a.md:5:5: error [shadowed-rule] `bash "rg *": allow` never decides: '
@@ -142,7 +144,7 @@ def test_message_names_the_overriding_rule(messages) -> None:  # type: ignore[no
     )
 
 
-def test_message_names_every_rule_of_a_union(messages) -> None:  # type: ignore[no-untyped-def]
+def test_message_names_every_rule_of_a_union(messages: Messages) -> None:
     found = messages(RULE, {A: agent(CASES[5][0])})
     assert found == [
         'specs/agents/a.md:6:5: error [shadowed-rule] `bash "x *": deny` never decides: later '
@@ -157,7 +159,7 @@ def test_config_level_rules_are_checked(lint: Lint) -> None:
     assert found == [("promptc.toml", 2, 10, RULE)]
 
 
-def test_agents_sharing_a_map_each_get_their_own_positions(messages) -> None:  # type: ignore[no-untyped-def]
+def test_agents_sharing_a_map_each_get_their_own_positions(messages: Messages) -> None:
     # The same rules, so the same (cached) answers, written at different lines.
     front = textwrap.dedent(CASES[0][0])
     later = front.replace("permission:", "mode: subagent\npermission:")
@@ -174,14 +176,11 @@ def test_agents_sharing_a_map_each_get_their_own_positions(messages) -> None:  #
     ]
 
 
-def test_a_pairwise_search_past_its_budget_names_every_later_rule(  # type: ignore[no-untyped-def]
-    messages, monkeypatch: pytest.MonkeyPatch
+def test_a_pairwise_search_past_its_budget_names_every_later_rule(
+    messages: Messages, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The union was decided, but the search for one covering rule gave up: the
     # report falls back to naming the later rules instead of crashing.
-    from compiler import coverage
-    from compiler.wildcard import TooComplex
-
     def gives_up(*_: object) -> None:
         raise TooComplex(("*",))
 
@@ -201,3 +200,26 @@ def test_agents_whose_maps_differ_only_in_an_action_are_judged_apart(lint: Lint)
     assert lint(RULE, files) == [(A, 5, 5, RULE)]
     config = "[rules.shadowed-rule]\nredundant = true\n"
     assert lint(RULE, files, config) == [(A, 5, 5, RULE), ("specs/agents/b.md", 5, 5, RULE)]
+
+
+DOCSTRING_CASES = [
+    pytest.param(
+        'permission:\n  bash:\n    "rg *": allow\n    "*": deny',
+        [(A, 5, 5, '`bash "rg *": allow` never decides: the later `bash "*": deny` (line 6) matches everything it matches')],
+        id="docstring-fails",
+    ),
+    pytest.param('permission:\n  bash:\n    "*": deny\n    "rg *": allow', [], id="docstring-passes"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rest", "expected"), DOCSTRING_CASES)
+def test_docstring_examples(diagnostics: Diagnostics, rest: str, expected: Expected) -> None:
+    front = f"description: The permission map of the rule's docstring.\n{rest}"
+    assert_found(diagnostics(RULE, {A: agent(front)}), RULE, expected)
+
+
+def test_hint_says_the_last_match_wins(diagnostics: Diagnostics) -> None:
+    [found, _] = diagnostics(RULE, {A: agent(CASES[0][0])})
+    assert found.hint == (
+        "OpenCode applies the last matching rule, not the most specific: put broad rules first"
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.conftest import Lint, agent
+from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
 
 A = "specs/agents/a.md"
 RULE = "unknown-permission"
@@ -42,7 +42,7 @@ def test_config_level_keys_are_checked(lint: Lint) -> None:
     assert found == [("promptc.toml", 3, 1, RULE)]
 
 
-def test_messages_explain_what_opencode_does(messages) -> None:  # type: ignore[no-untyped-def]
+def test_messages_explain_what_opencode_does(messages: Messages) -> None:
     files = {
         A: agent(
             "description: An agent with odd keys.\npermission:\n  write: deny\n"
@@ -59,3 +59,24 @@ def test_messages_explain_what_opencode_does(messages) -> None:  # type: ignore[
         "placeholder that was never filled in: OpenCode takes it literally, as a permission "
         "no tool asks for",
     ]
+
+
+DOCSTRING_CASES = [
+    pytest.param(
+        "permission:\n  write: deny",
+        "",
+        [(A, 4, 3, "OpenCode has no `write` permission: the edit, write and apply_patch tools all ask for `edit`")],
+        id="docstring-fails",
+    ),
+    pytest.param(
+        "permission:\n  edit: deny\n  plan_db: allow", 'custom_tools = ["plan_db"]\n', [], id="docstring-passes"
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rest", "config", "expected"), DOCSTRING_CASES)
+def test_docstring_examples(
+    diagnostics: Diagnostics, rest: str, config: str, expected: Expected
+) -> None:
+    front = f"description: The permission map of the rule's docstring.\n{rest}"
+    assert_found(diagnostics(RULE, {A: agent(front)}, config), RULE, expected)

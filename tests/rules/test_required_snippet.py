@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 
 from compiler import api
+from compiler.bundle import load_bundle
+from compiler.compose import compose_bundle
 from compiler.config import load_config
 from compiler.diagnostics import Diagnostic
+from compiler.lint import settings
 from compiler.project import make_project
+from compiler.report import text
 from compiler.rules import required_snippet
 from compiler.snippet import align, find_copies, make_snippet
 from tests.conftest import MakeBundle
@@ -69,6 +73,7 @@ def lint(make_bundle: MakeBundle, files: dict[str, str], config: str = CONFIG) -
 
 # (case, body of specs/agents/scout.md, [(line, column, words of the message)])
 AGENT_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
+    # The docstring's Passes example; its Fails example is misplaced-and-drifted below.
     ("placeholder", "<<caveman>>\n\n# Scout\n", []),
     ("placeholder-with-expected-level", '<<caveman(level="full")>>\n\n# Scout\n', []),
     ("inline-exact", f"{SNIPPET}\n\n# Scout\n", []),
@@ -121,7 +126,7 @@ AGENT_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
     ),
     ("misplaced-inline", f"# Scout\n\n{SNIPPET}\n", [(7, 1, "must be the first text")]),
     ("misplaced-after-prose", f"Lee.\n{SNIPPET}\n", [(6, 1, "must be the first text")]),
-    (
+    (  # the docstring's Fails example
         "misplaced-and-drifted",
         f"# Scout\n\n{WRAPPED}\n",
         [(7, 1, "must be the first text"), (8, 56, "has drifted")],
@@ -170,8 +175,6 @@ def test_drift_hint_is_a_unified_diff(make_bundle: MakeBundle) -> None:
 
 
 def test_text_report_indents_the_diff(make_bundle: MakeBundle) -> None:
-    from compiler.report import text
-
     [found] = lint(make_bundle, {"specs/agents/scout.md": agent(f"{ULTRA}\n")})
     lines = "\n".join(text([found])).split("\n")
     assert lines[1] == "    hint: --- fragments/caveman.md (level=full)"
@@ -409,15 +412,8 @@ def test_count_without_a_config_file_names_the_first_agent(make_bundle: MakeBund
         }
     )
     config = dataclasses.replace(load_config(), source=None)
-    from compiler.bundle import load_bundle
-    from compiler.compose import compose_bundle
-
-    bundle = load_bundle(config)
-    project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
-    options = config.rules[ID].options
-    [found] = list(required_snippet.check(project, options))
-    assert found.path == Path("specs/agents/boss.md").resolve()
-    assert (found.line, found.column) == (1, 1)
+    [found] = [d for d in api.lint(config).diagnostics if d.rule == ID]
+    assert (found.path, found.line, found.column) == ("specs/agents/boss.md", 1, 1)
     assert found.message.endswith("(rules.required-snippet.expected_count)")
 
 
@@ -441,7 +437,7 @@ SUBAGENTS = [
 
 
 def ndomo_like(make_bundle: MakeBundle, count: int) -> Path:
-    files = {
+    files: dict[str, str | bytes] = {
         "promptc.toml": CONFIG + f"expected_count = {count}\n" + QUIET,
         "fragments/caveman.md": f"{SNIPPET}\n",
     }
@@ -466,15 +462,12 @@ def test_fourteen_carriers_against_another_count(make_bundle: MakeBundle) -> Non
 
 
 def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(root)
     config = load_config()
-    options = config.rules[ID].options
+    options = settings(config)[ID].options
     assert options["fragment"] == "caveman"
     assert set(options["exempt"]) == {"craftsman", "foreman"}
-    from compiler.bundle import load_bundle
-    from compiler.compose import compose_bundle
-
     bundle = load_bundle(config)
     project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
     fragment = bundle.fragments["caveman"]

@@ -1,0 +1,258 @@
+"""A run's Schemas: fastjsonschema says whether a document is valid, jsonschema explains it.
+
+fastjsonschema implements draft 7 and the shipped schemas are draft 2020-12,
+with one keyword of promptc's own (`x-finite`), so the one property that
+matters is that every document gets exactly the problems jsonschema finds,
+whether fastjsonschema passed it or not: checked on the documents of the
+schema case tables and on documents generated from each schema.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compiler import validate
+from compiler.loader import load_bytes
+from compiler.resources import load_schema, schema_dir
+from tests import test_schema
+from tests.schema_cases import CASES, REFERENCE_AGENT
+
+SHIPPED = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
+# What a run checks with Schemas: the sources, then the emitted files (the
+# config is validated once per run, by jsonschema alone).
+CHECKED = sorted(
+    {"agent", "mode", "fragment", "skill"}
+    | {schema for outputs in validate.OUTPUTS.values() for _, schema in outputs}
+)
+SCHEMAS = validate.Schemas()  # shared by the examples, as by the documents of one run
+
+
+def assert_explained_as_jsonschema(document: Any, name: str) -> None:
+    everything = list(validate.issues(document, SCHEMAS.validator(name)))
+    reported = [] if SCHEMAS.valid(name, document) else everything
+    assert reported == everything, document
+
+
+def _frontmatters() -> list[dict[str, Any]]:
+    texts = [case.text for case in CASES] + [REFERENCE_AGENT, test_schema.CLAUDE_AGENT]
+    texts += [f"---\n{front}---\nbody\n" for _, front, *_ in test_schema.CLAUDE_DEFECTS]
+    texts += [test_schema.CLAUDE_COMMAND]
+    texts += [f"---\ndescription: x\n{front}---\nbody\n" for front, *_ in test_schema.MODE_CASES]
+    found = []
+    for text in texts:
+        source = load_bytes(Path("x.md"), text.lstrip("\n").encode())
+        if source.frontmatter is not None:
+            found.append(dict(source.frontmatter.data))
+    return found
+
+
+def _json_documents() -> list[Any]:
+    documents = [json.loads(test_schema.CLAUDE_SETTINGS), json.loads(test_schema.CLAUDE_PLUGIN)]
+    for entry, _ in test_schema.SETTINGS_DEFECTS:
+        documents.append(json.loads('{"permissions": {' + entry + "}}"))
+    return documents
+
+
+TABLE = _frontmatters() + _json_documents()
+
+
+def test_the_case_tables_hold_both_verdicts() -> None:
+    assert {SCHEMAS.valid("agent", document) for document in TABLE} == {True, False}
+
+
+def test_a_run_checks_shipped_schemas() -> None:
+    assert set(CHECKED) <= set(SHIPPED)
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_the_case_tables_are_explained_as_jsonschema_explains_them(name: str) -> None:
+    for document in TABLE:
+        assert_explained_as_jsonschema(document, name)
+
+
+# Keywords that only annotate: nothing validates by them.
+ANNOTATIONS = {
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "deprecationMessage",
+    "errorMessage",
+}
+
+
+def _refs_with_siblings(node: Any) -> list[set[str]]:
+    if isinstance(node, list):
+        return [found for item in node for found in _refs_with_siblings(item)]
+    if not isinstance(node, dict):
+        return []
+    found = [found for value in node.values() for found in _refs_with_siblings(value)]
+    applied = set(node) - {"$ref", *ANNOTATIONS}
+    return [applied, *found] if "$ref" in node and applied else found
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_no_keyword_stands_beside_a_ref(name: str) -> None:
+    """Draft 7 ignores the keywords beside a `$ref`, 2020-12 applies them."""
+    assert _refs_with_siblings(load_schema(name)) == []
+
+
+def test_a_non_finite_number_is_judged_by_jsonschema() -> None:
+    assert SCHEMAS.valid("agent", {"description": "d", "temperature": 0.5})
+    assert not SCHEMAS.valid("agent", {"description": "d", "temperature": float("inf")})
+    assert not SCHEMAS.valid("agent", {"description": "d", "top_p": float("nan")})
+
+
+def test_checking_leaves_the_schemas_as_they_are() -> None:
+    before = {name: copy.deepcopy(load_schema(name)) for name in CHECKED}
+    schemas = validate.Schemas()
+    for name in CHECKED:
+        schemas.valid(name, {})
+        schemas.validator(name).is_valid({})
+    assert {name: load_schema(name) for name in CHECKED} == before
+
+
+def test_a_document_is_checked_as_it_is_and_never_filled_in() -> None:
+    document = {"description": "d"}
+    assert SCHEMAS.valid("agent", document)
+    assert document == {"description": "d"}  # no schema default written into it
+
+
+# --- generated documents ------------------------------------------------------------
+
+_KEYS: set[str] = set()
+_TEXTS: set[str] = set()
+
+
+def _harvest(node: Any) -> None:
+    """Property names and the strings a schema names: what generated documents are made of."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("properties", "patternProperties"):
+                _KEYS.update(value)
+            if key in ("enum", "const", "required"):
+                values = value if isinstance(value, list) else [value]
+                _TEXTS.update(v for v in values if isinstance(v, str))
+            _harvest(value)
+    elif isinstance(node, list):
+        for item in node:
+            _harvest(item)
+
+
+for _name in SHIPPED:
+    _harvest(load_schema(_name))
+_TEXTS.update(["#FF5733", "#FF5733\n", "", " ", "./agents/", "Bash(ls *)", "mcp__*", "a:b"])
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=300),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, 1.0, 1.5, -1.0, float("inf")]),
+    st.sampled_from(sorted(_TEXTS)),
+    st.text(max_size=8),
+    st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2030, 1, 1)),
+)
+keys = st.one_of(st.sampled_from(sorted(_KEYS)), st.text(max_size=6))
+documents = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=6)),
+    max_leaves=24,
+)
+top_level = st.dictionaries(keys, documents, max_size=8)
+
+
+def _resolve(node: Any, root: dict[str, Any]) -> Any:
+    while isinstance(node, dict) and "$ref" in node and node["$ref"].startswith("#/$defs/"):
+        node = root["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    return node
+
+
+def _members(node: Any, root: dict[str, Any], depth: int = 0) -> tuple[dict[str, Any], list[str]]:
+    """Properties and required keys of an object schema, through allOf and $ref."""
+    node = _resolve(node, root)
+    if not isinstance(node, dict) or depth > 4:
+        return {}, []
+    properties = dict(node.get("properties", {}))
+    required = list(node.get("required", []))
+    for sub in node.get("allOf", []):
+        more, needed = _members(sub, root, depth + 1)
+        properties = {**more, **properties}
+        required += needed
+    return properties, required
+
+
+def guided(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:
+    """Documents shaped by the schema, each level sometimes replaced by anything:
+    mostly near misses, which is where the two engines could part."""
+    node = _resolve(node, root)
+    if depth > 5 or not isinstance(node, dict):
+        return scalars
+    options: list[st.SearchStrategy[Any]] = []
+    for sub in node.get("anyOf", []):
+        options.append(st.deferred(lambda sub=sub: guided(sub, root, depth)))
+    if "enum" in node:
+        options.append(st.sampled_from(node["enum"]))
+    if "const" in node:
+        options.append(st.just(node["const"]))
+    properties, required = _members(node, root)
+    kinds = node.get("type")
+    if properties or kinds == "object" or "additionalProperties" in node:
+        fields = {k: guided(v, root, depth + 1) for k, v in properties.items()}
+        extra = node.get("additionalProperties")
+        values = guided(extra, root, depth + 1) if isinstance(extra, dict) else documents
+        options.append(
+            st.builds(
+                lambda needed, optional, more: {**more, **needed, **optional},
+                st.fixed_dictionaries({k: fields[k] for k in required if k in fields}),
+                st.fixed_dictionaries(
+                    {}, optional={k: f for k, f in fields.items() if k not in required}
+                ),
+                st.dictionaries(keys, values, max_size=2),
+            )
+        )
+    if "items" in node or kinds == "array":
+        item = guided(node.get("items", {}), root, depth + 1)
+        options.append(st.lists(item, max_size=3))
+    if kinds == "string" or "pattern" in node or "minLength" in node:
+        low = node.get("minLength", 0)
+        high = node.get("maxLength", low + 3)
+        options.append(st.text(min_size=max(0, low - 1), max_size=min(high + 1, low + 4)))
+        if "maxLength" in node:
+            options.append(st.sampled_from(["a" * (high - 1), "a" * high, "a" * (high + 1)]))
+        if "pattern" in node:
+            options.append(st.from_regex(node["pattern"], fullmatch=True))
+    if kinds in ("number", "integer") or "minimum" in node:
+        low = node.get("minimum", node.get("exclusiveMinimum", 0))
+        options.append(st.sampled_from([low - 1, low, low + 1, low + 0.5, float(low)]))
+    if not options:
+        return scalars
+    # The shaped values three times out of four; at the top, only those.
+    return st.one_of(options) if depth == 0 else st.one_of(*options, *options, *options, scalars)
+
+
+GUIDED = {name: guided(load_schema(name), load_schema(name)) for name in CHECKED}
+
+
+@pytest.mark.parametrize("name", CHECKED)
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_documents_shaped_by_the_schema_are_explained_as_jsonschema_does(
+    name: str, data: st.DataObject
+) -> None:
+    assert_explained_as_jsonschema(data.draw(GUIDED[name]), name)
+
+
+@pytest.mark.parametrize("name", CHECKED)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=top_level)
+def test_any_document_is_explained_as_jsonschema_does(name: str, document: dict[str, Any]) -> None:
+    assert_explained_as_jsonschema(document, name)
