@@ -18,6 +18,7 @@ from compiler.report import text
 from compiler.rules import required_snippet
 from compiler.snippet import align, find_copies, make_snippet
 from tests.conftest import MakeBundle
+from tests.test_bundle import SUBAGENTS as BUNDLE_SUBAGENTS
 
 ID = required_snippet.ID
 TONE = "Tono: caveman por default, nivel full. Activa siempre."
@@ -418,22 +419,7 @@ def test_count_without_a_config_file_names_the_first_agent(make_bundle: MakeBund
 
 
 # Fourteen subagents carry the snippet; craftsman and foreman carry their own tone section.
-SUBAGENTS = [
-    "chronicler",
-    "go-smith",
-    "guild",
-    "inspector",
-    "js-smith",
-    "painter",
-    "python-smith",
-    "rust-smith",
-    "sage",
-    "scout",
-    "scribe",
-    "smith",
-    "vue-smith",
-    "zig-smith",
-]
+SUBAGENTS = sorted(BUNDLE_SUBAGENTS)
 
 
 def ndomo_like(make_bundle: MakeBundle, count: int) -> Path:
