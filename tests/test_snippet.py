@@ -139,15 +139,16 @@ TARGETS = [
 @settings(max_examples=500, deadline=None)
 @given(lines=st.lists(LINE, max_size=16), target=st.sampled_from(TARGETS))
 def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
-    assert snippet._code_lines(lines) == code_lines(lines)
-    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+    body = "\n".join(lines)
+    assert snippet._code_lines(body.split("\n"), body) == code_lines(body.split("\n"))
+    assert snippet._windows(body, _snippet(target)) == windows_read(body.split("\n"), target)
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(st.one_of(LINE, st.sampled_from(["", "", "x", "```", "~~~~"])), max_size=80))
 def test_windows_of_longer_bodies_are_those_of_reading_every_window(lines: list[str]) -> None:
     target = "\n".join(SNIPPET_LINES)
-    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+    assert snippet._windows("\n".join(lines), _snippet(target)) == windows_read(lines, target)
 
 
 def test_windows_reach_as_far_as_max_window_lines() -> None:
@@ -155,7 +156,7 @@ def test_windows_reach_as_far_as_max_window_lines() -> None:
     target = "\n".join(SNIPPET_LINES)
     for blanks in range(MAX_WINDOW - 4, MAX_WINDOW + 2):
         for lines in ([head, *[""] * blanks, tail], ["x", *[""] * blanks, head, tail]):
-            found = snippet._windows(lines, _snippet(target))
+            found = snippet._windows("\n".join(lines), _snippet(target))
             assert found == windows_read(lines, target)
 
 
@@ -198,3 +199,20 @@ def test_the_common_subsequence_is_the_longest(a: str, b: str) -> None:
     # it bounds difflib's ratio from above, as the search relies on
     if a and target.text:
         assert target.closer(a) >= target.score(a)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
+    b=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
+    names=st.permutations(["p", "q", "r", "s"]),
+)
+def test_opcodes_kept_for_a_run_are_difflibs_for_other_lines_of_the_same_pattern(
+    a: list[str], b: list[str], names: list[str]
+) -> None:
+    """A run keeps difflib's opcodes by pattern of equal lines (agents share
+    their layout): other lines in the same places get what difflib gives them."""
+    rename = dict(zip(["a", "b", "", "c"], names, strict=True))
+    known: dict[Any, Any] = {}
+    for x, y in ((a, b), ([rename[i] for i in a], [rename[i] for i in b])):
+        assert snippet.align(x, y, known) == snippet.align(x, y)
