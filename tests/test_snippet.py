@@ -7,6 +7,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
