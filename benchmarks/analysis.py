@@ -27,7 +27,7 @@ from pathlib import Path
 
 from speed import BODY, CAVEMAN, FLOW, write_promptc  # benchmarks/ is on sys.path
 
-from compiler import rules
+from compiler import lint, rules
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import load_config
@@ -114,9 +114,10 @@ def analyse(root: Path) -> None:
     project = make_project(config, bundle, compose_bundle(bundle, target, config.display), target)
     ready = time.perf_counter()
     times: dict[str, float] = {}
+    settled = lint.settings(config)
     for rule_id, rule in rules.RULES.items():
-        settings = config.rules.get(rule_id)
-        if rule.STAGE or settings is None or settings.level is None:
+        settings = settled[rule_id]
+        if rule.STAGE or settings.level is None:
             continue
         start = time.perf_counter()
         found = sum(1 for _ in rule.check(project, settings.options))

@@ -88,17 +88,21 @@ class Coverage:
         self, pairs: Pairs, permission: str | None, within: tuple[str, ...]
     ) -> Witness | None:
         (key, pattern), later = pairs[0], pairs[1:]
+        include = (pattern, *within)
+        if self.patterns.apart(include):
+            # No input matches them all, whatever the later rules (dangerous-allow
+            # asks this of most allow rules against each command it looks for).
+            return None
         if permission is not None:
+            # One name: the later rules for it are the excludes.
             if not self.patterns.match(permission, key):
                 return None
-            groups = {
-                frozenset(
-                    j for j, (p, _) in enumerate(later) if self.patterns.match(permission, p)
-                ): (permission)
-            }
-        else:
-            groups = self._name_groups(key, [p for p, _ in later])
-        include = (pattern, *within)
+            match = self.patterns.match
+            text = self.patterns.witness(
+                include, tuple(p for k, p in later if match(permission, k))
+            )
+            return None if text is None else Witness(permission, text)
+        groups = self._name_groups(key, [p for p, _ in later])
         for members, name in groups.items():
             text = self.patterns.witness(include, tuple(later[j][1] for j in sorted(members)))
             if text is not None:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from compiler.loader import SourceFile
 from compiler.project import Spec
@@ -28,6 +28,8 @@ THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as
 PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
+MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
+MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
 _SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -167,9 +169,12 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(lines: Sequence[str]) -> set[int]:
-    """Indices of lines inside fenced code blocks (fences included)."""
+def _code_lines(lines: Sequence[str], text: str) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included); `text` is
+    the lines joined by newlines."""
     inside: set[int] = set()
+    if "```" not in text and "~~~" not in text:
+        return inside
     fence: str | None = None
     opened = 0
     # A fence holds three backticks or tildes: only those lines are matched.
@@ -203,7 +208,7 @@ def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int,
         index += body.count("\n", previous, start)
         previous = start
         if code is None:
-            code = _code_lines(lines)
+            code = _code_lines(lines, body)
         line = lines[index]
         own = call.match(line, match.start() - start)  # the same match, on its line
         if index in code or own is None:
@@ -254,6 +259,24 @@ class _Target:
         self.positions: dict[str, int] = {}
         for at, char in enumerate(self.text):
             self.positions[char] = self.positions.get(char, 0) | 1 << at
+        # What the search works out for one agent and serves the others of the
+        # run (they share their fragments' lines and their layout): each line's
+        # normal form, and difflib's opcodes per pattern of equal lines (see
+        # align). Bounded: a run of 10,000 agents reads millions of lines.
+        self.normals: dict[str, str] = {}
+        self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
+
+    def normal(self, lines: Sequence[str]) -> list[str]:
+        """_normal of each line."""
+        known = self.normals
+        found = list(map(known.get, lines))
+        if None in found:
+            if len(known) > MEMO_LINES:
+                known.clear()
+            for index in itertools.compress(itertools.count(), map(operator.not_, found)):
+                line = lines[index]
+                found[index] = known[line] = " ".join(line.split())
+        return cast(list[str], found)  # every None is filled in
 
     def score(self, text: str) -> float:
         """difflib's ratio of the window to the snippet."""
@@ -292,9 +315,9 @@ class _Reading:
     where the pieces are (see _scored).
     """
 
-    def __init__(self, lines: Sequence[str], target: _Target) -> None:
-        code = _code_lines(lines)
-        self.normal = list(map(" ".join, map(str.split, lines)))
+    def __init__(self, lines: Sequence[str], text: str, target: _Target) -> None:
+        code = _code_lines(lines, text)
+        self.normal = target.normal(lines)
         read = itertools.compress(itertools.count(), self.normal)  # the lines not blank
         self.lines = list(itertools.filterfalse(code.__contains__, read))
         self.read = list(map(self.normal.__getitem__, self.lines))  # their text
@@ -353,7 +376,7 @@ def _finds(text: str, piece: str) -> Iterator[int]:
         at = text.find(piece, at + 1)
 
 
-def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+def _windows(body: str, snippet: Snippet) -> list[tuple[int, int]]:
     """Non-overlapping [start, end) line windows of a composed body that hold a copy.
 
     A window reads the non-blank lines from `start` to `end` (at most
@@ -375,7 +398,7 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     target = snippet.target
     if not target.text:
         return []
-    reading = _Reading(lines, target)
+    reading = _Reading(body.split("\n"), body, target)
     texts: dict[tuple[int, int], str] = {}
     return _choose(_scored(reading, target, texts), texts, target)
 
@@ -471,8 +494,11 @@ def _choose(
 Opcode = tuple[str, int, int, int, int]
 
 
-def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
-    """difflib opcodes turning source lines into composed lines.
+def align(
+    source: Sequence[str], composed: Sequence[str], known: dict[Pattern, list[Opcode]] | None = None
+) -> list[Opcode]:
+    """difflib opcodes turning source lines into composed lines (`known`: opcodes
+    already found this run, by pattern of equal lines).
 
     Composition changes only the lines around placeholders, so the common head
     and tail are matched directly and difflib (quadratic on repetitive text)
@@ -483,16 +509,42 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     head = next(itertools.compress(itertools.count(), map(operator.ne, source, composed)), limit)
     back = map(operator.ne, reversed(source), reversed(composed))
     tail = min(next(itertools.compress(itertools.count(), back), limit), limit - head)
-    matcher = difflib.SequenceMatcher(
-        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    middle = _opcodes(
+        source[head : len(source) - tail], composed[head : len(composed) - tail], known
     )
     opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in middle:
         opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:
         i, j = len(source) - tail, len(composed) - tail
         opcodes.append(("equal", i, len(source), j, len(composed)))
     return opcodes
+
+
+# Each line by the position of its first copy in a + b: two pairs of sequences
+# with one pattern get the same opcodes from difflib, which without junk only
+# ever asks whether two lines are equal.
+Pattern = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _opcodes(
+    a: Sequence[str], b: Sequence[str], known: dict[Pattern, list[Opcode]] | None
+) -> list[Opcode]:
+    """difflib's opcodes turning `a` into `b`, taken from `known` when its pattern is there."""
+    if known is None:
+        matcher = difflib.SequenceMatcher(None, a, b, False)
+        return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    numbers: dict[str, int] = {}
+    pattern = (
+        tuple(map(numbers.setdefault, a, itertools.count())),
+        tuple(map(numbers.setdefault, b, itertools.count(len(a)))),
+    )
+    found = known.get(pattern)
+    if found is None:
+        if len(known) >= MEMO_PATTERNS:
+            known.clear()
+        found = known[pattern] = _opcodes(a, b, None)
+    return found
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
@@ -525,10 +577,10 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
     calls = _calls(snippet, spec.source.body, source)
-    windows = _windows(composed, snippet)
+    windows = _windows(spec.body, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
-    opcodes = align(source, composed)
+    opcodes = align(source, composed, snippet.target.opcodes)
     first = spec.source.body_line
     copies: list[Copy] = []
     called: set[int] = set()

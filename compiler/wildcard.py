@@ -190,7 +190,11 @@ class Patterns:
         exclude = tuple(dict.fromkeys(exclude))
         key = (include or ("*",), exclude)
         if key not in self._found:
-            self._found[key] = self.product(*key).search()
+            block, _ = self.block(exclude)
+            # The search's first step, before the product is built: an exclude
+            # that matches every text leaves nothing to find.
+            saturated = block.start & block.universal
+            self._found[key] = None if saturated else self.product(*key).search()
         return self._found[key]
 
     def covers(self, outer: str, inner: str) -> bool:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import random
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from compiler import api
 from compiler.config import load_config
-from compiler.import_text import escape, find_shared, replace_shared
+from compiler.import_text import escape
 from compiler.loader import load_file
 from tests import bundles
 from tests.conftest import Run
@@ -213,40 +210,3 @@ def test_claude_tool_patterns_become_rules(
 ) -> None:
     assert run("import", "claude", str(FIXTURES / "claude")).code == 0
     assert api.can(load_config(), agent, permission, text).decision.action == action
-
-
-# --- shared text in long bodies -------------------------------------------------------
-
-PASSAGES = [
-    ["# Reglas", "", "- Lee antes de cambiar.", "- Cita rutas y líneas."],
-    ["| a | b |", "|---|---|", "| 1 | 2 |"],
-    ["```sh", "rg --files", "", "head -n 5", "```"],
-    ["Tono: caveman por default.", "Activa siempre, en cada respuesta que des."],
-    ["## Paso", "", "Verifica los tests existentes y agrega uno por cada cambio nuevo."],
-]
-
-
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32), agents=st.integers(2, 17), size=st.integers(5_000, 30_000))
-def test_shared_blocks_of_long_bodies_put_back_give_every_body(
-    seed: int, agents: int, size: int
-) -> None:
-    """Bodies of 5 to 30 KB sharing passages: each placeholder line, replaced by
-    its block, gives back the body byte for byte."""
-    rng = random.Random(seed)
-    bodies = {}
-    for index in range(agents):
-        lines: list[str] = []
-        while sum(map(len, lines)) < size // agents + 5_000:
-            if rng.random() < 0.4:
-                lines += [*rng.choice(PASSAGES), ""]
-            else:
-                words = rng.choices(["lee", "el", "código", "y", "cita", "rutas", "antes"], k=12)
-                lines += [" ".join(words), ""]
-        bodies[f"a{index}"] = "\n".join(lines)
-    shared = find_shared(bodies)
-    assert shared  # the passages repeat
-    blocks = {f"<<{item.name}>>": item.text.rstrip("\n") for item in shared}
-    for body in bodies.values():
-        replaced = replace_shared(body, shared).split("\n")
-        assert "\n".join(blocks.get(line, line) for line in replaced) == body

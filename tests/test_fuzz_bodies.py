@@ -1,0 +1,164 @@
+"""Fuzz the searches over long bodies (5 to 30 KB): the required-snippet rule's
+copies of its snippet in prose written in the snippet's own words (absent,
+copied, drifted), and import's text shared between agents. Both read a body
+in time linear in its bytes, so `make fuzz` runs thousands of them."""
+
+from __future__ import annotations
+
+import random
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compiler.import_text import find_shared, replace_shared
+from compiler.snippet import Snippet, find_copies
+from tests.strategies import tick
+
+
+def _snippet(text: str) -> Snippet:
+    return Snippet("s", Path("s.md"), text, re.compile(re.escape(text)), {}, (), {}, {}, "<<s>>")
+
+
+class _Source:
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.body_line = 1
+
+
+class _Spec:
+    """A spec written without placeholders: its composed body is its source."""
+
+    def __init__(self, body: str) -> None:
+        self.source = _Source(body)
+        self.body = body
+
+
+# --- copies of the snippet ------------------------------------------------------------
+
+SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "ve", "da", "pi", "ro", "ne", "ta", "si"]
+
+
+class Prose:
+    """Generated markdown: frequent short words and rare long ones (a Zipf law),
+    wrapped paragraphs, lists, headings and fences."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        found: dict[str, None] = {}
+        while len(found) < 600:
+            size = 1 if len(found) < 10 else 2 if len(found) < 60 else rng.randint(2, 4)
+            found["".join(rng.choice(SYLLABLES) for _ in range(size))] = None
+        self.words = list(found)
+        self.weights = [1 / (rank + 1) for rank in range(len(self.words))]
+
+    def sentence(self) -> str:
+        words = self.rng.choices(self.words, self.weights, k=self.rng.randint(6, 18))
+        return " ".join(words).capitalize() + "."
+
+    def block(self) -> list[str]:
+        kind = self.rng.random()
+        if kind < 0.5:
+            paragraph = " ".join(self.sentence() for _ in range(self.rng.randint(2, 5)))
+            return [*textwrap.wrap(paragraph, self.rng.choice([60, 80, 100])), ""]
+        if kind < 0.75:
+            return [*(f"- {self.sentence()}" for _ in range(self.rng.randint(2, 5))), ""]
+        if kind < 0.9:
+            return [f"## {self.sentence()[:-1]}", ""]
+        return ["```sh", f"rg {self.rng.choice(self.words)}", "```", ""]
+
+
+def _drift(rng: random.Random, text: str, how: str) -> str:
+    lines = text.split("\n")
+    if how == "word":
+        words = lines[0].split(" ")
+        words[len(words) // 2] += "x"
+        return "\n".join([" ".join(words), *lines[1:]])
+    if how == "rewrapped":
+        return "\n".join(textwrap.wrap(" ".join(lines), rng.choice([40, 55, 70])))
+    if how == "line lost":
+        return "\n".join(lines[1:])
+    if how == "more":
+        return text + " Y algo más."
+    return text  # "copy"
+
+
+@given(
+    seed=st.integers(0, 2**32),
+    size=st.integers(5_000, 30_000),
+    sentences=st.integers(2, 12),
+    how=st.sampled_from(["absent", "copy", "word", "rewrapped", "line lost", "more"]),
+)
+def test_a_long_body_holds_the_copy_written_in_it_and_no_other(
+    seed: int, size: int, sentences: int, how: str
+) -> None:
+    tick("bodies: snippet copies")
+    rng = random.Random(seed)
+    prose = Prose(rng)
+    written = " ".join(prose.sentence() for _ in range(sentences))
+    text = "\n".join(textwrap.wrap(written, max(20, len(written) // 4)))  # 4 or 5 lines
+    lines: list[str] = []
+    while sum(map(len, lines)) < size:
+        lines += prose.block()
+    at = None
+    if how != "absent":  # after a blank line, between blocks
+        at = rng.choice([i + 1 for i, line in enumerate(lines) if not line])
+        copy = _drift(rng, text, how).split("\n")
+        lines[at:at] = [*copy, ""]
+    body = "\n".join(lines)
+    spec: Any = _Spec(body)
+    copies = find_copies(spec, _snippet(text))
+    if at is None:
+        assert copies == []
+        return
+    assert len(copies) == 1
+    found = copies[0]
+    if how in ("copy", "rewrapped"):
+        assert (found.composed, found.end) == (at, at + len(copy))  # end: inclusive, from 1
+    else:
+        # A drifted copy may read closer to the snippet with a line more or
+        # less (the most similar window wins): the copy found overlaps it.
+        assert found.composed < at + len(copy) and found.end > at
+    assert found.origin == "text"
+    same = " ".join(found.text.split()) == " ".join(text.split())
+    assert same is (how in ("copy", "rewrapped"))
+
+
+# --- text shared between agents --------------------------------------------------------
+
+PASSAGES = [
+    ["# Reglas", "", "- Lee antes de cambiar.", "- Cita rutas y líneas."],
+    ["| a | b |", "|---|---|", "| 1 | 2 |"],
+    ["```sh", "rg --files", "", "head -n 5", "```"],
+    ["Tono: caveman por default.", "Activa siempre, en cada respuesta que des."],
+    ["## Paso", "", "Verifica los tests existentes y agrega uno por cada cambio nuevo."],
+]
+
+
+@given(seed=st.integers(0, 2**32), agents=st.integers(2, 17), size=st.integers(5_000, 30_000))
+def test_shared_blocks_of_long_bodies_put_back_give_every_body(
+    seed: int, agents: int, size: int
+) -> None:
+    """Bodies of 5 to 30 KB sharing passages: each placeholder line, replaced by
+    its block, gives back the body byte for byte."""
+    tick("bodies: shared text")
+    rng = random.Random(seed)
+    bodies = {}
+    for index in range(agents):
+        lines: list[str] = []
+        while sum(map(len, lines)) < size // agents + 5_000:
+            if rng.random() < 0.4:
+                lines += [*rng.choice(PASSAGES), ""]
+            else:
+                words = rng.choices(["lee", "el", "código", "y", "cita", "rutas", "antes"], k=12)
+                lines += [" ".join(words), ""]
+        bodies[f"a{index}"] = "\n".join(lines)
+    shared = find_shared(bodies)
+    assert shared  # the passages repeat
+    blocks = {f"<<{item.name}>>": item.text.rstrip("\n") for item in shared}
+    for body in bodies.values():
+        replaced = replace_shared(body, shared).split("\n")
+        assert "\n".join(blocks.get(line, line) for line in replaced) == body
