@@ -88,13 +88,6 @@ class CodexTranslation:
     def agent(self, name: str) -> Agent:
         return next(s.agent for s in self.subjects if s.name == name)
 
-    def decide(self, agent: str, command: Sequence[str]) -> str:
-        """The model's decision (deny, ask or allow) for a command of plain words."""
-        if self.shell_off or not self.shell.get(agent, True):
-            return "deny"
-        found = max((STRICTNESS[r.decision] for r in self.rules if r.matches(command)), default=0)
-        return ("allow", "ask", "deny")[found]
-
 
 def cover_words(patterns: wildcard.Patterns, pattern: str) -> tuple[str, ...] | None:
     """The most words every plain command the pattern matches starts with (None: none)."""
