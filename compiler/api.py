@@ -29,7 +29,7 @@ from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
 from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
-from compiler.loader import SourceChanged, SourceFile
+from compiler.loader import SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
@@ -215,18 +215,6 @@ def _validated(out: _Collector, bundle: Bundle) -> None:
             out.add("schema", skill.main.path, problem)
 
 
-def _reading(run: Callable[[_Collector], None], config: Config) -> _Collector:
-    """`run` into a new collector; a body let go that changed on disk before it
-    was read again (loader.SourceChanged) ends the run with an error there."""
-    out = _Collector(config)
-    try:
-        run(out)
-    except SourceChanged as exc:
-        message = "file changed while promptc was reading it; run promptc again"
-        out.add("syntax", exc.path, Problem(1, 1, message))
-    return out
-
-
 def _composed(out: _Collector, composition: Composition) -> None:
     """The findings of composing, complete (bodies not composed yet are, now)."""
     for rule, path, problem in composition.findings:
@@ -258,7 +246,8 @@ def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
     if cache and not fix:
         return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
-    collector = _reading(_lint, config)
+    collector = _Collector(config)
+    _lint(collector)
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -283,8 +272,9 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
 def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
     """Lint once, then compose and emit every selected target, each file to
     `sink`, one body at a time (compiler.emitter)."""
-    names = list(names)
-    return _reading(lambda collector: _emit(collector, names, sink), config)
+    collector = _Collector(config)
+    _emit(collector, list(names), sink)
+    return collector
 
 
 def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:

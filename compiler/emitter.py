@@ -2,10 +2,9 @@
 and a check of the file itself against its format's schema.
 
 Bodies go one at a time: the rules that read composed bodies (lint.SpecRules)
-check each body of the lint target right when a target emits it, and the
-file goes to the sink before the next body is composed, so a bundle of 10,000
-agents never holds its composed bodies (compose.Texts); the sink decides what
-it keeps of the files.
+check each body of the lint target right before a target emits a file from
+it, so a file whose spec has errors is not checked (those errors explain it);
+each file goes to the sink, which decides what it keeps.
 """
 
 from __future__ import annotations

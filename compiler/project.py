@@ -26,9 +26,8 @@ class Spec:
 
     id: str
     source: SourceFile
-    # Where the composed body is (a compose.Texts renders it when asked for),
-    # under `key` (default: the id). Never copied here: a huge bundle would
-    # hold every body for the whole run.
+    # Where the composed body is (a compose.Texts renders it when first asked
+    # for), under `key` (default: the id).
     texts: Mapping[str, str] = field(repr=False)
     key: str = ""
     # target -> the frontmatter that target sees, built on first use: targets
@@ -125,8 +124,7 @@ class Session(Protocol):
     returning a Session: `spec(spec)` is called once for every agent and mode
     (project.agents, then project.modes) and `end()` once after the last. The
     pipeline calls every session for one spec before going to the next, right
-    when that body is composed, so a bundle of 10,000 agents never holds the
-    composed bodies it is done with (compose.Texts). The module's
+    before a target emits a file from it (compiler.emitter). The module's
     `check(project, options)` is `by_spec(project, session(project, options))`.
     """
 
