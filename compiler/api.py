@@ -35,7 +35,7 @@ from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
-from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
+from compiler.writer import ManifestError, Plan, Planner, apply, read_manifest
 
 
 @dataclass(frozen=True)
@@ -75,17 +75,12 @@ class _Collector:
         self.settings: lint_rules.Settings = lint_rules.settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
-        self._shown: dict[Path, str] = {}
         self._taken: Counter[tuple[str, str]] = Counter()
         self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
         self._failed: set[str | None] = set()  # display paths with an error
 
     def display(self, path: Path) -> str:
-        """config.display, once per path in a run (it resolves symlinks, a system call each)."""
-        shown = self._shown.get(path)
-        if shown is None:
-            shown = self._shown[path] = self.config.display(path)
-        return shown
+        return self.config.display(path)
 
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
@@ -270,25 +265,17 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
 
 
 def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
-    """Lint once, then compose and emit every selected target, each file to
-    `sink`, one body at a time (compiler.emitter)."""
+    """Lint once, then compose and emit every selected target, each file to `sink`."""
     collector = _Collector(config)
     _emit(collector, list(names), sink)
     return collector
 
 
 def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
-    bundle, lint_project = _prepared(collector, _lint_target(collector.config))
-    step = emitter.Step(collector, bundle, lint_project, names, sink)
-    _validated(collector, bundle)
-    collector.extend(run_rules(lint_project, sessions=False, settled=collector.settings))
-    step.run()
-    for other in step.projects.values():
-        if other is not lint_project:
-            # Text that only this target sees can hold its own errors.
-            _composed(collector, other.composition)
-    step.end()
-    _composed(collector, lint_project.composition)
+    bundle, project = _analyse(collector, _lint_target(collector.config))
+    for other in emitter.emit(collector, bundle, project, names, sink):
+        # Text that only this target sees can hold its own errors.
+        _composed(collector, other.composition)
 
 
 class _Compared:
@@ -355,8 +342,7 @@ def render(config: Config, *, only: Iterable[str] = ()) -> Result:
 
 
 def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
-    chosen = list(only) or list(config.targets)
-    return sorted(chosen)
+    return sorted(list(only) or config.targets)
 
 
 def build(
@@ -387,7 +373,8 @@ def build(
     except (ManifestError, OSError) as exc:
         collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
         return collector.result(files=files, generated=generated)
-    _conflicts(config, collector, outcome)
+    for conflict in outcome.errors:
+        collector.add("write", config.out / conflict.path, Problem(1, 1, conflict.message))
     return collector.result(
         written=outcome.written,
         removed=outcome.removed,
@@ -454,32 +441,15 @@ def _check_output(config: Config, names: list[str]) -> Result:
     if todo is None:
         collector.add("stale-output", compared.where, compared.problem)
         return collector.result(generated=done)
-    for rel in todo.missing:
-        collector.add(
-            "stale-output",
-            config.out / rel,
-            Problem(1, 1, "generated file is missing; run promptc build"),
-        )
-    for rel in todo.write:
-        collector.add(
-            "stale-output",
-            config.out / rel,
-            Problem(1, 1, "generated file is stale; run promptc build"),
-        )
-    for rel in todo.remove:
-        collector.add(
-            "stale-output",
-            config.out / rel,
-            Problem(1, 1, "file is no longer generated; run promptc build"),
-        )
-    for conflict in todo.conflicts:
-        collector.add("stale-output", config.out / conflict.path, Problem(1, 1, conflict.message))
+    stale = [
+        *((rel, "generated file is missing; run promptc build") for rel in todo.missing),
+        *((rel, "generated file is stale; run promptc build") for rel in todo.write),
+        *((rel, "file is no longer generated; run promptc build") for rel in todo.remove),
+        *((conflict.path, conflict.message) for conflict in todo.conflicts),
+    ]
+    for rel, message in stale:
+        collector.add("stale-output", config.out / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=compared.digests())
-
-
-def _conflicts(config: Config, collector: _Collector, outcome: Outcome) -> None:
-    for conflict in outcome.errors:
-        collector.add("write", config.out / conflict.path, Problem(1, 1, conflict.message))
 
 
 def _os_message(exc: Exception) -> str:

@@ -123,8 +123,8 @@ class Session(Protocol):
     A rule module that reads `spec.body` defines `session(project, options)`
     returning a Session: `spec(spec)` is called once for every agent and mode
     (project.agents, then project.modes) and `end()` once after the last. The
-    pipeline calls every session for one spec before going to the next, right
-    before a target emits a file from it (compiler.emitter). The module's
+    pipeline calls every session for one spec before going to the next, so
+    each body is composed once for all of them. The module's
     `check(project, options)` is `by_spec(project, session(project, options))`.
     """
 
