@@ -85,10 +85,6 @@ OPTIONS: dict[str, Any] = {
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     return layout(project, options, ".claude/", names(project), with_settings=True)
 

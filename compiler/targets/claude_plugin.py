@@ -67,10 +67,6 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     plugin = plugin_name(project, options)
     namer = names(project, plugin)

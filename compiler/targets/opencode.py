@@ -53,10 +53,6 @@ SCHEMA_URL = "https://opencode.ai/config.json"
 SKILLS_DIR = ".opencode/skills/"
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for ident, spec in project.agents.items():
         yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
