@@ -35,7 +35,7 @@ from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
-from compiler.writer import ManifestError, Plan, Planner, apply, read_manifest
+from compiler.writer import ManifestError, Planner, apply, read_manifest
 
 
 @dataclass(frozen=True)
@@ -278,55 +278,6 @@ def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
         _composed(collector, other.composition)
 
 
-class _Compared:
-    """A sink that compares each file with the output folder and keeps its name only."""
-
-    def __init__(self, out: Path) -> None:
-        self.generated: set[str] = set()
-        self.where = out
-        self.problem = Problem(1, 1, "")
-        self.planner: Planner | None = None
-        try:
-            self.planner = Planner(out, read_manifest(out), digests=True)
-        except ManifestError as exc:
-            self.problem = Problem(1, 1, str(exc))
-        except OSError as exc:
-            self._unreadable(exc)
-
-    def __call__(self, rel: str, data: bytes) -> None:
-        if rel in self.generated:  # a path emitted twice is a clash a rule reports
-            return
-        self.generated.add(rel)
-        if self.planner is not None:
-            try:
-                self.planner.add(rel, data)
-            except OSError as exc:
-                self._unreadable(exc)
-
-    def digests(self) -> Mapping[str, str | None]:
-        """The hash of each file compared (None: missing); empty when the output
-        folder could not be read."""
-        found = self.planner.digests if self.planner is not None else None
-        return found or {}
-
-    def plan(self) -> Plan | None:
-        """The plan of a build; None when the output folder cannot be read (`problem`)."""
-        if self.planner is None:
-            return None
-        try:
-            return self.planner.plan()
-        except OSError as exc:
-            self._unreadable(exc)
-            return None
-
-    def _unreadable(self, exc: OSError) -> None:
-        """An unreadable output folder: say so, never a traceback; compare no further."""
-        self.planner = None
-        if isinstance(exc.filename, str):
-            self.where = Path(exc.filename)
-        self.problem = Problem(1, 1, f"cannot read the output: {exc.strerror or exc}")
-
-
 class _Kept(dict[str, bytes]):
     """A sink that keeps every file (render, build)."""
 
@@ -430,16 +381,24 @@ def check(
 
 
 def _check_output(config: Config, names: list[str]) -> Result:
-    """`build --check`: each generated file is compared with the output folder as
-    it is emitted (writer.Planner), and not kept."""
-    compared = _Compared(config.out)
-    collector = _render(config, names, compared)
-    done = tuple(sorted(compared.generated))
+    """`build --check`: every generated file compared with the output folder."""
+    files = _Kept()
+    collector = _render(config, names, files)
+    done = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(generated=done)
-    todo = compared.plan()
-    if todo is None:
-        collector.add("stale-output", compared.where, compared.problem)
+    try:
+        planner = Planner(config.out, read_manifest(config.out), digests=True)
+        for rel in done:
+            planner.add(rel, files[rel])
+        todo = planner.plan()
+    except ManifestError as exc:
+        collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
+        return collector.result(generated=done)
+    except OSError as exc:
+        where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
+        message = f"cannot read the output: {exc.strerror or exc}"
+        collector.add("stale-output", where, Problem(1, 1, message))
         return collector.result(generated=done)
     stale = [
         *((rel, "generated file is missing; run promptc build") for rel in todo.missing),
@@ -449,7 +408,7 @@ def _check_output(config: Config, names: list[str]) -> Result:
     ]
     for rel, message in stale:
         collector.add("stale-output", config.out / rel, Problem(1, 1, message))
-    return collector.result(generated=done, digests=compared.digests())
+    return collector.result(generated=done, digests=planner.digests or {})
 
 
 def _os_message(exc: Exception) -> str:
