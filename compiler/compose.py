@@ -249,10 +249,7 @@ class _Engine:
         self.targets = TARGET_NAMES
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.failed: set[Path] = set()  # files with findings
-        self.memo: dict[tuple[object, ...], _Rendered] = {}
-        # Placeholders whose arguments are all written values, by their text:
-        # the same text is the same call whatever body it stands in.
-        self.calls: dict[str, _Rendered] = {}
+        self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
         self.conditions = Conditions()
         self.fragments = {
             name: self._unit("fragment", name, source)
@@ -568,18 +565,13 @@ class _Engine:
             return None
 
     def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
-        found = self.calls.get(placeholder.text)
-        if found is not None:
-            return found
         callee = self.fragments[placeholder.name]
         values: dict[str, Value] = {"target": self.target}
-        written = True  # every argument a value, none a variable
         for arg in placeholder.args:
             if arg.variable is None:
                 assert arg.value is not None
                 values[arg.name] = arg.value
                 continue
-            written = False
             value = frame.values.get(arg.variable)
             if value is None:
                 return None
@@ -598,8 +590,6 @@ class _Engine:
         if key not in self.memo:
             site = Site(frame.unit.path, placeholder.line, placeholder.column)
             self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
-        if written:
-            self.calls[placeholder.text] = self.memo[key]
         return self.memo[key]
 
 
@@ -633,12 +623,6 @@ class _Frame:
         self.parts: list[str] = []
         self.anchors: list[_Anchor] = []
         self.size = 0
-
-    def run(self, first: int, last: int) -> str:
-        """Emit segments first..last-1 (no tags among them) and return their text."""
-        mark = len(self.parts)
-        self.emit(first, last)
-        return "".join(self.parts[mark:])
 
     def emit(self, first: int, last: int) -> None:
         """Emit segments first..last-1 (no tags among them)."""

@@ -69,9 +69,6 @@ class Agent:
         """(index, rule) of the rules written in this agent's spec."""
         return [(i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent"]
 
-    def mentions(self, permission: str) -> bool:
-        return any(r.permission == permission for r in self.rules)
-
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""
         written = {r.permission for r in self.rules}
