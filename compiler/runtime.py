@@ -142,18 +142,8 @@ class Runtime:
 
 
 AGENT_KEYS = (
-    "description",
-    "mode",
-    "model",
-    "variant",
-    "temperature",
-    "top_p",
-    "steps",
-    "color",
-    "hidden",
-    "disable",
-    "options",
-    "permission",
+    *("description", "mode", "model", "variant", "temperature", "top_p", "steps", "color"),
+    *("hidden", "disable", "options", "permission"),
 )
 OMITTED_KEYS = ("name", "prompt")
 

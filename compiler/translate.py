@@ -78,12 +78,7 @@ ENVIRONMENT = Environment(
     tmp="/tmp/opencode",
     worktree="/",
 )
-_NO_TOOL = {
-    "external_directory",
-    "doom_loop",
-    "plan_enter",
-    "plan_exit",
-}
+_NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
 
 
 @dataclass(frozen=True)
