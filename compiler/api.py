@@ -264,31 +264,21 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
-def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
-    """Lint once, then compose and emit every selected target, each file to `sink`."""
+def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
+    """Lint once, then compose and emit every selected target: the files by
+    `<target>/<path>`."""
     collector = _Collector(config)
-    _emit(collector, list(names), sink)
-    return collector
-
-
-def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
-    bundle, project = _analyse(collector, _lint_target(collector.config))
-    for other in emitter.emit(collector, bundle, project, names, sink):
+    bundle, project = _analyse(collector, _lint_target(config))
+    files: dict[str, bytes] = {}
+    for other in emitter.emit(collector, bundle, project, names, files):
         # Text that only this target sees can hold its own errors.
         _composed(collector, other.composition)
-
-
-class _Kept(dict[str, bytes]):
-    """A sink that keeps every file (render, build)."""
-
-    def __call__(self, rel: str, data: bytes) -> None:
-        self[rel] = data
+    return collector, files
 
 
 def render(config: Config, *, only: Iterable[str] = ()) -> Result:
     """Lint, compose and emit the selected targets in memory; write nothing."""
-    files = _Kept()
-    collector = _render(config, selected_targets(config, only), files)
+    collector, files = _render(config, selected_targets(config, only))
     return collector.result(files=files, generated=tuple(sorted(files)))
 
 
@@ -314,8 +304,7 @@ def build(
         )
     if check:
         return _check_output(config, selected_targets(config, only))
-    files = _Kept()
-    collector = _render(config, selected_targets(config, only), files)
+    collector, files = _render(config, selected_targets(config, only))
     generated = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
@@ -382,8 +371,7 @@ def check(
 
 def _check_output(config: Config, names: list[str]) -> Result:
     """`build --check`: every generated file compared with the output folder."""
-    files = _Kept()
-    collector = _render(config, names, files)
+    collector, files = _render(config, names)
     done = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(generated=done)

@@ -1,13 +1,12 @@
 """Emit: every target's files, each checked against its format's schema.
 
-A file goes to the sink (which decides what it keeps of it) right after it is
-checked; files whose spec already has errors are not checked, since those
-errors explain them.
+Files whose spec already has errors are not checked, since those errors
+explain them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -19,8 +18,6 @@ from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec, make_project
 from compiler.validate import Schemas, check_emitted, output_schema
-
-Sink = Callable[[str, bytes], None]
 
 
 class Collector(Protocol):
@@ -43,10 +40,15 @@ def compose_as(name: str) -> str:
 
 
 def emit(
-    collector: Collector, bundle: Bundle, lint_project: Project, names: Iterable[str], sink: Sink
+    collector: Collector,
+    bundle: Bundle,
+    lint_project: Project,
+    names: Iterable[str],
+    files: dict[str, bytes],
 ) -> list[Project]:
-    """Every file of the targets `names` to `sink`; the projects composed for
-    other targets than the lint target's, whose composing findings are the caller's."""
+    """Every file of the targets `names` into `files`, by `<target>/<path>`; the
+    projects composed for other targets than the lint target's, whose composing
+    findings are the caller's."""
     config = collector.config
     projects = {lint_project.target: lint_project}  # by the target composed for
     for name in sorted(names):
@@ -60,7 +62,7 @@ def emit(
             spec = _origin(project, name, rel)
             for problem in _check_emitted(collector, project, name, rel, text, spec):
                 collector.add("emit", config.out / name / rel, problem)
-            sink(f"{name}/{rel}", text.encode("utf-8"))
+            files[f"{name}/{rel}"] = text.encode("utf-8")
     return [project for project in projects.values() if project is not lint_project]
 
 

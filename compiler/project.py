@@ -30,12 +30,6 @@ class Spec:
     # for), under `key` (default: the id).
     texts: Mapping[str, str] = field(repr=False)
     key: str = ""
-    # target -> the frontmatter that target sees, built on first use: targets
-    # and rules ask for it several times per agent (at N=1,000 agents with both
-    # targets, 14,000 times).
-    _views: dict[str, Mapping[str, Any]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
 
     @property
     def body(self) -> str:
@@ -54,17 +48,9 @@ class Spec:
             return Pos(1, 1)
         return self.source.frontmatter.where(path, key=key)
 
-    def for_target(self, target: str) -> dict[str, Any]:
+    def view(self, target: str) -> dict[str, Any]:
         """Frontmatter as one target sees it: overrides applied, promptc keys removed."""
-        return dict(self.view(target))
-
-    def view(self, target: str) -> Mapping[str, Any]:
-        """for_target(target), built once per spec and shared: read it, never change it
-        (the frontmatter it comes from does not change either)."""
-        found = self._views.get(target)
-        if found is None:
-            found = self._views[target] = target_view(self.meta, target)
-        return found
+        return target_view(self.meta, target)
 
     @property
     def mode(self) -> str:

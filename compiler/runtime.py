@@ -175,16 +175,9 @@ def locator(spec: Spec, base: str) -> Locate:
         if isinstance(mine, Mapping) and base in mine:
             prefix = ("targets", AGENT_TARGET)
 
-    # Nearly every rule's key is written where asked: look it up directly, and
-    # walk up to the nearest written parent (spec.where) only when it is not.
-    front = spec.source.frontmatter
-    keys = front.keys if front is not None else {}
-    ident, file = spec.id, spec.source.path
-
     def locate(path: tuple[str, ...]) -> Origin:
-        full = (*prefix, base, *path)
-        pos = keys.get(full) or spec.where(*full, key=True)
-        return Origin("agent", ident, file, pos.line, pos.column)
+        pos = spec.where(*prefix, base, *path, key=True)
+        return Origin("agent", spec.id, spec.source.path, pos.line, pos.column)
 
     return locate
 
