@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,16 +78,9 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
         click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
     ]
 
-    def command(
-        config_path: Path | None,
-        fmt: str | None,
-        strict: bool,
-        quiet: bool,
-        verbose: bool,
-        no_color: bool,
-        **rest: Any,
-    ) -> None:
-        func(Options(config_path, fmt, strict, quiet, verbose, no_color), **rest)
+    def command(**values: Any) -> None:
+        shared = {option.name: values.pop(option.name) for option in fields(Options)}
+        func(Options(**shared), **values)
 
     command.__name__ = func.__name__
     command.__doc__ = func.__doc__
