@@ -16,8 +16,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -36,27 +37,17 @@ EXIT_INTERNAL = 3
 
 FORMATS = ("text", "json", "github", "sarif")
 
-F = TypeVar("F", bound=Callable[..., Any])
 
-
+@dataclass(frozen=True)
 class Options:
     """The options every checking command shares (lint, build, check)."""
 
-    def __init__(
-        self,
-        config_path: Path | None = None,
-        fmt: str | None = None,
-        strict: bool = False,
-        quiet: bool = False,
-        verbose: bool = False,
-        no_color: bool = False,
-    ) -> None:
-        self.config_path = config_path
-        self.fmt = fmt
-        self.strict = strict
-        self.quiet = quiet
-        self.verbose = verbose
-        self.no_color = no_color
+    config_path: Path | None = None
+    fmt: str | None = None
+    strict: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    no_color: bool = False
 
 
 def _common(func: Callable[..., None]) -> Callable[..., None]:
@@ -87,16 +78,9 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
         click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
     ]
 
-    def command(
-        config_path: Path | None,
-        fmt: str | None,
-        strict: bool,
-        quiet: bool,
-        verbose: bool,
-        no_color: bool,
-        **rest: Any,
-    ) -> None:
-        func(Options(config_path, fmt, strict, quiet, verbose, no_color), **rest)
+    def command(**values: Any) -> None:
+        shared = {option.name: values.pop(option.name) for option in fields(Options)}
+        func(Options(**shared), **values)
 
     command.__name__ = func.__name__
     command.__doc__ = func.__doc__
@@ -414,7 +398,7 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
         diagnostics = result.diagnostics
         color = fmt == "text" and use_color(options.no_color, os.environ) and sys.stdout.isatty()
         for line in _reporter(fmt)([diagnostics[i] for i in shown], color):
-            echo(line)
+            click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
     if not options.quiet and fmt in ("text", "github"):
         _summary(result, severities, options.verbose)
@@ -452,7 +436,7 @@ def _fails(result: Result | cache.Hit, strict: bool) -> bool:
 def _report_fixed(result: Result, options: Options) -> int:
     """Name each file --fix changed, then report what remains; changed files mean exit 1."""
     for path in result.fixed:
-        echo(f"Fixing {path}", err=True)
+        click.echo(f"Fixing {path}", err=True)
     code = _report(result, options)
     return EXIT_PROBLEMS if result.fixed else code
 
@@ -477,11 +461,7 @@ def _summary(result: Result | cache.Hit, severities: list[str], verbose: bool) -
     changed = files if result.written or result.removed else ""
     if result.fixed:
         changed += f"; fixed {len(result.fixed)} file(s)"
-    echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
-
-
-def echo(line: str, *, err: bool = False) -> None:
-    click.echo(line, err=err)
+    click.echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
 
 
 # --- the program ----------------------------------------------------------------------

@@ -42,25 +42,12 @@ NO_COUNTERPART = frozenset(
     {"MultiEdit", "NotebookEdit", "NotebookRead", "BashOutput", "KillShell", "KillBash"}
 )
 CLAUDE_ONLY_KEYS = (
-    "color",
-    "permissionMode",
-    "hooks",
-    "mcpServers",
-    "memory",
-    "skills",
-    "effort",
-    "isolation",
-    "maxTurns",
-    "background",
-    "initialPrompt",
+    *("color", "permissionMode", "hooks", "mcpServers", "memory", "skills", "effort"),
+    *("isolation", "maxTurns", "background", "initialPrompt"),
 )
 COMMAND_CLAUDE_KEYS = (
-    "allowed-tools",
-    "model",
-    "disable-model-invocation",
-    "context",
-    "agent",
-    "hooks",
+    *("allowed-tools", "model", "disable-model-invocation"),
+    *("context", "agent", "hooks"),
 )
 _TOOL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)(?:\(([^)]*)\))?\s*")
 
@@ -202,15 +189,9 @@ def agent_spec(ident: str, meta: Mapping[str, Any]) -> tuple[dict[str, Any], lis
     for key in ("tools", "disallowedTools", *CLAUDE_ONLY_KEYS):
         if key in meta:
             claude[key] = meta[key]
+    known = ("name", "description", "model", "tools", "disallowedTools", *CLAUDE_ONLY_KEYS)
     for key in meta:
-        if key not in (
-            "name",
-            "description",
-            "model",
-            "tools",
-            "disallowedTools",
-            *CLAUDE_ONLY_KEYS,
-        ):
+        if key not in known:
             notes.append(
                 Note(key, f"`{key}` is no Claude Code agent key promptc knows; not carried over")
             )

@@ -8,7 +8,6 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from compiler import api, writer
-from tests.conftest import every_field
 from tests.strategies import (
     bundle_on_disk,
     bundles,
@@ -113,29 +112,3 @@ def test_any_fragment_file(raw: bytes) -> None:
     }
     with bundle_on_disk(files) as (_, config):
         check_result(api.lint(config), files)
-
-
-@given(bundles())
-def test_letting_go_of_any_bundle_changes_nothing(files: dict[str, bytes]) -> None:
-    """Every body let go and composed again when asked for: the same
-    diagnostics and files as the run that holds them all."""
-    from compiler import bundle, compose
-
-    tick("pipeline: bodies let go")
-    with bundle_on_disk(files) as (_, config):
-        held = (api.render(config), api.check(config).diagnostics, api.lint(config).diagnostics)
-        saved = (bundle.HELD_BODY_CHARS, compose.KEPT_CHARS)
-        try:
-            bundle.HELD_BODY_CHARS = compose.KEPT_CHARS = 0
-            let_go = (
-                api.render(config),
-                api.check(config).diagnostics,
-                api.lint(config).diagnostics,
-            )
-            built = api.build(config)
-        finally:
-            bundle.HELD_BODY_CHARS, compose.KEPT_CHARS = saved
-        assert every_field(let_go[0].diagnostics) == every_field(held[0].diagnostics)
-        assert dict(let_go[0].files) == dict(held[0].files)
-        assert [every_field(d) for d in let_go[1:]] == [every_field(d) for d in held[1:]]
-        assert dict(built.files) == dict(held[0].files) or not built.ok

@@ -3,10 +3,9 @@
 A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
 in `[tool.promptc.targets.<name>]`), `files(project, options)` yielding the
 files it produces, relative to `<out>/<name>/`, as (path, text) one at a time
-(agents first, each right after its body is composed; see compiler.emitter), and
-`emit(project, options)`, the same files as a dict. An optional
-`COMPOSE_AS` names the target whose composition (the `target` variable) it
-emits, when two targets must carry the same bodies.
+(agents first; see compiler.emitter). An optional `COMPOSE_AS` names the
+target whose composition (the `target` variable) it emits, when two targets
+must carry the same bodies.
 """
 
 from __future__ import annotations
@@ -26,8 +25,6 @@ if TYPE_CHECKING:
 class Target(Protocol):
     NAME: str
     OPTIONS: Mapping[str, Any]
-
-    def emit(self, project: Project, options: Mapping[str, Any]) -> dict[str, str]: ...
 
     def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 
