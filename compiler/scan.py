@@ -242,20 +242,21 @@ class _Scanner:
 
     def run(self, body: str) -> None:
         self.body = body
-        # Past the last `<` no construct can start: once a block starts beyond
-        # it, the rest of the body is text (bodies hold their placeholders near
-        # the top, and a long tail need not be cut into paragraphs).
+        # Past the last `<` no construct can start, and past the empty line after
+        # it no paragraph that holds one goes on: the rest of the body is text,
+        # never cut into lines (bodies hold their placeholders near the top).
         last = body.rfind("<")
-        lines = body.split("\n")
-        ends = ["\n"] * (len(lines) - 1) + [""]
-        # Offset of each line in the body; the last entry is the body's end.
+        cut = body.find("\n\n", last) if last >= 0 else 0
+        cut = len(body) if cut < 0 else cut
+        lines = body[:cut].split("\n")
+        ends = ["\n"] * (len(lines) - 1) + ["\n" if cut < len(body) else ""]
+        # Offset of each line in the body; the last entry is where the rest starts.
         starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
-        starts[-1] = len(body)
+        starts[-1] = min(starts[-1], len(body))
         self.starts = starts
         index = 0
         while index < len(lines):
             if starts[index] > last:
-                self._text(starts[index], len(body), self._number(index))
                 break
             fence = _fence_open(lines[index])
             if fence is not None:
@@ -268,6 +269,8 @@ class _Scanner:
             stop = _paragraph_end(lines, index)
             self._paragraph(lines[index:stop], ends[index:stop], index)
             index = stop
+        if index < len(lines) or cut < len(body):
+            self._text(starts[index], len(body), self._number(index))
 
     def _number(self, index: int) -> int:
         return self.first_line + index
@@ -596,10 +599,12 @@ class _Marks:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at = {key: [m.start() for m in p.finditer(text)] for key, p in self._PATTERNS.items()}
+        self.at: dict[str, list[int]] = {}  # each found when first asked for
 
     def next(self, key: str, start: int) -> int | None:
-        positions = self.at[key]
+        positions = self.at.get(key)
+        if positions is None:
+            positions = self.at[key] = [m.start() for m in self._PATTERNS[key].finditer(self.text)]
         i = bisect.bisect_left(positions, start)
         return positions[i] if i < len(positions) else None
 
@@ -716,20 +721,18 @@ class _Parser:
         self._fail(f"expected a value for '{param}', found `{token}`", at)
 
     def _peek(self) -> str | None:
-        saved = self.pos
-        try:
-            return self._next("")[1]
-        except _SyntaxProblem:
-            return "?"  # no token starts with `?`: the caller's _next reports the character
-        except _EndOfText:
+        """The next token, not taken: None at the end, `?` where none starts (no
+        token starts with `?`: the caller's _next reports the character)."""
+        if self._at_end():
             return None
-        finally:
-            self.pos = saved
+        match = _TOKEN.match(self.text, self.pos, self.stop)
+        return "?" if match is None or match.lastgroup is None else match.group(match.lastgroup)
+
+    def _at_end(self) -> bool:
+        return not self.text[self.pos : self.stop].strip(" \t")
 
     def _next(self, wanted: str) -> tuple[str, str, int]:
-        if not self.text[self.pos : self.stop].strip(" \t"):
-            if wanted == "":
-                raise _EndOfText
+        if self._at_end():
             self._fail(f"expected {wanted}, found `>>`", self.column + self.stop)
         match = _TOKEN.match(self.text, self.pos, self.stop)
         if match is None or match.lastgroup is None:
@@ -743,11 +746,9 @@ class _Parser:
         raise _SyntaxProblem(self.column if column is None else column, message)
 
 
-class _EndOfText(Exception):
-    pass
-
-
 def _unquote(token: str, column: int) -> str:
+    if "\\" not in token:
+        return token[1:-1]
     out: list[str] = []
     i = 1
     while i < len(token) - 1:

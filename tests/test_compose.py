@@ -835,3 +835,15 @@ def test_a_line_seen_before_keeps_its_own_line_number() -> None:
     bad = "<% fi %> and <<x(=1)>>"
     assert [p.line for p in scan(f"{bad}\n", 3).problems] == [3, 3]
     assert [p.line for p in scan(f"b\n{bad}\n", 9).problems] == [10, 10]
+
+
+def test_a_code_span_closing_after_the_last_construct_still_hides_it() -> None:
+    """Scan reads no line past the paragraph of the last `<`, but reads that
+    paragraph whole: inline code closing on a later line keeps `<<x>>` text."""
+    from compiler.scan import Literal, scan
+
+    body = "`a <<x>>\nb` and more\nstill the paragraph\n\nthe rest\nof it\n"
+    found = scan(body, 1)
+    assert all(isinstance(s, Literal) for s in found.segments)
+    assert "".join(s.text(body) for s in found.segments if isinstance(s, Literal)) == body
+    assert found.problems == ()
