@@ -337,7 +337,7 @@ class _Reading:
         self.read = list(map(self.normal.__getitem__, self.lines))  # their text
         self.code = sorted(code)
         lengths = map((1).__add__, map(len, self.read))
-        self.offsets = [0, *itertools.accumulate(lengths)]  # where each line read starts
+        self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
         found = sorted(
             (at, number)
@@ -363,13 +363,18 @@ class _Reading:
         snippet (its first line is one) or half of its pieces (a piece is within
         reach)."""
         parts = set(itertools.compress(itertools.count(), map(target.text.__contains__, self.read)))
-        near: set[int] = set()
-        reach = int(target.longest) - self.size
-        for at in self.at:
-            low = bisect.bisect_left(self.offsets, at - reach)
-            high = bisect.bisect_right(self.offsets, at)
-            near.update(range(low, min(high, len(self.lines))))
-        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
+        # The lines from the first within reach of each piece to the one it starts in.
+        offsets = itertools.repeat(self.offsets)
+        reach = map((self.size - int(target.longest)).__add__, self.at)
+        firsts = map(bisect.bisect_left, offsets, reach)
+        near = set(
+            itertools.chain.from_iterable(
+                map(range, firsts, map(bisect.bisect_right, offsets, self.at))
+            )
+        )
+        near -= parts
+        near.discard(len(self.lines))  # the end of the text
+        return sorted(parts | {i for i in near if self._reaches(i, target)})
 
     def _reaches(self, position: int, target: _Target) -> bool:
         begin = self.offsets[position]
