@@ -24,7 +24,7 @@ from pathlib import Path
 from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.loader import LastRead, SourceFile, load_file
-from compiler.scan import scan_of
+from compiler.scan import Lines, scan_of
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -321,10 +321,11 @@ def _letting_go(loaded: Iterable[tuple[str, SourceFile]]) -> Iterator[tuple[str,
     held so far pass HELD_BODY_CHARS (loader.Held)."""
     held = 0
     last = LastRead()  # the body read again last, for all of them
+    lines: Lines = {}  # what the lines scanned became, for all of them
     for ident, source in loaded:
         held += len(source.body)
         if held > HELD_BODY_CHARS and source.ok:
-            scan_of(source)
+            scan_of(source, lines)
             source.held.release(last)
         yield ident, source
 

@@ -48,7 +48,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.params import Param
 from compiler.sandbox import Conditions
-from compiler.scan import ESCAPE_HINT, Literal, Placeholder, Scan, Tag, Value, scan_of
+from compiler.scan import ESCAPE_HINT, Lines, Literal, Placeholder, Scan, Tag, Value, scan_of
 from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
@@ -286,6 +286,7 @@ class _Engine:
         self.clean: set[str] = set()  # placeholders, as written, with no problem
         self.verdicts: dict[str, str | None] = {}  # condition -> its problem
         self.conditions = Conditions()
+        self.lines: Lines = {}  # what scanned lines became (see scan.scan)
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -295,7 +296,7 @@ class _Engine:
         self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
-        return _Unit(kind, name, source, scan_of(source), {})
+        return _Unit(kind, name, source, scan_of(source, self.lines), {})
 
     # -- static checks ----------------------------------------------------
 

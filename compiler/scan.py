@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
 
 from compiler.diagnostics import Problem
@@ -160,19 +160,20 @@ class Scan:
         return tuple(s for s in self.segments if isinstance(s, Placeholder))
 
 
-def scan_of(source: SourceFile) -> Scan:
+def scan_of(source: SourceFile, lines: Lines | None = None) -> Scan:
     """The scan of a file's body, remembered with the file: every target's
     composition reads it, and a body let go is not read again for it."""
     held = source.held
     if held.scan is None:
-        held.scan = scan(source.body, source.body_line)
+        held.scan = scan(source.body, source.body_line, lines)
     assert isinstance(held.scan, Scan)
     return held.scan
 
 
-def scan(body: str, first_line: int) -> Scan:
-    """Segments and problems of a body whose first line is file line `first_line`."""
-    scanner = _Scanner(first_line)
+def scan(body: str, first_line: int, lines: Lines | None = None) -> Scan:
+    """Segments and problems of a body whose first line is file line `first_line`.
+    `lines`: what the lines a run scanned before became (bodies share many)."""
+    scanner = _Scanner(first_line, {} if lines is None else lines)
     scanner.run(body)
     return scanner.result()
 
@@ -190,8 +191,21 @@ class _Construct(NamedTuple):
     segment: Placeholder | Tag | None = None
 
 
+class _Line(NamedTuple):
+    """What one line's constructs became, at the line it was first read at."""
+
+    found: tuple[_Construct, ...]
+    spent: int  # of the constructs budget
+    problems: tuple[Problem, ...]
+
+
+# A line's text and its code spans -> what its constructs became.
+Lines = dict[tuple[object, ...], _Line]
+
+
 class _Scanner:
-    def __init__(self, first_line: int) -> None:
+    def __init__(self, first_line: int, lines: Lines) -> None:
+        self.lines = lines
         self.first_line = first_line
         self.segments: list[Segment] = []
         self.problems: list[Problem] = []
@@ -361,9 +375,23 @@ class _Scanner:
     def _constructs(
         self, text: str, number: int, protected: list[tuple[int, int]]
     ) -> list[_Construct]:
-        found: list[_Construct] = []
         if self.constructs > MAX_CONSTRUCTS:  # reported once, where it was spent
+            return []
+        key = (text, *protected)
+        known = self.lines.get(key)
+        if known is None or self.constructs + known.spent > MAX_CONSTRUCTS:
+            before, problems = self.constructs, len(self.problems)
+            found = self._read(text, number, protected)
+            if self.constructs <= MAX_CONSTRUCTS:  # not cut short by the budget
+                spent = self.constructs - before
+                self.lines[key] = _Line(tuple(found), spent, tuple(self.problems[problems:]))
             return found
+        self.constructs += known.spent
+        self.problems.extend(replace(p, line=number) for p in known.problems)
+        return [c._replace(segment=_at_line(c.segment, number)) for c in known.found]
+
+    def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
+        found: list[_Construct] = []
         marks = _Marks(text)
         starts = [a for a, _ in protected]
         pos = 0
@@ -489,6 +517,11 @@ class _Scanner:
             )
             return None
         return Placeholder(name, args, called, line, column, text, False, "", "")
+
+
+def _at_line(segment: Placeholder | Tag | None, line: int) -> Placeholder | Tag | None:
+    """The segment of a line read before, standing at `line`."""
+    return segment if segment is None or segment.line == line else replace(segment, line=line)
 
 
 def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
