@@ -47,7 +47,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.params import Param
 from compiler.sandbox import Conditions
-from compiler.scan import ESCAPE_HINT, Literal, Placeholder, Scan, Tag, Value, scan_of
+from compiler.scan import ESCAPE_HINT, Lines, Literal, Placeholder, Scan, Tag, Value, scan_of
 from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
@@ -251,6 +251,7 @@ class _Engine:
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
         self.conditions = Conditions()
+        self.lines: Lines = {}  # what scanned lines became (see scan.scan)
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -260,7 +261,7 @@ class _Engine:
         self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
-        return _Unit(kind, name, source, scan_of(source), {})
+        return _Unit(kind, name, source, scan_of(source, self.lines), {})
 
     # -- static checks ----------------------------------------------------
 

@@ -95,16 +95,16 @@ def _agent(
         for t in tools
     ]
     lines = [f"### {ident}\n", f"Tools: {', '.join(shown) or 'none'}.\n"]
-    items = [f"- `{loss.rule.text()}` ({_where(loss.rule, root)}): {loss.message}" for loss in own]
+    items = [f"- `{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
     items += [f"- {note}" for note in notes]
     lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
     return "\n".join(lines)
 
 
-def loss_sections(losses: Sequence[Loss], where: Where) -> tuple[dict[str, list[Loss]], list[str]]:
+def loss_sections(losses: Sequence[Loss], root: Path) -> tuple[dict[str, list[Loss]], list[str]]:
     """Each agent's losses of its own rules, and one entry per shared rule, as
     `render` lists them (for a target that writes a report of its own)."""
-    return _own_losses(losses), _shared(losses, where)
+    return _own_losses(losses), _shared(losses, root)
 
 
 def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
@@ -126,7 +126,7 @@ def _own(rule: Rule) -> bool:
     return rule.origin.kind == "agent"
 
 
-def _where(rule: Rule, root: Path) -> str:
+def where(rule: Rule, root: Path) -> str:
     """Where a rule is written, as the report shows it: `specs/agents/a.md:9:5`
     relative to the config's folder, else the file's name; a built-in rule's label."""
     origin = rule.origin
@@ -145,7 +145,7 @@ def _shared(losses: Sequence[Loss], root: Path) -> list[str]:
     for loss in losses:
         if _own(loss.rule):
             continue
-        key = (loss.rule.text(), _where(loss.rule, root))
+        key = (loss.rule.text(), where(loss.rule, root))
         who = "the main thread" if loss.subject == MAIN else loss.subject
         grouped.setdefault(key, {}).setdefault(loss.message, []).append(who)
     entries = []

@@ -196,14 +196,17 @@ globs (it runs those in its sandbox). Every rule Codex cannot hold is listed bel
 
 
 def report(project: Project, translation: CodexTranslation, models: Mapping[str, str]) -> str:
-    where = translation_report.Where(project.config.root)
-    own, shared = translation_report.loss_sections(translation.losses, where)
+    root = project.config.root
+    own, shared = translation_report.loss_sections(translation.losses, root)
     parts = [INTRO, "## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
     for ident in translation.shell:
         spec = project.agents[ident]
         model = codex_rules.model_for(spec, models)[0] or "the session's"
         shell = "yes" if translation.shell[ident] and not translation.shell_off else "no"
-        items = [f"- `{x.rule.text()}` ({where(x.rule)}): {x.message}" for x in own.get(ident, ())]
+        items = [
+            f"- `{x.rule.text()}` ({translation_report.where(x.rule, root)}): {x.message}"
+            for x in own.get(ident, ())
+        ]
         notes = codex_rules.agent_notes(spec, translation.agent(ident), models)
         items += [f"- {message}" for _, message in notes]
         body = "\n".join(items) + "\n" if items else "Nothing lost.\n"
