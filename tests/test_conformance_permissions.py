@@ -57,6 +57,8 @@ from compiler.runtime import Runtime, resolve
 from compiler.targets.opencode import agent_frontmatter
 from tests import opencode_js, oracle
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "permissions"
 BUNDLES = {"repo": REPO, "fixture": FIXTURE}

@@ -4,6 +4,7 @@ a build either writes exactly what it reports or nothing at all."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,8 @@ from tests.strategies import (
     spec_bytes,
     tick,
 )
+
+pytestmark = pytest.mark.slow
 
 AGENT_HEAD = b"---\ndescription: Reviews diffs for bugs and missing tests.\nmode: subagent\n---\n"
 

@@ -30,6 +30,8 @@ from compiler.config import load_config
 from compiler.diagnostics import Severity
 from tests.conftest import AGENT, MakeBundle, Run
 
+pytestmark = pytest.mark.slow
+
 Runner = Callable[..., Run]
 
 OUT = Path("build")

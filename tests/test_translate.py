@@ -29,6 +29,8 @@ from compiler.translate import ENVIRONMENT, Loss, Subject, Translation
 from tests import bundles, claude_model
 from tests.conftest import MakeBundle
 
+pytestmark = pytest.mark.slow
+
 BUNDLES = {
     "repository": bundles.REPOSITORY,
     "claude": bundles.FIXTURES / "claude",
