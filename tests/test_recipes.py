@@ -30,6 +30,8 @@ import yaml
 from compiler import depfile
 from tests.conftest import AGENT, MODE, Run
 
+pytestmark = pytest.mark.slow
+
 Runner = Callable[..., Run]
 
 ROOT = Path(__file__).resolve().parent.parent
