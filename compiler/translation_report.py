@@ -101,6 +101,12 @@ def _agent(
     return "\n".join(lines)
 
 
+def loss_sections(losses: Sequence[Loss], where: Where) -> tuple[dict[str, list[Loss]], list[str]]:
+    """Each agent's losses of its own rules, and one entry per shared rule, as
+    `render` lists them (for a target that writes a report of its own)."""
+    return _own_losses(losses), _shared(losses, where)
+
+
 def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
     """Each agent's losses of its own rules, in order: gathered in one pass, as
     filtering every loss for every agent would cost N² for N agents."""
