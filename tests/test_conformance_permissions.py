@@ -77,7 +77,8 @@ def bundle_agents(name: str) -> list[str]:
 
 
 def one_per_model(name: str) -> tuple[str, ...]:
-    """The first agent of each model a bundle names (OpenCode's tools depend on the model)."""
+    """The first agent of each model a bundle names (OpenCode asks its tool registry
+    for the tools of the agent's model)."""
     first: dict[object, str] = {}
     for ident, spec in sorted(_project(BUNDLES[name]).agents.items()):
         first.setdefault(agent_frontmatter(spec).get("model"), ident)
@@ -381,9 +382,8 @@ def test_debug_agent_hides_what_permission_disabled_hides(
     loaded: dict[str, Loaded], decisions: Decisions, bundle: str, agent: str
 ) -> None:
     """The extracted function is the one behind `debug agent`'s tool list."""
-    if (
-        agent not in loaded[bundle].listed
-    ):  # disabled: checked by test_debug_agent_rules_equal_promptc
+    # A disabled agent: checked by test_debug_agent_rules_equal_promptc.
+    if agent not in loaded[bundle].listed:
         return
     tools = json.loads(loaded[bundle].debug[agent].stdout)["tools"]
     answered = decisions[(bundle, agent)]
