@@ -49,13 +49,20 @@ layers: $(VENV)/.installed
 # Every core (pytest-xdist), a whole test file to one worker: a module's costly
 # fixtures (the real runtimes loading a bundle, pre-commit's hook cache) then
 # run once. xdist_group marks would spread finer, but pytest 9.2 makes xdist
-# ignore them (pytest-xdist issue 1386). A plain `pytest` runs in one process.
-PYTEST_PARALLEL := -n auto --dist loadfile
+# ignore them (pytest-xdist issue 1386). Files go out in collection order, the
+# ones marked slow first (tests/conftest.py), not xdist's default of the files
+# with the most tests first, which hands out the slow files of few tests last.
+# A plain `pytest` runs in one process.
+PYTEST_PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
 
-pytest: $(VENV)/.installed npm
-	$(BIN)/pytest $(PYTEST_PARALLEL)
+# The tests start many `promptc` processes: compiler/ is compiled first, or
+# under PYTHONDONTWRITEBYTECODE each of them would compile it again. The
+# variable is emptied for pytest (empty counts as unset) so that pytest saves
+# the test modules it rewrites, for every worker and the next run to reuse.
+pytest: $(VENV)/.installed npm bytecode
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest $(PYTEST_PARALLEL)
 
-test: lint typecheck layers pytest bytecode
+test: lint typecheck layers pytest
 	$(BIN)/promptc check
 
 # The versions noxfile.py lists; `make test-pythons PYTHONS=3.13` runs one.

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from compiler import rules
@@ -35,6 +36,14 @@ SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 def tick(name: str) -> None:
     """Count one generated example (a fuzz test calls this first thing)."""
     EXAMPLES[name] += 1
+
+
+def ci_examples(count: int) -> int:
+    """A costly fuzz test's examples under the "ci" profile (`make test`), fewer
+    than the profile's own; under any other profile (`make fuzz`) the profile's."""
+    if settings.get_current_profile_name() == "ci":
+        return count
+    return settings.default.max_examples
 
 
 # --- text ------------------------------------------------------------------

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,8 @@ import yaml
 
 from compiler import depfile
 from tests.conftest import AGENT, MODE, Run
+
+pytestmark = pytest.mark.slow
 
 Runner = Callable[..., Run]
 
@@ -306,15 +309,20 @@ def pre_commit(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 def test_try_repo_passes_a_clean_bundle_and_fails_a_broken_one(
     tmp_path: Path, hook_env: dict[str, str], promptc_repo: str
 ) -> None:
-    root = bundle_repo(tmp_path / "bundle", hook_env)
+    clean_root = bundle_repo(tmp_path / "clean", hook_env)
+    broken_root = bundle_repo(tmp_path / "broken", hook_env)
+    break_bundle(broken_root, hook_env)
     ref = git("rev-parse", "HEAD", cwd=Path(promptc_repo), env=hook_env)
     args = ("try-repo", promptc_repo, "--ref", ref, "--all-files")
-    clean = pre_commit(*args, cwd=root, env=hook_env)
+    # Each try-repo installs the hooks afresh (a store of its own), mostly
+    # waiting on pip: the two bundles' runs go side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        clean, broken = pool.map(
+            lambda root: pre_commit(*args, cwd=root, env=hook_env), (clean_root, broken_root)
+        )
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert re.search(r"^promptc lint\.+Passed$", clean.stdout, re.M)
     assert re.search(r"^promptc check\.+Passed$", clean.stdout, re.M)
-    break_bundle(root, hook_env)
-    broken = pre_commit(*args, cwd=root, env=hook_env)
     assert broken.returncode == 1
     assert re.search(r"^promptc lint\.+Failed$", broken.stdout, re.M)
     assert re.search(r"^promptc check\.+Failed$", broken.stdout, re.M)

@@ -9,6 +9,10 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,11 +28,14 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     assert "compiler/schemas/config.schema.json" in names
     assert "compiler/schemas/agent.schema.json" in names
 
+    # A venv without pip of its own (ensurepip costs seconds): this pip installs
+    # into it, the console script `promptc` included.
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
     subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+        [*pip, "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
     )
