@@ -13,6 +13,8 @@
   for byte.
 - A table row that names a rule and a level names the rule's default level.
 - The README's links lead to files that exist.
+- Every TOML example is a valid config (or part of one): known keys, targets
+  with their own options, rules that exist.
 - The generated parts of the reference (the rule list, the config keys) equal
   what tests/docs_pages.py generates from the registry and the schema.
 - The options table of the command line reference names every option.
@@ -25,15 +27,19 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
+import jsonschema
 import pytest
 
 from compiler import rules
 from compiler.cli import cli
+from compiler.resources import load_schema
+from compiler.targets import TARGETS, options_schema
 from tests import docs_pages
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,3 +288,20 @@ def test_the_readme_links_lead_to_files() -> None:
     assert links
     missing = [link for link in links if not (ROOT / link).is_file()]
     assert missing == []
+
+
+def toml_examples() -> Iterator[tuple[str, str]]:
+    for page in PAGES:
+        for block in blocks(page):
+            if block.info == "toml":
+                yield f"{page.relative_to(ROOT).as_posix()}:{block.line}", block.body
+
+
+@pytest.mark.parametrize(("where", "body"), list(toml_examples()))
+def test_every_toml_example_is_a_valid_config(where: str, body: str) -> None:
+    data = tomllib.loads(body)
+    table = data["tool"]["promptc"] if "tool" in data else data
+    jsonschema.validate(table, load_schema("config"))
+    for name, options in table.get("targets", {}).items():
+        jsonschema.validate(options, options_schema(TARGETS[name]))
+    assert set(table.get("rules", {})) <= set(rules.RULES)
