@@ -125,6 +125,9 @@ def repository_copy(where: Path) -> Path:
 
 def run_page(page: Path, where: Path) -> list[str]:
     """Run a page's console blocks; one message per command whose output differs."""
+    found = blocks(page)
+    if not any(block.info == "console" for block in found):
+        return []
     scratch = "<!-- console: scratch -->" in page.read_text(encoding="utf-8")
     cwd = where / "bundle"
     if scratch:
@@ -134,7 +137,7 @@ def run_page(page: Path, where: Path) -> list[str]:
     env = environment(where / "home")
     (where / "home").mkdir()
     failures = []
-    for block in blocks(page):
+    for block in found:
         if block.file and scratch:
             target = cwd / block.file
             target.parent.mkdir(parents=True, exist_ok=True)
