@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler import __version__, cache, report
+from compiler import __version__, cache, init, report
 from compiler.diagnostics import Diagnostic
 from compiler.errors import PromptcError, UsageError
 
@@ -117,6 +117,38 @@ _CONFIG = click.option(
 @click.option("--traceback", is_flag=True, help="Show the Python traceback of internal errors.")
 def cli(traceback: bool) -> None:
     """promptc: compose, check and emit AI coding-agent prompt specs."""
+
+
+@cli.command("init")
+@click.argument("folder", type=click.Path(path_type=Path), default=".", metavar="[DIR]")
+@click.option(
+    "--target",
+    type=click.Choice(list(init.TARGETS)),
+    default="opencode",
+    show_default=True,
+    help="The runtimes the bundle is built for.",
+)
+def init_(folder: Path, target: str) -> None:
+    """Write a small, commented bundle into DIR (default: here) and build it.
+
+    Never replaces a file: when one is in the way, nothing is written."""
+    done = init.init(folder, target)
+    for reason in done.refused:
+        click.echo(reason)
+    if done.refused:
+        click.echo("promptc: nothing written", err=True)
+        raise SystemExit(EXIT_PROBLEMS)
+    click.echo(f"Wrote a promptc bundle in {folder.as_posix()}/:")
+    for rel in done.written:
+        click.echo(f"  {rel}")
+    if done.gitignore:
+        click.echo(f"  .gitignore ({done.gitignore})")
+    # Built at once, so that `promptc check` passes before the first edit.
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+    code = _report(api.build(_load(folder / "promptc.toml"), cache=True), Options())
+    click.echo(f"\n{done.next_steps}", nl=False)
+    raise SystemExit(code)
 
 
 @cli.command()

@@ -1,6 +1,6 @@
 """Compose: expand fragments into agent and mode bodies for one target, with a source map.
 
-The user-facing rules are in README.md ("Composition") and rules/compose.py.
+The user-facing rules are in docs/composition.md and rules/compose.py.
 How it works:
 
 1. Every body is scanned (compiler.scan) into literal text, placeholders and
