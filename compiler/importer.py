@@ -25,11 +25,12 @@ from typing import Any
 from compiler import import_claude, yamlout
 from compiler.bundle import Bundle
 from compiler.compose import compose_bundle
-from compiler.config import Config
+from compiler.config import Config, thaw
 from compiler.diagnostics import Diagnostic, Severity
 from compiler.errors import UsageError
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
+from compiler.tomlpos import locate
 
 LAYOUTS = {"opencode": ".opencode", "claude": ".claude"}
 RULE = "import"
@@ -116,7 +117,7 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     if kind == "opencode":
         _read_opencode(root, reader, agents, modes, settings)
     else:
-        _read_claude(root, reader, agents, modes)
+        _read_claude(root, reader, agents, modes, settings)
     bodies = {ident: body for ident, (_, body) in agents.items()}
     shared = find_shared(bodies)
     files: dict[str, str] = {}
@@ -129,6 +130,7 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     for item in shared:
         files[f"{fragments}/{item.name}.md"] = item.text
     proposal = dict(settings)
+    _check_permission_kept(config, proposal, reader)
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
@@ -137,6 +139,22 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
         message = f"agent `{ident}` would not compose back to its text; please report this"
         reader.note(root, 1, 1, message, True)
     return Plan(files, proposal, tuple(reader.notes), tuple(shared))
+
+
+def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: _Reader) -> None:
+    """An existing config is never rewritten: when it lacks the proposed config-level
+    permission, the imported agents would be decided wider than where they came from."""
+    wanted = proposal.get("permission")
+    if config.source is None or wanted is None or thaw(config.permission) == wanted:
+        return
+    line, column = locate(config.text, (*config.prefix, "permission"))
+    reader.note(
+        config.source,
+        line,
+        column,
+        "the imported agents rely on the proposed config-level `permission` (printed "
+        "below): without it OpenCode decides calls wider than the imported folder did",
+    )
 
 
 def _relative(config: Config, path: Path) -> str:
@@ -228,13 +246,18 @@ def _read_claude(
     reader: _Reader,
     agents: dict[str, tuple[str, str]],
     modes: dict[str, tuple[str, str]],
+    settings: dict[str, Any],
 ) -> None:
+    session = _read_claude_settings(root, reader)
+    permission = session.permission()
+    if permission:
+        settings["permission"] = permission
     for ident, path in _markdown(root, ("agents",), reader):
         source = reader.load(path)
         if source is None:
             continue
         spec, notes = import_claude.agent_spec(
-            ident, source.frontmatter.data if source.frontmatter else {}
+            ident, source.frontmatter.data if source.frontmatter else {}, session
         )
         _notes(reader, source, notes)
         body = _body(reader, source)
@@ -251,8 +274,6 @@ def _read_claude(
         body = _body(reader, source)
         if body is not None:
             modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
-    for name in ("settings.json", "settings.local.json"):
-        _read_claude_settings(root / name, reader)
     for name in ("skills", "hooks", "output-styles"):
         if (root / name).is_dir():
             reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
@@ -263,17 +284,40 @@ def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note])
         reader.at_key(source, note.key, note.message)
 
 
-def _read_claude_settings(path: Path, reader: _Reader) -> None:
-    if not path.is_file():
-        return
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reader.note(path, 1, 1, f"cannot read: {exc}; not imported", True)
-        return
-    if isinstance(data, dict):
-        for note in import_claude.settings_notes(data):
-            reader.note(path, 1, 1, f"`{note.key}`: {note.message}")
+def _read_claude_settings(root: Path, reader: _Reader) -> import_claude.Session:
+    """settings.json and settings.local.json, merged as Claude Code merges them
+    (the rules of both; the local file's `defaultMode` wins)."""
+    found: list[import_claude.Setting] = []
+    mode = "default"
+    for name in ("settings.json", "settings.local.json"):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
+            reader.note(path, *where, f"cannot read: {exc}; not imported", True)
+            continue
+        if not isinstance(data, dict):
+            reader.note(path, 1, 1, "not a JSON object; not imported", True)
+            continue
+        settings, own_mode, notes = import_claude.read_settings(data)
+        found += settings
+        mode = own_mode or mode
+        for note in notes:
+            reader.note(path, *_json_position(text, note.key), note.message)
+    return import_claude.Session(tuple(found), mode)
+
+
+def _json_position(text: str, key: str) -> tuple[int, int]:
+    """Line and column of the JSON string `key` in `text` (1:1 when not found)."""
+    at = text.find(json.dumps(key, ensure_ascii=False))
+    if at < 0:
+        return 1, 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _snippet_proposal(shared: list[Shared], agents: list[str]) -> dict[str, Any] | None:
