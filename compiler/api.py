@@ -484,6 +484,10 @@ def _check_output(config: Config, names: list[str]) -> Result:
         )
     for conflict in todo.conflicts:
         collector.add("stale-output", config.out / conflict.path, Problem(1, 1, conflict.message))
+    for rel in emitter.unmanaged(config.out, names, {*done, *todo.remove}):
+        runtime = target_registry.TARGETS[rel.split("/", 1)[0]].RUNTIME
+        message = f"promptc did not generate this file, and {runtime} loads it from here"
+        collector.add("unmanaged-file", config.out / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=compared.digests())
 
 
