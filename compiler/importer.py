@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ class _Reader:
     config: Config
     notes: list[Diagnostic] = field(default_factory=list)
     originals: dict[str, str] = field(default_factory=dict)  # agent id -> body as read
+    paths: dict[str, Path] = field(default_factory=dict)  # agent id -> its file
 
     def note(self, path: Path, line: int, column: int, message: str, error: bool = False) -> None:
         severity = Severity.ERROR if error else Severity.WARNING
@@ -118,27 +119,69 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
         _read_opencode(root, reader, agents, modes, settings)
     else:
         _read_claude(root, reader, agents, modes, settings)
-    bodies = {ident: body for ident, (_, body) in agents.items()}
-    shared = find_shared(bodies)
-    files: dict[str, str] = {}
     specs = _relative(config, config.specs)
-    fragments = _relative(config, config.fragments)
-    for folder_name, items in (("agents", agents), ("modes", modes)):
-        for ident, (front, body) in items.items():
-            text = body if folder_name == "modes" else replace_shared(body, shared)
-            files[f"{specs}/{folder_name}/{ident}.md"] = front + text
-    for item in shared:
-        files[f"{fragments}/{item.name}.md"] = item.text
+    files = {
+        f"{specs}/{folder_name}/{ident}.md": front + body
+        for folder_name, items in (("agents", agents), ("modes", modes))
+        for ident, (front, body) in items.items()
+    }
+    shared = _with_shared(config, files, agents, reader)
     proposal = dict(settings)
     _check_permission_kept(config, proposal, reader)
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
-    plan = Plan(files, proposal, (), tuple(shared))
-    for ident in verify(plan, reader.originals, config):
+    for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
-        reader.note(root, 1, 1, message, True)
+        reader.note(reader.paths.get(ident, root), 1, 1, message, True)
     return Plan(files, proposal, tuple(reader.notes), tuple(shared))
+
+
+def _with_shared(
+    config: Config, files: dict[str, str], agents: Mapping[str, tuple[str, str]], reader: _Reader
+) -> list[Shared]:
+    """Put text repeated across agents in fragments (in `files`), and the shared text
+    kept. An agent whose body would not compose back with them keeps its text as
+    read, and is said to: the import of the others goes on."""
+    specs = _relative(config, config.specs)
+    fragments = _relative(config, config.fragments)
+    found = find_shared({ident: body for ident, (_, body) in agents.items()})
+    failed: set[str] = set()
+    while True:
+        kept = [
+            replace(
+                item, carriers=carriers, at_top=tuple(i for i in item.at_top if i not in failed)
+            )
+            for item in found
+            if len(carriers := tuple(i for i in item.carriers if i not in failed)) >= 2
+        ]
+        candidate = dict(files)
+        for ident, (front, body) in agents.items():
+            text = body if ident in failed else replace_shared(body, kept)
+            candidate[f"{specs}/agents/{ident}.md"] = front + text
+        for item in kept:
+            candidate[f"{fragments}/{item.name}.md"] = fragment_file(item.text)
+        newly = set(verify(Plan(candidate, {}, ()), reader.originals, config)) - failed
+        if not kept or not newly:
+            break
+        failed |= newly
+    for ident in sorted(failed):
+        reader.note(
+            reader.paths[ident],
+            1,
+            1,
+            "imported without shared fragments: with them its body would not come back "
+            "byte for byte; please report this",
+        )
+    files.update(candidate)
+    return kept
+
+
+def fragment_file(text: str) -> str:
+    """The fragment file whose body is exactly `text`: behind an empty frontmatter
+    when the loader would take the text's own first lines for one (a `---` line)."""
+    alone = load_bytes(Path("fragment.md"), text.encode())
+    return text if alone.body == text and not alone.findings else f"---\n---\n{text}"
 
 
 def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: _Reader) -> None:
@@ -196,6 +239,7 @@ def _read_opencode(
         if body is not None:
             agents[ident] = (_frontmatter_text(source), body)
             reader.originals[ident] = source.body
+            reader.paths[ident] = path
     for ident, path in _markdown(root, ("commands", "command"), reader):
         source = reader.load(path)
         if source is None:
@@ -264,6 +308,7 @@ def _read_claude(
         if body is not None:
             agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
             reader.originals[ident] = source.body
+            reader.paths[ident] = path
     for ident, path in _markdown(root, ("commands",), reader):
         source = reader.load(path)
         if source is None:
