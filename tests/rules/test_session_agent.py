@@ -11,9 +11,13 @@ RULE = "session-agent"
 CONFIG = "promptc.toml"
 PLAN = "specs/modes/plan.md"
 HIDDEN = {
-    "specs/agents/quiet.md": agent("description: A primary kept out of the list.\nmode: primary\nhidden: true")
+    "specs/agents/quiet.md": agent(
+        "description: A primary kept out of the list.\nmode: primary\nhidden: true"
+    )
 }
-BROKEN = {"specs/agents/lead.md": "---\ndescription: Leads the team.\nmode: primary\n\tcolor: red\n---\nBody.\n"}
+BROKEN = {
+    "specs/agents/lead.md": "---\ndescription: Leads the team.\nmode: primary\n\tcolor: red\n---\nBody.\n"
+}
 
 
 def mode(front: str) -> dict[str, str]:
