@@ -396,6 +396,10 @@ def _check_output(config: Config, names: list[str]) -> Result:
     ]
     for rel, message in stale:
         collector.add("stale-output", config.out / rel, Problem(1, 1, message))
+    for rel in emitter.unmanaged(config.out, names, {*done, *todo.remove}):
+        runtime = target_registry.TARGETS[rel.split("/", 1)[0]].RUNTIME
+        message = f"promptc did not generate this file, and {runtime} loads it from here"
+        collector.add("unmanaged-file", config.out / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=planner.digests or {})
 
 

@@ -291,16 +291,16 @@ def can(
     whole tool). Example: promptc can craftsman bash "git push origin main"
     """
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.can import render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.can import permission_note, render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
     answer = api.can(config, agent, permission, text, as_subagent=subagent)
     for line in render_answer(answer, fmt, config.display, trace):
         click.echo(line)
-    note = shell_note(permission, text)
-    if note:
-        click.echo(f"note: {note}", err=True)
+    for note in (permission_note(permission, config.custom_tools), shell_note(permission, text)):
+        if note:
+            click.echo(f"note: {note}", err=True)
 
 
 @cli.command()

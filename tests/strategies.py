@@ -327,3 +327,99 @@ def permission_bundles(draw: st.DrawFn, target: str) -> dict[str, bytes]:
         text = f"---\n{yaml.safe_dump(front, sort_keys=False)}---\nTrabaja.\n"
         files[f"specs/agents/a{index}.md"] = text.encode()
     return files
+
+
+# --- Claude Code folders (the source of `promptc import claude`) ------------
+
+CLAUDE_TOOLS = [
+    "Read",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "TodoWrite",
+    "Skill",
+    "LSP",
+]
+CLAUDE_AGENTS = ["scout", "smith", "lead"]
+CLAUDE_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto"]
+BASH_SPECS = [
+    "git diff:*",
+    "git *",
+    "git push *",
+    "npm test:*",
+    "ls*",
+    "ls *",
+    "rm -rf *",
+    "*",
+    "a?b",
+]
+PATH_SPECS = [
+    "src/**",
+    "./src/a.py",
+    "*.md",
+    "README.md",
+    "docs/",
+    "/src/**",
+    "//etc/**",
+    "~/.ssh/**",
+    "./.env",
+    "**/secret*",
+    "src/*.py",
+]
+
+
+@st.composite
+def claude_rule(draw: st.DrawFn) -> str:
+    """One Claude Code permission rule: `Tool` or `Tool(specifier)`."""
+    tool = draw(st.sampled_from([*CLAUDE_TOOLS, "Bash", "Bash", "Edit", "Read", "Task"]))
+    if tool == "Bash" and draw(st.booleans()):
+        return f"Bash({draw(st.sampled_from(BASH_SPECS))})"
+    if tool in ("Edit", "Read", "Write") and draw(st.booleans()):
+        return f"{tool}({draw(st.sampled_from(PATH_SPECS))})"
+    if tool in ("Agent", "Task") and draw(st.booleans()):
+        return f"{tool}({draw(st.sampled_from(CLAUDE_AGENTS))})"
+    if tool == "WebFetch" and draw(st.booleans()):
+        return f"WebFetch(domain:{draw(st.sampled_from(['example.com', 'docs.python.org']))})"
+    return tool
+
+
+@st.composite
+def claude_agent_meta(draw: st.DrawFn) -> dict[str, Any]:
+    """The frontmatter of a `.claude/agents/*.md` file: tools, disallowedTools, permissionMode."""
+    meta: dict[str, Any] = {"description": "A generated Claude Code agent for the test."}
+    if draw(st.integers(0, 3)):
+        chosen: list[str] = []
+        for tool in draw(st.lists(st.sampled_from(CLAUDE_TOOLS), unique=True, max_size=10)):
+            if tool == "Bash" and draw(st.booleans()):
+                specs = draw(st.lists(st.sampled_from(BASH_SPECS), min_size=1, max_size=3))
+                chosen += [f"Bash({spec})" for spec in specs]
+            elif tool == "Agent" and draw(st.booleans()):
+                names = draw(st.lists(st.sampled_from(CLAUDE_AGENTS), min_size=1, unique=True))
+                chosen.append(f"Agent({', '.join(names)})")
+            else:
+                chosen.append(tool)
+        meta["tools"] = ", ".join(chosen) if draw(st.booleans()) else chosen
+    if draw(st.integers(0, 2)) == 0:
+        meta["disallowedTools"] = ", ".join(draw(st.lists(claude_rule(), max_size=3)))
+    if draw(st.integers(0, 2)) == 0:
+        meta["permissionMode"] = draw(st.sampled_from(CLAUDE_MODES))
+    return meta
+
+
+@st.composite
+def claude_settings(draw: st.DrawFn) -> dict[str, Any]:
+    """A `.claude/settings.json` document: allow, ask and deny rules, maybe a defaultMode."""
+    permissions: dict[str, Any] = {}
+    for action in ("allow", "ask", "deny"):
+        rules = draw(st.lists(claude_rule(), max_size=4))
+        if rules:
+            permissions[action] = rules
+    if draw(st.integers(0, 3)) == 0:
+        permissions["defaultMode"] = draw(st.sampled_from(CLAUDE_MODES))
+    return {"permissions": permissions} if permissions else {}

@@ -42,6 +42,19 @@ def test_build_writes_the_opencode_layout(sample: Path, run: Runner) -> None:
     assert SCOUT.read_text() == AGENT.replace("# Scout", "Tono: directo.\n\n# Scout")
 
 
+def test_no_lock_is_left_in_the_output_when_a_build_ends(sample: Path, run: Runner) -> None:
+    """`git add -A` after a build commits nothing but generated files."""
+    assert run("build").code == 0
+    assert not (Path("build") / writer.LOCK).exists()
+    (sample / "specs/agents/scout.md").write_text(AGENT.replace("Lee", "Mira"))
+    assert run("build").code == 0
+    SCOUT.write_text("edited by hand\n")
+    (sample / "specs/agents/scout.md").write_text(AGENT)
+    assert run("build").code == 1  # refused: edited by hand
+    assert run("build", "--check").code == 1
+    assert not (Path("build") / writer.LOCK).exists()
+
+
 def test_second_build_rewrites_nothing(sample: Path, run: Runner) -> None:
     run("build")
     before = snapshot(Path("build"))

@@ -34,6 +34,7 @@ Options (`[tool.promptc.targets.codex]`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -53,6 +54,13 @@ OPTIONS: dict[str, Any] = {
     },
 }
 RULES_FILE = ".codex/rules/promptc.rules"
+# What Codex reads from a project (paths under <out>/codex/), so that a check
+# can name a file there that promptc did not write.
+RUNTIME = "Codex CLI"
+LOADED = re.compile(
+    r"\.codex/agents/.+\.toml|\.codex/config\.toml|\.codex/rules/[^/]+\.rules"
+    r"|(\.codex|\.agents)/skills/.+/SKILL\.md|AGENTS\.md"
+)
 
 
 def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
