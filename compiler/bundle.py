@@ -124,11 +124,16 @@ def _load_skills(
             message = f"skill folder without {SKILL_FILE}; nothing here is emitted"
             findings.append(("stray-file", entry, Problem(1, 1, message)))
             continue
-        skills[entry.name] = _load_skill(entry, root, findings)
+        skills[entry.name] = _load_skill(entry, root, findings, config.overlays)
     return skills
 
 
-def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]) -> SkillSource:
+def _load_skill(
+    folder: Path,
+    root: Path,
+    findings: list[tuple[str, Path, Problem]],
+    overlays: Mapping[Path, str],
+) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -141,7 +146,7 @@ def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Proble
             )
             continue
         if path.suffix == ".md":
-            markdown[rel] = load_file(path)
+            markdown[rel] = load_file(path, overlays)
             continue
         text = _asset_text(path, findings)
         if text is not None:
@@ -311,19 +316,24 @@ def _load_tree(
     let_go: bool = False,
 ) -> dict[str, SourceFile]:
     files = _markdown_files(config, folder, base, findings)
+    overlays = config.overlays
     if not let_go:
-        return {ident: load_file(path) for ident, path in files}
-    return dict(_letting_go((ident, load_file(path)) for ident, path in files))
+        return {ident: load_file(path, overlays) for ident, path in files}
+    loaded = ((ident, load_file(path, overlays)) for ident, path in files)
+    return dict(_letting_go(loaded, overlays))
 
 
-def _letting_go(loaded: Iterable[tuple[str, SourceFile]]) -> Iterator[tuple[str, SourceFile]]:
+def _letting_go(
+    loaded: Iterable[tuple[str, SourceFile]], overlays: Mapping[Path, str]
+) -> Iterator[tuple[str, SourceFile]]:
     """Each file as it is loaded, its body scanned and let go once the bodies
-    held so far pass HELD_BODY_CHARS (loader.Held)."""
+    held so far pass HELD_BODY_CHARS (loader.Held). An overlaid body is kept:
+    it is read again from the editor's text, never from the file."""
     held = 0
     last = LastRead()  # the body read again last, for all of them
     for ident, source in loaded:
         held += len(source.body)
-        if held > HELD_BODY_CHARS and source.ok:
+        if held > HELD_BODY_CHARS and source.ok and source.path not in overlays:
             scan_of(source)
             source.held.release(last)
         yield ident, source
@@ -351,5 +361,5 @@ def _load_fragments(
             findings.append(("compose", path, Problem(1, 1, message)))
             continue
         origin[name] = path
-        fragments[name] = load_file(path)
+        fragments[name] = load_file(path, config.overlays)
     return fragments
