@@ -221,7 +221,7 @@ def _lines(path: Path) -> list[str]:
         return []
 
 
-def _bundle_file(server: Server, uri: str) -> bool:
+def _bundle_file(uri: str) -> bool:
     path = uris.to_fs_path(uri)
     return path is not None and path.endswith((".md", ".toml"))
 
@@ -236,12 +236,12 @@ def _server() -> Server:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: Server, params: types.DidOpenTextDocumentParams) -> None:
-        if _bundle_file(ls, params.text_document.uri):
+        if _bundle_file(params.text_document.uri):
             ls.changed()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: Server, params: types.DidChangeTextDocumentParams) -> None:
-        if _bundle_file(ls, params.text_document.uri):
+        if _bundle_file(params.text_document.uri):
             ls.changed()
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -249,7 +249,7 @@ def _server() -> Server:
         path = uris.to_fs_path(params.text_document.uri)
         if path is not None and ls.current().is_config(Path(path).resolve()):
             ls.current().reload()
-        if _bundle_file(ls, params.text_document.uri):
+        if _bundle_file(params.text_document.uri):
             ls.changed()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -358,6 +359,21 @@ def test_a_removed_fragment_is_gone_from_the_next_run(
 @pytest.mark.skipif(
     sys.getallocatedblocks() == 0, reason="this interpreter does not count its memory blocks"
 )
+def test_a_config_that_does_not_load_is_an_error_at_its_line(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    session = Session(bundle)
+    assert session.diagnose({})  # the bundle's own findings, before
+    (bundle / "promptc.toml").write_text(CONFIG + '\n[rules.no-such-rule]\nlevel = "off"\n')
+    session.reload()  # what saving the config does
+    found = session.diagnose({})
+    [error] = found.pop(bundle / "promptc.toml")
+    assert (error.line, error.column, error.rule) == (8, 1, "config")
+    assert error.message.startswith("unknown rule 'no-such-rule'")
+    assert all(ds == [] for ds in found.values())  # every other file's findings are cleared
+
+
 def test_memory_stays_flat_over_a_thousand_edit_cycles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -389,3 +405,20 @@ def test_memory_stays_flat_over_a_thousand_edit_cycles(
     growth = sys.getallocatedblocks() - before
     # A leak of one diagnostic a run would be several blocks each time: 1,000s.
     assert growth < 2_000, f"{growth:,} more memory blocks after 1,000 more edits"
+
+
+def test_the_edit_latency_benchmark_runs_and_prints_each_edit(tmp_path: Path) -> None:
+    # Only that it runs and what it prints: the time is measured by the script itself.
+    script = Path(__file__).resolve().parents[1] / "benchmarks/lsp_edit.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--agents", "16", "--repeat", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1].strip() for line in done.stdout.splitlines()[2:5]]
+    assert rows == ["agent", "agent, broken", "fragment"]
+    assert "one agent edit: load " in done.stdout
