@@ -270,16 +270,18 @@ def _rule_text(snapshot: Snapshot, agent: Agent, index: int) -> str:
     except TooComplex:
         return "\n".join(lines)
     if dead:
+        display = snapshot.config.display
         shadows = ", ".join(
-            f"`{agent.rules[j].text()}` (line {agent.rules[j].origin.line})" for j in later
+            f"`{agent.rules[j].text()}` ({delegation.where(agent.rules[j], display)})"
+            for j in later
         )
         lines += [
             "",
             f"Shadowed: it never decides; later rules match everything it matches: {shadows}.",
         ]
-    if rule.permission == "task":
-        for name in _matching(rule.pattern, [a.name for a in snapshot.runtime.bundle_agents()]):
-            lines += ["", _agent_hover(snapshot, name) or ""]
+    # A `task` entry naming one agent: who else can start it, and whom it starts.
+    if rule.permission == "task" and rule.pattern in snapshot.runtime.agents:
+        lines += ["", _agent_hover(snapshot, rule.pattern) or ""]
     return "\n".join(lines)
 
 

@@ -304,6 +304,16 @@ def test_hover_on_an_agent_names_who_starts_it(snapshot: Snapshot, bundle: Path)
     assert text.endswith("Starts:\n- no agent")
 
 
+def test_hover_on_a_task_entry_names_its_decision_and_the_agent_it_starts(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    text = hover(snapshot, bundle / "specs/agents/lead.md", 10, 6)
+    assert text is not None
+    assert text.startswith('**allow**: `task "scout": allow`')
+    assert "answers **allow**, decided by this rule." in text
+    assert "**agent `scout`** (mode subagent)" in text
+
+
 def labels(snapshot: Snapshot, path: Path, text: str, line: int, column: int) -> list[str]:
     return [item.label for item in complete(snapshot, path, text, line, column)]
 
