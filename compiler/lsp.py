@@ -137,7 +137,7 @@ class Server(LanguageServer):
         """The open markdown documents' texts, by the path the bundle's walk finds them at."""
         found = {}
         for document in self.workspace.text_documents.values():
-            if document.path.endswith(".md"):
+            if document.path and document.path.endswith(".md"):  # untitled: no path
                 found[Path(document.path).resolve()] = document.source
         return found
 
@@ -181,7 +181,7 @@ class Server(LanguageServer):
     def _document(self, path: Path) -> TextDocument | None:
         document: TextDocument
         for document in self.workspace.text_documents.values():
-            if Path(document.path).resolve() == path.resolve():
+            if document.path and Path(document.path).resolve() == path.resolve():
                 return document
         return None
 
