@@ -117,11 +117,16 @@ def _load_skills(
             message = f"skill folder without {SKILL_FILE}; nothing here is emitted"
             findings.append(("stray-file", entry, Problem(1, 1, message)))
             continue
-        skills[entry.name] = _load_skill(entry, root, findings)
+        skills[entry.name] = _load_skill(entry, root, findings, config.overlays)
     return skills
 
 
-def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]) -> SkillSource:
+def _load_skill(
+    folder: Path,
+    root: Path,
+    findings: list[tuple[str, Path, Problem]],
+    overlays: Mapping[Path, str],
+) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -134,7 +139,7 @@ def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Proble
             )
             continue
         if path.suffix == ".md":
-            markdown[rel] = load_file(path)
+            markdown[rel] = load_file(path, overlays)
             continue
         text = _asset_text(path, findings)
         if text is not None:
@@ -298,9 +303,9 @@ def _inside(path: Path, root: Path) -> bool:
 def _load_tree(
     config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
 ) -> dict[str, SourceFile]:
-    return {
-        ident: load_file(path) for ident, path in _markdown_files(config, folder, base, findings)
-    }
+    overlays = config.overlays
+    files = _markdown_files(config, folder, base, findings)
+    return {ident: load_file(path, overlays) for ident, path in files}
 
 
 def fragment_name(relative: str) -> str:
@@ -325,5 +330,5 @@ def _load_fragments(
             findings.append(("compose", path, Problem(1, 1, message)))
             continue
         origin[name] = path
-        fragments[name] = load_file(path)
+        fragments[name] = load_file(path, config.overlays)
     return fragments

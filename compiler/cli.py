@@ -104,6 +104,13 @@ _NO_CACHE = click.option(
     "`cache = false` in the config work too).",
 )
 
+_WATCH = click.option(
+    "--watch",
+    is_flag=True,
+    help="Run again after every change to specs, fragments, skills or the config, "
+    "until Ctrl-C (exit 0).",
+)
+
 _CONFIG = click.option(
     "--config",
     "config_path",
@@ -177,6 +184,7 @@ def lint(options: Options, fix: bool, no_cache: bool) -> None:
     help="Write nothing; exit 1 naming every stale, missing or extra file.",
 )
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand.")
+@_WATCH
 @click.option(
     "--depfile",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -195,6 +203,7 @@ def build(
     only: tuple[str, ...],
     check_only: bool,
     force: bool,
+    watch: bool,
     depfile: Path | None,
     stamp: Path | None,
     no_cache: bool,
@@ -202,6 +211,16 @@ def build(
     """Compose and emit every target into the output folder."""
     if check_only and (depfile or stamp):
         raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
+    if watch:
+        if depfile or stamp:
+            raise click.UsageError("--depfile and --stamp record one build; --watch runs many")
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+        def one(config: Config) -> Result:
+            _known_targets(config, only)
+            return api.build(config, only=only, force=force, check=check_only)
+
+        raise SystemExit(_watching(options, one))
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
     # A depfile lists what the full run read: it always runs.
     use_cache = not (no_cache or depfile or stamp)
@@ -213,9 +232,7 @@ def build(
     from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(options.config_path)
-    for name in only:
-        if name not in config.targets:
-            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+    _known_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
     if (depfile or stamp) and not _fails(result, options.strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
@@ -225,9 +242,16 @@ def build(
 @cli.command()
 @_common
 @_FIX
+@_WATCH
 @_NO_CACHE
-def check(options: Options, fix: bool, no_cache: bool) -> None:
+def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
+    if watch:
+        if fix:
+            raise click.UsageError("--fix rewrites the sources --watch reacts to; run it once")
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+        raise SystemExit(_watching(options, api.check))
     use_cache = not (no_cache or fix)
     hit = _cached(options.config_path, (), cache.mode("check")) if use_cache else None
     if hit is not None:
@@ -236,6 +260,14 @@ def check(options: Options, fix: bool, no_cache: bool) -> None:
 
     result = api.check(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
+
+
+@cli.command()
+def lsp() -> None:
+    """Run the language server on stdin and stdout, for editors (docs/editors.md)."""
+    from compiler import lsp as server  # noqa: PLC0415 (the pipeline: module docstring)
+
+    server.serve()
 
 
 @cli.command()
@@ -397,6 +429,23 @@ def _load(config_path: Path | None) -> Config:
             "[tool.promptc] or run promptc inside a bundle)",
         )
     return config
+
+
+def _known_targets(config: Config, only: Iterable[str]) -> None:
+    for name in only:
+        if name not in config.targets:
+            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+
+
+def _watching(options: Options, run: Callable[[Config], Result]) -> int:
+    """--watch: each run reported as one run of the command is (compiler.watch)."""
+    from compiler import watch  # noqa: PLC0415 (the pipeline: module docstring)
+
+    return watch.watch(
+        lambda: _load(options.config_path),
+        lambda config: _report(run(config), options),
+        lambda line: click.echo(line, err=True),
+    )
 
 
 def _hint(name: str, config: Config) -> str:
