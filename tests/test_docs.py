@@ -293,10 +293,14 @@ def test_the_readme_links_lead_to_files() -> None:
     assert missing == []
 
 
+CONFIG_KEYS = {*load_schema("config")["properties"], "tool"}
+
+
 def toml_examples() -> Iterator[tuple[str, str]]:
+    """TOML blocks that hold a promptc config: another tool's (Codex's config.toml) are left out."""
     for page in PAGES:
         for block in blocks(page):
-            if block.info == "toml":
+            if block.info == "toml" and set(tomllib.loads(block.body)) & CONFIG_KEYS:
                 yield f"{page.relative_to(ROOT).as_posix()}:{block.line}", block.body
 
 
