@@ -42,7 +42,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler import __version__, resources
 from compiler.diagnostics import Diagnostic, Fix, Severity
@@ -91,16 +91,13 @@ class Layout:
         self.targets = targets
 
 
-class Key:
+class Key(NamedTuple):
     """The hash of everything one run reads (`digest`), and of its inputs alone
     (`inputs`, hashed again after the run: see unchanged)."""
 
-    __slots__ = ("digest", "inputs", "layout")
-
-    def __init__(self, layout: Layout, digest: str, inputs: str) -> None:
-        self.layout = layout
-        self.digest = digest
-        self.inputs = inputs
+    layout: Layout
+    digest: str
+    inputs: str
 
 
 class Hit:

@@ -63,6 +63,11 @@ class Config:
     # where a problem found in a table later is reported.
     text: str = field(default="", repr=False, compare=False)
     prefix: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # An editor's unsaved texts by file path (the paths the bundle's walk
+    # finds): the loader reads these instead of the files (compiler.lsp).
+    overlays: Mapping[Path, str] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False, compare=False
+    )
     # Real paths display() has looked up, by (working directory, path): a run
     # names thousands of files in a handful of folders. Never copied by replace().
     _real: dict[tuple[str, str], str] = field(

@@ -78,25 +78,12 @@ MODES = ("default", "manual", "acceptEdits", "auto", "dontAsk", "bypassPermissio
 ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 CLAUDE_ONLY_KEYS = (
-    "color",
-    "permissionMode",
-    "hooks",
-    "mcpServers",
-    "memory",
-    "skills",
-    "effort",
-    "isolation",
-    "maxTurns",
-    "background",
-    "initialPrompt",
+    *("color", "permissionMode", "hooks", "mcpServers", "memory", "skills", "effort"),
+    *("isolation", "maxTurns", "background", "initialPrompt"),
 )
 COMMAND_CLAUDE_KEYS = (
-    "allowed-tools",
-    "model",
-    "disable-model-invocation",
-    "context",
-    "agent",
-    "hooks",
+    *("allowed-tools", "model", "disable-model-invocation"),
+    *("context", "agent", "hooks"),
 )
 _TOOL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)(?:\(([^)]*)\))?\s*")
 _RULE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?", re.DOTALL)
@@ -565,15 +552,9 @@ def agent_spec(
     for key in ("tools", "disallowedTools", *CLAUDE_ONLY_KEYS):
         if key in meta:
             claude[key] = meta[key]
+    known = ("name", "description", "model", "tools", "disallowedTools", *CLAUDE_ONLY_KEYS)
     for key in meta:
-        if key not in (
-            "name",
-            "description",
-            "model",
-            "tools",
-            "disallowedTools",
-            *CLAUDE_ONLY_KEYS,
-        ):
+        if key not in known:
             notes.append(
                 Note(key, f"`{key}` is no Claude Code agent key promptc knows; not carried over")
             )

@@ -11,18 +11,21 @@ OpenCode (`.opencode/agents|agent/**.md`, `commands|command/**.md`,
 permission order kept); commands become modes (`description`, `agent`,
 `model`, `variant`, `subtask`); `default_agent` and the top-level
 `permission` go to the config. Claude Code (`.claude/agents/*.md`,
-`commands/*.md`, `settings.json`): see compiler/import_claude.py.
+`commands/*.md`, `settings.json`): see compiler/import_claude.py. Codex
+(`.codex/agents/**.toml`, `rules/*.rules`): see compiler/import_codex.py.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from compiler import import_claude, yamlout
+from compiler import import_claude, import_codex, yamlout
 from compiler.bundle import Bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config, thaw
@@ -32,7 +35,7 @@ from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.tomlpos import locate
 
-LAYOUTS = {"opencode": ".opencode", "claude": ".claude"}
+LAYOUTS = {"opencode": ".opencode", "claude": ".claude", "codex": ".codex"}
 RULE = "import"
 MODE_KEYS = ("description", "agent", "model", "variant", "subtask")
 
@@ -117,6 +120,8 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     settings: dict[str, Any] = {}
     if kind == "opencode":
         _read_opencode(root, reader, agents, modes, settings)
+    elif kind == "codex":
+        _read_codex(root, reader, agents, settings)
     else:
         _read_claude(root, reader, agents, modes, settings)
     specs = _relative(config, config.specs)
@@ -324,6 +329,63 @@ def _read_claude(
             reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
 
 
+def _read_codex(
+    root: Path, reader: _Reader, agents: dict[str, tuple[str, str]], settings: dict[str, Any]
+) -> None:
+    models: dict[str, str] = {}
+    folder = root / "agents"
+    for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
+        ident = path.relative_to(folder).with_suffix("").as_posix()
+        data = _toml_file(path, reader)
+        if data is None:
+            continue
+        text = path.read_text(encoding="utf-8")
+        body = data.get("developer_instructions")
+        escaped = escape(body) if isinstance(body, str) and body.strip() else None
+        if escaped is None or not isinstance(body, str):
+            line = _toml_line(text, "developer_instructions")
+            message = "no developer_instructions promptc can keep; not imported"
+            reader.note(path, line, 1, message, True)
+            continue
+        spec, notes = import_codex.role_spec(ident, data)
+        for key, message in notes:
+            reader.note(path, _toml_line(text, key), 1, message)
+        if "model" in spec:
+            models[spec["model"]] = data["model"]
+        agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", escaped)
+        reader.originals[ident] = body
+    if models:
+        settings["targets"] = {"codex": {"models": models}}
+    bash: dict[str, str] = {}
+    for path in sorted((root / "rules").glob("*.rules")):
+        found, skipped = import_codex.rules_permission(path.read_text(encoding="utf-8"))
+        bash.update(found)
+        for line, message in skipped:
+            reader.note(path, line, 1, message)
+    if bash:
+        settings["permission"] = {"bash": bash}
+    if (root / "config.toml").is_file():
+        reader.note(root / "config.toml", 1, 1, "config.toml is not carried over")
+
+
+def _toml_file(path: Path, reader: _Reader) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        where = re.search(r"line (\d+), column (\d+)", str(exc))
+        line, column = (int(where[1]), int(where[2])) if where else (1, 1)
+        reader.note(path, line, column, f"cannot read: {exc}; not imported", True)
+        return None
+
+
+def _toml_line(text: str, key: str) -> int:
+    """The line a top-level key or table is written on (1 when it is not found)."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if re.match(rf"\s*(\[\s*)?{re.escape(key)}\s*[=\]]", line):
+            return number
+    return 1
+
+
 def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note]) -> None:
     for note in notes:
         reader.at_key(source, note.key, note.message)
@@ -421,6 +483,9 @@ def config_toml(settings: Mapping[str, Any]) -> str:
         lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in permission.items()]
     elif permission is not None:
         lines.append(f"permission = {_toml(permission)}")
+    for target, options in settings.get("targets", {}).items():
+        lines += ["", f"[targets.{target}]"]
+        lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]
     for rule, options in settings.get("rules", {}).items():
         lines += ["", f"[rules.{rule}]"]
         lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]

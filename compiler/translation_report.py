@@ -38,13 +38,13 @@ def render(
     command_notes: Mapping[str, Sequence[str]],
     with_settings: bool = True,
 ) -> str:
-    where = Where(project.config.root)
+    root = project.config.root
     parts = [INTRO, _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
     own = _own_losses(translation.losses)
     for ident, tools in translation.tools.items():
         notes = agent_notes.get(ident, ())
-        parts.append(_agent(ident, tools, translation, namer, own.get(ident, ()), notes, where))
+        parts.append(_agent(ident, tools, translation, namer, own.get(ident, ()), notes, root))
     disabled = [i for i in project.agents if i not in translation.tools]
     if disabled:
         names = ", ".join(disabled)
@@ -53,7 +53,7 @@ def render(
         parts.append("## Commands\n")
         for ident in project.modes:
             parts.append(_section(f"/{ident.replace('/', '-')}", command_notes.get(ident, ())))
-    shared = _shared(translation.losses, where)
+    shared = _shared(translation.losses, root)
     if shared:
         parts.append("## Rules every agent shares\n")
         parts.append(
@@ -86,7 +86,7 @@ def _agent(
     namer: Mapping[str, str],
     own: Sequence[Loss],
     notes: Sequence[str],
-    where: Where,
+    root: Path,
 ) -> str:
     shown = [
         f"Agent({', '.join(namer.get(n, n) for n in translation.spawn[ident])})"
@@ -95,10 +95,16 @@ def _agent(
         for t in tools
     ]
     lines = [f"### {ident}\n", f"Tools: {', '.join(shown) or 'none'}.\n"]
-    items = [f"- `{loss.rule.text()}` ({where(loss.rule)}): {loss.message}" for loss in own]
+    items = [f"- `{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
     items += [f"- {note}" for note in notes]
     lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
     return "\n".join(lines)
+
+
+def loss_sections(losses: Sequence[Loss], root: Path) -> tuple[dict[str, list[Loss]], list[str]]:
+    """Each agent's losses of its own rules, and one entry per shared rule, as
+    `render` lists them (for a target that writes a report of its own)."""
+    return _own_losses(losses), _shared(losses, root)
 
 
 def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
@@ -120,43 +126,26 @@ def _own(rule: Rule) -> bool:
     return rule.origin.kind == "agent"
 
 
-class Where:
+def where(rule: Rule, root: Path) -> str:
     """Where a rule is written, as the report shows it: `specs/agents/a.md:9:5`
-    relative to the config's folder, else the file's name; a built-in rule's
-    label. Each path is resolved once per report (resolving takes system calls,
-    and a bundle's rules come from a few files each)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.base: Path | None = None  # root resolved, when first needed
-        self.shown: dict[Path, str] = {}
-
-    def __call__(self, rule: Rule) -> str:
-        origin = rule.origin
-        if origin.path is None:
-            return origin.label
-        path = self.shown.get(origin.path)
-        if path is None:
-            path = self.shown[origin.path] = self._relative(origin.path)
-        return f"{path}:{origin.line}:{origin.column}"
-
-    def _relative(self, path: Path) -> str:
-        resolved = path.resolve()
-        if self.base is None:
-            self.base = self.root.resolve()
-        try:
-            return resolved.relative_to(self.base).as_posix()
-        except ValueError:
-            return path.name
+    relative to the config's folder, else the file's name; a built-in rule's label."""
+    origin = rule.origin
+    if origin.path is None:
+        return origin.label
+    try:
+        path = origin.path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        path = origin.path.name
+    return f"{path}:{origin.line}:{origin.column}"
 
 
-def _shared(losses: Sequence[Loss], where: Where) -> list[str]:
+def _shared(losses: Sequence[Loss], root: Path) -> list[str]:
     """One entry per shared rule: its messages, each with the agents it applies to."""
     grouped: dict[tuple[str, str], dict[str, list[str]]] = {}
     for loss in losses:
         if _own(loss.rule):
             continue
-        key = (loss.rule.text(), where(loss.rule))
+        key = (loss.rule.text(), where(loss.rule, root))
         who = "the main thread" if loss.subject == MAIN else loss.subject
         grouped.setdefault(key, {}).setdefault(loss.message, []).append(who)
     entries = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from compiler import rules
@@ -34,6 +36,14 @@ SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 def tick(name: str) -> None:
     """Count one generated example (a fuzz test calls this first thing)."""
     EXAMPLES[name] += 1
+
+
+def ci_examples(count: int) -> int:
+    """A costly fuzz test's examples under the "ci" profile (`make test`), fewer
+    than the profile's own; under any other profile (`make fuzz`) the profile's."""
+    if settings.get_current_profile_name() == "ci":
+        return count
+    return settings.default.max_examples
 
 
 # --- text ------------------------------------------------------------------
@@ -273,6 +283,50 @@ def shape(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [shape(v) for v in value]
     return None
+
+
+# --- permission maps and commands --------------------------------------------
+
+# Words of shell commands, some of which extend others (`push`, `pushx`): a
+# pattern that ends inside a word matches commands whose word is longer.
+COMMAND_WORDS = ["git", "push", "pushx", "status", "--force", "-f", "rm", "-rf", "npm", "x", "a.b"]
+_ACTIONS = st.sampled_from(["allow", "ask", "deny"])
+bash_patterns = st.builds(
+    lambda head, words, tail: head + " ".join(words) + tail,
+    st.sampled_from(["", "", "", "*"]),
+    st.lists(st.sampled_from(COMMAND_WORDS), max_size=3),
+    st.sampled_from(["", "*", "*", " *", " *", "?"]),
+).filter(bool)
+# An agent's `bash`: one action, or a map of pattern -> action (order is meaning).
+bash_maps = _ACTIONS | st.dictionaries(bash_patterns, _ACTIONS, min_size=1, max_size=6)
+commands = st.lists(st.sampled_from(COMMAND_WORDS), min_size=1, max_size=4)
+
+# Lints about the maps themselves: a generated map may well be one they report.
+_QUIET_LINTS = "".join(
+    f'[rules.{rule}]\nlevel = "off"\n\n'
+    for rule in ("missing-catch-all", "shadowed-rule", "dangerous-allow", "unreachable-subagent")
+)
+
+
+@st.composite
+def permission_bundles(draw: st.DrawFn, target: str) -> dict[str, bytes]:
+    """A bundle of one to four agents with generated bash maps, for one target;
+    sometimes a config-level bash map too."""
+    config = f"[targets.{target}]\n\n{_QUIET_LINTS}"
+    if draw(st.booleans()):
+        shared = draw(st.dictionaries(bash_patterns, _ACTIONS, min_size=1, max_size=2))
+        inline = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in shared.items())
+        config += f"[permission]\nbash = {{ {inline} }}\n"
+    files = {"promptc.toml": config.encode()}
+    for index in range(draw(st.integers(1, 4))):
+        front = {
+            "description": f"Generated agent number {index} with its own bash rules.",
+            "mode": draw(st.sampled_from(["subagent", "subagent", "primary", "all"])),
+            "permission": {"bash": draw(bash_maps)},
+        }
+        text = f"---\n{yaml.safe_dump(front, sort_keys=False)}---\nTrabaja.\n"
+        files[f"specs/agents/a{index}.md"] = text.encode()
+    return files
 
 
 # --- Claude Code folders (the source of `promptc import claude`) ------------

@@ -484,3 +484,50 @@ def test_a_lock_held_too_long_is_a_clear_error(
     )
     assert line.endswith(f"{writer.LOCK})")
     assert lock.read_text() == "4242\n"  # not ours: left alone
+
+
+def test_plan_refuses_each_file_behind_a_symlinked_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "agents").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (out / "escape").symlink_to(tmp_path / "elsewhere")
+    files = {
+        "agents/a.md": b"a",
+        "agents/b.md": b"b",
+        "escape/c.md": b"c",
+        "escape/d.md": b"d",
+        "top.md": b"t",
+    }
+    todo = writer.plan(out, files, {"escape/old.md": ["0" * 64], "agents/old.md": ["0" * 64]})
+    assert [c.path for c in todo.conflicts] == ["escape/c.md", "escape/d.md", "escape/old.md"]
+    assert todo.missing == ("agents/a.md", "agents/b.md", "top.md")
+    assert todo.forget == ("agents/old.md",)
+
+
+def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    written = b"old text\n"  # what promptc wrote before, as the manifest records
+    (out / "same.md").write_bytes(b"new text\n")
+    (out / "ours.md").write_bytes(written)  # same size as the new text, different bytes
+    (out / "edited.md").write_bytes(b"by hand!\n")  # same size, not in the manifest's hashes
+    (out / "longer.md").write_bytes(written + b"more\n")
+    files = {name: b"new text\n" for name in ("same.md", "ours.md", "edited.md", "longer.md")}
+    manifest = {
+        "ours.md": [writer.digest(written)],
+        "edited.md": [writer.digest(written)],
+        "longer.md": [writer.digest(written + b"more\n")],
+    }
+    todo = writer.plan(out, files, manifest)
+    assert todo.unchanged == ("same.md",)
+    assert todo.write == ("longer.md", "ours.md")
+    assert [c.path for c in todo.conflicts] == ["edited.md"]
+    assert "edited by hand" in todo.conflicts[0].message
+
+
+def test_check_keeps_no_file(sample: Path, run: Runner) -> None:
+    """`check` compares each generated file with the output folder and keeps only its name."""
+    assert run("build").code == 0
+    result = api.check(load_config())
+    assert result.ok and result.files == {}
+    assert "opencode/.opencode/agents/scout.md" in result.generated
