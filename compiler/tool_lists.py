@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from compiler import wildcard
-from compiler.permissions import Rule, evaluate
+from compiler.permissions import KNOWN_KEYS, Rule, evaluate
 from compiler.project import Project, Spec
 from compiler.runtime import Agent, resolve
 from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
@@ -107,6 +107,8 @@ GEMINI = Runtime(
     dropped=_DROPPED,
 )
 RUNTIMES = (COPILOT, GEMINI)
+# OpenCode permissions that no tool asks for: their losses are told apart.
+_NOT_TOOLS = ("external_directory", "doom_loop")
 # OpenCode agent keys that every runtime's file carries in its own way.
 _CARRIED = ("description", "mode", "model", "permission", "tools", "disable", "prompt", "name")
 
@@ -153,6 +155,12 @@ def plan(project: Project, runtime: Runtime) -> Plan:
 def _plan(project: Project, runtime: Runtime) -> Plan:
     found, patterns = subjects(project)
     agents = resolve(project, ENVIRONMENT).agents
+    # OpenCode's tools (and the bundle's own) the runtime has no counterpart for.
+    lacking = tuple(
+        p
+        for p in (*KNOWN_KEYS, *project.config.custom_tools)
+        if p not in runtime.permissions and p not in _NOT_TOOLS
+    )
     build = agents.get("build")
     # Agents repeat their permission maps: one verdict per distinct list of rules.
     verdicts: dict[tuple[tuple[str, str, str], ...], dict[str, _Verdict]] = {}
@@ -184,10 +192,10 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
         judged = verdicts.get(shape)
         if judged is None:
             judged = verdicts[shape] = {
-                p: _verdict(patterns, subject.rules, p) for p in runtime.permissions
+                p: _verdict(patterns, subject.rules, p) for p in (*runtime.permissions, *lacking)
             }
         tools[name] = _kept(runtime, judged)
-        for rule, message in _losses(runtime, subject, judged, tools[name]):
+        for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
     losses = tuple(
         Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
@@ -212,7 +220,11 @@ def _kept(runtime: Runtime, judged: Mapping[str, _Verdict]) -> tuple[str, ...]:
 
 
 def _losses(
-    runtime: Runtime, subject: Subject, judged: Mapping[str, _Verdict], kept: tuple[str, ...]
+    runtime: Runtime,
+    subject: Subject,
+    judged: Mapping[str, _Verdict],
+    kept: tuple[str, ...],
+    lacking: tuple[str, ...],
 ) -> Iterator[tuple[Rule, str]]:
     rules = subject.rules
     # Tools left out: every rule that allowed or asked for part of what they do.
@@ -235,8 +247,15 @@ def _losses(
         )
         for at in judged[permission].withholding:
             yield rules[at], message
+    for permission in lacking:
+        if permission == "task":
+            message = f"lost: {runtime.label} subagents start no subagents"
+        else:
+            message = f"lost: {runtime.label} gives {subject.name} no `{permission}` tool"
+        for at in judged[permission].granting:
+            yield rules[at], message
     for rule in subject.agent.rules:
-        if rule.origin.kind in ("agent", "config"):
+        if rule.origin.kind in ("agent", "config") and rule.permission not in lacking:
             unmapped = _unmapped(runtime, subject, rule, kept)
             if unmapped:
                 yield rule, unmapped
@@ -275,8 +294,6 @@ def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, .
         return f"not kept: {runtime.label} never stops a repeated identical tool call to ask"
     if rule.action == "deny":
         return None
-    if key == "task":
-        return f"lost: {runtime.label} subagents start no subagents"
     return f"lost: {runtime.label} gives {subject.name} no `{key}` tool"
 
 

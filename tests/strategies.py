@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -273,3 +274,87 @@ def shape(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [shape(v) for v in value]
     return None
+
+
+# --- permission maps ---------------------------------------------------------
+
+PERMISSION_KEYS = [
+    "*",
+    "read",
+    "edit",
+    "glob",
+    "grep",
+    "list",
+    "bash",
+    "task",
+    "webfetch",
+    "websearch",
+    "skill",
+    "todowrite",
+    "question",
+    "lsp",
+    "external_directory",
+    "doom_loop",
+    "plan_db",
+]
+PERMISSION_PATTERNS = ["*", "git *", "git status*", "rm *", "*.env", "src/*", "scout", "sm*", "ls"]
+ACTIONS = ["allow", "ask", "deny"]
+
+_action = st.sampled_from(ACTIONS)
+_rules = st.dictionaries(st.sampled_from(PERMISSION_PATTERNS), _action, min_size=1, max_size=4)
+_SCALAR = {"todowrite", "question", "webfetch", "websearch", "doom_loop"}  # no pattern maps
+permission_maps = st.lists(st.sampled_from(PERMISSION_KEYS), max_size=7, unique=True).flatmap(
+    lambda keys: st.fixed_dictionaries(
+        {key: _action if key in _SCALAR else _action | _rules for key in keys}
+    )
+)
+"""An OpenCode `permission` map: each key a scalar action or an ordered pattern map."""
+
+
+@st.composite
+def permission_bundles(draw: st.DrawFn) -> dict[str, bytes]:
+    """A bundle of agents with generated modes and permission maps, and perhaps a
+    config-level map: {relative path: bytes}, ready for bundle_on_disk."""
+    shared = draw(st.none() | permission_maps)
+    config: dict[str, Any] = {"custom_tools": ["plan_db"]}
+    if shared:
+        config["permission"] = shared
+    files = {"promptc.toml": _toml(config).encode()}
+    names = draw(
+        st.lists(
+            st.sampled_from(["scout", "smith", "lead", "sage"]), min_size=1, max_size=3, unique=True
+        )
+    )
+    for name in names:
+        meta = {
+            "description": f"Agente {name} con permisos generados.",
+            "mode": draw(st.sampled_from(["subagent", "subagent", "primary", "all"])),
+            "steps": draw(st.integers(1, 50)),
+            "permission": draw(permission_maps),
+        }
+        text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\nCuerpo.\n"
+        files[f"specs/agents/{name}.md"] = text.encode()
+    return files
+
+
+def _toml(data: Mapping[str, Any]) -> str:
+    """The few TOML shapes permission_bundles writes: strings, lists, nested tables."""
+    lines, tables = [], []
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            tables.append((key, value))
+        else:
+            lines.append(f"{json.dumps(key)} = {json.dumps(value)}")
+    text = "\n".join(lines) + "\n"
+    for key, value in tables:
+        text += f"\n[{key}]\n"
+        for inner, item in value.items():
+            shown = (
+                "{ "
+                + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in item.items())
+                + " }"
+                if isinstance(item, Mapping)
+                else json.dumps(item)
+            )
+            text += f"{json.dumps(inner)} = {shown}\n"
+    return text
