@@ -338,7 +338,7 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-for _kind in ("opencode", "claude"):
+for _kind in ("opencode", "claude", "copilot", "gemini"):
     import_.command(_kind)(_import_command(_kind))
 
 

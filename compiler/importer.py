@@ -11,18 +11,21 @@ OpenCode (`.opencode/agents|agent/**.md`, `commands|command/**.md`,
 permission order kept); commands become modes (`description`, `agent`,
 `model`, `variant`, `subtask`); `default_agent` and the top-level
 `permission` go to the config. Claude Code (`.claude/agents/*.md`,
-`commands/*.md`, `settings.json`): see compiler/import_claude.py.
+`commands/*.md`, `settings.json`): see compiler/import_claude.py. Copilot CLI
+(`.github/agents/*.agent.md`) and Gemini CLI (`.gemini/agents/*.md`,
+`commands/**.toml`): see compiler/import_lists.py.
 """
 
 from __future__ import annotations
 
 import json
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler import import_claude, yamlout
+from compiler import import_claude, import_lists, yamlout
 from compiler.bundle import Bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config
@@ -30,8 +33,9 @@ from compiler.diagnostics import Diagnostic, Severity
 from compiler.errors import UsageError
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
+from compiler.tool_lists import COPILOT, GEMINI
 
-LAYOUTS = {"opencode": ".opencode", "claude": ".claude"}
+LAYOUTS = {"opencode": ".opencode", "claude": ".claude", "copilot": ".github", "gemini": ".gemini"}
 RULE = "import"
 MODE_KEYS = ("description", "agent", "model", "variant", "subtask")
 
@@ -115,8 +119,10 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     settings: dict[str, Any] = {}
     if kind == "opencode":
         _read_opencode(root, reader, agents, modes, settings)
-    else:
+    elif kind == "claude":
         _read_claude(root, reader, agents, modes)
+    else:
+        _read_lists(kind, root, reader, agents, modes)
     bodies = {ident: body for ident, (_, body) in agents.items()}
     shared = find_shared(bodies)
     files: dict[str, str] = {}
@@ -256,6 +262,44 @@ def _read_claude(
     for name in ("skills", "hooks", "output-styles"):
         if (root / name).is_dir():
             reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
+
+
+def _read_lists(
+    kind: str,
+    root: Path,
+    reader: _Reader,
+    agents: dict[str, tuple[str, str]],
+    modes: dict[str, tuple[str, str]],
+) -> None:
+    runtime = COPILOT if kind == "copilot" else GEMINI
+    for ident, path in _markdown(root, ("agents",), reader):
+        ident = ident.removesuffix(".agent") if kind == "copilot" else ident
+        source = reader.load(path)
+        if source is None:
+            continue
+        meta = source.frontmatter.data if source.frontmatter else {}
+        spec, notes = import_lists.agent_spec(runtime, ident, meta)
+        _notes(reader, source, notes)
+        body = _body(reader, source) if spec is not None else None
+        if spec is not None and body is not None:
+            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.originals[ident] = source.body
+    folder = root / "commands"
+    for path in sorted(folder.rglob("*.toml")) if kind == "gemini" else ():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            reader.note(path, 1, 1, f"cannot read: {exc}; not imported", True)
+            continue
+        spec, text, notes = import_lists.command_spec(data)
+        for note in notes:
+            reader.note(path, 1, 1, f"`{note.key}`: {note.message}", text is None)
+        body = escape(text) if text is not None else None
+        if text is not None and body is None:
+            reader.note(path, 1, 1, "prompt cannot be kept byte for byte; not imported", True)
+        if body is not None:
+            ident = path.relative_to(folder).with_suffix("").as_posix()
+            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
 
 
 def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note]) -> None:
