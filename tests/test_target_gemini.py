@@ -141,6 +141,8 @@ def test_what_gemini_would_refuse_or_run_otherwise_is_an_error(
         {
             "promptc.toml": "[targets.gemini]\n",
             "specs/agents/Reviewer.md": agent("subagent"),
+            "specs/agents/_draft.md": agent("subagent"),
+            "specs/agents/mute.md": "---\nmode: subagent\n---\nCuerpo.\n",
             "specs/agents/a.md": agent("subagent", body="Usa ${PROJECT_ROOT} como raíz.\n"),
             "specs/modes/m.md": "---\ndescription: Modo de prueba.\n---\nMira !{ls} y @{README.md}\n",
         }
@@ -150,6 +152,11 @@ def test_what_gemini_would_refuse_or_run_otherwise_is_an_error(
     out = result.out
     assert (
         "specs/agents/Reviewer.md:1:1: error [runtime-limits] Gemini CLI names an agent by a slug"
+        in out
+    )
+    assert "specs/agents/_draft.md:1:1: error [runtime-limits] Gemini CLI names an agent" in out
+    assert (
+        "specs/agents/mute.md:1:1: error [runtime-limits] Gemini CLI refuses an agent without"
         in out
     )
     assert "specs/agents/a.md:5:5: error [runtime-limits] Gemini CLI fills `${PROJECT_ROOT}`" in out

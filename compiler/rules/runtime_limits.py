@@ -7,11 +7,12 @@ Reported only for the configured `copilot` and `gemini` targets
   are both `team-reviewer`), so one file would overwrite the other;
 - Copilot CLI: an agent body over 30,000 characters, GitHub's limit for a
   custom agent's prompt;
-- Gemini CLI: an agent name that is not a slug (`^[a-z0-9-_]+$`), which
-  Gemini refuses; `${name}` in an agent body, which Gemini fills from the
-  agent's inputs, refusing to run the agent when one is missing; `!{` or
-  `@{` in a mode body, which Gemini would run as a shell command or replace
-  with a file's text.
+- Gemini CLI: an agent name that is not a slug (`^[a-z0-9-_]+$`) or starts
+  with `_`, or an agent without a description, which Gemini refuses or
+  skips; `${name}` in an agent body, which Gemini fills from the agent's
+  inputs, refusing to run the agent when one is missing; `!{` or `@{` in a
+  mode body, which Gemini would run as a shell command or replace with a
+  file's text.
 
 Bodies are read as composed for the run's lint target (the first configured
 target): branch on `target` only where it changes none of these.
@@ -84,14 +85,19 @@ class _Limits:
 
     def _name(self, spec: Spec, runtime: Runtime, kind: str) -> Iterator[Problem]:
         name = runtime_name(spec.id)
-        if kind == "agent" and runtime is GEMINI and not GEMINI_NAME.match(name):
-            yield Problem(
-                1,
-                1,
-                f"Gemini CLI names an agent by a slug (lowercase letters, digits, `-`, `_`); "
-                f"'{name}' is not one: rename the file",
-                path=spec.source.path,
-            )
+        if kind == "agent" and runtime is GEMINI:
+            if not GEMINI_NAME.match(name) or name.startswith("_"):
+                yield Problem(
+                    1,
+                    1,
+                    "Gemini CLI names an agent by a slug (lowercase letters, digits, `-`, `_`) "
+                    f"and skips files starting with `_`; '{name}' will not load: rename the file",
+                    path=spec.source.path,
+                )
+            if not str(spec.view("opencode").get("description") or "").strip():
+                yield Problem(
+                    1, 1, "Gemini CLI refuses an agent without a description", path=spec.source.path
+                )
         first = self.names.setdefault((runtime.target, kind, name), spec.id)
         if first != spec.id:
             yield Problem(
