@@ -33,6 +33,9 @@ BUNDLES = {
 }
 
 
+FLAGS = ["--headless", "--stdio", "--no-auto-update", "--no-auto-login"]
+
+
 class Copilot:
     """A headless Copilot CLI speaking JSON-RPC with Content-Length framing."""
 
@@ -40,10 +43,10 @@ class Copilot:
         (home / ".copilot").mkdir(parents=True)
         config = {"trusted_folders": [str(p) for p in trusted], "banner": "never"}
         (home / ".copilot" / "config.json").write_text(json.dumps(config))
-        self.errors = tempfile.TemporaryFile()
+        # Closed in close(): the process outlives this call.
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115
         self.process = subprocess.Popen(
-            [str(oracle.binary("copilot")), "--headless", "--stdio"]
-            + ["--no-auto-update", "--no-auto-login"],
+            [str(oracle.binary("copilot")), *FLAGS],
             cwd=home,
             env=oracle.scratch_env(home),
             stdin=subprocess.PIPE,
