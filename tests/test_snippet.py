@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler import snippet
@@ -141,15 +141,16 @@ TARGETS = [
 @given(lines=st.lists(LINE, max_size=16), target=st.sampled_from(TARGETS))
 def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
     body = "\n".join(lines)
-    assert snippet._code_lines(body.split("\n"), body) == code_lines(body.split("\n"))
-    assert snippet._windows(body, _snippet(target)) == windows_read(body.split("\n"), target)
+    lines = body.split("\n")
+    assert snippet._code_lines(lines, snippet._fences(lines, body)) == code_lines(lines)
+    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(st.one_of(LINE, st.sampled_from(["", "", "x", "```", "~~~~"])), max_size=80))
 def test_windows_of_longer_bodies_are_those_of_reading_every_window(lines: list[str]) -> None:
     target = "\n".join(SNIPPET_LINES)
-    assert snippet._windows("\n".join(lines), _snippet(target)) == windows_read(lines, target)
+    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
 def test_windows_reach_as_far_as_max_window_lines() -> None:
@@ -157,7 +158,7 @@ def test_windows_reach_as_far_as_max_window_lines() -> None:
     target = "\n".join(SNIPPET_LINES)
     for blanks in range(MAX_WINDOW - 4, MAX_WINDOW + 2):
         for lines in ([head, *[""] * blanks, tail], ["x", *[""] * blanks, head, tail]):
-            found = snippet._windows("\n".join(lines), _snippet(target))
+            found = snippet._windows(lines, _snippet(target))
             assert found == windows_read(lines, target)
 
 
@@ -217,3 +218,38 @@ def test_opcodes_kept_for_a_run_are_difflibs_for_other_lines_of_the_same_pattern
     known: dict[Any, Any] = {}
     for x, y in ((a, b), ([rename[i] for i in a], [rename[i] for i in b])):
         assert snippet.align(x, y, known) == snippet.align(x, y)
+
+
+def _plain_ends(source: list[str], composed: list[str]) -> tuple[int, int]:
+    """The common head and tail as align() found them with a loop per line."""
+    head = 0
+    limit = min(len(source), len(composed))
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+LINES = st.lists(st.sampled_from(["a", "b", "", "<<x>>"]), max_size=8)
+
+
+@given(LINES, LINES)
+@example(["a", "a"], ["a"])
+@example(["a", "b", "a"], ["a", "a"])
+@example([], ["a"])
+def test_align_matches_the_same_head_and_tail(source: list[str], composed: list[str]) -> None:
+    head, tail = _plain_ends(source, composed)
+    opcodes = snippet.align(source, composed)
+    expected: list[snippet.Opcode] = [("equal", 0, head, 0, head)] if head else []
+    middle = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    )
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        expected.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        expected.append(
+            ("equal", len(source) - tail, len(source), len(composed) - tail, len(composed))
+        )
+    assert opcodes == expected

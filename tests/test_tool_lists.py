@@ -211,7 +211,7 @@ def test_the_start_check_catches_a_primary_copilot_may_start() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(files=strategies.permission_bundles())
+@given(files=strategies.tool_list_bundles())
 def test_generated_permission_maps_never_get_more(files: dict[str, bytes]) -> None:
     strategies.tick("tool lists")
     with strategies.bundle_on_disk(files) as (root, config):

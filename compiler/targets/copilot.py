@@ -34,6 +34,7 @@ Options (`[tool.promptc.targets.copilot]`):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -50,6 +51,9 @@ from compiler.tool_lists import (
 )
 
 NAME = COPILOT.target
+RUNTIME = COPILOT.label
+# Copilot reads custom agents from both folders (plain `.md` files too).
+LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/[^/]+/SKILL\.md")
 OPTIONS: dict[str, Any] = {
     "models": {
         "type": "object",

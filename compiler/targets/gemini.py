@@ -61,6 +61,9 @@ from compiler.tool_lists import (
 )
 
 NAME = GEMINI.target
+RUNTIME = GEMINI.label
+# Agents are not searched in subfolders, and files starting with `_` are skipped.
+LOADED = re.compile(r"\.gemini/agents/[^/_][^/]*\.md|\.gemini/commands/.+\.toml|GEMINI\.md")
 OPTIONS: dict[str, Any] = {
     "models": {
         "type": "object",

@@ -68,3 +68,24 @@ def test_unknown_agent_messages(messages: Messages) -> None:
         "specs/agents/a.md:8:5: error [task-unknown-agent] `task` names `off`, which is "
         "disabled: OpenCode does not load it",
     ]
+
+
+# A spec that does not load still exists: a `task` rule naming it is no finding
+# of this rule (the spec's own errors are reported at its file).
+BROKEN = {
+    "tab-in-frontmatter": "---\ndescription: Reviews the diff and reports.\nmode: subagent\npermission:\n\tedit: deny\n---\nBody.\n",
+    "unclosed-frontmatter": "---\ndescription: Reviews the diff and reports.\nmode: subagent\nBody.\n",
+    "non-utf8-byte": b"---\ndescription: Reviews the diff \xff and reports.\nmode: subagent\n---\nBody.\n",
+    "duplicate-key": "---\ndescription: Reviews the diff and reports.\nmode: subagent\nmode: all\n---\nBody.\n",
+    "oversized-file": "---\ndescription: Reviews the diff and reports.\nmode: subagent\n---\n"
+    + "x" * (1 << 20)
+    + "\n",
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN.values(), ids=BROKEN.keys())
+def test_a_spec_that_does_not_load_still_has_its_name(
+    diagnostics: Diagnostics, broken: str | bytes
+) -> None:
+    files = {**starter("'*': deny", "reviewer: allow"), "specs/agents/reviewer.md": broken}
+    assert diagnostics(RULE, files) == []
