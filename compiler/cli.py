@@ -386,7 +386,7 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-for _kind in ("opencode", "claude", "codex"):
+for _kind in ("opencode", "claude", "codex", "copilot", "gemini"):
     import_.command(_kind)(_import_command(_kind))
 
 

@@ -13,6 +13,8 @@ permission order kept); commands become modes (`description`, `agent`,
 `permission` go to the config. Claude Code (`.claude/agents/*.md`,
 `commands/*.md`, `settings.json`): see compiler/import_claude.py. Codex
 (`.codex/agents/**.toml`, `rules/*.rules`): see compiler/import_codex.py.
+Copilot CLI (`.github/agents/*.agent.md`) and Gemini CLI (`.gemini/agents/*.md`,
+`commands/**.toml`): see compiler/import_lists.py.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from compiler import import_claude, import_codex, yamlout
+from compiler import import_claude, import_codex, import_lists, yamlout
 from compiler.bundle import Bundle
 from compiler.compose import compose_bundle
 from compiler.config import Config, thaw
@@ -34,8 +36,15 @@ from compiler.errors import UsageError
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.tomlpos import locate
+from compiler.tool_lists import COPILOT, GEMINI
 
-LAYOUTS = {"opencode": ".opencode", "claude": ".claude", "codex": ".codex"}
+LAYOUTS = {
+    "opencode": ".opencode",
+    "claude": ".claude",
+    "codex": ".codex",
+    "copilot": ".github",
+    "gemini": ".gemini",
+}
 RULE = "import"
 MODE_KEYS = ("description", "agent", "model", "variant", "subtask")
 
@@ -122,6 +131,8 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
         _read_opencode(root, reader, agents, modes, settings)
     elif kind == "codex":
         _read_codex(root, reader, agents, settings)
+    elif kind in ("copilot", "gemini"):
+        _read_lists(kind, root, reader, agents, modes)
     else:
         _read_claude(root, reader, agents, modes, settings)
     specs = _relative(config, config.specs)
@@ -366,6 +377,43 @@ def _read_codex(
         settings["permission"] = {"bash": bash}
     if (root / "config.toml").is_file():
         reader.note(root / "config.toml", 1, 1, "config.toml is not carried over")
+
+
+def _read_lists(
+    kind: str,
+    root: Path,
+    reader: _Reader,
+    agents: dict[str, tuple[str, str]],
+    modes: dict[str, tuple[str, str]],
+) -> None:
+    runtime = COPILOT if kind == "copilot" else GEMINI
+    for ident, path in _markdown(root, ("agents",), reader):
+        ident = ident.removesuffix(".agent") if kind == "copilot" else ident
+        source = reader.load(path)
+        if source is None:
+            continue
+        meta = source.frontmatter.data if source.frontmatter else {}
+        spec, notes = import_lists.agent_spec(runtime, ident, meta)
+        _notes(reader, source, notes)
+        body = _body(reader, source) if spec is not None else None
+        if spec is not None and body is not None:
+            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.originals[ident] = source.body
+            reader.paths[ident] = path
+    folder = root / "commands"
+    for path in sorted(folder.rglob("*.toml")) if kind == "gemini" else ():
+        data = _toml_file(path, reader)
+        if data is None:
+            continue
+        spec, text, notes = import_lists.command_spec(data)
+        for note in notes:
+            reader.note(path, 1, 1, f"`{note.key}`: {note.message}", text is None)
+        body = escape(text) if text is not None else None
+        if text is not None and body is None:
+            reader.note(path, 1, 1, "prompt cannot be kept byte for byte; not imported", True)
+        if body is not None:
+            ident = path.relative_to(folder).with_suffix("").as_posix()
+            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
 
 
 def _toml_file(path: Path, reader: _Reader) -> dict[str, Any] | None:

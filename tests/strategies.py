@@ -423,3 +423,84 @@ def claude_settings(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 3)) == 0:
         permissions["defaultMode"] = draw(st.sampled_from(CLAUDE_MODES))
     return {"permissions": permissions} if permissions else {}
+
+
+# --- whole permission maps (the copilot and gemini tool lists) ---------------
+
+PERMISSION_KEYS = [
+    "*",
+    "read",
+    "edit",
+    "glob",
+    "grep",
+    "list",
+    "bash",
+    "task",
+    "webfetch",
+    "websearch",
+    "skill",
+    "todowrite",
+    "question",
+    "lsp",
+    "external_directory",
+    "doom_loop",
+    "plan_db",
+]
+PERMISSION_PATTERNS = ["*", "git *", "git status*", "rm *", "*.env", "src/*", "scout", "sm*", "ls"]
+_rules = st.dictionaries(st.sampled_from(PERMISSION_PATTERNS), _ACTIONS, min_size=1, max_size=4)
+_SCALAR = {"todowrite", "question", "webfetch", "websearch", "doom_loop"}  # no pattern maps
+permission_maps = st.lists(st.sampled_from(PERMISSION_KEYS), max_size=7, unique=True).flatmap(
+    lambda keys: st.fixed_dictionaries(
+        {key: _ACTIONS if key in _SCALAR else _ACTIONS | _rules for key in keys}
+    )
+)
+"""An OpenCode `permission` map: each key a scalar action or an ordered pattern map."""
+
+
+@st.composite
+def tool_list_bundles(draw: st.DrawFn) -> dict[str, bytes]:
+    """A bundle of agents with generated modes and permission maps, and perhaps a
+    config-level map: {relative path: bytes}, ready for bundle_on_disk."""
+    shared = draw(st.none() | permission_maps)
+    config: dict[str, Any] = {"custom_tools": ["plan_db"]}
+    if shared:
+        config["permission"] = shared
+    files = {"promptc.toml": _toml(config).encode()}
+    names = draw(
+        st.lists(
+            st.sampled_from(["scout", "smith", "lead", "sage"]), min_size=1, max_size=3, unique=True
+        )
+    )
+    for name in names:
+        meta = {
+            "description": f"Agente {name} con permisos generados.",
+            "mode": draw(st.sampled_from(["subagent", "subagent", "primary", "all"])),
+            "steps": draw(st.integers(1, 50)),
+            "permission": draw(permission_maps),
+        }
+        text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\nCuerpo.\n"
+        files[f"specs/agents/{name}.md"] = text.encode()
+    return files
+
+
+def _toml(data: Mapping[str, Any]) -> str:
+    """The few TOML shapes tool_list_bundles writes: strings, lists, nested tables."""
+    lines, tables = [], []
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            tables.append((key, value))
+        else:
+            lines.append(f"{json.dumps(key)} = {json.dumps(value)}")
+    text = "\n".join(lines) + "\n"
+    for key, value in tables:
+        text += f"\n[{key}]\n"
+        for inner, item in value.items():
+            shown = (
+                "{ "
+                + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in item.items())
+                + " }"
+                if isinstance(item, Mapping)
+                else json.dumps(item)
+            )
+            text += f"{json.dumps(inner)} = {shown}\n"
+    return text

@@ -79,9 +79,9 @@ def _mode(project: Project, runtime: Runtime, spec: Spec) -> Iterator[Problem]:
 
 
 def _missing(project: Project, runtime: Runtime, name: str) -> str | None:
-    """Why OpenCode has no agent `name`, or None when it has one (or the spec of
-    that name did not load: its own errors are reported)."""
-    if name in runtime.agents or (name in project.bundle.agents and name not in project.agents):
+    """Why OpenCode has no agent `name`, or None when it has one (or may have: a
+    spec that did not load, whose own errors are reported)."""
+    if name in runtime.agents or project.may_be_an_agent(name):
         return None
     if name in project.agents:
         return "which is disabled: OpenCode does not load it"

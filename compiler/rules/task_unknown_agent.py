@@ -61,6 +61,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         if matches[pattern]:
             continue
         if wildcard.is_literal(rule.pattern):
+            if rule.pattern not in disabled and project.may_be_an_agent(rule.pattern):
+                continue  # a file under the agents folder could not be read
             if rule.pattern in disabled:
                 message = (
                     f"`task` names `{rule.pattern}`, which is disabled: OpenCode does not load it"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from compiler.config import Config
 from compiler.suggest import did_you_mean
-from compiler.targets import claude, claude_plugin, codex, opencode
+from compiler.targets import claude, claude_plugin, codex, copilot, gemini, opencode
 
 if TYPE_CHECKING:
     from compiler.project import Project
@@ -33,7 +33,7 @@ class Target(Protocol):
     def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 
 
-_MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin, codex)
+_MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin, codex, copilot, gemini)
 
 TARGETS: Mapping[str, Target] = {module.NAME: module for module in _MODULES}
 

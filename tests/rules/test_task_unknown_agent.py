@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import MakeBundle
 from tests.rules.conftest import Diagnostics, Expected, Messages, agent, assert_found
 from tests.rules.task_files import CREW, A, starter
 
@@ -89,3 +90,13 @@ def test_a_spec_that_does_not_load_still_has_its_name(
 ) -> None:
     files = {**starter("'*': deny", "reviewer: allow"), "specs/agents/reviewer.md": broken}
     assert diagnostics(RULE, files) == []
+
+
+def test_an_agents_folder_that_cannot_be_read_hides_no_name(
+    diagnostics: Diagnostics, make_bundle: MakeBundle
+) -> None:
+    """A file under specs/agents/ that cannot be read may be the agent a rule names."""
+    files = starter("'*': deny", "reviewer: allow", "ghost: allow")
+    root = make_bundle({"promptc.toml": "", **files})
+    (root / "specs/agents/loop").symlink_to("loop", target_is_directory=True)
+    assert diagnostics(RULE, {}) == []
