@@ -45,6 +45,7 @@ from compiler.claude_agents import (
     names,
     shell_commands,
 )
+from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 from compiler.translate import Translation, translate
@@ -57,13 +58,7 @@ LOADED = re.compile(
     r"|\.claude/settings(\.local)?\.json|\.claude/output-styles/[^/]+\.md|(\.claude/)?CLAUDE\.md"
 )
 OPTIONS: dict[str, Any] = {
-    "models": {
-        "type": "object",
-        "additionalProperties": {"type": "string", "minLength": 1},
-        "default": {},
-        "description": "OpenCode model id -> Claude Code model (sonnet, opus, haiku, fable, "
-        "inherit or a full model id).",
-    },
+    "models": models_option("Claude Code", "sonnet, opus, haiku, fable, inherit or a full model id")
 }
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
 
