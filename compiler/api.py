@@ -35,7 +35,7 @@ from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
-from compiler.writer import ManifestError, Planner, apply, read_manifest
+from compiler.writer import ManifestError, Planner, apply, owned, read_manifest
 
 
 @dataclass(frozen=True)
@@ -303,13 +303,13 @@ def build(
             config, mode, only, lambda: build(config, only=only, force=force, check=check)
         )
     if check:
-        return _check_output(config, selected_targets(config, only))
+        return _check_output(config, only)
     collector, files = _render(config, selected_targets(config, only))
     generated = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
     try:
-        outcome = apply(config.out, files, force=force)
+        outcome = apply(config.out, files, force=force, only=only)
     except (ManifestError, OSError) as exc:
         collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
         return collector.result(files=files, generated=generated)
@@ -369,14 +369,16 @@ def check(
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
-def _check_output(config: Config, names: list[str]) -> Result:
-    """`build --check`: every generated file compared with the output folder."""
+def _check_output(config: Config, only: tuple[str, ...]) -> Result:
+    """`build --check`: every generated file of the targets `only` (all when empty)
+    compared with the output folder."""
+    names = selected_targets(config, only)
     collector, files = _render(config, names)
     done = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(generated=done)
     try:
-        planner = Planner(config.out, read_manifest(config.out), digests=True)
+        planner = Planner(config.out, owned(read_manifest(config.out), only), digests=True)
         for rel in done:
             planner.add(rel, files[rel])
         todo = planner.plan()
