@@ -185,7 +185,14 @@ def replace_shared(body: str, shared: Sequence[Shared]) -> str:
     shared block, the longest one starting at a paragraph, stands for it."""
     lines = body.split("\n")
     by_text = {item.text: item.name for item in shared}
-    sizes = sorted({item.text.count("\n") for item in shared}, reverse=True)  # lines, longest first
+    # Only a block that opens with a line can start where that line stands: the
+    # sizes (in lines, longest first) to try there are those of such blocks, so
+    # that a body is read in time linear in its bytes, however many blocks there are.
+    sizes: dict[str, list[int]] = {}
+    for size, first in sorted(
+        {(t.count("\n"), t.split("\n", 1)[0]) for t in by_text}, reverse=True
+    ):
+        sizes.setdefault(first, []).append(size)
     blocks = paragraphs(lines)
     starts = {block.start: number for number, block in enumerate(blocks)}
     ends = {block.end: number for number, block in enumerate(blocks)}
@@ -193,7 +200,9 @@ def replace_shared(body: str, shared: Sequence[Shared]) -> str:
     out: list[str] = []
     index = 0
     while index < len(lines):
-        found = _shared_run(lines, index, starts.get(index), sizes, ends, chain, by_text)
+        found = _shared_run(
+            lines, index, starts.get(index), sizes.get(lines[index], []), ends, chain, by_text
+        )
         if found is None:
             out.append(lines[index])
             index += 1
