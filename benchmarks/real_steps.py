@@ -15,12 +15,15 @@ looks for the snippet. Each step then runs as a user runs it, in a fresh
   `promptc check` on the bundle (after one build, so that check has an output
   to compare with).
 
-Prints, for every step and size, the median wall time and CPU time (user
-and system: it moves less than the wall time on a loaded machine) and the
-CPU milliseconds each agent added since the previous size: a near-linear step
-adds about as much per agent from 40 to 80 as from 20 to 40. The interpreter's
-floor (`python -c pass`) is timed in the same run, and the machine's load
-average printed before and after, since the figures move with it.
+Every case (a step at a size) runs once a round, for --repeat rounds, so
+that a change of the machine's load touches every size alike. Prints, for
+every case, the least wall time and the least CPU time (user and system: it
+moves less than the wall time on a loaded machine) of its runs, and the CPU
+milliseconds each agent added since the previous size: a near-linear step
+adds about as much per agent from 40 to 80 as from 20 to 40. The
+interpreter's floor (`python -c pass`) is timed in the same rounds, and the
+machine's load average printed before and after, since the figures move
+with it.
 
 Nothing is deleted until every run is done (see benchmarks/speed.py on what
 deletions cost the next file creations): an import writes into a new folder,
@@ -32,13 +35,12 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from real_shape import make_claude_folder, make_opencode_folder, make_real_bundle
@@ -110,6 +112,7 @@ STEPS = [
     Step("build", _bundle("build"), _no_output),
     Step("check", _bundle("check"), _same),
 ]
+FLOOR = Step("python -c pass", lambda folder, agents: (0, []), _same)
 
 
 def timed(command: Sequence[str], cwd: Path) -> tuple[float, float, int]:
@@ -127,29 +130,31 @@ def timed(command: Sequence[str], cwd: Path) -> tuple[float, float, int]:
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, process.returncode
 
 
-@dataclass(frozen=True)
-class Figures:
-    size: int  # the input's bytes
-    wall: float  # median seconds
-    cpu: float
-    codes: frozenset[int]
+@dataclass
+class Case:
+    """One step at one size: its folder, its input's bytes, its command and runs."""
+
+    step: Step
+    agents: int
+    folder: Path
+    size: int
+    command: list[str]
+    runs: list[tuple[float, float, int]]
+
+    def run(self) -> None:
+        self.runs.append(timed(self.command, self.step.again(self.folder)))
+
+    def wall(self) -> float:
+        return min(run[0] for run in self.runs)
+
+    def cpu(self) -> float:
+        return min(run[1] for run in self.runs)
 
 
-def median_run(command: Sequence[str], cwd: Callable[[], Path], repeat: int) -> Figures:
-    runs = [timed(command, cwd()) for _ in range(repeat)]
-    return Figures(
-        0,
-        statistics.median(run[0] for run in runs),
-        statistics.median(run[1] for run in runs),
-        frozenset(run[2] for run in runs),
-    )
-
-
-def run_step(step: Step, agents: int, scratch: Path, repeat: int) -> Figures:
-    """The figures of `step` at `agents` agents, on a folder of its own."""
+def case(step: Step, agents: int, scratch: Path) -> Case:
     folder = Path(tempfile.mkdtemp(dir=scratch))
     size, arguments = step.prepare(folder, agents)
-    return replace(median_run([PROMPTC, *arguments], lambda: step.again(folder), repeat), size=size)
+    return Case(step, agents, folder, size, [PROMPTC, *arguments], [])
 
 
 def _load() -> str:
@@ -174,30 +179,34 @@ def main() -> None:
     os.environ["PROMPTC_NO_CACHE"] = "1"  # for every run, import's lint too
     started = time.perf_counter()
     print(f"load average (1, 5, 15 min) before: {_load()}; {os.cpu_count()} cores")
-    floor = median_run([sys.executable, "-c", "pass"], Path.cwd, 15)
-    print(f"python -c pass (floor): {floor.wall * 1000:.0f} ms wall, {floor.cpu * 1000:.0f} ms CPU")
+    with tempfile.TemporaryDirectory(prefix="promptc-real-") as scratch:
+        floor = Case(FLOOR, 0, Path(scratch), 0, [sys.executable, "-c", "pass"], [])
+        cases = [case(step, agents, Path(scratch)) for step in STEPS for agents in args.sizes]
+        # Round after round of every case, so that a change of the machine's
+        # load in between touches every size alike.
+        for _ in range(args.repeat):
+            for each in [floor, floor, floor, *cases]:
+                each.run()
+    wall, cpu = floor.wall() * 1000, floor.cpu() * 1000
+    print(f"python -c pass (floor): {wall:.0f} ms wall, {cpu:.0f} ms CPU")
     print()
     print(HEADER)
-    with tempfile.TemporaryDirectory(prefix="promptc-real-") as scratch:
-        for step in STEPS:
-            previous: tuple[int, Figures] | None = None
-            for agents in args.sizes:
-                figures = run_step(step, agents, Path(scratch), args.repeat)
-                print(_row(step.name, agents, figures, previous), flush=True)
-                previous = (agents, figures)
+    for number, each in enumerate(cases):
+        previous = cases[number - 1] if number and cases[number - 1].step is each.step else None
+        print(_row(each, previous))
     print()
     print(f"load average after: {_load()}; wall time {time.perf_counter() - started:.0f} s")
 
 
-def _row(name: str, agents: int, figures: Figures, previous: tuple[int, Figures] | None) -> str:
+def _row(each: Case, previous: Case | None) -> str:
     added = ""
     if previous is not None:  # what each agent added since the previous size
-        before, earlier = previous
-        added = f"{(figures.cpu - earlier.cpu) * 1000 / (agents - before):.1f}"
-    note = "" if figures.codes == {0} else f" exit {sorted(figures.codes)}"
+        added = f"{(each.cpu() - previous.cpu()) * 1000 / (each.agents - previous.agents):.1f}"
+    codes = {run[2] for run in each.runs}
+    note = "" if codes == {0} else f" exit {sorted(codes)}"
     return (
-        f"| {name} | {agents} | {figures.size // 1024} | {figures.wall:.2f} "
-        f"| {figures.cpu:.2f} | {added} |{note}"
+        f"| {each.step.name} | {each.agents} | {each.size // 1024} | {each.wall():.2f} "
+        f"| {each.cpu():.2f} | {added} |{note}"
     )
 
 

@@ -1,6 +1,6 @@
 """benchmarks/speed.py and benchmarks/real_steps.py run end to end and print what the docs quote.
 
-Only that it runs and what it prints are checked, never a time: speed is
+Only that they run and what they print are checked, never a time: speed is
 measured by the script itself, on an idle machine.
 """
 
