@@ -201,29 +201,48 @@ ODD_BLOCKS = [
 ]
 
 
+def _separator(rng: random.Random) -> list[str]:
+    return rng.choice([[""], [""], ["", ""], [" "]])
+
+
+def _paragraph(rng: random.Random, prose: Prose) -> list[str]:
+    """Wrapped sentences of rare words: no other agent holds the same."""
+    paragraph = " ".join(prose.sentence() for _ in range(rng.randint(2, 4)))
+    return [*textwrap.wrap(paragraph, rng.choice([60, 80, 100])), *_separator(rng)]
+
+
 def _passage(rng: random.Random, prose: Prose) -> list[str]:
-    """A few blocks, prose and odd ones, as a passage several agents carry."""
-    lines: list[str] = []
-    for _ in range(rng.randint(1, 6)):
+    """A paragraph, then a few blocks, prose and odd ones: text several agents carry."""
+    lines = _paragraph(rng, prose)
+    for _ in range(rng.randint(0, 5)):
         block = rng.choice(ODD_BLOCKS) if rng.random() < 0.4 else prose.block()[:-1]
-        lines += [*block, *rng.choice([[""], [""], ["", ""], [" "]])]
+        lines += [*block, *_separator(rng)]
     return lines
 
 
-def _long_bodies(seed: int, agents: int, size: int) -> dict[str, str]:
-    """`agents` bodies of about `size` bytes each, a third of their blocks drawn
-    from a handful of shared passages."""
+def _long_bodies(seed: int, agents: int, size: int) -> tuple[dict[str, str], bool]:
+    """`agents` bodies of about `size` bytes each, drawing passages from a handful
+    that they share, each between paragraphs of their own; and whether two
+    bodies or more carry one passage."""
     rng = random.Random(seed)
     prose = Prose(rng)
-    shared = [_passage(rng, prose) for _ in range(rng.randint(2, 8))]
+    passages = [_passage(rng, prose) for _ in range(rng.randint(2, 8))]
     bodies = {}
+    carriers: dict[int, int] = {}
     for index in range(agents):
         lines = rng.choice([[], [""], ["", ""]])
+        carried: set[int] = set()
         while sum(map(len, lines)) < size:
-            lines += rng.choice(shared) if rng.random() < 0.35 else _passage(rng, prose)
+            if rng.random() < 0.35:
+                number = rng.randrange(len(passages))
+                carried.add(number)
+                lines += passages[number]
+            lines += _paragraph(rng, prose)
+        for number in carried:
+            carriers[number] = carriers.get(number, 0) + 1
         body = "\n".join(lines)
         bodies[f"a{index}"] = body.rstrip("\n") if rng.random() < 0.3 else body
-    return bodies
+    return bodies, max(carriers.values(), default=0) >= 2
 
 
 @settings(max_examples=ci_examples(20))
@@ -235,7 +254,7 @@ def test_an_import_of_long_bodies_sharing_passages_composes_back_byte_for_byte(
     its shared text as fragments, no agent left without them, and every body
     composes back from the imported specs and fragments byte for byte."""
     tick("bodies: import of shared text")
-    bodies = _long_bodies(seed, agents, size)
+    bodies, shares = _long_bodies(seed, agents, size)
     with tempfile.TemporaryDirectory(prefix="promptc-long-", dir=SCRATCH) as scratch:
         source = Path(scratch) / "source/.opencode/agent"
         source.mkdir(parents=True)
@@ -245,5 +264,5 @@ def test_an_import_of_long_bodies_sharing_passages_composes_back_byte_for_byte(
         config = load_config(cwd=Path(scratch) / "bundle")
         plan = plan_import("opencode", source.parent.parent, config)
         assert [note.message for note in plan.notes] == []
-        assert plan.shared  # the passages repeat: they become fragments
+        assert bool(plan.shared) is shares  # a passage two agents carry is a fragment
         assert verify(plan, bodies, config) == []
