@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from compiler.loader import SourceFile
 from compiler.project import Spec
@@ -30,6 +30,7 @@ MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
 MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
+T = TypeVar("T")
 _SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -276,19 +277,16 @@ class _Target:
         # normal form, and difflib's opcodes per pattern of equal lines (see
         # align). Bounded: a run of 10,000 agents reads millions of lines.
         self.normals: dict[str, str] = {}
+        self.inside: dict[str, bool] = {}  # see parts
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
 
     def normal(self, lines: Sequence[str]) -> list[str]:
         """_normal of each line."""
-        known = self.normals
-        found = list(map(known.get, lines))
-        if None in found:
-            if len(known) > MEMO_LINES:
-                known.clear()
-            for index in itertools.compress(itertools.count(), map(operator.not_, found)):
-                line = lines[index]
-                found[index] = known[line] = " ".join(line.split())
-        return cast(list[str], found)  # every None is filled in
+        return _each(self.normals, lines, _normal)
+
+    def parts(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each (normal) text is a part of the snippet's."""
+        return _each(self.inside, texts, self.text.__contains__)
 
     def score(self, text: str) -> float:
         """difflib's ratio of the window to the snippet."""
@@ -316,6 +314,19 @@ class _Target:
             matched = row & positions.get(char, 0)
             row = ((row + matched) | (row - matched)) & full
         return size - row.bit_count()
+
+
+def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
+    """make(key) for each key, each worked out once in a run (`known`, bounded)."""
+    found = list(map(known.get, keys))
+    if None in found:
+        if len(known) > MEMO_LINES:
+            known.clear()
+        unknown = map(operator.is_, found, itertools.repeat(None))
+        for index in itertools.compress(itertools.count(), unknown):
+            key = keys[index]
+            found[index] = known[key] = make(key)
+    return cast(list[T], found)  # every None is filled in
 
 
 class _Reading:
@@ -362,7 +373,7 @@ class _Reading:
         """The lines read (by position) from which a window may read a part of the
         snippet (its first line is one) or half of its pieces (a piece is within
         reach)."""
-        parts = set(itertools.compress(itertools.count(), map(target.text.__contains__, self.read)))
+        parts = set(itertools.compress(itertools.count(), target.parts(self.read)))
         # The lines from the first within reach of each piece to the one it starts in.
         offsets = itertools.repeat(self.offsets)
         reach = map((self.size - int(target.longest)).__add__, self.at)
