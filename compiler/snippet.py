@@ -374,18 +374,13 @@ class _Reading:
         snippet (its first line is one) or half of its pieces (a piece is within
         reach)."""
         parts = set(itertools.compress(itertools.count(), target.parts(self.read)))
-        # The lines from the first within reach of each piece to the one it starts in.
-        offsets = itertools.repeat(self.offsets)
-        reach = map((self.size - int(target.longest)).__add__, self.at)
-        firsts = map(bisect.bisect_left, offsets, reach)
-        near = set(
-            itertools.chain.from_iterable(
-                map(range, firsts, map(bisect.bisect_right, offsets, self.at))
-            )
-        )
-        near -= parts
-        near.discard(len(self.lines))  # the end of the text
-        return sorted(parts | {i for i in near if self._reaches(i, target)})
+        near: set[int] = set()
+        reach = int(target.longest) - self.size
+        for at in self.at:
+            low = bisect.bisect_left(self.offsets, at - reach)
+            high = bisect.bisect_right(self.offsets, at)
+            near.update(range(low, min(high, len(self.lines))))
+        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
 
     def _reaches(self, position: int, target: _Target) -> bool:
         begin = self.offsets[position]
