@@ -16,7 +16,7 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -350,11 +350,13 @@ class _Reading:
         lengths = map((1).__add__, map(len, self.read))
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
-        found = sorted(
-            (at, number)
-            for number, piece in enumerate(target.pieces)
-            for at in _finds(self.text, piece)
-        )
+        found: list[tuple[int, int]] = []  # (where, which), overlaps included
+        for number, piece in enumerate(target.pieces):
+            at = self.text.find(piece)
+            while at >= 0:
+                found.append((at, number))
+                at = self.text.find(piece, at + 1)
+        found.sort()
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
         self.size = target.anchor
@@ -391,14 +393,6 @@ class _Reading:
         line = self.lines[position]
         at = bisect.bisect_right(self.code, line)
         return self.code[at] if at < len(self.code) else len(self.normal)
-
-
-def _finds(text: str, piece: str) -> Iterator[int]:
-    """Where `piece` starts in `text`, overlaps included."""
-    at = text.find(piece)
-    while at >= 0:
-        yield at
-        at = text.find(piece, at + 1)
 
 
 def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
