@@ -191,16 +191,9 @@ class _Construct(NamedTuple):
     segment: Placeholder | Tag | None = None
 
 
-class _Line(NamedTuple):
-    """What one line's constructs became, at the line it was first read at."""
-
-    found: tuple[_Construct, ...]
-    spent: int  # of the constructs budget
-    problems: tuple[Problem, ...]
-
-
-# A line's text and its code spans -> what its constructs became.
-Lines = dict[tuple[object, ...], _Line]
+# A line's text and its code spans -> what its constructs became, at the line
+# first read: (the constructs, the budget they spent, their problems).
+Lines = dict[tuple[object, ...], tuple[tuple[_Construct, ...], int, tuple[Problem, ...]]]
 
 
 class _Scanner:
@@ -355,7 +348,7 @@ class _Scanner:
         if blank and len(found) == 1 and isinstance(found[0].segment, Placeholder):
             placeholder = found[0].segment
             lead, trail = text[: found[0].start], text[found[0].end :] + end
-            self._add(_alone(placeholder, lead, trail))
+            self._add(replace(placeholder, alone=True, lead=lead, trail=trail))
             return
         self._inline(text, end, number, found, base)
 
@@ -379,16 +372,16 @@ class _Scanner:
             return []
         key = (text, *protected)
         known = self.lines.get(key)
-        if known is None or self.constructs + known.spent > MAX_CONSTRUCTS:
+        if known is None or self.constructs + known[1] > MAX_CONSTRUCTS:
             before, problems = self.constructs, len(self.problems)
             found = self._read(text, number, protected)
             if self.constructs <= MAX_CONSTRUCTS:  # not cut short by the budget
                 spent = self.constructs - before
-                self.lines[key] = _Line(tuple(found), spent, tuple(self.problems[problems:]))
+                self.lines[key] = (tuple(found), spent, tuple(self.problems[problems:]))
             return found
-        self.constructs += known.spent
-        self.problems.extend(replace(p, line=number) for p in known.problems)
-        return [c._replace(segment=_at_line(c.segment, number)) for c in known.found]
+        self.constructs += known[1]
+        self.problems.extend(replace(p, line=number) for p in known[2])
+        return [c._replace(segment=_at_line(c.segment, number)) for c in known[0]]
 
     def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
         found: list[_Construct] = []
@@ -524,20 +517,6 @@ def _at_line(segment: Placeholder | Tag | None, line: int) -> Placeholder | Tag 
     return segment if segment is None or segment.line == line else replace(segment, line=line)
 
 
-def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
-    return Placeholder(
-        placeholder.name,
-        placeholder.args,
-        placeholder.called,
-        placeholder.line,
-        placeholder.column,
-        placeholder.text,
-        True,
-        lead,
-        trail,
-    )
-
-
 def _leading_blanks(text: str) -> int:
     return len(text) - len(text.lstrip(" \t"))
 
@@ -632,12 +611,10 @@ class _Marks:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at: dict[str, list[int]] = {}  # each found when first asked for
+        self.at = {key: [m.start() for m in p.finditer(text)] for key, p in self._PATTERNS.items()}
 
     def next(self, key: str, start: int) -> int | None:
-        positions = self.at.get(key)
-        if positions is None:
-            positions = self.at[key] = [m.start() for m in self._PATTERNS[key].finditer(self.text)]
+        positions = self.at[key]
         i = bisect.bisect_left(positions, start)
         return positions[i] if i < len(positions) else None
 
@@ -780,8 +757,6 @@ class _Parser:
 
 
 def _unquote(token: str, column: int) -> str:
-    if "\\" not in token:
-        return token[1:-1]
     out: list[str] = []
     i = 1
     while i < len(token) - 1:
