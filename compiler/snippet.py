@@ -58,12 +58,6 @@ class Snippet:
         """The text as windows are compared with it: built once, for every agent."""
         return _Target(self.text)
 
-    @functools.cached_property
-    def call(self) -> re.Pattern[str]:
-        """The snippet's placeholder, with or without arguments, on one line."""
-        name = re.escape(self.name)
-        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
-
 
 @dataclass(frozen=True)
 class Copy:
@@ -178,8 +172,7 @@ def _normal(text: str) -> str:
 
 def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
     """Indices of lines inside fenced code blocks (fences included); `fences`: in
-    order, every line that may be a fence (every line holding three backticks or
-    tildes is among them)."""
+    order, the lines that may be fences (every fence among them)."""
     inside: set[int] = set()
     fence: str | None = None
     opened = 0
@@ -198,32 +191,27 @@ def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
     return inside
 
 
-def _fences(lines: Sequence[str], text: str) -> list[int]:
-    """The lines that hold three backticks or tildes; `text`: the lines joined."""
-    if "```" not in text and "~~~" not in text:
-        return []
-    return [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]
-
-
 def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
     """(line index, match on that line) of every placeholder of the snippet in a
     source body outside code; `lines` is the body split into lines. No
     placeholder spans lines, so the body is searched at once."""
+    call = re.compile(
+        rf"<<[^\S\n]*{re.escape(snippet.name)}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>"
+    )
     found: list[tuple[int, re.Match[str]]] = []
     index = previous = 0
-    for match in snippet.call.finditer(body):
+    for match in call.finditer(body):
         start = body.rfind("\n", 0, match.start()) + 1
         index += body.count("\n", previous, start)
         previous = start
-        own = snippet.call.match(lines[index], match.start() - start)  # the same match, on its line
+        own = call.match(lines[index], match.start() - start)  # the same match, on its line
         if own is not None:
             found.append((index, own))
     if not found:
         return found
     # Only the lines up to the last call can open the code a call is in.
     head = lines[: found[-1][0] + 1]
-    end = body.find("\n", previous)
-    code = _code_lines(head, _fences(head, body[:end] if end >= 0 else body))
+    code = _code_lines(head, range(len(head)))
     kept: list[tuple[int, re.Match[str]]] = []
     for index, own in found:
         line = lines[index]
@@ -340,8 +328,7 @@ class _Reading:
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
         self.normal = target.normal(lines)
-        # A fence is a line whose normal form starts with one.
-        fences = map(str.startswith, self.normal, itertools.repeat(("```", "~~~")))
+        fences = map(str.startswith, self.normal, itertools.repeat(("```", "~~~")))  # normal forms
         code = _code_lines(lines, itertools.compress(itertools.count(), fences))
         read = itertools.compress(itertools.count(), self.normal)  # the lines not blank
         self.lines = list(itertools.filterfalse(code.__contains__, read))
@@ -360,10 +347,6 @@ class _Reading:
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
         self.size = target.anchor
-
-    def span(self, first: int, last: int) -> tuple[int, int]:
-        """The offsets in `text` of the window from the `first` line read to the `last`."""
-        return self.offsets[first], self.offsets[last + 1] - 1
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""
@@ -437,7 +420,7 @@ def _scored(
             last = lines[later]
             if last >= stop:
                 break
-            low, high = reading.span(position, later)
+            low, high = reading.offsets[position], reading.offsets[later + 1] - 1
             window = text[low:high]
             if len(window) > target.longest:
                 break

@@ -264,11 +264,11 @@ def test_a_run_leaves_the_cycle_collector_as_it_found_it(make_bundle: MakeBundle
 @example("")
 @example("\n\n")
 @example(" \n a")
-def test_first_text_is_the_first_non_blank_line(text: str) -> None:
-    from compiler.rules.required_snippet import _first_text
+def test_first_line_is_the_first_non_blank_line(text: str) -> None:
+    from compiler.rules.required_snippet import _first_line
 
     lines = text.split("\n")
-    assert _first_text(text) == next((i for i, line in enumerate(lines) if line.strip()), 0)
+    assert _first_line(text) == next((i for i, line in enumerate(lines) if line.strip()), None)
 
 
 def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path) -> None:

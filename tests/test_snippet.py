@@ -142,7 +142,7 @@ TARGETS = [
 def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
     body = "\n".join(lines)
     lines = body.split("\n")
-    assert snippet._code_lines(lines, snippet._fences(lines, body)) == code_lines(lines)
+    assert snippet._code_lines(lines, range(len(lines))) == code_lines(lines)
     assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
