@@ -29,13 +29,13 @@ from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
 from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
-from compiler.loader import SourceChanged, SourceFile
+from compiler.loader import SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
-from compiler.writer import ManifestError, Outcome, Plan, Planner, apply, read_manifest
+from compiler.writer import ManifestError, Planner, apply, read_manifest
 
 
 @dataclass(frozen=True)
@@ -75,17 +75,12 @@ class _Collector:
         self.settings: lint_rules.Settings = lint_rules.settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
-        self._shown: dict[Path, str] = {}
         self._taken: Counter[tuple[str, str]] = Counter()
         self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
         self._failed: set[str | None] = set()  # display paths with an error
 
     def display(self, path: Path) -> str:
-        """config.display, once per path in a run (it resolves symlinks, a system call each)."""
-        shown = self._shown.get(path)
-        if shown is None:
-            shown = self._shown[path] = self.config.display(path)
-        return shown
+        return self.config.display(path)
 
     def add(
         self, rule: str, path: Path, problem: Problem, severity: Severity | None = None
@@ -215,18 +210,6 @@ def _validated(out: _Collector, bundle: Bundle) -> None:
             out.add("schema", skill.main.path, problem)
 
 
-def _reading(run: Callable[[_Collector], None], config: Config) -> _Collector:
-    """`run` into a new collector; a body let go that changed on disk before it
-    was read again (loader.SourceChanged) ends the run with an error there."""
-    out = _Collector(config)
-    try:
-        run(out)
-    except SourceChanged as exc:
-        message = "file changed while promptc was reading it; run promptc again"
-        out.add("syntax", exc.path, Problem(1, 1, message))
-    return out
-
-
 def _composed(out: _Collector, composition: Composition) -> None:
     """The findings of composing, complete (bodies not composed yet are, now)."""
     for rule, path, problem in composition.findings:
@@ -258,7 +241,8 @@ def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
     if cache and not fix:
         return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
-    collector = _reading(_lint, config)
+    collector = _Collector(config)
+    _lint(collector)
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -280,93 +264,26 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
-def _render(config: Config, names: Iterable[str], sink: emitter.Sink) -> _Collector:
-    """Lint once, then compose and emit every selected target, each file to
-    `sink`, one body at a time (compiler.emitter)."""
-    names = list(names)
-    return _reading(lambda collector: _emit(collector, names, sink), config)
-
-
-def _emit(collector: _Collector, names: list[str], sink: emitter.Sink) -> None:
-    bundle, lint_project = _prepared(collector, _lint_target(collector.config))
-    step = emitter.Step(collector, bundle, lint_project, names, sink)
-    _validated(collector, bundle)
-    collector.extend(run_rules(lint_project, sessions=False, settled=collector.settings))
-    step.run()
-    for other in step.projects.values():
-        if other is not lint_project:
-            # Text that only this target sees can hold its own errors.
-            _composed(collector, other.composition)
-    step.end()
-    _composed(collector, lint_project.composition)
-
-
-class _Compared:
-    """A sink that compares each file with the output folder and keeps its name only."""
-
-    def __init__(self, out: Path) -> None:
-        self.generated: set[str] = set()
-        self.where = out
-        self.problem = Problem(1, 1, "")
-        self.planner: Planner | None = None
-        try:
-            self.planner = Planner(out, read_manifest(out), digests=True)
-        except ManifestError as exc:
-            self.problem = Problem(1, 1, str(exc))
-        except OSError as exc:
-            self._unreadable(exc)
-
-    def __call__(self, rel: str, data: bytes) -> None:
-        if rel in self.generated:  # a path emitted twice is a clash a rule reports
-            return
-        self.generated.add(rel)
-        if self.planner is not None:
-            try:
-                self.planner.add(rel, data)
-            except OSError as exc:
-                self._unreadable(exc)
-
-    def digests(self) -> Mapping[str, str | None]:
-        """The hash of each file compared (None: missing); empty when the output
-        folder could not be read."""
-        found = self.planner.digests if self.planner is not None else None
-        return found or {}
-
-    def plan(self) -> Plan | None:
-        """The plan of a build; None when the output folder cannot be read (`problem`)."""
-        if self.planner is None:
-            return None
-        try:
-            return self.planner.plan()
-        except OSError as exc:
-            self._unreadable(exc)
-            return None
-
-    def _unreadable(self, exc: OSError) -> None:
-        """An unreadable output folder: say so, never a traceback; compare no further."""
-        self.planner = None
-        if isinstance(exc.filename, str):
-            self.where = Path(exc.filename)
-        self.problem = Problem(1, 1, f"cannot read the output: {exc.strerror or exc}")
-
-
-class _Kept(dict[str, bytes]):
-    """A sink that keeps every file (render, build)."""
-
-    def __call__(self, rel: str, data: bytes) -> None:
-        self[rel] = data
+def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
+    """Lint once, then compose and emit every selected target: the files by
+    `<target>/<path>`."""
+    collector = _Collector(config)
+    bundle, project = _analyse(collector, _lint_target(config))
+    files: dict[str, bytes] = {}
+    for other in emitter.emit(collector, bundle, project, names, files):
+        # Text that only this target sees can hold its own errors.
+        _composed(collector, other.composition)
+    return collector, files
 
 
 def render(config: Config, *, only: Iterable[str] = ()) -> Result:
     """Lint, compose and emit the selected targets in memory; write nothing."""
-    files = _Kept()
-    collector = _render(config, selected_targets(config, only), files)
+    collector, files = _render(config, selected_targets(config, only))
     return collector.result(files=files, generated=tuple(sorted(files)))
 
 
 def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
-    chosen = list(only) or list(config.targets)
-    return sorted(chosen)
+    return sorted(list(only) or config.targets)
 
 
 def build(
@@ -387,8 +304,7 @@ def build(
         )
     if check:
         return _check_output(config, selected_targets(config, only))
-    files = _Kept()
-    collector = _render(config, selected_targets(config, only), files)
+    collector, files = _render(config, selected_targets(config, only))
     generated = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
@@ -397,7 +313,8 @@ def build(
     except (ManifestError, OSError) as exc:
         collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
         return collector.result(files=files, generated=generated)
-    _conflicts(config, collector, outcome)
+    for conflict in outcome.errors:
+        collector.add("write", config.out / conflict.path, Problem(1, 1, conflict.message))
     return collector.result(
         written=outcome.written,
         removed=outcome.removed,
@@ -453,43 +370,37 @@ def check(
 
 
 def _check_output(config: Config, names: list[str]) -> Result:
-    """`build --check`: each generated file is compared with the output folder as
-    it is emitted (writer.Planner), and not kept."""
-    compared = _Compared(config.out)
-    collector = _render(config, names, compared)
-    done = tuple(sorted(compared.generated))
+    """`build --check`: every generated file compared with the output folder."""
+    collector, files = _render(config, names)
+    done = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(generated=done)
-    todo = compared.plan()
-    if todo is None:
-        collector.add("stale-output", compared.where, compared.problem)
+    try:
+        planner = Planner(config.out, read_manifest(config.out), digests=True)
+        for rel in done:
+            planner.add(rel, files[rel])
+        todo = planner.plan()
+    except ManifestError as exc:
+        collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
         return collector.result(generated=done)
-    for rel in todo.missing:
-        collector.add(
-            "stale-output",
-            config.out / rel,
-            Problem(1, 1, "generated file is missing; run promptc build"),
-        )
-    for rel in todo.write:
-        collector.add(
-            "stale-output",
-            config.out / rel,
-            Problem(1, 1, "generated file is stale; run promptc build"),
-        )
-    for rel in todo.remove:
-        collector.add(
-            "stale-output",
-            config.out / rel,
-            Problem(1, 1, "file is no longer generated; run promptc build"),
-        )
-    for conflict in todo.conflicts:
-        collector.add("stale-output", config.out / conflict.path, Problem(1, 1, conflict.message))
-    return collector.result(generated=done, digests=compared.digests())
-
-
-def _conflicts(config: Config, collector: _Collector, outcome: Outcome) -> None:
-    for conflict in outcome.errors:
-        collector.add("write", config.out / conflict.path, Problem(1, 1, conflict.message))
+    except OSError as exc:
+        where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
+        message = f"cannot read the output: {exc.strerror or exc}"
+        collector.add("stale-output", where, Problem(1, 1, message))
+        return collector.result(generated=done)
+    stale = [
+        *((rel, "generated file is missing; run promptc build") for rel in todo.missing),
+        *((rel, "generated file is stale; run promptc build") for rel in todo.write),
+        *((rel, "file is no longer generated; run promptc build") for rel in todo.remove),
+        *((conflict.path, conflict.message) for conflict in todo.conflicts),
+    ]
+    for rel, message in stale:
+        collector.add("stale-output", config.out / rel, Problem(1, 1, message))
+    for rel in emitter.unmanaged(config.out, names, {*done, *todo.remove}):
+        runtime = target_registry.TARGETS[rel.split("/", 1)[0]].RUNTIME
+        message = f"promptc did not generate this file, and {runtime} loads it from here"
+        collector.add("unmanaged-file", config.out / rel, Problem(1, 1, message))
+    return collector.result(generated=done, digests=planner.digests or {})
 
 
 def _os_message(exc: Exception) -> str:

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler.config import Config
 from compiler.diagnostics import Problem
-from compiler.loader import LastRead, SourceFile, load_file
-from compiler.scan import Lines, scan_of
+from compiler.loader import SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -84,16 +83,10 @@ class Bundle:
 SPEC_FOLDERS = ("agents", "modes", "skills")
 
 
-# Agents' bodies held in memory, in characters. Past it, each further agent's
-# body is scanned and let go, and read again when composed: a bundle of 10,000
-# agents stays within a few hundred MB instead of holding every body at once.
-HELD_BODY_CHARS = 8 << 20
-
-
 def load_bundle(config: Config) -> Bundle:
     findings: list[tuple[str, Path, Problem]] = []
     _strays_in_specs(config, findings)
-    agents = _load_tree(config, config.specs / "agents", config.specs, findings, let_go=True)
+    agents = _load_tree(config, config.specs / "agents", config.specs, findings)
     modes = _load_tree(config, config.specs / "modes", config.specs, findings)
     fragments = _load_fragments(config, findings)
     skills = _load_skills(config, findings)
@@ -124,11 +117,16 @@ def _load_skills(
             message = f"skill folder without {SKILL_FILE}; nothing here is emitted"
             findings.append(("stray-file", entry, Problem(1, 1, message)))
             continue
-        skills[entry.name] = _load_skill(entry, root, findings)
+        skills[entry.name] = _load_skill(entry, root, findings, config.overlays)
     return skills
 
 
-def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]) -> SkillSource:
+def _load_skill(
+    folder: Path,
+    root: Path,
+    findings: list[tuple[str, Path, Problem]],
+    overlays: Mapping[Path, str],
+) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -141,7 +139,7 @@ def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Proble
             )
             continue
         if path.suffix == ".md":
-            markdown[rel] = load_file(path)
+            markdown[rel] = load_file(path, overlays)
             continue
         text = _asset_text(path, findings)
         if text is not None:
@@ -303,31 +301,11 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _load_tree(
-    config: Config,
-    folder: Path,
-    base: Path,
-    findings: list[tuple[str, Path, Problem]],
-    *,
-    let_go: bool = False,
+    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
 ) -> dict[str, SourceFile]:
+    overlays = config.overlays
     files = _markdown_files(config, folder, base, findings)
-    if not let_go:
-        return {ident: load_file(path) for ident, path in files}
-    return dict(_letting_go((ident, load_file(path)) for ident, path in files))
-
-
-def _letting_go(loaded: Iterable[tuple[str, SourceFile]]) -> Iterator[tuple[str, SourceFile]]:
-    """Each file as it is loaded, its body scanned and let go once the bodies
-    held so far pass HELD_BODY_CHARS (loader.Held)."""
-    held = 0
-    last = LastRead()  # the body read again last, for all of them
-    lines: Lines = {}  # what the lines scanned became, for all of them
-    for ident, source in loaded:
-        held += len(source.body)
-        if held > HELD_BODY_CHARS and source.ok:
-            scan_of(source, lines)
-            source.held.release(last)
-        yield ident, source
+    return {ident: load_file(path, overlays) for ident, path in files}
 
 
 def fragment_name(relative: str) -> str:
@@ -352,5 +330,5 @@ def _load_fragments(
             findings.append(("compose", path, Problem(1, 1, message)))
             continue
         origin[name] = path
-        fragments[name] = load_file(path)
+        fragments[name] = load_file(path, config.overlays)
     return fragments

@@ -20,7 +20,7 @@ result is stored only when both agree, so a file edited mid-run cannot pin a
 stale answer. A result of `check` or `build` also records the hash of the
 manifest and of every file it names or the build produces (as the run wrote or
 compared it, without reading it again): a hit re-reads them and is a miss
-unless the output folder is byte for byte as it was.
+unless the output folder is byte for byte as it was and holds the same files.
 
 Entries live in `.promptc-cache/` next to the config (the folder ignores
 itself with its own .gitignore), are written atomically, and any unreadable or
@@ -42,7 +42,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler import __version__, resources
 from compiler.diagnostics import Diagnostic, Fix, Severity
@@ -91,16 +91,13 @@ class Layout:
         self.targets = targets
 
 
-class Key:
+class Key(NamedTuple):
     """The hash of everything one run reads (`digest`), and of its inputs alone
     (`inputs`, hashed again after the run: see unchanged)."""
 
-    __slots__ = ("digest", "inputs", "layout")
-
-    def __init__(self, layout: Layout, digest: str, inputs: str) -> None:
-        self.layout = layout
-        self.digest = digest
-        self.inputs = inputs
+    layout: Layout
+    digest: str
+    inputs: str
 
 
 class Hit:
@@ -375,8 +372,14 @@ def lookup(probe: Key) -> Hit | None:
             return None
         outputs = data["outputs"]
         out = probe.layout.out
-        if outputs is not None and (_snapshot(out, outputs) != outputs or _littered(out)):
-            return None
+        if outputs is not None:
+            listing = _listing(out)
+            if (
+                listing is None
+                or listing != data.get("listing")
+                or _snapshot(out, outputs) != outputs
+            ):
+                return None
         return Hit(tuple(_diagnostic(item) for item in data["diagnostics"]))
     except Exception:  # missing, unreadable or malformed: a miss
         return None
@@ -410,6 +413,7 @@ def store(
             "format": FORMAT,
             "key": probe.digest,
             "outputs": snapshot,
+            "listing": None if outputs is None else _listing(layout.out),
             "diagnostics": [_encode(d) for d in diagnostics],
         }
         target = _entry_path(probe)
@@ -448,10 +452,17 @@ def _snapshot(
     return found
 
 
-def _littered(out: str) -> bool:
-    """Whether a killed build left temporary files behind: only a real build
-    clears them, so their presence is a miss."""
-    return any(TEMPORARY.match(name) for _, _, names in os.walk(out) for name in names)
+def _listing(out: str) -> list[str] | None:
+    """Every file name under the output folder, or None when a killed build left
+    temporary files behind (only a real build clears them, so theirs is a miss): a
+    file added or removed anywhere in it (one a runtime loads, that the result
+    names) makes a miss."""
+    found = sorted(
+        os.path.relpath(os.path.join(folder, name), out)
+        for folder, _, names in os.walk(out)
+        for name in names
+    )
+    return None if any(TEMPORARY.match(os.path.basename(p)) for p in found) else found
 
 
 def _prune(folder: str) -> None:

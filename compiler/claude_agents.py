@@ -46,17 +46,8 @@ REFUSED = ("tools", "disallowedTools", "permissionMode", "hooks", "mcpServers", 
 DROPPED = ("temperature", "top_p", "variant", "options", "hidden")
 _OPENCODE_ONLY = (
     *DROPPED,
-    "description",
-    "mode",
-    "model",
-    "color",
-    "steps",
-    "maxSteps",
-    "permission",
-    "tools",
-    "disable",
-    "prompt",
-    "name",
+    *("description", "mode", "model", "color", "steps", "maxSteps", "permission", "tools"),
+    *("disable", "prompt", "name"),
 )
 _SHELL = re.compile(r"!`([^`\n]+)`")
 

@@ -16,12 +16,13 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler import __version__, cache, report
+from compiler import __version__, cache, init, report
 from compiler.diagnostics import Diagnostic
 from compiler.errors import PromptcError, UsageError
 
@@ -36,27 +37,17 @@ EXIT_INTERNAL = 3
 
 FORMATS = ("text", "json", "github", "sarif")
 
-F = TypeVar("F", bound=Callable[..., Any])
 
-
+@dataclass(frozen=True)
 class Options:
     """The options every checking command shares (lint, build, check)."""
 
-    def __init__(
-        self,
-        config_path: Path | None = None,
-        fmt: str | None = None,
-        strict: bool = False,
-        quiet: bool = False,
-        verbose: bool = False,
-        no_color: bool = False,
-    ) -> None:
-        self.config_path = config_path
-        self.fmt = fmt
-        self.strict = strict
-        self.quiet = quiet
-        self.verbose = verbose
-        self.no_color = no_color
+    config_path: Path | None = None
+    fmt: str | None = None
+    strict: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    no_color: bool = False
 
 
 def _common(func: Callable[..., None]) -> Callable[..., None]:
@@ -87,16 +78,9 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
         click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
     ]
 
-    def command(
-        config_path: Path | None,
-        fmt: str | None,
-        strict: bool,
-        quiet: bool,
-        verbose: bool,
-        no_color: bool,
-        **rest: Any,
-    ) -> None:
-        func(Options(config_path, fmt, strict, quiet, verbose, no_color), **rest)
+    def command(**values: Any) -> None:
+        shared = {option.name: values.pop(option.name) for option in fields(Options)}
+        func(Options(**shared), **values)
 
     command.__name__ = func.__name__
     command.__doc__ = func.__doc__
@@ -120,6 +104,13 @@ _NO_CACHE = click.option(
     "`cache = false` in the config work too).",
 )
 
+_WATCH = click.option(
+    "--watch",
+    is_flag=True,
+    help="Run again after every change to specs, fragments, skills or the config, "
+    "until Ctrl-C (exit 0).",
+)
+
 _CONFIG = click.option(
     "--config",
     "config_path",
@@ -133,6 +124,38 @@ _CONFIG = click.option(
 @click.option("--traceback", is_flag=True, help="Show the Python traceback of internal errors.")
 def cli(traceback: bool) -> None:
     """promptc: compose, check and emit AI coding-agent prompt specs."""
+
+
+@cli.command("init")
+@click.argument("folder", type=click.Path(path_type=Path), default=".", metavar="[DIR]")
+@click.option(
+    "--target",
+    type=click.Choice(list(init.TARGETS)),
+    default="opencode",
+    show_default=True,
+    help="The runtimes the bundle is built for.",
+)
+def init_(folder: Path, target: str) -> None:
+    """Write a small, commented bundle into DIR (default: here) and build it.
+
+    Never replaces a file: when one is in the way, nothing is written."""
+    done = init.init(folder, target)
+    for reason in done.refused:
+        click.echo(reason)
+    if done.refused:
+        click.echo("promptc: nothing written", err=True)
+        raise SystemExit(EXIT_PROBLEMS)
+    click.echo(f"Wrote a promptc bundle in {folder.as_posix()}/:")
+    for rel in done.written:
+        click.echo(f"  {rel}")
+    if done.gitignore:
+        click.echo(f"  .gitignore ({done.gitignore})")
+    # Built at once, so that `promptc check` passes before the first edit.
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+    code = _report(api.build(_load(folder / "promptc.toml"), cache=True), Options())
+    click.echo(f"\n{done.next_steps}", nl=False)
+    raise SystemExit(code)
 
 
 @cli.command()
@@ -161,6 +184,7 @@ def lint(options: Options, fix: bool, no_cache: bool) -> None:
     help="Write nothing; exit 1 naming every stale, missing or extra file.",
 )
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand.")
+@_WATCH
 @click.option(
     "--depfile",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -179,6 +203,7 @@ def build(
     only: tuple[str, ...],
     check_only: bool,
     force: bool,
+    watch: bool,
     depfile: Path | None,
     stamp: Path | None,
     no_cache: bool,
@@ -186,6 +211,16 @@ def build(
     """Compose and emit every target into the output folder."""
     if check_only and (depfile or stamp):
         raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
+    if watch:
+        if depfile or stamp:
+            raise click.UsageError("--depfile and --stamp record one build; --watch runs many")
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+        def one(config: Config) -> Result:
+            _known_targets(config, only)
+            return api.build(config, only=only, force=force, check=check_only)
+
+        raise SystemExit(_watching(options, one))
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
     # A depfile lists what the full run read: it always runs.
     use_cache = not (no_cache or depfile or stamp)
@@ -197,9 +232,7 @@ def build(
     from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(options.config_path)
-    for name in only:
-        if name not in config.targets:
-            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+    _known_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
     if (depfile or stamp) and not _fails(result, options.strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
@@ -209,9 +242,16 @@ def build(
 @cli.command()
 @_common
 @_FIX
+@_WATCH
 @_NO_CACHE
-def check(options: Options, fix: bool, no_cache: bool) -> None:
+def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
+    if watch:
+        if fix:
+            raise click.UsageError("--fix rewrites the sources --watch reacts to; run it once")
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+        raise SystemExit(_watching(options, api.check))
     use_cache = not (no_cache or fix)
     hit = _cached(options.config_path, (), cache.mode("check")) if use_cache else None
     if hit is not None:
@@ -220,6 +260,14 @@ def check(options: Options, fix: bool, no_cache: bool) -> None:
 
     result = api.check(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
+
+
+@cli.command()
+def lsp() -> None:
+    """Run the language server on stdin and stdout, for editors (docs/editors.md)."""
+    from compiler import lsp as server  # noqa: PLC0415 (the pipeline: module docstring)
+
+    server.serve()
 
 
 @cli.command()
@@ -275,16 +323,16 @@ def can(
     whole tool). Example: promptc can craftsman bash "git push origin main"
     """
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.can import render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.can import permission_note, render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
     answer = api.can(config, agent, permission, text, as_subagent=subagent)
     for line in render_answer(answer, fmt, config.display, trace):
         click.echo(line)
-    note = shell_note(permission, text)
-    if note:
-        click.echo(f"note: {note}", err=True)
+    for note in (permission_note(permission, config.custom_tools), shell_note(permission, text)):
+        if note:
+            click.echo(f"note: {note}", err=True)
 
 
 @cli.command()
@@ -338,7 +386,7 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-for _kind in ("opencode", "claude"):
+for _kind in ("opencode", "claude", "codex", "copilot", "gemini"):
     import_.command(_kind)(_import_command(_kind))
 
 
@@ -383,6 +431,23 @@ def _load(config_path: Path | None) -> Config:
     return config
 
 
+def _known_targets(config: Config, only: Iterable[str]) -> None:
+    for name in only:
+        if name not in config.targets:
+            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+
+
+def _watching(options: Options, run: Callable[[Config], Result]) -> int:
+    """--watch: each run reported as one run of the command is (compiler.watch)."""
+    from compiler import watch  # noqa: PLC0415 (the pipeline: module docstring)
+
+    return watch.watch(
+        lambda: _load(options.config_path),
+        lambda config: _report(run(config), options),
+        lambda line: click.echo(line, err=True),
+    )
+
+
 def _hint(name: str, config: Config) -> str:
     from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
 
@@ -414,7 +479,7 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
         diagnostics = result.diagnostics
         color = fmt == "text" and use_color(options.no_color, os.environ) and sys.stdout.isatty()
         for line in _reporter(fmt)([diagnostics[i] for i in shown], color):
-            echo(line)
+            click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
     if not options.quiet and fmt in ("text", "github"):
         _summary(result, severities, options.verbose)
@@ -452,7 +517,7 @@ def _fails(result: Result | cache.Hit, strict: bool) -> bool:
 def _report_fixed(result: Result, options: Options) -> int:
     """Name each file --fix changed, then report what remains; changed files mean exit 1."""
     for path in result.fixed:
-        echo(f"Fixing {path}", err=True)
+        click.echo(f"Fixing {path}", err=True)
     code = _report(result, options)
     return EXIT_PROBLEMS if result.fixed else code
 
@@ -477,11 +542,7 @@ def _summary(result: Result | cache.Hit, severities: list[str], verbose: bool) -
     changed = files if result.written or result.removed else ""
     if result.fixed:
         changed += f"; fixed {len(result.fixed)} file(s)"
-    echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
-
-
-def echo(line: str, *, err: bool = False) -> None:
-    click.echo(line, err=err)
+    click.echo(f"promptc: {', '.join(parts) or 'no problems'}{changed}", err=True)
 
 
 # --- the program ----------------------------------------------------------------------

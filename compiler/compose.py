@@ -1,6 +1,6 @@
 """Compose: expand fragments into agent and mode bodies for one target, with a source map.
 
-The user-facing rules are in README.md ("Composition") and rules/compose.py.
+The user-facing rules are in docs/composition.md and rules/compose.py.
 How it works:
 
 1. Every body is scanned (compiler.scan) into literal text, placeholders and
@@ -12,8 +12,8 @@ How it works:
    cycles and the depth limit. A placeholder that fails any check is never
    expanded: it stays as written, and the error blocks all output.
 3. Each agent and mode is rendered for the target when first asked for
-   (Texts: a huge bundle keeps only so many rendered bodies; the findings of
-   rendering are complete once Composition.findings is read). A body is its
+   (Texts: the findings of rendering are complete once Composition.findings
+   is read). A body is its
    segments in order; where block tags stand, the runs of segments between
    them are emitted as the if/elif/else blocks select, each condition
    evaluated by Jinja in the sandbox (sandbox.Conditions: compiled once per
@@ -27,9 +27,8 @@ fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
 The source map gives, for each line of a composed body, the file and line its
 first character comes from, and the placeholders (outermost first) through
 which that file was included. Text printed by `<<param>>` maps to the
-placeholder's line. Maps are built on first access (SourceMaps), by
-rendering the body again with anchors: a body rendered for its text records
-none (most runs never read a map).
+placeholder's line. A body's rendering records where its lines start
+(anchors); a map is built from them on first access (SourceMaps).
 """
 
 from __future__ import annotations
@@ -81,57 +80,31 @@ class LineOrigin:
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
-# Composed text kept in memory per composition, in characters. Past it, a
-# body is rendered again each time it is asked for (rendering is cheap next to
-# holding 10,000 bodies): a run over a huge bundle stays within bounded memory.
-KEPT_CHARS = 8 << 20
-
-
 class Texts(Mapping[str, str]):
     """The composed bodies of one kind (agents, modes or skill files) by id.
 
-    Each body is rendered when first asked for: the findings of rendering are
-    the composition's once every body has been rendered (Composition.findings
-    renders the rest). Rendered bodies are kept up to KEPT_CHARS for the
-    engine; past it only the last one is, and the others are rendered again.
+    Each body is rendered when first asked for, and kept: the findings of
+    rendering are the composition's once every body has been rendered
+    (Composition.findings renders the rest).
     """
 
     def __init__(self, engine: _Engine, units: list[_Unit]) -> None:
         self._engine = engine
         self._units = {unit.name: unit for unit in units if unit.source.ok}
-        self._kept: dict[str, _Rendered] = {}
-        self._last: tuple[str, _Rendered] | None = None
-        self.done: set[str] = set()  # rendered at least once: its findings are in
+        self._rendered: dict[str, _Rendered] = {}
 
     def rendered(self, ident: str) -> _Rendered:
-        kept = self._kept.get(ident)
-        if kept is not None:
-            return kept
-        if self._last is not None and self._last[0] == ident:
-            return self._last[1]
-        engine = self._engine
-        # Without anchors: only a source map reads them (SourceMaps renders again).
-        result = engine.render(
-            self._units[ident], {"target": engine.target}, (), strip=False, mapped=False
-        )
-        self.done.add(ident)
-        if engine.kept + len(result.text) <= KEPT_CHARS:
-            engine.kept += len(result.text)
-            self._kept[ident] = result
-        else:
-            self._last = (ident, result)
-        return result
-
-    def mapped(self, ident: str) -> _Rendered:
-        """The body rendered again with the anchors of its lines, for its source map."""
-        engine = self._engine
-        return engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
+        found = self._rendered.get(ident)
+        if found is None:
+            engine = self._engine
+            found = engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
+            self._rendered[ident] = found
+        return found
 
     def finish(self) -> None:
         """Render every body not rendered yet, for its findings."""
         for ident in self._units:
-            if ident not in self.done:
-                self.rendered(ident)
+            self.rendered(ident)
 
     def __getitem__(self, ident: str) -> str:
         return self.rendered(ident).text
@@ -158,7 +131,7 @@ class SourceMaps(Mapping[str, SourceMap]):
 
     def __getitem__(self, ident: str) -> SourceMap:
         if ident not in self._maps:
-            rendered = self._texts.mapped(ident)
+            rendered = self._texts.rendered(ident)
             self._maps[ident] = source_map(rendered.text, rendered.anchors)
         return self._maps[ident]
 
@@ -275,16 +248,8 @@ class _Engine:
         self.display = display
         self.targets = TARGET_NAMES
         self.findings: dict[tuple[Path, int, int], Finding] = {}
-        self.kept = 0  # characters of composed text kept (Texts)
         self.failed: set[Path] = set()  # files with findings
-        self.memo: dict[tuple[object, ...], _Rendered] = {}
-        # Placeholders whose arguments are all written values, by their text:
-        # the same text is the same call whatever body it stands in.
-        self.calls: dict[str, _Rendered] = {}
-        # Verdicts of the static checks in bodies without parameters, where they
-        # depend on the text alone (the scope is `target`): agents repeat them.
-        self.clean: set[str] = set()  # placeholders, as written, with no problem
-        self.verdicts: dict[str, str | None] = {}  # condition -> its problem
+        self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
         self.conditions = Conditions()
         self.lines: Lines = {}  # what scanned lines became (see scan.scan)
         self.fragments = {
@@ -338,20 +303,11 @@ class _Engine:
             if isinstance(segment, Placeholder):
                 self._check_placeholder(unit, index, segment)
             elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
-                message = self._condition_problem(unit, segment.condition)
+                message = self.conditions.problem(segment.condition, unit.scope, self._enums(unit))
                 if message:
                     unit.problems.append(Problem(segment.line, segment.condition_column, message))
                 else:
                     unit.conditions.add(index)
-
-    def _condition_problem(self, unit: _Unit, condition: str) -> str | None:
-        if unit.params:
-            return self.conditions.problem(condition, unit.scope, self._enums(unit))
-        if condition in self.verdicts:
-            return self.verdicts[condition]
-        problem = self.conditions.problem(condition, unit.scope, self._enums(unit))
-        self.verdicts[condition] = problem
-        return problem
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
         enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
@@ -365,12 +321,7 @@ class _Engine:
         callee = None if unit.variable(name) else self.fragments.get(name)
         if callee is not None:
             unit.refs.add(name)
-        if not unit.params and placeholder.text in self.clean:
-            problems = []
-        else:
-            problems = self._placeholder_problems(unit, placeholder)
-            if not unit.params and not problems:
-                self.clean.add(placeholder.text)
+        problems = self._placeholder_problems(unit, placeholder)
         unit.problems.extend(problems)
         # A fragment file that failed to load is not expanded; its syntax error says why.
         if problems or (callee is not None and not callee.source.ok):
@@ -551,11 +502,8 @@ class _Engine:
         chain: tuple[Site, ...],
         *,
         strip: bool,
-        mapped: bool = True,
     ) -> _Rendered:
-        """One body rendered; with `mapped` False, without anchors (the text and
-        findings are the same: anchors only ever feed a source map)."""
-        frame = _Frame(self, unit, values, chain, mapped)
+        frame = _Frame(self, unit, values, chain)
         segments = unit.scan.segments
         if unit.scan.has_tags and unit.scan.blocks_ok:
             self._run_blocks(frame)
@@ -564,8 +512,7 @@ class _Engine:
         text = "".join(frame.parts)
         if strip and text.endswith("\n"):
             text = text[:-1]
-        anchors = _line_anchors(text, frame.anchors) if mapped else ()
-        return _Rendered(text, anchors, frame.size == 0)
+        return _Rendered(text, _line_anchors(text, frame.anchors), frame.size == 0)
 
     def _run_blocks(self, frame: _Frame) -> None:
         """Emit the runs of segments between tags that the if/elif/else blocks select.
@@ -619,18 +566,13 @@ class _Engine:
             return None
 
     def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
-        found = self.calls.get(placeholder.text)
-        if found is not None:
-            return found
         callee = self.fragments[placeholder.name]
         values: dict[str, Value] = {"target": self.target}
-        written = True  # every argument a value, none a variable
         for arg in placeholder.args:
             if arg.variable is None:
                 assert arg.value is not None
                 values[arg.name] = arg.value
                 continue
-            written = False
             value = frame.values.get(arg.variable)
             if value is None:
                 return None
@@ -649,8 +591,6 @@ class _Engine:
         if key not in self.memo:
             site = Site(frame.unit.path, placeholder.line, placeholder.column)
             self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
-        if written:
-            self.calls[placeholder.text] = self.memo[key]
         return self.memo[key]
 
 
@@ -675,10 +615,8 @@ class _Frame:
         unit: _Unit,
         values: Mapping[str, Value],
         chain: tuple[Site, ...],
-        mapped: bool = True,
     ) -> None:
         self.engine = engine
-        self.mapped = mapped  # whether to record anchors
         self.unit = unit
         self.values = values
         self.chain = chain  # from the agent or mode being composed: for messages
@@ -687,12 +625,6 @@ class _Frame:
         self.anchors: list[_Anchor] = []
         self.size = 0
 
-    def run(self, first: int, last: int) -> str:
-        """Emit segments first..last-1 (no tags among them) and return their text."""
-        mark = len(self.parts)
-        self.emit(first, last)
-        return "".join(self.parts[mark:])
-
     def emit(self, first: int, last: int) -> None:
         """Emit segments first..last-1 (no tags among them)."""
         segments = self.unit.scan.segments
@@ -700,20 +632,13 @@ class _Frame:
         for index in range(first, last):
             segment = segments[index]
             if type(segment) is Literal:
-                if self.mapped:
-                    self._put(segment.text(body), segment.line)
-                    continue
-                text = segment.text(body)  # _put without an anchor, inlined
-                if text:
-                    self.parts.append(text)
-                    self.size += len(text)
+                self._put(segment.text(body), segment.line)
             elif isinstance(segment, Placeholder):
                 self._placeholder(index, segment)
 
     def _put(self, text: str, line: int, *, advances: bool = True) -> None:
         if text:
-            if self.mapped:
-                self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
+            self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
             self.parts.append(text)
             self.size += len(text)
 
@@ -740,18 +665,17 @@ class _Frame:
             self.engine.report(self.unit.path, problem, self.chain)
             return
         self._put(placeholder.lead, placeholder.line)
-        if self.mapped:
-            site = Site(self.unit.path, placeholder.line, placeholder.column)
-            for anchor in rendered.anchors:
-                self.anchors.append(
-                    _Anchor(
-                        self.size + anchor.offset,
-                        anchor.path,
-                        anchor.line,
-                        (site, *anchor.chain),
-                        anchor.advances,
-                    )
+        site = Site(self.unit.path, placeholder.line, placeholder.column)
+        for anchor in rendered.anchors:
+            self.anchors.append(
+                _Anchor(
+                    self.size + anchor.offset,
+                    anchor.path,
+                    anchor.line,
+                    (site, *anchor.chain),
+                    anchor.advances,
                 )
+            )
         self.parts.append(rendered.text)
         self.size += len(rendered.text)
         self._put(placeholder.trail, placeholder.line)

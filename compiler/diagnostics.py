@@ -65,11 +65,5 @@ class Diagnostic:
         return f"{where}: {self.severity.value} [{self.rule}] {self.message}"
 
 
-def worst(diagnostics: list[Diagnostic]) -> Severity | None:
-    if not diagnostics:
-        return None
-    return max((d.severity for d in diagnostics), key=lambda s: s.rank)
-
-
 def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)

@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 import yaml
 
 from compiler.diagnostics import Problem
-from compiler.errors import PromptcError
 from compiler.files import NotRegular, TooLarge, read_regular
 
 try:  # the C loader is several times faster; fall back when libyaml is absent
@@ -105,87 +104,13 @@ class Frontmatter:
         return Pos(self.start_line, 1)
 
 
-class Held:
-    """A body in memory, or let go and read again from its file when asked for.
+@dataclass(slots=True)
+class Body:
+    """A file's body and its scan (compiler.scan.scan_of), remembered with the file:
+    every target's composition reads the scan."""
 
-    A bundle of thousands of agents would otherwise hold every body for the
-    whole run (bundle.load_bundle decides what to let go). A body read again
-    must be the one first read: the same length and hash, else SourceChanged.
-    The body's scan (compiler.scan) is remembered here too, so a body let go
-    is not read again just to be scanned.
-    """
-
-    __slots__ = ("_hash", "_last", "_length", "_text", "scan")
-
-    def __init__(self, text: str) -> None:
-        self._text: str | None = text
-        self._length = len(text)
-        self._hash = 0
-        self._last: LastRead | None = None
-        self.scan: object | None = None  # compiler.scan.Scan; typed there
-
-    @property
-    def released(self) -> bool:
-        return self._text is None
-
-    def release(self, last: LastRead | None = None) -> None:
-        """Let the body go; `last`, shared by the bodies one run lets go, keeps
-        the one read again last (stages ask for one body several times in a row)."""
-        if self._text is not None:
-            self._hash = hash(self._text)
-            self._text = None
-            self._last = last
-
-    def text(self, source: SourceFile) -> str:
-        if self._text is not None:
-            return self._text
-        last = self._last
-        if last is not None and last.held is self:
-            return last.text
-        body = _read_again(source)
-        if len(body) != self._length or hash(body) != self._hash:
-            raise SourceChanged(source.path)
-        if last is not None:
-            last.held, last.text = self, body
-        return body
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Held):
-            return NotImplemented
-        if self._text is not None and other._text is not None:
-            return self._text == other._text
-        return self is other
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class LastRead:
-    """The body read again last, of the bodies one run let go: one at a time."""
-
-    __slots__ = ("held", "text")
-
-    def __init__(self) -> None:
-        self.held: Held | None = None
-        self.text = ""
-
-
-class SourceChanged(PromptcError):
-    """A file whose body was let go changed before promptc read it again."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(f"{path}: file changed while promptc was reading it; run promptc again")
-        self.path = path
-
-
-def _read_again(source: SourceFile) -> str:
-    try:
-        text = read_bounded(source.path).decode("utf-8")
-    except (OSError, _Unreadable, UnicodeDecodeError):
-        raise SourceChanged(source.path) from None
-    text = _normalise(text, [])
-    if not text.startswith(source.head):
-        raise SourceChanged(source.path)
-    return text[len(source.head) :]
+    text: str
+    scan: object | None = field(default=None, compare=False)  # compiler.scan.Scan; typed there
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +124,13 @@ class SourceFile:
     path: Path
     head: str  # the text before the body (frontmatter and fences); text = head + body
     frontmatter: Frontmatter | None
-    held: Held  # the body
+    held: Body
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
 
     @property
     def body(self) -> str:
-        return self.held.text(self)
+        return self.held.text
 
     @property
     def text(self) -> str:
@@ -218,7 +143,10 @@ class SourceFile:
         return not self.findings or not any(rule == "syntax" for rule, _ in self.findings)
 
 
-def load_file(path: Path) -> SourceFile:
+def load_file(path: Path, overlays: Mapping[Path, str] | None = None) -> SourceFile:
+    """The file at `path`; an editor's unsaved text of it instead, when `overlays` has one."""
+    if overlays and path in overlays:
+        return load_bytes(path, overlays[path].encode("utf-8", "surrogatepass"))
     try:
         raw = read_bounded(path)
     except _Unreadable as exc:
@@ -264,7 +192,7 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
 
 def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
     finding = ("syntax", Problem(line, column, message))
-    return SourceFile(path, "", None, Held(""), 1, (finding,))
+    return SourceFile(path, "", None, Body(""), 1, (finding,))
 
 
 def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
@@ -308,7 +236,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
-        return SourceFile(path, "", None, Held(text), 1, tuple(findings))
+        return SourceFile(path, "", None, Body(text), 1, tuple(findings))
     close = _CLOSING_FENCE.search(text, first_end + 1) if first_end >= 0 else None
     if close is not None:
         start = close.start()
@@ -319,11 +247,11 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
         head, body = (text, "") if end == len(text) else (text[: end + 1], text[end + 1 :])
         # A file that ends on the closing fence has no body line: point at the fence.
         body_line = lines + (2 if end == len(text) else 3)
-        return SourceFile(path, head, frontmatter, Held(body), body_line, tuple(findings))
+        return SourceFile(path, head, frontmatter, Body(body), body_line, tuple(findings))
     findings.append(
         ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
     )
-    return SourceFile(path, text, None, Held(""), text.count("\n") + 1, tuple(findings))
+    return SourceFile(path, text, None, Body(""), text.count("\n") + 1, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
@@ -559,129 +487,3 @@ class _Builder:
             self.keys[key_path] = self.pos(key_node)
             result[key] = self._node(value_node, key_path)
         return result
-
-
-# --- a frontmatter's top-level entries -------------------------------------------
-
-# What may start a top-level entry: a plain or quoted key. A line starting
-# with anything else (`-`, `?`, `[`, `{`, `&`, `!`, `%`, `.`, a BOM or another
-# blank) may tie lines together or start a document.
-_KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'\"")
-# A line that starts an entry: anything in its first column but a blank or a comment.
-_ENTRY_START = re.compile(r"^[^ #\n]", re.MULTILINE)
-# What may stand before the first entry: blank lines and comments.
-_LEAD = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
-
-
-def frontmatter_entries(text: str) -> list[str] | None:
-    """The top-level entries of a frontmatter's text, which they make up joined.
-
-    An entry is a line starting in the first column with the indented, blank
-    and comment lines after it, and the line break after its last line (but
-    the text's last); the blank and comment lines before the first entry go
-    with it. None when the text is shaped otherwise (no entry, indented text
-    before the first, an entry starting with anything but a plain or quoted key).
-    """
-    starts = [match.start() for match in _ENTRY_START.finditer(text)]
-    if not starts or _LEAD.fullmatch(text, 0, starts[0]) is None:
-        return None
-    if any(text[start] not in _KEY_START for start in starts):
-        return None
-    starts[0] = 0
-    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
-
-
-# An entry of one line, `key: value`, whose value is plain text YAML reads as
-# it stands: it starts with a letter or digit and holds only characters that
-# are neither blanks (but the space), line breaks, a BOM nor control characters.
-_ONE_LINE = re.compile(
-    # A key well under libyaml's 1,024 characters for a simple key: a longer
-    # one is an error the whole read reports.
-    r"([A-Za-z_][A-Za-z0-9_-]{0,127}):( +)"
-    # Written as what it refuses: the same set as the ranges it allows (every
-    # code point checked), compiled in a tenth of the time on every run.
-    "([A-Za-z0-9][^\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"
-    r"\n?\Z"
-)
-
-
-def _one_line(text: str) -> tuple[str, str, str] | None:
-    """(key, blanks, value) of a one-line `key: value` whose value is plain text."""
-    one_line = _ONE_LINE.match(text)
-    if one_line is None:
-        return None
-    name, gap, value = one_line.groups()
-    # Nothing in it may end the value early (` #`, `: `) or make it a key (`:`).
-    if value[-1] in " :" or ": " in value or " #" in value:
-        return None
-    return name, gap, value
-
-
-class _Unusual(Exception):
-    pass
-
-
-def plain_frontmatter(text: str) -> dict[str, Any] | None:
-    """The frontmatter data of a text the loader would read without any finding,
-    without positions; None when it has none, or anything the loader would report.
-
-    For checking files promptc wrote itself: they are nearly always fine, so
-    the positions (most of the cost of loading) are built only for one that
-    is not, by load_bytes. The data is the same as Frontmatter.data.
-    """
-    if "\r" in text or "\x00" in text or text.startswith("\ufeff"):
-        return None
-    first_end = text.find("\n")
-    if first_end < 0 or text[:first_end].rstrip() != FENCE:
-        return None
-    close = _CLOSING_FENCE.search(text, first_end + 1)
-    if close is None:
-        return None
-    start = close.start()
-    return _plain_data(text[first_end + 1 : start - 1] if start > first_end + 1 else "")
-
-
-def _plain_data(text: str) -> dict[str, Any] | None:
-    if "\t" in text and any(map(_TAB_INDENT.match, text.split("\n"))):
-        return None
-    one_line = _one_line(text)
-    if one_line is not None:
-        return {one_line[0]: resolve_plain(one_line[2])}
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-    except (yaml.YAMLError, RecursionError):
-        return None
-    if node is None:
-        return {}
-    try:
-        data = _PlainBuilder().node(node, 0)
-    except (_Unusual, _Budget):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-@dataclass
-class _PlainBuilder:
-    """_Builder without positions, giving up where it would record a finding."""
-
-    count: int = 0
-
-    def node(self, node: yaml.Node, depth: int) -> Any:
-        self.count += 1
-        if self.count > NODE_BUDGET or depth > MAX_DEPTH or node.tag not in _TAGS:
-            raise _Unusual
-        if isinstance(node, yaml.MappingNode):
-            result: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    raise _Unusual
-                key = str(key_node.value)
-                if key in result:
-                    raise _Unusual
-                result[key] = self.node(value_node, depth + 1)
-            return result
-        if isinstance(node, yaml.SequenceNode):
-            return [self.node(item, depth + 1) for item in node.value]
-        if not getattr(node, "style", None):
-            return resolve_plain(node.value)
-        return node.value

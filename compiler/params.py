@@ -35,24 +35,8 @@ PARAM_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")  # as in schemas/fragment.sche
 # condition language (a parameter called `if` could not be tested).
 RESERVED = frozenset(
     {
-        "target",
-        "and",
-        "or",
-        "not",
-        "in",
-        "is",
-        "if",
-        "elif",
-        "else",
-        "endif",
-        "true",
-        "false",
-        "none",
-        "True",
-        "False",
-        "None",
-        "self",
-        "loop",
+        *("target", "and", "or", "not", "in", "is", "if", "elif", "else", "endif"),
+        *("true", "false", "none", "True", "False", "None", "self", "loop"),
     }
 )
 

@@ -26,17 +26,10 @@ class Spec:
 
     id: str
     source: SourceFile
-    # Where the composed body is (a compose.Texts renders it when asked for),
-    # under `key` (default: the id). Never copied here: a huge bundle would
-    # hold every body for the whole run.
+    # Where the composed body is (a compose.Texts renders it when first asked
+    # for), under `key` (default: the id).
     texts: Mapping[str, str] = field(repr=False)
     key: str = ""
-    # target -> the frontmatter that target sees, built on first use: targets
-    # and rules ask for it several times per agent (at N=1,000 agents with both
-    # targets, 14,000 times).
-    _views: dict[str, Mapping[str, Any]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
 
     @property
     def body(self) -> str:
@@ -55,17 +48,9 @@ class Spec:
             return Pos(1, 1)
         return self.source.frontmatter.where(path, key=key)
 
-    def for_target(self, target: str) -> dict[str, Any]:
+    def view(self, target: str) -> dict[str, Any]:
         """Frontmatter as one target sees it: overrides applied, promptc keys removed."""
-        return dict(self.view(target))
-
-    def view(self, target: str) -> Mapping[str, Any]:
-        """for_target(target), built once per spec and shared: read it, never change it
-        (the frontmatter it comes from does not change either)."""
-        found = self._views.get(target)
-        if found is None:
-            found = self._views[target] = target_view(self.meta, target)
-        return found
+        return target_view(self.meta, target)
 
     @property
     def mode(self) -> str:
@@ -117,6 +102,18 @@ class Project:
     composition: Composition
     skills: Mapping[str, Skill] = field(default_factory=dict)
 
+    def may_be_an_agent(self, name: str) -> bool:
+        """An agent of this name may exist although it is not in `agents`: its spec
+        did not load, or a file or folder under the agents folder could not be read
+        (their own errors say why). Rules that need only a name take it as existing."""
+        if name in self.bundle.agents and name not in self.agents:
+            return True
+        folder = self.config.specs / "agents"
+        return any(
+            rule == "syntax" and (path == folder or folder in path.parents)
+            for rule, path, _ in self.bundle.findings
+        )
+
 
 class Session(Protocol):
     """A rule that reads composed bodies, one at a time.
@@ -124,9 +121,8 @@ class Session(Protocol):
     A rule module that reads `spec.body` defines `session(project, options)`
     returning a Session: `spec(spec)` is called once for every agent and mode
     (project.agents, then project.modes) and `end()` once after the last. The
-    pipeline calls every session for one spec before going to the next, right
-    when that body is composed, so a bundle of 10,000 agents never holds the
-    composed bodies it is done with (compose.Texts). The module's
+    pipeline calls every session for one spec before going to the next, so
+    each body is composed once for all of them. The module's
     `check(project, options)` is `by_spec(project, session(project, options))`.
     """
 

@@ -69,9 +69,6 @@ class Agent:
         """(index, rule) of the rules written in this agent's spec."""
         return [(i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent"]
 
-    def mentions(self, permission: str) -> bool:
-        return any(r.permission == permission for r in self.rules)
-
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""
         written = {r.permission for r in self.rules}
@@ -145,18 +142,8 @@ class Runtime:
 
 
 AGENT_KEYS = (
-    "description",
-    "mode",
-    "model",
-    "variant",
-    "temperature",
-    "top_p",
-    "steps",
-    "color",
-    "hidden",
-    "disable",
-    "options",
-    "permission",
+    *("description", "mode", "model", "variant", "temperature", "top_p", "steps", "color"),
+    *("hidden", "disable", "options", "permission"),
 )
 OMITTED_KEYS = ("name", "prompt")
 
@@ -188,16 +175,9 @@ def locator(spec: Spec, base: str) -> Locate:
         if isinstance(mine, Mapping) and base in mine:
             prefix = ("targets", AGENT_TARGET)
 
-    # Nearly every rule's key is written where asked: look it up directly, and
-    # walk up to the nearest written parent (spec.where) only when it is not.
-    front = spec.source.frontmatter
-    keys = front.keys if front is not None else {}
-    ident, file = spec.id, spec.source.path
-
     def locate(path: tuple[str, ...]) -> Origin:
-        full = (*prefix, base, *path)
-        pos = keys.get(full) or spec.where(*full, key=True)
-        return Origin("agent", ident, file, pos.line, pos.column)
+        pos = spec.where(*prefix, base, *path, key=True)
+        return Origin("agent", spec.id, spec.source.path, pos.line, pos.column)
 
     return locate
 

@@ -47,7 +47,7 @@ def emit_skill_tree(project: Project, skill: Skill, root_prefix: str) -> dict[st
 
 
 def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:
-    data = skill.spec.for_target(target)
+    data = skill.spec.view(target)
     known = {key: data[key] for key in SKILL_KEYS if key in data}
     return {**known, **{k: v for k, v in data.items() if k not in known}}
 

@@ -78,12 +78,7 @@ ENVIRONMENT = Environment(
     tmp="/tmp/opencode",
     worktree="/",
 )
-_NO_TOOL = {
-    "external_directory",
-    "doom_loop",
-    "plan_enter",
-    "plan_exit",
-}
+_NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
 
 
 @dataclass(frozen=True)
@@ -232,7 +227,7 @@ class _Entries:
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
     frozen: dict[tuple[str, str | None], Entry] | None = None
 
-    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> _Built:
+    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
         entry = self.built.get((tool, pattern.specifier))
         if entry is None:
             entry = self.built[tool, pattern.specifier] = _Built()
@@ -240,14 +235,6 @@ class _Entries:
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)
         entry.agent = agent
-        self.frozen = None
-        return entry
-
-    def again(self, entries: list[_Built], source: Source) -> None:
-        """add() once more of what made these entries, for another source: its
-        patterns are in them already."""
-        for entry in entries:
-            entry.sources.append(source)
         self.frozen = None
 
     @property
@@ -431,31 +418,18 @@ class _Planner:
             found = self.objectors[pattern] = _Who([_Writers(sources)])
         return found
 
-    def _by_name(self, name: str) -> Subject:
-        return self.named[name]
-
     def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
-        # The holders of one plan add to the same entries: the first finds them.
-        into: dict[_Plan, list[tuple[int | None, _Entries, list[_Built]]]] = {}
         for name, held in holders.items():
-            known = into.get(held.plan)
-            if known is not None:
-                rules = held.rules
-                for at, target, entries in known:
-                    target.again(entries, Source(name, None if at is None else rules[at]))
-                continue
-            known = into[held.plan] = []
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
-                entries = self._add(target, group, pattern, Source(name, _rule(held, span)))
-                known.append((span.at, target, entries))
+                self._add(target, group, pattern, Source(name, _rule(held, span)))
 
     def _add(
         self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
-    ) -> list[_Built]:
-        if pattern.whole:
-            return [target.add(tool.name, pattern, source) for tool in group]
-        return [target.add(claude_rules.rule_tool(group).name, pattern, source)]
+    ) -> None:
+        tools = group if pattern.whole else (claude_rules.rule_tool(group),)
+        for tool in tools:
+            target.add(tool.name, pattern, source)
 
     def _allows(
         self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
@@ -471,17 +445,7 @@ class _Planner:
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
-        # Whether a pattern is written is decided at its first holder, so the
-        # holders of one plan write the same allows: the first finds them.
-        into: dict[_Plan, list[tuple[int | None, list[_Built]]]] = {}
         for name, held in holders.items():
-            known = into.get(held.plan)
-            if known is not None:
-                rules = held.rules
-                for at, entries in known:
-                    self.allow.again(entries, Source(name, None if at is None else rules[at]))
-                continue
-            known = into[held.plan] = []
             for span in held.plan.spans:
                 if span.action != "allow" or span.pattern in rejected:
                     continue
@@ -498,8 +462,7 @@ class _Planner:
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
-                    source = Source(name, _rule(held, span))
-                    known.append((span.at, self._add(self.allow, group, written, source)))
+                    self._add(self.allow, group, written, Source(name, _rule(held, span)))
         return rejected
 
     def _objections(
@@ -592,7 +555,7 @@ class _Planner:
                 del found[held.plan]  # its last holder: its writers may go
             if not lost:
                 continue
-            subject = self._by_name(name)
+            subject = self.named[name]
             for at, reasons in lost:
                 words = "; ".join(reason.words(subject) for reason in reasons)
                 self._note(subject, held.rules[at], f"{names}: {words}")

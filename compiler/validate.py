@@ -36,7 +36,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 
 from compiler.diagnostics import Problem
-from compiler.loader import Frontmatter, JsonPath, load_bytes, plain_frontmatter
+from compiler.loader import Frontmatter, JsonPath, load_bytes
 from compiler.resources import load_schema
 from compiler.suggest import closest, did_you_mean, fold
 
@@ -360,11 +360,6 @@ def check_emitted(target: str, relative: str, text: str, schemas: Schemas) -> It
 
 
 def _check_markdown(relative: str, text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:
-    # A valid file, the common case, needs no positions: the loader builds
-    # them only for a file with a problem to report.
-    data = plain_frontmatter(text)
-    if data is not None and schemas.valid(schema, data):
-        return
     source = load_bytes(Path(relative), text.encode("utf-8"))
     broken = [p for rule, p in source.findings if rule == "syntax"]
     if broken:
@@ -374,8 +369,8 @@ def _check_markdown(relative: str, text: str, schema: str, schemas: Schemas) -> 
         return
     if source.frontmatter is None:
         yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
-        return
-    yield from _against(source.frontmatter, schema, schemas)
+    elif not schemas.valid(schema, dict(source.frontmatter.data)):
+        yield from _against(source.frontmatter, schema, schemas)
 
 
 def _check_json(text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:

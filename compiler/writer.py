@@ -190,8 +190,8 @@ def plan(
 
 
 class Planner:
-    """A plan built one generated file at a time, keeping each file's verdict but
-    not its bytes: `promptc check` compares 10,000 files without holding them."""
+    """A plan built one generated file at a time (apply touches the lock between
+    files); with `digests`, the hash of each file compared, for the cache."""
 
     def __init__(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,26 @@ def test_explicit_path(tmp_path: Path) -> None:
             "promptc.toml:1:1: unknown target 'opencod' (did you mean `opencode`?)",
         ),
         ("out = 3\n", "promptc.toml:1:1: [out]: expected a string, found the number 3"),
+        # An unknown table is named at its header, wherever it stands.
+        (
+            'out = "b"\n\n# targets\n\n[targetz.claude]\n',
+            "promptc.toml:5:1: unknown key 'targetz' at the top level (did you mean `targets`?)",
+        ),
+        (
+            'out = "b"\n\n  [ extra ]\nx = 1\n',
+            "promptc.toml:3:3: unknown key 'extra' at the top level",
+        ),
+        # Tables pasted from a pyproject.toml: promptc.toml holds promptc's keys at the top.
+        (
+            'out = "b"\n\n[rules.empty-body]\nlevel = "off"\n\n\n[tool.promptc.permission]\nbash = "ask"\n',
+            "promptc.toml:7:1: [tool.promptc.permission]: promptc.toml holds promptc's keys at "
+            "the top level; drop the `tool.promptc.` prefix (`[permission]`)",
+        ),
+        (
+            '[tool.promptc]\nout = "b"\n',
+            "promptc.toml:1:1: [tool.promptc]: promptc.toml holds promptc's keys at the top "
+            "level; drop the `[tool.promptc]` header",
+        ),
         ('out = "a\n', "invalid TOML"),
     ],
 )
@@ -127,3 +148,27 @@ def test_config_is_immutable(tmp_path: Path) -> None:
         config.targets["claude"] = {}  # type: ignore[index]
     with pytest.raises(TypeError):
         settings(config)["description-length"].options["min"] = 1  # type: ignore[index]
+
+
+def test_display_follows_the_working_directory_and_each_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "promptc.toml").write_text("")
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    config = load_config(cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert config.display(tmp_path / "link" / "a.md") == "real/a.md"
+    assert config.display(tmp_path / "link" / "deep" / "b.md") == "real/deep/b.md"
+    assert config.display(tmp_path / "link" / "c.md") == "real/c.md"
+    assert config.display(tmp_path) == "."
+    monkeypatch.chdir(tmp_path / "real")
+    # Same paths, another working directory: nothing remembered for the first one shows.
+    assert config.display(tmp_path / "link" / "a.md") == "a.md"
+    assert config.display(tmp_path / "link" / "deep" / "b.md") == "deep/b.md"
+    assert config.display(tmp_path / "x.md") == (tmp_path / "x.md").as_posix()
+    # A fresh Config (a new run) sees a folder that became a symlink since.
+    os.rename(tmp_path / "real" / "deep", tmp_path / "real" / "moved")
+    (tmp_path / "real" / "deep").symlink_to(tmp_path / "real" / "moved")
+    fresh = load_config(cwd=tmp_path)
+    assert fresh.display(tmp_path / "link" / "deep" / "b.md") == "moved/b.md"

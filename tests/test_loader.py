@@ -6,10 +6,14 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from compiler import loader
+from compiler.bundle import load_bundle
+from compiler.config import load_config
 from compiler.loader import load_bytes, resolve_plain
+from tests.strategies import spec_bytes
 
 P = Path("x.md")
 
@@ -247,3 +251,96 @@ def test_body_starts_after_the_first_closing_fence() -> None:
                 assert source.body == "\n".join(lines[closes[0] + 1 :]), text
                 # A file ending on the closing fence has no body line: the fence's.
                 assert source.body_line == min(closes[0] + 2, len(lines))
+
+
+FENCE_LINES = st.sampled_from(
+    [
+        *("---", "...", "--- ", "---\t", "---\x0b", "...\x1c", "---\x85", "---\u2028"),
+        *("---\u3000", "----", "---x", " ---", ". ..", "a: 1", "", "  b", "x: '---'", "---\x00"),
+    ]
+)
+
+
+@given(lines=st.lists(FENCE_LINES, max_size=6), ending=st.sampled_from(["", "\n"]))
+def test_the_frontmatter_ends_at_the_first_closing_fence_line(
+    lines: list[str], ending: str
+) -> None:
+    """The split as defined on lines (`\\n` only) and str.rstrip, blanks of any kind after a fence."""
+    text = "\n".join(["---", *lines]) + ending
+    source = load_bytes(P, text.encode())
+    if any(rule == "syntax" and "NUL" in p.message for rule, p in source.findings):
+        return
+    every = text.split("\n")
+    closes = [i for i in range(1, len(every)) if every[i].rstrip() in ("---", "...")]
+    if not closes:
+        assert (source.frontmatter, source.head, source.body_line) == (None, text, len(every))
+        return
+    close = closes[0]
+    assert source.head == "".join(f"{line}\n" for line in every[: close + 1])[: len(text)]
+    assert source.body == "\n".join(every[close + 1 :])
+    assert source.body_line == min(close + 2, len(every))
+    if source.frontmatter is not None:
+        assert source.frontmatter.end_line == close + 1
+
+
+@given(spec_bytes())
+@example(b"---\na: 1\n---")
+@example(b"---\na: 1\n---\nbody")
+@example(b"---\na: 1\n")
+@example(b"no frontmatter\n")
+def test_a_source_keeps_its_whole_text(raw: bytes) -> None:
+    """SourceFile holds head and body apart; its text is still the file's."""
+    source = load_bytes(P, raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if "\r" in text or "\x00" in text or text.startswith(("\ufeff", "\ufffe")):
+        return
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return
+    assert source.text == text
+    assert source.text.endswith(source.body)
+    assert source.head + source.body == text
+
+
+def test_agent_ids_and_order_are_the_relative_paths(tmp_path: Path) -> None:
+    """Ids are the paths under specs/agents/ without `.md`, in the order of their parts,
+    through subfolders and a symlinked folder; other files are stray."""
+    root = tmp_path / "b"
+    names = ["z.md", "a.b.md", "team/x.md", "team-a/y.md", "team/sub/w.md", "é.md", "n.txt"]
+    for name in names:
+        path = root / "specs" / "agents" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\ndescription: d\n---\n", encoding="utf-8")
+    (root / "specs" / "agents" / "linked").symlink_to(root / "specs" / "agents" / "team")
+    (root / "promptc.toml").write_text("[targets.opencode]\n", encoding="utf-8")
+    config = load_config(root / "promptc.toml")
+    bundle = load_bundle(config)
+    folder = config.specs / "agents"
+    expected = sorted(
+        (p for p in folder.rglob("*") if p.suffix == ".md" and "linked" not in p.parts),
+        key=lambda p: p.relative_to(folder).parts,
+    )
+    linked = [
+        folder / "linked" / p.relative_to(folder / "team")
+        for p in expected
+        if "team" in p.parts[-3:-1]
+    ]
+    expected = sorted([*expected, *linked], key=lambda p: p.relative_to(folder).parts)
+    assert list(bundle.agents) == [
+        p.relative_to(folder).with_suffix("").as_posix() for p in expected
+    ]
+    assert [s.path for s in bundle.agents.values()] == expected
+    assert "linked/sub/w" in bundle.agents
+    assert [(rule, p.name) for rule, p, _ in bundle.findings] == [("stray-file", "n.txt")]
+
+
+def test_a_file_over_the_limit_is_refused_with_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "f.md"
+    path.write_bytes(b"x" * 11)
+    assert loader.read_bounded(path, limit=11) == b"x" * 11
+    with pytest.raises(
+        loader._Unreadable, match="file is 11 bytes; promptc reads spec files up to 10 bytes"
+    ):
+        loader.read_bounded(path, limit=10)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler import snippet
@@ -230,3 +230,38 @@ def test_opcodes_kept_for_a_run_are_difflibs_for_other_lines_of_the_same_pattern
     known: dict[Any, Any] = {}
     for x, y in ((a, b), ([rename[i] for i in a], [rename[i] for i in b])):
         assert snippet.align(x, y, known) == snippet.align(x, y)
+
+
+def _plain_ends(source: list[str], composed: list[str]) -> tuple[int, int]:
+    """The common head and tail as align() found them with a loop per line."""
+    head = 0
+    limit = min(len(source), len(composed))
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+LINES = st.lists(st.sampled_from(["a", "b", "", "<<x>>"]), max_size=8)
+
+
+@given(LINES, LINES)
+@example(["a", "a"], ["a"])
+@example(["a", "b", "a"], ["a", "a"])
+@example([], ["a"])
+def test_align_matches_the_same_head_and_tail(source: list[str], composed: list[str]) -> None:
+    head, tail = _plain_ends(source, composed)
+    opcodes = snippet.align(source, composed)
+    expected: list[snippet.Opcode] = [("equal", 0, head, 0, head)] if head else []
+    middle = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
+    )
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        expected.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        expected.append(
+            ("equal", len(source) - tail, len(source), len(composed) - tail, len(composed))
+        )
+    assert opcodes == expected

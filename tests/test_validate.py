@@ -25,6 +25,8 @@ from compiler.resources import load_schema, schema_dir
 from tests import test_schema
 from tests.schema_cases import CASES, REFERENCE_AGENT
 
+pytestmark = pytest.mark.slow
+
 SHIPPED = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
 # What a run checks with Schemas: the sources, then the emitted files (the
 # config is validated once per run, by jsonschema alone).
@@ -256,3 +258,47 @@ def test_documents_shaped_by_the_schema_are_explained_as_jsonschema_does(
 @given(document=top_level)
 def test_any_document_is_explained_as_jsonschema_does(name: str, document: dict[str, Any]) -> None:
     assert_explained_as_jsonschema(document, name)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "---\ndescription: Reviews code\nmode: sideways\n---\nBody\n",
+            (
+                3,
+                7,
+                "$.mode: 'sideways' is not one of subagent, primary, all (schemas/opencode-agent.schema.json)",
+            ),
+        ),
+        (
+            "---\ndescription: Reviews code\ndescription: again\n---\nBody\n",
+            (3, 1, "unreadable frontmatter: duplicate key 'description' (first defined at line 2)"),
+        ),
+        (
+            "---\ndescription: [\n---\nBody\n",
+            (3, 1, "unreadable frontmatter: invalid YAML: did not find expected node content"),
+        ),
+        ("Body only\n", (1, 1, "no frontmatter, but opencode-agent requires one")),
+        (
+            "---\ndescription: Reviews code\ntemperature: hot\n---\nBody\n",
+            (
+                3,
+                14,
+                "$.temperature: must be a number (found the text 'hot') (schemas/opencode-agent.schema.json)",
+            ),
+        ),
+    ],
+)
+def test_a_broken_emitted_agent_gets_the_positioned_diagnostic(
+    text: str, expected: tuple[int, int, str]
+) -> None:
+    rel = ".opencode/agents/reviewer.md"
+    found = list(validate.check_emitted("opencode", rel, text, validate.Schemas()))
+    assert [(p.line, p.column, p.message) for p in found] == [expected]
+
+
+def test_a_valid_emitted_agent_has_no_problem() -> None:
+    text = "---\ndescription: Reviews code\nmode: subagent\n---\nBody\n"
+    schemas = validate.Schemas()
+    assert list(validate.check_emitted("opencode", ".opencode/agents/r.md", text, schemas)) == []

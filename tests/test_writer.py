@@ -42,6 +42,19 @@ def test_build_writes_the_opencode_layout(sample: Path, run: Runner) -> None:
     assert SCOUT.read_text() == AGENT.replace("# Scout", "Tono: directo.\n\n# Scout")
 
 
+def test_no_lock_is_left_in_the_output_when_a_build_ends(sample: Path, run: Runner) -> None:
+    """`git add -A` after a build commits nothing but generated files."""
+    assert run("build").code == 0
+    assert not (Path("build") / writer.LOCK).exists()
+    (sample / "specs/agents/scout.md").write_text(AGENT.replace("Lee", "Mira"))
+    assert run("build").code == 0
+    SCOUT.write_text("edited by hand\n")
+    (sample / "specs/agents/scout.md").write_text(AGENT)
+    assert run("build").code == 1  # refused: edited by hand
+    assert run("build", "--check").code == 1
+    assert not (Path("build") / writer.LOCK).exists()
+
+
 def test_second_build_rewrites_nothing(sample: Path, run: Runner) -> None:
     run("build")
     before = snapshot(Path("build"))
@@ -471,3 +484,50 @@ def test_a_lock_held_too_long_is_a_clear_error(
     )
     assert line.endswith(f"{writer.LOCK})")
     assert lock.read_text() == "4242\n"  # not ours: left alone
+
+
+def test_plan_refuses_each_file_behind_a_symlinked_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "agents").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (out / "escape").symlink_to(tmp_path / "elsewhere")
+    files = {
+        "agents/a.md": b"a",
+        "agents/b.md": b"b",
+        "escape/c.md": b"c",
+        "escape/d.md": b"d",
+        "top.md": b"t",
+    }
+    todo = writer.plan(out, files, {"escape/old.md": ["0" * 64], "agents/old.md": ["0" * 64]})
+    assert [c.path for c in todo.conflicts] == ["escape/c.md", "escape/d.md", "escape/old.md"]
+    assert todo.missing == ("agents/a.md", "agents/b.md", "top.md")
+    assert todo.forget == ("agents/old.md",)
+
+
+def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    written = b"old text\n"  # what promptc wrote before, as the manifest records
+    (out / "same.md").write_bytes(b"new text\n")
+    (out / "ours.md").write_bytes(written)  # same size as the new text, different bytes
+    (out / "edited.md").write_bytes(b"by hand!\n")  # same size, not in the manifest's hashes
+    (out / "longer.md").write_bytes(written + b"more\n")
+    files = {name: b"new text\n" for name in ("same.md", "ours.md", "edited.md", "longer.md")}
+    manifest = {
+        "ours.md": [writer.digest(written)],
+        "edited.md": [writer.digest(written)],
+        "longer.md": [writer.digest(written + b"more\n")],
+    }
+    todo = writer.plan(out, files, manifest)
+    assert todo.unchanged == ("same.md",)
+    assert todo.write == ("longer.md", "ours.md")
+    assert [c.path for c in todo.conflicts] == ["edited.md"]
+    assert "edited by hand" in todo.conflicts[0].message
+
+
+def test_check_keeps_no_file(sample: Path, run: Runner) -> None:
+    """`check` compares each generated file with the output folder and keeps only its name."""
+    assert run("build").code == 0
+    result = api.check(load_config())
+    assert result.ok and result.files == {}
+    assert "opencode/.opencode/agents/scout.md" in result.generated

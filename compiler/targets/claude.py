@@ -1,48 +1,23 @@
 """Claude Code (@anthropic-ai/claude-code 2.1.332): the files `claude` reads from a project.
 
-Emitted, relative to `<out>/claude/` (copy or link it into a project root):
+Emitted, relative to `<out>/claude/` (README.md, "The Claude Code targets",
+lists every file and key):
 
-- `.claude/agents/<name>.md` for every agent OpenCode would load (a disabled
-  agent is left out). Claude Code takes an agent's identity from `name`,
-  which must be lowercase words and hyphens without `:`, so the id
-  `team/reviewer` becomes the name and file `team-reviewer` (a plugin would
-  otherwise namespace a subfolder as `team:`). Frontmatter, in this order:
-  `name`, `description`, `tools`, `model`, `color`, `maxTurns`, then the
-  Claude-only keys a `targets.claude` override sets (`effort`, `memory`,
-  `background`, `isolation`, `skills`, `initialPrompt`).
-  - `tools` is always an explicit list (omitting it would mean every tool):
-    the tools the permission translation keeps (compiler.translate), and for
-    a primary one `Agent(a, b)` naming exactly the subagents it may start.
-  - `model`: a `targets.claude.model` override as written; else the OpenCode
-    model through the `models` option (`{"anthropic/claude-sonnet-4-5" =
-    "sonnet"}`); else `inherit` (an unmapped model is reported).
-  - `color`: a `targets.claude.color` override (one of red, blue, green,
-    yellow, purple, orange, pink, cyan); else OpenCode's theme colour by
-    name (primary blue, secondary purple, accent pink, success green, warning
-    yellow, error red, info cyan), or a hex colour as the nearest of the eight
-    (RGB distance to red #FF0000, orange #FFA500, yellow #FFFF00, green
-    #008000, cyan #00FFFF, blue #0000FF, purple #800080, pink #FFC0CB).
-  - `maxTurns` comes from OpenCode's `steps` (or `maxSteps`).
-  OpenCode keys with no Claude Code meaning (`temperature`, `top_p`,
-  `variant`, `options`, `hidden`, keys passed to the provider) are left out
-  and reported. Overrides of `tools`, `disallowedTools`, `permissionMode`,
-  `hooks`, `mcpServers` or `name` are ignored and reported: tools and
-  permissions come only from the translation, which never grants more.
-- `.claude/commands/<mode>.md` for every mode: `description`,
-  `argument-hint` (the mode's own, else `<request>` when the body uses
-  `$ARGUMENTS`), `allowed-tools` (one exact `Bash(cmd)` for each
-  `` !`cmd` `` in the body that the agent running the mode may run without
-  asking in OpenCode; never more), `model` when the mode's model is mapped,
-  and for a mode run by a subagent (or with `subtask: true`) `context: fork`
-  with `agent: <name>`, so the subagent runs it as OpenCode's subtask does. A
-  mode run by a primary runs in the main thread: exactly its agent when that
-  agent is the config's `default_agent` (settings `agent`), otherwise it is
-  reported (start `claude --agent <name>`). The body is the mode composed
-  for the `claude` target.
-- `.claude/settings.json`: `$schema`, `agent` (the `default_agent`), and the
-  shared `permissions` (`allow`, `ask`, `deny`) of the translation.
-- `TRANSLATION.md`: every OpenCode rule Claude Code cannot express, per agent
-  and once each, in plain words (compiler.translate documents the model).
+- `.claude/agents/<name>.md` for every agent OpenCode would load. Claude Code
+  takes an agent's identity from `name` (lowercase words and hyphens, no `:`),
+  so `team/reviewer` becomes `team-reviewer`. `tools` is always an explicit
+  list (omitting it would mean every tool): the tools the permission
+  translation keeps (compiler.translate), with `Agent(a, b)` for a primary.
+  Overrides of `tools`, `disallowedTools`, `permissionMode`, `hooks`,
+  `mcpServers` or `name` are ignored and reported: tools and permissions come
+  only from the translation, which never grants more.
+- `.claude/commands/<mode>.md` for every mode; `allowed-tools` pre-approves
+  one exact `Bash(cmd)` for each `` !`cmd` `` the mode's agent may run
+  without asking in OpenCode, never more; a mode run by a subagent forks
+  into it (`context: fork`), as OpenCode's subtask does.
+- `.claude/settings.json`: the shared `permissions` of the translation, and
+  `agent` for the config's `default_agent`.
+- `TRANSLATION.md`: every OpenCode rule Claude Code cannot express.
 
 Options (`[tool.promptc.targets.claude]`):
     models (table, default {}): OpenCode model id -> Claude model (`sonnet`,
@@ -52,6 +27,7 @@ Options (`[tool.promptc.targets.claude]`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -73,6 +49,13 @@ from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 from compiler.translate import Translation, translate
 
+# What Claude Code reads from a project (paths under <out>/claude/), so that a
+# check can name a file there that promptc did not write.
+RUNTIME = "Claude Code"
+LOADED = re.compile(
+    r"\.claude/(agents|commands)/.+\.md|\.claude/skills/[^/]+/SKILL\.md"
+    r"|\.claude/settings(\.local)?\.json|\.claude/output-styles/[^/]+\.md|(\.claude/)?CLAUDE\.md"
+)
 OPTIONS: dict[str, Any] = {
     "models": {
         "type": "object",
@@ -83,10 +66,6 @@ OPTIONS: dict[str, Any] = {
     },
 }
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
-
-
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

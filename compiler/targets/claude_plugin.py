@@ -1,24 +1,12 @@
 """Claude Code plugin (@anthropic-ai/claude-code 2.1.332): the bundle as a plugin folder.
 
 Emitted, relative to `<out>/claude-plugin/` (load it with `claude --plugin-dir`):
-
-- `.claude-plugin/plugin.json`: `name`, `version`, `description`,
-  `author` (`{"name": ...}`), then `license`, `homepage`, `repository` and
-  `keywords` when configured. The defaults satisfy `claude plugin validate
-  --strict`, which warns when description or author is missing.
-- `agents/<name>.md` and `commands/<mode>.md`: the same files as the
-  `claude` target's `.claude/agents` and `.claude/commands` (composed for the
-  `claude` target, with `targets.claude` overrides), except that a plugin's
-  agents are named `<plugin>:<name>` in Claude Code, so every reference to
-  one (`Agent(...)` in `tools`, a forked command's `agent`) carries the
-  prefix. Agent files sit flat in `agents/` because the plugin loader turns a
-  subfolder into one more name prefix.
-- `README.md`: what the plugin holds and how to load it, and the shared
-  permission rules. A plugin cannot carry permission rules (its
-  settings.json may only set `agent`), so the agents keep within their
-  OpenCode rights only together with these rules in the project's
-  `.claude/settings.json`; the README shows them, with plugin names.
-- `TRANSLATION.md`: as in the `claude` target.
+`.claude-plugin/plugin.json`, then `agents/`, `commands/` and `TRANSLATION.md`
+as the `claude` target writes them (composed for `claude`), except that a
+plugin's agents are named `<plugin>:<name>`, so every reference to one carries
+the prefix, and agent files sit flat (a subfolder would add a name prefix).
+A plugin cannot carry permission rules, so `README.md` shows the shared rules
+to put in the project's `.claude/settings.json`.
 
 Options (`[tool.promptc.targets.claude-plugin]`):
     name (string, default: the config folder's name in kebab-case, with a
@@ -36,6 +24,7 @@ Options (`[tool.promptc.targets.claude-plugin]`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -45,11 +34,15 @@ from compiler.project import Project
 from compiler.targets import claude
 from compiler.translate import translate
 
-# compiler.translate loads in the functions that translate (see compiler.targets.claude).
-
 NAME = PLUGIN
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
 _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
+# What Claude Code reads from a plugin (paths under <out>/claude-plugin/).
+RUNTIME = "Claude Code"
+LOADED = re.compile(
+    r"(agents|commands)/.+\.md|skills/[^/]+/SKILL\.md"
+    r"|\.claude-plugin/plugin\.json|hooks/hooks\.json|\.mcp\.json"
+)
 OPTIONS: dict[str, Any] = {
     "name": {
         "type": "string",
@@ -65,10 +58,6 @@ OPTIONS: dict[str, Any] = {
     "keywords": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "models": claude.OPTIONS["models"],
 }
-
-
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

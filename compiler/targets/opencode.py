@@ -1,42 +1,24 @@
 """OpenCode (opencode-ai 1.18.33, V1 format): the files `opencode` loads from a project.
 
-Emitted, relative to `<out>/opencode/`:
+Emitted, relative to `<out>/opencode/` (README.md, "The OpenCode target", lists
+every file and key): `.opencode/agents/<id>.md` for every agent,
+`.opencode/commands/<mode>.md` for every mode, `.opencode/skills/<name>/` for
+every skill (compiler.skills) and `opencode.json`.
 
-- `.opencode/agents/<id>.md` for every agent (`team/reviewer` gives
-  `.opencode/agents/team/reviewer.md`; OpenCode names it `team/reviewer`).
-  Frontmatter keys come in one fixed order, the order of OpenCode's own agent
-  schema, so diffs stay small and files read alike:
-
-      description, mode, model, variant, temperature, top_p, steps, color,
-      hidden, disable, options, permission
-
-  then any other key the spec holds, in source order (OpenCode moves keys it
-  does not know into `options`, which go to the model provider, so a key the
-  author wrote passes through rather than silently vanishing). `permission`
-  comes last among the known keys because it is the longest. promptc-only keys
-  (`targets`) never appear; a `targets.opencode` override replaces the key it
-  names before ordering, and overrides for other targets are dropped. Two
-  OpenCode keys are not written: `prompt`, which the markdown body always
-  replaces, and `name`, which would rename the agent away from its file path,
-  the id every `task` rule, mode and check refers to.
-- `.opencode/commands/<mode>.md` for every mode: `description`, `agent`,
-  `model` and `subtask` when the mode sets them, in that order; the body is the
-  composed mode body, with `$ARGUMENTS`, `` !`cmd` `` and `@path` left for
-  OpenCode to expand.
-- `.opencode/skills/<name>/` for every skill: SKILL.md and its supporting
-  files (see `compiler.skills`).
-- `opencode.json`: `$schema`, then `default_agent` when the config sets one.
-
-Permission maps are written exactly in source order, keys and patterns alike:
-OpenCode turns them into rules in insertion order and the last matching rule
-wins, so order is meaning. Values are quoted wherever YAML needs it (see
-`compiler.yamlout`): `"*"`, `"git push*"`, `"#FF5733"`, a description
-holding `: ` or starting with `@`.
+Agent frontmatter keys come in the order of OpenCode's own agent schema
+(runtime.AGENT_KEYS), so diffs stay small, then any other key in source order:
+OpenCode hands keys it does not know to the model provider, so what the author
+wrote passes through rather than silently vanishing. `prompt` is not written
+(the body replaces it), nor `name`, which would rename the agent away from its
+file path, the id every `task` rule, mode and check refers to. Permission maps
+keep their source order, keys and patterns alike: OpenCode's last matching
+rule wins, so order is meaning.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -47,14 +29,19 @@ from compiler.skills import emit_skills
 
 NAME = "opencode"
 OPTIONS: dict[str, Any] = {}
+# What `opencode` reads from a project (paths under <out>/opencode/), so that a
+# check can name a file there that promptc did not write.
+RUNTIME = "OpenCode"
+LOADED = re.compile(
+    r"(\.opencode/)?opencode\.jsonc?"
+    r"|\.opencode/(agents?|commands?)/.+\.md|\.opencode/modes?/[^/]+\.md"
+    r"|(\.opencode/skills?|\.claude/skills|\.agents/skills)/.+/SKILL\.md"
+    r"|\.opencode/(plugins?|tools?)/[^/]+\.[jt]s"
+)
 
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"
 SKILLS_DIR = ".opencode/skills/"
-
-
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from compiler import api
 from compiler.bundle import load_bundle
@@ -482,3 +484,43 @@ def test_align_maps_expansions_to_their_placeholder() -> None:
         ("equal", 1, 2, 0, 1),
         ("delete", 2, 3, 1, 1),
     ]
+
+
+def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBundle) -> None:
+    """Agents sharing lines: each agent's copy is found at its own lines."""
+    bodies = {
+        "scout": f"{ONE_CHARACTER}\n\n# Scout\n",
+        "smith": f"# Smith\n\nLee.\n\n{ONE_CHARACTER}\n",
+        "sage": f"# Sage\n\n{ONE_CHARACTER}\n\n{ONE_CHARACTER}\n",
+    }
+    files: dict[str, str | bytes] = {
+        f"specs/agents/{name}.md": agent(body) for name, body in bodies.items()
+    }
+    make_bundle({"promptc.toml": CONFIG + QUIET, "fragments/caveman.md": FRAGMENT, **files})
+    found = sorted(
+        (d.path, d.line, d.column, d.message.split(";")[0])
+        for d in api.lint(load_config()).diagnostics
+        if d.rule == "required-snippet"
+    )
+    first = "the `caveman` snippet must be the first text after the frontmatter, before the first heading"
+    drift = "the `caveman` snippet has drifted from fragments/caveman.md"
+    # Column 54 is the changed character, as for one agent alone (test_required_snippet).
+    assert found == [
+        ("specs/agents/sage.md", 7, 1, first),
+        ("specs/agents/sage.md", 7, 54, drift),
+        ("specs/agents/sage.md", 10, 1, "the `caveman` snippet appears again (first at line 7)"),
+        ("specs/agents/scout.md", 5, 54, drift),
+        ("specs/agents/smith.md", 9, 1, first),
+        ("specs/agents/smith.md", 9, 54, drift),
+    ]
+
+
+@given(st.text(alphabet="a \n\t\x0b\x85\u2028", max_size=12))
+@example("")
+@example("\n\n")
+@example(" \n a")
+def test_first_text_is_the_first_non_blank_line(text: str) -> None:
+    lines = text.split("\n")
+    assert required_snippet._first_text(text) == next(
+        (i for i, line in enumerate(lines) if line.strip()), 0
+    )
