@@ -673,29 +673,14 @@ class _Planner:
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
-        # Whether a rule has words here depends on its permission and action (the
-        # words may name the agent): the places are found once per shape.
-        places: dict[int, list[int]] = {}
-        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+        for subject in self.subjects:
             if not subject.removable:
                 continue
-            found = places.get(shape)
-            if found is None:
-                found = places[shape] = [
-                    i
-                    for i, rule in enumerate(subject.rules)
-                    if _unmapped_message(subject, rule, self.custom) is not None
-                ]
-            rules = subject.agent.rules  # the start of subject.rules
-            for index in found:
-                if index >= len(rules):
-                    break
-                rule = rules[index]
-                if rule.origin.kind not in ("agent", "config"):
-                    continue
-                message = _unmapped_message(subject, rule, self.custom)
-                if message:
-                    self._note(subject, rule, message)
+            for rule in subject.agent.rules:
+                if rule.origin.kind in ("agent", "config"):
+                    message = _unmapped_message(subject, rule, self.custom)
+                    if message:
+                        self._note(subject, rule, message)
 
 
 _AGENT = claude_rules.group("task")

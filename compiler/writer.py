@@ -75,9 +75,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a build did on disk: the plan, the files written and removed, the refusals."""
+    """What a build did on disk: the files written and removed, the refusals."""
 
-    plan: Plan
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     errors: tuple[Conflict, ...] = field(default=())
@@ -308,7 +307,7 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
             lock.touch()
         todo = planner.plan()
         if todo.conflicts:
-            return Outcome(todo, errors=todo.conflicts)
+            return Outcome(errors=todo.conflicts)
         _clear_leftovers(out, [*files, *manifest])
         changing = (*todo.missing, *todo.write)
         final = {rel: [digest(files[rel])] for rel in files}
@@ -326,7 +325,7 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         if current != final:
             _write_manifest(out, final)
         digests = {rel: hashes[0] for rel, hashes in final.items()}
-        return Outcome(todo, written=changing, removed=todo.remove, digests=digests)
+        return Outcome(written=changing, removed=todo.remove, digests=digests)
 
 
 def _manifest_or_empty(out: Path, force: bool) -> dict[str, list[str]]:
