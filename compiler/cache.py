@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 from compiler import __version__, resources
 from compiler.diagnostics import Diagnostic, Fix, Severity
-from compiler.files import MANIFEST, TEMPORARY, read_regular
+from compiler.files import MANIFEST, TEMPORARY, read_regular, replace_file
 
 FOLDER = ".promptc-cache"
 FORMAT = 3  # bump when the entry layout or the key changes
@@ -409,11 +409,7 @@ def store(
             "outputs": snapshot,
             "diagnostics": [_encode(d) for d in diagnostics],
         }
-        target = _entry_path(probe)
-        temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry))
-        os.replace(temporary, target)
+        replace_file(_entry_path(probe), json.dumps(entry).encode())
         _prune(folder)
     except OSError:
         return  # a cache that cannot be written only costs speed

@@ -28,6 +28,7 @@ from compiler.compose import compose_bundle
 from compiler.config import Config
 from compiler.diagnostics import Diagnostic, Severity
 from compiler.errors import UsageError
+from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 
@@ -314,11 +315,8 @@ def conflicts(plan: Plan, root: Path) -> list[str]:
 def write(plan: Plan, root: Path) -> None:
     """Write every planned file (each through a temporary file, so none is left half written)."""
     for rel, text in sorted(plan.files.items()):
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.promptc-tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        replace_file(root / rel, text.encode("utf-8"))
 
 
 def config_toml(settings: Mapping[str, Any]) -> str:

@@ -290,11 +290,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         origin = Origin("native", f"built-in `{name}` agent")
         extra = from_config(native.rules, env.home, _fixed(origin), patterns)
         agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
-    # A spec agent gets the tool-output rule right away: whether its rules deny
-    # the folder is read from the rules it inherits (most share one list) and its own.
     default = (*base, *shared)
-    default_denies = _denies(default, folder)
-    done: set[str] = set()
     for ident, spec in project.agents.items():
         data, own, problems = memo.read(spec, env.home)
         if data.get("disable") is True:
@@ -312,19 +308,9 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         if not isinstance(hidden, bool):
             hidden = overridden.hidden if overridden else False
         inherited = overridden.rules if overridden else default
-        denied = _denies(inherited, folder) if overridden else default_denies
-        rules = (
-            (*inherited, *own)
-            if denied or _denies(own, folder)
-            else (*inherited, *own, tool_output)
-        )
-        agents[ident] = Agent(ident, mode, rules, spec, hidden, tuple(problems))
-        done.add(ident)
+        agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
     return Runtime(
-        {
-            name: agent if name in done else _with_tool_output(agent, tool_output)
-            for name, agent in agents.items()
-        },
+        {name: _with_tool_output(agent, tool_output) for name, agent in agents.items()},
         tuple(shared),
         env,
         tuple(config_problems),

@@ -18,7 +18,6 @@ folder their runtime reads: `.opencode/skills/` for opencode,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from compiler import yamlout
@@ -40,7 +39,7 @@ def emit_skill_tree(project: Project, skill: Skill, root_prefix: str) -> dict[st
     """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
-    files = {f"{folder}{SKILL_FILE}": document(front, skill.spec.body)}
+    files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
     for rel, text in skill.files.items():
         files[f"{folder}{rel}"] = text
     return files
@@ -50,9 +49,3 @@ def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:
     data = skill.spec.view(target)
     known = {key: data[key] for key in SKILL_KEYS if key in data}
     return {**known, **{k: v for k, v in data.items() if k not in known}}
-
-
-def document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"

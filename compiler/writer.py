@@ -43,7 +43,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler.files import MANIFEST as MANIFEST
-from compiler.files import TEMPORARY, kind, read_regular
+from compiler.files import (
+    TEMPORARY,
+    kind,
+    read_regular,
+    replace_file,
+    temporary_name,
+    unlink,
+    write_new,
+)
 
 LOCK = ".promptc.lock"
 MAX_MANIFEST_BYTES = 16 << 20
@@ -343,18 +351,7 @@ def _write_manifest(out: Path, files: Mapping[str, list[str]]) -> None:
 
 
 def _atomic_write(path: Path, content: bytes) -> None:
-    temp = _temp_name(os.fspath(path))
-    try:
-        _write_new(temp, content)
-        os.replace(temp, path)
-    finally:
-        _unlink(temp)
-
-
-def _temp_name(path: str) -> str:
-    """Where `path`'s new bytes are written before they replace it (files.TEMPORARY)."""
-    folder, name = os.path.split(path)
-    return os.path.join(folder, f".{name}.promptc-{os.getpid()}.tmp")
+    replace_file(path, content)
 
 
 def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock: _Lock) -> None:
@@ -373,7 +370,7 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock:
             if folder not in folders:  # one mkdir per folder, not per file
                 os.makedirs(folder, exist_ok=True)
                 folders.add(folder)
-            temp = _temp_name(path)
+            temp = temporary_name(path)
             _stage(temp, files[rel])
             staged.append((temp, path))
             lock.touch()
@@ -383,29 +380,12 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock:
             lock.touch()
     finally:
         for temp, _ in staged[renamed:]:
-            _unlink(temp)
-
-
-def _unlink(path: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
+            unlink(temp)
 
 
 def _stage(temp: str, content: bytes) -> None:
     """Write a generated file's new bytes under its temporary name."""
-    _write_new(temp, content)
-
-
-def _write_new(temp: str, content: bytes) -> None:
-    """Create `temp` holding `content`. Exclusive creation: a file or symlink
-    planted under the temporary name fails the write instead of redirecting it."""
-    handle = open(temp, "xb")  # noqa: SIM115 - closed below, the file removed if the write fails
-    try:
-        with handle:
-            handle.write(content)
-    except BaseException:
-        _unlink(temp)
-        raise
+    write_new(temp, content)
 
 
 def _rename(temp: str, path: str) -> None:
@@ -508,7 +488,7 @@ def _acquire(path: str, mine: bytes) -> None:
             message = f"{kind(info.st_mode)} stands where the build's lock goes; remove it"
             raise LockError(errno.EEXIST, message, path)
         if time.time() - info.st_mtime > _STALE_SECONDS:
-            _unlink(path)  # left by a build that was killed
+            unlink(path)  # left by a build that was killed
             continue
         if time.monotonic() - started > _WAIT_SECONDS:
             raise LockError(errno.EBUSY, _busy(path), path)

@@ -152,3 +152,10 @@ def _inline(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[]"
     return scalar(value)
+
+
+def document(front: Mapping[Any, Any], body: str) -> str:
+    """A markdown file: the frontmatter between `---` fences, then the body, ending in a newline."""
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{dump(front)}---\n{body}"

@@ -36,9 +36,12 @@ SKILLS_DIR = ".opencode/skills/"
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for ident, spec in project.agents.items():
-        yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
+        yield f".opencode/agents/{ident}.md", yamlout.document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
-        yield f".opencode/commands/{ident}.md", _document(command_frontmatter(spec), spec.body)
+        yield (
+            f".opencode/commands/{ident}.md",
+            yamlout.document(command_frontmatter(spec), spec.body),
+        )
     yield from emit_skills(project, SKILLS_DIR).items()
     yield "opencode.json", json.dumps(config_document(project), indent=2) + "\n"
 
@@ -58,12 +61,6 @@ def config_document(project: Project) -> dict[str, Any]:
     if project.config.permission is not None:
         config["permission"] = _plain(project.config.permission)
     return config
-
-
-def _document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"
 
 
 def _plain(value: Any) -> Any:
