@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import operator
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -58,14 +57,7 @@ class Result:
 
 
 class _Collector:
-    """Turns stage findings into diagnostics with display paths.
-
-    A hostile or broken file can hold 100,000 problems of one kind. Past
-    _INTAKE findings of one rule in one file, only their positions and
-    severities are kept (spilled), so time and memory stay bounded; `items`
-    still holds at least one finding of every file and rule, each rule's
-    findings sharing one severity, so it tells where errors are.
-    """
+    """Turns stage findings into diagnostics with display paths."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -75,8 +67,6 @@ class _Collector:
         self.settings: lint_rules.Settings = lint_rules.settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
-        self._taken: Counter[tuple[str, str]] = Counter()
-        self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
         self._failed: set[str | None] = set()  # display paths with an error
 
     def display(self, path: Path) -> str:
@@ -87,56 +77,30 @@ class _Collector:
     ) -> None:
         settings = self.settings.get(rule)
         level = severity or (settings.level if settings else Severity.ERROR)
-        if level is None:
-            return
-        where = problem.path or path
-        shown = self.display(where)
-        if level is Severity.ERROR:
-            self._failed.add(shown)
-        if self._full(shown, rule, problem.line, problem.column, level):
-            return
-        self.items.append(
-            Diagnostic(
-                shown,
-                problem.line,
-                problem.column,
-                rule,
-                level,
-                problem.message,
-                problem.hint,
-                problem.fix,
+        if level is not None:
+            where, p = self.display(problem.path or path), problem
+            self.extend(
+                [Diagnostic(where, p.line, p.column, rule, level, p.message, p.hint, p.fix)]
             )
-        )
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
             if d.severity is Severity.ERROR:
                 self._failed.add(d.path)
-            if not self._full(d.path, d.rule, d.line, d.column, d.severity):
-                self.items.append(d)
+            self.items.append(d)
 
     def failed(self, shown: str | None) -> bool:
         """Whether a file (by display path) has an error so far."""
         return shown in self._failed
 
-    def _full(self, path: str, rule: str, line: int, column: int, level: Severity) -> bool:
-        """Count a finding; True (and keep only its position) once its file and rule are full."""
-        key = (path, rule)
-        self._taken[key] += 1
-        if self._taken[key] <= _INTAKE:
-            return False
-        self._spilled.setdefault(key, {}).setdefault((line, column), level)
-        return True
-
     def result(self, **kwargs: object) -> Result:
-        shown = _capped(_ordered(set(self.items)), self._spilled)
+        shown = _capped(_ordered(set(self.items)))
         return Result(tuple(shown), **kwargs)  # type: ignore[arg-type]
 
 
 # Past this many diagnostics of one rule in one file, one summary stands for
 # the rest: output stays readable and the outcome (the worst severity) is kept.
 MAX_PER_FILE_RULE = 100
-_INTAKE = 10 * MAX_PER_FILE_RULE
 
 _ORDER = operator.attrgetter("path", "line", "column", "rule")
 
@@ -146,30 +110,24 @@ def _ordered(items: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(items, key=_ORDER)
 
 
-def _capped(
-    ordered: list[Diagnostic], spilled: Mapping[tuple[str, str], Mapping[tuple[int, int], Severity]]
-) -> list[Diagnostic]:
+def _capped(ordered: list[Diagnostic]) -> list[Diagnostic]:
     groups: dict[tuple[str, str], list[Diagnostic]] = {}
     for d in ordered:
         groups.setdefault((d.path, d.rule), []).append(d)
-    if all(len(group) <= MAX_PER_FILE_RULE for group in groups.values()) and not spilled:
+    if all(len(group) <= MAX_PER_FILE_RULE for group in groups.values()):
         return ordered
     shown: list[Diagnostic] = []
     for (path, rule), group in groups.items():
         shown.extend(group[:MAX_PER_FILE_RULE])
-        hidden = {(d.line, d.column): d.severity for d in group[MAX_PER_FILE_RULE:]}
-        kept = {(d.line, d.column) for d in group}  # a spilled duplicate is not counted
-        for position, level in spilled.get((path, rule), {}).items():
-            if position not in kept:
-                hidden.setdefault(position, level)
+        hidden = group[MAX_PER_FILE_RULE:]
         if hidden:
-            line, column = min(hidden)
-            severity = max(hidden.values(), key=lambda s: s.rank)
+            severity = max((d.severity for d in hidden), key=lambda s: s.rank)
             message = (
                 f"{len(hidden):,} more [{rule}] problems in this file not shown "
                 f"(promptc shows the first {MAX_PER_FILE_RULE} of each rule per file)"
             )
-            shown.append(Diagnostic(path, line, column, rule, severity, message))
+            first = hidden[0]
+            shown.append(Diagnostic(path, first.line, first.column, rule, severity, message))
     return _ordered(shown)
 
 
