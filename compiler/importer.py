@@ -17,7 +17,7 @@ permission order kept); commands become modes (`description`, `agent`,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from compiler.errors import UsageError
 from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
+from compiler.project import frontmatter_text
 
 LAYOUTS = {"opencode": ".opencode", "claude": ".claude"}
 RULE = "import"
@@ -104,20 +105,23 @@ def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[t
             yield ident, path
 
 
-def _frontmatter_text(source: SourceFile) -> str:
-    return "".join(line + "\n" for line in source.text.split("\n")[: source.body_line - 1])
-
-
 def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     root = source_root(kind, folder)
     reader = _Reader(config)
-    agents: dict[str, tuple[str, str]] = {}  # id -> (frontmatter text, body)
-    modes: dict[str, tuple[str, str]] = {}
     settings: dict[str, Any] = {}
     if kind == "opencode":
-        _read_opencode(root, reader, agents, modes, settings)
+        agents = _read(root, ("agents", "agent"), reader, _opencode_agent, reader.originals)
+        modes = _read(root, ("commands", "command"), reader, _opencode_command)
+        _read_opencode_json(root.parent / "opencode.json", reader, settings)
     else:
-        _read_claude(root, reader, agents, modes)
+        agents = _read(root, ("agents",), reader, _claude_agent, reader.originals)
+        modes = _read(root, ("commands",), reader, _claude_command)
+        for name in ("settings.json", "settings.local.json"):
+            _read_claude_settings(root / name, reader)
+        for name in ("skills", "hooks", "output-styles"):
+            if (root / name).is_dir():
+                message = f"{name}/ has no promptc equivalent; not carried over"
+                reader.note(root / name, 1, 1, message)
     bodies = {ident: body for ident, (_, body) in agents.items()}
     shared = find_shared(bodies)
     files: dict[str, str] = {}
@@ -157,41 +161,48 @@ def _body(reader: _Reader, source: SourceFile) -> str | None:
     return escaped
 
 
-def _read_opencode(
+Front = Callable[[str, SourceFile, _Reader], str]
+
+
+def _read(
     root: Path,
+    folders: tuple[str, ...],
     reader: _Reader,
-    agents: dict[str, tuple[str, str]],
-    modes: dict[str, tuple[str, str]],
-    settings: dict[str, Any],
-) -> None:
-    for ident, path in _markdown(root, ("agents", "agent"), reader):
+    front: Front,
+    originals: dict[str, str] | None = None,
+) -> dict[str, tuple[str, str]]:
+    """Id -> (frontmatter text, escaped body) of the markdown files in `folders`,
+    each frontmatter written by `front`; `originals` gets each body as read."""
+    found: dict[str, tuple[str, str]] = {}
+    for ident, path in _markdown(root, folders, reader):
         source = reader.load(path)
         if source is None:
             continue
-        for key in ("name", "prompt"):
-            if source.frontmatter and key in source.frontmatter.data:
-                reader.at_key(
-                    source,
-                    key,
-                    f"`{key}` is not written by the opencode target; the body and file name decide",
-                )
+        head = front(ident, source, reader)
         body = _body(reader, source)
         if body is not None:
-            agents[ident] = (_frontmatter_text(source), body)
-            reader.originals[ident] = source.body
-    for ident, path in _markdown(root, ("commands", "command"), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
-        meta = source.frontmatter.data if source.frontmatter else {}
-        for key in meta:
-            if key not in MODE_KEYS:
-                reader.at_key(source, key, f"`{key}` is no key of a promptc mode; not carried over")
-        body = _body(reader, source)
-        if body is not None:
-            front = {key: meta[key] for key in MODE_KEYS if key in meta}
-            modes[ident] = (f"---\n{yamlout.dump(front)}---\n", body)
-    _read_opencode_json(root.parent / "opencode.json", reader, settings)
+            found[ident] = (head, body)
+            if originals is not None:
+                originals[ident] = source.body
+    return found
+
+
+def _opencode_agent(ident: str, source: SourceFile, reader: _Reader) -> str:
+    for key in ("name", "prompt"):
+        if source.frontmatter and key in source.frontmatter.data:
+            message = (
+                f"`{key}` is not written by the opencode target; the body and file name decide"
+            )
+            reader.at_key(source, key, message)
+    return frontmatter_text(source)
+
+
+def _opencode_command(ident: str, source: SourceFile, reader: _Reader) -> str:
+    meta = source.frontmatter.data if source.frontmatter else {}
+    for key in meta:
+        if key not in MODE_KEYS:
+            reader.at_key(source, key, f"`{key}` is no key of a promptc mode; not carried over")
+    return f"---\n{yamlout.dump({key: meta[key] for key in MODE_KEYS if key in meta})}---\n"
 
 
 def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -> None:
@@ -224,39 +235,18 @@ def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -
             )
 
 
-def _read_claude(
-    root: Path,
-    reader: _Reader,
-    agents: dict[str, tuple[str, str]],
-    modes: dict[str, tuple[str, str]],
-) -> None:
-    for ident, path in _markdown(root, ("agents",), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
-        spec, notes = import_claude.agent_spec(
-            ident, source.frontmatter.data if source.frontmatter else {}
-        )
-        _notes(reader, source, notes)
-        body = _body(reader, source)
-        if body is not None:
-            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
-            reader.originals[ident] = source.body
-    for ident, path in _markdown(root, ("commands",), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
-        meta = source.frontmatter.data if source.frontmatter else {}
-        spec, notes = import_claude.command_spec(meta, source.body)
-        _notes(reader, source, notes)
-        body = _body(reader, source)
-        if body is not None:
-            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
-    for name in ("settings.json", "settings.local.json"):
-        _read_claude_settings(root / name, reader)
-    for name in ("skills", "hooks", "output-styles"):
-        if (root / name).is_dir():
-            reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
+def _claude_agent(ident: str, source: SourceFile, reader: _Reader) -> str:
+    meta = source.frontmatter.data if source.frontmatter else {}
+    spec, notes = import_claude.agent_spec(ident, meta)
+    _notes(reader, source, notes)
+    return f"---\n{yamlout.dump(spec)}---\n"
+
+
+def _claude_command(ident: str, source: SourceFile, reader: _Reader) -> str:
+    meta = source.frontmatter.data if source.frontmatter else {}
+    spec, notes = import_claude.command_spec(meta, source.body)
+    _notes(reader, source, notes)
+    return f"---\n{yamlout.dump(spec)}---\n"
 
 
 def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note]) -> None:
