@@ -159,7 +159,6 @@ class Composition:
         self.skills: Mapping[str, str] = skills
         self.agent_maps: Mapping[str, SourceMap] = SourceMaps(agents)
         self.mode_maps: Mapping[str, SourceMap] = SourceMaps(modes)
-        self.skill_maps: Mapping[str, SourceMap] = SourceMaps(skills)
         self.used = engine.used()
 
     @property

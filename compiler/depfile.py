@@ -1,19 +1,10 @@
-"""Make integration: a depfile naming every input a build read, and a stamp.
-
-After a successful `promptc build --stamp STAMP --depfile FILE`, FILE holds one
-make rule (the format of `gcc -MD -MP`):
-
-    build/.promptc.stamp: promptc.toml specs/agents/scout.md fragments/tone.md \\
-      specs specs/agents fragments
-    promptc.toml:
-    ...
-
-The prerequisites are the config file, every spec and fragment, and the
-folders they live in: a folder's mtime changes when a file is added to or
-removed from it, so a new spec rebuilds too. The empty rules keep make from
-failing when a listed file is deleted. The stamp (or, without --stamp, FILE
-itself) gets the mtime of the moment the build started, so a file saved while
-promptc ran is still newer than the stamp and the next make builds again.
+"""Make integration: after a successful `promptc build --stamp STAMP --depfile
+FILE`, FILE holds one make rule in the format of `gcc -MD -MP`: the stamp
+depends on the config file, every spec and fragment, and the folders they live
+in (a folder's mtime changes when a file is added or removed, so a new spec
+rebuilds too); an empty rule per prerequisite keeps make from failing when
+one is deleted. The stamp gets the mtime of the moment the build started, so a
+file saved while promptc ran is still newer and the next make builds again.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import yamlout
+from compiler.config import thaw
 from compiler.project import Project, Spec
 from compiler.runtime import agent_frontmatter
 from compiler.skills import emit_skills
@@ -59,12 +60,5 @@ def config_document(project: Project) -> dict[str, Any]:
     if project.config.default_agent:
         config["default_agent"] = project.config.default_agent
     if project.config.permission is not None:
-        config["permission"] = _plain(project.config.permission)
+        config["permission"] = thaw(project.config.permission)
     return config
-
-
-def _plain(value: Any) -> Any:
-    """Frozen config data back to JSON-ready dicts, order kept (order is meaning)."""
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    return value
