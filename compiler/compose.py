@@ -11,11 +11,9 @@ How it works:
    parameters (compiler.params), conditions (compiler.sandbox), include
    cycles and the depth limit. A placeholder that fails any check is never
    expanded: it stays as written, and the error blocks all output.
-3. Each agent and mode is rendered for the target when first asked for
-   (Texts: the findings of rendering are complete once Composition.findings
-   is read). A body is its
-   segments in order; where block tags stand, the runs of segments between
-   them are emitted as the if/elif/else blocks select, each condition
+3. Each agent and mode is rendered for the target. A body is its segments
+   in order; where block tags stand, the runs of segments between them are
+   emitted as the if/elif/else blocks select, each condition
    evaluated by Jinja in the sandbox (sandbox.Conditions: compiled once per
    distinct condition). Fragments are rendered once per target and argument
    set (memoised).
@@ -80,95 +78,53 @@ class LineOrigin:
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
-class Texts(Mapping[str, str]):
-    """The composed bodies of one kind (agents, modes or skill files) by id.
-
-    Each body is rendered when first asked for, and kept: the findings of
-    rendering are the composition's once every body has been rendered
-    (Composition.findings renders the rest).
-    """
-
-    def __init__(self, engine: _Engine, units: list[_Unit]) -> None:
-        self._engine = engine
-        self._units = {unit.name: unit for unit in units if unit.source.ok}
-        self._rendered: dict[str, _Rendered] = {}
-
-    def rendered(self, ident: str) -> _Rendered:
-        found = self._rendered.get(ident)
-        if found is None:
-            engine = self._engine
-            found = engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
-            self._rendered[ident] = found
-        return found
-
-    def finish(self) -> None:
-        """Render every body not rendered yet, for its findings."""
-        for ident in self._units:
-            self.rendered(ident)
-
-    def __getitem__(self, ident: str) -> str:
-        return self.rendered(ident).text
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._units)
-
-    def __len__(self) -> int:
-        return len(self._units)
-
-    def __contains__(self, ident: object) -> bool:
-        return ident in self._units
-
-
 class SourceMaps(Mapping[str, SourceMap]):
-    """Source maps by agent or mode id, each computed when first asked for.
+    """Source maps by agent or mode id, each built when first asked for.
 
     Most runs never read them, and building one costs an object per line.
     """
 
-    def __init__(self, texts: Texts) -> None:
-        self._texts = texts
+    def __init__(self, rendered: Mapping[str, _Rendered]) -> None:
+        self._rendered = rendered
         self._maps: dict[str, SourceMap] = {}
 
     def __getitem__(self, ident: str) -> SourceMap:
         if ident not in self._maps:
-            rendered = self._texts.rendered(ident)
+            rendered = self._rendered[ident]
             self._maps[ident] = source_map(rendered.text, rendered.anchors)
         return self._maps[ident]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
+        return iter(self._rendered)
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return len(self._rendered)
 
 
 class Composition:
-    """The composed bodies of one target, their source maps and the findings.
-
-    Bodies are rendered when asked for (Texts); `findings` renders any body
-    not rendered yet, so it is complete whenever it is read.
-    """
+    """The composed bodies of one target, their source maps and the findings."""
 
     def __init__(self, engine: _Engine) -> None:
         self._engine = engine
-        agents, modes, skills = (Texts(engine, units) for units in engine.kinds())
-        self._texts = (agents, modes, skills)
-        self.agents: Mapping[str, str] = agents
-        self.modes: Mapping[str, str] = modes
+        agents, modes, skills = (
+            {
+                unit.name: engine.render(unit, {"target": engine.target}, (), strip=False)
+                for unit in units
+                if unit.source.ok
+            }
+            for units in engine.kinds()
+        )
+        self.agents = {ident: rendered.text for ident, rendered in agents.items()}
+        self.modes = {ident: rendered.text for ident, rendered in modes.items()}
         # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
-        self.skills: Mapping[str, str] = skills
+        self.skills = {ident: rendered.text for ident, rendered in skills.items()}
         self.agent_maps: Mapping[str, SourceMap] = SourceMaps(agents)
         self.mode_maps: Mapping[str, SourceMap] = SourceMaps(modes)
         self.used = engine.used()
-
-    @property
-    def findings(self) -> tuple[Finding, ...]:
-        for texts in self._texts:
-            texts.finish()
-        return self._engine.result()
+        self.findings = engine.result()
 
     def failed(self, path: Path) -> bool:
-        """Whether composing so far found a problem in `path` (the rest may find more)."""
+        """Whether composing found a problem in `path`."""
         return path in self._engine.failed
 
 
