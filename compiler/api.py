@@ -299,14 +299,9 @@ def _cached(
     """
     if not config.cache or result_cache.disabled(os.environ):
         return run()
-    layout = result_cache.Layout(
-        config.root,
-        config.source,
-        config.specs,
-        config.fragments,
-        config.out,
-        tuple(sorted(config.targets)),
-    )
+    source = None if config.source is None else str(config.source)
+    folders = (str(config.specs), str(config.fragments), str(config.out))
+    layout = result_cache.Layout(str(config.root), source, *folders, tuple(sorted(config.targets)))
     key = result_cache.key(layout, mode, only, os.environ)
     result = run()
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.

@@ -66,29 +66,18 @@ def mode(command: str, *, force: bool = False) -> str:
     return command + (" --force" if force else "")
 
 
-class Layout:
+class Layout(NamedTuple):
     """What the cache needs to know of a bundle: where its inputs and outputs are.
 
     Absolute paths as strings: the warm path never imports pathlib.
     """
 
-    __slots__ = ("fragments", "out", "root", "source", "specs", "targets")
-
-    def __init__(
-        self,
-        root: str | os.PathLike[str],
-        source: str | os.PathLike[str] | None,
-        specs: str | os.PathLike[str],
-        fragments: str | os.PathLike[str],
-        out: str | os.PathLike[str],
-        targets: tuple[str, ...],  # every configured target, sorted
-    ) -> None:
-        self.root = os.fspath(root)
-        self.source = None if source is None else os.fspath(source)
-        self.specs = os.fspath(specs)
-        self.fragments = os.fspath(fragments)
-        self.out = os.fspath(out)
-        self.targets = targets
+    root: str
+    source: str | None
+    specs: str
+    fragments: str
+    out: str
+    targets: tuple[str, ...]  # every configured target, sorted
 
 
 class Key(NamedTuple):

@@ -225,7 +225,6 @@ class _Entries:
     # Built in place and frozen when read: one entry may gather a source from
     # every agent, and rebuilding it per source would cost N² for N agents.
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
-    frozen: dict[tuple[str, str | None], Entry] | None = None
 
     def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
         entry = self.built.get((tool, pattern.specifier))
@@ -235,18 +234,15 @@ class _Entries:
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)
         entry.agent = agent
-        self.frozen = None
 
     @property
     def items(self) -> dict[tuple[str, str | None], Entry]:
-        if self.frozen is None:
-            self.frozen = {
-                (tool, specifier): Entry(
-                    tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
-                )
-                for (tool, specifier), b in self.built.items()
-            }
-        return self.frozen
+        return {
+            (tool, specifier): Entry(
+                tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+            )
+            for (tool, specifier), b in self.built.items()
+        }
 
     def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
         names = {t.name for t in tools}
@@ -356,7 +352,7 @@ class _Planner:
             Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
             for (subject, rule), parts in self.notes.items()
         )
-        denied = set(self.deny.items)
+        denied = set(self.deny.built)
         return Translation(
             self.subjects,
             tools,
@@ -533,7 +529,7 @@ class _Planner:
     ) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
-        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
+        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.built]
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         written = tuple(dict.fromkeys(self.allow.exact(group) + stopped))
         names = _join([t.name for t in group])
