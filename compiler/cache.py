@@ -226,12 +226,10 @@ def key(
     inputs = _inputs_digest(layout)
     if inputs is None:
         return None
-    digest = _Digest()
-    digest.add(FORMAT, __version__, _code_digest(), sys.version, os.getcwd())
-    digest.add(*(environ.get(name) for name in ENVIRONMENT))
-    digest.add(layout.root, layout.source, layout.specs, layout.fragments)
-    digest.add(layout.out, layout.targets, tuple(sorted(only)), run_mode, inputs)
-    return Key(layout, digest.hexdigest(), inputs)
+    parts = [FORMAT, __version__, _code_digest(), sys.version, os.getcwd()]
+    parts += [environ.get(name) for name in ENVIRONMENT]
+    parts += [*layout, tuple(sorted(only)), run_mode, inputs]
+    return Key(layout, _framed(parts), inputs)
 
 
 def unchanged(probe: Key) -> bool:
@@ -240,43 +238,29 @@ def unchanged(probe: Key) -> bool:
     return _inputs_digest(probe.layout) == probe.inputs
 
 
-class _Digest:
+def _framed(parts: Iterable[object]) -> str:
     """A hash of a sequence of values, each one framed by its length."""
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256()
-
-    def add(self, *parts: object) -> None:
-        for part in parts:
-            data = part if isinstance(part, bytes) else repr(part).encode()
-            self._hash.update(len(data).to_bytes(8, "little"))
-            self._hash.update(data)
-
-    def hexdigest(self) -> str:
-        return self._hash.hexdigest()
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part if isinstance(part, bytes) else repr(part).encode()
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def _inputs_digest(layout: Layout) -> str | None:
     """The hash of the config file and of every file in the trees (path and
     bytes); None when a tree holds anything else or cannot be read."""
-    digest = _Digest()
     paths = [] if layout.source is None else [layout.source]
     for folder in (layout.specs, layout.fragments):
         files = _tree(folder)
         if files is None:
             return None
         paths += files
-    for path in paths:
-        try:
-            digest.add(path, _read(path))
-        except OSError:  # unreadable: the full run reports it
-            return None
-    return digest.hexdigest()
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    try:
+        return _framed(part for path in paths for part in (path, read_regular(path)))
+    except OSError:  # unreadable: the full run reports it
+        return None
 
 
 def _code_digest() -> str:
@@ -287,7 +271,7 @@ def _code_digest() -> str:
     files = [p for p in _walk(package) if p.endswith(".py")]
     files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
     for path in files:
-        digest.update(path.encode() + b"\0" + _read(path) + b"\0")
+        digest.update(path.encode() + b"\0" + read_regular(path) + b"\0")
     for name in DEPENDENCIES:
         origin = _origin(name)
         info = os.stat(origin) if origin else None
