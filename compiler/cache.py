@@ -98,11 +98,10 @@ class Hit:
 
     def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
         self.diagnostics = diagnostics
-        self.severities = [d.severity.value for d in diagnostics]
 
     @property
     def ok(self) -> bool:
-        return "error" not in self.severities
+        return all(d.severity is not Severity.ERROR for d in self.diagnostics)
 
 
 def disabled(environ: Mapping[str, str]) -> bool:

@@ -418,9 +418,6 @@ def _reporter(fmt: str) -> report.Reporter:
 
 
 def _severities(result: Result | cache.Hit) -> list[str]:
-    """Each diagnostic's severity; a cache hit has them without building diagnostics."""
-    if isinstance(result, cache.Hit):
-        return result.severities
     return [d.severity.value for d in result.diagnostics]
 
 
