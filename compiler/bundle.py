@@ -26,6 +26,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+Findings = list[tuple[str, Path, Problem]]  # (rule, file, problem) about the tree itself
 
 
 SKILL_FILE = "SKILL.md"
@@ -84,7 +85,7 @@ SPEC_FOLDERS = ("agents", "modes", "skills")
 
 
 def load_bundle(config: Config) -> Bundle:
-    findings: list[tuple[str, Path, Problem]] = []
+    findings: Findings = []
     _strays_in_specs(config, findings)
     agents = _load_tree(config, config.specs / "agents", config.specs, findings)
     modes = _load_tree(config, config.specs / "modes", config.specs, findings)
@@ -93,9 +94,7 @@ def load_bundle(config: Config) -> Bundle:
     return Bundle(agents, modes, fragments, tuple(findings), skills)
 
 
-def _load_skills(
-    config: Config, findings: list[tuple[str, Path, Problem]]
-) -> dict[str, SkillSource]:
+def _load_skills(config: Config, findings: Findings) -> dict[str, SkillSource]:
     folder = config.specs / "skills"
     if not folder.is_dir():
         return {}
@@ -121,7 +120,7 @@ def _load_skills(
     return skills
 
 
-def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Problem]]) -> SkillSource:
+def _load_skill(folder: Path, root: Path, findings: Findings) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -142,7 +141,7 @@ def _load_skill(folder: Path, root: Path, findings: list[tuple[str, Path, Proble
     return SkillSource(folder.name, folder, markdown, assets)
 
 
-def _asset_text(path: Path, findings: list[tuple[str, Path, Problem]]) -> str | None:
+def _asset_text(path: Path, findings: Findings) -> str | None:
     """A supporting file's text, unchanged; None (and a finding) when it is not UTF-8 text."""
     try:
         raw = path.read_bytes()
@@ -159,7 +158,7 @@ def _asset_text(path: Path, findings: list[tuple[str, Path, Problem]]) -> str | 
         return None
 
 
-def _strays_in_specs(config: Config, findings: list[tuple[str, Path, Problem]]) -> None:
+def _strays_in_specs(config: Config, findings: Findings) -> None:
     """specs/ holds only agents/ and modes/: anything else would be skipped silently."""
     try:
         entries = sorted(os.scandir(config.specs), key=lambda e: e.name)
@@ -187,7 +186,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _markdown_files(
-    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
+    config: Config, folder: Path, base: Path, findings: Findings
 ) -> Iterator[tuple[str, Path]]:
     """(relative id without .md, path) for every .md file under folder, sorted.
 
@@ -226,7 +225,7 @@ class _Walk:
     """
 
     allowed: tuple[Path, ...]
-    findings: list[tuple[str, Path, Problem]]
+    findings: Findings
     files: list[Path] = field(default_factory=list)
 
     def refuse(self, path: Path, message: str) -> None:
@@ -296,7 +295,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _load_tree(
-    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
+    config: Config, folder: Path, base: Path, findings: Findings
 ) -> dict[str, SourceFile]:
     return {
         ident: load_file(path) for ident, path in _markdown_files(config, folder, base, findings)
@@ -307,9 +306,7 @@ def fragment_name(relative: str) -> str:
     return relative.replace("/", "_").replace("-", "_")
 
 
-def _load_fragments(
-    config: Config, findings: list[tuple[str, Path, Problem]]
-) -> dict[str, SourceFile]:
+def _load_fragments(config: Config, findings: Findings) -> dict[str, SourceFile]:
     fragments: dict[str, SourceFile] = {}
     origin: dict[str, Path] = {}
     files = _markdown_files(config, config.fragments, config.fragments, findings)

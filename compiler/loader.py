@@ -73,6 +73,7 @@ MAX_FILE_BYTES = 1 << 20  # 1 MiB: about 250,000 tokens, beyond any runtime's co
 FENCE = "---"
 
 JsonPath = tuple[str | int, ...]
+Findings = list[tuple[str, Problem]]  # (rule, problem) about one file
 
 
 class Pos(NamedTuple):
@@ -182,7 +183,7 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
         line, column = _byte_position(raw, exc.start)
         byte = raw[exc.start]
         return _broken(path, line, column, f"not valid UTF-8 (byte 0x{byte:02x}); save it as UTF-8")
-    findings: list[tuple[str, Problem]] = []
+    findings: Findings = []
     text = _normalise(text, findings)
     return _split(path, text, findings)
 
@@ -199,7 +200,7 @@ def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
     return line, len(before[start:].decode("utf-8", "replace")) + 1
 
 
-def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
+def _normalise(text: str, findings: Findings) -> str:
     if text.startswith("\ufeff"):
         findings.append(
             ("encoding", Problem(1, 1, "byte-order mark at the start of the file; remove it"))
@@ -227,7 +228,7 @@ def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
 _CLOSING_FENCE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
 
 
-def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
+def _split(path: Path, text: str, findings: Findings) -> SourceFile:
     # Nothing is cut into lines: the frontmatter and the body, most of a
     # file, are slices of the text, found by one search for the closing fence.
     first_end = text.find("\n")
@@ -251,7 +252,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     return SourceFile(path, text, None, Body(""), text.count("\n") + 1, tuple(findings))
 
 
-def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
+def _misplaced_fence(lines: list[str], findings: Findings) -> None:
     for number, line in enumerate(lines[:3], start=1):
         if line.strip() == FENCE and line.rstrip() != FENCE:
             column = len(line) - len(line.lstrip()) + 1
@@ -267,7 +268,7 @@ def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> N
 _TAB_INDENT = re.compile(r"^[ ]*\t")
 
 
-def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
+def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter:
     """The frontmatter `text` (`lines` lines joined by line breaks, the first being
     file line `first`)."""
     end = first + lines
@@ -411,7 +412,7 @@ class _Builder:
     """Turns a composed YAML node into data, recording where each key and value stands."""
 
     first: int
-    findings: list[tuple[str, Problem]]
+    findings: Findings
     values: dict[JsonPath, Pos] = field(default_factory=dict)
     keys: dict[JsonPath, Pos] = field(default_factory=dict)
     count: int = 0

@@ -259,6 +259,11 @@ class _Held(NamedTuple):
     plan: _Plan
 
 
+Group = tuple[Tool, ...]  # the Claude tools of one OpenCode permission
+Holders = Mapping[str, _Held]  # by subject name
+Rejected = Mapping[str, list[Source] | None]  # allows not written, by pattern: who objected
+
+
 class _Plan:
     """One permission's spans in a rule list, and what follows from them alone:
     every subject whose rules have the same (permission, pattern, action)s
@@ -414,22 +419,18 @@ class _Planner:
             found = self.objectors[pattern] = _Who([_Writers(sources)])
         return found
 
-    def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
+    def _deny_and_ask(self, group: Group, holders: Holders) -> None:
         for name, held in holders.items():
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
                 self._add(target, group, pattern, Source(name, _rule(held, span)))
 
-    def _add(
-        self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
-    ) -> None:
+    def _add(self, target: _Entries, group: Group, pattern: Pattern, source: Source) -> None:
         tools = group if pattern.whole else (claude_rules.rule_tool(group),)
         for tool in tools:
             target.add(tool.name, pattern, source)
 
-    def _allows(
-        self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
-    ) -> dict[str, list[Source] | None]:
+    def _allows(self, group: Group, holders: Holders) -> dict[str, list[Source] | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
@@ -464,7 +465,7 @@ class _Planner:
     def _objections(
         self,
         pattern: Pattern,
-        holders: Mapping[str, _Held],
+        holders: Holders,
         denied: tuple[str, ...],
         stopped: tuple[str, ...],
         objectors: dict[tuple[str, Rule | None], Source],
@@ -506,9 +507,7 @@ class _Planner:
 
     # --- what each agent loses ------------------------------------------------------------
 
-    def _left_out(
-        self, subject: Subject, group: tuple[Tool, ...], plan: _Plan, block: Span
-    ) -> None:
+    def _left_out(self, subject: Subject, group: Group, plan: _Plan, block: Span) -> None:
         names = _join([t.name for t in group])
         why = "deny" if block.action == "deny" else "ask for"
         rule = None if block.at is None else subject.rules[block.at]
@@ -523,9 +522,9 @@ class _Planner:
 
     def _losses(
         self,
-        group: tuple[Tool, ...],
-        holders: Mapping[str, _Held],
-        rejected: Mapping[str, list[Source] | None],
+        group: Group,
+        holders: Holders,
+        rejected: Rejected,
     ) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
@@ -559,11 +558,11 @@ class _Planner:
     def _reasons(
         self,
         span: Span,
-        group: tuple[Tool, ...],
+        group: Group,
         denies: list[Entry],
         asks_: list[Entry],
         written: tuple[str, ...],
-        rejected: Mapping[str, list[Source] | None],
+        rejected: Rejected,
     ) -> list[_Reason]:
         reasons = self._met("denied", denies, span)
         if span.action == "allow":
