@@ -396,12 +396,7 @@ def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
 
 
 def can(
-    config: Config,
-    agent: str,
-    permission: str,
-    text: str = "*",
-    *,
-    as_subagent: bool | None = None,
+    config: Config, agent: str, permission: str, text: str = "*", *, as_subagent: bool | None = None
 ) -> Answer:
     runtime, blocking = opencode_runtime(config)
     found = runtime.agents.get(agent)

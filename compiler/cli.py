@@ -362,7 +362,7 @@ def _load(config_path: Path | None) -> Config:
     if not config.specs.is_dir():
         raise UsageError(
             f"specs folder not found: {config.specs} (set `specs` in "
-            "[tool.promptc] or run promptc inside a bundle)",
+            "[tool.promptc] or run promptc inside a bundle)"
         )
     return config
 

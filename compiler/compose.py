@@ -450,12 +450,7 @@ class _Engine:
     # -- rendering --------------------------------------------------------
 
     def render(
-        self,
-        unit: _Unit,
-        values: Mapping[str, Value],
-        chain: tuple[Site, ...],
-        *,
-        strip: bool,
+        self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool
     ) -> _Rendered:
         frame = _Frame(self, unit, values, chain)
         segments = unit.scan.segments
@@ -564,11 +559,7 @@ class _Frame:
     """One rendering of one body: its values, its output so far and its anchors."""
 
     def __init__(
-        self,
-        engine: _Engine,
-        unit: _Unit,
-        values: Mapping[str, Value],
-        chain: tuple[Site, ...],
+        self, engine: _Engine, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...]
     ) -> None:
         self.engine = engine
         self.unit = unit

@@ -364,12 +364,7 @@ def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
     if _denies(agent.rules, extra.pattern):
         return agent
     return Agent(
-        agent.name,
-        agent.mode,
-        (*agent.rules, extra),
-        agent.spec,
-        agent.hidden,
-        agent.problems,
+        agent.name, agent.mode, (*agent.rules, extra), agent.spec, agent.hidden, agent.problems
     )
 
 

@@ -74,10 +74,7 @@ class Conditions:
         self._compiled: dict[str, TemplateExpression] = {}
 
     def problem(
-        self,
-        condition: str,
-        scope: Collection[str],
-        enums: Mapping[str, tuple[Value, ...]],
+        self, condition: str, scope: Collection[str], enums: Mapping[str, tuple[Value, ...]]
     ) -> str | None:
         """Why `condition` may not be evaluated, or None.
 
@@ -120,10 +117,7 @@ class Conditions:
 
 
 def _check(
-    node: nodes.Node,
-    condition: str,
-    scope: Collection[str],
-    enums: Mapping[str, tuple[Value, ...]],
+    node: nodes.Node, condition: str, scope: Collection[str], enums: Mapping[str, tuple[Value, ...]]
 ) -> str | None:
     if isinstance(node, nodes.Name):
         if node.name in scope:

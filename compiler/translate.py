@@ -520,12 +520,7 @@ class _Planner:
             if span.action != "deny" and span.at is not None:
                 self._note(subject, subject.rules[span.at], message)
 
-    def _losses(
-        self,
-        group: Group,
-        holders: Holders,
-        rejected: Rejected,
-    ) -> None:
+    def _losses(self, group: Group, holders: Holders, rejected: Rejected) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.built]

@@ -55,7 +55,7 @@ OPTIONS: dict[str, Any] = {
         "default": {},
         "description": "OpenCode model id -> Claude Code model (sonnet, opus, haiku, fable, "
         "inherit or a full model id).",
-    },
+    }
 }
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
 
