@@ -139,40 +139,28 @@ def raw_layout(
     """The bundle's layout and whether its config allows caching, from the raw
     TOML (no validation); None when the config cannot be read."""
     cwd = os.path.realpath(cwd)
-    source: str | None = None
-    table: Any = {}
     try:
-        if config_path is not None:
-            source = os.path.realpath(config_path)
-            table = _table(source, _read_toml(source))
-        else:
-            located = _find_config(cwd)
-            if located is not None:
-                source, table = located
+        found = _explicit(os.path.realpath(config_path)) if config_path else _find_config(cwd)
+        source, table = found or (None, {})
+        root = os.path.dirname(source) if source else cwd
+        merged = {**LAYOUT_DEFAULTS, **table}
+        specs, fragments, out = (
+            os.path.realpath(os.path.join(root, merged[k])) for k in LAYOUT_DEFAULTS
+        )
+        targets = tuple(sorted(table.get("targets", dict.fromkeys(DEFAULT_TARGETS))))
+        layout = Layout(root, source, specs, fragments, out, targets)
+        return layout, table.get("cache", True) is not False
     except Exception:  # any problem: the full run reports it properly
         return None
-    if not isinstance(table, dict):
-        return None
-    root = os.path.dirname(source) if source else cwd
-    merged = {**LAYOUT_DEFAULTS, **table}
-    try:
-        targets = table.get("targets", dict.fromkeys(DEFAULT_TARGETS))
-        layout = Layout(
-            root,
-            source,
-            os.path.realpath(os.path.join(root, merged["specs"])),
-            os.path.realpath(os.path.join(root, merged["fragments"])),
-            os.path.realpath(os.path.join(root, merged["out"])),
-            tuple(sorted(targets)),
-        )
-    except (TypeError, AttributeError):
-        return None
-    return layout, table.get("cache", True) is not False
 
 
 def _read_toml(path: str) -> dict[str, Any]:
     with open(path, encoding="utf-8") as handle:
         return tomllib.loads(handle.read())
+
+
+def _explicit(path: str) -> tuple[str, Any]:
+    return path, _table(path, _read_toml(path))
 
 
 def _table(source: str, data: dict[str, Any]) -> Any:

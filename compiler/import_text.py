@@ -1,21 +1,14 @@
 """Import, text side: keep hand-written bodies byte for byte under composition.
 
-Two jobs:
-
-- `escape`: a body written for a runtime may hold text that promptc would read
-  as a construct (`<<name>>`, `<% if %>`, `<# note #>`). Each such opener gets
-  the composition escape, a backslash (`\\<<name>>`), exactly where the scanner
-  would take it for a construct; openers inside code, or that are no construct
-  (`a << 2`), are left alone, since there a backslash would stay in the output.
-- `extract`: blocks of text repeated verbatim across agents (a tone snippet
-  opening every file) become one fragment, each copy replaced by its
-  placeholder, so the composed text is unchanged.
-
-A block is a paragraph (lines up to a blank line; a fenced code block is kept
-whole) of at least two lines or 80 characters, found verbatim in two or more
-bodies; consecutive such paragraphs that travel together are one block. The
-fragment is named `shared_intro` when the block opens the body in most of the
-agents that carry it, else `shared_` and the first words of its first line.
+- `escape`: text promptc would read as a construct (`<<name>>`, `<% if %>`,
+  `<# note #>`) gets the composition escape, a backslash, exactly where the
+  scanner would take it for a construct; openers inside code, or that are no
+  construct (`a << 2`), are left alone, since there a backslash would stay in
+  the output.
+- `find_shared` and `replace_shared`: blocks of text repeated verbatim across
+  agents become one fragment, each copy replaced by its placeholder, so the
+  composed text is unchanged (README.md, "Adopting an existing bundle", says
+  what a block is and how its fragment is named).
 """
 
 from __future__ import annotations

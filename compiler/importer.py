@@ -4,14 +4,9 @@
 config it proposes and what it could not carry over; nothing is written until
 the plan is checked: each body must compose back to its original bytes
 (verified with the composition engine itself) and no existing spec or
-fragment is replaced without `force`.
-
-OpenCode (`.opencode/agents|agent/**.md`, `commands|command/**.md`,
-`opencode.json`): agent frontmatter is copied line for line (key order and
-permission order kept); commands become modes (`description`, `agent`,
-`model`, `variant`, `subtask`); `default_agent` and the top-level
-`permission` go to the config. Claude Code (`.claude/agents/*.md`,
-`commands/*.md`, `settings.json`): see compiler/import_claude.py.
+fragment is replaced without `force`. README.md, "Adopting an existing
+bundle", says what each layout becomes; the Claude Code side is
+compiler/import_claude.py.
 """
 
 from __future__ import annotations

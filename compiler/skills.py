@@ -1,19 +1,11 @@
 """Emit skills: each skill's folder as the runtimes read it, for any target.
 
-A skill is emitted as a tree under `<root_prefix><name>/`:
-
-- `SKILL.md`: the frontmatter as the target sees it (a `targets.<target>`
-  override applied, promptc's own `targets` key removed) with its keys in the
-  Agent Skills order, `name, description, license, compatibility,
-  allowed-tools, metadata`, then any other key in source order; then the
-  composed body.
-- every supporting file at its path in the skill folder: markdown files with
-  their frontmatter exactly as written and their body composed (a file
-  without placeholders is copied byte for byte), other text files unchanged.
-
-The targets call `emit_skills` (or `emit_skill_tree` for one skill) with the
-folder their runtime reads: `.opencode/skills/` for opencode,
-`.claude/skills/` for claude and `skills/` for claude-plugin.
+A skill is emitted under `<root_prefix><name>/`: `SKILL.md` with the
+frontmatter as the target sees it, keys in the Agent Skills order
+(SKILL_KEYS) then the rest in source order, and the composed body; every
+supporting file at its path in the skill folder (project.Skill.files). The
+targets pass the folder their runtime reads: `.opencode/skills/`,
+`.claude/skills/`, or `skills/` for a plugin.
 """
 
 from __future__ import annotations
