@@ -132,44 +132,32 @@ def _capped(ordered: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
-    """Load, validate, compose and lint."""
-    bundle, project = _prepared(out, target)
-    _validated(out, bundle)
-    out.extend(run_rules(project, settled=out.settings))
-    _composed(out, project.composition)
-    return bundle, project
-
-
-def _prepared(out: _Collector, target: str) -> tuple[Bundle, Project]:
-    """Load and compose: the project the rules read, before they run."""
-    config = out.config
-    bundle = load_bundle(config)
+    """Load, validate, compose and lint: the bundle and the project of `target`."""
+    bundle = load_bundle(out.config)
     for rule, path, problem in bundle.findings:
         out.add(rule, path, problem)
     for source in bundle.sources():
         for rule, problem in source.findings:
             out.add(rule, source.path, problem)
-    composition = compose_bundle(bundle, target, out.display)
-    return bundle, make_project(config, bundle, composition, target)
-
-
-def _validated(out: _Collector, bundle: Bundle) -> None:
-    """Every spec's and fragment's frontmatter against its schema."""
-    for kind, items in (
+    # Skills' supporting files take any frontmatter.
+    skills = {name: skill.main for name, skill in bundle.skills.items()}
+    for kind, sources in (
         ("agent", bundle.agents),
         ("mode", bundle.modes),
         ("fragment", bundle.fragments),
+        ("skill", skills),
     ):
-        for source in items.values():
+        for source in sources.values():
             for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
-    for skill in bundle.skills.values():  # supporting files take any frontmatter
-        for problem in _validate("skill", skill.main, out.schemas):
-            out.add("schema", skill.main.path, problem)
+    composition = compose_bundle(bundle, target, out.display)
+    project = make_project(out.config, bundle, composition, target)
+    out.extend(run_rules(project, settled=out.settings))
+    _composed(out, composition)
+    return bundle, project
 
 
 def _composed(out: _Collector, composition: Composition) -> None:
-    """The findings of composing, complete (bodies not composed yet are, now)."""
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
 
@@ -177,16 +165,11 @@ def _composed(out: _Collector, composition: Composition) -> None:
 def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
     if not source.ok:
         return
-    if source.frontmatter is None:
-        if kind != "fragment":
-            yield Problem(
-                1,
-                1,
-                f"{kind} has no frontmatter: start the file with a `---` block "
-                "holding at least `description`",
-            )
-        return
-    yield from check_frontmatter(source.frontmatter, kind, schemas)
+    if source.frontmatter is not None:
+        yield from check_frontmatter(source.frontmatter, kind, schemas)
+    elif kind != "fragment":
+        message = f"{kind} has no frontmatter: start the file with a `---` block holding"
+        yield Problem(1, 1, f"{message} at least `description`")
 
 
 def _lint_target(config: Config) -> str:
@@ -200,17 +183,12 @@ def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
         return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _Collector(config)
-    _lint(collector)
-    collector.extend(failed)
-    return collector.result(fixed=fixed)
-
-
-def _lint(collector: _Collector) -> None:
-    config = collector.config
     bundle, project = _analyse(collector, _lint_target(config))
     for name in sorted({emitter.compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
         _composed(collector, compose_bundle(bundle, name, config.display))
+    collector.extend(failed)
+    return collector.result(fixed=fixed)
 
 
 def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
