@@ -59,8 +59,9 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -336,10 +337,8 @@ class _Planner:
             shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
             for i, s in enumerate(self.subjects)
         ]
-        # Per permission, while its losses are written: who wrote each settings
-        # entry's rules (by the entry's key), and who objected to each allow
-        # (by its pattern), each read once.
-        self.writers: dict[tuple[str, str | None], _Writers] = {}
+        # Per permission, while its losses are written: who objected to each
+        # allow (by its pattern), read once.
         self.objectors: dict[str, _Who] = {}
 
     def run(self) -> Translation:
@@ -396,27 +395,14 @@ class _Planner:
                 kept[subject.name].update(names)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
-        self.writers = {}
         self.objectors = {}
         self._losses(group, holders, rejected)
-
-    def _who(self, entries: list[Entry]) -> _Who:
-        """The writers of these entries' sources: each entry's read once per permission
-        (its sources are fixed by the time losses are written)."""
-        parts = []
-        for entry in entries:
-            key = (entry.tool, entry.specifier)
-            found = self.writers.get(key)
-            if found is None:
-                found = self.writers[key] = _Writers(entry.sources)
-            parts.append(found)
-        return _Who(parts)
 
     def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
         """The writers of the objections to the allow of `pattern`, read once."""
         found = self.objectors.get(pattern)
         if found is None:
-            found = self.objectors[pattern] = _Who([_Writers(sources)])
+            found = self.objectors[pattern] = _Who(sources)
         return found
 
     def _deny_and_ask(self, group: Group, holders: Holders) -> None:
@@ -579,7 +565,7 @@ class _Planner:
             for entry in entries
             if any(hits(self.patterns, (span.pattern, g), span.later) for g in entry.reach)
         ]
-        return [_Reason(kind, hit, self._who(hit))] if hit else []
+        return [_Reason(kind, hit, _Who([s for e in hit for s in e.sources]))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -688,11 +674,17 @@ def _join(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-class _Writers:
-    """Who wrote one list of sources: each writer's words at their first position."""
+class _Who:
+    """Who wrote the rules behind settings entries, in words, for each agent.
+
+    The message names the first few writers of the sources, in order, and counts
+    the rest, leaving out the agent it is for (or naming its own rule instead),
+    as listing every writer's words in order, without repeats, would read. An
+    entry may have a writer in every agent: the sources are read once, and each
+    agent's message reads only what it shows and its own rules.
+    """
 
     def __init__(self, sources: Sequence[Source]) -> None:
-        self.size = len(sources)
         self.first: dict[str, int] = {}  # each writer's words -> first position
         self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
@@ -705,70 +697,29 @@ class _Writers:
                 self.own.setdefault(source.subject, []).append((index, source.rule))
             self.first.setdefault(words, index)
             self.started_only &= source.rule is None and source.subject != MAIN
-        self.subjects = dict.fromkeys(s.subject for s in sources)
-
-
-class _Who:
-    """Who wrote the rules behind settings entries, in words, for each agent.
-
-    The message names the first few writers of the entries' sources, in order,
-    and counts the rest, leaving out the agent it is for (or naming its own rule
-    instead). An entry may have a writer in every agent: each entry's sources
-    are read once (_Writers), and each agent's message reads only what it shows
-    and its own rules.
-    """
-
-    def __init__(self, parts: Sequence[_Writers]) -> None:
-        self.parts = parts
-        self.words: set[str] = set().union(*(p.first for p in parts))
-        self.started_only = all(p.started_only for p in parts)
+        self.subjects = list(dict.fromkeys(s.subject for s in sources))
         self.others: str | None = None  # describe() for an agent not among the writers
 
-    @property
-    def subjects(self) -> list[str]:
-        return list(dict.fromkeys(s for p in self.parts for s in p.subjects))
-
     def describe(self, me: Subject) -> str:
-        """As listing every writer's words in order, without repeats, would read."""
         name = me.name
-        if name not in self.words:
-            # `me` wrote none of it (nor its own rules, whose words are its name):
-            # the words read the same for every such agent.
-            if self.others is None:
-                self.others = self._describe(name)
-            return self.others
-        return self._describe(name)
+        if name in self.first:
+            return self._describe(name)
+        # `me` wrote none of it (nor its own rules, whose words are its name):
+        # the words read the same for every such agent.
+        if self.others is None:
+            self.others = self._describe(name)
+        return self.others
 
     def _describe(self, name: str) -> str:
-        fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
-        own = [(o + i, rule) for o, p in self._offsets() for i, rule in p.own.get(name, ())]
+        others = ((index, words) for words, index in self.first.items() if words != name)
         return _listing(
             name,
-            self.words.__contains__,
-            len(self.words),
-            fixed[0] if fixed else None,
-            own,
-            self._leading(name, 5),
+            self.first.__contains__,
+            len(self.first),
+            self.fixed.get(name),
+            self.own.get(name, []),
+            list(itertools.islice(others, 5)),
         )
-
-    def _offsets(self) -> Iterator[tuple[int, _Writers]]:
-        offset = 0
-        for part in self.parts:
-            yield offset, part
-            offset += part.size
-
-    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
-        """The first `limit` writers' words but `skip`, with their first positions."""
-        found: list[tuple[int, str]] = []
-        seen = {skip}
-        for offset, part in self._offsets():
-            for words, index in part.first.items():
-                if words not in seen:
-                    seen.add(words)
-                    found.append((offset + index, words))
-                    if len(found) == limit:
-                        return found
-        return found
 
 
 _WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
