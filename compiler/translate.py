@@ -25,32 +25,14 @@ relative to the project, the subagent's id; Claude Code is assumed to run in
 the project root. A shell line of several commands is split and decided per
 command by both runtimes, so the model speaks of single commands.
 
-How the files are chosen, per OpenCode permission and its Claude tools:
-
-- A tool whose permission denies every input is left out of the agent's
-  `tools`.
-- A denied region that only a whole-tool rule could express (`"*": deny`
-  with exceptions after it, any deny or ask on a tool without patterns, an
-  ask on a tool that otherwise runs without asking) would change every agent
-  if written to the shared settings; the tool is left out of that one agent
-  instead, and its allows and asks are reported as lost.
-- Every other denied region becomes a settings deny rule that matches at least
-  that region (a deny never widens anything; what it takes from other agents
-  is reported). Asked regions become settings ask rules, except a whole-tool
-  ask on a tool that asks anyway.
-- An allow rule is written only when no agent holding the tool, nor the main
-  thread, would get more from it: every input it may match is allowed by all
-  of them, or denied or asked by a rule already written.
-- Agent: a primary's `Agent(a, b)` lists exactly the subagents its `task`
-  rules allow (not those it only asks for); subagents get no Agent (Claude
-  Code subagents start no subagents, and neither do OpenCode's at its default
-  depth). Every primary is denied as `Agent(name)`, since OpenCode never
-  starts a primary as a subagent.
-- The main thread: when the config names a `default_agent` of the bundle,
-  settings.json sets `agent` to it, so plain `claude` runs as that agent.
-  Otherwise the main thread has every tool and stands for OpenCode's default
-  agent (`build`): its tools cannot be narrowed, so its denies go to the
-  shared settings.
+How the files are chosen, per OpenCode permission and its Claude tools, is
+listed in README.md ("Permissions: never more than OpenCode"). In short: a
+tool denied for every input, or denied or asked for in a part only a
+whole-tool rule could express, is left out of that one agent's `tools`; other
+denied and asked regions become shared settings rules that cover at least
+them; an allow is written only when no agent holding the tool, nor the main
+thread, gets more from it; `Agent(a, b)` lists exactly the subagents a
+primary's `task` rules allow.
 
 Everything that cannot be expressed is a Loss: one message per OpenCode rule
 and agent, in plain words (rules from OpenCode's built-in defaults and from
