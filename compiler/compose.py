@@ -11,12 +11,12 @@ How it works:
    parameters (compiler.params), conditions (compiler.sandbox), include
    cycles and the depth limit. A placeholder that fails any check is never
    expanded: it stays as written, and the error blocks all output.
-3. Each agent and mode is rendered for the target. A body is its segments
-   in order; where block tags stand, the runs of segments between them are
-   emitted as the if/elif/else blocks select, each condition
-   evaluated by Jinja in the sandbox (sandbox.Conditions: compiled once per
-   distinct condition). Fragments are rendered once per target and argument
-   set (memoised).
+3. Each agent and mode is rendered for the target (each kind when first read:
+   Composition). A body is its segments in order; where block tags stand, the
+   runs of segments between them are emitted as the if/elif/else blocks
+   select, each condition evaluated by Jinja in the sandbox
+   (sandbox.Conditions: compiled once per distinct condition). Fragments are
+   rendered once per target and argument set (memoised).
 
 Errors inside a fragment are reported in the fragment's file, followed by the
 chain of placeholders that reached it: "; included from
@@ -31,6 +31,7 @@ placeholder's line. A body's rendering records where its lines start
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -102,29 +103,57 @@ class SourceMaps(Mapping[str, SourceMap]):
 
 
 class Composition:
-    """The composed bodies of one target, their source maps and the findings."""
+    """The composed bodies of one target, their source maps and the findings.
+
+    Each kind of body (agents, modes, skill files) is rendered when first read:
+    a rule that reads one target's modes does not render its agents.
+    `findings` renders them all, so it is complete whenever it is read.
+    """
 
     def __init__(self, engine: _Engine) -> None:
         self._engine = engine
-        agents, modes, skills = (
-            {
-                unit.name: engine.render(unit, {"target": engine.target}, (), strip=False)
-                for unit in units
-                if unit.source.ok
-            }
-            for units in engine.kinds()
-        )
-        self.agents = {ident: rendered.text for ident, rendered in agents.items()}
-        self.modes = {ident: rendered.text for ident, rendered in modes.items()}
-        # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
-        self.skills = {ident: rendered.text for ident, rendered in skills.items()}
-        self.agent_maps: Mapping[str, SourceMap] = SourceMaps(agents)
-        self.mode_maps: Mapping[str, SourceMap] = SourceMaps(modes)
+        self._rendered: dict[int, dict[str, _Rendered]] = {}
         self.used = engine.used()
-        self.findings = engine.result()
+
+    def _kind(self, index: int) -> dict[str, _Rendered]:
+        found = self._rendered.get(index)
+        if found is None:
+            engine = self._engine
+            values = {"target": engine.target}
+            units = (unit for unit in engine.kinds()[index] if unit.source.ok)
+            found = {unit.name: engine.render(unit, values, (), strip=False) for unit in units}
+            self._rendered[index] = found
+        return found
+
+    @functools.cached_property
+    def agents(self) -> Mapping[str, str]:
+        return {ident: rendered.text for ident, rendered in self._kind(0).items()}
+
+    @functools.cached_property
+    def modes(self) -> Mapping[str, str]:
+        return {ident: rendered.text for ident, rendered in self._kind(1).items()}
+
+    @functools.cached_property
+    def skills(self) -> Mapping[str, str]:
+        """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
+        return {ident: rendered.text for ident, rendered in self._kind(2).items()}
+
+    @functools.cached_property
+    def agent_maps(self) -> Mapping[str, SourceMap]:
+        return SourceMaps(self._kind(0))
+
+    @functools.cached_property
+    def mode_maps(self) -> Mapping[str, SourceMap]:
+        return SourceMaps(self._kind(1))
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        for index in range(3):
+            self._kind(index)
+        return self._engine.result()
 
     def failed(self, path: Path) -> bool:
-        """Whether composing found a problem in `path`."""
+        """Whether composing so far found a problem in `path` (the rest may find more)."""
         return path in self._engine.failed
 
 

@@ -407,6 +407,9 @@ class _Budget(Exception):
     pass
 
 
+_NEW_TUPLE = tuple.__new__
+
+
 @dataclass
 class _Builder:
     """Turns a composed YAML node into data, recording where each key and value stands."""
@@ -420,10 +423,12 @@ class _Builder:
 
     def pos(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
+        line, column = mark.line, mark.column
         if self.place is not None:
-            line, column = self.place(mark.line, mark.column)
-            return Pos(line + self.first, column + 1)
-        return Pos(mark.line + self.first, mark.column + 1)
+            line, column = self.place(line, column)
+        # tuple.__new__ builds the Pos in C; Pos() would run NamedTuple's Python __new__,
+        # and a frontmatter has a Pos for every key and value.
+        return _NEW_TUPLE(Pos, (line + self.first, column + 1))
 
     def build(self, node: yaml.Node) -> Any:
         try:
@@ -440,24 +445,18 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
-        if path not in self.values:
-            self.values[path] = self.pos(node)
-        if node.tag not in _TAGS:
+        self.values[path] = self.pos(node)
+        known = node.tag in _TAGS
+        if not known:
             self._unsupported(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self._node(item, (*path, i)) for i, item in enumerate(node.value)]
-        return self._scalar(node)
-
-    def _scalar(self, node: yaml.Node) -> Any:
-        if node.tag not in _TAGS:
-            return node.value
         # A plain scalar has style None under the pure-Python loader and ""
         # under libyaml; either way it is resolved, quoted ones stay text.
-        if not getattr(node, "style", None):
-            return resolve_plain(node.value)
-        return node.value
+        plain = known and not getattr(node, "style", None)
+        return resolve_plain(node.value) if plain else node.value
 
     def _unsupported(self, node: yaml.Node) -> None:
         pos = self.pos(node)
