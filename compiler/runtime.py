@@ -16,7 +16,6 @@ import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from compiler import wildcard
@@ -239,11 +238,9 @@ def _agent_rules(
 
 def config_locator(config: Config) -> Locate:
     """Position of a key under the config-level `permission` in the config file."""
-    text = _config_text(config.source)
-    prefix = ("tool", "promptc") if config.source and config.source.name == "pyproject.toml" else ()
 
     def locate(path: tuple[str, ...]) -> Origin:
-        line, column = toml_locate(text, (*prefix, "permission", *path))
+        line, column = toml_locate(config.text, (*config.prefix, "permission", *path))
         return Origin("config", "config", config.source, line, column)
 
     return locate
@@ -265,15 +262,6 @@ def config_rules(
         return [], problems
     data = {"*": value} if isinstance(value, str) else value
     return from_config(data, env.home, locate, patterns), []
-
-
-def _config_text(source: Path | None) -> str:
-    if source is None:
-        return ""
-    try:
-        return source.read_text(encoding="utf-8")
-    except OSError:
-        return ""
 
 
 def resolve(project: Project, env: Environment | None = None) -> Runtime:
