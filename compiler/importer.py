@@ -200,19 +200,21 @@ def _opencode_command(ident: str, source: SourceFile, reader: _Reader) -> str:
     return f"---\n{yamlout.dump({key: meta[key] for key in MODE_KEYS if key in meta})}---\n"
 
 
-def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -> None:
+def _read_json(path: Path, reader: _Reader) -> Any:
+    """The JSON document at `path`; None when there is none or it cannot be read (noted)."""
     if not path.is_file():
-        return
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reader.note(
-            path,
-            getattr(exc, "lineno", 1),
-            getattr(exc, "colno", 1),
-            f"cannot read: {exc}; not imported",
-            True,
-        )
+        line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
+        reader.note(path, line, column, f"cannot read: {exc}; not imported", True)
+        return None
+
+
+def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -> None:
+    data = _read_json(path, reader)
+    if data is None:
         return
     if not isinstance(data, dict):
         reader.note(path, 1, 1, "not a JSON object; not imported", True)
@@ -221,13 +223,8 @@ def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -
         if key in ("default_agent", "permission"):
             settings[key] = value
         elif key != "$schema":
-            reader.note(
-                path,
-                1,
-                1,
-                f"`{key}`: promptc writes only default_agent and permission to "
-                "opencode.json; not carried over",
-            )
+            written = "promptc writes only default_agent and permission to opencode.json"
+            reader.note(path, 1, 1, f"`{key}`: {written}; not carried over")
 
 
 def _claude_agent(ident: str, source: SourceFile, reader: _Reader) -> str:
@@ -250,13 +247,7 @@ def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note])
 
 
 def _read_claude_settings(path: Path, reader: _Reader) -> None:
-    if not path.is_file():
-        return
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reader.note(path, 1, 1, f"cannot read: {exc}; not imported", True)
-        return
+    data = _read_json(path, reader)
     if isinstance(data, dict):
         for note in import_claude.settings_notes(data):
             reader.note(path, 1, 1, f"`{note.key}`: {note.message}")
