@@ -125,14 +125,7 @@ def cli(traceback: bool) -> None:
 @_NO_CACHE
 def lint(options: Options, fix: bool, no_cache: bool) -> None:
     """Check specs, fragments and config; write nothing unless --fix."""
-    use_cache = not (no_cache or fix)
-    hit = _cached(options.config_path, (), "lint") if use_cache else None
-    if hit is not None:
-        raise SystemExit(_report(hit, options))
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-
-    result = api.lint(_load(options.config_path), fix=fix, cache=use_cache)
-    raise SystemExit(_report_fixed(result, options))
+    _checking(options, "lint", fix, no_cache)
 
 
 @cli.command()
@@ -196,13 +189,19 @@ def build(
 @_NO_CACHE
 def check(options: Options, fix: bool, no_cache: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
+    _checking(options, "check", fix, no_cache)
+
+
+def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None:
+    """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached)."""
     use_cache = not (no_cache or fix)
-    hit = _cached(options.config_path, (), cache.mode("check")) if use_cache else None
+    hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
-    result = api.check(_load(options.config_path), fix=fix, cache=use_cache)
+    run = api.lint if command == "lint" else api.check
+    result = run(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
 
 
