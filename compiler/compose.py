@@ -26,7 +26,7 @@ The source map gives, for each line of a composed body, the file and line its
 first character comes from, and the placeholders (outermost first) through
 which that file was included. Text printed by `<<param>>` maps to the
 placeholder's line. A body's rendering records where its lines start
-(anchors); a map is built from them on first access (SourceMaps).
+(anchors); the maps are built from them when first read.
 """
 
 from __future__ import annotations
@@ -79,29 +79,6 @@ class LineOrigin:
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
-class SourceMaps(Mapping[str, SourceMap]):
-    """Source maps by agent or mode id, each built when first asked for.
-
-    Most runs never read them, and building one costs an object per line.
-    """
-
-    def __init__(self, rendered: Mapping[str, _Rendered]) -> None:
-        self._rendered = rendered
-        self._maps: dict[str, SourceMap] = {}
-
-    def __getitem__(self, ident: str) -> SourceMap:
-        if ident not in self._maps:
-            rendered = self._rendered[ident]
-            self._maps[ident] = source_map(rendered.text, rendered.anchors)
-        return self._maps[ident]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._rendered)
-
-    def __len__(self) -> int:
-        return len(self._rendered)
-
-
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
@@ -138,13 +115,15 @@ class Composition:
         """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
         return {ident: rendered.text for ident, rendered in self._kind(2).items()}
 
+    # Source maps are built when first read: most runs never read them, and a
+    # map costs an object per line.
     @functools.cached_property
     def agent_maps(self) -> Mapping[str, SourceMap]:
-        return SourceMaps(self._kind(0))
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(0).items()}
 
     @functools.cached_property
     def mode_maps(self) -> Mapping[str, SourceMap]:
-        return SourceMaps(self._kind(1))
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(1).items()}
 
     @property
     def findings(self) -> tuple[Finding, ...]:
