@@ -1,31 +1,23 @@
 """Cache: skip the whole run when nothing it reads has changed.
 
 `promptc lint`, `check` and `build` are pure functions of their inputs, so
-their result (the diagnostics) is stored under a hash of everything they read:
+their diagnostics are stored under a hash of everything they read (README.md,
+"Speed"): promptc's version and the bytes of its modules and schemas (stat
+data would miss a same-size edit within one mtime tick), the Python version
+and where each dependency is installed; the config file, the working
+directory (diagnostics name files relative to it) and the environment the
+permission model reads; every file under specs and fragments, path and bytes;
+the targets and the command (`mode`). A tree holding a symlink, FIFO or
+device is never cached: a link can change what it points to while no file
+here changes.
 
-- promptc itself: its version and the bytes of every module and schema it ships
-  (stat data would miss a same-size edit within one mtime tick), plus the
-  Python version and where each dependency is installed, with its size and mtime;
-- the config file's path and bytes, the working directory (diagnostics name
-  files relative to it) and the environment the permission model reads
-  (HOME, XDG_DATA_HOME, TMPDIR, TMP, TEMP);
-- every file under the specs and fragments folders: path and bytes (contents,
-  never mtimes), the targets selected and the command (`mode`).
-
-A bundle with a symlink, FIFO or device anywhere in its trees is never cached
-(a link can change what it points to without any file here changing).
-
-The inputs are hashed before the run and again after it (`unchanged`); the
-result is stored only when both agree, so a file edited mid-run cannot pin a
-stale answer. A result of `check` or `build` also records the hash of the
-manifest and of every file it names or the build produces (as the run wrote or
-compared it, without reading it again): a hit re-reads them and is a miss
-unless the output folder is byte for byte as it was.
-
-Entries live in `.promptc-cache/` next to the config (the folder ignores
-itself with its own .gitignore), are written atomically, and any unreadable or
-malformed entry is a miss. `--no-cache`, PROMPTC_NO_CACHE=1 or `cache = false`
-in the config turn it off.
+The inputs are hashed again after the run (`unchanged`) and the result is
+stored only when both hashes agree, so a file edited mid-run cannot pin a
+stale answer. A `check` or `build` result also records the hash of the
+manifest and of every output as the run wrote or compared it: a hit re-reads
+them and misses unless the output folder is byte for byte as it was. Entries
+live in `.promptc-cache/` next to the config, written atomically; anything
+unreadable or malformed is a miss.
 
 A hit is looked up before the pipeline is imported (`lookup_run`): this
 module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
