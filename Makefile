@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NPM_STAMP := tests/node_modules/.installed
 
-.PHONY: all build bytecode test test-pythons lint typecheck layers pytest npm clean fuzz adversarial
+.PHONY: all build bytecode test test-pythons lint typecheck layers pytest npm clean fuzz adversarial docs
 
 all: build
 
@@ -14,7 +14,7 @@ $(BIN)/python:
 
 # Reinstall when the package metadata changes (the install is editable).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,nox]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,nox,docs]'
 	touch $@
 
 # An editable install runs compiler/ from source, and with PYTHONDONTWRITEBYTECODE
@@ -49,14 +49,29 @@ layers: $(VENV)/.installed
 # Every core (pytest-xdist), a whole test file to one worker: a module's costly
 # fixtures (the real runtimes loading a bundle, pre-commit's hook cache) then
 # run once. xdist_group marks would spread finer, but pytest 9.2 makes xdist
-# ignore them (pytest-xdist issue 1386). A plain `pytest` runs in one process.
-PYTEST_PARALLEL := -n auto --dist loadfile
+# ignore them (pytest-xdist issue 1386). Files go out in collection order, the
+# ones marked slow first (tests/conftest.py), not xdist's default of the files
+# with the most tests first, which hands out the slow files of few tests last.
+# A plain `pytest` runs in one process.
+PYTEST_PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
 
-pytest: $(VENV)/.installed npm
-	$(BIN)/pytest $(PYTEST_PARALLEL)
+# The tests start many `promptc` processes: compiler/ is compiled first, or
+# under PYTHONDONTWRITEBYTECODE each of them would compile it again. The
+# variable is emptied for pytest (empty counts as unset) so that pytest saves
+# the test modules it rewrites, for every worker and the next run to reuse.
+pytest: $(VENV)/.installed npm bytecode
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest $(PYTEST_PARALLEL)
 
-test: lint typecheck layers pytest bytecode
+test: lint typecheck layers pytest
 	$(BIN)/promptc check
+	# Not --quiet: mkdocs then stops counting warnings, and --strict passes anything.
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The documentation site (mkdocs.yml, docs/) at http://127.0.0.1:8000, rebuilt on save.
+# The rule and config references are generated first (tests/docs_pages.py).
+docs: $(VENV)/.installed
+	$(BIN)/python -m tests.docs_pages
+	$(BIN)/mkdocs serve
 
 # The versions noxfile.py lists; `make test-pythons PYTHONS=3.13` runs one.
 # nox looks for python3.X on PATH. pyenv's shims there answer only for the
@@ -87,4 +102,4 @@ adversarial: $(VENV)/.installed
 	$(BIN)/python benchmarks/adversarial.py
 
 clean:
-	rm -rf $(VENV) tests/node_modules .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) tests/node_modules .pytest_cache .mypy_cache .ruff_cache site

@@ -34,7 +34,7 @@ from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
-from compiler.writer import ManifestError, Planner, apply, read_manifest
+from compiler.writer import ManifestError, Planner, apply, owned, read_manifest
 
 
 @dataclass(frozen=True)
@@ -239,13 +239,13 @@ def build(
             config, mode, only, lambda: build(config, only=only, force=force, check=check)
         )
     if check:
-        return _check_output(config, selected_targets(config, only))
+        return _check_output(config, only)
     collector, files = _render(config, selected_targets(config, only))
     generated = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
     try:
-        outcome = apply(config.out, files, force=force)
+        outcome = apply(config.out, files, force=force, only=only)
     except (ManifestError, OSError) as exc:
         collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
         return collector.result(files=files, generated=generated)
@@ -300,14 +300,16 @@ def check(
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
-def _check_output(config: Config, names: list[str]) -> Result:
-    """`build --check`: every generated file compared with the output folder."""
+def _check_output(config: Config, only: tuple[str, ...]) -> Result:
+    """`build --check`: every generated file of the targets `only` (all when empty)
+    compared with the output folder."""
+    names = selected_targets(config, only)
     collector, files = _render(config, names)
     done = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(generated=done)
     try:
-        planner = Planner(config.out, read_manifest(config.out), digests=True)
+        planner = Planner(config.out, owned(read_manifest(config.out), only), digests=True)
         for rel in done:
             planner.add(rel, files[rel])
         todo = planner.plan()
@@ -327,6 +329,10 @@ def _check_output(config: Config, names: list[str]) -> Result:
     ]
     for rel, message in stale:
         collector.add("stale-output", config.out / rel, Problem(1, 1, message))
+    for rel in emitter.unmanaged(config.out, names, {*done, *todo.remove}):
+        runtime = target_registry.TARGETS[rel.split("/", 1)[0]].RUNTIME
+        message = f"promptc did not generate this file, and {runtime} loads it from here"
+        collector.add("unmanaged-file", config.out / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=planner.digests or {})
 
 

@@ -116,11 +116,13 @@ def _load_skills(config: Config, findings: Findings) -> dict[str, SkillSource]:
             message = f"skill folder without {SKILL_FILE}; nothing here is emitted"
             findings.append(("stray-file", entry, Problem(1, 1, message)))
             continue
-        skills[entry.name] = _load_skill(entry, root, findings)
+        skills[entry.name] = _load_skill(entry, root, findings, config.overlays)
     return skills
 
 
-def _load_skill(folder: Path, root: Path, findings: Findings) -> SkillSource:
+def _load_skill(
+    folder: Path, root: Path, findings: Findings, overlays: Mapping[Path, str]
+) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -133,7 +135,7 @@ def _load_skill(folder: Path, root: Path, findings: Findings) -> SkillSource:
             )
             continue
         if path.suffix == ".md":
-            markdown[rel] = load_file(path)
+            markdown[rel] = load_file(path, overlays)
             continue
         text = _asset_text(path, findings)
         if text is not None:
@@ -297,9 +299,9 @@ def _inside(path: Path, root: Path) -> bool:
 def _load_tree(
     config: Config, folder: Path, base: Path, findings: Findings
 ) -> dict[str, SourceFile]:
-    return {
-        ident: load_file(path) for ident, path in _markdown_files(config, folder, base, findings)
-    }
+    overlays = config.overlays
+    files = _markdown_files(config, folder, base, findings)
+    return {ident: load_file(path, overlays) for ident, path in files}
 
 
 def fragment_name(relative: str) -> str:
@@ -322,5 +324,5 @@ def _load_fragments(config: Config, findings: Findings) -> dict[str, SourceFile]
             findings.append(("compose", path, Problem(1, 1, message)))
             continue
         origin[name] = path
-        fragments[name] = load_file(path)
+        fragments[name] = load_file(path, config.overlays)
     return fragments

@@ -15,9 +15,11 @@ The inputs are hashed again after the run (`unchanged`) and the result is
 stored only when both hashes agree, so a file edited mid-run cannot pin a
 stale answer. A `check` or `build` result also records the hash of the
 manifest and of every output as the run wrote or compared it: a hit re-reads
-them and misses unless the output folder is byte for byte as it was. Entries
-live in `.promptc-cache/` next to the config, written atomically; anything
-unreadable or malformed is a miss.
+them and misses unless the output folder is byte for byte as it was and holds
+the same files. Entries live in `.promptc-cache/` next to the config (the
+folder ignores itself with its own .gitignore), written atomically; anything
+unreadable or malformed is a miss. `--no-cache`, PROMPTC_NO_CACHE=1 or
+`cache = false` in the config turn it off.
 
 A hit is looked up before the pipeline is imported (`lookup_run`): this
 module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
@@ -324,8 +326,14 @@ def lookup(probe: Key) -> Hit | None:
             return None
         outputs = data["outputs"]
         out = probe.layout.out
-        if outputs is not None and (_snapshot(out, outputs) != outputs or _littered(out)):
-            return None
+        if outputs is not None:
+            listing = _listing(out)
+            if (
+                listing is None
+                or listing != data.get("listing")
+                or _snapshot(out, outputs) != outputs
+            ):
+                return None
         return Hit(tuple(_diagnostic(item) for item in data["diagnostics"]))
     except Exception:  # missing, unreadable or malformed: a miss
         return None
@@ -359,6 +367,7 @@ def store(
             "format": FORMAT,
             "key": probe.digest,
             "outputs": snapshot,
+            "listing": None if outputs is None else _listing(layout.out),
             "diagnostics": [_encode(d) for d in diagnostics],
         }
         replace_file(_entry_path(probe), json.dumps(entry).encode())
@@ -393,10 +402,17 @@ def _snapshot(
     return found
 
 
-def _littered(out: str) -> bool:
-    """Whether a killed build left temporary files behind: only a real build
-    clears them, so their presence is a miss."""
-    return any(TEMPORARY.match(name) for _, _, names in os.walk(out) for name in names)
+def _listing(out: str) -> list[str] | None:
+    """Every file name under the output folder, or None when a killed build left
+    temporary files behind (only a real build clears them, so theirs is a miss): a
+    file added or removed anywhere in it (one a runtime loads, that the result
+    names) makes a miss."""
+    found = sorted(
+        os.path.relpath(os.path.join(folder, name), out)
+        for folder, _, names in os.walk(out)
+        for name in names
+    )
+    return None if any(TEMPORARY.match(os.path.basename(p)) for p in found) else found
 
 
 def _prune(folder: str) -> None:

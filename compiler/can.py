@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from compiler import wildcard
 from compiler.delegation import Display, where
-from compiler.permissions import Rule
+from compiler.permissions import KNOWN_KEYS, Rule
+from compiler.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from compiler.api import Answer
@@ -86,4 +88,18 @@ def shell_note(permission: str, text: str) -> str | None:
         "OpenCode checks each command of a pipeline or list (`|`, `&&`, `;`, `$(…)`) "
         "on its own and runs the line only if every one is allowed; this answer treats "
         "the input as one command, so ask about each command separately"
+    )
+
+
+def permission_note(permission: str, custom_tools: Sequence[str]) -> str | None:
+    """A permission none of OpenCode's tools asks for, nor a custom tool the config
+    lists, is decided by whatever catch-all rule matches: say so, with a did-you-mean."""
+    if permission in KNOWN_KEYS or not wildcard.is_literal(permission):
+        return None
+    if any(wildcard.match(permission, tool) for tool in custom_tools):
+        return None
+    return (
+        f"no OpenCode tool asks for the permission `{permission}`"
+        f"{did_you_mean(permission, KNOWN_KEYS)}: this answer is for a tool of that name "
+        "(an MCP or custom tool), if there is one"
     )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler import __version__, cache, report
+from compiler import __version__, cache, init, report
 from compiler.diagnostics import Diagnostic
 from compiler.errors import PromptcError, UsageError
 
@@ -104,6 +104,13 @@ _NO_CACHE = click.option(
     "`cache = false` in the config work too).",
 )
 
+_WATCH = click.option(
+    "--watch",
+    is_flag=True,
+    help="Run again after every change to specs, fragments, skills or the config, "
+    "until Ctrl-C (exit 0).",
+)
+
 _CONFIG = click.option(
     "--config",
     "config_path",
@@ -117,6 +124,38 @@ _CONFIG = click.option(
 @click.option("--traceback", is_flag=True, help="Show the Python traceback of internal errors.")
 def cli(traceback: bool) -> None:
     """promptc: compose, check and emit AI coding-agent prompt specs."""
+
+
+@cli.command("init")
+@click.argument("folder", type=click.Path(path_type=Path), default=".", metavar="[DIR]")
+@click.option(
+    "--target",
+    type=click.Choice(list(init.TARGETS)),
+    default="opencode",
+    show_default=True,
+    help="The runtimes the bundle is built for.",
+)
+def init_(folder: Path, target: str) -> None:
+    """Write a small, commented bundle into DIR (default: here) and build it.
+
+    Never replaces a file: when one is in the way, nothing is written."""
+    done = init.init(folder, target)
+    for reason in done.refused:
+        click.echo(reason)
+    if done.refused:
+        click.echo("promptc: nothing written", err=True)
+        raise SystemExit(EXIT_PROBLEMS)
+    click.echo(f"Wrote a promptc bundle in {folder.as_posix()}/:")
+    for rel in done.written:
+        click.echo(f"  {rel}")
+    if done.gitignore:
+        click.echo(f"  .gitignore ({done.gitignore})")
+    # Built at once, so that `promptc check` passes before the first edit.
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+    code = _report(api.build(_load(folder / "promptc.toml"), cache=True), Options())
+    click.echo(f"\n{done.next_steps}", nl=False)
+    raise SystemExit(code)
 
 
 @cli.command()
@@ -138,6 +177,7 @@ def lint(options: Options, fix: bool, no_cache: bool) -> None:
     help="Write nothing; exit 1 naming every stale, missing or extra file.",
 )
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand.")
+@_WATCH
 @click.option(
     "--depfile",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -156,6 +196,7 @@ def build(
     only: tuple[str, ...],
     check_only: bool,
     force: bool,
+    watch: bool,
     depfile: Path | None,
     stamp: Path | None,
     no_cache: bool,
@@ -163,6 +204,16 @@ def build(
     """Compose and emit every target into the output folder."""
     if check_only and (depfile or stamp):
         raise click.UsageError("--depfile and --stamp record a build; --check writes nothing")
+    if watch:
+        if depfile or stamp:
+            raise click.UsageError("--depfile and --stamp record one build; --watch runs many")
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+        def one(config: Config) -> Result:
+            _known_targets(config, only)
+            return api.build(config, only=only, force=force, check=check_only)
+
+        raise SystemExit(_watching(options, one))
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
     # A depfile lists what the full run read: it always runs.
     use_cache = not (no_cache or depfile or stamp)
@@ -174,9 +225,7 @@ def build(
     from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(options.config_path)
-    for name in only:
-        if name not in config.targets:
-            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+    _known_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
     if (depfile or stamp) and not _fails(result, options.strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
@@ -186,9 +235,16 @@ def build(
 @cli.command()
 @_common
 @_FIX
+@_WATCH
 @_NO_CACHE
-def check(options: Options, fix: bool, no_cache: bool) -> None:
+def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
+    if watch:
+        if fix:
+            raise click.UsageError("--fix rewrites the sources --watch reacts to; run it once")
+        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+        raise SystemExit(_watching(options, api.check))
     _checking(options, "check", fix, no_cache)
 
 
@@ -203,6 +259,14 @@ def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None
     run = api.lint if command == "lint" else api.check
     result = run(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
+
+
+@cli.command()
+def lsp() -> None:
+    """Run the language server on stdin and stdout, for editors (docs/editors.md)."""
+    from compiler import lsp as server  # noqa: PLC0415 (the pipeline: module docstring)
+
+    server.serve()
 
 
 @cli.command()
@@ -258,16 +322,16 @@ def can(
     whole tool). Example: promptc can craftsman bash "git push origin main"
     """
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.can import render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.can import permission_note, render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
     answer = api.can(config, agent, permission, text, as_subagent=subagent)
     for line in render_answer(answer, fmt, config.display, trace):
         click.echo(line)
-    note = shell_note(permission, text)
-    if note:
-        click.echo(f"note: {note}", err=True)
+    for note in (permission_note(permission, config.custom_tools), shell_note(permission, text)):
+        if note:
+            click.echo(f"note: {note}", err=True)
 
 
 @cli.command()
@@ -321,7 +385,7 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-for _kind in ("opencode", "claude"):
+for _kind in ("opencode", "claude", "codex", "copilot", "gemini"):
     import_.command(_kind)(_import_command(_kind))
 
 
@@ -364,6 +428,23 @@ def _load(config_path: Path | None) -> Config:
             "[tool.promptc] or run promptc inside a bundle)"
         )
     return config
+
+
+def _known_targets(config: Config, only: Iterable[str]) -> None:
+    for name in only:
+        if name not in config.targets:
+            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+
+
+def _watching(options: Options, run: Callable[[Config], Result]) -> int:
+    """--watch: each run reported as one run of the command is (compiler.watch)."""
+    from compiler import watch  # noqa: PLC0415 (the pipeline: module docstring)
+
+    return watch.watch(
+        lambda: _load(options.config_path),
+        lambda config: _report(run(config), options),
+        lambda line: click.echo(line, err=True),
+    )
 
 
 def _hint(name: str, config: Config) -> str:

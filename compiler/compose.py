@@ -1,6 +1,6 @@
 """Compose: expand fragments into agent and mode bodies for one target, with a source map.
 
-The user-facing rules are in README.md ("Composition") and rules/compose.py.
+The user-facing rules are in docs/composition.md and rules/compose.py.
 How it works:
 
 1. Every body is scanned (compiler.scan) into literal text, placeholders and
@@ -46,7 +46,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.params import Param
 from compiler.sandbox import Conditions
-from compiler.scan import ESCAPE_HINT, Literal, Placeholder, Scan, Tag, Value, scan_of
+from compiler.scan import ESCAPE_HINT, Lines, Literal, Placeholder, Scan, Tag, Value, scan_of
 from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
@@ -124,6 +124,10 @@ class Composition:
     @functools.cached_property
     def mode_maps(self) -> Mapping[str, SourceMap]:
         return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(1).items()}
+
+    @functools.cached_property
+    def skill_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(2).items()}
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -214,6 +218,7 @@ class _Engine:
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
         self.conditions = Conditions()
+        self.lines: Lines = {}  # what scanned lines became (see scan.scan)
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -223,7 +228,7 @@ class _Engine:
         self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
-        return _Unit(kind, name, source, scan_of(source), {})
+        return _Unit(kind, name, source, scan_of(source, self.lines), {})
 
     # -- static checks ----------------------------------------------------
 

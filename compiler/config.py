@@ -63,6 +63,11 @@ class Config:
     # where a problem found in a table later is reported.
     text: str = field(default="", repr=False, compare=False)
     prefix: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # An editor's unsaved texts by file path (the paths the bundle's walk
+    # finds): the loader reads these instead of the files (compiler.lsp).
+    overlays: Mapping[Path, str] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False, compare=False
+    )
     # Real paths display() has looked up, by (working directory, path): a run
     # names thousands of files in a handful of folders. Never copied by replace().
     _real: dict[tuple[str, str], str] = field(
@@ -118,6 +123,26 @@ class Config:
         if found is None:
             found = self._real[key] = os.path.realpath(path)
         return found
+
+
+def _check_pasted_prefix(config: Config, table: Mapping[str, Any]) -> None:
+    """`[tool.promptc...]` tables copied from a pyproject.toml into promptc.toml, where
+    promptc's keys stand at the top level: say to drop the prefix, at the header."""
+    tool = table.get("tool")
+    if not isinstance(tool, Mapping) or "promptc" not in tool:
+        return
+    line, column = locate(config.text, ("tool", "promptc"))
+    header = config.text.splitlines()[line - 1].split("#", 1)[0].strip() if line else ""
+    name = header.strip("[] ")
+    if name.startswith("tool.promptc."):
+        advice = f"drop the `tool.promptc.` prefix (`[{name.removeprefix('tool.promptc.')}]`)"
+    else:
+        advice = "drop the `[tool.promptc]` header"
+    where = f"{config.source}:{line}:{column}"
+    raise ConfigError(
+        f"{where}: {header or '[tool.promptc]'}: promptc.toml holds promptc's keys at the "
+        f"top level; {advice}"
+    )
 
 
 def freeze(value: Any) -> Any:
@@ -192,6 +217,8 @@ def _explicit(path: Path) -> tuple[Path, dict[str, Any], str]:
 def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) -> Config:
     prefix = ("tool", "promptc") if source is not None and source.name == "pyproject.toml" else ()
     unchecked = Config(root, source, root, root, root, {}, (), None, text=text, prefix=prefix)
+    if not prefix:
+        _check_pasted_prefix(unchecked, table)
     unchecked.check_table((), table, load_schema("config"))
     merged = {**DEFAULTS, **table}
     return Config(

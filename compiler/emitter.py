@@ -6,7 +6,8 @@ explain them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -102,3 +103,19 @@ def _origin(project: Project, target: str, rel: str) -> Spec | None:
         if spec is not None:
             return spec
     return None
+
+
+def unmanaged(out: Path, names: Iterable[str], generated: Collection[str]) -> Iterator[str]:
+    """Paths (`<target>/<path>`, sorted) of files in the output that promptc did not
+    generate, where the target's runtime loads files from: the runtime would load them
+    as if they were the bundle's."""
+    for name in names:
+        loaded = target_registry.TARGETS[name].LOADED
+        base = out / name
+        found = []
+        for folder, _, files in os.walk(base):
+            for file in files:
+                rel = Path(folder, file).relative_to(base).as_posix()
+                if loaded.fullmatch(rel) and f"{name}/{rel}" not in generated:
+                    found.append(f"{name}/{rel}")
+        yield from sorted(found)

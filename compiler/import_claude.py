@@ -1,23 +1,41 @@
 """Import, Claude Code side: a `.claude/agents/*.md` frontmatter as a promptc spec.
 
 Claude Code keys keep their meaning for the Claude targets under
-`targets.claude`; for OpenCode, `tools` (an allowlist) and `disallowedTools`
-become a `permission` map that never grants more than Claude Code would:
-every OpenCode permission whose Claude tool is not in the allowlist is
-denied (no `Bash` gives `bash: deny`; `Bash(git diff:*)` gives bash
-`"*": deny, "git diff *": allow`; `Agent(scout, scribe)` likewise for
-`task`), and every disallowed tool is denied. A tool listed in neither gets
-no rule: OpenCode's own default applies. `edit` covers OpenCode's edit, write
-and patch tools, so it stays open only when both `Edit` and `Write` are
-allowed.
+`targets.claude`. For OpenCode the import carries Claude Code's decisions
+into explicit rules that never decide a call wider than Claude Code did
+(deny < ask < allow), in two places:
+
+- The session (`Session`): Claude Code asks before Bash, file edits, web
+  fetches and searches and skills, and runs the other tools, unless a rule of
+  settings.json or settings.local.json says otherwise (deny, then ask, then
+  allow, whatever the order). That becomes the config-level `permission`
+  (OpenCode's opencode.json, which every agent inherits): per permission, the
+  default first, then the allow rules, then ask, then deny, so OpenCode's last
+  match wins where Claude Code's precedence would. A rule is written only in
+  a shape OpenCode matches as surely (`Rules`): an allow only where every input
+  its OpenCode pattern matches is one the Claude rule matches, a deny or ask
+  wherever the Claude rule may match; what cannot be said so is left to the
+  stricter default and reported.
+- The agent (`permission_map`): every OpenCode permission whose Claude tool is
+  not in the `tools` allowlist is denied (no `Bash` gives `bash: deny`;
+  `Bash(git diff:*)` gives bash `"*": deny, "git diff *": ask`, the session's
+  decision for those commands; `Agent(scout, scribe)` likewise for `task`),
+  every disallowed tool is denied, and an agent whose permission mode differs
+  from the session's (`plan` denies Bash and edits, `dontAsk` denies whatever
+  would be asked) gets its own rules where they differ. `edit` covers
+  OpenCode's edit, write and patch tools, so it stays open only when both
+  `Edit` and `Write` are allowed.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from compiler import claude_rules, wildcard
+from compiler.permissions import SCALAR_KEYS
 
 # OpenCode permission -> the Claude Code tools that must all be allowed for it
 # to stay open (any one of the alternatives).
@@ -35,12 +53,30 @@ REQUIRES: Mapping[str, tuple[frozenset[str], ...]] = {
     "skill": (frozenset({"Skill"}),),
     "lsp": (frozenset({"LSP"}),),
 }
+# OpenCode permission -> the Claude tools whose settings rules deny or ask for it.
+RULED_BY: Mapping[str, frozenset[str]] = {
+    key: frozenset().union(*alternatives) | ({"NotebookEdit"} if key == "edit" else set())
+    for key, alternatives in REQUIRES.items()
+}
 # Claude tools whose pattern form `Tool(a, b)` narrows an OpenCode pattern permission.
 PATTERNED = {"Bash": "bash", "Agent": "task", "Task": "task"}
+# What a settings rule's specifier is, per Claude tool; any other tool's
+# specifier (`WebFetch(domain:x)`) has no OpenCode pattern.
+SPECIFIER_KIND = {
+    "Bash": "command",
+    "Read": "path",
+    "Edit": "path",
+    "Agent": "name",
+    "Task": "name",
+}
 # Claude Code tools promptc knows have no OpenCode permission of their own.
 NO_COUNTERPART = frozenset(
     {"MultiEdit", "NotebookEdit", "NotebookRead", "BashOutput", "KillShell", "KillBash"}
 )
+# Claude Code's permission modes (`manual` is another name for `default`).
+MODES = ("default", "manual", "acceptEdits", "auto", "dontAsk", "bypassPermissions", "plan")
+ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
+RANK = {"deny": 0, "ask": 1, "allow": 2}
 CLAUDE_ONLY_KEYS = (
     *("color", "permissionMode", "hooks", "mcpServers", "memory", "skills", "effort"),
     *("isolation", "maxTurns", "background", "initialPrompt"),
@@ -50,6 +86,10 @@ COMMAND_CLAUDE_KEYS = (
     *("context", "agent", "hooks"),
 )
 _TOOL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)(?:\(([^)]*)\))?\s*")
+_RULE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?", re.DOTALL)
+_STARS = re.compile(r"\*{2,}")
+_CLASS = re.compile(r"\[[^\]]*\]")
+_WILD = re.compile(r"[*?\[\]\\!]")
 
 
 @dataclass(frozen=True)
@@ -89,35 +129,356 @@ def _split(entry: str) -> tuple[str, list[str] | None]:
     return match.group(1), [p.strip() for p in patterns.split(",") if p.strip()]
 
 
-def _bash_pattern(pattern: str) -> str:
+# --- what one Claude rule matches, as OpenCode patterns -------------------------
+
+
+def _command(spec: str) -> str:
     """Claude's prefix form `git diff:*` is OpenCode's `git diff *` (which also matches bare)."""
-    return pattern[:-2] + " *" if pattern.endswith(":*") else pattern
+    return spec[:-2] + " *" if spec.endswith(":*") else spec
 
 
-def permission_map(meta: Mapping[str, Any]) -> tuple[dict[str, Any], list[Note]]:
-    """The OpenCode permission map for a Claude agent's `tools` and `disallowedTools`."""
+def cover(kind: str, spec: str) -> list[str]:
+    """OpenCode patterns matching at least every input the Claude specifier
+    matches; `["*"]` is the whole tool."""
+    if kind == "command":
+        text = _command(spec)
+        return ["*"] if wildcard.universal(text) else [text]
+    if kind == "name":
+        return [spec]
+    if kind == "path":
+        return _path_cover(spec)
+    return ["*"]
+
+
+def inside(kind: str, spec: str) -> list[str]:
+    """OpenCode patterns matching only inputs the Claude specifier matches (maybe none)."""
+    if kind == "command":
+        text = _command(spec)
+        return [] if "?" in text else [text]  # OpenCode's `?` is any one character
+    if kind == "name":
+        return [spec] if wildcard.is_literal(spec) else []
+    if kind == "path":
+        return _path_inside(spec)
+    return []
+
+
+def _path_cover(spec: str) -> list[str]:
+    """Every path a gitignore-style specifier may match, whether OpenCode is given
+    it relative to the project or absolute, and wherever the specifier is anchored:
+    the path at any depth and everything inside it (OpenCode's `*` crosses folders)."""
+    text = _CLASS.sub("?", spec)
+    for prefix in ("//", "~/", "./", "/"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    text = _STARS.sub("*", text.replace("/**/", "/*")).strip("/")
+    while text.startswith("*/"):
+        text = text[2:]
+    if text in ("", "*"):
+        return ["*"]
+    found = [text] if text.startswith("*") else [text, f"*/{text}"]
+    return found if text.endswith("*") else found + [f"{p}/*" for p in found]
+
+
+def _path_inside(spec: str) -> list[str]:
+    """A path OpenCode gives relative to the project: a literal path (and what is
+    in it, when it is a folder), everything under a literal folder, or a name
+    ending (`*.md`); any other shape, or an anchor promptc cannot place (`/`,
+    `~/`), matches nothing for sure."""
+    if spec.startswith(("/", "~")):
+        return []
+    text = spec.removeprefix("./")
+    folder = text.endswith("/")
+    text = text.rstrip("/")
+    if text in ("*", "**"):
+        return ["*"]
+    if text.endswith("/**") and text[:-3] and not _WILD.search(text[:-3]):
+        return [text[:-3] + "/*"]
+    if _WILD.search(text):
+        tail = text[1:]
+        simple = text.startswith("*") and tail and "/" not in text and not _WILD.search(tail)
+        return [text] if simple else []
+    if not text:
+        return []
+    found = [text] if "/" in text else [text, f"*/{text}"]
+    contents = [f"{p}/*" for p in found]
+    return contents if folder else found + contents
+
+
+# --- the session: settings.json rules and Claude Code's defaults ----------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One settings rule: `Tool` (specifier None) or `Tool(specifier)`."""
+
+    tool: str
+    specifier: str | None
+    action: str  # allow | ask | deny
+
+
+@dataclass
+class Rules:
+    """What Claude Code decides for one OpenCode permission, as OpenCode patterns:
+    `base` for inputs no specifier rule matches, then the inputs surely allowed,
+    those maybe asked, those maybe denied (deny beats ask beats allow)."""
+
+    key: str
+    base: str
+    allow: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+
+    def value(self) -> Any:
+        """The OpenCode value: an action, or a map whose last match decides as Claude Code would."""
+        if self.key in SCALAR_KEYS:  # one action for every input: the least of them
+            if self.base == "deny" or self.deny:
+                return "deny"
+            return "ask" if self.base == "ask" or self.ask else self.base
+        rules = {"*": self.base}
+        if self.base != "allow":
+            _put(rules, self.allow, "allow")
+        if len(rules) > 1 or self.base == "allow":
+            _put(rules, self.ask, "ask")
+        if len(rules) > 1 or self.base != "deny":
+            _put(rules, self.deny, "deny")
+        return _pruned(rules)
+
+    def narrowed(self, available: list[str]) -> Any:
+        """The value for an agent whose tool exists only for `available` patterns:
+        each at the most Claude Code grants anything it matches, the rest denied."""
+        if self.key in SCALAR_KEYS or (self.base == "deny" and not self.allow):
+            return "deny"
+        patterns = wildcard.Patterns()
+        rules = {"*": "deny"}
+        for pattern in available:
+            surely = any(_covers(patterns, wider, pattern) for wider in self.allow)
+            action = "allow" if surely else self.base
+            if any(_overlap(patterns, pattern, asked) for asked in self.ask):
+                action = min(action, "ask", key=RANK.__getitem__)
+            _put(rules, [pattern], action)
+        _put(rules, self.deny, "deny")
+        return _pruned(rules)
+
+
+def _put(rules: dict[str, str], patterns: Sequence[str], action: str) -> None:
+    """Each pattern after every rule written so far (a repeat moves to the end)."""
+    for pattern in patterns:
+        rules.pop(pattern, None)
+        rules[pattern] = action
+
+
+def _pruned(rules: dict[str, str]) -> Any:
+    """The map without rules a later one covers (they never decide), as a plain
+    action when only `"*"` is left."""
+    patterns = wildcard.Patterns()
+    order = list(rules)
+    kept = {
+        pattern: action
+        for index, (pattern, action) in enumerate(rules.items())
+        if not any(_covers(patterns, later, pattern) for later in order[index + 1 :])
+    }
+    return kept["*"] if list(kept) == ["*"] else kept
+
+
+def _covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
+    try:
+        return patterns.covers(outer, inner)
+    except wildcard.TooComplex:
+        return False
+
+
+def _overlap(patterns: wildcard.Patterns, one: str, other: str) -> bool:
+    try:
+        return patterns.witness((one, other)) is not None
+    except wildcard.TooComplex:
+        return True
+
+
+def rules_for(key: str, settings: Sequence[Setting], asking_default: str) -> Rules:
+    """Claude Code's decision for one OpenCode permission under `settings`;
+    `asking_default` is what tools that need permission get when no rule matches."""
+    whole: dict[str, set[str]] = {action: set() for action in ACTIONS}
+    found: dict[str, list[str]] = {action: [] for action in ACTIONS}
+    for setting in settings:
+        if setting.tool not in RULED_BY[key]:
+            continue
+        if setting.specifier is None:
+            whole[setting.action].add(setting.tool)
+            continue
+        kind = SPECIFIER_KIND.get(setting.tool, "plain")
+        if setting.action != "allow":
+            patterns = cover(kind, setting.specifier)
+        elif setting.tool in ("Read", "Edit", *PATTERNED):  # Write(...) rules are not consulted
+            patterns = inside(kind, setting.specifier)
+        else:
+            patterns = []
+        if patterns == ["*"]:
+            # `Edit(...)` rules decide Write too.
+            whole[setting.action] |= (
+                {setting.tool, "Write"} if setting.tool == "Edit" else {setting.tool}
+            )
+        else:
+            found[setting.action] += patterns
+    if whole["deny"]:
+        return Rules(key, "deny")
+    asks = any(tool.asks for tool in claude_rules.group(key))
+    if whole["ask"]:
+        base = "ask"
+    elif any(needed <= whole["allow"] for needed in REQUIRES[key]):
+        base = "allow"
+    else:
+        base = asking_default if asks else "allow"
+    allow = found["allow"] if base != "allow" and not whole["ask"] else []
+    return Rules(key, base, allow, found["ask"], found["deny"])
+
+
+@dataclass(frozen=True)
+class Session:
+    """Claude Code's session: the settings files' rules, merged, and its default mode."""
+
+    settings: tuple[Setting, ...] = ()
+    mode: str = "default"
+
+    def decisions(self, mode: str) -> dict[str, Rules]:
+        """Per OpenCode permission, what Claude Code decides in permission mode `mode`:
+        `dontAsk` denies whatever it would ask; `plan` runs neither Bash nor edits."""
+        settings = list(self.settings)
+        asking_default = "ask"
+        if mode == "dontAsk":
+            settings = [
+                Setting(s.tool, s.specifier, "deny" if s.action == "ask" else s.action)
+                for s in settings
+            ]
+            asking_default = "deny"
+        elif mode == "plan":
+            settings += [Setting(tool, None, "deny") for tool in ("Bash", "Edit", "Write")]
+        return {key: rules_for(key, settings, asking_default) for key in REQUIRES}
+
+    def permission(self) -> dict[str, Any]:
+        """The config-level OpenCode `permission`: every decision that is not
+        OpenCode's own default allow."""
+        values = {key: rules.value() for key, rules in self.decisions(self.mode).items()}
+        return {key: value for key, value in values.items() if value != "allow"}
+
+
+def read_settings(doc: Mapping[str, Any]) -> tuple[list[Setting], str | None, list[Note]]:
+    """One settings file: its rules, its `defaultMode`, and what is not carried over
+    (each note keyed by the rule's text or the setting's key)."""
+    notes = [
+        Note(key, "a Claude Code session setting; promptc does not write it")
+        for key in doc
+        if key not in ("permissions", "$schema")
+    ]
+    permissions = doc.get("permissions")
+    if not isinstance(permissions, Mapping):
+        return [], None, notes
+    found: list[Setting] = []
+    mode: str | None = None
+    for key, value in permissions.items():
+        if key in ACTIONS and isinstance(value, list):
+            for text in value:
+                setting = _setting(str(text), key, notes)
+                if setting is not None:
+                    found.append(setting)
+        elif key == "defaultMode" and value in MODES:
+            mode = "default" if value == "manual" else value
+        else:
+            notes.append(
+                Note(key, f"`permissions.{key}` has no OpenCode counterpart; not carried over")
+            )
+    return found, mode, notes
+
+
+def _setting(text: str, action: str, notes: list[Note]) -> Setting | None:
+    match = _RULE.fullmatch(text.strip())
+    if match is None or match.group(2) == "":
+        notes.append(Note(text, f"`{text}` is no rule Claude Code reads; not carried over"))
+        return None
+    tool, specifier = match.group(1), match.group(2)
+    tool = "Agent" if tool == "Task" else tool
+    if tool.startswith("mcp__"):
+        notes.append(Note(text, f"`{text}`: MCP tools have no permission promptc writes"))
+        return None
+    if not any(tool in tools for tools in RULED_BY.values()):
+        if tool not in NO_COUNTERPART:
+            notes.append(Note(text, f"`{text}`: `{tool}` has no OpenCode permission promptc knows"))
+        return None
+    kind = SPECIFIER_KIND.get(tool, "plain")
+    if (
+        specifier is not None
+        and action == "allow"
+        and not (tool in ("Read", "Edit", *PATTERNED) and inside(kind, specifier))
+    ):
+        notes.append(
+            Note(
+                text,
+                f"`{text}`: OpenCode cannot match only what this allows; left to the "
+                "rule that would decide without it",
+            )
+        )
+    elif specifier is not None and kind == "plain":
+        notes.append(
+            Note(
+                text,
+                f"`{text}`: OpenCode has one rule for every `{tool}` call; it gets the {action}",
+            )
+        )
+    return Setting(tool, specifier, action)
+
+
+# --- one agent ---------------------------------------------------------------------
+
+
+def permission_map(
+    meta: Mapping[str, Any], session: Session = Session()
+) -> tuple[dict[str, Any], list[Note]]:
+    """The OpenCode permission map for a Claude agent's `tools`, `disallowedTools`
+    and `permissionMode`, on top of the session's config-level permission."""
     notes: list[Note] = []
+    mode = meta.get("permissionMode")
+    if mode not in MODES:
+        mode = session.mode
+    elif mode in ("acceptEdits", "bypassPermissions", "auto"):
+        notes.append(
+            Note(
+                "permissionMode",
+                f"OpenCode asks where Claude Code's `{mode}` mode would not; "
+                "allow more under `permission` if this agent should",
+            )
+        )
+    mine = session.decisions("default" if mode == "manual" else mode)
+    top = session.decisions(session.mode) if mode != session.mode else mine
     permission: dict[str, Any] = {}
     if "tools" in meta and meta["tools"] not in ("*", ["*"]):
-        permission.update(_allowlist(tool_list(meta["tools"]), notes))
+        permission.update(_allowlist(tool_list(meta["tools"]), mine, notes))
+    for key, rules in mine.items():
+        if key not in permission and rules.value() != top[key].value():
+            permission[key] = rules.value()
     for entry in tool_list(meta.get("disallowedTools")):
         _deny(permission, entry, notes)
     return permission, notes
 
 
-def _allowlist(entries: list[str], notes: list[Note]) -> dict[str, Any]:
+def _allowlist(entries: list[str], mine: Mapping[str, Rules], notes: list[Note]) -> dict[str, Any]:
     allowed: set[str] = set()
-    narrowed: dict[str, dict[str, str]] = {}
+    narrowed: dict[str, list[str]] = {}
     for entry in entries:
         tool, patterns = _split(entry)
         if tool.startswith("mcp__"):
             notes.append(Note("tools", f"`{entry}`: MCP tools have no permission promptc writes"))
             continue
         if patterns is not None and tool in PATTERNED:
-            key = PATTERNED[tool]
-            rules = narrowed.setdefault(key, {"*": "deny"})
+            kind = SPECIFIER_KIND[tool]
             for pattern in patterns:
-                rules[_bash_pattern(pattern) if key == "bash" else pattern] = "allow"
+                exact = inside(kind, pattern)
+                if not exact:
+                    notes.append(
+                        Note(
+                            "tools", f"`{tool}({pattern})`: OpenCode cannot match only that; denied"
+                        )
+                    )
+                narrowed.setdefault(PATTERNED[tool], []).extend(exact)
             continue
         if patterns is not None:
             notes.append(Note("tools", f"`{entry}`: only the pattern-less tool is carried over"))
@@ -126,10 +487,9 @@ def _allowlist(entries: list[str], notes: list[Note]) -> dict[str, Any]:
             notes.append(Note("tools", f"`{tool}` has no OpenCode permission promptc knows"))
     permission: dict[str, Any] = {}
     for key, alternatives in REQUIRES.items():
-        if key in narrowed:
-            permission[key] = narrowed[key]
-        elif not any(needed <= allowed for needed in alternatives):
-            permission[key] = "deny"
+        if any(needed <= allowed for needed in alternatives):
+            continue
+        permission[key] = mine[key].narrowed(narrowed[key]) if key in narrowed else "deny"
     if ({"Edit", "Write"} & allowed) and permission.get("edit") == "deny":
         notes.append(
             Note("tools", "OpenCode's `edit` covers both Edit and Write: denied, as one is missing")
@@ -143,20 +503,23 @@ def _deny(permission: dict[str, Any], entry: str, notes: list[Note]) -> None:
     if not keys:
         notes.append(Note("disallowedTools", f"`{entry}` has no OpenCode permission promptc knows"))
         return
+    kind = SPECIFIER_KIND.get(tool, "plain")
     for key in keys:
-        if patterns is None or key not in ("bash", "task"):
+        covered = [p for spec in patterns or () for p in cover(kind, spec)]
+        if patterns is None or key in SCALAR_KEYS or "*" in covered or not covered:
             permission[key] = "deny"
             continue
-        current = permission.get(key)
+        current = permission.get(key, {})
         if current == "deny":
             continue
-        rules = dict(current) if isinstance(current, dict) else {}
-        for pattern in patterns:
-            rules[_bash_pattern(pattern) if key == "bash" else pattern] = "deny"
-        permission[key] = rules
+        rules = dict(current) if isinstance(current, Mapping) else {"*": current}
+        _put(rules, covered, "deny")
+        permission[key] = _pruned(rules)
 
 
-def agent_spec(ident: str, meta: Mapping[str, Any]) -> tuple[dict[str, Any], list[Note]]:
+def agent_spec(
+    ident: str, meta: Mapping[str, Any], session: Session = Session()
+) -> tuple[dict[str, Any], list[Note]]:
     """A promptc agent frontmatter for a Claude Code agent, and what did not carry over."""
     notes: list[Note] = []
     stem = ident.rsplit("/", 1)[-1]
@@ -182,7 +545,7 @@ def agent_spec(ident: str, meta: Mapping[str, Any]) -> tuple[dict[str, Any], lis
                     "`provider/model` (set `model:` or `targets.opencode.model`)",
                 )
             )
-    permission, permission_notes = permission_map(meta)
+    permission, permission_notes = permission_map(meta, session)
     notes.extend(permission_notes)
     if permission:
         spec["permission"] = permission
@@ -221,17 +584,3 @@ def command_spec(meta: Mapping[str, Any], body: str) -> tuple[dict[str, Any], li
     if claude:
         spec["targets"] = {"claude": claude, "claude-plugin": claude}
     return spec, notes
-
-
-def settings_notes(settings: Mapping[str, Any]) -> Iterator[Note]:
-    """settings.json: session-wide rules have no per-agent equivalent."""
-    permissions = settings.get("permissions")
-    if isinstance(permissions, Mapping):
-        for key in permissions:
-            yield Note(
-                f"permissions.{key}",
-                "session-wide permission rules have no per-agent equivalent; not carried over",
-            )
-    for key in settings:
-        if key not in ("permissions", "$schema"):
-            yield Note(key, "a Claude Code session setting; promptc does not write it")

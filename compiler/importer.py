@@ -4,31 +4,49 @@
 config it proposes and what it could not carry over; nothing is written until
 the plan is checked: each body must compose back to its original bytes
 (verified with the composition engine itself) and no existing spec or
-fragment is replaced without `force`. README.md, "Adopting an existing
-bundle", says what each layout becomes; the Claude Code side is
-compiler/import_claude.py.
+fragment is replaced without `force`.
+
+OpenCode (`.opencode/agents|agent/**.md`, `commands|command/**.md`,
+`opencode.json`): agent frontmatter is copied line for line (key order and
+permission order kept); commands become modes (`description`, `agent`,
+`model`, `variant`, `subtask`); `default_agent` and the top-level
+`permission` go to the config. Claude Code (`.claude/agents/*.md`,
+`commands/*.md`, `settings.json`): see compiler/import_claude.py. Codex
+(`.codex/agents/**.toml`, `rules/*.rules`): see compiler/import_codex.py.
+Copilot CLI (`.github/agents/*.agent.md`) and Gemini CLI (`.gemini/agents/*.md`,
+`commands/**.toml`): see compiler/import_lists.py.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from compiler import import_claude, yamlout
+from compiler import import_claude, import_codex, import_lists, yamlout
 from compiler.bundle import Bundle
 from compiler.compose import compose_bundle
-from compiler.config import Config
+from compiler.config import Config, thaw
 from compiler.diagnostics import Diagnostic, Severity
 from compiler.errors import UsageError
 from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.project import frontmatter_text
+from compiler.tomlpos import locate
+from compiler.tool_lists import COPILOT, GEMINI
 
-LAYOUTS = {"opencode": ".opencode", "claude": ".claude"}
+LAYOUTS = {
+    "opencode": ".opencode",
+    "claude": ".claude",
+    "codex": ".codex",
+    "copilot": ".github",
+    "gemini": ".gemini",
+}
 RULE = "import"
 MODE_KEYS = ("description", "agent", "model", "variant", "subtask")
 
@@ -46,6 +64,7 @@ class _Reader:
     config: Config
     notes: list[Diagnostic] = field(default_factory=list)
     originals: dict[str, str] = field(default_factory=dict)  # agent id -> body as read
+    paths: dict[str, Path] = field(default_factory=dict)  # agent id -> its file
 
     def note(self, path: Path, line: int, column: int, message: str, error: bool = False) -> None:
         severity = Severity.ERROR if error else Severity.WARNING
@@ -103,40 +122,96 @@ def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[t
 def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     root = source_root(kind, folder)
     reader = _Reader(config)
+    agents: dict[str, tuple[str, str]] = {}  # id -> (frontmatter text, body)
+    modes: dict[str, tuple[str, str]] = {}
     settings: dict[str, Any] = {}
     if kind == "opencode":
-        agents = _read(root, ("agents", "agent"), reader, _opencode_agent, reader.originals)
-        modes = _read(root, ("commands", "command"), reader, _opencode_command)
-        _read_opencode_json(root.parent / "opencode.json", reader, settings)
+        _read_opencode(root, reader, agents, modes, settings)
+    elif kind == "codex":
+        _read_codex(root, reader, agents, settings)
+    elif kind in ("copilot", "gemini"):
+        _read_lists(kind, root, reader, agents, modes)
     else:
-        agents = _read(root, ("agents",), reader, _claude_agent, reader.originals)
-        modes = _read(root, ("commands",), reader, _claude_command)
-        for name in ("settings.json", "settings.local.json"):
-            _read_claude_settings(root / name, reader)
-        for name in ("skills", "hooks", "output-styles"):
-            if (root / name).is_dir():
-                message = f"{name}/ has no promptc equivalent; not carried over"
-                reader.note(root / name, 1, 1, message)
-    bodies = {ident: body for ident, (_, body) in agents.items()}
-    shared = find_shared(bodies)
-    files: dict[str, str] = {}
+        _read_claude(root, reader, agents, modes, settings)
     specs = _relative(config, config.specs)
-    fragments = _relative(config, config.fragments)
-    for folder_name, items in (("agents", agents), ("modes", modes)):
-        for ident, (front, body) in items.items():
-            text = body if folder_name == "modes" else replace_shared(body, shared)
-            files[f"{specs}/{folder_name}/{ident}.md"] = front + text
-    for item in shared:
-        files[f"{fragments}/{item.name}.md"] = item.text
+    files = {
+        f"{specs}/{folder_name}/{ident}.md": front + body
+        for folder_name, items in (("agents", agents), ("modes", modes))
+        for ident, (front, body) in items.items()
+    }
+    shared = _with_shared(config, files, agents, reader)
     proposal = dict(settings)
+    _check_permission_kept(config, proposal, reader)
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
-    plan = Plan(files, proposal, (), tuple(shared))
-    for ident in verify(plan, reader.originals, config):
+    for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
-        reader.note(root, 1, 1, message, True)
+        reader.note(reader.paths.get(ident, root), 1, 1, message, True)
     return Plan(files, proposal, tuple(reader.notes), tuple(shared))
+
+
+def _with_shared(
+    config: Config, files: dict[str, str], agents: Mapping[str, tuple[str, str]], reader: _Reader
+) -> list[Shared]:
+    """Put text repeated across agents in fragments (in `files`), and the shared text
+    kept. An agent whose body would not compose back with them keeps its text as
+    read, and is said to: the import of the others goes on."""
+    specs = _relative(config, config.specs)
+    fragments = _relative(config, config.fragments)
+    found = find_shared({ident: body for ident, (_, body) in agents.items()})
+    failed: set[str] = set()
+    while True:
+        kept = [
+            replace(
+                item, carriers=carriers, at_top=tuple(i for i in item.at_top if i not in failed)
+            )
+            for item in found
+            if len(carriers := tuple(i for i in item.carriers if i not in failed)) >= 2
+        ]
+        candidate = dict(files)
+        for ident, (front, body) in agents.items():
+            text = body if ident in failed else replace_shared(body, kept)
+            candidate[f"{specs}/agents/{ident}.md"] = front + text
+        for item in kept:
+            candidate[f"{fragments}/{item.name}.md"] = fragment_file(item.text)
+        newly = set(verify(Plan(candidate, {}, ()), reader.originals, config)) - failed
+        if not kept or not newly:
+            break
+        failed |= newly
+    for ident in sorted(failed):
+        reader.note(
+            reader.paths[ident],
+            1,
+            1,
+            "imported without shared fragments: with them its body would not come back "
+            "byte for byte; please report this",
+        )
+    files.update(candidate)
+    return kept
+
+
+def fragment_file(text: str) -> str:
+    """The fragment file whose body is exactly `text`: behind an empty frontmatter
+    when the loader would take the text's own first lines for one (a `---` line)."""
+    alone = load_bytes(Path("fragment.md"), text.encode())
+    return text if alone.body == text and not alone.findings else f"---\n---\n{text}"
+
+
+def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: _Reader) -> None:
+    """An existing config is never rewritten: when it lacks the proposed config-level
+    permission, the imported agents would be decided wider than where they came from."""
+    wanted = proposal.get("permission")
+    if config.source is None or wanted is None or thaw(config.permission) == wanted:
+        return
+    line, column = locate(config.text, (*config.prefix, "permission"))
+    reader.note(
+        config.source,
+        line,
+        column,
+        "the imported agents rely on the proposed config-level `permission` (printed "
+        "below): without it OpenCode decides calls wider than the imported folder did",
+    )
 
 
 def _relative(config: Config, path: Path) -> str:
@@ -156,65 +231,57 @@ def _body(reader: _Reader, source: SourceFile) -> str | None:
     return escaped
 
 
-Front = Callable[[str, SourceFile, _Reader], str]
-
-
-def _read(
+def _read_opencode(
     root: Path,
-    folders: tuple[str, ...],
     reader: _Reader,
-    front: Front,
-    originals: dict[str, str] | None = None,
-) -> dict[str, tuple[str, str]]:
-    """Id -> (frontmatter text, escaped body) of the markdown files in `folders`,
-    each frontmatter written by `front`; `originals` gets each body as read."""
-    found: dict[str, tuple[str, str]] = {}
-    for ident, path in _markdown(root, folders, reader):
+    agents: dict[str, tuple[str, str]],
+    modes: dict[str, tuple[str, str]],
+    settings: dict[str, Any],
+) -> None:
+    for ident, path in _markdown(root, ("agents", "agent"), reader):
         source = reader.load(path)
         if source is None:
             continue
-        head = front(ident, source, reader)
+        for key in ("name", "prompt"):
+            if source.frontmatter and key in source.frontmatter.data:
+                reader.at_key(
+                    source,
+                    key,
+                    f"`{key}` is not written by the opencode target; the body and file name decide",
+                )
         body = _body(reader, source)
         if body is not None:
-            found[ident] = (head, body)
-            if originals is not None:
-                originals[ident] = source.body
-    return found
-
-
-def _opencode_agent(ident: str, source: SourceFile, reader: _Reader) -> str:
-    for key in ("name", "prompt"):
-        if source.frontmatter and key in source.frontmatter.data:
-            message = (
-                f"`{key}` is not written by the opencode target; the body and file name decide"
-            )
-            reader.at_key(source, key, message)
-    return frontmatter_text(source)
-
-
-def _opencode_command(ident: str, source: SourceFile, reader: _Reader) -> str:
-    meta = source.frontmatter.data if source.frontmatter else {}
-    for key in meta:
-        if key not in MODE_KEYS:
-            reader.at_key(source, key, f"`{key}` is no key of a promptc mode; not carried over")
-    return f"---\n{yamlout.dump({key: meta[key] for key in MODE_KEYS if key in meta})}---\n"
-
-
-def _read_json(path: Path, reader: _Reader) -> Any:
-    """The JSON document at `path`; None when there is none or it cannot be read (noted)."""
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
-        reader.note(path, line, column, f"cannot read: {exc}; not imported", True)
-        return None
+            agents[ident] = (frontmatter_text(source), body)
+            reader.originals[ident] = source.body
+            reader.paths[ident] = path
+    for ident, path in _markdown(root, ("commands", "command"), reader):
+        source = reader.load(path)
+        if source is None:
+            continue
+        meta = source.frontmatter.data if source.frontmatter else {}
+        for key in meta:
+            if key not in MODE_KEYS:
+                reader.at_key(source, key, f"`{key}` is no key of a promptc mode; not carried over")
+        body = _body(reader, source)
+        if body is not None:
+            front = {key: meta[key] for key in MODE_KEYS if key in meta}
+            modes[ident] = (f"---\n{yamlout.dump(front)}---\n", body)
+    _read_opencode_json(root.parent / "opencode.json", reader, settings)
 
 
 def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -> None:
-    data = _read_json(path, reader)
-    if data is None:
+    if not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reader.note(
+            path,
+            getattr(exc, "lineno", 1),
+            getattr(exc, "colno", 1),
+            f"cannot read: {exc}; not imported",
+            True,
+        )
         return
     if not isinstance(data, dict):
         reader.note(path, 1, 1, "not a JSON object; not imported", True)
@@ -223,22 +290,146 @@ def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -
         if key in ("default_agent", "permission"):
             settings[key] = value
         elif key != "$schema":
-            written = "promptc writes only default_agent and permission to opencode.json"
-            reader.note(path, 1, 1, f"`{key}`: {written}; not carried over")
+            reader.note(
+                path,
+                1,
+                1,
+                f"`{key}`: promptc writes only default_agent and permission to "
+                "opencode.json; not carried over",
+            )
 
 
-def _claude_agent(ident: str, source: SourceFile, reader: _Reader) -> str:
-    meta = source.frontmatter.data if source.frontmatter else {}
-    spec, notes = import_claude.agent_spec(ident, meta)
-    _notes(reader, source, notes)
-    return f"---\n{yamlout.dump(spec)}---\n"
+def _read_claude(
+    root: Path,
+    reader: _Reader,
+    agents: dict[str, tuple[str, str]],
+    modes: dict[str, tuple[str, str]],
+    settings: dict[str, Any],
+) -> None:
+    session = _read_claude_settings(root, reader)
+    permission = session.permission()
+    if permission:
+        settings["permission"] = permission
+    for ident, path in _markdown(root, ("agents",), reader):
+        source = reader.load(path)
+        if source is None:
+            continue
+        spec, notes = import_claude.agent_spec(
+            ident, source.frontmatter.data if source.frontmatter else {}, session
+        )
+        _notes(reader, source, notes)
+        body = _body(reader, source)
+        if body is not None:
+            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.originals[ident] = source.body
+            reader.paths[ident] = path
+    for ident, path in _markdown(root, ("commands",), reader):
+        source = reader.load(path)
+        if source is None:
+            continue
+        meta = source.frontmatter.data if source.frontmatter else {}
+        spec, notes = import_claude.command_spec(meta, source.body)
+        _notes(reader, source, notes)
+        body = _body(reader, source)
+        if body is not None:
+            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+    for name in ("skills", "hooks", "output-styles"):
+        if (root / name).is_dir():
+            reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
 
 
-def _claude_command(ident: str, source: SourceFile, reader: _Reader) -> str:
-    meta = source.frontmatter.data if source.frontmatter else {}
-    spec, notes = import_claude.command_spec(meta, source.body)
-    _notes(reader, source, notes)
-    return f"---\n{yamlout.dump(spec)}---\n"
+def _read_codex(
+    root: Path, reader: _Reader, agents: dict[str, tuple[str, str]], settings: dict[str, Any]
+) -> None:
+    models: dict[str, str] = {}
+    folder = root / "agents"
+    for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
+        ident = path.relative_to(folder).with_suffix("").as_posix()
+        data = _toml_file(path, reader)
+        if data is None:
+            continue
+        text = path.read_text(encoding="utf-8")
+        body = data.get("developer_instructions")
+        escaped = escape(body) if isinstance(body, str) and body.strip() else None
+        if escaped is None or not isinstance(body, str):
+            line = _toml_line(text, "developer_instructions")
+            message = "no developer_instructions promptc can keep; not imported"
+            reader.note(path, line, 1, message, True)
+            continue
+        spec, notes = import_codex.role_spec(ident, data)
+        for key, message in notes:
+            reader.note(path, _toml_line(text, key), 1, message)
+        if "model" in spec:
+            models[spec["model"]] = data["model"]
+        agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", escaped)
+        reader.originals[ident] = body
+    if models:
+        settings["targets"] = {"codex": {"models": models}}
+    bash: dict[str, str] = {}
+    for path in sorted((root / "rules").glob("*.rules")):
+        found, skipped = import_codex.rules_permission(path.read_text(encoding="utf-8"))
+        bash.update(found)
+        for line, message in skipped:
+            reader.note(path, line, 1, message)
+    if bash:
+        settings["permission"] = {"bash": bash}
+    if (root / "config.toml").is_file():
+        reader.note(root / "config.toml", 1, 1, "config.toml is not carried over")
+
+
+def _read_lists(
+    kind: str,
+    root: Path,
+    reader: _Reader,
+    agents: dict[str, tuple[str, str]],
+    modes: dict[str, tuple[str, str]],
+) -> None:
+    runtime = COPILOT if kind == "copilot" else GEMINI
+    for ident, path in _markdown(root, ("agents",), reader):
+        ident = ident.removesuffix(".agent") if kind == "copilot" else ident
+        source = reader.load(path)
+        if source is None:
+            continue
+        meta = source.frontmatter.data if source.frontmatter else {}
+        spec, notes = import_lists.agent_spec(runtime, ident, meta)
+        _notes(reader, source, notes)
+        body = _body(reader, source) if spec is not None else None
+        if spec is not None and body is not None:
+            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.originals[ident] = source.body
+            reader.paths[ident] = path
+    folder = root / "commands"
+    for path in sorted(folder.rglob("*.toml")) if kind == "gemini" else ():
+        data = _toml_file(path, reader)
+        if data is None:
+            continue
+        spec, text, notes = import_lists.command_spec(data)
+        for note in notes:
+            reader.note(path, 1, 1, f"`{note.key}`: {note.message}", text is None)
+        body = escape(text) if text is not None else None
+        if text is not None and body is None:
+            reader.note(path, 1, 1, "prompt cannot be kept byte for byte; not imported", True)
+        if body is not None:
+            ident = path.relative_to(folder).with_suffix("").as_posix()
+            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+
+
+def _toml_file(path: Path, reader: _Reader) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        where = re.search(r"line (\d+), column (\d+)", str(exc))
+        line, column = (int(where[1]), int(where[2])) if where else (1, 1)
+        reader.note(path, line, column, f"cannot read: {exc}; not imported", True)
+        return None
+
+
+def _toml_line(text: str, key: str) -> int:
+    """The line a top-level key or table is written on (1 when it is not found)."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if re.match(rf"\s*(\[\s*)?{re.escape(key)}\s*[=\]]", line):
+            return number
+    return 1
 
 
 def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note]) -> None:
@@ -246,11 +437,40 @@ def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note])
         reader.at_key(source, note.key, note.message)
 
 
-def _read_claude_settings(path: Path, reader: _Reader) -> None:
-    data = _read_json(path, reader)
-    if isinstance(data, dict):
-        for note in import_claude.settings_notes(data):
-            reader.note(path, 1, 1, f"`{note.key}`: {note.message}")
+def _read_claude_settings(root: Path, reader: _Reader) -> import_claude.Session:
+    """settings.json and settings.local.json, merged as Claude Code merges them
+    (the rules of both; the local file's `defaultMode` wins)."""
+    found: list[import_claude.Setting] = []
+    mode = "default"
+    for name in ("settings.json", "settings.local.json"):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
+            reader.note(path, *where, f"cannot read: {exc}; not imported", True)
+            continue
+        if not isinstance(data, dict):
+            reader.note(path, 1, 1, "not a JSON object; not imported", True)
+            continue
+        settings, own_mode, notes = import_claude.read_settings(data)
+        found += settings
+        mode = own_mode or mode
+        for note in notes:
+            reader.note(path, *_json_position(text, note.key), note.message)
+    return import_claude.Session(tuple(found), mode)
+
+
+def _json_position(text: str, key: str) -> tuple[int, int]:
+    """Line and column of the JSON string `key` in `text` (1:1 when not found)."""
+    at = text.find(json.dumps(key, ensure_ascii=False))
+    if at < 0:
+        return 1, 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _snippet_proposal(shared: list[Shared], agents: list[str]) -> dict[str, Any] | None:
@@ -306,6 +526,9 @@ def config_toml(settings: Mapping[str, Any]) -> str:
         lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in permission.items()]
     elif permission is not None:
         lines.append(f"permission = {_toml(permission)}")
+    for target, options in settings.get("targets", {}).items():
+        lines += ["", f"[targets.{target}]"]
+        lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]
     for rule, options in settings.get("rules", {}).items():
         lines += ["", f"[rules.{rule}]"]
         lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]

@@ -144,7 +144,10 @@ class SourceFile:
         return not self.findings or not any(rule == "syntax" for rule, _ in self.findings)
 
 
-def load_file(path: Path) -> SourceFile:
+def load_file(path: Path, overlays: Mapping[Path, str] | None = None) -> SourceFile:
+    """The file at `path`; an editor's unsaved text of it instead, when `overlays` has one."""
+    if overlays and path in overlays:
+        return load_bytes(path, overlays[path].encode("utf-8", "surrogatepass"))
     try:
         raw = read_bounded(path)
     except _Unreadable as exc:

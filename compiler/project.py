@@ -101,6 +101,18 @@ class Project:
     composition: Composition
     skills: Mapping[str, Skill] = field(default_factory=dict)
 
+    def may_be_an_agent(self, name: str) -> bool:
+        """An agent of this name may exist although it is not in `agents`: its spec
+        did not load, or a file or folder under the agents folder could not be read
+        (their own errors say why). Rules that need only a name take it as existing."""
+        if name in self.bundle.agents and name not in self.agents:
+            return True
+        folder = self.config.specs / "agents"
+        return any(
+            rule == "syntax" and (path == folder or folder in path.parents)
+            for rule, path, _ in self.bundle.findings
+        )
+
 
 class Session(Protocol):
     """A rule that reads composed bodies, one at a time.

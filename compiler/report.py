@@ -5,7 +5,7 @@
 `github`: GitHub Actions workflow commands, one annotation per diagnostic
 `sarif`:  one SARIF 2.1.0 log with every rule's documentation and each result's region
 
-The json document is a stable interface (README, "Output formats"): within
+The json document is a stable interface (docs/reference/output.md): within
 version 1 fields are only ever added, never renamed, removed or retyped.
 """
 

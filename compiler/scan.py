@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
 
 from compiler.diagnostics import Problem
@@ -160,19 +160,20 @@ class Scan:
         return tuple(s for s in self.segments if isinstance(s, Placeholder))
 
 
-def scan_of(source: SourceFile) -> Scan:
+def scan_of(source: SourceFile, lines: Lines | None = None) -> Scan:
     """The scan of a file's body, remembered with the file: every target's
     composition reads it, and a body let go is not read again for it."""
     held = source.held
     if held.scan is None:
-        held.scan = scan(source.body, source.body_line)
+        held.scan = scan(source.body, source.body_line, lines)
     assert isinstance(held.scan, Scan)
     return held.scan
 
 
-def scan(body: str, first_line: int) -> Scan:
-    """Segments and problems of a body whose first line is file line `first_line`."""
-    scanner = _Scanner(first_line)
+def scan(body: str, first_line: int, lines: Lines | None = None) -> Scan:
+    """Segments and problems of a body whose first line is file line `first_line`.
+    `lines`: what the lines a run scanned before became (bodies share many)."""
+    scanner = _Scanner(first_line, {} if lines is None else lines)
     scanner.run(body)
     return scanner.result()
 
@@ -190,8 +191,21 @@ class _Construct(NamedTuple):
     segment: Placeholder | Tag | None = None
 
 
+class _Line(NamedTuple):
+    """What one line's constructs became, at the line it was first read at."""
+
+    found: tuple[_Construct, ...]
+    spent: int  # of the constructs budget
+    problems: tuple[Problem, ...]
+
+
+# A line's text and its code spans -> what its constructs became.
+Lines = dict[tuple[object, ...], _Line]
+
+
 class _Scanner:
-    def __init__(self, first_line: int) -> None:
+    def __init__(self, first_line: int, lines: Lines) -> None:
+        self.lines = lines
         self.first_line = first_line
         self.segments: list[Segment] = []
         self.problems: list[Problem] = []
@@ -242,20 +256,21 @@ class _Scanner:
 
     def run(self, body: str) -> None:
         self.body = body
-        # Past the last `<` no construct can start: once a block starts beyond
-        # it, the rest of the body is text (bodies hold their placeholders near
-        # the top, and a long tail need not be cut into paragraphs).
+        # Past the last `<` no construct can start, and past the empty line after
+        # it no paragraph that holds one goes on: the rest of the body is text,
+        # never cut into lines (bodies hold their placeholders near the top).
         last = body.rfind("<")
-        lines = body.split("\n")
-        ends = ["\n"] * (len(lines) - 1) + [""]
-        # Offset of each line in the body; the last entry is the body's end.
+        cut = body.find("\n\n", last) if last >= 0 else 0
+        cut = len(body) if cut < 0 else cut
+        lines = body[:cut].split("\n")
+        ends = ["\n"] * (len(lines) - 1) + ["\n" if cut < len(body) else ""]
+        # Offset of each line in the body; the last entry is where the rest starts.
         starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
-        starts[-1] = len(body)
+        starts[-1] = min(starts[-1], len(body))
         self.starts = starts
         index = 0
         while index < len(lines):
             if starts[index] > last:
-                self._text(starts[index], len(body), self._number(index))
                 break
             fence = _fence_open(lines[index])
             if fence is not None:
@@ -268,6 +283,8 @@ class _Scanner:
             stop = _paragraph_end(lines, index)
             self._paragraph(lines[index:stop], ends[index:stop], index)
             index = stop
+        if index < len(lines) or cut < len(body):
+            self._text(starts[index], len(body), self._number(index))
 
     def _number(self, index: int) -> int:
         return self.first_line + index
@@ -358,9 +375,23 @@ class _Scanner:
     def _constructs(
         self, text: str, number: int, protected: list[tuple[int, int]]
     ) -> list[_Construct]:
-        found: list[_Construct] = []
         if self.constructs > MAX_CONSTRUCTS:  # reported once, where it was spent
+            return []
+        key = (text, *protected)
+        known = self.lines.get(key)
+        if known is None or self.constructs + known.spent > MAX_CONSTRUCTS:
+            before, problems = self.constructs, len(self.problems)
+            found = self._read(text, number, protected)
+            if self.constructs <= MAX_CONSTRUCTS:  # not cut short by the budget
+                spent = self.constructs - before
+                self.lines[key] = _Line(tuple(found), spent, tuple(self.problems[problems:]))
             return found
+        self.constructs += known.spent
+        self.problems.extend(replace(p, line=number) for p in known.problems)
+        return [c._replace(segment=_at_line(c.segment, number)) for c in known.found]
+
+    def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
+        found: list[_Construct] = []
         marks = _Marks(text)
         starts = [a for a, _ in protected]
         pos = 0
@@ -488,6 +519,11 @@ class _Scanner:
         return Placeholder(name, args, called, line, column, text, False, "", "")
 
 
+def _at_line(segment: Placeholder | Tag | None, line: int) -> Placeholder | Tag | None:
+    """The segment of a line read before, standing at `line`."""
+    return segment if segment is None or segment.line == line else replace(segment, line=line)
+
+
 def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
     return Placeholder(
         placeholder.name,
@@ -596,10 +632,12 @@ class _Marks:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at = {key: [m.start() for m in p.finditer(text)] for key, p in self._PATTERNS.items()}
+        self.at: dict[str, list[int]] = {}  # each found when first asked for
 
     def next(self, key: str, start: int) -> int | None:
-        positions = self.at[key]
+        positions = self.at.get(key)
+        if positions is None:
+            positions = self.at[key] = [m.start() for m in self._PATTERNS[key].finditer(self.text)]
         i = bisect.bisect_left(positions, start)
         return positions[i] if i < len(positions) else None
 
@@ -716,20 +754,18 @@ class _Parser:
         self._fail(f"expected a value for '{param}', found `{token}`", at)
 
     def _peek(self) -> str | None:
-        saved = self.pos
-        try:
-            return self._next("")[1]
-        except _SyntaxProblem:
-            return "?"  # no token starts with `?`: the caller's _next reports the character
-        except _EndOfText:
+        """The next token, not taken: None at the end, `?` where none starts (no
+        token starts with `?`: the caller's _next reports the character)."""
+        if self._at_end():
             return None
-        finally:
-            self.pos = saved
+        match = _TOKEN.match(self.text, self.pos, self.stop)
+        return "?" if match is None or match.lastgroup is None else match.group(match.lastgroup)
+
+    def _at_end(self) -> bool:
+        return not self.text[self.pos : self.stop].strip(" \t")
 
     def _next(self, wanted: str) -> tuple[str, str, int]:
-        if not self.text[self.pos : self.stop].strip(" \t"):
-            if wanted == "":
-                raise _EndOfText
+        if self._at_end():
             self._fail(f"expected {wanted}, found `>>`", self.column + self.stop)
         match = _TOKEN.match(self.text, self.pos, self.stop)
         if match is None or match.lastgroup is None:
@@ -743,11 +779,9 @@ class _Parser:
         raise _SyntaxProblem(self.column if column is None else column, message)
 
 
-class _EndOfText(Exception):
-    pass
-
-
 def _unquote(token: str, column: int) -> str:
+    if "\\" not in token:
+        return token[1:-1]
     out: list[str] = []
     i = 1
     while i < len(token) - 1:

@@ -16,7 +16,7 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -56,6 +56,12 @@ class Snippet:
     def target(self) -> _Target:
         """The text as windows are compared with it: built once, for every agent."""
         return _Target(self.text)
+
+    @functools.cached_property
+    def call(self) -> re.Pattern[str]:
+        """The snippet's placeholder, with or without arguments, on one line."""
+        name = re.escape(self.name)
+        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
 
 
 @dataclass(frozen=True)
@@ -169,16 +175,14 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(lines: Sequence[str], text: str) -> set[int]:
-    """Indices of lines inside fenced code blocks (fences included); `text` is
-    the lines joined by newlines."""
+def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included); `fences`: in
+    order, every line that may be a fence (every line holding three backticks or
+    tildes is among them)."""
     inside: set[int] = set()
-    if "```" not in text and "~~~" not in text:
-        return inside
     fence: str | None = None
     opened = 0
-    # A fence holds three backticks or tildes: only those lines are matched.
-    for index in [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]:
+    for index in fences:
         marker = _FENCE.match(lines[index])
         if marker is None:
             continue
@@ -193,31 +197,39 @@ def _code_lines(lines: Sequence[str], text: str) -> set[int]:
     return inside
 
 
+def _fences(lines: Sequence[str], text: str) -> list[int]:
+    """The lines that hold three backticks or tildes; `text`: the lines joined."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    return [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]
+
+
 def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
     """(line index, match on that line) of every placeholder of the snippet in a
     source body outside code; `lines` is the body split into lines. No
     placeholder spans lines, so the body is searched at once."""
-    call = re.compile(
-        rf"<<[^\S\n]*{re.escape(snippet.name)}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>"
-    )
     found: list[tuple[int, re.Match[str]]] = []
-    code: set[int] | None = None
     index = previous = 0
-    for match in call.finditer(body):
+    for match in snippet.call.finditer(body):
         start = body.rfind("\n", 0, match.start()) + 1
         index += body.count("\n", previous, start)
         previous = start
-        if code is None:
-            code = _code_lines(lines, body)
-        line = lines[index]
-        own = call.match(line, match.start() - start)  # the same match, on its line
-        if index in code or own is None:
-            continue
-        if not any(
-            a <= own.start() < b for a, b in (m.span() for m in _INLINE_CODE.finditer(line))
-        ):
+        own = snippet.call.match(lines[index], match.start() - start)  # the same match, on its line
+        if own is not None:
             found.append((index, own))
-    return found
+    if not found:
+        return found
+    # Only the lines up to the last call can open the code a call is in.
+    head = lines[: found[-1][0] + 1]
+    end = body.find("\n", previous)
+    code = _code_lines(head, _fences(head, body[:end] if end >= 0 else body))
+    kept: list[tuple[int, re.Match[str]]] = []
+    for index, own in found:
+        line = lines[index]
+        spans = (m.span() for m in _INLINE_CODE.finditer(line))
+        if index not in code and not any(a <= own.start() < b for a, b in spans):
+            kept.append((index, own))
+    return kept
 
 
 def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, int]]:
@@ -315,15 +327,17 @@ class _Reading:
     where the pieces are (see _scored).
     """
 
-    def __init__(self, lines: Sequence[str], text: str, target: _Target) -> None:
-        code = _code_lines(lines, text)
+    def __init__(self, lines: Sequence[str], target: _Target) -> None:
         self.normal = target.normal(lines)
+        # A fence is a line whose normal form starts with one.
+        fences = map(str.startswith, self.normal, itertools.repeat(("```", "~~~")))
+        code = _code_lines(lines, itertools.compress(itertools.count(), fences))
         read = itertools.compress(itertools.count(), self.normal)  # the lines not blank
         self.lines = list(itertools.filterfalse(code.__contains__, read))
         self.read = list(map(self.normal.__getitem__, self.lines))  # their text
         self.code = sorted(code)
         lengths = map((1).__add__, map(len, self.read))
-        self.offsets = [0, *itertools.accumulate(lengths)]  # where each line read starts
+        self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
         found = sorted(
             (at, number)
@@ -349,13 +363,18 @@ class _Reading:
         snippet (its first line is one) or half of its pieces (a piece is within
         reach)."""
         parts = set(itertools.compress(itertools.count(), map(target.text.__contains__, self.read)))
-        near: set[int] = set()
-        reach = int(target.longest) - self.size
-        for at in self.at:
-            low = bisect.bisect_left(self.offsets, at - reach)
-            high = bisect.bisect_right(self.offsets, at)
-            near.update(range(low, min(high, len(self.lines))))
-        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
+        # The lines from the first within reach of each piece to the one it starts in.
+        offsets = itertools.repeat(self.offsets)
+        reach = map((self.size - int(target.longest)).__add__, self.at)
+        firsts = map(bisect.bisect_left, offsets, reach)
+        near = set(
+            itertools.chain.from_iterable(
+                map(range, firsts, map(bisect.bisect_right, offsets, self.at))
+            )
+        )
+        near -= parts
+        near.discard(len(self.lines))  # the end of the text
+        return sorted(parts | {i for i in near if self._reaches(i, target)})
 
     def _reaches(self, position: int, target: _Target) -> bool:
         begin = self.offsets[position]
@@ -376,8 +395,8 @@ def _finds(text: str, piece: str) -> Iterator[int]:
         at = text.find(piece, at + 1)
 
 
-def _windows(body: str, snippet: Snippet) -> list[tuple[int, int]]:
-    """Non-overlapping [start, end) line windows of a composed body that hold a copy.
+def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+    """Non-overlapping [start, end) windows of a composed body's lines that hold a copy.
 
     A window reads the non-blank lines from `start` to `end` (at most
     MAX_WINDOW lines, no code line among them), whitespace-normalised and
@@ -398,7 +417,7 @@ def _windows(body: str, snippet: Snippet) -> list[tuple[int, int]]:
     target = snippet.target
     if not target.text:
         return []
-    reading = _Reading(body.split("\n"), body, target)
+    reading = _Reading(lines, target)
     texts: dict[tuple[int, int], str] = {}
     return _choose(_scored(reading, target, texts), texts, target)
 
@@ -577,7 +596,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
     calls = _calls(snippet, spec.source.body, source)
-    windows = _windows(spec.body, snippet)
+    windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
     opcodes = align(source, composed, snippet.target.opcodes)

@@ -42,16 +42,23 @@ def _key_in_line(line: str, key: str) -> int | None:
 
 
 def locate(text: str, path: tuple[str, ...]) -> tuple[int, int]:
-    """1-based (line, column) of the key at `path`, or of its nearest known parent."""
+    """1-based (line, column) of the key at `path`, or of its nearest known parent;
+    a table is at the `[` of its header, or of the first header inside it
+    (`[targetz.claude]` for `targetz`)."""
+    if not path:
+        return 1, 1
     lines = text.splitlines()
     sections = _sections(lines)
     for cut in range(len(path), -1, -1):
         header, rest = path[:cut], path[cut:]
+        if not rest:
+            inside = [start for table, start, _ in sections if table and table[:cut] == header]
+            if inside:
+                return inside[0] + 1, lines[inside[0]].index("[") + 1
+            continue
         for table, start, end in sections:
             if table != header:
                 continue
-            if not rest:
-                return start + 1, 1
             for index in range(start + (1 if table else 0), end):
                 column = _key_in_line(lines[index].split("#", 1)[0], rest[-1])
                 if column is not None and _key_in_line(lines[index], rest[0]) is not None:

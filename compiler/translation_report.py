@@ -1,10 +1,12 @@
-"""TRANSLATION.md: what the Claude Code files could not say of the OpenCode spec, for maintainers.
+"""TRANSLATION.md: what a runtime's files could not say of the OpenCode spec, for maintainers.
 
 One section per agent lists its Claude tools and every rule of its own that
 Claude Code cannot express, once each, with where it is written; rules every
 agent shares (OpenCode's built-in defaults, the config's `permission`) are
 listed once at the end with the agents they affect. Paths are relative to
 the config file's folder, so the report is the same on every machine.
+`render` writes Claude Code's; `render_lists` that of a runtime whose agents
+have only a tool list (Copilot CLI, Gemini CLI: compiler.tool_lists).
 """
 
 from __future__ import annotations
@@ -53,15 +55,20 @@ def render(
         parts.append("## Commands\n")
         for ident in project.modes:
             parts.append(_section(f"/{ident.replace('/', '-')}", command_notes.get(ident, ())))
-    shared = _shared(translation.losses, root)
-    if shared:
-        parts.append("## Rules every agent shares\n")
-        parts.append(
-            "OpenCode's built-in defaults and the config's `permission` hold for every agent; "
-            "each is listed once with the agents it affects.\n"
-        )
-        parts.extend(shared)
+    parts.extend(_shared_section(translation.losses, root))
     return "\n".join(parts)
+
+
+def _shared_section(losses: Sequence[Loss], root: Path) -> list[str]:
+    shared = _shared(losses, root)
+    if not shared:
+        return []
+    return [
+        "## Rules every agent shares\n",
+        "OpenCode's built-in defaults and the config's `permission` hold for every agent; "
+        "each is listed once with the agents it affects.\n",
+        *shared,
+    ]
 
 
 def _settings(settings: str, translation: Translation, written: bool) -> str:
@@ -94,11 +101,52 @@ def _agent(
         else t
         for t in tools
     ]
-    lines = [f"### {ident}\n", f"Tools: {', '.join(shown) or 'none'}.\n"]
-    items = [f"- `{loss.rule.text()}` ({_where(loss.rule, root)}): {loss.message}" for loss in own]
+    return _listed(ident, f"Tools: {', '.join(shown) or 'none'}.", own, notes, root)
+
+
+def _listed(ident: str, tools: str, own: Sequence[Loss], notes: Sequence[str], root: Path) -> str:
+    lines = [f"### {ident}\n", f"{tools}\n"]
+    items = [f"- `{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
     items += [f"- {note}" for note in notes]
     lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
     return "\n".join(lines)
+
+
+def render_lists(
+    project: Project,
+    intro: str,
+    tools: Mapping[str, Sequence[str]],
+    losses: Sequence[Loss],
+    agent_notes: Mapping[str, Sequence[str]],
+    command_notes: Mapping[str, Sequence[str]],
+) -> str:
+    """The report for a runtime whose agents have a tool list and nothing else
+    (compiler.tool_lists): each agent's tools or why it is not written, its
+    losses and notes; the commands; the shared rules."""
+    root = project.config.root
+    parts = [intro, "## Agents\n"]
+    own = _own_losses(losses)
+    for ident in project.agents:
+        if ident in tools:
+            shown = ", ".join(f"`{tool}`" for tool in tools[ident]) or "none"
+            listed = f"Tools: {shown}."
+        elif ident in agent_notes:
+            listed = "Not written."
+        else:
+            continue  # disabled: OpenCode does not load it either
+        parts.append(_listed(ident, listed, own.get(ident, ()), agent_notes.get(ident, ()), root))
+    if command_notes:
+        parts.append("## Commands\n")
+        for ident, notes in command_notes.items():
+            parts.append(_section(f"/{ident.replace('/', '-')}", notes))
+    parts.extend(_shared_section(losses, root))
+    return "\n".join(parts)
+
+
+def loss_sections(losses: Sequence[Loss], root: Path) -> tuple[dict[str, list[Loss]], list[str]]:
+    """Each agent's losses of its own rules, and one entry per shared rule, as
+    `render` lists them (for a target that writes a report of its own)."""
+    return _own_losses(losses), _shared(losses, root)
 
 
 def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
@@ -120,7 +168,7 @@ def _own(rule: Rule) -> bool:
     return rule.origin.kind == "agent"
 
 
-def _where(rule: Rule, root: Path) -> str:
+def where(rule: Rule, root: Path) -> str:
     """Where a rule is written, as the report shows it: `specs/agents/a.md:9:5`
     relative to the config's folder, else the file's name; a built-in rule's label."""
     origin = rule.origin
@@ -139,7 +187,7 @@ def _shared(losses: Sequence[Loss], root: Path) -> list[str]:
     for loss in losses:
         if _own(loss.rule):
             continue
-        key = (loss.rule.text(), _where(loss.rule, root))
+        key = (loss.rule.text(), where(loss.rule, root))
         who = "the main thread" if loss.subject == MAIN else loss.subject
         grouped.setdefault(key, {}).setdefault(loss.message, []).append(who)
     entries = []

@@ -292,12 +292,25 @@ def _obsolete(
     return remove, forget
 
 
-def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outcome:
-    """Bring `out` in line with `files`. Nothing is written if any conflict exists."""
+def owned(manifest: Mapping[str, list[str]], only: Collection[str]) -> dict[str, list[str]]:
+    """The manifest's entries a build of the targets `only` (all when empty) answers
+    for: `promptc build --target claude` neither removes nor reports OpenCode's files."""
+    return {rel: hashes for rel, hashes in manifest.items() if _in(rel, only)}
+
+
+def _in(rel: str, only: Collection[str]) -> bool:
+    return not only or rel.split("/", 1)[0] in only
+
+
+def apply(
+    out: Path, files: Mapping[str, bytes], *, force: bool = False, only: Collection[str] = ()
+) -> Outcome:
+    """Bring `out` in line with `files`, the output of the targets `only` (all when
+    empty). Nothing is written if any conflict exists."""
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out) as lock:
         manifest = _manifest_or_empty(out, force)
-        planner = Planner(out, manifest, force=force)
+        planner = Planner(out, owned(manifest, only), force=force)
         for rel in sorted(files):
             planner.add(rel, files[rel])
             lock.touch()
@@ -306,7 +319,8 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
             return Outcome(errors=todo.conflicts)
         _clear_leftovers(out, [*files, *manifest])
         changing = (*todo.missing, *todo.write)
-        final = {rel: [digest(files[rel])] for rel in files}
+        others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only)}
+        final = {**others, **{rel: [digest(files[rel])] for rel in files}}
         current = manifest  # what the manifest on disk says
         if changing:
             pending = {rel: list(hashes) for rel, hashes in manifest.items()}
@@ -320,7 +334,7 @@ def apply(out: Path, files: Mapping[str, bytes], *, force: bool = False) -> Outc
         # Into an empty folder the pending manifest is the final one already.
         if current != final:
             _write_manifest(out, final)
-        digests = {rel: hashes[0] for rel, hashes in final.items()}
+        digests = {rel: final[rel][0] for rel in files}
         return Outcome(written=changing, removed=todo.remove, digests=digests)
 
 

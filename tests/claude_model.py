@@ -177,3 +177,102 @@ def load(files: Mapping[str, bytes]) -> tuple[dict[str, ClaudeAgent], Settings]:
         if rel.startswith(".claude/agents/")
     )
     return agents, settings_file(files[".claude/settings.json"].decode())
+
+
+# --- a `.claude` folder as Claude Code runs it (the source of `promptc import claude`) ---
+#
+# For an agent's frontmatter and the session's settings (settings.json and
+# settings.local.json, merged): a tool is missing when `tools` lists some and
+# not it, or when `disallowedTools` names it whole; `Agent(a, b)` in `tools`
+# allows starting only a and b; a `disallowedTools` entry with a specifier is a
+# deny rule of that agent. Then the session rules as in `decide`, plus
+# `WebFetch(domain:x)` (the URL's host is x) and the agent's permission mode
+# (its `permissionMode`, else the settings' `defaultMode`): `plan` denies Bash and
+# every editing tool, `dontAsk` turns every ask into a deny.
+
+
+@dataclass(frozen=True)
+class SourceAgent:
+    tools: frozenset[str]
+    spawn: frozenset[str] | None
+    denies: tuple[tuple[str, str | None], ...]
+    mode: str | None
+
+
+def entries(value: object) -> list[str]:
+    """A `tools` value: a list, or text split at commas outside parentheses."""
+    if isinstance(value, list):
+        return [str(item).strip() for item in value if str(item).strip()]
+    if not isinstance(value, str):
+        return []
+    return [part.strip() for part in re.split(r",(?![^(]*\))", value) if part.strip()]
+
+
+def source_agent(meta: Mapping[str, object]) -> SourceAgent:
+    listed = meta.get("tools")
+    tools = set(TOOLS)
+    spawn: frozenset[str] | None = None
+    if listed is not None and listed not in ("*", ["*"]):
+        tools = set()
+        for entry in entries(listed):
+            tool, spec = parse_rule(entry)
+            tool = "Agent" if tool == "Task" else tool
+            tools.add(tool)
+            if tool == "Agent" and spec is not None:
+                spawn = frozenset(n.strip() for n in spec.split(",") if n.strip())
+    denies: list[tuple[str, str | None]] = []
+    for entry in entries(meta.get("disallowedTools")):
+        tool, spec = parse_rule(entry)
+        tool = "Agent" if tool == "Task" else tool
+        if spec is None:
+            tools.discard(tool)
+        else:
+            denies.append((tool, spec))
+    mode = meta.get("permissionMode")
+    return SourceAgent(
+        frozenset(tools), spawn, tuple(denies), mode if isinstance(mode, str) else None
+    )
+
+
+def source_settings(docs: list[Mapping[str, object]]) -> tuple[Settings, str]:
+    """The merged rules of the settings files, and the session's default mode."""
+    lists: dict[str, list[tuple[str, str | None]]] = {"allow": [], "ask": [], "deny": []}
+    mode = "default"
+    for doc in docs:
+        permissions = doc.get("permissions", {})
+        assert isinstance(permissions, Mapping)
+        for action, found in lists.items():
+            for text in permissions.get(action, []):
+                tool, spec = parse_rule(text)
+                found.append(("Agent" if tool == "Task" else tool, spec))
+        mode = str(permissions.get("defaultMode", mode))
+    return Settings(*(tuple(lists[k]) for k in ("allow", "ask", "deny")), None), mode
+
+
+def source_decide(agent: SourceAgent, settings: Settings, mode: str, tool: str, value: str) -> str:
+    if tool not in agent.tools:
+        return "deny"
+    if tool == "Agent" and agent.spawn is not None and value not in agent.spawn:
+        return "deny"
+    mode = agent.mode or mode
+    if mode == "plan" and (tool == "Bash" or tool in EDITING):
+        return "deny"
+    decided = "ask" if tool in ASKS else "allow"
+    for action, rules in (("deny", settings.deny + agent.denies), ("ask", settings.ask)):
+        if any(_source_matches(rule, tool, value) for rule in rules):
+            decided = action
+            break
+    else:
+        if any(_source_matches(rule, tool, value) for rule in settings.allow):
+            decided = "allow"
+    return "deny" if mode == "dontAsk" and decided == "ask" else decided
+
+
+def _source_matches(rule: tuple[str, str | None], tool: str, value: str) -> bool:
+    name, spec = rule
+    if name == "WebFetch" and spec is not None:
+        host = value.split("://", 1)[-1].split("/", 1)[0]
+        return tool == "WebFetch" and spec == f"domain:{host}"
+    if name in ("Bash", "Edit", "Read", "Agent") or spec is None:
+        return _matches(rule, tool, value)
+    return False

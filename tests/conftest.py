@@ -67,6 +67,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"fuzz: fewer than FUZZ_MIN_EXAMPLES={minimum:,}", red=True)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files marked `slow` first, every file's tests in their own order.
+
+    `make test` hands whole files to the workers (`--dist loadfile`) in
+    collection order (`--no-loadscope-reorder`): a slow file handed out near the
+    end would keep one worker busy long after the other ran out of files.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 MakeBundle = Callable[[dict[str, str | bytes]], Path]
 
 

@@ -4,12 +4,14 @@ The opencode-ai package ships a Bun single-file executable: its JavaScript
 modules sit in the ELF section `.bun`, followed by a table of (name, contents)
 string pointers. This module reads that table, finds the Permission namespace
 (the module whose namespace exports `evaluate` and `fromConfig`), takes the
-text of its `evaluate` function, follows its `X.match(` call through the
+text of its `evaluate` and `disabled` functions (the second decides which
+tools an agent's model never sees), follows their `X.match(` calls through the
 module's imports to the Wildcard namespace and the text of `match`, takes the
 task tool's function that builds a subagent session's rules, and runs them,
 byte for byte as shipped, under the binary's own JavaScript engine
 (`BUN_BE_BUN=1` turns the executable into the `bun` it was built with). One
-process answers a whole batch of (rules, permission, input) queries.
+process answers a whole batch of (rules, permission, input) queries and
+(rules, tool ids) questions.
 
 Nothing here re-implements the matcher: if the bundle's layout changes, the
 extraction fails loudly instead of silently testing something else.
@@ -96,6 +98,7 @@ def module(binary: Path, name: str) -> str:
 class Extracted:
     permission_module: str
     evaluate_name: str
+    disabled_name: str  # Permission.disabled: the tools `opencode debug agent` shows as off
     wildcard_module: str
     match_name: str
     namespace_alias: str
@@ -124,6 +127,9 @@ def locate(binary: Path) -> Extracted:
     if len(aliases) != 1:
         raise ExtractionError(f"expected one Wildcard namespace in evaluate, found {aliases}")
     alias = aliases.pop()
+    disabled = _one(r"disabled:\(\)=>([\w$]+)", text, "Permission.disabled export").group(1)
+    if f"{alias}.match(" not in _function_head(text, disabled):
+        raise ExtractionError(f"Permission.disabled does not match through `{alias}`")
     # import{..., Sz as g, ...}from"/$bunfs/root/chunk-....js"
     imported = None
     for names, path in re.findall(r'import\{([^}]*)\}from"([^"]+)"', text):
@@ -153,7 +159,7 @@ def locate(binary: Path) -> Extracted:
         task_text,
         "subagent session function",
     ).group(1)
-    return Extracted(perm[0], evaluate, path, match, alias, task_path, session)
+    return Extracted(perm[0], evaluate, disabled, path, match, alias, task_path, session)
 
 
 def _function_head(text: str, name: str) -> str:
@@ -179,9 +185,11 @@ const [matchText, makeMatch] = extract(job.wildcard_module, job.match_name, []);
 const match = makeMatch();
 const [evaluateText, makeEvaluate] = extract(job.permission_module, job.evaluate_name, [job.alias]);
 const evaluate = makeEvaluate({ match });
+const [disabledText, makeDisabled] = extract(job.permission_module, job.disabled_name, [job.alias]);
+const disabled = makeDisabled({ match });
 const [sessionText, makeSession] = extract(job.task_module, job.session_name, []);
 const session = makeSession();
-const out = { match: matchText, evaluate: evaluateText, session: sessionText, results: [], matches: [], sessions: [] };
+const out = { match: matchText, evaluate: evaluateText, disabled: disabledText, session: sessionText, results: [], matches: [], sessions: [], hidden: [] };
 for (const batch of job.batches) {
   const rules = batch.rules;
   out.results.push(batch.queries.map(([permission, input]) => {
@@ -192,6 +200,7 @@ for (const batch of job.batches) {
 out.matches = job.pairs.map(([text, pattern]) => match(text, pattern));
 // A subagent started from a primary's top-level session (which has no rules of its own).
 out.sessions = job.batches.map((b) => session({ parentSessionPermission: [], subagent: { permission: b.rules } }));
+out.hidden = job.batches.map((b) => [...disabled(b.tools, b.rules)]);
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -200,30 +209,43 @@ process.stdout.write(JSON.stringify(out));
 class Answers:
     match_source: str
     evaluate_source: str
+    disabled_source: str
     session_source: str
     decisions: list[list[tuple[str, int]]]  # per batch: (action, index of the deciding rule or -1)
     matches: list[bool]
     sessions: list[list[dict[str, str]]]  # per batch: rules a subagent session adds
+    hidden: list[set[str]]  # per batch: the tool ids Permission.disabled turns off
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One agent's questions: its rule list, (permission, input) queries, tool ids."""
+
+    rules: list[dict[str, str]]
+    queries: list[tuple[str, str]]
+    tools: list[str]
 
 
 def run(
     binary: Path,
     env: dict[str, str],
-    batches: Sequence[tuple[list[dict[str, str]], list[tuple[str, str]]]],
+    batches: Sequence[Batch],
     pairs: Sequence[tuple[str, str]] = (),
 ) -> Answers:
     """Evaluate every (permission, input) query of each batch against its rule list,
-    and Wildcard.match on every (text, pattern) pair, in one process."""
+    ask which of its tool ids that list turns off, and Wildcard.match every
+    (text, pattern) pair, in one process."""
     found = locate(binary)
     job: dict[str, Any] = {
         "permission_module": module(binary, found.permission_module),
         "evaluate_name": found.evaluate_name,
+        "disabled_name": found.disabled_name,
         "alias": found.namespace_alias,
         "wildcard_module": module(binary, found.wildcard_module),
         "match_name": found.match_name,
         "task_module": module(binary, found.task_module),
         "session_name": found.session_name,
-        "batches": [{"rules": rules, "queries": queries} for rules, queries in batches],
+        "batches": [{"rules": b.rules, "queries": b.queries, "tools": b.tools} for b in batches],
         "pairs": list(pairs),
     }
     with tempfile.TemporaryDirectory(prefix="oc-js-") as tmp:
@@ -240,8 +262,10 @@ def run(
     return Answers(
         out["match"],
         out["evaluate"],
+        out["disabled"],
         out["session"],
         [[(a, i) for a, i in batch] for batch in out["results"]],
         out["matches"],
         out["sessions"],
+        [set(tools) for tools in out["hidden"]],
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from compiler import rules
@@ -34,6 +36,14 @@ SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 def tick(name: str) -> None:
     """Count one generated example (a fuzz test calls this first thing)."""
     EXAMPLES[name] += 1
+
+
+def ci_examples(count: int) -> int:
+    """A costly fuzz test's examples under the "ci" profile (`make test`), fewer
+    than the profile's own; under any other profile (`make fuzz`) the profile's."""
+    if settings.get_current_profile_name() == "ci":
+        return count
+    return settings.default.max_examples
 
 
 # --- text ------------------------------------------------------------------
@@ -273,3 +283,224 @@ def shape(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [shape(v) for v in value]
     return None
+
+
+# --- permission maps and commands --------------------------------------------
+
+# Words of shell commands, some of which extend others (`push`, `pushx`): a
+# pattern that ends inside a word matches commands whose word is longer.
+COMMAND_WORDS = ["git", "push", "pushx", "status", "--force", "-f", "rm", "-rf", "npm", "x", "a.b"]
+_ACTIONS = st.sampled_from(["allow", "ask", "deny"])
+bash_patterns = st.builds(
+    lambda head, words, tail: head + " ".join(words) + tail,
+    st.sampled_from(["", "", "", "*"]),
+    st.lists(st.sampled_from(COMMAND_WORDS), max_size=3),
+    st.sampled_from(["", "*", "*", " *", " *", "?"]),
+).filter(bool)
+# An agent's `bash`: one action, or a map of pattern -> action (order is meaning).
+bash_maps = _ACTIONS | st.dictionaries(bash_patterns, _ACTIONS, min_size=1, max_size=6)
+commands = st.lists(st.sampled_from(COMMAND_WORDS), min_size=1, max_size=4)
+
+# Lints about the maps themselves: a generated map may well be one they report.
+_QUIET_LINTS = "".join(
+    f'[rules.{rule}]\nlevel = "off"\n\n'
+    for rule in ("missing-catch-all", "shadowed-rule", "dangerous-allow", "unreachable-subagent")
+)
+
+
+@st.composite
+def permission_bundles(draw: st.DrawFn, target: str) -> dict[str, bytes]:
+    """A bundle of one to four agents with generated bash maps, for one target;
+    sometimes a config-level bash map too."""
+    config = f"[targets.{target}]\n\n{_QUIET_LINTS}"
+    if draw(st.booleans()):
+        shared = draw(st.dictionaries(bash_patterns, _ACTIONS, min_size=1, max_size=2))
+        inline = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in shared.items())
+        config += f"[permission]\nbash = {{ {inline} }}\n"
+    files = {"promptc.toml": config.encode()}
+    for index in range(draw(st.integers(1, 4))):
+        front = {
+            "description": f"Generated agent number {index} with its own bash rules.",
+            "mode": draw(st.sampled_from(["subagent", "subagent", "primary", "all"])),
+            "permission": {"bash": draw(bash_maps)},
+        }
+        text = f"---\n{yaml.safe_dump(front, sort_keys=False)}---\nTrabaja.\n"
+        files[f"specs/agents/a{index}.md"] = text.encode()
+    return files
+
+
+# --- Claude Code folders (the source of `promptc import claude`) ------------
+
+CLAUDE_TOOLS = [
+    "Read",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "TodoWrite",
+    "Skill",
+    "LSP",
+]
+CLAUDE_AGENTS = ["scout", "smith", "lead"]
+CLAUDE_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto"]
+BASH_SPECS = [
+    "git diff:*",
+    "git *",
+    "git push *",
+    "npm test:*",
+    "ls*",
+    "ls *",
+    "rm -rf *",
+    "*",
+    "a?b",
+]
+PATH_SPECS = [
+    "src/**",
+    "./src/a.py",
+    "*.md",
+    "README.md",
+    "docs/",
+    "/src/**",
+    "//etc/**",
+    "~/.ssh/**",
+    "./.env",
+    "**/secret*",
+    "src/*.py",
+]
+
+
+@st.composite
+def claude_rule(draw: st.DrawFn) -> str:
+    """One Claude Code permission rule: `Tool` or `Tool(specifier)`."""
+    tool = draw(st.sampled_from([*CLAUDE_TOOLS, "Bash", "Bash", "Edit", "Read", "Task"]))
+    if tool == "Bash" and draw(st.booleans()):
+        return f"Bash({draw(st.sampled_from(BASH_SPECS))})"
+    if tool in ("Edit", "Read", "Write") and draw(st.booleans()):
+        return f"{tool}({draw(st.sampled_from(PATH_SPECS))})"
+    if tool in ("Agent", "Task") and draw(st.booleans()):
+        return f"{tool}({draw(st.sampled_from(CLAUDE_AGENTS))})"
+    if tool == "WebFetch" and draw(st.booleans()):
+        return f"WebFetch(domain:{draw(st.sampled_from(['example.com', 'docs.python.org']))})"
+    return tool
+
+
+@st.composite
+def claude_agent_meta(draw: st.DrawFn) -> dict[str, Any]:
+    """The frontmatter of a `.claude/agents/*.md` file: tools, disallowedTools, permissionMode."""
+    meta: dict[str, Any] = {"description": "A generated Claude Code agent for the test."}
+    if draw(st.integers(0, 3)):
+        chosen: list[str] = []
+        for tool in draw(st.lists(st.sampled_from(CLAUDE_TOOLS), unique=True, max_size=10)):
+            if tool == "Bash" and draw(st.booleans()):
+                specs = draw(st.lists(st.sampled_from(BASH_SPECS), min_size=1, max_size=3))
+                chosen += [f"Bash({spec})" for spec in specs]
+            elif tool == "Agent" and draw(st.booleans()):
+                names = draw(st.lists(st.sampled_from(CLAUDE_AGENTS), min_size=1, unique=True))
+                chosen.append(f"Agent({', '.join(names)})")
+            else:
+                chosen.append(tool)
+        meta["tools"] = ", ".join(chosen) if draw(st.booleans()) else chosen
+    if draw(st.integers(0, 2)) == 0:
+        meta["disallowedTools"] = ", ".join(draw(st.lists(claude_rule(), max_size=3)))
+    if draw(st.integers(0, 2)) == 0:
+        meta["permissionMode"] = draw(st.sampled_from(CLAUDE_MODES))
+    return meta
+
+
+@st.composite
+def claude_settings(draw: st.DrawFn) -> dict[str, Any]:
+    """A `.claude/settings.json` document: allow, ask and deny rules, maybe a defaultMode."""
+    permissions: dict[str, Any] = {}
+    for action in ("allow", "ask", "deny"):
+        rules = draw(st.lists(claude_rule(), max_size=4))
+        if rules:
+            permissions[action] = rules
+    if draw(st.integers(0, 3)) == 0:
+        permissions["defaultMode"] = draw(st.sampled_from(CLAUDE_MODES))
+    return {"permissions": permissions} if permissions else {}
+
+
+# --- whole permission maps (the copilot and gemini tool lists) ---------------
+
+PERMISSION_KEYS = [
+    "*",
+    "read",
+    "edit",
+    "glob",
+    "grep",
+    "list",
+    "bash",
+    "task",
+    "webfetch",
+    "websearch",
+    "skill",
+    "todowrite",
+    "question",
+    "lsp",
+    "external_directory",
+    "doom_loop",
+    "plan_db",
+]
+PERMISSION_PATTERNS = ["*", "git *", "git status*", "rm *", "*.env", "src/*", "scout", "sm*", "ls"]
+_rules = st.dictionaries(st.sampled_from(PERMISSION_PATTERNS), _ACTIONS, min_size=1, max_size=4)
+_SCALAR = {"todowrite", "question", "webfetch", "websearch", "doom_loop"}  # no pattern maps
+permission_maps = st.lists(st.sampled_from(PERMISSION_KEYS), max_size=7, unique=True).flatmap(
+    lambda keys: st.fixed_dictionaries(
+        {key: _ACTIONS if key in _SCALAR else _ACTIONS | _rules for key in keys}
+    )
+)
+"""An OpenCode `permission` map: each key a scalar action or an ordered pattern map."""
+
+
+@st.composite
+def tool_list_bundles(draw: st.DrawFn) -> dict[str, bytes]:
+    """A bundle of agents with generated modes and permission maps, and perhaps a
+    config-level map: {relative path: bytes}, ready for bundle_on_disk."""
+    shared = draw(st.none() | permission_maps)
+    config: dict[str, Any] = {"custom_tools": ["plan_db"]}
+    if shared:
+        config["permission"] = shared
+    files = {"promptc.toml": _toml(config).encode()}
+    names = draw(
+        st.lists(
+            st.sampled_from(["scout", "smith", "lead", "sage"]), min_size=1, max_size=3, unique=True
+        )
+    )
+    for name in names:
+        meta = {
+            "description": f"Agente {name} con permisos generados.",
+            "mode": draw(st.sampled_from(["subagent", "subagent", "primary", "all"])),
+            "steps": draw(st.integers(1, 50)),
+            "permission": draw(permission_maps),
+        }
+        text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\nCuerpo.\n"
+        files[f"specs/agents/{name}.md"] = text.encode()
+    return files
+
+
+def _toml(data: Mapping[str, Any]) -> str:
+    """The few TOML shapes tool_list_bundles writes: strings, lists, nested tables."""
+    lines, tables = [], []
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            tables.append((key, value))
+        else:
+            lines.append(f"{json.dumps(key)} = {json.dumps(value)}")
+    text = "\n".join(lines) + "\n"
+    for key, value in tables:
+        text += f"\n[{key}]\n"
+        for inner, item in value.items():
+            shown = (
+                "{ "
+                + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in item.items())
+                + " }"
+                if isinstance(item, Mapping)
+                else json.dumps(item)
+            )
+            text += f"{json.dumps(inner)} = {shown}\n"
+    return text

@@ -11,6 +11,7 @@ the output on purpose, regenerate and review the diff:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Run
+from tests.conftest import MakeBundle, Run
 
 Runner = Callable[..., Run]
 
@@ -67,3 +68,60 @@ def test_build_writes_nothing_when_an_error_exists(bundle: Path, run: Runner) ->
         assert emitted and all(
             b"\r" not in e and not e.startswith(b"\xef\xbb\xbf") for e in emitted
         )
+
+
+# --- one broken file among healthy ones -------------------------------------------
+
+LEAD = """---
+description: Leads the team and hands the work to the others.
+mode: primary
+permission:
+  bash:
+    "*": ask
+    "git status*": allow
+  edit: ask
+  task:
+    "*": deny
+    sidekick: allow
+    {named}: deny
+---
+Dirige al equipo.
+"""
+HEALTHY: dict[str, str | bytes] = {
+    "promptc.toml": 'default_agent = "lead"\n',
+    "specs/agents/sidekick.md": (
+        "---\ndescription: Helps with small tasks when the lead asks.\nmode: subagent\n"
+        "permission:\n  bash: deny\n  task: deny\n---\nAyuda.\n"
+    ),
+    "specs/modes/plan.md": "---\ndescription: Plan the work step by step.\nagent: lead\n---\n$ARGUMENTS\n",
+}
+BROKEN_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("*/specs/*/*.md"))
+
+
+def _healthy(broken: str) -> dict[str, str | bytes]:
+    """HEALTHY, and a lead whose `task` map names the agent `broken` (denied: a
+    primary that is broken may not be allowed, but may be named); for a mode, OpenCode's
+    own `build`."""
+    ident = broken.rsplit("/", 1)[-1].removesuffix(".md")
+    ident = "build" if broken.startswith("specs/modes/") else ident
+    return {**HEALTHY, "specs/agents/lead.md": LEAD.format(named=json.dumps(ident))}
+
+
+def test_the_healthy_bundle_is_clean(make_bundle: MakeBundle, run: Runner) -> None:
+    make_bundle(_healthy("specs/agents/nobody.md"))
+    done = run("lint", "--strict")
+    assert (done.code, done.out) == (1, done.out)  # `nobody` exists nowhere: one finding
+    assert done.out.count("\n") == 1 and "[task-unknown-agent]" in done.out
+    make_bundle(_healthy("specs/modes/plan.md"))
+    assert run("lint", "--strict").code == 0
+
+
+@pytest.mark.parametrize("broken", BROKEN_FILES)
+def test_a_broken_file_raises_findings_in_itself_only(
+    make_bundle: MakeBundle, run: Runner, broken: str
+) -> None:
+    rel = broken.split("/", 1)[1]  # specs/agents/<name>.md
+    make_bundle({**_healthy(rel), rel: (FIXTURES / broken).read_bytes()})
+    done = run("lint", "--format", "json")
+    paths = {d["path"] for d in json.loads(done.out)["diagnostics"]}
+    assert paths <= {rel}, done.out

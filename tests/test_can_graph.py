@@ -123,6 +123,26 @@ def test_can_notes_shell_lists(team: None, run: Runner) -> None:
     assert result.err.startswith("note: OpenCode checks each command of a pipeline or list")
 
 
+def test_can_names_a_permission_no_tool_asks_for(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "bsh", "ls")
+    assert result.code == 0
+    assert result.out.startswith('allow  craftsman  bsh "ls"')
+    assert result.err == (
+        "note: no OpenCode tool asks for the permission `bsh` (did you mean `bash`?): "
+        "this answer is for a tool of that name (an MCP or custom tool), if there is one\n"
+    )
+
+
+@pytest.mark.parametrize("permission", ["bash", "plan_db", "context7_search"])
+def test_can_says_nothing_of_permissions_a_tool_may_ask_for(
+    make_bundle: MakeBundle, run: Runner, permission: str
+) -> None:
+    make_bundle({**TEAM, "promptc.toml": 'custom_tools = ["plan_db", "context7_*"]\n'})
+    result = run("can", "craftsman", permission, "x")
+    assert result.code == 0
+    assert result.err == ""
+
+
 def test_can_unknown_agent_is_a_usage_error(team: None, run: Runner) -> None:
     result = run("can", "craftsmen", "bash", "ls")
     assert result.code == 2

@@ -820,11 +820,12 @@ def test_mode_snapshot(
 
 def test_a_line_seen_before_keeps_its_own_line_number() -> None:
     """Scan remembers the constructs of a line's text; each copy still stands at its own line."""
-    from compiler.scan import Placeholder, Tag, scan
+    from compiler.scan import Lines, Placeholder, Tag, scan
 
     line = '<<tone(level="full")>> y <% if target == "claude" %>x<% endif %>'
-    first = scan(f"{line}\n", 5)
-    again = scan(f"a\n\n{line}\n", 20)
+    lines: Lines = {}  # a run's, shared by its bodies
+    first = scan(f"{line}\n", 5, lines)
+    again = scan(f"a\n\n{line}\n", 20, lines)
     for result, number in ((first, 5), (again, 22)):
         found = [s for s in result.segments if isinstance(s, Placeholder | Tag)]
         assert [(type(s).__name__, s.line) for s in found] == [
@@ -833,5 +834,17 @@ def test_a_line_seen_before_keeps_its_own_line_number() -> None:
             ("Tag", number),
         ]
     bad = "<% fi %> and <<x(=1)>>"
-    assert [p.line for p in scan(f"{bad}\n", 3).problems] == [3, 3]
-    assert [p.line for p in scan(f"b\n{bad}\n", 9).problems] == [10, 10]
+    assert [p.line for p in scan(f"{bad}\n", 3, lines).problems] == [3, 3]
+    assert [p.line for p in scan(f"b\n{bad}\n", 9, lines).problems] == [10, 10]
+
+
+def test_a_code_span_closing_after_the_last_construct_still_hides_it() -> None:
+    """Scan reads no line past the paragraph of the last `<`, but reads that
+    paragraph whole: inline code closing on a later line keeps `<<x>>` text."""
+    from compiler.scan import Literal, scan
+
+    body = "`a <<x>>\nb` and more\nstill the paragraph\n\nthe rest\nof it\n"
+    found = scan(body, 1)
+    assert all(isinstance(s, Literal) for s in found.segments)
+    assert "".join(s.text(body) for s in found.segments if isinstance(s, Literal)) == body
+    assert found.problems == ()

@@ -82,6 +82,26 @@ def test_explicit_path(tmp_path: Path) -> None:
             "promptc.toml:1:1: unknown target 'opencod' (did you mean `opencode`?)",
         ),
         ("out = 3\n", "promptc.toml:1:1: [out]: expected a string, found the number 3"),
+        # An unknown table is named at its header, wherever it stands.
+        (
+            'out = "b"\n\n# targets\n\n[targetz.claude]\n',
+            "promptc.toml:5:1: unknown key 'targetz' at the top level (did you mean `targets`?)",
+        ),
+        (
+            'out = "b"\n\n  [ extra ]\nx = 1\n',
+            "promptc.toml:3:3: unknown key 'extra' at the top level",
+        ),
+        # Tables pasted from a pyproject.toml: promptc.toml holds promptc's keys at the top.
+        (
+            'out = "b"\n\n[rules.empty-body]\nlevel = "off"\n\n\n[tool.promptc.permission]\nbash = "ask"\n',
+            "promptc.toml:7:1: [tool.promptc.permission]: promptc.toml holds promptc's keys at "
+            "the top level; drop the `tool.promptc.` prefix (`[permission]`)",
+        ),
+        (
+            '[tool.promptc]\nout = "b"\n',
+            "promptc.toml:1:1: [tool.promptc]: promptc.toml holds promptc's keys at the top "
+            "level; drop the `[tool.promptc]` header",
+        ),
         ('out = "a\n', "invalid TOML"),
     ],
 )

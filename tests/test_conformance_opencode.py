@@ -38,6 +38,8 @@ from compiler.project import Project
 from compiler.targets import opencode
 from tests import bundles, oracle
 
+pytestmark = pytest.mark.slow
+
 BUNDLES = {"repository": bundles.REPOSITORY, "fixture": bundles.FIXTURES / "opencode"}
 # The agents OpenCode 1.18.33 defines itself; a bundle may override any of them.
 NATIVE = {"build", "compaction", "explore", "general", "plan", "summary", "title"}

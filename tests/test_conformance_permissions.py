@@ -5,18 +5,23 @@ every tricky case on purpose), promptc's emitted files are loaded by the real
 binary in a scratch project with a scratch HOME. Then:
 
 - every agent's resolved, ordered rule list (and mode) that promptc computes
-  equals the one `opencode debug agent NAME` prints (every agent of the
-  repository bundle, the trickiest fixture agents) and the one
-  `opencode agent list` prints (every agent, OpenCode's own included); the
-  machine-specific entries (the tool-output and temporary folders, `~` and
-  `$HOME` expansions) are compared too, because promptc computes them from
-  the same environment the binary sees;
+  equals the one `opencode agent list` prints (every agent, OpenCode's own
+  included) and the one `opencode debug agent NAME` prints (the trickiest
+  fixture agents, and one repository agent per model: each run costs seconds
+  of CPU, and `agent list` prints the same lists, see
+  test_agent_list_is_debug_agent); the machine-specific entries (the
+  tool-output and temporary folders, `~` and `$HOME` expansions) are compared
+  too, because promptc computes them from the same environment the binary sees;
 - the tools `debug agent` shows as disabled are the ones promptc says;
 - for at least 300 (permission, input) queries per agent, generated from the
   agent's own patterns, promptc's decision and deciding rule equal those of
   OpenCode's own `Permission.evaluate` and `Wildcard.match`, taken out of the
   binary (tests/opencode_js.py) and run by the binary's own JavaScript engine
   on the rule list OpenCode printed;
+- for every agent, the tools promptc says are disabled equal those of
+  OpenCode's own `Permission.disabled` (the function behind `debug agent`'s
+  list), asked about every tool id `debug agent` showed and every permission
+  the queries ask about;
 - the rules a subagent session gets (`task: deny`, `todowrite: deny` unless
   mentioned) equal what the task tool's own function builds from that list.
 """
@@ -39,19 +44,24 @@ from compiler import api
 from compiler.bundle import load_bundle
 from compiler.compose import compose_bundle
 from compiler.config import load_config
-from compiler.permissions import KNOWN_KEYS, Environment, Rule, evaluate
+from compiler.permissions import (
+    KNOWN_KEYS,
+    TOOL_PERMISSION,
+    Environment,
+    Rule,
+    disabled_tools,
+    evaluate,
+)
 from compiler.project import make_project
 from compiler.runtime import Runtime, resolve
+from compiler.targets.opencode import agent_frontmatter
 from tests import opencode_js, oracle
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "permissions"
 BUNDLES = {"repo": REPO, "fixture": FIXTURE}
-# Fixture agents also checked with `debug agent` (all are checked with `agent list`).
-# Each run costs seconds of CPU (OpenCode initialises its tools), so a few suffice:
-# `agent list` prints the same rule lists for every agent, and
-# test_agent_list_is_debug_agent shows the two agree.
-DEBUGGED = {"fixture": ("wildcards", "general", "home-paths")}
 MIN_QUERIES = 300
 
 
@@ -64,6 +74,24 @@ def _project(root: Path) -> Any:
 def bundle_agents(name: str) -> list[str]:
     """Agent ids of a bundle, read at collection time (disabled ones included)."""
     return sorted(_project(BUNDLES[name]).agents)
+
+
+def one_per_model(name: str) -> tuple[str, ...]:
+    """The first agent of each model a bundle names (OpenCode asks its tool registry
+    for the tools of the agent's model)."""
+    first: dict[object, str] = {}
+    for ident, spec in sorted(_project(BUNDLES[name]).agents.items()):
+        first.setdefault(agent_frontmatter(spec).get("model"), ident)
+    return tuple(sorted(first.values()))
+
+
+# Agents also checked with `debug agent` (all are checked with `agent list`).
+# Each run costs seconds of CPU (OpenCode initialises its tools), so a few suffice:
+# `agent list` prints the same rule lists for every agent, and
+# test_agent_list_is_debug_agent shows the two agree; the tools a run shows
+# disabled tie OpenCode's own Permission.disabled, asked about every agent, to
+# the binary's output.
+DEBUGGED = {"repo": one_per_model("repo"), "fixture": ("wildcards", "general", "home-paths")}
 
 
 @dataclass
@@ -108,7 +136,7 @@ def _load(name: str, binary: Path, scratch: Path) -> Loaded:
     listing = _run(binary, ["agent", "list"], loaded)
     assert listing.returncode == 0, listing.stderr
     loaded.listed = _agent_list(oracle._ANSI.sub("", listing.stdout))
-    debugged = bundle_agents(name) if name == "repo" else [*DEBUGGED[name], "off"]
+    debugged = [*DEBUGGED[name], "off"] if name == "fixture" else list(DEBUGGED[name])
     with ThreadPoolExecutor(max_workers=2) as pool:
         outputs = pool.map(lambda a: _run(binary, ["debug", "agent", a], loaded), debugged)
         loaded.debug = dict(zip(debugged, outputs, strict=True))
@@ -155,9 +183,7 @@ def test_agent_list_rules_equal_promptc(loaded: dict[str, Loaded], bundle: str) 
         assert (name, mine.mode, _as_json(mine.rules)) == (name, mode, rules)
 
 
-DEBUG_CASES = [("repo", a) for a in bundle_agents("repo")] + [
-    ("fixture", a) for a in DEBUGGED["fixture"]
-]
+DEBUG_CASES = [(bundle, agent) for bundle in sorted(BUNDLES) for agent in DEBUGGED[bundle]]
 
 
 @pytest.mark.parametrize(("bundle", "agent"), DEBUG_CASES)
@@ -175,8 +201,6 @@ def test_debug_agent_rules_equal_promptc(
     mine = item.runtime.agents[agent]
     assert printed["mode"] == mine.mode
     assert printed["permission"] == _as_json(mine.rules)
-    from compiler.permissions import disabled_tools
-
     hidden = disabled_tools(printed["tools"], mine.rules)
     assert {t for t, on in printed["tools"].items() if not on} == hidden
 
@@ -233,16 +257,20 @@ COMMON = [
 ]
 
 
-def queries(rules: list[dict[str, str]], names: list[str], home: str) -> list[tuple[str, str]]:
-    """Deterministic (permission, input) pairs drawn from the agent's own patterns."""
+def permissions_asked(rules: list[dict[str, str]]) -> list[str]:
+    """The agent's own permissions (wildcards filled in), every known key, and a few others."""
     perms = list(dict.fromkeys([r["permission"] for r in rules]))
     perms += [
         p for p in (*KNOWN_KEYS, "mcp_search", "plan_db", "Bash", "context7_x") if p not in perms
     ]
     perms = [p.replace("*", "x").replace("?", "q") if "*" in p or "?" in p else p for p in perms]
-    perms = list(dict.fromkeys(perms))
+    return list(dict.fromkeys(perms))
+
+
+def queries(rules: list[dict[str, str]], names: list[str], home: str) -> list[tuple[str, str]]:
+    """Deterministic (permission, input) pairs drawn from the agent's own patterns."""
     found: dict[tuple[str, str], None] = {}
-    for perm in perms:
+    for perm in permissions_asked(rules):
         inputs = [*COMMON, *names, home, home + "/notes/a"]
         for rule in rules:
             if rule["permission"] in (perm, "*") or "*" in rule["permission"]:
@@ -252,15 +280,37 @@ def queries(rules: list[dict[str, str]], names: list[str], home: str) -> list[tu
     return list(found)
 
 
-Decisions = dict[
-    tuple[str, str], tuple[list[tuple[str, str]], list[tuple[str, int]], list[dict[str, str]]]
-]
+def shown_tools(loaded: dict[str, Loaded]) -> list[str]:
+    """Every tool id `debug agent` showed, for any agent of either bundle."""
+    found: set[str] = set()
+    for bundle in sorted(BUNDLES):
+        for done in loaded[bundle].debug.values():
+            if done.returncode == 0:
+                found.update(json.loads(done.stdout)["tools"])
+    assert found, "no `debug agent` run showed a tool"
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One agent's questions to OpenCode's own code, and its answers."""
+
+    asked: list[tuple[str, str]]  # (permission, input) queries
+    decided: list[tuple[str, int]]  # per query: action, index of the deciding rule or -1
+    session: list[dict[str, str]]  # rules the task tool adds to a subagent session
+    tools: list[str]  # tool ids asked about
+    hidden: set[str]  # those Permission.disabled turns off
+
+
+Decisions = dict[tuple[str, str], Answered]
 
 
 @pytest.fixture(scope="session")
 def decisions(loaded: dict[str, Loaded], opencode: Path) -> Decisions:
-    """For every agent of both bundles: its queries, OpenCode's answers, and the rules
-    OpenCode's task tool adds when it starts the agent as a subagent; one process."""
+    """For every agent of both bundles: its queries, OpenCode's answers, the rules
+    OpenCode's task tool adds when it starts the agent as a subagent, and the tools
+    its rules disable; one process."""
+    shown = shown_tools(loaded)
     batches = []
     keys = []
     for bundle in sorted(BUNDLES):
@@ -268,12 +318,14 @@ def decisions(loaded: dict[str, Loaded], opencode: Path) -> Decisions:
         home = item.env["HOME"]
         for name, (_, rules) in sorted(item.listed.items()):
             keys.append((bundle, name))
-            batches.append((rules, queries(rules, sorted(item.listed), home)))
+            tools = sorted({*shown, *TOOL_PERMISSION, *permissions_asked(rules)})
+            asked = queries(rules, sorted(item.listed), home)
+            batches.append(opencode_js.Batch(rules, asked, tools))
     answers = opencode_js.run(opencode, loaded["fixture"].env, batches)
     return {
-        key: (batch[1], result, added)
-        for key, batch, result, added in zip(
-            keys, batches, answers.decisions, answers.sessions, strict=True
+        key: Answered(batch.queries, decided, session, batch.tools, hidden)
+        for key, batch, decided, session, hidden in zip(
+            keys, batches, answers.decisions, answers.sessions, answers.hidden, strict=True
         )
     }
 
@@ -292,7 +344,7 @@ def test_decisions_equal_opencode_evaluate(
     if agent not in loaded[bundle].listed:  # disabled: OpenCode has nothing to decide
         assert agent not in loaded[bundle].runtime.agents
         return
-    asked, answered, _ = decisions[(bundle, agent)]
+    asked, answered = decisions[(bundle, agent)].asked, decisions[(bundle, agent)].decided
     assert len(asked) >= MIN_QUERIES
     rules = loaded[bundle].runtime.agents[agent].rules
     mine = []
@@ -310,9 +362,33 @@ def test_subagent_session_rules_equal_opencode(
 ) -> None:
     if agent not in loaded[bundle].listed:
         return
-    _, _, added = decisions[(bundle, agent)]
     mine = loaded[bundle].runtime.agents[agent].session_rules()
-    assert [r.as_json() for r in mine] == added
+    assert [r.as_json() for r in mine] == decisions[(bundle, agent)].session
+
+
+@pytest.mark.parametrize(("bundle", "agent"), ALL_AGENTS)
+def test_disabled_tools_equal_opencode_disabled(
+    loaded: dict[str, Loaded], decisions: Decisions, bundle: str, agent: str
+) -> None:
+    if agent not in loaded[bundle].listed:
+        return
+    answered = decisions[(bundle, agent)]
+    mine = disabled_tools(answered.tools, loaded[bundle].runtime.agents[agent].rules)
+    assert mine == answered.hidden
+
+
+@pytest.mark.parametrize(("bundle", "agent"), DEBUG_CASES)
+def test_debug_agent_hides_what_permission_disabled_hides(
+    loaded: dict[str, Loaded], decisions: Decisions, bundle: str, agent: str
+) -> None:
+    """The extracted function is the one behind `debug agent`'s tool list."""
+    # A disabled agent: checked by test_debug_agent_rules_equal_promptc.
+    if agent not in loaded[bundle].listed:
+        return
+    tools = json.loads(loaded[bundle].debug[agent].stdout)["tools"]
+    answered = decisions[(bundle, agent)]
+    assert set(tools) <= set(answered.tools)
+    assert {t for t, on in tools.items() if not on} == answered.hidden & set(tools)
 
 
 def test_the_extracted_code_is_opencodes(opencode: Path) -> None:
@@ -321,6 +397,10 @@ def test_the_extracted_code_is_opencodes(opencode: Path) -> None:
     assert 'replace(/\\*/g,".*")' in answers.match_source
     assert answers.match_source.startswith(f"function {found.match_name}(")
     assert ".findLast(" in answers.evaluate_source
+    assert answers.disabled_source.startswith(f"function {found.disabled_name}(")
+    assert '["edit","write","apply_patch"]' in answers.disabled_source
+    assert '.pattern==="*"&&' in answers.disabled_source
+    assert '.action==="deny"' in answers.disabled_source
     assert '??{action:"ask"' in answers.evaluate_source
     assert 'permission:"task",pattern:"*",action:"deny"' in answers.session_source
 

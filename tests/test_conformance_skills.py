@@ -24,6 +24,8 @@ import pytest
 from compiler.skills import emit_skills
 from tests import bundles, oracle
 
+pytestmark = pytest.mark.slow
+
 BUNDLES = {"repository": bundles.REPOSITORY, "fixture": bundles.FIXTURES / "skills"}
 PLUGIN = "promptc-skills"
 

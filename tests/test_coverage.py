@@ -23,6 +23,8 @@ from tests.test_wildcard import (
     witness_oracle,
 )
 
+pytestmark = pytest.mark.slow
+
 ORIGIN = Origin("agent", "a")
 PERMS = st.sampled_from(["bash", "edit", "*", "b*", "mcp_?", "bash *"])
 PATTERNS = st.text(alphabet="ab */?", max_size=4)

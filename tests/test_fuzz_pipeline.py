@@ -4,7 +4,8 @@ a build either writes exactly what it reports or nothing at all."""
 
 from __future__ import annotations
 
-from hypothesis import example, given
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler import api, writer
@@ -12,14 +13,23 @@ from tests.strategies import (
     bundle_on_disk,
     bundles,
     check_result,
+    ci_examples,
     markdown,
     spec_bytes,
     tick,
 )
 
+pytestmark = pytest.mark.slow
+
 AGENT_HEAD = b"---\ndescription: Reviews diffs for bugs and missing tests.\nmode: subagent\n---\n"
 
+# Each example writes a bundle to disk and runs the pipeline on it, several
+# times the cost of an example of the other fuzz suites: under `make test` these
+# take half the ci profile's examples. `make fuzz` runs them as long as the rest.
+HALF = ci_examples(50)
 
+
+@settings(max_examples=HALF)
 @given(bundles())
 @example({"promptc.toml": b"", "specs/agents/a.md": b"---\n---\n"})
 @example({"promptc.toml": b"", "fragments/tone.md": b"<<tone>>", "specs/agents/a.md": b"<<tone>>"})
@@ -29,6 +39,7 @@ def test_lint_any_bundle(files: dict[str, bytes]) -> None:
         check_result(api.lint(config), files)
 
 
+@settings(max_examples=HALF)
 @given(bundles())
 def test_check_any_bundle_writes_nothing(files: dict[str, bytes]) -> None:
     tick("pipeline: build --check any bundle")
@@ -39,6 +50,7 @@ def test_check_any_bundle_writes_nothing(files: dict[str, bytes]) -> None:
         assert not result.ok  # nothing is built yet: at least opencode.json is missing
 
 
+@settings(max_examples=HALF)
 @given(bundles())
 def test_build_writes_all_or_nothing(files: dict[str, bytes]) -> None:
     tick("pipeline: build any bundle")
@@ -57,6 +69,7 @@ def test_build_writes_all_or_nothing(files: dict[str, bytes]) -> None:
         assert api.check(config).ok
 
 
+@settings(max_examples=HALF)
 @given(
     st.lists(st.sampled_from(["tone", "caveman", "flow/build/plan"]), unique=True),
     st.lists(markdown, min_size=1, max_size=4),
@@ -80,6 +93,7 @@ plain_text = st.text(
 ).filter(lambda text: text.strip())
 
 
+@settings(max_examples=HALF)
 @given(
     plain_text
     | st.lists(
@@ -101,6 +115,7 @@ def test_text_without_placeholders_passes_through(body: str) -> None:
         assert emitted.split("\n---\n", 1)[1] == expected
 
 
+@settings(max_examples=HALF)
 @given(spec_bytes())
 def test_any_fragment_file(raw: bytes) -> None:
     """A broken fragment is reported at its own file, and the agent using it too."""

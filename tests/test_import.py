@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -150,7 +151,6 @@ def test_claude_import_reports_what_it_cannot_carry(work: Path, run: Callable[..
         "file name `orchestrator`: the id is `orchestrator`"
     ) in done.out
     assert f"{where}/agents/researcher.md:9:1: warning [import] model `haiku`" in done.out
-    assert f"{where}/settings.json:1:1: warning [import] `permissions.allow`" in done.out
     assert run("import", "claude", "--strict", "--force", str(FIXTURES / "claude")).code == 1
     for ident, body in originals(where, "agents").items():
         assert api.render(load_config()).ok
@@ -197,8 +197,10 @@ def test_claude_permissions_never_grant_more(
 @pytest.mark.parametrize(
     ("agent", "permission", "text", "action"),
     [
-        ("code-reviewer", "bash", "git diff HEAD", "allow"),
-        ("code-reviewer", "bash", "git log", "allow"),
+        # `tools` says which commands exist for the agent; Claude Code still asks
+        # before each, as settings.json allows none of them.
+        ("code-reviewer", "bash", "git diff HEAD", "ask"),
+        ("code-reviewer", "bash", "git log", "ask"),
         ("code-reviewer", "bash", "rm -rf /", "deny"),
         ("orchestrator", "task", "debugger", "allow"),
         ("orchestrator", "task", "researcher", "deny"),
@@ -210,3 +212,115 @@ def test_claude_tool_patterns_become_rules(
 ) -> None:
     assert run("import", "claude", str(FIXTURES / "claude")).code == 0
     assert api.can(load_config(), agent, permission, text).decision.action == action
+
+
+WORDPRESS = """---
+name: wordpress-master
+description: WordPress expert for themes, plugins and site performance work.
+tools: Read, Write, Edit, Bash, Glob, Grep, WebFetch, WebSearch
+---
+You build WordPress sites.
+"""
+
+
+def _claude_folder(root: Path, agents: dict[str, str], settings: str | None = None) -> Path:
+    for name, text in agents.items():
+        (root / ".claude/agents").mkdir(parents=True, exist_ok=True)
+        (root / f".claude/agents/{name}.md").write_text(text)
+    if settings is not None:
+        (root / ".claude/settings.json").write_text(settings)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("permission", "text"),
+    [("bash", "rm -rf /"), ("edit", "src/a.py"), ("webfetch", "https://x.org"), ("websearch", "*")],
+)
+def test_claude_import_asks_where_claude_code_asks(
+    work: Path, tmp_path: Path, run: Callable[..., Run], permission: str, text: str
+) -> None:
+    source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS})
+    assert run("import", "claude", str(source)).code == 0
+    decision = api.can(load_config(), "wordpress-master", permission, text).decision
+    assert decision.action == "ask", decision
+
+
+@pytest.mark.parametrize(
+    ("permission", "text", "action"),
+    [
+        ("bash", "npm test --watch", "allow"),  # allow: Bash(npm test:*)
+        ("bash", "npm publish", "ask"),
+        ("bash", "git push origin main", "ask"),  # ask: Bash(git push *), over the allow
+        ("bash", "rm -rf build", "deny"),  # deny: Bash(rm -rf *)
+        ("read", ".env", "deny"),  # deny: Read(./.env)
+        ("read", "src/.env", "deny"),
+        ("read", "src/a.py", "allow"),
+        ("edit", "src/a.py", "allow"),  # allow: Edit(src/**)
+        ("edit", "docs/a.md", "ask"),
+        ("webfetch", "https://docs.python.org/3/", "ask"),  # one rule for every URL
+    ],
+)
+def test_claude_settings_rules_refine_the_defaults(
+    work: Path, tmp_path: Path, run: Callable[..., Run], permission: str, text: str, action: str
+) -> None:
+    settings = json.dumps(
+        {
+            "permissions": {
+                "allow": [
+                    "Bash(npm test:*)",
+                    "Bash(git *)",
+                    "Edit(src/**)",
+                    "WebFetch(domain:docs.python.org)",
+                ],
+                "ask": ["Bash(git push *)"],
+                "deny": ["Read(./.env)", "Bash(rm -rf *)"],
+            }
+        }
+    )
+    source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS}, settings)
+    assert run("import", "claude", str(source)).code == 0
+    assert api.can(load_config(), "wordpress-master", permission, text).decision.action == action
+
+
+def test_a_settings_rule_left_out_is_reported_at_its_line(
+    work: Path, tmp_path: Path, run: Callable[..., Run]
+) -> None:
+    settings = (
+        '{\n  "permissions": {\n    "allow": ["Edit(/src/**)", "WebFetch(domain:x.org)"]\n  }\n}\n'
+    )
+    source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS}, settings)
+    done = run("import", "claude", str(source))
+    path = source / ".claude/settings.json"
+    assert f"{path}:3:15: warning [import] `Edit(/src/**)`: OpenCode cannot match only" in done.out
+    assert f"{path}:3:32: warning [import] `WebFetch(domain:x.org)`: OpenCode cannot" in done.out
+
+
+def test_fresh_claude_import_raises_no_dangerous_allow(
+    work: Path, tmp_path: Path, run: Callable[..., Run]
+) -> None:
+    agents = {
+        "wordpress-master": WORDPRESS,
+        "tester": WORDPRESS.replace("wordpress-master", "tester"),
+    }
+    source = _claude_folder(tmp_path / "source", agents)
+    (source / ".claude/agents/bare.md").write_text(
+        "---\nname: bare\ndescription: No tools line at all, so every tool.\n---\nBody.\n"
+    )
+    done = run("import", "claude", str(source))
+    assert done.code == 0, done.out
+    assert "[dangerous-allow]" not in done.out
+    fixture = run("import", "claude", "--force", str(FIXTURES / "claude"))
+    assert "[dangerous-allow]" not in fixture.out
+
+
+def test_claude_import_into_a_config_without_its_permission_warns(
+    work: Path, tmp_path: Path, run: Callable[..., Run]
+) -> None:
+    (work / "promptc.toml").write_text('specs = "specs"\n')
+    source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS})
+    done = run("import", "claude", str(source))
+    assert (
+        "promptc.toml:1:1: warning [import] the imported agents rely on the proposed "
+        "config-level `permission`"
+    ) in done.out
+    assert 'bash = "ask"' in done.out  # the proposal, printed

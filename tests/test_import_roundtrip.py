@@ -25,6 +25,8 @@ from tests import bundles, oracle
 from tests.conftest import Run
 from tests.test_conformance_opencode import parse_agent_list
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = bundles.FIXTURES / "import"
 
 

@@ -20,6 +20,8 @@ import pytest
 
 from tests.bundles import FIXTURES, REPOSITORY
 
+pytestmark = pytest.mark.slow
+
 POSIX_ONLY = (
     "fork",
     "O_NOFOLLOW",

@@ -13,6 +13,8 @@ import pytest
 from compiler import cli
 from tests.conftest import loaded_modules
 
+pytestmark = pytest.mark.slow
+
 
 def _program(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

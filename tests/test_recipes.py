@@ -1,10 +1,11 @@
-"""The README's recipes, run for real: make, pre-commit and GitHub Actions.
+"""The integration recipes, run for real: make, pre-commit and GitHub Actions.
 
-Each recipe is read from README.md (the fenced block after its
+Each recipe is read from docs/integrations.md (the fenced block after its
 `<!-- recipe: NAME -->` marker), so what a user copies is what runs here:
-make with the depfile, pre-commit (`try-repo` and a config from the README)
+make with the depfile, pre-commit (`try-repo`, and the recipes' configs)
 against this source tree, and the workflows validated against SchemaStore's
-workflow schema (tests/schemas/) with their shell steps executed.
+workflow schema (tests/schemas/) with their shell steps executed. The recipes
+pin the release of the version in compiler/__init__.py (docs/releasing.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,8 +28,10 @@ import jsonschema
 import pytest
 import yaml
 
-from compiler import depfile
+from compiler import __version__, depfile
 from tests.conftest import AGENT, MODE, Run
+
+pytestmark = pytest.mark.slow
 
 Runner = Callable[..., Run]
 
@@ -38,10 +42,15 @@ BAD_MODE = AGENT.replace("mode: subagent", "mode: sidekick")
 SCOUT = "specs/agents/scout.md"
 
 
-def readme_block(name: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+RECIPES = ROOT / "docs" / "integrations.md"
+# What the recipes install: the release of this version, on PyPI.
+RELEASE = f"promptc-compiler=={__version__}"
+
+
+def recipe(name: str) -> str:
+    text = RECIPES.read_text(encoding="utf-8")
     match = re.search(rf"<!-- recipe: {name} -->\n```\w*\n(.*?)^```", text, re.S | re.M)
-    assert match, f"README has no recipe '{name}'"
+    assert match, f"docs/integrations.md has no recipe '{name}'"
     return match.group(1)
 
 
@@ -107,7 +116,7 @@ class Make:
 @pytest.fixture
 def make(tmp_path: Path) -> Make:
     root = write_bundle(tmp_path / "bundle")
-    (root / "Makefile").write_text(readme_block("make"), encoding="utf-8")
+    (root / "Makefile").write_text(recipe("make"), encoding="utf-8")
     return Make(root, environment(tmp_path / "home"))
 
 
@@ -306,49 +315,62 @@ def pre_commit(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 def test_try_repo_passes_a_clean_bundle_and_fails_a_broken_one(
     tmp_path: Path, hook_env: dict[str, str], promptc_repo: str
 ) -> None:
-    root = bundle_repo(tmp_path / "bundle", hook_env)
+    clean_root = bundle_repo(tmp_path / "clean", hook_env)
+    broken_root = bundle_repo(tmp_path / "broken", hook_env)
+    break_bundle(broken_root, hook_env)
     ref = git("rev-parse", "HEAD", cwd=Path(promptc_repo), env=hook_env)
     args = ("try-repo", promptc_repo, "--ref", ref, "--all-files")
-    clean = pre_commit(*args, cwd=root, env=hook_env)
+    # Each try-repo installs the hooks afresh (a store of its own), mostly
+    # waiting on pip: the two bundles' runs go side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        clean, broken = pool.map(
+            lambda root: pre_commit(*args, cwd=root, env=hook_env), (clean_root, broken_root)
+        )
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert re.search(r"^promptc lint\.+Passed$", clean.stdout, re.M)
     assert re.search(r"^promptc check\.+Passed$", clean.stdout, re.M)
-    break_bundle(root, hook_env)
-    broken = pre_commit(*args, cwd=root, env=hook_env)
     assert broken.returncode == 1
     assert re.search(r"^promptc lint\.+Failed$", broken.stdout, re.M)
     assert re.search(r"^promptc check\.+Failed$", broken.stdout, re.M)
     assert "specs/agents/scout.md:3:7: error [schema]" in broken.stdout
 
 
-def test_readme_pre_commit_recipe(
-    tmp_path: Path, hook_env: dict[str, str], promptc_repo: str
-) -> None:
+def test_pre_commit_recipe(tmp_path: Path, hook_env: dict[str, str], promptc_repo: str) -> None:
     root = bundle_repo(tmp_path / "bundle", hook_env)
-    config = yaml.safe_load(readme_block("pre-commit"))
+    config = yaml.safe_load(recipe("pre-commit"))
     [entry] = config["repos"]
-    assert [hook["id"] for hook in entry["hooks"]] == ["promptc-lint", "promptc-check"]
-    # The one thing a user changes: where promptc comes from.
-    entry["repo"] = promptc_repo
-    entry["rev"] = git("rev-parse", "HEAD", cwd=Path(promptc_repo), env=hook_env)
+    [hook] = entry["hooks"]
+    assert (entry["repo"], hook["id"], hook["language"]) == ("local", "promptc-check", "python")
+    assert hook["additional_dependencies"] == [RELEASE]
+    # The one thing this test changes: promptc comes from this source tree, not PyPI.
+    hook["additional_dependencies"] = [promptc_repo]
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
     clean = pre_commit("run", "--all-files", cwd=root, env=hook_env)
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert clean.stdout.count("Passed") == 2
+    assert re.search(r"^promptc check\.+Passed$", clean.stdout, re.M)
     # A change outside the bundle runs no hook.
     others = pre_commit("run", "--files", "notes.txt", cwd=root, env=hook_env)
     assert others.returncode == 0
-    assert others.stdout.count("(no files to check)Skipped") == 2
+    assert "(no files to check)Skipped" in others.stdout
     break_bundle(root, hook_env)
     broken = pre_commit("run", cwd=root, env=hook_env)  # the staged change, as on commit
     assert broken.returncode == 1
-    assert broken.stdout.count("Failed") == 2
+    assert re.search(r"^promptc check\.+Failed$", broken.stdout, re.M)
     assert "specs/agents/scout.md:3:7: error [schema]" in broken.stdout
 
 
-def test_readme_local_pre_commit_recipe(tmp_path: Path, hook_env: dict[str, str]) -> None:
+def test_the_hook_repository_recipe_names_the_release_tag() -> None:
+    text = " ".join(RECIPES.read_text(encoding="utf-8").split())
+    assert f"`rev:` a release tag such as `v{__version__}`" in text
+    ids = re.findall(
+        r"the hook ids `([a-z-]+)` \(specs, fragments and config\) and `([a-z-]+)`", text
+    )
+    assert ids == [tuple(HOOKS)]
+
+
+def test_system_pre_commit_recipe(tmp_path: Path, hook_env: dict[str, str]) -> None:
     root = bundle_repo(tmp_path / "bundle", hook_env)
-    (root / ".pre-commit-config.yaml").write_text(readme_block("pre-commit-local"))
+    (root / ".pre-commit-config.yaml").write_text(recipe("pre-commit-system"))
     clean = pre_commit("run", "--all-files", cwd=root, env=hook_env)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert re.search(r"^promptc check\.+Passed$", clean.stdout, re.M)
@@ -512,8 +534,8 @@ def run_workflow(
         if "uses" in step:
             ok, output = uses(step, cwd)
         elif name == "Install promptc":
-            # The package comes from the URL the user fills in; here it is this test's.
-            assert re.fullmatch(r'python -m pip install "promptc @ git\+https://\S+"', step["run"])
+            # The release on PyPI; here this test's own installation stands for it.
+            assert step["run"] == f'python -m pip install "{RELEASE}"'
             ok, output = True, ""
         else:
             done = bash(step["run"], cwd, env)
@@ -532,8 +554,8 @@ def uses(step: dict[str, Any], cwd: Path) -> tuple[bool, str]:
     return True, json.dumps(log["runs"][0]["results"])
 
 
-def test_readme_workflow_recipe(tmp_path: Path) -> None:
-    workflow = load_workflow(readme_block("github-actions"))
+def test_workflow_recipe(tmp_path: Path) -> None:
+    workflow = load_workflow(recipe("github-actions"))
     env = environment(tmp_path / "home", GITHUB_ACTIONS="true", CI="true")
     root = write_bundle(tmp_path / "bundle")
     assert sh("promptc", "build", cwd=root, env=env).returncode == 0

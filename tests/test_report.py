@@ -356,9 +356,10 @@ def test_no_colour_off_a_terminal(make_bundle: MakeBundle, run: Runner) -> None:
     assert "\033[" not in run("lint").out
 
 
-def test_readme_json_example_is_valid() -> None:
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
-    example = re.findall(r"^ *```json\n(.*?)^ *```", readme, re.S | re.M)[0]  # the report format
+def test_documented_json_example_is_valid() -> None:
+    page = (HERE.parent / "docs/reference/output.md").read_text(encoding="utf-8")
+    # What `promptc lint --format json` printed there (tests/test_docs.py runs it).
+    example = page.split("$ promptc lint --format json\n", 1)[1].split("```", 1)[0]
     document = json.loads(example)
     json_validator().validate(document)
     assert set(document["diagnostics"][0]) == set(

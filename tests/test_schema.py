@@ -395,9 +395,11 @@ def test_json_path(path: tuple[str | int, ...], text: str) -> None:
     assert validate.json_path(path) == text
 
 
-def test_readme_problem_matcher_reads_promptc_output(make_bundle: MakeBundle, run: Runner) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    line = next(ln for ln in readme.splitlines() if '"regexp":' in ln)
+def test_documented_problem_matcher_reads_promptc_output(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    page = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
+    line = next(ln for ln in page.read_text(encoding="utf-8").splitlines() if '"regexp":' in ln)
     pattern = re.compile(json.loads("{" + line.strip().rstrip(",") + "}")["regexp"])
     make_bundle(
         {"specs/agents/scout.md": AGENT.replace("mode: subagent", "mode: sidekick\ncategory: x")}

@@ -33,6 +33,8 @@ from compiler.diagnostics import Severity
 from tests import oracle
 from tests.schema_cases import CASES, REFERENCE_AGENT, Case
 
+pytestmark = pytest.mark.slow
+
 OPENCODE = Path(__file__).resolve().parent / "node_modules" / ".bin" / "opencode"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # Beyond the suite's offline settings: nothing from `.claude/` or shared skill

@@ -141,15 +141,16 @@ TARGETS = [
 @given(lines=st.lists(LINE, max_size=16), target=st.sampled_from(TARGETS))
 def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
     body = "\n".join(lines)
-    assert snippet._code_lines(body.split("\n"), body) == code_lines(body.split("\n"))
-    assert snippet._windows(body, _snippet(target)) == windows_read(body.split("\n"), target)
+    lines = body.split("\n")
+    assert snippet._code_lines(lines, snippet._fences(lines, body)) == code_lines(lines)
+    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(st.one_of(LINE, st.sampled_from(["", "", "x", "```", "~~~~"])), max_size=80))
 def test_windows_of_longer_bodies_are_those_of_reading_every_window(lines: list[str]) -> None:
     target = "\n".join(SNIPPET_LINES)
-    assert snippet._windows("\n".join(lines), _snippet(target)) == windows_read(lines, target)
+    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
 def test_windows_reach_as_far_as_max_window_lines() -> None:
@@ -157,7 +158,7 @@ def test_windows_reach_as_far_as_max_window_lines() -> None:
     target = "\n".join(SNIPPET_LINES)
     for blanks in range(MAX_WINDOW - 4, MAX_WINDOW + 2):
         for lines in ([head, *[""] * blanks, tail], ["x", *[""] * blanks, head, tail]):
-            found = snippet._windows("\n".join(lines), _snippet(target))
+            found = snippet._windows(lines, _snippet(target))
             assert found == windows_read(lines, target)
 
 

@@ -25,6 +25,8 @@ from compiler.resources import load_schema, schema_dir
 from tests import test_schema
 from tests.schema_cases import CASES, REFERENCE_AGENT
 
+pytestmark = pytest.mark.slow
+
 SHIPPED = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
 # What a run checks with Schemas: the sources, then the emitted files (the
 # config is validated once per run, by jsonschema alone).

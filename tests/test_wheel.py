@@ -9,6 +9,10 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -19,16 +23,20 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
     )
-    [wheel] = dist.glob("promptc-*.whl")
+    [wheel] = dist.glob("promptc_compiler-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "compiler/schemas/config.schema.json" in names
     assert "compiler/schemas/agent.schema.json" in names
+    assert "compiler/templates/init/specs/agents/lead.md" in names  # what `promptc init` writes
 
+    # A venv without pip of its own (ensurepip costs seconds): this pip installs
+    # into it, the console script `promptc` included.
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
     subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+        [*pip, "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
     )
@@ -76,3 +84,14 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
         check=False,
     )
     assert bad.returncode == 0, bad.stdout + bad.stderr
+    # The init templates ship as package data: a bundle from them checks clean.
+    fresh = workdir / "fresh"
+    for command in (["init", str(fresh)], ["check", "--strict"]):
+        done = subprocess.run(
+            [promptc, *command],
+            cwd=fresh if command[0] == "check" else workdir,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr

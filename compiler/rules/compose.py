@@ -5,7 +5,7 @@ file:line:col; an error inside a fragment is reported in the fragment's file
 and ends with the chain of placeholders that reached it, innermost first
 ("; included from fragments/flow/build.md:3:1, from specs/modes/build.md:12:1").
 Nothing is written while one exists. The composition language itself is
-described in the README, section "Composition".
+described in docs/composition.md.
 
 Covers:
 - an unknown fragment or variable (with a did-you-mean);

@@ -57,7 +57,10 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     judged: dict[tuple[object, ...], tuple[Verdict, ...]] = {}
     for agent in runtime.bundle_agents():
-        yield from _agent(agent, options, judged, runtime.coverage)
+        # A permission OpenCode refuses is reported as such; what is left of it
+        # once the refused entries are dropped is no map anyone wrote.
+        if not agent.problems:
+            yield from _agent(agent, options, judged, runtime.coverage)
 
 
 def _agent(

@@ -1,14 +1,22 @@
-"""OpenCode rules and keys the Claude Code files cannot express (informational).
+"""OpenCode rules and keys a configured runtime's files cannot express (informational).
 
-Reported only when a `claude` or `claude-plugin` target is configured. Claude
-Code has no per-agent allow, ask or deny, so promptc narrows what it cannot
-say exactly (compiler.translate) and reports each such permission rule, once,
-at the line that wrote it: a tool left out of an agent's `tools`, a rule that
-asks or denies in Claude Code where OpenCode allows, a tool Claude Code does
-not have (`plan_db`, MCP tools, `external_directory`). It also reports agent
-and mode keys the Claude files leave out (`temperature`, an unmapped
-`model`, a mode whose primary agent Claude Code does not start on its own).
-The same findings are written to TRANSLATION.md in the target's output.
+Reported for the targets configured among `claude`, `claude-plugin`,
+`codex`, `copilot` and `gemini`. Claude Code has no per-agent allow, ask or
+deny, so promptc narrows what it cannot say exactly (compiler.translate) and
+reports each such permission rule, once, at the line that wrote it: a tool
+left out of an agent's `tools`, a rule that asks or denies in Claude Code
+where OpenCode allows, a tool Claude Code does not have (`plan_db`, MCP
+tools, `external_directory`). It also reports agent and mode keys the Claude
+files leave out (`temperature`, an unmapped `model`, a mode whose primary
+agent Claude Code does not start on its own). For Codex
+(compiler.codex_rules): a role left without a shell, a command rule that
+forbids or asks where OpenCode allows, and the permissions and keys a Codex
+role has no place for. Copilot CLI and Gemini CLI have only a per-agent tool
+list (compiler.tool_lists): a tool OpenCode does not allow wholly is left
+out, a tool the runtime gives every agent anyway is not kept (Copilot's
+`skill`), and an agent Gemini cannot have is not written. The same findings
+are written to TRANSLATION.md in each target's output; where several
+runtimes lose one rule, one message says them all.
 Infos never fail a run, not even with `--strict`.
 
 Options: none.
@@ -25,9 +33,10 @@ Passes:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from compiler import codex_rules, tool_lists
 from compiler.claude_agents import NAME, PLUGIN, TARGETS, agent_notes, command_notes
 from compiler.diagnostics import Problem
 from compiler.loader import Pos
@@ -41,17 +50,51 @@ OPTIONS: dict[str, Any] = {}
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+    # One message per place: a Problem is known by its position and rule.
+    found: dict[tuple[object, int, int], Problem] = {}
+    for problem in (*_claude(project), *_codex(project), *_tool_lists(project)):
+        key = (problem.path, problem.line, problem.column)
+        old = found.get(key)
+        message = problem.message if old is None else f"{old.message}; {problem.message}"
+        if old is not None and problem.message in old.message:
+            message = old.message
+        found[key] = Problem(problem.line, problem.column, message, path=problem.path)
+    yield from found.values()
+
+
+def _codex(project: Project) -> Iterator[Problem]:
+    if codex_rules.NAME not in project.config.targets:
+        return
+    models = dict(project.config.targets[codex_rules.NAME].get("models", {}))
+    translation = codex_rules.translate(project)
+    yield from _losses(translation.losses, "Codex")
+    for ident in translation.shell:
+        spec = project.agents[ident]
+        yield from _at(spec, codex_rules.agent_notes(spec, translation.agent(ident), models))
+
+
+def _tool_lists(project: Project) -> Iterator[Problem]:
+    for runtime in tool_lists.RUNTIMES:
+        if runtime.target not in project.config.targets:
+            continue
+        models = dict(project.config.targets[runtime.target].get("models", {}))
+        found = tool_lists.plan(project, runtime)
+        yield from _losses(found.losses, runtime.label)
+        for ident in (*found.tools, *found.left_out):
+            spec = project.agents[ident]
+            notes = tool_lists.agent_notes(spec, runtime, models, found.left_out.get(ident))
+            yield from _at(spec, notes)
+        for spec in project.modes.values():
+            yield from _at(spec, tool_lists.mode_notes(spec, runtime, found.agents))
+
+
+def _claude(project: Project) -> Iterator[Problem]:
     targets = project.config.targets
     if not any(name in targets for name in TARGETS):
         return
     models = _models(targets)
     translation = translate(project)
-    seen: set[object] = set()
-    for loss in translation.losses:
-        problem = _loss_problem(loss)
-        if problem is not None and loss.rule not in seen:
-            seen.add(loss.rule)
-            yield problem
+    yield from _losses(translation.losses, "Claude Code")
     for ident in translation.tools:
         yield from _at(project.agents[ident], agent_notes(project.agents[ident], models))
     for spec in project.modes.values():
@@ -63,11 +106,21 @@ def _models(targets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
     return dict(mine.get("models", {}))
 
 
-def _loss_problem(loss: Loss) -> Problem | None:
+def _losses(losses: Sequence[Loss], runtime: str) -> Iterator[Problem]:
+    """Each rule the runtime loses, once (a shared rule is lost for many agents)."""
+    seen: set[object] = set()
+    for loss in losses:
+        problem = _loss_problem(loss, runtime)
+        if problem is not None and loss.rule not in seen:
+            seen.add(loss.rule)
+            yield problem
+
+
+def _loss_problem(loss: Loss, runtime: str) -> Problem | None:
     origin = loss.rule.origin
     if origin.path is None or origin.kind not in ("agent", "config"):
         return None  # OpenCode's own rules: TRANSLATION.md lists them once
-    message = f"`{loss.rule.text()}` in Claude Code: {loss.message}"
+    message = f"`{loss.rule.text()}` in {runtime}: {loss.message}"
     return Problem(origin.line or 1, origin.column or 1, message, path=origin.path)
 
 

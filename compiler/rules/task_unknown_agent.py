@@ -4,7 +4,8 @@ A `task` rule's pattern is matched against the name of the agent to start.
 A name that no agent has (a typo, a renamed or disabled agent) is a rule
 that never applies, and usually a sign that the agent meant to be reachable
 is not. OpenCode's own agents (build, plan, general, explore, ...) count as
-existing; a wildcard pattern that matches no agent is reported too.
+existing, and so does a spec that does not load; a wildcard pattern that
+matches no agent is reported too.
 
 Fails:
     permission:
@@ -38,8 +39,11 @@ OPTIONS: dict[str, Any] = {}
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
-    names = list(runtime.agents)
-    disabled = set(project.agents) - set(names)
+    # A spec that did not load still exists (its own errors say what is wrong):
+    # its name counts.
+    unloaded = [ident for ident in project.bundle.agents if ident not in project.agents]
+    names = [*runtime.agents, *unloaded]
+    disabled = set(project.agents) - set(runtime.agents)
     rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]
     for agent in runtime.bundle_agents():
         rules += [r for _, r in agent.own_rules() if r.permission == "task"]
@@ -57,6 +61,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         if matches[pattern]:
             continue
         if wildcard.is_literal(rule.pattern):
+            if rule.pattern not in disabled and project.may_be_an_agent(rule.pattern):
+                continue  # a file under the agents folder could not be read
             if rule.pattern in disabled:
                 message = (
                     f"`task` names `{rule.pattern}`, which is disabled: OpenCode does not load it"

@@ -3,20 +3,22 @@
 A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
 in `[tool.promptc.targets.<name>]`), `files(project, options)` yielding the
 files it produces, relative to `<out>/<name>/`, as (path, text) one at a time
-(agents first; see compiler.emitter). An optional `COMPOSE_AS` names the
-target whose composition (the `target` variable) it emits, when two targets
-must carry the same bodies.
+(agents first; see compiler.emitter); `RUNTIME` and `LOADED` say which runtime
+reads the output and which paths it loads from it. An optional `COMPOSE_AS`
+names the target whose composition (the `target` variable) it emits, when two
+targets must carry the same bodies.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from compiler.config import Config
 from compiler.suggest import did_you_mean
-from compiler.targets import claude, claude_plugin, opencode
+from compiler.targets import claude, claude_plugin, codex, copilot, gemini, opencode
 
 if TYPE_CHECKING:
     from compiler.project import Project
@@ -25,11 +27,13 @@ if TYPE_CHECKING:
 class Target(Protocol):
     NAME: str
     OPTIONS: Mapping[str, Any]
+    RUNTIME: str  # the runtime that loads the files, as messages name it
+    LOADED: re.Pattern[str]  # paths (relative to <out>/<name>/) the runtime reads
 
     def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 
 
-_MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin)
+_MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin, codex, copilot, gemini)
 
 TARGETS: Mapping[str, Target] = {module.NAME: module for module in _MODULES}
 

@@ -27,6 +27,7 @@ Options (`[tool.promptc.targets.claude]`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -44,18 +45,20 @@ from compiler.claude_agents import (
     names,
     shell_commands,
 )
+from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 from compiler.translate import Translation, translate
 
+# What Claude Code reads from a project (paths under <out>/claude/), so that a
+# check can name a file there that promptc did not write.
+RUNTIME = "Claude Code"
+LOADED = re.compile(
+    r"\.claude/(agents|commands)/.+\.md|\.claude/skills/[^/]+/SKILL\.md"
+    r"|\.claude/settings(\.local)?\.json|\.claude/output-styles/[^/]+\.md|(\.claude/)?CLAUDE\.md"
+)
 OPTIONS: dict[str, Any] = {
-    "models": {
-        "type": "object",
-        "additionalProperties": {"type": "string", "minLength": 1},
-        "default": {},
-        "description": "OpenCode model id -> Claude Code model (sonnet, opus, haiku, fable, "
-        "inherit or a full model id).",
-    }
+    "models": models_option("Claude Code", "sonnet, opus, haiku, fable, inherit or a full model id")
 }
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
 

@@ -17,6 +17,7 @@ reserves it; a reserved name configured is an error (rule `claude-name`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -29,6 +30,12 @@ from compiler.translate import translate
 NAME = PLUGIN
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
 _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
+# What Claude Code reads from a plugin (paths under <out>/claude-plugin/).
+RUNTIME = "Claude Code"
+LOADED = re.compile(
+    r"(agents|commands)/.+\.md|skills/[^/]+/SKILL\.md"
+    r"|\.claude-plugin/plugin\.json|hooks/hooks\.json|\.mcp\.json"
+)
 OPTIONS: dict[str, Any] = {
     "name": {
         "type": "string",

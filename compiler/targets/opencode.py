@@ -18,6 +18,7 @@ rule wins, so order is meaning.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -29,6 +30,15 @@ from compiler.skills import emit_skills
 
 NAME = "opencode"
 OPTIONS: dict[str, Any] = {}
+# What `opencode` reads from a project (paths under <out>/opencode/), so that a
+# check can name a file there that promptc did not write.
+RUNTIME = "OpenCode"
+LOADED = re.compile(
+    r"(\.opencode/)?opencode\.jsonc?"
+    r"|\.opencode/(agents?|commands?)/.+\.md|\.opencode/modes?/[^/]+\.md"
+    r"|(\.opencode/skills?|\.claude/skills|\.agents/skills)/.+/SKILL\.md"
+    r"|\.opencode/(plugins?|tools?)/[^/]+\.[jt]s"
+)
 
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"

@@ -144,3 +144,17 @@ MESSAGE_CASES = [
 def test_messages(diagnostics: Diagnostics, rest: str, config: str, expected: Expected) -> None:
     front = f"description: An agent with some power.\n{rest}"
     assert_found(diagnostics(RULE, {A: agent(front)}, config), RULE, expected)
+
+
+@pytest.mark.parametrize(
+    ("files", "config"),
+    [
+        # One bad action makes OpenCode refuse the agent; the map is not reasoned about.
+        ({A: agent("description: An agent with some power.\npermission:\n  bash:\n    '*': ask\n    'pytest*': alow")}, ""),
+        ({A: agent("description: An agent with some power.\npermission:\n  bash: sometimes")}, ""),
+    ],
+)  # fmt: skip
+def test_a_permission_that_failed_validation_is_not_judged(
+    lint: Lint, files: dict[str, str], config: str
+) -> None:
+    assert lint(RULE, files, config) == []

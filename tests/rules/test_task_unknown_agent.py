@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import MakeBundle
 from tests.rules.conftest import Diagnostics, Expected, Messages, agent, assert_found
 from tests.rules.task_files import CREW, A, starter
 
@@ -68,3 +69,34 @@ def test_unknown_agent_messages(messages: Messages) -> None:
         "specs/agents/a.md:8:5: error [task-unknown-agent] `task` names `off`, which is "
         "disabled: OpenCode does not load it",
     ]
+
+
+# A spec that does not load still exists: a `task` rule naming it is no finding
+# of this rule (the spec's own errors are reported at its file).
+BROKEN = {
+    "tab-in-frontmatter": "---\ndescription: Reviews the diff and reports.\nmode: subagent\npermission:\n\tedit: deny\n---\nBody.\n",
+    "unclosed-frontmatter": "---\ndescription: Reviews the diff and reports.\nmode: subagent\nBody.\n",
+    "non-utf8-byte": b"---\ndescription: Reviews the diff \xff and reports.\nmode: subagent\n---\nBody.\n",
+    "duplicate-key": "---\ndescription: Reviews the diff and reports.\nmode: subagent\nmode: all\n---\nBody.\n",
+    "oversized-file": "---\ndescription: Reviews the diff and reports.\nmode: subagent\n---\n"
+    + "x" * (1 << 20)
+    + "\n",
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN.values(), ids=BROKEN.keys())
+def test_a_spec_that_does_not_load_still_has_its_name(
+    diagnostics: Diagnostics, broken: str | bytes
+) -> None:
+    files = {**starter("'*': deny", "reviewer: allow"), "specs/agents/reviewer.md": broken}
+    assert diagnostics(RULE, files) == []
+
+
+def test_an_agents_folder_that_cannot_be_read_hides_no_name(
+    diagnostics: Diagnostics, make_bundle: MakeBundle
+) -> None:
+    """A file under specs/agents/ that cannot be read may be the agent a rule names."""
+    files = starter("'*': deny", "reviewer: allow", "ghost: allow")
+    root = make_bundle({"promptc.toml": "", **files})
+    (root / "specs/agents/loop").symlink_to("loop", target_is_directory=True)
+    assert diagnostics(RULE, {}) == []

@@ -1,0 +1,128 @@
+"""`promptc init`: a small starting bundle, written from compiler/templates/init/.
+
+The bundle is data, not code: the files under templates/init/ are copied as
+they are, except two lines. `@targets@` in promptc.toml becomes the file under
+targets/ for the chosen runtimes, and `@targets@` in next-steps.txt the output
+folders they get. A file already there is never replaced: init then writes
+nothing. The one file it may change is .gitignore, and only by adding the
+lines it lacks.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.errors import PromptcError
+
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "init"
+# `--target` -> the targets the config enables.
+TARGETS = {"opencode": ("opencode",), "claude": ("claude",), "both": ("opencode", "claude")}
+MARK = "@targets@"
+
+
+@dataclass
+class Created:
+    """What one `promptc init` did, with paths relative to the bundle's folder."""
+
+    written: list[str] = field(default_factory=list)
+    # "" when .gitignore held every line already, else "created" or "updated".
+    gitignore: str = ""
+    refused: list[str] = field(default_factory=list)  # "<path>: <why>"
+    next_steps: str = ""
+
+
+def bundle_files(target: str) -> dict[str, str]:
+    """Relative path -> text of every bundle file init writes (not .gitignore)."""
+    files = {"promptc.toml": _text("promptc.toml")}
+    for folder in ("specs", "fragments"):
+        for path in sorted((TEMPLATES / folder).rglob("*.md")):
+            files[path.relative_to(TEMPLATES).as_posix()] = path.read_text(encoding="utf-8")
+    targets = _text(f"targets/{target}.toml").rstrip("\n")
+    files["promptc.toml"] = files["promptc.toml"].replace(MARK, targets)
+    return files
+
+
+def init(folder: Path, target: str) -> Created:
+    """Write the bundle into `folder` (made if missing), or nothing when a file is in the way."""
+    files = bundle_files(target)
+    done = Created(refused=_refusals(folder, files))
+    if done.refused:
+        return done
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for rel, text in files.items():
+            _create(folder / rel, text)
+            done.written.append(rel)
+        done.gitignore = _update_gitignore(folder / ".gitignore")
+    except OSError as exc:
+        _remove(folder, done.written)  # all or nothing: no half a bundle
+        where = Path(exc.filename).as_posix() if exc.filename else folder.as_posix()
+        raise PromptcError(f"cannot write {where}: {exc.strerror or exc}; nothing written") from exc
+    outputs = " and ".join(f"build/{name}/" for name in TARGETS[target])
+    steps = _text("next-steps.txt").replace(MARK, outputs)
+    if folder != Path("."):  # the commands run inside the bundle
+        header, rest = steps.split("\n", 1)
+        steps = f"{header}\n  cd {folder.as_posix()}\n{rest}"
+    done.next_steps = steps
+    return done
+
+
+def _refusals(folder: Path, files: dict[str, str]) -> list[str]:
+    if folder.exists() and not folder.is_dir():
+        return [f"{folder.as_posix()}: not a folder"]
+    refused = [
+        f"{(folder / rel).as_posix()}: exists; not replaced"
+        for rel in files
+        if os.path.lexists(folder / rel)
+    ]
+    ignore = folder / ".gitignore"
+    if os.path.lexists(ignore) and not ignore.is_file():
+        refused.append(f"{ignore.as_posix()}: not a regular file")
+    if _has_promptc_table(folder / "pyproject.toml"):
+        refused.append(f"{(folder / 'pyproject.toml').as_posix()}: holds [tool.promptc], a config")
+    return refused
+
+
+def _has_promptc_table(path: Path) -> bool:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # no readable pyproject.toml: promptc.toml is the config
+    return "promptc" in data.get("tool", {})
+
+
+def _create(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # "x": fail rather than replace a file that appeared since the check. Bytes,
+    # so that Windows writes LF line endings too (CRLF is an encoding warning).
+    with open(path, "xb") as handle:
+        handle.write(text.encode("utf-8"))
+
+
+def _update_gitignore(path: Path) -> str:
+    wanted = _text("gitignore")
+    if not path.exists():
+        _create(path, wanted)
+        return "created"
+    old = path.read_text(encoding="utf-8")
+    present = {line.strip() for line in old.splitlines()}
+    lines = [ln for ln in wanted.splitlines() if ln and not ln.startswith("#")]
+    missing = [ln for ln in lines if ln not in present]
+    if not missing:
+        return ""
+    separator = "" if old.endswith("\n") or not old else "\n"
+    with open(path, "ab") as handle:
+        handle.write((separator + "\n".join(["# promptc", *missing]) + "\n").encode("utf-8"))
+    return "updated"
+
+
+def _remove(folder: Path, written: list[str]) -> None:
+    for rel in written:
+        (folder / rel).unlink(missing_ok=True)
+
+
+def _text(name: str) -> str:
+    return (TEMPLATES / name).read_text(encoding="utf-8")

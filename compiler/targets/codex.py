@@ -1,0 +1,243 @@
+"""Codex CLI (@openai/codex 0.171.0): the files `codex` reads from a trusted project.
+
+Emitted, relative to `<out>/codex/` (copy or link it into a project root;
+Codex reads a project's `.codex/` only when `~/.codex/config.toml` trusts the
+project: `[projects."<path>"] trust_level = "trusted"`):
+
+- `.codex/agents/<id>.toml` for every agent OpenCode would load, as a Codex
+  role (`team/reviewer` keeps its name and lands in `agents/team/`):
+  `name`, `description`, `model` (the OpenCode model through the `models`
+  option; unmapped, the role runs on the session's model and it is
+  reported), `model_reasoning_effort` (OpenCode's `options.reasoningEffort`,
+  else a `variant` named after an effort), `sandbox_mode = "read-only"` when
+  OpenCode denies every edit (Codex 0.171 does not apply it to a spawned
+  role: reported, never counted on), `developer_instructions` (the composed
+  body), and `[features] shell_tool = false` when the role may run no
+  command (compiler.codex_rules decides which).
+- `.codex/config.toml`: an `[agents.<id>]` entry per role (`description`,
+  `config_file`), and `[features] shell_tool = false` when the main
+  session's own rules cannot be said as command rules.
+- `.codex/rules/promptc.rules`: the bundle's bash rules as `prefix_rule`s,
+  project-wide (compiler.codex_rules documents the model), each with a
+  `match` example made from the OpenCode pattern it stands for and
+  `not_match` examples from the bundle's other patterns; Codex checks both
+  when it loads the file.
+- `.codex/skills/<name>/` for every skill (Codex also reads `.agents/skills`).
+- `TRANSLATION.md`: every OpenCode rule and key Codex cannot hold, per agent.
+
+Modes are not emitted: promptc writes no Codex command for them (reported).
+
+Options (`[tool.promptc.targets.codex]`):
+    models (table, default {}): OpenCode model id -> Codex model (`gpt-5.5`, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from compiler import codex_rules, translation_report
+from compiler.codex_rules import CodexTranslation, PrefixRule
+from compiler.model_map import models_option
+from compiler.project import Project, Spec
+from compiler.skills import emit_skills
+from compiler.translate import MAIN
+
+NAME = codex_rules.NAME
+OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}
+RULES_FILE = ".codex/rules/promptc.rules"
+# What Codex reads from a project (paths under <out>/codex/), so that a check
+# can name a file there that promptc did not write.
+RUNTIME = "Codex CLI"
+LOADED = re.compile(
+    r"\.codex/agents/.+\.toml|\.codex/config\.toml|\.codex/rules/[^/]+\.rules"
+    r"|(\.codex|\.agents)/skills/.+/SKILL\.md|AGENTS\.md"
+)
+
+
+def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
+    return dict(files(project, options))
+
+
+def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    translation = codex_rules.translate(project)
+    models = options.get("models", {})
+    for ident in translation.shell:
+        spec = project.agents[ident]
+        yield f".codex/agents/{ident}.toml", role_file(spec, translation, models)
+    yield from emit_skills(project, ".codex/skills/").items()
+    yield ".codex/config.toml", config_file(project, translation)
+    yield RULES_FILE, rules_file(translation)
+    yield "TRANSLATION.md", report(project, translation, models)
+
+
+# --- TOML -------------------------------------------------------------------------------------
+
+
+def toml_string(text: str, multiline: bool = False) -> str:
+    """A TOML basic string (multi-line: the text as it reads, only what must be escaped)."""
+    out: list[str] = []
+    for char in text:
+        if char == "\\" or (char == '"' and not multiline):
+            out.append("\\" + char)
+        elif (char == "\n" and multiline) or char == "\t":
+            out.append(char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04X}")
+        else:
+            out.append(char)
+    body = "".join(out)
+    if not multiline:
+        return f'"{body}"'
+    # Three quotes in a row would close the string: escape every third.
+    body = body.replace('"""', '""\\"')
+    return f'"""\n{body}"""'
+
+
+def _line(key: str, value: Any) -> str:
+    if isinstance(value, list):
+        return f"{key} = [{', '.join(toml_string(v) for v in value)}]"
+    return f"{key} = {toml_string(value)}"
+
+
+def role_file(spec: Spec, translation: CodexTranslation, models: Mapping[str, str]) -> str:
+    lines = [
+        _line("name", spec.id),
+        _line("description", str(spec.view("opencode").get("description", ""))),
+    ]
+    model, _ = codex_rules.model_for(spec, models)
+    if model:
+        lines.append(_line("model", model))
+    effort, _ = codex_rules.effort_for(spec)
+    if effort:
+        lines.append(_line("model_reasoning_effort", effort))
+    if spec.id in translation.read_only:
+        lines.append(_line("sandbox_mode", "read-only"))
+    body = spec.body if spec.body.endswith("\n") else spec.body + "\n"
+    lines.append(f"developer_instructions = {toml_string(body, multiline=True)}")
+    if not translation.shell[spec.id]:
+        lines += ["", "[features]", "shell_tool = false"]
+    return "\n".join(lines) + "\n"
+
+
+def config_file(project: Project, translation: CodexTranslation) -> str:
+    lines: list[str] = []
+    if translation.shell_off:
+        lines += ["[features]", "shell_tool = false", ""]
+    for ident in translation.shell:
+        bare = codex_rules.PLAIN.fullmatch(ident) and not set(ident) & set("./@%+:,")
+        key = ident if bare else json.dumps(ident)
+        lines += [
+            f"[agents.{key}]",
+            _line("description", str(project.agents[ident].view("opencode").get("description"))),
+            _line("config_file", f"agents/{ident}.toml"),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+# --- command rules ----------------------------------------------------------------------------
+
+
+def rules_file(translation: CodexTranslation) -> str:
+    """Every prefix rule, with its examples; Codex refuses the file if one is wrong."""
+    shown = [" ".join(r.words) for r in translation.rules]
+    parts = [
+        "# The bundle's OpenCode bash rules as Codex command rules, written by promptc\n"
+        "# (TRANSLATION.md says what they cannot hold). The strictest matching rule wins.\n"
+    ]
+    for rule in translation.rules:
+        examples = _examples(rule)
+        misses = [s for s in dict.fromkeys(shown) if not rule.matches(s.split(" "))][:2]
+        fields = [
+            f"    pattern = {json.dumps(list(rule.words))},",
+            f"    decision = {json.dumps(rule.decision)},",
+            f"    justification = {json.dumps(_justification(rule))},",
+            f"    match = {json.dumps(examples)},",
+        ]
+        if misses:
+            fields.append(f"    not_match = {json.dumps(misses)},")
+        parts.append("prefix_rule(\n" + "\n".join(fields) + "\n)\n")
+    return "\n".join(parts)
+
+
+def _examples(rule: PrefixRule) -> list[str]:
+    """The OpenCode patterns as commands (wildcards filled in) that the rule matches."""
+    found = []
+    for pattern in rule.patterns:
+        words = " ".join(pattern.replace("*", " ").replace("?", "x").split()).split(" ")
+        if all(codex_rules.PLAIN.fullmatch(w) for w in words) and rule.matches(words):
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found)) or [" ".join(rule.words)]
+
+
+def _justification(rule: PrefixRule) -> str:
+    names = list(dict.fromkeys(s.subject for s in rule.sources))
+    who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    verb = {"forbidden": "denies", "prompt": "asks for", "allow": "allows"}[rule.decision]
+    return f"OpenCode {verb} `{rule.patterns[0]}` for {who}"
+
+
+# --- TRANSLATION.md ---------------------------------------------------------------------------
+
+INTRO = """\
+# Codex translation
+
+promptc wrote these Codex files from the bundle's OpenCode specs. OpenCode gives every agent
+its own ordered permission rules (the last matching rule wins). Codex has one list of command
+rules for the whole project (`.codex/rules/promptc.rules`: the strictest matching
+`prefix_rule` wins) and runs a command no rule names in its sandbox without asking; per role
+it can only take the shell away. promptc never lets a role run a command OpenCode would not
+run without asking: where a rule cannot be said, Codex forbids or asks instead, or the role
+gets no shell. Codex 0.171 gives a spawned role its model and reasoning effort but not its
+`sandbox_mode`, and holds no rule against a command with quotes, variables, redirections or
+globs (it runs those in its sandbox). Every rule Codex cannot hold is listed below, once.
+"""
+
+
+def report(project: Project, translation: CodexTranslation, models: Mapping[str, str]) -> str:
+    root = project.config.root
+    own, shared = translation_report.loss_sections(translation.losses, root)
+    parts = [INTRO, "## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
+    for ident in translation.shell:
+        spec = project.agents[ident]
+        model = codex_rules.model_for(spec, models)[0] or "the session's"
+        shell = "yes" if translation.shell[ident] and not translation.shell_off else "no"
+        items = [
+            f"- `{x.rule.text()}` ({translation_report.where(x.rule, root)}): {x.message}"
+            for x in own.get(ident, ())
+        ]
+        notes = codex_rules.agent_notes(spec, translation.agent(ident), models)
+        items += [f"- {message}" for _, message in notes]
+        body = "\n".join(items) + "\n" if items else "Nothing lost.\n"
+        parts.append(f"### {ident}\n\nModel: {model}. Shell: {shell}.\n\n{body}")
+    disabled = ", ".join(i for i in project.agents if i not in translation.shell)
+    if disabled:
+        parts.append(f"Not emitted (disabled, OpenCode does not load them either): {disabled}.\n")
+    if project.modes:
+        names = ", ".join(f"/{m}" for m in project.modes)
+        parts.append(f"## Modes\n\nNot emitted: promptc writes no Codex command for {names}.\n")
+    if shared:
+        parts.append("## Rules every agent shares\n")
+        parts.append(
+            "OpenCode's built-in defaults and the config's `permission` hold for every agent "
+            f"({MAIN}: Codex's own session); each is listed once with the agents it affects.\n"
+        )
+        parts.extend(shared)
+    return "\n".join(parts)
+
+
+def _rules_summary(project: Project, translation: CodexTranslation) -> str:
+    count = len(translation.rules)
+    text = (
+        f"{count} prefix rule{'' if count == 1 else 's'} in `{RULES_FILE}`. Codex's own main "
+        "session stands for OpenCode's default agent, `build`"
+    )
+    if project.config.default_agent:
+        text += f" (the config's default_agent, {project.config.default_agent}, is a role)"
+    text += "."
+    if translation.shell_off:
+        text += " Its rules need a rule for every command, so no role has a shell."
+    return text + "\n"

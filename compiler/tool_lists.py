@@ -1,0 +1,368 @@
+"""Per-agent tool lists for runtimes without permission rules: Copilot CLI and Gemini CLI.
+
+Neither runtime reads per-pattern rules from a project. A Copilot custom agent
+(@github/copilot 1.0.102) and a Gemini subagent (@google/gemini-cli 0.61.0)
+each have one thing: a `tools` list (Gemini's project policies are disabled in
+0.61). So promptc keeps a runtime tool in an agent's list only when OpenCode
+allows, for that agent, every input of every permission the tool acts under,
+and leaves it out otherwise: a permission OpenCode allows only in part, or
+asks for, is never allowed. An agent's rules are the ones compiler.translate
+decides with (a subagent's with the task tool's `task` and `todowrite`
+denies), cut into spans the same way (translate.spans).
+
+    Copilot alias   OpenCode permissions    Gemini tool                      OpenCode permission
+    read            read and list           read_file, read_many_files       read
+    search          grep and glob           list_directory                   list
+    edit            edit                    glob / grep_search               glob / grep
+    execute         bash                    replace, write_file              edit
+    agent           task                    run_shell_command                bash
+    web             webfetch and websearch  web_fetch / google_web_search    webfetch / websearch
+                                            write_todos / ask_user           todowrite / question
+                                            activate_skill                   skill
+
+Copilot gives every custom agent `skill` and `sql` (its session store, where
+its todo list lives) whatever `tools` says, `tools: []` included: where
+OpenCode does not allow `skill` or `todowrite` wholly, that is reported as not
+kept. Gemini subagents start no subagents, so `task` has no Gemini tool, and a
+primary agent (which OpenCode never starts as a subagent) is not written for
+Gemini at all. Both runtimes' main session may start any custom agent, as
+OpenCode's default agent `build` may: a subagent `build` may not start is
+hidden from Copilot's `task` (`infer: false`) and not written for Gemini.
+
+Every rule this costs is a translate.Loss, one message per agent and rule; the
+targets write them to TRANSLATION.md and the lossy-translation rule reports
+them at the spec's line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from compiler import wildcard
+from compiler.model_map import mapped_model
+from compiler.permissions import KNOWN_KEYS, Rule, evaluate
+from compiler.project import Project, Spec
+from compiler.runtime import Agent, resolve
+from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
+
+SHELL_LINE = r"!`([^`\n]+)`"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    target: str  # the promptc target name
+    label: str  # the runtime's name in messages
+    tools: tuple[tuple[str, tuple[str, ...]], ...]  # runtime tool -> OpenCode permissions
+    fixed: tuple[tuple[str, str], ...]  # tools every agent has -> the permission they act under
+    primaries: bool  # whether a primary agent is written
+    folders: str  # what the runtime does with paths outside the project, for every agent
+    dropped: tuple[str, ...]  # OpenCode agent keys the runtime's agent file cannot carry
+
+    @property
+    def permissions(self) -> tuple[str, ...]:
+        found = [p for _, perms in self.tools for p in perms] + [p for _, p in self.fixed]
+        return tuple(dict.fromkeys(found))
+
+
+_DROPPED = ("temperature", "top_p", "variant", "options", "color", "hidden")
+
+COPILOT = Runtime(
+    "copilot",
+    "Copilot CLI",
+    (
+        ("read", ("read", "list")),
+        ("search", ("grep", "glob")),
+        ("edit", ("edit",)),
+        ("execute", ("bash",)),
+        ("agent", ("task",)),
+        ("web", ("webfetch", "websearch")),
+    ),
+    (("skill", "skill"), ("sql", "todowrite")),
+    primaries=True,
+    folders="asks before touching files outside the project, whatever the agent",
+    dropped=(*_DROPPED, "steps", "maxSteps"),
+)
+GEMINI = Runtime(
+    "gemini",
+    "Gemini CLI",
+    (
+        ("read_file", ("read",)),
+        ("read_many_files", ("read",)),
+        ("list_directory", ("list",)),
+        ("glob", ("glob",)),
+        ("grep_search", ("grep",)),
+        ("replace", ("edit",)),
+        ("write_file", ("edit",)),
+        ("run_shell_command", ("bash",)),
+        ("web_fetch", ("webfetch",)),
+        ("google_web_search", ("websearch",)),
+        ("write_todos", ("todowrite",)),
+        ("ask_user", ("question",)),
+        ("activate_skill", ("skill",)),
+    ),
+    (),
+    primaries=False,
+    folders="keeps its file tools inside the workspace, but not its shell",
+    dropped=_DROPPED,
+)
+RUNTIMES = (COPILOT, GEMINI)
+# OpenCode permissions that no tool asks for: their losses are told apart.
+_NOT_TOOLS = ("external_directory", "doom_loop")
+# OpenCode agent keys that every runtime's file carries in its own way.
+_CARRIED = ("description", "mode", "model", "permission", "tools", "disable", "prompt", "name")
+
+
+def runtime_name(ident: str) -> str:
+    """The name an agent goes by in both runtimes: `team/reviewer` -> `team-reviewer`."""
+    return ident.replace("/", "-")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One runtime's reading of a bundle: what each written agent keeps and loses."""
+
+    tools: Mapping[str, tuple[str, ...]]  # agent id -> runtime tools, for every agent written
+    hidden: tuple[str, ...]  # written agents the main session may not start (Copilot)
+    losses: tuple[Loss, ...]
+    left_out: Mapping[str, str]  # agent id -> why it is not written
+    agents: Mapping[str, Agent]  # every agent OpenCode loads, by id (the bundle's and its own)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """One permission in one rule list: allowed for every input, denied for every
+    input, or neither; and the indexes of the rules behind each kind of region."""
+
+    action: str  # allow | deny | part
+    granting: tuple[int, ...]  # rules deciding an allowed or asked region
+    withholding: tuple[int, ...]  # rules deciding a denied or asked region
+    asks_only: bool  # every region asks
+
+
+def plan(project: Project, runtime: Runtime) -> Plan:
+    """The runtime's plan for the bundle, worked out once per bundle and config."""
+    key = f"tool-lists:{runtime.target}"
+    found = project.bundle.derived.get(key)
+    if isinstance(found, tuple) and found[0] is project.config:
+        cached: Plan = found[1]
+        return cached
+    result = _plan(project, runtime)
+    project.bundle.derived[key] = (project.config, result)
+    return result
+
+
+def _plan(project: Project, runtime: Runtime) -> Plan:
+    found, patterns = subjects(project)
+    agents = resolve(project, ENVIRONMENT).agents
+    # OpenCode's tools (and the bundle's own) the runtime has no counterpart for.
+    lacking = tuple(
+        p
+        for p in (*KNOWN_KEYS, *project.config.custom_tools)
+        if p not in runtime.permissions and p not in _NOT_TOOLS
+    )
+    build = agents.get("build")
+    # Agents repeat their permission maps: one verdict per distinct list of rules.
+    verdicts: dict[tuple[tuple[str, str, str], ...], dict[str, _Verdict]] = {}
+    tools: dict[str, tuple[str, ...]] = {}
+    hidden: list[str] = []
+    left_out: dict[str, str] = {}
+    notes: dict[tuple[str, Rule], list[str]] = {}
+    for subject in found:
+        if not subject.removable:
+            continue
+        name = subject.name
+        primary = subject.agent.mode == "primary"
+        started = primary or build is None or evaluate(build.rules, "task", name).action == "allow"
+        if primary and not runtime.primaries:
+            left_out[name] = (
+                f"a primary agent: {runtime.label} has no primary agents, and its main "
+                "session would start it as a subagent, which OpenCode never does"
+            )
+            continue
+        if not started and not runtime.primaries:
+            left_out[name] = (
+                f"{runtime.label}'s main session may start any agent, and OpenCode's "
+                f"default agent `build` may not start {name} without asking"
+            )
+            continue
+        if not started:
+            hidden.append(name)
+        shape = tuple((r.permission, r.pattern, r.action) for r in subject.rules)
+        judged = verdicts.get(shape)
+        if judged is None:
+            judged = verdicts[shape] = {
+                p: _verdict(patterns, subject.rules, p) for p in (*runtime.permissions, *lacking)
+            }
+        tools[name] = _kept(runtime, judged)
+        for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
+            notes.setdefault((name, rule), []).append(message)
+    losses = tuple(
+        Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
+        for (subject, rule), parts in notes.items()
+    )
+    return Plan(tools, tuple(hidden), losses, left_out, agents)
+
+
+def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str) -> _Verdict:
+    found = spans(patterns, rules, permission)
+    actions = {span.action for span in found}
+    action = "allow" if actions == {"allow"} else "deny" if actions == {"deny"} else "part"
+    granting = tuple(s.at for s in found if s.action != "deny" and s.at is not None)
+    withholding = tuple(s.at for s in found if s.action != "allow" and s.at is not None)
+    return _Verdict(action, granting, withholding, actions == {"ask"})
+
+
+def _kept(runtime: Runtime, judged: Mapping[str, _Verdict]) -> tuple[str, ...]:
+    return tuple(
+        tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
+    )
+
+
+def _losses(
+    runtime: Runtime,
+    subject: Subject,
+    judged: Mapping[str, _Verdict],
+    kept: tuple[str, ...],
+    lacking: tuple[str, ...],
+) -> Iterator[tuple[Rule, str]]:
+    rules = subject.rules
+    # Tools left out: every rule that allowed or asked for part of what they do.
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for tool, perms in runtime.tools:
+        if tool not in kept:
+            groups.setdefault(perms, []).append(tool)
+    for perms, names in groups.items():
+        if all(judged[p].action == "deny" for p in perms):
+            continue  # denied wholly: nothing is lost
+        why = _why(runtime, perms, judged)
+        message = f"{_join(names)}: lost, left out of {subject.name}'s tools: {why}"
+        for permission in perms:
+            for at in judged[permission].granting:
+                yield rules[at], message
+    for tool, permission in runtime.fixed:
+        message = (
+            f"`{tool}`: not kept, {runtime.label} gives every agent its `{tool}` tool "
+            f"and `tools` cannot take it away, so {subject.name} may use it for any input"
+        )
+        for at in judged[permission].withholding:
+            yield rules[at], message
+    for permission in lacking:
+        if permission == "task":
+            message = f"lost: {runtime.label} subagents start no subagents"
+        else:
+            message = f"lost: {runtime.label} gives {subject.name} no `{permission}` tool"
+        for at in judged[permission].granting:
+            yield rules[at], message
+    for rule in subject.agent.rules:
+        if rule.origin.kind in ("agent", "config") and rule.permission not in lacking:
+            unmapped = _unmapped(runtime, subject, rule, kept)
+            if unmapped:
+                yield rule, unmapped
+
+
+def _why(runtime: Runtime, perms: tuple[str, ...], judged: Mapping[str, _Verdict]) -> str:
+    for permission in perms:
+        verdict = judged[permission]
+        if verdict.action == "deny":
+            return f"`{permission}` is denied, and the tool also does what `{permission}` decides"
+        if verdict.asks_only:
+            return f"OpenCode asks before every `{permission}` call; {runtime.label} cannot ask"
+        if verdict.action == "part":
+            return (
+                f"{runtime.label} cannot allow only part of `{permission}` for one agent, "
+                "nor ask for it"
+            )
+    return ""
+
+
+def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, ...]) -> str | None:
+    """The loss of a rule whose permission no tool of the runtime acts under."""
+    key = rule.permission
+    if key in runtime.permissions or key == "*":
+        return None
+    if key == "external_directory":
+        shell = "run_shell_command" in kept or "execute" in kept
+        if rule.action == "allow":
+            return f"narrowed: {runtime.label} {runtime.folders}"
+        if rule.action == "deny" and (runtime is COPILOT or shell):
+            return f"not kept: {runtime.label} has no per-agent folder rules; it {runtime.folders}"
+        return None
+    if key == "doom_loop":
+        if rule.action == "allow":
+            return None
+        return f"not kept: {runtime.label} never stops a repeated identical tool call to ask"
+    if rule.action == "deny":
+        return None
+    return f"lost: {runtime.label} gives {subject.name} no `{key}` tool"
+
+
+def _join(names: list[str]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+# --- keys, models and modes -------------------------------------------------------------------
+
+
+def model_for(
+    spec: Spec, models: Mapping[str, str], runtime: Runtime
+) -> tuple[str | None, str | None]:
+    """(the runtime's model, note): the OpenCode model through the `models` option;
+    None (the runtime's own default) when the spec names no model or an unmapped one."""
+    return mapped_model(spec, models, runtime.label, "the agent runs with the session's model")
+
+
+def agent_notes(
+    spec: Spec, runtime: Runtime, models: Mapping[str, str], why_left_out: str | None
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(frontmatter path, message) for what the runtime's agent file cannot carry."""
+    if why_left_out is not None:
+        yield ("mode",), f"not written for {runtime.label}: {why_left_out}"
+        return
+    _, note = model_for(spec, models, runtime)
+    if note:
+        yield ("model",), note
+    for key in spec.view("opencode"):
+        if key in runtime.dropped or key not in (*_CARRIED, *_DROPPED, "steps", "maxSteps"):
+            yield (key,), f"`{key}` has no {runtime.label} equivalent; the agent leaves it out"
+
+
+def mode_runner(spec: Spec, agents: Mapping[str, Agent]) -> Agent | None:
+    """Who runs a mode's shell lines in OpenCode: its agent, else `build`."""
+    agent = spec.meta.get("agent")
+    found = agents.get(agent) if isinstance(agent, str) else None
+    return found or agents.get("build")
+
+
+def runnable(runner: Agent | None, command: str) -> bool:
+    """A mode's `` !`command` `` becomes Gemini's `!{command}`: only when the agent
+    running the mode may run it without asking in OpenCode (and no brace would
+    end Gemini's form early)."""
+    if runner is None or "{" in command or "}" in command:
+        return False
+    return evaluate(runner.rules, "bash", command).action == "allow"
+
+
+def mode_notes(
+    spec: Spec, runtime: Runtime, agents: Mapping[str, Agent]
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(frontmatter path, or ("!", cmd) for a shell line of the body; message)."""
+    if runtime is COPILOT:
+        yield (), "not translated: Copilot CLI reads no command files from a project"
+        return
+    agent = spec.meta.get("agent")
+    if isinstance(agent, str):
+        yield ("agent",), f"{runtime.label} runs the command in its main session, not as {agent}"
+    for key in ("model", "subtask"):
+        if key in spec.meta:
+            yield (key,), f"`{key}` has no {runtime.label} command equivalent; it is left out"
+    runner = mode_runner(spec, agents)
+    for cmd in dict.fromkeys(re.findall(SHELL_LINE, spec.body)):
+        if not runnable(runner, cmd):
+            yield (
+                ("!", cmd),
+                f"`!`{cmd}`` stays text in {runtime.label}: the agent running the mode may "
+                "not run it without asking in OpenCode",
+            )

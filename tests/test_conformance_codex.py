@@ -1,0 +1,310 @@
+"""Conformance: the real `codex` (tests/package.json, 0.171.0) loads what promptc emits.
+
+Each bundle's codex output (the repository's committed build/codex, which
+`promptc check` keeps fresh; the fixtures emitted into scratch folders) is run
+the way Codex reads a project: a scratch HOME whose `.codex/config.toml`
+trusts the folder, so its `.codex/` loads. Three oracles, each one process
+per question where Codex allows it:
+
+- `codex doctor --json`: no startup warning (a malformed role would be one);
+- `codex debug prompt-input`: the spawn_agent tool lists every role, with the
+  model and reasoning effort promptc wrote, and the skills are offered;
+- `codex execpolicy check`: for sampled commands, the decision of the emitted
+  rules is never wider than the narrowest `promptc can` answer among the
+  agents that keep a shell, and it is what tests/codex_model.py computes.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import shutil
+import threading
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.targets import codex
+from tests import bundles, codex_model, oracle
+from tests.test_target_codex import RANK, can, commands_of, opencode_answers
+
+pytestmark = pytest.mark.slow
+
+BUNDLES = {
+    "repository": bundles.REPOSITORY,
+    "codex": bundles.FIXTURES / "codex",
+    "opencode": bundles.FIXTURES / "opencode",
+    "claude": bundles.FIXTURES / "claude",
+    "permissions": bundles.FIXTURES / "permissions",
+}
+
+
+def emit(bundle: str, scratch: Path) -> Path:
+    """The codex output folder: build/codex for the repository, a scratch copy otherwise."""
+    if bundle == "repository":
+        return bundles.REPOSITORY / "build" / "codex"
+    out = scratch / bundle
+    files = bundles.render(BUNDLES[bundle], "codex", lint_errors=bundle == "permissions")
+    for rel, data in files.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
+    return out
+
+
+def run_codex(args: list[str], folder: Path, home: Path) -> Any:
+    """Run codex in `folder` with a HOME that trusts it; stdout as JSON."""
+    (home / ".codex").mkdir(parents=True, exist_ok=True)
+    trust = f'[projects.{json.dumps(str(folder.resolve()))}]\ntrust_level = "trusted"\n'
+    (home / ".codex" / "config.toml").write_text(trust)
+    done = oracle.run("codex", args, folder, home=home)
+    return json.loads(done.stdout)
+
+
+def startup_warnings(folder: Path, home: Path) -> str | None:
+    # doctor exits 1 without credentials: its JSON says what it found.
+    report = run_codex(["doctor", "--json"], folder, home)
+    details = report["checks"]["config.load"]["details"]
+    assert Path(details["cwd"]).resolve() == folder.resolve()
+    found = details.get("startup warning")
+    return "".join(found) if isinstance(found, list) else found
+
+
+def roles_listed(folder: Path, home: Path) -> tuple[dict[str, str], str]:
+    """spawn_agent's roles (name -> what it says of the role) and the whole input."""
+    found = run_codex(["debug", "prompt-input", "hi"], folder, home)
+    text = json.dumps(found)
+
+    def walk(tools: list[Any]) -> Any:
+        for tool in tools:
+            if tool.get("name") == "spawn_agent":
+                return tool
+            inner = walk(tool.get("tools", []))
+            if inner is not None:
+                return inner
+        return None
+
+    spawn = walk(next(i["tools"] for i in found if i.get("type") == "additional_tools"))
+    listing = spawn["parameters"]["properties"]["agent_type"]["description"]
+    roles = dict(re.findall(r"^(\S+): \{\n(.*?)\n\}$", listing, re.MULTILINE | re.DOTALL))
+    return roles, text
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_doctor_shows_no_startup_warning(bundle: str, tmp_path: Path) -> None:
+    oracle.binary("codex")
+    assert startup_warnings(emit(bundle, tmp_path), tmp_path / "home") is None
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_prompt_input_lists_every_role_with_its_model(bundle: str, tmp_path: Path) -> None:
+    oracle.binary("codex")
+    folder = emit(bundle, tmp_path)
+    roles, text = roles_listed(folder, tmp_path / "home")
+    written = {
+        path.relative_to(folder / ".codex" / "agents").with_suffix("").as_posix(): tomllib.loads(
+            path.read_text()
+        )
+        for path in (folder / ".codex" / "agents").rglob("*.toml")
+    }
+    assert written, "a bundle without roles would prove nothing"
+    for ident, role in written.items():
+        said = roles[role["name"]]
+        assert said.startswith(role["description"].strip()), ident
+        model, effort = role.get("model"), role.get("model_reasoning_effort")
+        if model:
+            assert f"model is set to `{model}`" in said, ident
+        if effort:
+            assert f"reasoning effort is set to `{effort}`" in said, ident
+        if not model and not effort:
+            assert "cannot be changed" not in said, ident
+    for skill in (folder / ".codex" / "skills").glob("*/SKILL.md"):
+        assert f"- {skill.parent.name}: " in text
+
+
+def native_codex() -> Path:
+    """The platform binary inside the npm package: `execpolicy check` answers one
+    command per process, and the node wrapper would cost five times as long."""
+    found = sorted((oracle.BIN.parent / "@openai").glob("codex-*/vendor/*/bin/codex*"))
+    return found[0] if found else oracle.binary("codex")
+
+
+def policy(rules: Path, command: list[str], home: Path) -> str | None:
+    done = oracle.capture(
+        [str(native_codex()), "execpolicy", "check", "--rules", str(rules), "--", *command],
+        rules.parent,
+        oracle.scratch_env(home),
+        60,
+    )
+    assert done.returncode == 0, done.stderr
+    answer: str | None = json.loads(done.stdout).get("decision")
+    return answer
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_execpolicy_is_never_wider_than_the_narrowest_promptc_can_answer(
+    bundle: str, tmp_path: Path
+) -> None:
+    oracle.binary("codex")
+    folder = emit(bundle, tmp_path)
+    files = {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+    model = codex_model.load(files)
+    runtime, names = opencode_answers(bundles.config(BUNDLES[bundle]))
+    shell = [role for role in names if model.shell[role]]
+    commands = commands_of(runtime)[:30]
+    for command in commands:
+        words = command.split()
+        found = policy(folder / codex.RULES_FILE, words, tmp_path / "home")
+        assert found == model.policy(words), command  # the model is Codex's own reading
+        mine = codex_model.AS_OPENCODE[found] if found else "allow"
+        answers = [can(runtime, names[role], command) for role in shell]
+        if answers:
+            narrowest = min(answers, key=RANK.__getitem__)
+            assert RANK[mine] <= RANK[narrowest], (command, found, narrowest)
+
+
+def test_the_model_reads_unions_and_defaults_as_codex_does(tmp_path: Path) -> None:
+    oracle.binary("codex")
+    rules = tmp_path / "x.rules"
+    rules.write_text(
+        'prefix_rule(pattern=["git", ["push", "fetch"]], decision="prompt")\n'
+        'prefix_rule(pattern=[["npm", "pnpm"]])\n'
+        'prefix_rule(pattern=["npm", "publish"], decision="forbidden")\n'
+        'prefix_rule(pattern=["git", "push", "--force"], decision="forbidden")\n'
+    )
+    model = codex_model.Codex(codex_model.parse_rules(rules.read_text()), {})
+    for command in (
+        "git push",
+        "git fetch origin",
+        "git pushx",
+        "git",
+        "git push --force x",
+        "npm test",
+        "pnpm publish",
+        "npm publish x",
+        "ls",
+    ):
+        words = command.split()
+        assert policy(rules, words, tmp_path / "home") == model.policy(words), command
+
+
+def test_the_oracles_would_catch_a_broken_role(tmp_path: Path) -> None:
+    # The checks above can fail: the same output with a key Codex does not know
+    # in one role is refused at startup, and that role is missing from the list.
+    oracle.binary("codex")
+    folder = tmp_path / "broken"
+    shutil.copytree(emit("codex", tmp_path), folder)
+    smith = folder / ".codex" / "agents" / "smith.toml"
+    smith.write_text(smith.read_text().replace('name = "smith"', 'name = "smith"\nbogus_key = 1'))
+    warning = startup_warnings(folder, tmp_path / "home")
+    assert warning is not None and "smith.toml" in warning and "bogus_key" in warning
+    roles, _ = roles_listed(folder, tmp_path / "home")
+    assert "smith" not in roles and "scout" in roles
+
+
+def test_a_main_session_without_a_shell_has_no_exec_command(tmp_path: Path) -> None:
+    oracle.binary("codex")
+    folder = emit("codex", tmp_path)
+    _, before = roles_listed(folder, tmp_path / "home")
+    config = folder / ".codex" / "config.toml"
+    config.write_text("[features]\nshell_tool = false\n\n" + config.read_text())
+    _, after = roles_listed(folder, tmp_path / "home")
+    # The exec tool's own description names exec_command as an example; its
+    # companion write_stdin is there only with the shell.
+    assert "write_stdin" in before and "write_stdin" not in after
+
+
+class _Model(http.server.BaseHTTPRequestHandler):
+    """A Responses API stand-in: the main session spawns the roles it is told to,
+    then waits for them; every role answers at once. Requests are kept."""
+
+    spawn: tuple[str, ...] = ()
+    seen: list[tuple[dict[str, Any], dict[str, Any]]]
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        meta = json.loads(self.headers.get("x-codex-turn-metadata", "{}"))
+        kinds = [item.get("type") for item in body.get("input", [])]
+        if meta.get("agent_name") != "/root":
+            if meta.get("request_kind") == "turn":
+                self.seen.append((meta, body))
+            items = [_message()]
+        elif "function_call_output" not in kinds:
+            items = [
+                _call("spawn_agent", {"agent_type": role, "task_name": f"t{i}", "message": "go"})
+                for i, role in enumerate(self.spawn)
+            ]
+        elif len(self.seen) < len(self.spawn):  # wait until every role has answered
+            items = [_call("wait_agent", {"timeout_ms": 10000, "n": kinds.count("function_call")})]
+        else:
+            items = [_message()]
+        events = [{"type": "response.created", "response": {"id": "r"}}]
+        events += [{"type": "response.output_item.done", "item": item} for item in items]
+        usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+        events.append({"type": "response.completed", "response": {"id": "r", "usage": usage}})
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write("".join(f"data: {json.dumps(e)}\n\n" for e in events).encode())
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    call = f"call_{name}_{arguments.pop('n', arguments.get('task_name', ''))}"
+    return {
+        "type": "function_call",
+        "call_id": call,
+        "name": name,
+        "namespace": "collaboration",
+        "arguments": json.dumps(arguments),
+    }
+
+
+def _message() -> dict[str, Any]:
+    text = {"type": "output_text", "text": "done", "annotations": []}
+    return {"type": "message", "role": "assistant", "status": "completed", "content": [text]}
+
+
+def test_a_spawned_role_runs_with_its_model_and_without_the_shell_promptc_took(
+    tmp_path: Path,
+) -> None:
+    # What the translation counts on, seen on a local stand-in for the model
+    # API: a role file's model and effort reach the spawned role, and its
+    # `[features] shell_tool = false` takes exec_command away (its sandbox_mode
+    # does not apply, so promptc never counts on that).
+    oracle.binary("codex")
+    folder = emit("codex", tmp_path)
+    handler = type("Model", (_Model,), {"spawn": ("smith", "scout"), "seen": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(
+        'model = "gpt-6.2-sol"\nmodel_provider = "stand-in"\n\n'
+        "[model_providers.stand-in]\n"
+        f'name = "stand-in"\nbase_url = "http://127.0.0.1:{server.server_address[1]}/v1"\n'
+        'wire_api = "responses"\nrequires_openai_auth = false\nsupports_websockets = false\n\n'
+        f'[projects.{json.dumps(str(folder.resolve()))}]\ntrust_level = "trusted"\n'
+    )
+    try:
+        args = ["exec", "--skip-git-repo-check", "spawn the roles"]
+        oracle.run("codex", args, folder, timeout=120, home=home)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    roles = {m["agent_name"].rsplit("/", 1)[-1]: (m, b) for m, b in handler.seen}
+    assert set(roles) == {"t0", "t1"}, [m.get("agent_name") for m, _ in handler.seen]
+    (smith, smith_body), (scout, scout_body) = roles["t0"], roles["t1"]
+    assert (smith["model"], smith["reasoning_effort"]) == ("gpt-5.5", "high")
+    assert (scout["model"], scout["reasoning_effort"]) == ("gpt-5.5", "low")
+    assert scout["sandbox_mode"] != "read-only"  # written, not applied
+    assert "write_stdin" in json.dumps(smith_body) and "write_stdin" not in json.dumps(scout_body)
+    assert "Implementa con pruebas" in json.dumps(smith_body, ensure_ascii=False)

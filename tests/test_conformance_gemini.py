@@ -1,0 +1,245 @@
+"""Conformance: the real `gemini` (tests/package.json, 0.61.0) loads every agent and command promptc emits.
+
+Gemini CLI loads project agents the way the fact sheet says: the folder
+trusted (`GEMINI_CLI_TRUST_WORKSPACE=true`) and every agent acknowledged in
+the scratch HOME's `acknowledgments/agents.json` (its file's sha256). Each
+gemini start costs seconds of CPU, so one scratch project holds the agent
+files of every bundle (the repository's build/gemini, kept equal to the
+sources by `promptc check`, and the fixtures, emitted in memory), each under
+its own file name: Gemini reads and checks every file on its own, so three
+runs answer everything.
+
+- `gemini skills list`, run in that project, prints an "Agent loading error"
+  for every agent file its strict schema refuses (and exits 0 anyway).
+- The same files in an extension (`gemini-extension.json`, `agents/`),
+  linked with `gemini extensions link DIR --consent`: `gemini extensions list
+  -o json` prints, on stderr, an "Error loading agent" line for every file
+  refused, then each agent as Gemini resolved it, with the file it came from
+  (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`).
+- A command: `gemini -p "/hack <request>"`, its model a local mock of the
+  Gemini API, sends the model the command's prompt with `{{args}}` filled in.
+
+One more agent file, broken on purpose, shows both listings can fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import threading
+import tomllib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import yaml
+
+from tests import bundles, oracle
+
+pytestmark = pytest.mark.slow
+
+BUNDLES = {
+    "repository": bundles.REPOSITORY,
+    "claude": bundles.FIXTURES / "claude",
+    "opencode": bundles.FIXTURES / "opencode",
+    "permissions": bundles.FIXTURES / "permissions",
+}
+BROKEN = "zz-broken.md"
+ERROR = re.compile(r"(?:Agent loading error|Error loading agent)[^\n]*")
+REQUEST = "arregla el typo del README"
+
+
+def gemini(
+    args: list[str], cwd: Path, home: Path, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    env = {**oracle.scratch_env(home), "GEMINI_CLI_TRUST_WORKSPACE": "true", **extra}
+    return oracle.capture([str(oracle.binary("gemini")), *args], cwd, env, timeout=180)
+
+
+def emitted(bundle: str) -> dict[str, bytes]:
+    if bundle == "repository":
+        root = bundles.REPOSITORY / "build" / "gemini"
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()
+        }
+    return bundles.render(BUNDLES[bundle], "gemini", lint_errors=bundle == "permissions")
+
+
+def front(text: str) -> dict[str, Any]:
+    data = yaml.safe_load(text.split("---\n")[1])
+    assert isinstance(data, dict)
+    return data
+
+
+class MockGemini(http.server.BaseHTTPRequestHandler):
+    """Answers every generateContent call; keeps the requests. A request that asks
+    for JSON (Gemini's routing classifier) gets the JSON it asks for."""
+
+    requests: ClassVar[list[dict[str, Any]]] = []
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.requests.append(request)
+        wants_json = request.get("generationConfig", {}).get("responseMimeType")
+        text = '{"complexity_reasoning": "x", "complexity_score": 1}' if wants_json else "ok"
+        part = {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+        body = json.dumps({"candidates": [part]}).encode()
+        stream = "alt=sse" in self.path
+        if stream:
+            body = b"data: " + body + b"\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def mock_gemini() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    requests: list[dict[str, Any]] = []
+    handler = type("Handler", (MockGemini,), {"requests": requests})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    server.shutdown()
+    server.server_close()
+
+
+def project(scratch: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]:
+    """The scratch project: every bundle's agents, the repository's commands, the
+    broken file. Returns it with, per agent file name, (bundle, frontmatter)."""
+    root = scratch / "project"
+    agents = root / ".gemini" / "agents"
+    agents.mkdir(parents=True)
+    wrote: dict[str, tuple[str, dict[str, Any]]] = {}
+    for bundle in BUNDLES:
+        for rel, data in emitted(bundle).items():
+            if rel.startswith(".gemini/agents/"):
+                name = f"{bundle}--{rel.rsplit('/', 1)[1]}"
+                (agents / name).write_bytes(data)
+                wrote[name] = (bundle, front(data.decode()))
+            elif rel.startswith(".gemini/commands/") and bundle == "repository":
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes(data)
+    scout = (agents / "repository--scout.md").read_text()
+    (agents / BROKEN).write_text(scout.replace("kind: local\n", "kind: local\nsandbox: x\n", 1))
+    return root, wrote
+
+
+def acknowledge(root: Path, home: Path) -> None:
+    """Acknowledge the project's agents, as Gemini CLI asks the user to."""
+    files = sorted((root / ".gemini" / "agents").glob("*.md"))
+    names = {
+        front(f.read_text())["name"]: hashlib.sha256(f.read_bytes()).hexdigest() for f in files
+    }
+    (home / ".gemini" / "acknowledgments").mkdir(parents=True)
+    (home / ".gemini" / "acknowledgments" / "agents.json").write_text(
+        json.dumps({str(root): names})
+    )
+
+
+def listing(root: Path, home: Path, scratch: Path) -> tuple[list[str], list[dict[str, Any]]]:
+    """Link the project's agents as an extension and list it: (errors, agents)."""
+    folder = scratch / "extension"
+    shutil.copytree(root / ".gemini" / "agents", folder / "agents")
+    (folder / "gemini-extension.json").write_text('{"name": "promptc", "version": "0.0.0"}')
+    done = gemini(["extensions", "link", str(folder), "--consent"], scratch, home)
+    assert "linked successfully" in done.stdout + done.stderr, done
+    done = gemini(["extensions", "list", "-o", "json"], scratch, home)
+    start = re.search(r"^\[$", done.stderr, re.MULTILINE)
+    assert start is not None, done
+    extensions = json.loads(done.stderr[start.start() :])
+    assert [e["name"] for e in extensions] == ["promptc"]
+    return ERROR.findall(done.stderr[: start.start()]), extensions[0]["agents"]
+
+
+def command(root: Path, home: Path, url: str) -> subprocess.CompletedProcess[str]:
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+    )
+    extra = {"GEMINI_API_KEY": "offline", "GOOGLE_GEMINI_BASE_URL": url}
+    return gemini(["-m", "gemini-2.5-flash", "-p", f"/hack {REQUEST}"], root, home, **extra)
+
+
+@pytest.fixture(scope="module")
+def loaded(
+    tmp_path_factory: pytest.TempPathFactory, mock_gemini: tuple[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    oracle.binary("gemini")
+    scratch = tmp_path_factory.mktemp("gemini")
+    root, wrote = project(scratch)
+    homes = [tmp_path_factory.mktemp("home") for _ in range(2)]
+    for home in homes:
+        acknowledge(root, home)
+
+    def one_home() -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+        skills = gemini(["skills", "list"], root, homes[0])
+        return skills, command(root, homes[0], mock_gemini[0])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(one_home)
+        listed = pool.submit(listing, root, homes[1], scratch)
+        skills, ran = first.result()
+        return {
+            "root": root,
+            "wrote": wrote,
+            "skills": skills,
+            "command": ran,
+            **dict(zip(("errors", "agents"), listed.result(), strict=True)),
+        }
+
+
+def test_skills_list_refuses_only_the_broken_file(loaded: dict[str, Any]) -> None:
+    done = loaded["skills"]
+    assert done.returncode == 0, done
+    found = ERROR.findall(done.stdout + done.stderr)
+    assert len(found) == 1 and f"/.gemini/agents/{BROKEN}:" in found[0], found
+    assert "Unrecognized key(s) in object: 'sandbox'" in done.stderr
+
+
+def test_the_extension_listing_refuses_only_the_broken_file(loaded: dict[str, Any]) -> None:
+    assert len(loaded["errors"]) == 1 and f"/agents/{BROKEN}:" in loaded["errors"][0]
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_gemini_loads_every_agent_with_the_tools_and_model_promptc_wrote(
+    loaded: dict[str, Any], bundle: str
+) -> None:
+    resolved = {Path(a["metadata"]["filePath"]).name: a for a in loaded["agents"]}
+    wrote = {name: meta for name, (b, meta) in loaded["wrote"].items() if b == bundle}
+    assert wrote, "a bundle without agents would prove nothing"
+    for name, meta in wrote.items():
+        agent = resolved[name]
+        assert agent["name"] == meta["name"], name
+        assert agent["toolConfig"]["tools"] == meta["tools"], name
+        assert agent["modelConfig"]["model"] == meta.get("model", "inherit"), name
+        assert agent["runConfig"]["maxTurns"] == meta.get("max_turns", 30), name
+        assert agent["promptConfig"]["systemPrompt"].strip(), name
+    assert BROKEN not in resolved
+
+
+def test_a_mode_runs_as_a_gemini_command_with_the_request_filled_in(
+    loaded: dict[str, Any], mock_gemini: tuple[str, list[dict[str, Any]]]
+) -> None:
+    done = loaded["command"]
+    assert done.returncode == 0, done
+    toml = tomllib.loads((loaded["root"] / ".gemini/commands/hack.toml").read_text())
+    assert "{{args}}" in toml["prompt"]
+    expected = toml["prompt"].replace("{{args}}", REQUEST)
+    sent = [
+        part.get("text", "")
+        for request in mock_gemini[1]
+        for content in request.get("contents", [])
+        for part in content.get("parts", [])
+    ]
+    assert expected in sent

@@ -1,0 +1,436 @@
+"""`promptc lsp`: the real server process over stdio (pytest-lsp), and its answers in process.
+
+The end-to-end tests open, edit and ask about files of a scratch bundle as an
+editor does; the in-process ones ask compiler.navigate and compiler.lsp's
+Session the questions the server forwards to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls import uris
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from compiler.lsp import Session
+from compiler.navigate import Snapshot, complete, definition, hover
+from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, agent
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """\
+[rules.required-snippet]
+fragment = "caveman"
+params = {level = "full"}
+
+[rules.dangerous-allow]
+level = "off"
+"""
+
+SCOUT = """\
+---
+description: Explores the codebase read-only and reports findings.
+mode: subagent
+permission:
+  edit: deny
+  bash:
+    "*": ask
+    "git status*": allow
+  skill:
+    "*": deny
+    tone: allow
+---
+<<caveman>>
+
+# Scout
+"""
+
+LEAD = """\
+---
+description: Leads the work and hands reading to the scout.
+mode: primary
+permission:
+  bash:
+    "rg *": allow
+    "*": deny
+  task:
+    "*": deny
+    scout: allow
+---
+<<caveman>>
+
+# Lead
+"""
+
+SKILL = "---\nname: tone\ndescription: Sets the tone of every answer.\n---\nSpeak plainly.\n"
+
+
+def write_bundle(root: Path) -> Path:
+    files = {
+        "promptc.toml": CONFIG,
+        "fragments/caveman.md": FRAGMENT,
+        "specs/agents/scout.md": SCOUT,
+        "specs/agents/lead.md": LEAD,
+        "specs/agents/sage.md": agent(f"{ONE_CHARACTER}\n\n# Sage\n"),
+        "specs/skills/tone/SKILL.md": SKILL,
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root.resolve()
+
+
+@pytest.fixture
+def bundle(tmp_path: Path) -> Path:
+    return write_bundle(tmp_path / "bundle")
+
+
+# --- the real server over stdio ---------------------------------------------------------
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "compiler", "lsp"])
+)
+async def client(lsp_client: LanguageClient, bundle: Path):  # type: ignore[no-untyped-def]
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=uris.from_fs_path(str(bundle)),
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def uri(path: Path) -> str:
+    found = uris.from_fs_path(str(path))
+    assert found is not None
+    return found
+
+
+def open_file(client: LanguageClient, path: Path, text: str | None = None) -> str:
+    document = types.TextDocumentItem(
+        uri=uri(path),
+        language_id="markdown",
+        version=1,
+        text=path.read_text(encoding="utf-8") if text is None else text,
+    )
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=document))
+    return document.uri
+
+
+def edit(client: LanguageClient, at: str, text: str, version: int = 2) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=at, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+async def published(
+    client: LanguageClient, at: str, wanted: Callable[[list[types.Diagnostic]], bool]
+) -> list[types.Diagnostic]:
+    """The diagnostics of `at` once they are what `wanted` looks for."""
+
+    async def wait() -> list[types.Diagnostic]:
+        while True:
+            found = client.diagnostics.get(at)
+            if found is not None and wanted(found):
+                return found
+            await asyncio.sleep(0.05)
+
+    return await asyncio.wait_for(wait(), timeout=60)
+
+
+def rules(found: list[types.Diagnostic]) -> set[str]:
+    return {str(d.code) for d in found}
+
+
+@pytest.mark.asyncio
+async def test_a_mistyped_key_is_reported_at_its_range_and_cleared_once_fixed(
+    client: LanguageClient, bundle: Path
+) -> None:
+    scout = bundle / "specs/agents/scout.md"
+    at = open_file(client, scout, SCOUT.replace("permission:", "permisson:"))
+    found = await published(client, at, lambda ds: "key-typo" in rules(ds))
+    [typo] = [d for d in found if d.code == "key-typo"]
+    assert typo.range == types.Range(types.Position(3, 0), types.Position(3, 9))
+    assert typo.severity == types.DiagnosticSeverity.Error
+    assert "did you mean `permission`?" in typo.message
+    edit(client, at, SCOUT)
+    await published(client, at, lambda ds: "key-typo" not in rules(ds))
+    # The file on disk never changed: the diagnostics were the unsaved buffer's.
+    assert scout.read_text(encoding="utf-8") == SCOUT
+
+
+@pytest.mark.asyncio
+async def test_a_fragment_edit_re_diagnoses_the_agents_that_include_it(
+    client: LanguageClient, bundle: Path
+) -> None:
+    fragment = bundle / "fragments/caveman.md"
+    at = open_file(client, fragment)
+    # Without its default, `level` must be given where `<<caveman>>` is called.
+    edit(client, at, FRAGMENT.replace("    default: full\n", ""))
+    found = await published(client, uri(bundle / "specs/agents/scout.md"), lambda ds: bool(ds))
+    assert "compose" in rules(found)
+    assert any("level" in d.message for d in found)
+
+
+@pytest.mark.asyncio
+async def test_a_broken_buffer_is_reported_and_the_server_keeps_answering(
+    client: LanguageClient, bundle: Path
+) -> None:
+    at = open_file(client, bundle / "specs/agents/scout.md")
+    edit(client, at, "---\ndescription: [unclosed\n\x00<<caveman(level=>>\n")
+    found = await published(client, at, lambda ds: "syntax" in rules(ds))
+    assert all(d.source == "promptc" for d in found)
+    answer = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=at), position=types.Position(2, 3)
+        )
+    )
+    assert answer is None
+    edit(client, at, SCOUT, version=3)
+    await published(client, at, lambda ds: "syntax" not in rules(ds))
+
+
+@pytest.mark.asyncio
+async def test_definition_of_a_fragment_call_lands_in_its_file(
+    client: LanguageClient, bundle: Path
+) -> None:
+    at = open_file(client, bundle / "specs/agents/scout.md")
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=at), position=types.Position(12, 4)
+        )
+    )
+    assert isinstance(found, list)
+    assert [location.uri for location in found] == [uri(bundle / "fragments/caveman.md")]
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_permission_rule_names_its_decision(
+    client: LanguageClient, bundle: Path
+) -> None:
+    at = open_file(client, bundle / "specs/agents/lead.md")
+    answer = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=at), position=types.Position(5, 6)
+        )
+    )
+    assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+    text = answer.contents.value
+    assert text.startswith('**allow**: `bash "rg *": allow`')
+    # `"*": deny` below matches all it matches: promptc can answers deny, by that rule.
+    assert 'promptc can lead bash "rg *"` (a primary agent) answers **deny**' in text
+    assert "Shadowed: it never decides" in text
+
+
+@pytest.mark.asyncio
+async def test_completion_after_the_placeholder_opener_lists_the_fragments(
+    client: LanguageClient, bundle: Path
+) -> None:
+    at = open_file(client, bundle / "specs/agents/scout.md")
+    edit(client, at, SCOUT.replace("# Scout", "<<"))
+    found = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=at), position=types.Position(14, 2)
+        )
+    )
+    assert isinstance(found, types.CompletionList)
+    assert [item.label for item in found.items] == ["caveman"]
+
+
+@pytest.mark.asyncio
+async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle: Path) -> None:
+    sage = bundle / "specs/agents/sage.md"
+    at = open_file(client, sage)
+    found = await published(client, at, lambda ds: "required-snippet" in rules(ds))
+    [drift] = [d for d in found if d.code == "required-snippet"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=at),
+            range=drift.range,
+            context=types.CodeActionContext(diagnostics=[drift]),
+        )
+    )
+    assert actions is not None
+    [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
+    assert fix.edit is not None and fix.edit.changes is not None
+    [change] = fix.edit.changes[at]
+    assert change.new_text == agent("<<caveman>>\n\n# Sage\n")
+
+
+# --- the same answers, in process -------------------------------------------------------
+
+
+@pytest.fixture
+def snapshot(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> Snapshot:
+    monkeypatch.chdir(bundle)
+    return Session(bundle).snapshot({})
+
+
+def test_a_task_pattern_leads_to_the_agent_spec(snapshot: Snapshot, bundle: Path) -> None:
+    places = definition(snapshot, bundle / "specs/agents/lead.md", 10, 6)
+    assert [p.path for p in places] == [bundle / "specs/agents/scout.md"]
+
+
+def test_a_skill_entry_leads_to_its_skill_file(snapshot: Snapshot, bundle: Path) -> None:
+    places = definition(snapshot, bundle / "specs/agents/scout.md", 11, 6)
+    assert [p.path for p in places] == [bundle / "specs/skills/tone/SKILL.md"]
+
+
+def test_hover_on_a_fragment_call_shows_its_parameters_and_composed_text(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    text = hover(snapshot, bundle / "specs/agents/scout.md", 13, 3)
+    assert text is not None
+    assert '- `level (string: "lite", "full", "ultra"' in text
+    assert "Composed for opencode:" in text
+    assert "Tono: caveman por default, nivel full. Activa siempre." in text
+
+
+def test_hover_on_an_agent_names_who_starts_it(snapshot: Snapshot, bundle: Path) -> None:
+    text = hover(snapshot, bundle / "specs/agents/scout.md", 1, 1)
+    assert text is not None
+    assert "Started by:\n- `lead`: allow, by specs/agents/lead.md:10:5" in text
+    assert text.endswith("Starts:\n- no agent")
+
+
+def test_hover_on_a_task_entry_names_its_decision_and_the_agent_it_starts(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    text = hover(snapshot, bundle / "specs/agents/lead.md", 10, 6)
+    assert text is not None
+    assert text.startswith('**allow**: `task "scout": allow`')
+    assert "answers **allow**, decided by this rule." in text
+    assert "**agent `scout`** (mode subagent)" in text
+
+
+def labels(snapshot: Snapshot, path: Path, text: str, line: int, column: int) -> list[str]:
+    return [item.label for item in complete(snapshot, path, text, line, column)]
+
+
+def test_completion_offers_agent_ids_in_a_task_map(snapshot: Snapshot, bundle: Path) -> None:
+    text = LEAD.replace("    scout: allow", "    s")
+    found = labels(snapshot, bundle / "specs/agents/lead.md", text, 10, 6)
+    assert found == ['"*"', "lead", "sage", "scout"]
+
+
+def test_completion_offers_permission_keys_and_actions(snapshot: Snapshot, bundle: Path) -> None:
+    path = bundle / "specs/agents/lead.md"
+    keys = labels(snapshot, path, LEAD.replace("  bash:", "  web"), 5, 6)
+    assert {"bash", "webfetch", "task", "skill"} <= set(keys)
+    actions = labels(snapshot, path, LEAD.replace("  bash:", "  edit: "), 5, 9)
+    assert actions == ["ask", "allow", "deny"]
+
+
+def test_completion_offers_frontmatter_keys_and_enum_values(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/agents/lead.md"
+    keys = labels(snapshot, path, LEAD.replace("mode: primary", "te"), 3, 3)
+    assert {"temperature", "description", "mode", "permission", "targets"} <= set(keys)
+    modes = labels(snapshot, path, LEAD.replace("mode: primary", "mode: "), 3, 7)
+    assert modes == ["subagent", "primary", "all"]
+
+
+def test_completion_offers_parameters_and_their_values_in_a_call(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/agents/scout.md"
+    names = labels(snapshot, path, SCOUT.replace("<<caveman>>", "<<caveman("), 13, 11)
+    assert names == ["level"]
+    text = SCOUT.replace("<<caveman>>", "<<caveman(level=")
+    values = labels(snapshot, path, text, 13, 17)
+    assert values[:3] == ['"lite"', '"full"', '"ultra"']
+
+
+def test_a_removed_fragment_is_gone_from_the_next_run(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    session = Session(bundle)
+    assert session.diagnose({})
+    (bundle / "fragments/caveman.md").unlink()
+    scout = bundle / "specs/agents/scout.md"
+    found = session.diagnose({})
+    assert any("unknown fragment 'caveman'" in d.message for d in found[scout])
+    assert "caveman" not in session.snapshot({}).bundle.fragments
+
+
+@pytest.mark.skipif(
+    sys.getallocatedblocks() == 0, reason="this interpreter does not count its memory blocks"
+)
+def test_a_config_that_does_not_load_is_an_error_at_its_line(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    session = Session(bundle)
+    assert session.diagnose({})  # the bundle's own findings, before
+    (bundle / "promptc.toml").write_text(CONFIG + '\n[rules.no-such-rule]\nlevel = "off"\n')
+    session.reload()  # what saving the config does
+    found = session.diagnose({})
+    [error] = found.pop(bundle / "promptc.toml")
+    assert (error.line, error.column, error.rule) == (8, 1, "config")
+    assert error.message.startswith("unknown rule 'no-such-rule'")
+    assert all(ds == [] for ds in found.values())  # every other file's findings are cleared
+
+
+def test_memory_stays_flat_over_a_thousand_edit_cycles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the server's handler (Session.diagnose) leaves behind, in the interpreter's
+    count of allocated blocks: tracemalloc would make each run several times slower."""
+    root = tmp_path / "small"
+    (root / "specs/agents").mkdir(parents=True)
+    (root / "fragments").mkdir()
+    (root / "fragments/tone.md").write_text("Be brief.\n", encoding="utf-8")
+    scout = root / "specs/agents/scout.md"
+    scout.write_text(SCOUT.replace("<<caveman>>", "<<tone>>"), encoding="utf-8")
+    monkeypatch.chdir(root)
+    session = Session(root.resolve())
+    path = scout.resolve()
+
+    def cycle(n: int) -> None:
+        # Every other edit is broken: a run after a failed one starts afresh too.
+        text = SCOUT.replace("permission:", "permisson:") if n % 2 else SCOUT
+        found = session.diagnose({path: text.replace("<<caveman>>", f"<<tone>>\n{n}")})
+        assert ("key-typo" in {d.rule for d in found.get(path, [])}) == bool(n % 2)
+
+    for n in range(100):  # warm: imports, compiled patterns, the interpreter's free lists
+        cycle(n)
+    gc.collect()  # what only a reference cycle holds is garbage, not growth
+    before = sys.getallocatedblocks()
+    for n in range(100, 1_100):
+        cycle(n)
+    gc.collect()
+    growth = sys.getallocatedblocks() - before
+    # A leak of one diagnostic a run would be several blocks each time: 1,000s.
+    assert growth < 2_000, f"{growth:,} more memory blocks after 1,000 more edits"
+
+
+def test_the_edit_latency_benchmark_runs_and_prints_each_edit(tmp_path: Path) -> None:
+    # Only that it runs and what it prints: the time is measured by the script itself.
+    script = Path(__file__).resolve().parents[1] / "benchmarks/lsp_edit.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--agents", "16", "--repeat", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1].strip() for line in done.stdout.splitlines()[2:5]]
+    assert rows == ["agent", "agent, broken", "fragment"]
+    assert "one agent edit: load " in done.stdout

@@ -1,0 +1,346 @@
+"""The codex target: Codex never decides a command above OpenCode, and says what it loses.
+
+The property tests read the emitted `.codex` files through tests/codex_model.py
+(an independent model of Codex's decisions, held against the real `codex
+execpolicy check` in test_conformance_codex.py) and compare, for every role
+and the main session and many commands, with the answer `promptc can` gives
+for the same agent (compiler.api.can: the agent's OpenCode rules, decided
+with compiler.permissions.evaluate): deny < ask < allow, and Codex's decision
+must never be above it. The rules are project-wide, so that is the same as
+Codex's decision never being above the narrowest answer among the agents
+that have a shell.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import tomllib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compiler import api, codex_rules, wildcard
+from compiler.config import Config, load_config
+from compiler.permissions import evaluate
+from compiler.runtime import Runtime
+from compiler.targets import codex
+from tests import bundles, codex_model, strategies
+from tests.conftest import MakeBundle, Run
+
+RANK = codex_model.RANK
+BUNDLES = {
+    "repository": bundles.REPOSITORY,
+    "codex": bundles.FIXTURES / "codex",
+    "opencode": bundles.FIXTURES / "opencode",
+    "claude": bundles.FIXTURES / "claude",
+}
+SAMPLE_COMMANDS = [
+    "git status",
+    "git status --short",
+    "git push",
+    "git push origin main",
+    "git push --force origin",
+    "git pushx",
+    "npm test",
+    "npm publish",
+    "rm -rf build",
+    "rm a.txt",
+    "sudo ls",
+    "curl example.org",
+    "zig build",
+    "zig build test",
+    "ls",
+    "ls -la",
+    "make",
+]
+
+
+# --- which words a prefix rule can hold -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "cover", "inside"),
+    [
+        ("git push *", ("git", "push"), ("git", "push")),
+        ("git push*", ("git",), ("git", "push")),
+        ("sudo *", ("sudo",), ("sudo",)),
+        ("rm -rf *", ("rm", "-rf"), ("rm", "-rf")),
+        ("zig build", ("zig", "build"), None),
+        ("npm publish*", ("npm",), ("npm", "publish")),
+        ("git * main", ("git",), None),
+        ("*", None, None),
+        ("git*", None, ("git",)),
+        ("*push", None, None),
+        ("echo $HOME *", ("echo",), None),
+        ("git  push *", ("git",), None),
+    ],
+)
+def test_a_pattern_is_held_by_the_words_every_command_it_matches_starts_with(
+    pattern: str, cover: tuple[str, ...] | None, inside: tuple[str, ...] | None
+) -> None:
+    patterns = wildcard.Patterns()
+    assert codex_rules.cover_words(patterns, pattern) == cover
+    assert codex_rules.inside_words(patterns, pattern) == inside
+
+
+# --- the decision property ------------------------------------------------------------------
+
+
+def opencode_answers(config: Config) -> tuple[Runtime, Mapping[str, str]]:
+    """The OpenCode runtime `promptc can` answers from, and role name -> agent name."""
+    runtime, _ = api.opencode_runtime(config)
+    names = {a.name: a.name for a in runtime.bundle_agents()}
+    return runtime, {**names, codex_model.MAIN: "build"}
+
+
+def can(runtime: Runtime, agent: str, command: str) -> str:
+    """What `promptc can AGENT bash COMMAND` answers (compiler.api.can, without reloading)."""
+    found = runtime.agents[agent]
+    return evaluate(found.effective(found.runs_as_subagent), "bash", command).action
+
+
+def decisions(
+    model: codex_model.Codex, runtime: Runtime, names: Mapping[str, str], commands: list[str]
+) -> Iterator[tuple[str, str, str, str]]:
+    """(role, command, Codex's decision, OpenCode's) for every role and command."""
+    for role, agent in names.items():
+        for command in commands:
+            yield role, command, model.decide(role, command.split()), can(runtime, agent, command)
+
+
+@functools.cache
+def case(bundle: str) -> tuple[codex_model.Codex, Runtime, Mapping[str, str]]:
+    root = BUNDLES[bundle]
+    model = codex_model.load(bundles.render(root, "codex"))
+    runtime, names = opencode_answers(bundles.config(root))
+    return model, runtime, names
+
+
+def commands_of(runtime: Runtime) -> list[str]:
+    """The sample commands, and each bash pattern of the bundle made into commands."""
+    found = dict.fromkeys(SAMPLE_COMMANDS)
+    for agent in runtime.agents.values():
+        for rule in agent.rules:
+            if rule.permission in ("bash", "*") and rule.pattern != "*":
+                for fill in ("", "x", "x y"):
+                    text = " ".join(rule.pattern.replace("*", f" {fill} ").split())
+                    if text and all(codex_rules.PLAIN.fullmatch(w) for w in text.split()):
+                        found[text.replace("?", "q")] = None
+    return list(found)
+
+
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_codex_never_decides_a_command_above_opencode(bundle: str) -> None:
+    model, runtime, names = case(bundle)
+    wider = [
+        d for d in decisions(model, runtime, names, commands_of(runtime)) if RANK[d[2]] > RANK[d[3]]
+    ]
+    assert wider == []
+
+
+def test_the_property_is_not_vacuous() -> None:
+    # Roles keep their shell, rules forbid, prompt and allow, and Codex both
+    # matches OpenCode and narrows it.
+    model, runtime, names = case("codex")
+    found = {(d[2], d[3]) for d in decisions(model, runtime, names, commands_of(runtime))}
+    assert {("allow", "allow"), ("deny", "deny"), ("ask", "ask"), ("deny", "allow")} <= found
+    assert {r.decision for r in model.rules} == {"forbidden", "prompt", "allow"}
+    assert model.shell["smith"] and not model.shell["lead"]
+
+
+def test_the_property_catches_a_rules_file_that_grants_too_much() -> None:
+    root = BUNDLES["codex"]
+    files = dict(bundles.render(root, "codex"))
+    rel = codex.RULES_FILE
+    files[rel] = files[rel].replace(b'decision = "forbidden"', b'decision = "allow"')
+    _, runtime, names = case("codex")
+    widened = decisions(codex_model.load(files), runtime, names, ["sudo ls", "git push"])
+    assert {(d[0], d[1]) for d in widened if RANK[d[2]] > RANK[d[3]]} >= {("smith", "sudo ls")}
+
+
+def test_the_property_catches_a_role_given_back_its_shell() -> None:
+    root = BUNDLES["codex"]
+    files = dict(bundles.render(root, "codex"))
+    rel = ".codex/agents/lead.toml"
+    files[rel] = files[rel].replace(b"shell_tool = false", b"shell_tool = true")
+    _, runtime, names = case("codex")
+    widened = decisions(codex_model.load(files), runtime, names, ["make"])
+    assert ("lead", "make", "allow", "ask") in set(widened)
+
+
+@given(
+    files=strategies.permission_bundles("codex"), sample=st.lists(strategies.commands, max_size=8)
+)
+def test_generated_maps_never_get_more_in_codex(
+    files: dict[str, bytes], sample: list[list[str]]
+) -> None:
+    strategies.tick("codex-permission-maps")
+    with strategies.bundle_on_disk(files) as (_, config):
+        result = api.render(config, only=["codex"])
+        assert result.ok, result.diagnostics
+        emitted = {rel.removeprefix("codex/"): data for rel, data in result.files.items()}
+        model = codex_model.load(emitted)
+        runtime, names = opencode_answers(config)
+        commands = list(dict.fromkeys([*(" ".join(c) for c in sample), *commands_of(runtime)]))
+        shell = [r for r in names if model.shell[r]]
+        for command in commands:
+            narrowest = min(
+                (can(runtime, names[r], command) for r in shell), key=RANK.__getitem__, default=None
+            )
+            if narrowest is not None:
+                assert RANK[model.decide(shell[0], command.split())] <= RANK[narrowest], command
+        for role, command, mine, theirs in decisions(model, runtime, names, commands):
+            assert RANK[mine] <= RANK[theirs], (role, command, mine, theirs)
+
+
+def test_the_examples_of_each_rule_are_the_rule_s_own() -> None:
+    # Codex refuses a rules file whose match example misses its rule, or whose
+    # not_match example hits it; the model says the same of every example.
+    text = bundles.render(BUNDLES["codex"], "codex")[codex.RULES_FILE].decode()
+    calls = [n.value for n in ast.parse(text).body if isinstance(n, ast.Expr)]
+    assert calls
+    for call in calls:
+        assert isinstance(call, ast.Call)
+        args = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        rule = codex_model.Rule(tuple((w,) for w in args["pattern"]), args["decision"])
+        assert all(rule.matches(e.split()) for e in args["match"]), args
+        assert not any(rule.matches(e.split()) for e in args.get("not_match", [])), args
+
+
+# --- what the files hold --------------------------------------------------------------------
+
+
+def test_role_files_carry_name_description_model_effort_and_the_body_exactly() -> None:
+    project = bundles.project(BUNDLES["codex"], "codex")
+    files = bundles.render(BUNDLES["codex"], "codex")
+    smith = tomllib.loads(files[".codex/agents/smith.toml"].decode())
+    assert smith["name"] == "smith"
+    assert (smith["model"], smith["model_reasoning_effort"]) == ("gpt-5.5", "high")
+    assert smith["developer_instructions"] == project.agents["smith"].body
+    assert "features" not in smith and "sandbox_mode" not in smith
+    scout = tomllib.loads(files[".codex/agents/scout.toml"].decode())
+    assert (scout["sandbox_mode"], scout["features"]) == ("read-only", {"shell_tool": False})
+    reviewer = tomllib.loads(files[".codex/agents/team/reviewer.toml"].decode())
+    assert reviewer["name"] == "team/reviewer" and "model" not in reviewer
+    config = tomllib.loads(files[".codex/config.toml"].decode())
+    assert config["agents"]["team/reviewer"]["config_file"] == "agents/team/reviewer.toml"
+    assert sorted(config["agents"]) == sorted(project.agents)
+    assert ".codex/skills/release-notes/SKILL.md" in files
+
+
+@given(st.text())
+def test_any_text_survives_as_a_toml_string(text: str) -> None:
+    for multiline in (False, True):
+        value = tomllib.loads(f"x = {codex.toml_string(text, multiline)}\n")["x"]
+        assert value == text
+
+
+def test_a_catch_all_costs_a_role_its_shell_and_each_allow_is_reported(
+    make_bundle: MakeBundle,
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.codex]\n",
+            "specs/agents/a.md": """\
+                ---
+                description: Asks before every command but git status.
+                mode: subagent
+                permission:
+                  bash:
+                    "*": ask
+                    "git status *": allow
+                  edit: deny
+                ---
+                Trabaja.
+                """,
+            "specs/agents/b.md": """\
+                ---
+                description: Runs no command at all, and says so once.
+                mode: subagent
+                permission:
+                  bash: deny
+                ---
+                Trabaja.
+                """,
+        }
+    )
+    translation = codex_rules.translate(bundles.project(Path.cwd(), "codex"))
+    assert translation.shell == {"a": False, "b": False}
+    lost = {(x.subject, x.rule.text()): x.message for x in translation.losses}
+    assert "left out of a's tools" in lost["a", 'bash "git status *": allow']
+    assert "sandbox_mode" in lost["a", "edit: deny"]
+    assert not any(subject == "b" for subject, _ in lost)  # denied altogether: nothing lost
+
+
+def test_a_main_session_that_asks_for_every_command_turns_the_shell_off(
+    make_bundle: MakeBundle,
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": '[targets.codex]\n\n[permission]\nbash = { "*" = "ask" }\n',
+            "specs/agents/a.md": "---\ndescription: Runs git only.\nmode: subagent\n---\nTrabaja.\n",
+        }
+    )
+    files = bundles.render(Path.cwd(), "codex")
+    assert tomllib.loads(files[".codex/config.toml"].decode())["features"] == {"shell_tool": False}
+    assert codex_model.load(files).decide("a", ["ls"]) == "deny"
+
+
+def test_codex_options_are_checked_like_any_target_s(make_bundle: MakeBundle, run: Run) -> None:
+    make_bundle({"promptc.toml": "[targets.codex]\nmodels = 3\nmodles = {}\n"})
+    done = run("build")
+    assert done.code == 2
+    assert "targets" in done.err and "codex" in done.err
+
+
+def test_lossy_translation_names_codex_and_claude_in_one_message(make_bundle: MakeBundle) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.codex]\n\n[targets.claude]\n",
+            "specs/agents/a.md": """\
+                ---
+                description: Runs git status and no other command.
+                mode: subagent
+                permission:
+                  bash:
+                    "*": deny
+                    "git status *": allow
+                ---
+                Trabaja.
+                """,
+        }
+    )
+    result = api.lint(load_config(cwd=Path.cwd()))
+    found = [d for d in result.diagnostics if d.rule == "lossy-translation" and d.line == 7]
+    assert len(found) == 1
+    assert "in Claude Code:" in found[0].message and "in Codex:" in found[0].message
+
+
+# --- import ---------------------------------------------------------------------------------
+
+
+def test_import_codex_adopts_the_roles_the_target_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
+) -> None:
+    source = tmp_path / "project"
+    for rel, data in bundles.render(BUNDLES["codex"], "codex").items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_bytes(data)
+    (tmp_path / "new").mkdir()
+    monkeypatch.chdir(tmp_path / "new")
+    done = run("import", "codex", str(source))
+    assert done.code in (0, 1), done.err
+    project = bundles.project(BUNDLES["codex"], "codex")
+    imported = bundles.project(tmp_path / "new", "codex")
+    assert sorted(imported.agents) == sorted(project.agents)
+    for ident, spec in project.agents.items():
+        assert imported.agents[ident].body == spec.body
+    assert imported.agents["scout"].meta["permission"] == {"edit": "deny", "bash": "deny"}
+    assert imported.agents["smith"].meta["model"] == "openai/gpt-5.5"
+    config = (tmp_path / "new" / "promptc.toml").read_text()
+    assert '"openai/gpt-5.5" = "gpt-5.5"' in config
+    assert '"sudo *" = "deny"' in config and '"*" = "ask"' in config

@@ -1,0 +1,169 @@
+"""The copilot target: `.github/agents/<name>.agent.md` files, their tools, and what is reported."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from compiler import api
+from compiler.config import load_config
+from compiler.errors import ConfigError
+from tests import bundles
+from tests.conftest import MakeBundle, Run
+
+
+def agent(mode: str, permission: str = "", extra: str = "", body: str = "Cuerpo.\n") -> str:
+    lines = "".join(f"  {line}\n" for line in textwrap.dedent(permission).strip().splitlines())
+    block = f"permission:\n{lines}" if lines else ""
+    return f"---\ndescription: Agente de prueba para los targets.\nmode: {mode}\n{extra}{block}---\n{body}"
+
+
+def emitted(root: Path) -> dict[str, str]:
+    return {rel: data.decode() for rel, data in bundles.render(root, "copilot").items()}
+
+
+def front(text: str) -> dict[str, Any]:
+    data = yaml.safe_load(text.split("---\n")[1])
+    assert isinstance(data, dict)
+    return data
+
+
+def test_an_agent_file_has_name_description_tools_model_in_that_order(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": '[targets.copilot]\nmodels = { "openai/gpt-4.1" = "gpt-4.1" }\n',
+            "specs/agents/team/reviewer.md": agent("subagent", extra="model: openai/gpt-4.1\n"),
+        }
+    )
+    text = emitted(root)[".github/agents/team-reviewer.agent.md"]
+    assert list(front(text)) == ["name", "description", "tools", "model"]
+    assert front(text)["name"] == "team-reviewer"
+    assert front(text)["model"] == "gpt-4.1"
+    assert text.endswith("---\nCuerpo.\n")
+
+
+def test_tools_hold_only_aliases_opencode_allows_for_every_input(make_bundle: MakeBundle) -> None:
+    permission = """
+        read: allow
+        edit: deny
+        bash:
+          "*": deny
+          "git status*": allow
+        webfetch: allow
+        websearch: ask
+    """
+    root = make_bundle({"promptc.toml": "", "specs/agents/a.md": agent("subagent", permission)})
+    tools = front(emitted(root)[".github/agents/a.agent.md"])["tools"]
+    # read needs read and list; search grep and glob; web webfetch and websearch.
+    assert tools == ["read", "search"]
+
+
+def test_an_agent_allowed_nothing_wholly_gets_an_empty_list_not_the_default(
+    make_bundle: MakeBundle,
+) -> None:
+    permission = '"*": deny'
+    root = make_bundle({"promptc.toml": "", "specs/agents/a.md": agent("subagent", permission)})
+    text = emitted(root)[".github/agents/a.agent.md"]
+    assert "tools: []\n" in text
+
+
+def test_primaries_and_agents_build_may_not_start_are_hidden_from_task(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": '[permission]\ntask = { "*" = "allow", "secret" = "deny" }\n',
+            "specs/agents/lead.md": agent("primary"),
+            "specs/agents/secret.md": agent("subagent"),
+            "specs/agents/open.md": agent("subagent"),
+        }
+    )
+    files = emitted(root)
+    infer = {
+        n: front(files[f".github/agents/{n}.agent.md"]).get("infer")
+        for n in ("lead", "secret", "open")
+    }
+    assert infer == {"lead": False, "secret": False, "open": None}
+    assert "hidden from Copilot's `task`" in files["TRANSLATION.md"]
+
+
+def test_every_lost_rule_and_key_is_reported_at_its_line(make_bundle: MakeBundle, run: Any) -> None:
+    permission = """
+        bash:
+          "*": deny
+          "git status*": allow
+    """
+    make_bundle(
+        {
+            "promptc.toml": "[targets.copilot]\n",
+            "specs/agents/a.md": agent(
+                "subagent", permission, extra="temperature: 0.2\nmodel: x/y\n"
+            ),
+        }
+    )
+    result: Run = run("lint", "--verbose")
+    lines = [line for line in result.out.splitlines() if "lossy-translation" in line]
+    assert any(
+        "specs/agents/a.md:9:5:" in line and "`execute`: lost, left out of a's tools" in line
+        for line in lines
+    ), lines
+    assert any("a.md:4:1:" in line and "`temperature` has no Copilot CLI" in line for line in lines)
+    assert any(
+        "a.md:5:1:" in line and "model `x/y` has no Copilot CLI counterpart" in line
+        for line in lines
+    )
+    assert result.code == 0
+
+
+def test_a_body_over_30000_characters_is_an_error_and_nothing_is_written(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    body = "Texto largo.\n" * 2400  # 31,200 characters
+    make_bundle(
+        {"promptc.toml": "[targets.copilot]\n", "specs/agents/a.md": agent("subagent", body=body)}
+    )
+    result: Run = run("build")
+    assert result.code == 1
+    assert "specs/agents/a.md:5:1: error [runtime-limits] body is 31,200 characters" in result.out
+    assert not Path("build").exists()
+
+
+def test_two_ids_with_one_copilot_name_are_an_error(make_bundle: MakeBundle, run: Any) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.copilot]\n",
+            "specs/agents/team/reviewer.md": agent("subagent"),
+            "specs/agents/team-reviewer.md": agent("subagent"),
+        }
+    )
+    result: Run = run("lint")
+    assert result.code == 1
+    assert "are both named 'team-reviewer' in Copilot CLI" in result.out
+
+
+def test_modes_are_reported_as_not_translated(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/agents/a.md": agent("subagent"),
+            "specs/modes/build.md": "---\ndescription: Construye.\n---\nHaz: $ARGUMENTS\n",
+        }
+    )
+    files = emitted(root)
+    assert sorted(files) == [".github/agents/a.agent.md", "TRANSLATION.md"]
+    assert (
+        "### /build\n\n- not translated: Copilot CLI reads no command files"
+        in files["TRANSLATION.md"]
+    )
+
+
+def test_unknown_options_are_config_errors(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"promptc.toml": '[targets.copilot]\nmodel = "gpt-4.1"\n'})
+    with pytest.raises(ConfigError, match="model"):
+        api.render(load_config(cwd=root), only=["copilot"])

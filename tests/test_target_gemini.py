@@ -1,0 +1,185 @@
+"""The gemini target: `.gemini/agents/<name>.md` subagents, `.gemini/commands/<mode>.toml`, reports."""
+
+from __future__ import annotations
+
+import textwrap
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests import bundles
+from tests.conftest import MakeBundle, Run
+
+
+def agent(mode: str, permission: str = "", extra: str = "", body: str = "Cuerpo.\n") -> str:
+    lines = "".join(f"  {line}\n" for line in textwrap.dedent(permission).strip().splitlines())
+    block = f"permission:\n{lines}" if lines else ""
+    return f"---\ndescription: Agente de prueba para los targets.\nmode: {mode}\n{extra}{block}---\n{body}"
+
+
+def emitted(root: Path) -> dict[str, str]:
+    return {rel: data.decode() for rel, data in bundles.render(root, "gemini").items()}
+
+
+def front(text: str) -> dict[str, Any]:
+    data = yaml.safe_load(text.split("---\n")[1])
+    assert isinstance(data, dict)
+    return data
+
+
+def test_a_subagent_file_has_the_keys_gemini_takes_in_order(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": '[targets.gemini]\nmodels = { "google/gemini-2.5-pro" = "gemini-2.5-pro" }\n',
+            "specs/agents/team/reviewer.md": agent(
+                "subagent",
+                '"*": deny\nread: allow\ngrep: allow',
+                "model: google/gemini-2.5-pro\nsteps: 12\n",
+            ),
+        }
+    )
+    text = emitted(root)[".gemini/agents/team-reviewer.md"]
+    assert front(text) == {
+        "kind": "local",
+        "name": "team-reviewer",
+        "description": "Agente de prueba para los targets.",
+        "tools": ["read_file", "read_many_files", "grep_search"],
+        "model": "gemini-2.5-pro",
+        "max_turns": 12,
+    }
+    assert list(front(text)) == ["kind", "name", "description", "tools", "model", "max_turns"]
+
+
+def test_a_tool_opencode_allows_only_in_part_or_asks_for_is_left_out(
+    make_bundle: MakeBundle,
+) -> None:
+    permission = """
+        edit:
+          "*": allow
+          "*.env": deny
+        bash: ask
+        skill:
+          "*": deny
+          "team-*": allow
+    """
+    root = make_bundle({"promptc.toml": "", "specs/agents/a.md": agent("subagent", permission)})
+    files = emitted(root)
+    tools = front(files[".gemini/agents/a.md"])["tools"]
+    assert not {"replace", "write_file", "run_shell_command", "activate_skill", "read_file"} & set(
+        tools
+    )
+    report = files["TRANSLATION.md"]
+    assert "`replace` and `write_file`: lost, left out of a's tools" in report
+    assert "OpenCode asks before every `bash` call; Gemini CLI cannot ask" in report
+
+
+def test_primaries_are_not_written_and_say_why(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/agents/lead.md": agent("primary"),
+            "specs/agents/helper.md": agent("all"),
+        }
+    )
+    files = emitted(root)
+    assert ".gemini/agents/lead.md" not in files and ".gemini/agents/helper.md" in files
+    assert (
+        "### lead\n\nNot written.\n\n- not written for Gemini CLI: a primary agent"
+        in files["TRANSLATION.md"]
+    )
+
+
+def test_modes_become_commands_with_args_and_the_shell_lines_their_agent_may_run(
+    make_bundle: MakeBundle,
+) -> None:
+    mode = (
+        "---\ndescription: 'Construye: con \"comillas\"'\nagent: lead\n---\n"
+        "Estado: !`git status`\nBorra: !`rm -rf tmp`\nPedido: $ARGUMENTS\n"
+    )
+    permission = """
+        bash:
+          "*": ask
+          "git status*": allow
+    """
+    root = make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/agents/lead.md": agent("primary", permission),
+            "specs/modes/build.md": mode,
+        }
+    )
+    files = emitted(root)
+    command = tomllib.loads(files[".gemini/commands/build.toml"])
+    assert command == {
+        "description": 'Construye: con "comillas"',
+        "prompt": "Estado: !{git status}\nBorra: !`rm -rf tmp`\nPedido: {{args}}\n",
+    }
+    report = files["TRANSLATION.md"]
+    assert "Gemini CLI runs the command in its main session, not as lead" in report
+    assert "`!`rm -rf tmp`` stays text in Gemini CLI" in report
+
+
+def test_a_prompt_no_literal_string_can_hold_is_written_as_a_basic_string(
+    make_bundle: MakeBundle,
+) -> None:
+    body = "Uno ''' dos\ttres \x7f fin'"
+    root = make_bundle(
+        {
+            "promptc.toml": "",
+            "specs/modes/m.md": f"---\ndescription: Modo de prueba.\n---\n{body}\n",
+        }
+    )
+    assert tomllib.loads(emitted(root)[".gemini/commands/m.toml"])["prompt"] == body + "\n"
+
+
+def test_what_gemini_would_refuse_or_run_otherwise_is_an_error(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/Reviewer.md": agent("subagent"),
+            "specs/agents/_draft.md": agent("subagent"),
+            "specs/agents/mute.md": "---\nmode: subagent\n---\nCuerpo.\n",
+            "specs/agents/a.md": agent("subagent", body="Usa ${PROJECT_ROOT} como raíz.\n"),
+            "specs/modes/m.md": "---\ndescription: Modo de prueba.\n---\nMira !{ls} y @{README.md}\n",
+        }
+    )
+    result: Run = run("build")
+    assert result.code == 1
+    out = result.out
+    assert (
+        "specs/agents/Reviewer.md:1:1: error [runtime-limits] Gemini CLI names an agent by a slug"
+        in out
+    )
+    assert "specs/agents/_draft.md:1:1: error [runtime-limits] Gemini CLI names an agent" in out
+    assert (
+        "specs/agents/mute.md:1:1: error [runtime-limits] Gemini CLI refuses an agent without"
+        in out
+    )
+    assert "specs/agents/a.md:5:5: error [runtime-limits] Gemini CLI fills `${PROJECT_ROOT}`" in out
+    assert (
+        "specs/modes/m.md:4:6: error [runtime-limits] Gemini CLI reads `!{` in a command as a shell"
+        in out
+    )
+    assert (
+        "specs/modes/m.md:4:14: error [runtime-limits] Gemini CLI reads `@{` in a command as a file"
+        in out
+    )
+    assert not Path("build").exists()
+
+
+def test_temperature_is_left_out_and_reported(make_bundle: MakeBundle, run: Any) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/a.md": agent("subagent", extra="temperature: 0.3\n"),
+        }
+    )
+    result: Run = run("lint", "--verbose")
+    assert (
+        "a.md:4:1: info [lossy-translation] `temperature` has no Gemini CLI equivalent"
+        in result.out
+    )
