@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from compiler.model_map import mapped_model
 from compiler.permissions import evaluate
 from compiler.project import Project, Spec
 from compiler.translate import MAIN, Subject, Translation
@@ -82,15 +83,10 @@ def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str, str | None]:
     override = claude_override(spec).get("model")
     if isinstance(override, str) and override:
         return override, None
-    model = spec.view("opencode").get("model")
-    if not isinstance(model, str) or not model:
-        return "inherit", None
-    if model in models:
-        return models[model], None
-    return "inherit", (
-        f"model `{model}` has no Claude Code counterpart in the `models` option; "
-        "the Claude agent inherits the session's model"
+    model, note = mapped_model(
+        spec, models, "Claude Code", "the Claude agent inherits the session's model"
     )
+    return model or "inherit", note
 
 
 def color_for(spec: Spec) -> tuple[str | None, str | None]:

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import wildcard
+from compiler.model_map import mapped_model
 from compiler.permissions import Rule
 from compiler.project import Project, Spec
 from compiler.runtime import Agent, resolve
@@ -377,15 +378,7 @@ def _other_message(rule: Rule, custom: set[str]) -> str | None:
 
 def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str | None, str | None]:
     """(Codex model or None to inherit the session's, note): through the `models` option."""
-    model = spec.view("opencode").get("model")
-    if not isinstance(model, str) or not model:
-        return None, None
-    if model in models:
-        return models[model], None
-    return None, (
-        f"model `{model}` has no Codex counterpart in the `models` option; "
-        "the role runs on the session's model"
-    )
+    return mapped_model(spec, models, "Codex", "the role runs on the session's model")
 
 
 def effort_for(spec: Spec) -> tuple[str | None, str | None]:

@@ -41,6 +41,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from compiler import wildcard
+from compiler.model_map import mapped_model
 from compiler.permissions import KNOWN_KEYS, Rule, evaluate
 from compiler.project import Project, Spec
 from compiler.runtime import Agent, resolve
@@ -305,18 +306,12 @@ def _join(names: list[str]) -> str:
 # --- keys, models and modes -------------------------------------------------------------------
 
 
-def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str | None, str | None]:
+def model_for(
+    spec: Spec, models: Mapping[str, str], runtime: Runtime
+) -> tuple[str | None, str | None]:
     """(the runtime's model, note): the OpenCode model through the `models` option;
     None (the runtime's own default) when the spec names no model or an unmapped one."""
-    model = spec.view("opencode").get("model")
-    if not isinstance(model, str) or not model:
-        return None, None
-    if model in models:
-        return models[model], None
-    return None, (
-        f"model `{model}` has no counterpart in the `models` option; "
-        "the agent runs with the session's model"
-    )
+    return mapped_model(spec, models, runtime.label, "the agent runs with the session's model")
 
 
 def agent_notes(
@@ -326,7 +321,7 @@ def agent_notes(
     if why_left_out is not None:
         yield ("mode",), f"not written for {runtime.label}: {why_left_out}"
         return
-    _, note = model_for(spec, models)
+    _, note = model_for(spec, models, runtime)
     if note:
         yield ("model",), note
     for key in spec.view("opencode"):

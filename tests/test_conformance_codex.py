@@ -31,6 +31,8 @@ from compiler.targets import codex
 from tests import bundles, codex_model, oracle
 from tests.test_target_codex import RANK, can, commands_of, opencode_answers
 
+pytestmark = pytest.mark.slow
+
 BUNDLES = {
     "repository": bundles.REPOSITORY,
     "codex": bundles.FIXTURES / "codex",

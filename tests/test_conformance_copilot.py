@@ -25,6 +25,8 @@ import yaml
 
 from tests import bundles, oracle
 
+pytestmark = pytest.mark.slow
+
 BUNDLES = {
     "repository": bundles.REPOSITORY,
     "claude": bundles.FIXTURES / "claude",

@@ -42,6 +42,8 @@ from compiler.resources import load_schema
 from compiler.targets import TARGETS, options_schema
 from tests import docs_pages
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 BIN = Path(sys.executable).parent

@@ -16,6 +16,8 @@ from tests.conftest import Run
 from tests.test_conformance_claude import validate
 from tests.test_conformance_opencode import parse_agent_list, run_ok
 
+pytestmark = pytest.mark.slow
+
 Runner = Callable[..., Run]
 REPOSITORY = Path(__file__).resolve().parent.parent
 SOURCES = [

@@ -24,6 +24,8 @@ from compiler.lsp import Session
 from compiler.navigate import Snapshot, complete, definition, hover
 from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, agent
 
+pytestmark = pytest.mark.slow
+
 CONFIG = """\
 [rules.required-snippet]
 fragment = "caveman"

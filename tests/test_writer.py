@@ -127,6 +127,27 @@ def test_removed_agent_removes_its_file_and_nothing_else(sample: Path, run: Runn
     assert changed == {".promptc-manifest.json"}
 
 
+def test_a_build_of_one_target_keeps_the_other_targets_files(sample: Path, run: Runner) -> None:
+    Path("promptc.toml").write_text("[targets.opencode]\n[targets.claude]\n")
+    assert run("build").code == 0
+    before = snapshot(Path("build"))
+    assert any(rel.startswith("claude/") for rel in before)
+    Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
+    assert run("build", "--target", "opencode").code == 0
+    after = snapshot(Path("build"))
+    claude = {rel: data for rel, data in before.items() if rel.startswith("claude/")}
+    assert {rel: after.get(rel) for rel in claude} == claude
+    assert (
+        after["opencode/.opencode/agents/scout.md"] != before["opencode/.opencode/agents/scout.md"]
+    )
+    # Only the claude files are stale now, and a check of opencode alone says nothing of them.
+    assert run("build", "--check", "--target", "opencode").code == 0
+    stale = [line for line in run("build", "--check").out.splitlines() if "stale-output" in line]
+    assert stale and all(line.startswith("build/claude/") for line in stale)
+    assert run("build").code == 0
+    assert run("build", "--check").code == 0
+
+
 def test_check_names_stale_missing_and_extra(sample: Path, run: Runner) -> None:
     assert run("build", "--check").code == 1  # nothing built yet: all missing
     run("build")

@@ -33,7 +33,7 @@ Passes:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from compiler import codex_rules, tool_lists
@@ -67,12 +67,7 @@ def _codex(project: Project) -> Iterator[Problem]:
         return
     models = dict(project.config.targets[codex_rules.NAME].get("models", {}))
     translation = codex_rules.translate(project)
-    seen: set[object] = set()
-    for loss in translation.losses:
-        problem = _loss_problem(loss, "Codex")
-        if problem is not None and loss.rule not in seen:
-            seen.add(loss.rule)
-            yield problem
+    yield from _losses(translation.losses, "Codex")
     for ident in translation.shell:
         spec = project.agents[ident]
         yield from _at(spec, codex_rules.agent_notes(spec, translation.agent(ident), models))
@@ -84,12 +79,7 @@ def _tool_lists(project: Project) -> Iterator[Problem]:
             continue
         models = dict(project.config.targets[runtime.target].get("models", {}))
         found = tool_lists.plan(project, runtime)
-        seen: set[object] = set()
-        for loss in found.losses:
-            problem = _loss_problem(loss, runtime.label)
-            if problem is not None and loss.rule not in seen:
-                seen.add(loss.rule)
-                yield problem
+        yield from _losses(found.losses, runtime.label)
         for ident in (*found.tools, *found.left_out):
             spec = project.agents[ident]
             notes = tool_lists.agent_notes(spec, runtime, models, found.left_out.get(ident))
@@ -104,12 +94,7 @@ def _claude(project: Project) -> Iterator[Problem]:
         return
     models = _models(targets)
     translation = translate(project)
-    seen: set[object] = set()
-    for loss in translation.losses:
-        problem = _loss_problem(loss, "Claude Code")
-        if problem is not None and loss.rule not in seen:
-            seen.add(loss.rule)
-            yield problem
+    yield from _losses(translation.losses, "Claude Code")
     for ident in translation.tools:
         yield from _at(project.agents[ident], agent_notes(project.agents[ident], models))
     for spec in project.modes.values():
@@ -119,6 +104,16 @@ def _claude(project: Project) -> Iterator[Problem]:
 def _models(targets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
     mine = targets.get(NAME, targets.get(PLUGIN, {}))
     return dict(mine.get("models", {}))
+
+
+def _losses(losses: Sequence[Loss], runtime: str) -> Iterator[Problem]:
+    """Each rule the runtime loses, once (a shared rule is lost for many agents)."""
+    seen: set[object] = set()
+    for loss in losses:
+        problem = _loss_problem(loss, runtime)
+        if problem is not None and loss.rule not in seen:
+            seen.add(loss.rule)
+            yield problem
 
 
 def _loss_problem(loss: Loss, runtime: str) -> Problem | None:

@@ -45,6 +45,7 @@ from compiler.claude_agents import (
     names,
     shell_commands,
 )
+from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 from compiler.translate import Translation, translate
@@ -57,13 +58,7 @@ LOADED = re.compile(
     r"|\.claude/settings(\.local)?\.json|\.claude/output-styles/[^/]+\.md|(\.claude/)?CLAUDE\.md"
 )
 OPTIONS: dict[str, Any] = {
-    "models": {
-        "type": "object",
-        "additionalProperties": {"type": "string", "minLength": 1},
-        "default": {},
-        "description": "OpenCode model id -> Claude Code model (sonnet, opus, haiku, fable, "
-        "inherit or a full model id).",
-    },
+    "models": models_option("Claude Code", "sonnet, opus, haiku, fable, inherit or a full model id")
 }
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
 
@@ -86,10 +81,10 @@ def layout(
     for ident in translation.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, translation, models, namer)
-        yield f"{prefix}agents/{claude_name(ident)}.md", document(front, spec.body)
+        yield f"{prefix}agents/{claude_name(ident)}.md", yamlout.document(front, spec.body)
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, project, translation, models, namer)
-        yield f"{prefix}commands/{claude_name(ident)}.md", document(front, spec.body)
+        yield f"{prefix}commands/{claude_name(ident)}.md", yamlout.document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     yield from emit_skills(project, f"{prefix}skills/").items()
@@ -118,12 +113,6 @@ def report(
     return translation_report.render(
         project, translation, namer, settings, agents, commands, with_settings
     )
-
-
-def document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"
 
 
 # --- agents -----------------------------------------------------------------------------------

@@ -40,19 +40,13 @@ from typing import Any
 
 from compiler import codex_rules, translation_report
 from compiler.codex_rules import CodexTranslation, PrefixRule
+from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 from compiler.translate import MAIN
 
 NAME = codex_rules.NAME
-OPTIONS: dict[str, Any] = {
-    "models": {
-        "type": "object",
-        "additionalProperties": {"type": "string", "minLength": 1},
-        "default": {},
-        "description": "OpenCode model id -> Codex model (gpt-5.5, ...).",
-    },
-}
+OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}
 RULES_FILE = ".codex/rules/promptc.rules"
 # What Codex reads from a project (paths under <out>/codex/), so that a check
 # can name a file there that promptc did not write.

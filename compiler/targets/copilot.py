@@ -39,6 +39,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import translation_report, yamlout
+from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.tool_lists import (
     COPILOT,
@@ -55,12 +56,7 @@ RUNTIME = COPILOT.label
 # Copilot reads custom agents from both folders (plain `.md` files too).
 LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/[^/]+/SKILL\.md")
 OPTIONS: dict[str, Any] = {
-    "models": {
-        "type": "object",
-        "additionalProperties": {"type": "string", "minLength": 1},
-        "default": {},
-        "description": "OpenCode model id -> Copilot CLI model (claude-sonnet-4.5, gpt-4.1, ...).",
-    },
+    "models": models_option("Copilot CLI", "claude-sonnet-4.5, gpt-4.1, ...")
 }
 INTRO = """\
 # GitHub Copilot CLI translation
@@ -96,7 +92,7 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
         "description": str(spec.view("opencode").get("description", "")),
         "tools": list(found.tools[spec.id]),
     }
-    model = model_for(spec, models)[0]
+    model = model_for(spec, models, COPILOT)[0]
     if model:
         front["model"] = model
     if found.agents[spec.id].mode == "primary" or spec.id in found.hidden:

@@ -46,6 +46,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import translation_report, yamlout
+from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.tool_lists import (
     GEMINI,
@@ -64,14 +65,7 @@ NAME = GEMINI.target
 RUNTIME = GEMINI.label
 # Agents are not searched in subfolders, and files starting with `_` are skipped.
 LOADED = re.compile(r"\.gemini/agents/[^/_][^/]*\.md|\.gemini/commands/.+\.toml|GEMINI\.md")
-OPTIONS: dict[str, Any] = {
-    "models": {
-        "type": "object",
-        "additionalProperties": {"type": "string", "minLength": 1},
-        "default": {},
-        "description": "OpenCode model id -> Gemini CLI model (gemini-2.5-pro, ...).",
-    },
-}
+OPTIONS: dict[str, Any] = {"models": models_option("Gemini CLI", "gemini-2.5-pro, ...")}
 INTRO = """\
 # Gemini CLI translation
 
@@ -111,7 +105,7 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
         "description": str(data.get("description", "")),
         "tools": list(found.tools[spec.id]),
     }
-    model = model_for(spec, models)[0]
+    model = model_for(spec, models, GEMINI)[0]
     if model:
         front["model"] = model
     turns = data.get("steps", data.get("maxSteps"))
