@@ -149,6 +149,10 @@ class Scan:
     def has_tags(self) -> bool:
         return any(isinstance(s, Tag) for s in self.segments)
 
+    @property
+    def placeholders(self) -> tuple[Placeholder, ...]:
+        return tuple(s for s in self.segments if isinstance(s, Placeholder))
+
 
 def scan_of(source: SourceFile, lines: Lines | None = None) -> Scan:
     """The scan of a file's body, remembered with the file: every target's
