@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import operator
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -58,14 +57,7 @@ class Result:
 
 
 class _Collector:
-    """Turns stage findings into diagnostics with display paths.
-
-    A hostile or broken file can hold 100,000 problems of one kind. Past
-    _INTAKE findings of one rule in one file, only their positions and
-    severities are kept (spilled), so time and memory stay bounded; `items`
-    still holds at least one finding of every file and rule, each rule's
-    findings sharing one severity, so it tells where errors are.
-    """
+    """Turns stage findings into diagnostics with display paths."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -75,8 +67,6 @@ class _Collector:
         self.settings: lint_rules.Settings = lint_rules.settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
-        self._taken: Counter[tuple[str, str]] = Counter()
-        self._spilled: dict[tuple[str, str], dict[tuple[int, int], Severity]] = {}
         self._failed: set[str | None] = set()  # display paths with an error
 
     def display(self, path: Path) -> str:
@@ -87,56 +77,30 @@ class _Collector:
     ) -> None:
         settings = self.settings.get(rule)
         level = severity or (settings.level if settings else Severity.ERROR)
-        if level is None:
-            return
-        where = problem.path or path
-        shown = self.display(where)
-        if level is Severity.ERROR:
-            self._failed.add(shown)
-        if self._full(shown, rule, problem.line, problem.column, level):
-            return
-        self.items.append(
-            Diagnostic(
-                shown,
-                problem.line,
-                problem.column,
-                rule,
-                level,
-                problem.message,
-                problem.hint,
-                problem.fix,
+        if level is not None:
+            where, p = self.display(problem.path or path), problem
+            self.extend(
+                [Diagnostic(where, p.line, p.column, rule, level, p.message, p.hint, p.fix)]
             )
-        )
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
             if d.severity is Severity.ERROR:
                 self._failed.add(d.path)
-            if not self._full(d.path, d.rule, d.line, d.column, d.severity):
-                self.items.append(d)
+            self.items.append(d)
 
     def failed(self, shown: str | None) -> bool:
         """Whether a file (by display path) has an error so far."""
         return shown in self._failed
 
-    def _full(self, path: str, rule: str, line: int, column: int, level: Severity) -> bool:
-        """Count a finding; True (and keep only its position) once its file and rule are full."""
-        key = (path, rule)
-        self._taken[key] += 1
-        if self._taken[key] <= _INTAKE:
-            return False
-        self._spilled.setdefault(key, {}).setdefault((line, column), level)
-        return True
-
     def result(self, **kwargs: object) -> Result:
-        shown = _capped(_ordered(set(self.items)), self._spilled)
+        shown = _capped(_ordered(set(self.items)))
         return Result(tuple(shown), **kwargs)  # type: ignore[arg-type]
 
 
 # Past this many diagnostics of one rule in one file, one summary stands for
 # the rest: output stays readable and the outcome (the worst severity) is kept.
 MAX_PER_FILE_RULE = 100
-_INTAKE = 10 * MAX_PER_FILE_RULE
 
 _ORDER = operator.attrgetter("path", "line", "column", "rule")
 
@@ -146,72 +110,54 @@ def _ordered(items: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(items, key=_ORDER)
 
 
-def _capped(
-    ordered: list[Diagnostic], spilled: Mapping[tuple[str, str], Mapping[tuple[int, int], Severity]]
-) -> list[Diagnostic]:
+def _capped(ordered: list[Diagnostic]) -> list[Diagnostic]:
     groups: dict[tuple[str, str], list[Diagnostic]] = {}
     for d in ordered:
         groups.setdefault((d.path, d.rule), []).append(d)
-    if all(len(group) <= MAX_PER_FILE_RULE for group in groups.values()) and not spilled:
+    if all(len(group) <= MAX_PER_FILE_RULE for group in groups.values()):
         return ordered
     shown: list[Diagnostic] = []
     for (path, rule), group in groups.items():
         shown.extend(group[:MAX_PER_FILE_RULE])
-        hidden = {(d.line, d.column): d.severity for d in group[MAX_PER_FILE_RULE:]}
-        kept = {(d.line, d.column) for d in group}  # a spilled duplicate is not counted
-        for position, level in spilled.get((path, rule), {}).items():
-            if position not in kept:
-                hidden.setdefault(position, level)
+        hidden = group[MAX_PER_FILE_RULE:]
         if hidden:
-            line, column = min(hidden)
-            severity = max(hidden.values(), key=lambda s: s.rank)
+            severity = max((d.severity for d in hidden), key=lambda s: s.rank)
             message = (
                 f"{len(hidden):,} more [{rule}] problems in this file not shown "
                 f"(promptc shows the first {MAX_PER_FILE_RULE} of each rule per file)"
             )
-            shown.append(Diagnostic(path, line, column, rule, severity, message))
+            first = hidden[0]
+            shown.append(Diagnostic(path, first.line, first.column, rule, severity, message))
     return _ordered(shown)
 
 
 def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
-    """Load, validate, compose and lint."""
-    bundle, project = _prepared(out, target)
-    _validated(out, bundle)
-    out.extend(run_rules(project, settled=out.settings))
-    _composed(out, project.composition)
-    return bundle, project
-
-
-def _prepared(out: _Collector, target: str) -> tuple[Bundle, Project]:
-    """Load and compose: the project the rules read, before they run."""
-    config = out.config
-    bundle = load_bundle(config)
+    """Load, validate, compose and lint: the bundle and the project of `target`."""
+    bundle = load_bundle(out.config)
     for rule, path, problem in bundle.findings:
         out.add(rule, path, problem)
     for source in bundle.sources():
         for rule, problem in source.findings:
             out.add(rule, source.path, problem)
-    composition = compose_bundle(bundle, target, out.display)
-    return bundle, make_project(config, bundle, composition, target)
-
-
-def _validated(out: _Collector, bundle: Bundle) -> None:
-    """Every spec's and fragment's frontmatter against its schema."""
-    for kind, items in (
+    # Skills' supporting files take any frontmatter.
+    skills = {name: skill.main for name, skill in bundle.skills.items()}
+    for kind, sources in (
         ("agent", bundle.agents),
         ("mode", bundle.modes),
         ("fragment", bundle.fragments),
+        ("skill", skills),
     ):
-        for source in items.values():
+        for source in sources.values():
             for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
-    for skill in bundle.skills.values():  # supporting files take any frontmatter
-        for problem in _validate("skill", skill.main, out.schemas):
-            out.add("schema", skill.main.path, problem)
+    composition = compose_bundle(bundle, target, out.display)
+    project = make_project(out.config, bundle, composition, target)
+    out.extend(run_rules(project, settled=out.settings))
+    _composed(out, composition)
+    return bundle, project
 
 
 def _composed(out: _Collector, composition: Composition) -> None:
-    """The findings of composing, complete (bodies not composed yet are, now)."""
     for rule, path, problem in composition.findings:
         out.add(rule, path, problem)
 
@@ -219,16 +165,11 @@ def _composed(out: _Collector, composition: Composition) -> None:
 def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
     if not source.ok:
         return
-    if source.frontmatter is None:
-        if kind != "fragment":
-            yield Problem(
-                1,
-                1,
-                f"{kind} has no frontmatter: start the file with a `---` block "
-                "holding at least `description`",
-            )
-        return
-    yield from check_frontmatter(source.frontmatter, kind, schemas)
+    if source.frontmatter is not None:
+        yield from check_frontmatter(source.frontmatter, kind, schemas)
+    elif kind != "fragment":
+        message = f"{kind} has no frontmatter: start the file with a `---` block holding"
+        yield Problem(1, 1, f"{message} at least `description`")
 
 
 def _lint_target(config: Config) -> str:
@@ -242,17 +183,12 @@ def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
         return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _Collector(config)
-    _lint(collector)
-    collector.extend(failed)
-    return collector.result(fixed=fixed)
-
-
-def _lint(collector: _Collector) -> None:
-    config = collector.config
     bundle, project = _analyse(collector, _lint_target(config))
     for name in sorted({emitter.compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
         _composed(collector, compose_bundle(bundle, name, config.display))
+    collector.extend(failed)
+    return collector.result(fixed=fixed)
 
 
 def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
@@ -341,14 +277,9 @@ def _cached(
     """
     if not config.cache or result_cache.disabled(os.environ):
         return run()
-    layout = result_cache.Layout(
-        config.root,
-        config.source,
-        config.specs,
-        config.fragments,
-        config.out,
-        tuple(sorted(config.targets)),
-    )
+    source = None if config.source is None else str(config.source)
+    folders = (str(config.specs), str(config.fragments), str(config.out))
+    layout = result_cache.Layout(str(config.root), source, *folders, tuple(sorted(config.targets)))
     key = result_cache.key(layout, mode, only, os.environ)
     result = run()
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
@@ -449,12 +380,7 @@ def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
 
 
 def can(
-    config: Config,
-    agent: str,
-    permission: str,
-    text: str = "*",
-    *,
-    as_subagent: bool | None = None,
+    config: Config, agent: str, permission: str, text: str = "*", *, as_subagent: bool | None = None
 ) -> Answer:
     runtime, blocking = opencode_runtime(config)
     found = runtime.agents.get(agent)

@@ -26,6 +26,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+Findings = list[tuple[str, Path, Problem]]  # (rule, file, problem) about the tree itself
 
 
 SKILL_FILE = "SKILL.md"
@@ -84,7 +85,7 @@ SPEC_FOLDERS = ("agents", "modes", "skills")
 
 
 def load_bundle(config: Config) -> Bundle:
-    findings: list[tuple[str, Path, Problem]] = []
+    findings: Findings = []
     _strays_in_specs(config, findings)
     agents = _load_tree(config, config.specs / "agents", config.specs, findings)
     modes = _load_tree(config, config.specs / "modes", config.specs, findings)
@@ -93,9 +94,7 @@ def load_bundle(config: Config) -> Bundle:
     return Bundle(agents, modes, fragments, tuple(findings), skills)
 
 
-def _load_skills(
-    config: Config, findings: list[tuple[str, Path, Problem]]
-) -> dict[str, SkillSource]:
+def _load_skills(config: Config, findings: Findings) -> dict[str, SkillSource]:
     folder = config.specs / "skills"
     if not folder.is_dir():
         return {}
@@ -122,10 +121,7 @@ def _load_skills(
 
 
 def _load_skill(
-    folder: Path,
-    root: Path,
-    findings: list[tuple[str, Path, Problem]],
-    overlays: Mapping[Path, str],
+    folder: Path, root: Path, findings: Findings, overlays: Mapping[Path, str]
 ) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
@@ -147,7 +143,7 @@ def _load_skill(
     return SkillSource(folder.name, folder, markdown, assets)
 
 
-def _asset_text(path: Path, findings: list[tuple[str, Path, Problem]]) -> str | None:
+def _asset_text(path: Path, findings: Findings) -> str | None:
     """A supporting file's text, unchanged; None (and a finding) when it is not UTF-8 text."""
     try:
         raw = path.read_bytes()
@@ -164,7 +160,7 @@ def _asset_text(path: Path, findings: list[tuple[str, Path, Problem]]) -> str | 
         return None
 
 
-def _strays_in_specs(config: Config, findings: list[tuple[str, Path, Problem]]) -> None:
+def _strays_in_specs(config: Config, findings: Findings) -> None:
     """specs/ holds only agents/ and modes/: anything else would be skipped silently."""
     try:
         entries = sorted(os.scandir(config.specs), key=lambda e: e.name)
@@ -192,7 +188,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _markdown_files(
-    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
+    config: Config, folder: Path, base: Path, findings: Findings
 ) -> Iterator[tuple[str, Path]]:
     """(relative id without .md, path) for every .md file under folder, sorted.
 
@@ -231,7 +227,7 @@ class _Walk:
     """
 
     allowed: tuple[Path, ...]
-    findings: list[tuple[str, Path, Problem]]
+    findings: Findings
     files: list[Path] = field(default_factory=list)
 
     def refuse(self, path: Path, message: str) -> None:
@@ -301,7 +297,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _load_tree(
-    config: Config, folder: Path, base: Path, findings: list[tuple[str, Path, Problem]]
+    config: Config, folder: Path, base: Path, findings: Findings
 ) -> dict[str, SourceFile]:
     overlays = config.overlays
     files = _markdown_files(config, folder, base, findings)
@@ -312,9 +308,7 @@ def fragment_name(relative: str) -> str:
     return relative.replace("/", "_").replace("-", "_")
 
 
-def _load_fragments(
-    config: Config, findings: list[tuple[str, Path, Problem]]
-) -> dict[str, SourceFile]:
+def _load_fragments(config: Config, findings: Findings) -> dict[str, SourceFile]:
     fragments: dict[str, SourceFile] = {}
     origin: dict[str, Path] = {}
     files = _markdown_files(config, config.fragments, config.fragments, findings)

@@ -1,31 +1,25 @@
 """Cache: skip the whole run when nothing it reads has changed.
 
 `promptc lint`, `check` and `build` are pure functions of their inputs, so
-their result (the diagnostics) is stored under a hash of everything they read:
+their diagnostics are stored under a hash of everything they read (README.md,
+"Speed"): promptc's version and the bytes of its modules and schemas (stat
+data would miss a same-size edit within one mtime tick), the Python version
+and where each dependency is installed; the config file, the working
+directory (diagnostics name files relative to it) and the environment the
+permission model reads; every file under specs and fragments, path and bytes;
+the targets and the command (`mode`). A tree holding a symlink, FIFO or
+device is never cached: a link can change what it points to while no file
+here changes.
 
-- promptc itself: its version and the bytes of every module and schema it ships
-  (stat data would miss a same-size edit within one mtime tick), plus the
-  Python version and where each dependency is installed, with its size and mtime;
-- the config file's path and bytes, the working directory (diagnostics name
-  files relative to it) and the environment the permission model reads
-  (HOME, XDG_DATA_HOME, TMPDIR, TMP, TEMP);
-- every file under the specs and fragments folders: path and bytes (contents,
-  never mtimes), the targets selected and the command (`mode`).
-
-A bundle with a symlink, FIFO or device anywhere in its trees is never cached
-(a link can change what it points to without any file here changing).
-
-The inputs are hashed before the run and again after it (`unchanged`); the
-result is stored only when both agree, so a file edited mid-run cannot pin a
-stale answer. A result of `check` or `build` also records the hash of the
-manifest and of every file it names or the build produces (as the run wrote or
-compared it, without reading it again): a hit re-reads them and is a miss
-unless the output folder is byte for byte as it was and holds the same files.
-
-Entries live in `.promptc-cache/` next to the config (the folder ignores
-itself with its own .gitignore), are written atomically, and any unreadable or
-malformed entry is a miss. `--no-cache`, PROMPTC_NO_CACHE=1 or `cache = false`
-in the config turn it off.
+The inputs are hashed again after the run (`unchanged`) and the result is
+stored only when both hashes agree, so a file edited mid-run cannot pin a
+stale answer. A `check` or `build` result also records the hash of the
+manifest and of every output as the run wrote or compared it: a hit re-reads
+them and misses unless the output folder is byte for byte as it was and holds
+the same files. Entries live in `.promptc-cache/` next to the config (the
+folder ignores itself with its own .gitignore), written atomically; anything
+unreadable or malformed is a miss. `--no-cache`, PROMPTC_NO_CACHE=1 or
+`cache = false` in the config turn it off.
 
 A hit is looked up before the pipeline is imported (`lookup_run`): this
 module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
@@ -46,7 +40,7 @@ from typing import Any, NamedTuple
 
 from compiler import __version__, resources
 from compiler.diagnostics import Diagnostic, Fix, Severity
-from compiler.files import MANIFEST, TEMPORARY, read_regular
+from compiler.files import MANIFEST, TEMPORARY, read_regular, replace_file
 
 FOLDER = ".promptc-cache"
 FORMAT = 3  # bump when the entry layout or the key changes
@@ -66,29 +60,18 @@ def mode(command: str, *, force: bool = False) -> str:
     return command + (" --force" if force else "")
 
 
-class Layout:
+class Layout(NamedTuple):
     """What the cache needs to know of a bundle: where its inputs and outputs are.
 
     Absolute paths as strings: the warm path never imports pathlib.
     """
 
-    __slots__ = ("fragments", "out", "root", "source", "specs", "targets")
-
-    def __init__(
-        self,
-        root: str | os.PathLike[str],
-        source: str | os.PathLike[str] | None,
-        specs: str | os.PathLike[str],
-        fragments: str | os.PathLike[str],
-        out: str | os.PathLike[str],
-        targets: tuple[str, ...],  # every configured target, sorted
-    ) -> None:
-        self.root = os.fspath(root)
-        self.source = None if source is None else os.fspath(source)
-        self.specs = os.fspath(specs)
-        self.fragments = os.fspath(fragments)
-        self.out = os.fspath(out)
-        self.targets = targets
+    root: str
+    source: str | None
+    specs: str
+    fragments: str
+    out: str
+    targets: tuple[str, ...]  # every configured target, sorted
 
 
 class Key(NamedTuple):
@@ -109,11 +92,10 @@ class Hit:
 
     def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
         self.diagnostics = diagnostics
-        self.severities = [d.severity.value for d in diagnostics]
 
     @property
     def ok(self) -> bool:
-        return "error" not in self.severities
+        return all(d.severity is not Severity.ERROR for d in self.diagnostics)
 
 
 def disabled(environ: Mapping[str, str]) -> bool:
@@ -151,40 +133,28 @@ def raw_layout(
     """The bundle's layout and whether its config allows caching, from the raw
     TOML (no validation); None when the config cannot be read."""
     cwd = os.path.realpath(cwd)
-    source: str | None = None
-    table: Any = {}
     try:
-        if config_path is not None:
-            source = os.path.realpath(config_path)
-            table = _table(source, _read_toml(source))
-        else:
-            located = _find_config(cwd)
-            if located is not None:
-                source, table = located
+        found = _explicit(os.path.realpath(config_path)) if config_path else _find_config(cwd)
+        source, table = found or (None, {})
+        root = os.path.dirname(source) if source else cwd
+        merged = {**LAYOUT_DEFAULTS, **table}
+        specs, fragments, out = (
+            os.path.realpath(os.path.join(root, merged[k])) for k in LAYOUT_DEFAULTS
+        )
+        targets = tuple(sorted(table.get("targets", dict.fromkeys(DEFAULT_TARGETS))))
+        layout = Layout(root, source, specs, fragments, out, targets)
+        return layout, table.get("cache", True) is not False
     except Exception:  # any problem: the full run reports it properly
         return None
-    if not isinstance(table, dict):
-        return None
-    root = os.path.dirname(source) if source else cwd
-    merged = {**LAYOUT_DEFAULTS, **table}
-    try:
-        targets = table.get("targets", dict.fromkeys(DEFAULT_TARGETS))
-        layout = Layout(
-            root,
-            source,
-            os.path.realpath(os.path.join(root, merged["specs"])),
-            os.path.realpath(os.path.join(root, merged["fragments"])),
-            os.path.realpath(os.path.join(root, merged["out"])),
-            tuple(sorted(targets)),
-        )
-    except (TypeError, AttributeError):
-        return None
-    return layout, table.get("cache", True) is not False
 
 
 def _read_toml(path: str) -> dict[str, Any]:
     with open(path, encoding="utf-8") as handle:
         return tomllib.loads(handle.read())
+
+
+def _explicit(path: str) -> tuple[str, Any]:
+    return path, _table(path, _read_toml(path))
 
 
 def _table(source: str, data: dict[str, Any]) -> Any:
@@ -237,12 +207,10 @@ def key(
     inputs = _inputs_digest(layout)
     if inputs is None:
         return None
-    digest = _Digest()
-    digest.add(FORMAT, __version__, _code_digest(), sys.version, os.getcwd())
-    digest.add(*(environ.get(name) for name in ENVIRONMENT))
-    digest.add(layout.root, layout.source, layout.specs, layout.fragments)
-    digest.add(layout.out, layout.targets, tuple(sorted(only)), run_mode, inputs)
-    return Key(layout, digest.hexdigest(), inputs)
+    parts = [FORMAT, __version__, _code_digest(), sys.version, os.getcwd()]
+    parts += [environ.get(name) for name in ENVIRONMENT]
+    parts += [*layout, tuple(sorted(only)), run_mode, inputs]
+    return Key(layout, _framed(parts), inputs)
 
 
 def unchanged(probe: Key) -> bool:
@@ -251,43 +219,29 @@ def unchanged(probe: Key) -> bool:
     return _inputs_digest(probe.layout) == probe.inputs
 
 
-class _Digest:
+def _framed(parts: Iterable[object]) -> str:
     """A hash of a sequence of values, each one framed by its length."""
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256()
-
-    def add(self, *parts: object) -> None:
-        for part in parts:
-            data = part if isinstance(part, bytes) else repr(part).encode()
-            self._hash.update(len(data).to_bytes(8, "little"))
-            self._hash.update(data)
-
-    def hexdigest(self) -> str:
-        return self._hash.hexdigest()
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part if isinstance(part, bytes) else repr(part).encode()
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def _inputs_digest(layout: Layout) -> str | None:
     """The hash of the config file and of every file in the trees (path and
     bytes); None when a tree holds anything else or cannot be read."""
-    digest = _Digest()
     paths = [] if layout.source is None else [layout.source]
     for folder in (layout.specs, layout.fragments):
         files = _tree(folder)
         if files is None:
             return None
         paths += files
-    for path in paths:
-        try:
-            digest.add(path, _read(path))
-        except OSError:  # unreadable: the full run reports it
-            return None
-    return digest.hexdigest()
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    try:
+        return _framed(part for path in paths for part in (path, read_regular(path)))
+    except OSError:  # unreadable: the full run reports it
+        return None
 
 
 def _code_digest() -> str:
@@ -298,7 +252,7 @@ def _code_digest() -> str:
     files = [p for p in _walk(package) if p.endswith(".py")]
     files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
     for path in files:
-        digest.update(path.encode() + b"\0" + _read(path) + b"\0")
+        digest.update(path.encode() + b"\0" + read_regular(path) + b"\0")
     for name in DEPENDENCIES:
         origin = _origin(name)
         info = os.stat(origin) if origin else None
@@ -416,11 +370,7 @@ def store(
             "listing": None if outputs is None else _listing(layout.out),
             "diagnostics": [_encode(d) for d in diagnostics],
         }
-        target = _entry_path(probe)
-        temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry))
-        os.replace(temporary, target)
+        replace_file(_entry_path(probe), json.dumps(entry).encode())
         _prune(folder)
     except OSError:
         return  # a cache that cannot be written only costs speed

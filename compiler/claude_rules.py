@@ -1,27 +1,13 @@
 """Claude Code tools and permission rules (claude-code 2.1.332), as promptc writes them.
 
-Each Claude tool promptc can grant stands for one OpenCode permission:
-
-    OpenCode permission   Claude tools                    rule specifier   asks by default
-    read                  Read                            path             no
-    edit                  Edit, Write, NotebookEdit       path             yes
-    glob                  Glob                            -                no
-    grep                  Grep                            -                no
-    bash                  Bash                            command          yes
-    webfetch              WebFetch                        -                yes
-    websearch             WebSearch                       -                yes
-    task                  Agent                           agent name       no
-    todowrite             TodoWrite                       -                no
-    question              AskUserQuestion                 -                no
-    skill                 Skill                           -                yes
-    lsp                   LSP                             -                no
-
-"Asks by default" is Claude Code's behaviour when no settings rule matches:
-tools that need permission (Bash, Edit, Write, WebFetch, ...) ask; read-only
-ones (Read, Glob, Grep, Agent, TodoWrite, ...) just run. OpenCode's `list`
-has no counterpart (Claude Code removed LS; Glob lists files under `glob`'s
-permission); `external_directory`, `doom_loop`, `plan_enter`, `plan_exit`,
-custom tools and MCP tools have none either.
+Each Claude tool promptc can grant stands for one OpenCode permission (TOOLS;
+README.md, "Permissions: never more than OpenCode"). "Asks" is Claude Code's
+behaviour when no settings rule matches: tools that need permission (Bash,
+Edit, Write, WebFetch, ...) ask; read-only ones (Read, Glob, Grep, Agent,
+TodoWrite, ...) just run. OpenCode's `list` has no counterpart (Claude Code
+removed LS; Glob lists files under `glob`'s permission); `external_directory`,
+`doom_loop`, `plan_enter`, `plan_exit`, custom tools and MCP tools have none
+either.
 
 A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
 

@@ -164,14 +164,7 @@ def init_(folder: Path, target: str) -> None:
 @_NO_CACHE
 def lint(options: Options, fix: bool, no_cache: bool) -> None:
     """Check specs, fragments and config; write nothing unless --fix."""
-    use_cache = not (no_cache or fix)
-    hit = _cached(options.config_path, (), "lint") if use_cache else None
-    if hit is not None:
-        raise SystemExit(_report(hit, options))
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-
-    result = api.lint(_load(options.config_path), fix=fix, cache=use_cache)
-    raise SystemExit(_report_fixed(result, options))
+    _checking(options, "lint", fix, no_cache)
 
 
 @cli.command()
@@ -252,13 +245,19 @@ def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
         from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
         raise SystemExit(_watching(options, api.check))
+    _checking(options, "check", fix, no_cache)
+
+
+def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None:
+    """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached)."""
     use_cache = not (no_cache or fix)
-    hit = _cached(options.config_path, (), cache.mode("check")) if use_cache else None
+    hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
-    result = api.check(_load(options.config_path), fix=fix, cache=use_cache)
+    run = api.lint if command == "lint" else api.check
+    result = run(_load(options.config_path), fix=fix, cache=use_cache)
     raise SystemExit(_report_fixed(result, options))
 
 
@@ -426,7 +425,7 @@ def _load(config_path: Path | None) -> Config:
     if not config.specs.is_dir():
         raise UsageError(
             f"specs folder not found: {config.specs} (set `specs` in "
-            "[tool.promptc] or run promptc inside a bundle)",
+            "[tool.promptc] or run promptc inside a bundle)"
         )
     return config
 
@@ -499,9 +498,6 @@ def _reporter(fmt: str) -> report.Reporter:
 
 
 def _severities(result: Result | cache.Hit) -> list[str]:
-    """Each diagnostic's severity; a cache hit has them without building diagnostics."""
-    if isinstance(result, cache.Hit):
-        return result.severities
     return [d.severity.value for d in result.diagnostics]
 
 

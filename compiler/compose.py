@@ -11,14 +11,12 @@ How it works:
    parameters (compiler.params), conditions (compiler.sandbox), include
    cycles and the depth limit. A placeholder that fails any check is never
    expanded: it stays as written, and the error blocks all output.
-3. Each agent and mode is rendered for the target when first asked for
-   (Texts: the findings of rendering are complete once Composition.findings
-   is read). A body is its
-   segments in order; where block tags stand, the runs of segments between
-   them are emitted as the if/elif/else blocks select, each condition
-   evaluated by Jinja in the sandbox (sandbox.Conditions: compiled once per
-   distinct condition). Fragments are rendered once per target and argument
-   set (memoised).
+3. Each agent and mode is rendered for the target (each kind when first read:
+   Composition). A body is its segments in order; where block tags stand, the
+   runs of segments between them are emitted as the if/elif/else blocks
+   select, each condition evaluated by Jinja in the sandbox
+   (sandbox.Conditions: compiled once per distinct condition). Fragments are
+   rendered once per target and argument set (memoised).
 
 Errors inside a fragment are reported in the fragment's file, followed by the
 chain of placeholders that reached it: "; included from
@@ -28,11 +26,12 @@ The source map gives, for each line of a composed body, the file and line its
 first character comes from, and the placeholders (outermost first) through
 which that file was included. Text printed by `<<param>>` maps to the
 placeholder's line. A body's rendering records where its lines start
-(anchors); a map is built from them on first access (SourceMaps).
+(anchors); the maps are built from them when first read.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -80,92 +79,60 @@ class LineOrigin:
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
-class Texts(Mapping[str, str]):
-    """The composed bodies of one kind (agents, modes or skill files) by id.
-
-    Each body is rendered when first asked for, and kept: the findings of
-    rendering are the composition's once every body has been rendered
-    (Composition.findings renders the rest).
-    """
-
-    def __init__(self, engine: _Engine, units: list[_Unit]) -> None:
-        self._engine = engine
-        self._units = {unit.name: unit for unit in units if unit.source.ok}
-        self._rendered: dict[str, _Rendered] = {}
-
-    def rendered(self, ident: str) -> _Rendered:
-        found = self._rendered.get(ident)
-        if found is None:
-            engine = self._engine
-            found = engine.render(self._units[ident], {"target": engine.target}, (), strip=False)
-            self._rendered[ident] = found
-        return found
-
-    def finish(self) -> None:
-        """Render every body not rendered yet, for its findings."""
-        for ident in self._units:
-            self.rendered(ident)
-
-    def __getitem__(self, ident: str) -> str:
-        return self.rendered(ident).text
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._units)
-
-    def __len__(self) -> int:
-        return len(self._units)
-
-    def __contains__(self, ident: object) -> bool:
-        return ident in self._units
-
-
-class SourceMaps(Mapping[str, SourceMap]):
-    """Source maps by agent or mode id, each computed when first asked for.
-
-    Most runs never read them, and building one costs an object per line.
-    """
-
-    def __init__(self, texts: Texts) -> None:
-        self._texts = texts
-        self._maps: dict[str, SourceMap] = {}
-
-    def __getitem__(self, ident: str) -> SourceMap:
-        if ident not in self._maps:
-            rendered = self._texts.rendered(ident)
-            self._maps[ident] = source_map(rendered.text, rendered.anchors)
-        return self._maps[ident]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
-    Bodies are rendered when asked for (Texts); `findings` renders any body
-    not rendered yet, so it is complete whenever it is read.
+    Each kind of body (agents, modes, skill files) is rendered when first read:
+    a rule that reads one target's modes does not render its agents.
+    `findings` renders them all, so it is complete whenever it is read.
     """
 
     def __init__(self, engine: _Engine) -> None:
         self._engine = engine
-        agents, modes, skills = (Texts(engine, units) for units in engine.kinds())
-        self._texts = (agents, modes, skills)
-        self.agents: Mapping[str, str] = agents
-        self.modes: Mapping[str, str] = modes
-        # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
-        self.skills: Mapping[str, str] = skills
-        self.agent_maps: Mapping[str, SourceMap] = SourceMaps(agents)
-        self.mode_maps: Mapping[str, SourceMap] = SourceMaps(modes)
-        self.skill_maps: Mapping[str, SourceMap] = SourceMaps(skills)
+        self._rendered: dict[int, dict[str, _Rendered]] = {}
         self.used = engine.used()
+
+    def _kind(self, index: int) -> dict[str, _Rendered]:
+        found = self._rendered.get(index)
+        if found is None:
+            engine = self._engine
+            values = {"target": engine.target}
+            units = (unit for unit in engine.kinds()[index] if unit.source.ok)
+            found = {unit.name: engine.render(unit, values, (), strip=False) for unit in units}
+            self._rendered[index] = found
+        return found
+
+    @functools.cached_property
+    def agents(self) -> Mapping[str, str]:
+        return {ident: rendered.text for ident, rendered in self._kind(0).items()}
+
+    @functools.cached_property
+    def modes(self) -> Mapping[str, str]:
+        return {ident: rendered.text for ident, rendered in self._kind(1).items()}
+
+    @functools.cached_property
+    def skills(self) -> Mapping[str, str]:
+        """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
+        return {ident: rendered.text for ident, rendered in self._kind(2).items()}
+
+    # Source maps are built when first read: most runs never read them, and a
+    # map costs an object per line.
+    @functools.cached_property
+    def agent_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(0).items()}
+
+    @functools.cached_property
+    def mode_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(1).items()}
+
+    @functools.cached_property
+    def skill_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(2).items()}
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        for texts in self._texts:
-            texts.finish()
+        for index in range(3):
+            self._kind(index)
         return self._engine.result()
 
     def failed(self, path: Path) -> bool:
@@ -496,12 +463,7 @@ class _Engine:
     # -- rendering --------------------------------------------------------
 
     def render(
-        self,
-        unit: _Unit,
-        values: Mapping[str, Value],
-        chain: tuple[Site, ...],
-        *,
-        strip: bool,
+        self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool
     ) -> _Rendered:
         frame = _Frame(self, unit, values, chain)
         segments = unit.scan.segments
@@ -610,11 +572,7 @@ class _Frame:
     """One rendering of one body: its values, its output so far and its anchors."""
 
     def __init__(
-        self,
-        engine: _Engine,
-        unit: _Unit,
-        values: Mapping[str, Value],
-        chain: tuple[Site, ...],
+        self, engine: _Engine, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...]
     ) -> None:
         self.engine = engine
         self.unit = unit

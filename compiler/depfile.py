@@ -1,19 +1,10 @@
-"""Make integration: a depfile naming every input a build read, and a stamp.
-
-After a successful `promptc build --stamp STAMP --depfile FILE`, FILE holds one
-make rule (the format of `gcc -MD -MP`):
-
-    build/.promptc.stamp: promptc.toml specs/agents/scout.md fragments/tone.md \\
-      specs specs/agents fragments
-    promptc.toml:
-    ...
-
-The prerequisites are the config file, every spec and fragment, and the
-folders they live in: a folder's mtime changes when a file is added to or
-removed from it, so a new spec rebuilds too. The empty rules keep make from
-failing when a listed file is deleted. The stamp (or, without --stamp, FILE
-itself) gets the mtime of the moment the build started, so a file saved while
-promptc ran is still newer than the stamp and the next make builds again.
+"""Make integration: after a successful `promptc build --stamp STAMP --depfile
+FILE`, FILE holds one make rule in the format of `gcc -MD -MP`: the stamp
+depends on the config file, every spec and fragment, and the folders they live
+in (a folder's mtime changes when a file is added or removed, so a new spec
+rebuilds too); an empty rule per prerequisite keeps make from failing when
+one is deleted. The stamp gets the mtime of the moment the build started, so a
+file saved while promptc ran is still newer and the next make builds again.
 """
 
 from __future__ import annotations
@@ -27,6 +18,7 @@ from compiler.api import Result
 from compiler.bundle import load_bundle
 from compiler.config import Config
 from compiler.diagnostics import Diagnostic, Severity
+from compiler.files import replace_file
 
 # The kernel stamps files with a coarse clock (one tick: up to 10 ms), so a file
 # saved just after the build started can carry an mtime just before that moment.
@@ -80,7 +72,9 @@ def record(
     if depfile is not None:
         try:
             names = [config.display(path) for path in inputs(config)]
-            _atomic_write(depfile, render(config.display(stamp or depfile), names))
+            # make may read the depfile while a build runs: it sees the old or the new one.
+            depfile.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(depfile, render(config.display(stamp or depfile), names).encode())
             if stamp is None:  # the depfile is its own target
                 os.utime(depfile, ns=(started_ns, started_ns))
         except (OSError, DepfileError) as exc:
@@ -102,14 +96,3 @@ def _failed(config: Config, result: Result, path: Path, what: str, exc: Exceptio
         message = f"cannot write the {what}: {exc.strerror or exc}{where}"
     problem = Diagnostic(config.display(path), 1, 1, "write", Severity.ERROR, message)
     return replace(result, diagnostics=tuple(sorted((*result.diagnostics, problem))))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    # make may read the depfile while a build runs: it sees the old or the new one.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.promptc-{os.getpid()}.tmp")
-    try:
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)

@@ -68,12 +68,7 @@ def emit(
 
 
 def _check_emitted(
-    collector: Collector,
-    project: Project,
-    target: str,
-    rel: str,
-    text: str,
-    spec: Spec | None,
+    collector: Collector, project: Project, target: str, rel: str, text: str, spec: Spec | None
 ) -> list[Problem]:
     """An emitted file against its format's schema, before anything is written.
 

@@ -1,5 +1,5 @@
-"""Files: read a file only when it is a regular one, and the names promptc
-gives its own files in an output folder.
+"""Files: read a file only when it is a regular one, replace one atomically,
+and the names promptc gives its own files in an output folder.
 
 The loader reads specs with it, the writer its manifest and the files it
 generated, the cache the output folder it compares. A FIFO or a device named
@@ -11,13 +11,14 @@ anything else of promptc is loaded.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 
 MANIFEST = ".promptc-manifest.json"
-# A generated file's new bytes, written next to it under this name, then
-# renamed over it (compiler.writer); a build that was killed leaves one.
+# A file's new bytes, written next to it under this name, then renamed over
+# it (replace_file); a build that was killed leaves one.
 TEMPORARY = re.compile(r"^\..+\.promptc-\d+\.tmp$")
 
 # Windows translates line endings of a descriptor opened without O_BINARY.
@@ -93,3 +94,39 @@ def kind(mode: int) -> str:
         (stat.S_ISBLK, "a device"),
     )
     return next((name for test, name in kinds if test(mode)), "a special file")
+
+
+def temporary_name(path: str) -> str:
+    """Where `path`'s new bytes are written before they replace it (TEMPORARY)."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.promptc-{os.getpid()}.tmp")
+
+
+def write_new(path: str, content: bytes) -> None:
+    """Create `path` holding `content`. Exclusive creation: a file or symlink
+    planted under the name fails the write instead of redirecting it."""
+    handle = open(path, "xb")  # noqa: SIM115 - closed below, the file removed if the write fails
+    try:
+        with handle:
+            handle.write(content)
+    except BaseException:
+        unlink(path)
+        raise
+
+
+def replace_file(path: str | os.PathLike[str], content: bytes, mode: int | None = None) -> None:
+    """Replace the file at `path` with `content` (and permission bits `mode`):
+    whoever reads it meanwhile sees the old bytes or the new, never a part."""
+    temp = temporary_name(os.fspath(path))
+    try:
+        write_new(temp, content)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    finally:
+        unlink(temp)
+
+
+def unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)

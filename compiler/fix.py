@@ -12,13 +12,13 @@ only when its bytes change.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.diagnostics import Diagnostic, Fix
+from compiler.files import replace_file
 
 MAX_ROUNDS = 10
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -88,18 +88,8 @@ def fix_file(path: Path, fixes: Sequence[Fix]) -> bool:
     fixed = apply(text, fixes).encode("utf-8")
     if fixed == raw:
         return False
-    _atomic_write(path, fixed)
+    replace_file(path, fixed, mode=path.stat().st_mode & 0o7777)
     return True
-
-
-def _atomic_write(path: Path, content: bytes) -> None:
-    temp = path.with_name(f".{path.name}.promptc-{os.getpid()}.tmp")
-    try:
-        temp.write_bytes(content)
-        os.chmod(temp, path.stat().st_mode & 0o7777)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,19 @@
 """Import, text side: keep hand-written bodies byte for byte under composition.
 
-Two jobs:
-
-- `escape`: a body written for a runtime may hold text that promptc would read
-  as a construct (`<<name>>`, `<% if %>`, `<# note #>`). Each such opener gets
-  the composition escape, a backslash (`\\<<name>>`), exactly where the scanner
-  would take it for a construct; openers inside code, or that are no construct
-  (`a << 2`), are left alone, since there a backslash would stay in the output.
-- `extract`: blocks of text repeated verbatim across agents (a tone snippet
-  opening every file) become one fragment, each copy replaced by its
-  placeholder, so the composed text is unchanged.
-
-A block is a paragraph (lines up to a blank line; a fenced code block is kept
-whole) of at least two lines or 80 characters, found verbatim in two or more
-bodies; consecutive such paragraphs that travel together are one block. The
-fragment is named `shared_intro` when the block opens the body in most of the
-agents that carry it, else `shared_` and the first words of its first line.
+- `escape`: text promptc would read as a construct (`<<name>>`, `<% if %>`,
+  `<# note #>`) gets the composition escape, a backslash, exactly where the
+  scanner would take it for a construct; openers inside code, or that are no
+  construct (`a << 2`), are left alone, since there a backslash would stay in
+  the output.
+- `find_shared` and `replace_shared`: blocks of text repeated verbatim across
+  agents become one fragment, each copy replaced by its placeholder, so the
+  composed text is unchanged (README.md, "Adopting an existing bundle", says
+  what a block is and how its fragment is named).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -120,6 +114,11 @@ class Shared:
     carriers: tuple[str, ...]  # ids of the bodies holding it
     at_top: tuple[str, ...]  # ids whose body opens with it
 
+    @functools.cached_property
+    def opening(self) -> tuple[str, int]:
+        """Its first line and its length in lines: read once, for every body."""
+        return self.text.split("\n", 1)[0], self.text.count("\n")
+
 
 def _block_text(lines: Sequence[str], block: Block) -> str:
     return "".join(line + "\n" for line in lines[block.start : block.end])
@@ -181,66 +180,30 @@ def _name(text: str, top: bool, taken: set[str]) -> str:
 
 def replace_shared(body: str, shared: Sequence[Shared]) -> str:
     """`body` with each copy of a shared block replaced by its placeholder: from the
-    top, a run of whole paragraphs (separated by blank lines only) that is a
-    shared block, the longest one starting at a paragraph, stands for it."""
+    top, the longest shared block that starts and ends where paragraphs do."""
     lines = body.split("\n")
     by_text = {item.text: item.name for item in shared}
     # Only a block that opens with a line can start where that line stands: the
     # sizes (in lines, longest first) to try there are those of such blocks, so
     # that a body is read in time linear in its bytes, however many blocks there are.
     sizes: dict[str, list[int]] = {}
-    for size, first in sorted(
-        {(t.count("\n"), t.split("\n", 1)[0]) for t in by_text}, reverse=True
-    ):
+    for first, size in sorted({item.opening for item in shared}, key=lambda o: -o[1]):
         sizes.setdefault(first, []).append(size)
     blocks = paragraphs(lines)
-    starts = {block.start: number for number, block in enumerate(blocks)}
-    ends = {block.end: number for number, block in enumerate(blocks)}
-    chain = _chains(blocks, lines)
+    starts = {block.start for block in blocks}
+    ends = {block.end for block in blocks}
     out: list[str] = []
     index = 0
     while index < len(lines):
-        found = _shared_run(
-            lines, index, starts.get(index), sizes.get(lines[index], []), ends, chain, by_text
-        )
+        found = None
+        if index in starts:
+            tried = sizes.get(lines[index], [])
+            runs = (Block(index, index + size) for size in tried if index + size in ends)
+            found = next((run for run in runs if _block_text(lines, run) in by_text), None)
         if found is None:
             out.append(lines[index])
             index += 1
-            continue
-        name, index = found
-        out.append(f"<<{name}>>")
+        else:
+            out.append(f"<<{by_text[_block_text(lines, found)]}>>")
+            index = found.end
     return "\n".join(out)
-
-
-def _shared_run(
-    lines: Sequence[str],
-    index: int,
-    first: int | None,
-    sizes: Sequence[int],
-    ends: Mapping[int, int],
-    chain: Sequence[int],
-    by_text: Mapping[str, str],
-) -> tuple[str, int] | None:
-    """(name, end) of the longest shared run of paragraphs starting at line `index`,
-    the start of paragraph `first` (None: no paragraph starts there)."""
-    if first is None:
-        return None
-    for size in sizes:
-        last = ends.get(index + size)
-        if last is None or last < first or chain[last] != chain[first]:
-            continue  # no run of paragraphs from here ends there
-        name = by_text.get(_block_text(lines, Block(index, index + size)))
-        if name is not None:
-            return name, index + size
-    return None
-
-
-def _chains(blocks: Sequence[Block], lines: Sequence[str]) -> list[int]:
-    """For each paragraph, a number it shares with the paragraphs it makes runs with:
-    those before and after it separated from it by blank lines only."""
-    found: list[int] = []
-    for number, block in enumerate(blocks):
-        between = lines[blocks[number - 1].end : block.start] if number else ["x"]
-        apart = any(line.strip() for line in between)
-        found.append(found[-1] + apart if found else 0)
-    return found

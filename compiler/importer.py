@@ -33,8 +33,10 @@ from compiler.compose import compose_bundle
 from compiler.config import Config, thaw
 from compiler.diagnostics import Diagnostic, Severity
 from compiler.errors import UsageError
+from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
+from compiler.project import frontmatter_text
 from compiler.tomlpos import locate
 from compiler.tool_lists import COPILOT, GEMINI
 
@@ -115,10 +117,6 @@ def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[t
                 continue
             seen[ident] = path
             yield ident, path
-
-
-def _frontmatter_text(source: SourceFile) -> str:
-    return "".join(line + "\n" for line in source.text.split("\n")[: source.body_line - 1])
 
 
 def plan_import(kind: str, folder: Path, config: Config) -> Plan:
@@ -253,7 +251,7 @@ def _read_opencode(
                 )
         body = _body(reader, source)
         if body is not None:
-            agents[ident] = (_frontmatter_text(source), body)
+            agents[ident] = (frontmatter_text(source), body)
             reader.originals[ident] = source.body
             reader.paths[ident] = path
     for ident, path in _markdown(root, ("commands", "command"), reader):
@@ -513,11 +511,8 @@ def conflicts(plan: Plan, root: Path) -> list[str]:
 def write(plan: Plan, root: Path) -> None:
     """Write every planned file (each through a temporary file, so none is left half written)."""
     for rel, text in sorted(plan.files.items()):
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.promptc-tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        replace_file(root / rel, text.encode("utf-8"))
 
 
 def config_toml(settings: Mapping[str, Any]) -> str:

@@ -73,6 +73,7 @@ MAX_FILE_BYTES = 1 << 20  # 1 MiB: about 250,000 tokens, beyond any runtime's co
 FENCE = "---"
 
 JsonPath = tuple[str | int, ...]
+Findings = list[tuple[str, Problem]]  # (rule, problem) about one file
 
 
 class Pos(NamedTuple):
@@ -185,7 +186,7 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
         line, column = _byte_position(raw, exc.start)
         byte = raw[exc.start]
         return _broken(path, line, column, f"not valid UTF-8 (byte 0x{byte:02x}); save it as UTF-8")
-    findings: list[tuple[str, Problem]] = []
+    findings: Findings = []
     text = _normalise(text, findings)
     return _split(path, text, findings)
 
@@ -202,7 +203,7 @@ def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
     return line, len(before[start:].decode("utf-8", "replace")) + 1
 
 
-def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
+def _normalise(text: str, findings: Findings) -> str:
     if text.startswith("\ufeff"):
         findings.append(
             ("encoding", Problem(1, 1, "byte-order mark at the start of the file; remove it"))
@@ -230,7 +231,7 @@ def _normalise(text: str, findings: list[tuple[str, Problem]]) -> str:
 _CLOSING_FENCE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
 
 
-def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> SourceFile:
+def _split(path: Path, text: str, findings: Findings) -> SourceFile:
     # Nothing is cut into lines: the frontmatter and the body, most of a
     # file, are slices of the text, found by one search for the closing fence.
     first_end = text.find("\n")
@@ -254,7 +255,7 @@ def _split(path: Path, text: str, findings: list[tuple[str, Problem]]) -> Source
     return SourceFile(path, text, None, Body(""), text.count("\n") + 1, tuple(findings))
 
 
-def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> None:
+def _misplaced_fence(lines: list[str], findings: Findings) -> None:
     for number, line in enumerate(lines[:3], start=1):
         if line.strip() == FENCE and line.rstrip() != FENCE:
             column = len(line) - len(line.lstrip()) + 1
@@ -270,7 +271,7 @@ def _misplaced_fence(lines: list[str], findings: list[tuple[str, Problem]]) -> N
 _TAB_INDENT = re.compile(r"^[ ]*\t")
 
 
-def _parse(text: str, lines: int, first: int, findings: list[tuple[str, Problem]]) -> Frontmatter:
+def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter:
     """The frontmatter `text` (`lines` lines joined by line breaks, the first being
     file line `first`)."""
     end = first + lines
@@ -409,12 +410,15 @@ class _Budget(Exception):
     pass
 
 
+_NEW_TUPLE = tuple.__new__
+
+
 @dataclass
 class _Builder:
     """Turns a composed YAML node into data, recording where each key and value stands."""
 
     first: int
-    findings: list[tuple[str, Problem]]
+    findings: Findings
     values: dict[JsonPath, Pos] = field(default_factory=dict)
     keys: dict[JsonPath, Pos] = field(default_factory=dict)
     count: int = 0
@@ -422,10 +426,12 @@ class _Builder:
 
     def pos(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
+        line, column = mark.line, mark.column
         if self.place is not None:
-            line, column = self.place(mark.line, mark.column)
-            return Pos(line + self.first, column + 1)
-        return Pos(mark.line + self.first, mark.column + 1)
+            line, column = self.place(line, column)
+        # tuple.__new__ builds the Pos in C; Pos() would run NamedTuple's Python __new__,
+        # and a frontmatter has a Pos for every key and value.
+        return _NEW_TUPLE(Pos, (line + self.first, column + 1))
 
     def build(self, node: yaml.Node) -> Any:
         try:
@@ -442,24 +448,18 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Budget(f"frontmatter nested deeper than {MAX_DEPTH} levels")
-        if path not in self.values:
-            self.values[path] = self.pos(node)
-        if node.tag not in _TAGS:
+        self.values[path] = self.pos(node)
+        known = node.tag in _TAGS
+        if not known:
             self._unsupported(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self._node(item, (*path, i)) for i, item in enumerate(node.value)]
-        return self._scalar(node)
-
-    def _scalar(self, node: yaml.Node) -> Any:
-        if node.tag not in _TAGS:
-            return node.value
         # A plain scalar has style None under the pure-Python loader and ""
         # under libyaml; either way it is resolved, quoted ones stay text.
-        if not getattr(node, "style", None):
-            return resolve_plain(node.value)
-        return node.value
+        plain = known and not getattr(node, "style", None)
+        return resolve_plain(node.value) if plain else node.value
 
     def _unsupported(self, node: yaml.Node) -> None:
         pos = self.pos(node)

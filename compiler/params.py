@@ -1,19 +1,7 @@
-"""Fragment parameters: declared in the fragment's own frontmatter, checked where it is called.
-
-    ---
-    description: The caveman tone snippet.
-    params:
-      level:
-        type: string            # string (the default), integer, number or boolean
-        enum: [lite, full, ultra]
-        default: full
-        description: How terse the answers are.
-    ---
-    Tono: caveman por default, nivel <<level>>.
-
-A parameter without `default` must be given at every call site. Inside the
-fragment a parameter is a variable: `<<level>>` prints it, `<% if level ==
-"ultra" %>` tests it. Booleans print as `true` and `false`.
+"""Fragment parameters: declared in the fragment's own frontmatter (`params`:
+name -> type, enum, default, description; README.md, "Composition"), checked
+where it is called. A parameter without `default` must be given at every call
+site; inside the fragment a parameter is a variable.
 """
 
 from __future__ import annotations

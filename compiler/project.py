@@ -26,8 +26,7 @@ class Spec:
 
     id: str
     source: SourceFile
-    # Where the composed body is (a compose.Texts renders it when first asked
-    # for), under `key` (default: the id).
+    # Where the composed body is (the composition's), under `key` (default: the id).
     texts: Mapping[str, str] = field(repr=False)
     key: str = ""
 

@@ -16,7 +16,6 @@ import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from compiler import wildcard
@@ -239,11 +238,9 @@ def _agent_rules(
 
 def config_locator(config: Config) -> Locate:
     """Position of a key under the config-level `permission` in the config file."""
-    text = _config_text(config.source)
-    prefix = ("tool", "promptc") if config.source and config.source.name == "pyproject.toml" else ()
 
     def locate(path: tuple[str, ...]) -> Origin:
-        line, column = toml_locate(text, (*prefix, "permission", *path))
+        line, column = toml_locate(config.text, (*config.prefix, "permission", *path))
         return Origin("config", "config", config.source, line, column)
 
     return locate
@@ -267,15 +264,6 @@ def config_rules(
     return from_config(data, env.home, locate, patterns), []
 
 
-def _config_text(source: Path | None) -> str:
-    if source is None:
-        return ""
-    try:
-        return source.read_text(encoding="utf-8")
-    except OSError:
-        return ""
-
-
 def resolve(project: Project, env: Environment | None = None) -> Runtime:
     """Every agent OpenCode would load from this bundle, with its ordered rules."""
     env = env or Environment.from_environ(os.environ, project.config.root)
@@ -290,11 +278,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         origin = Origin("native", f"built-in `{name}` agent")
         extra = from_config(native.rules, env.home, _fixed(origin), patterns)
         agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
-    # A spec agent gets the tool-output rule right away: whether its rules deny
-    # the folder is read from the rules it inherits (most share one list) and its own.
     default = (*base, *shared)
-    default_denies = _denies(default, folder)
-    done: set[str] = set()
     for ident, spec in project.agents.items():
         data, own, problems = memo.read(spec, env.home)
         if data.get("disable") is True:
@@ -312,19 +296,9 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         if not isinstance(hidden, bool):
             hidden = overridden.hidden if overridden else False
         inherited = overridden.rules if overridden else default
-        denied = _denies(inherited, folder) if overridden else default_denies
-        rules = (
-            (*inherited, *own)
-            if denied or _denies(own, folder)
-            else (*inherited, *own, tool_output)
-        )
-        agents[ident] = Agent(ident, mode, rules, spec, hidden, tuple(problems))
-        done.add(ident)
+        agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
     return Runtime(
-        {
-            name: agent if name in done else _with_tool_output(agent, tool_output)
-            for name, agent in agents.items()
-        },
+        {name: _with_tool_output(agent, tool_output) for name, agent in agents.items()},
         tuple(shared),
         env,
         tuple(config_problems),
@@ -378,12 +352,7 @@ def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
     if _denies(agent.rules, extra.pattern):
         return agent
     return Agent(
-        agent.name,
-        agent.mode,
-        (*agent.rules, extra),
-        agent.spec,
-        agent.hidden,
-        agent.problems,
+        agent.name, agent.mode, (*agent.rules, extra), agent.spec, agent.hidden, agent.problems
     )
 
 

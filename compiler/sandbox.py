@@ -1,14 +1,10 @@
 """Sandbox: the Jinja2 environment that evaluates block-tag conditions, and what may reach it.
 
-The environment is Jinja's immutable sandbox with `<<` `>>` as variable
-delimiters, `<%` `%>` as block delimiters, `<#` `#>` as comments,
-StrictUndefined, and no globals, filters or tests at all. Composition
-(compose.py) emits literal text itself, so the only user text Jinja ever reads
-is a block tag's condition, and a condition is evaluated only after
-`Conditions.problem` found nothing but variables, literals, comparisons and
-and/or/not in it. Attribute access, calls, filters and arithmetic are rejected
-before anything runs: a condition like `''.__class__` is an error, never
-executed.
+Jinja's immutable sandbox with promptc's delimiters, StrictUndefined, and no
+globals, filters or tests at all. Composition emits literal text itself, so
+the only user text Jinja ever reads is a block tag's condition, evaluated only
+after `Conditions.problem` found nothing but variables, literals, comparisons
+and and/or/not in it: `''.__class__` is an error, never executed.
 """
 
 from __future__ import annotations
@@ -74,10 +70,7 @@ class Conditions:
         self._compiled: dict[str, TemplateExpression] = {}
 
     def problem(
-        self,
-        condition: str,
-        scope: Collection[str],
-        enums: Mapping[str, tuple[Value, ...]],
+        self, condition: str, scope: Collection[str], enums: Mapping[str, tuple[Value, ...]]
     ) -> str | None:
         """Why `condition` may not be evaluated, or None.
 
@@ -120,10 +113,7 @@ class Conditions:
 
 
 def _check(
-    node: nodes.Node,
-    condition: str,
-    scope: Collection[str],
-    enums: Mapping[str, tuple[Value, ...]],
+    node: nodes.Node, condition: str, scope: Collection[str], enums: Mapping[str, tuple[Value, ...]]
 ) -> str | None:
     if isinstance(node, nodes.Name):
         if node.name in scope:

@@ -1,24 +1,15 @@
 """Emit skills: each skill's folder as the runtimes read it, for any target.
 
-A skill is emitted as a tree under `<root_prefix><name>/`:
-
-- `SKILL.md`: the frontmatter as the target sees it (a `targets.<target>`
-  override applied, promptc's own `targets` key removed) with its keys in the
-  Agent Skills order, `name, description, license, compatibility,
-  allowed-tools, metadata`, then any other key in source order; then the
-  composed body.
-- every supporting file at its path in the skill folder: markdown files with
-  their frontmatter exactly as written and their body composed (a file
-  without placeholders is copied byte for byte), other text files unchanged.
-
-The targets call `emit_skills` (or `emit_skill_tree` for one skill) with the
-folder their runtime reads: `.opencode/skills/` for opencode,
-`.claude/skills/` for claude and `skills/` for claude-plugin.
+A skill is emitted under `<root_prefix><name>/`: `SKILL.md` with the
+frontmatter as the target sees it, keys in the Agent Skills order
+(SKILL_KEYS) then the rest in source order, and the composed body; every
+supporting file at its path in the skill folder (project.Skill.files). The
+targets pass the folder their runtime reads: `.opencode/skills/`,
+`.claude/skills/`, or `skills/` for a plugin.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from compiler import yamlout
@@ -40,7 +31,7 @@ def emit_skill_tree(project: Project, skill: Skill, root_prefix: str) -> dict[st
     """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
-    files = {f"{folder}{SKILL_FILE}": document(front, skill.spec.body)}
+    files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
     for rel, text in skill.files.items():
         files[f"{folder}{rel}"] = text
     return files
@@ -50,9 +41,3 @@ def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:
     data = skill.spec.view(target)
     known = {key: data[key] for key in SKILL_KEYS if key in data}
     return {**known, **{k: v for k, v in data.items() if k not in known}}
-
-
-def document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"

@@ -25,32 +25,14 @@ relative to the project, the subagent's id; Claude Code is assumed to run in
 the project root. A shell line of several commands is split and decided per
 command by both runtimes, so the model speaks of single commands.
 
-How the files are chosen, per OpenCode permission and its Claude tools:
-
-- A tool whose permission denies every input is left out of the agent's
-  `tools`.
-- A denied region that only a whole-tool rule could express (`"*": deny`
-  with exceptions after it, any deny or ask on a tool without patterns, an
-  ask on a tool that otherwise runs without asking) would change every agent
-  if written to the shared settings; the tool is left out of that one agent
-  instead, and its allows and asks are reported as lost.
-- Every other denied region becomes a settings deny rule that matches at least
-  that region (a deny never widens anything; what it takes from other agents
-  is reported). Asked regions become settings ask rules, except a whole-tool
-  ask on a tool that asks anyway.
-- An allow rule is written only when no agent holding the tool, nor the main
-  thread, would get more from it: every input it may match is allowed by all
-  of them, or denied or asked by a rule already written.
-- Agent: a primary's `Agent(a, b)` lists exactly the subagents its `task`
-  rules allow (not those it only asks for); subagents get no Agent (Claude
-  Code subagents start no subagents, and neither do OpenCode's at its default
-  depth). Every primary is denied as `Agent(name)`, since OpenCode never
-  starts a primary as a subagent.
-- The main thread: when the config names a `default_agent` of the bundle,
-  settings.json sets `agent` to it, so plain `claude` runs as that agent.
-  Otherwise the main thread has every tool and stands for OpenCode's default
-  agent (`build`): its tools cannot be narrowed, so its denies go to the
-  shared settings.
+How the files are chosen, per OpenCode permission and its Claude tools, is
+listed in README.md ("Permissions: never more than OpenCode"). In short: a
+tool denied for every input, or denied or asked for in a part only a
+whole-tool rule could express, is left out of that one agent's `tools`; other
+denied and asked regions become shared settings rules that cover at least
+them; an allow is written only when no agent holding the tool, nor the main
+thread, gets more from it; `Agent(a, b)` lists exactly the subagents a
+primary's `task` rules allow.
 
 Everything that cannot be expressed is a Loss: one message per OpenCode rule
 and agent, in plain words (rules from OpenCode's built-in defaults and from
@@ -59,8 +41,9 @@ the config are shared by every agent and reported once).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -225,7 +208,6 @@ class _Entries:
     # Built in place and frozen when read: one entry may gather a source from
     # every agent, and rebuilding it per source would cost N² for N agents.
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
-    frozen: dict[tuple[str, str | None], Entry] | None = None
 
     def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
         entry = self.built.get((tool, pattern.specifier))
@@ -235,18 +217,15 @@ class _Entries:
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)
         entry.agent = agent
-        self.frozen = None
 
     @property
     def items(self) -> dict[tuple[str, str | None], Entry]:
-        if self.frozen is None:
-            self.frozen = {
-                (tool, specifier): Entry(
-                    tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
-                )
-                for (tool, specifier), b in self.built.items()
-            }
-        return self.frozen
+        return {
+            (tool, specifier): Entry(
+                tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+            )
+            for (tool, specifier), b in self.built.items()
+        }
 
     def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
         names = {t.name for t in tools}
@@ -261,6 +240,11 @@ class _Held(NamedTuple):
 
     rules: tuple[Rule, ...]
     plan: _Plan
+
+
+Group = tuple[Tool, ...]  # the Claude tools of one OpenCode permission
+Holders = Mapping[str, _Held]  # by subject name
+Rejected = Mapping[str, list[Source] | None]  # allows not written, by pattern: who objected
 
 
 class _Plan:
@@ -335,10 +319,8 @@ class _Planner:
             shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
             for i, s in enumerate(self.subjects)
         ]
-        # Per permission, while its losses are written: who wrote each settings
-        # entry's rules (by the entry's key), and who objected to each allow
-        # (by its pattern), each read once.
-        self.writers: dict[tuple[str, str | None], _Writers] = {}
+        # Per permission, while its losses are written: who objected to each
+        # allow (by its pattern), read once.
         self.objectors: dict[str, _Who] = {}
 
     def run(self) -> Translation:
@@ -356,7 +338,7 @@ class _Planner:
             Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
             for (subject, rule), parts in self.notes.items()
         )
-        denied = set(self.deny.items)
+        denied = set(self.deny.built)
         return Translation(
             self.subjects,
             tools,
@@ -395,45 +377,28 @@ class _Planner:
                 kept[subject.name].update(names)
         self._deny_and_ask(group, holders)
         rejected = self._allows(group, holders) if asks else {}
-        self.writers = {}
         self.objectors = {}
         self._losses(group, holders, rejected)
-
-    def _who(self, entries: list[Entry]) -> _Who:
-        """The writers of these entries' sources: each entry's read once per permission
-        (its sources are fixed by the time losses are written)."""
-        parts = []
-        for entry in entries:
-            key = (entry.tool, entry.specifier)
-            found = self.writers.get(key)
-            if found is None:
-                found = self.writers[key] = _Writers(entry.sources)
-            parts.append(found)
-        return _Who(parts)
 
     def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
         """The writers of the objections to the allow of `pattern`, read once."""
         found = self.objectors.get(pattern)
         if found is None:
-            found = self.objectors[pattern] = _Who([_Writers(sources)])
+            found = self.objectors[pattern] = _Who(sources)
         return found
 
-    def _deny_and_ask(self, group: tuple[Tool, ...], holders: Mapping[str, _Held]) -> None:
+    def _deny_and_ask(self, group: Group, holders: Holders) -> None:
         for name, held in holders.items():
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
                 self._add(target, group, pattern, Source(name, _rule(held, span)))
 
-    def _add(
-        self, target: _Entries, group: tuple[Tool, ...], pattern: Pattern, source: Source
-    ) -> None:
+    def _add(self, target: _Entries, group: Group, pattern: Pattern, source: Source) -> None:
         tools = group if pattern.whole else (claude_rules.rule_tool(group),)
         for tool in tools:
             target.add(tool.name, pattern, source)
 
-    def _allows(
-        self, group: tuple[Tool, ...], holders: Mapping[str, _Held]
-    ) -> dict[str, list[Source] | None]:
+    def _allows(self, group: Group, holders: Holders) -> dict[str, list[Source] | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
@@ -468,7 +433,7 @@ class _Planner:
     def _objections(
         self,
         pattern: Pattern,
-        holders: Mapping[str, _Held],
+        holders: Holders,
         denied: tuple[str, ...],
         stopped: tuple[str, ...],
         objectors: dict[tuple[str, Rule | None], Source],
@@ -510,9 +475,7 @@ class _Planner:
 
     # --- what each agent loses ------------------------------------------------------------
 
-    def _left_out(
-        self, subject: Subject, group: tuple[Tool, ...], plan: _Plan, block: Span
-    ) -> None:
+    def _left_out(self, subject: Subject, group: Group, plan: _Plan, block: Span) -> None:
         names = _join([t.name for t in group])
         why = "deny" if block.action == "deny" else "ask for"
         rule = None if block.at is None else subject.rules[block.at]
@@ -525,15 +488,10 @@ class _Planner:
             if span.action != "deny" and span.at is not None:
                 self._note(subject, subject.rules[span.at], message)
 
-    def _losses(
-        self,
-        group: tuple[Tool, ...],
-        holders: Mapping[str, _Held],
-        rejected: Mapping[str, list[Source] | None],
-    ) -> None:
+    def _losses(self, group: Group, holders: Holders, rejected: Rejected) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
-        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.items]
+        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.built]
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         written = tuple(dict.fromkeys(self.allow.exact(group) + stopped))
         names = _join([t.name for t in group])
@@ -563,11 +521,11 @@ class _Planner:
     def _reasons(
         self,
         span: Span,
-        group: tuple[Tool, ...],
+        group: Group,
         denies: list[Entry],
         asks_: list[Entry],
         written: tuple[str, ...],
-        rejected: Mapping[str, list[Source] | None],
+        rejected: Rejected,
     ) -> list[_Reason]:
         reasons = self._met("denied", denies, span)
         if span.action == "allow":
@@ -589,7 +547,7 @@ class _Planner:
             for entry in entries
             if any(hits(self.patterns, (span.pattern, g), span.later) for g in entry.reach)
         ]
-        return [_Reason(kind, hit, self._who(hit))] if hit else []
+        return [_Reason(kind, hit, _Who([s for e in hit for s in e.sources]))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -673,29 +631,14 @@ class _Planner:
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
-        # Whether a rule has words here depends on its permission and action (the
-        # words may name the agent): the places are found once per shape.
-        places: dict[int, list[int]] = {}
-        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+        for subject in self.subjects:
             if not subject.removable:
                 continue
-            found = places.get(shape)
-            if found is None:
-                found = places[shape] = [
-                    i
-                    for i, rule in enumerate(subject.rules)
-                    if _unmapped_message(subject, rule, self.custom) is not None
-                ]
-            rules = subject.agent.rules  # the start of subject.rules
-            for index in found:
-                if index >= len(rules):
-                    break
-                rule = rules[index]
-                if rule.origin.kind not in ("agent", "config"):
-                    continue
-                message = _unmapped_message(subject, rule, self.custom)
-                if message:
-                    self._note(subject, rule, message)
+            for rule in subject.agent.rules:
+                if rule.origin.kind in ("agent", "config"):
+                    message = _unmapped_message(subject, rule, self.custom)
+                    if message:
+                        self._note(subject, rule, message)
 
 
 _AGENT = claude_rules.group("task")
@@ -713,11 +656,17 @@ def _join(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-class _Writers:
-    """Who wrote one list of sources: each writer's words at their first position."""
+class _Who:
+    """Who wrote the rules behind settings entries, in words, for each agent.
+
+    The message names the first few writers of the sources, in order, and counts
+    the rest, leaving out the agent it is for (or naming its own rule instead),
+    as listing every writer's words in order, without repeats, would read. An
+    entry may have a writer in every agent: the sources are read once, and each
+    agent's message reads only what it shows and its own rules.
+    """
 
     def __init__(self, sources: Sequence[Source]) -> None:
-        self.size = len(sources)
         self.first: dict[str, int] = {}  # each writer's words -> first position
         self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
@@ -730,70 +679,29 @@ class _Writers:
                 self.own.setdefault(source.subject, []).append((index, source.rule))
             self.first.setdefault(words, index)
             self.started_only &= source.rule is None and source.subject != MAIN
-        self.subjects = dict.fromkeys(s.subject for s in sources)
-
-
-class _Who:
-    """Who wrote the rules behind settings entries, in words, for each agent.
-
-    The message names the first few writers of the entries' sources, in order,
-    and counts the rest, leaving out the agent it is for (or naming its own rule
-    instead). An entry may have a writer in every agent: each entry's sources
-    are read once (_Writers), and each agent's message reads only what it shows
-    and its own rules.
-    """
-
-    def __init__(self, parts: Sequence[_Writers]) -> None:
-        self.parts = parts
-        self.words: set[str] = set().union(*(p.first for p in parts))
-        self.started_only = all(p.started_only for p in parts)
+        self.subjects = list(dict.fromkeys(s.subject for s in sources))
         self.others: str | None = None  # describe() for an agent not among the writers
 
-    @property
-    def subjects(self) -> list[str]:
-        return list(dict.fromkeys(s for p in self.parts for s in p.subjects))
-
     def describe(self, me: Subject) -> str:
-        """As listing every writer's words in order, without repeats, would read."""
         name = me.name
-        if name not in self.words:
-            # `me` wrote none of it (nor its own rules, whose words are its name):
-            # the words read the same for every such agent.
-            if self.others is None:
-                self.others = self._describe(name)
-            return self.others
-        return self._describe(name)
+        if name in self.first:
+            return self._describe(name)
+        # `me` wrote none of it (nor its own rules, whose words are its name):
+        # the words read the same for every such agent.
+        if self.others is None:
+            self.others = self._describe(name)
+        return self.others
 
     def _describe(self, name: str) -> str:
-        fixed = [o + p.fixed[name] for o, p in self._offsets() if name in p.fixed]
-        own = [(o + i, rule) for o, p in self._offsets() for i, rule in p.own.get(name, ())]
+        others = ((index, words) for words, index in self.first.items() if words != name)
         return _listing(
             name,
-            self.words.__contains__,
-            len(self.words),
-            fixed[0] if fixed else None,
-            own,
-            self._leading(name, 5),
+            self.first.__contains__,
+            len(self.first),
+            self.fixed.get(name),
+            self.own.get(name, []),
+            list(itertools.islice(others, 5)),
         )
-
-    def _offsets(self) -> Iterator[tuple[int, _Writers]]:
-        offset = 0
-        for part in self.parts:
-            yield offset, part
-            offset += part.size
-
-    def _leading(self, skip: str, limit: int) -> list[tuple[int, str]]:
-        """The first `limit` writers' words but `skip`, with their first positions."""
-        found: list[tuple[int, str]] = []
-        seen = {skip}
-        for offset, part in self._offsets():
-            for words, index in part.first.items():
-                if words not in seen:
-                    seen.add(words)
-                    found.append((offset + index, words))
-                    if len(found) == limit:
-                        return found
-        return found
 
 
 _WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}

@@ -3,21 +3,12 @@
 Block style, keys in the order given (a permission map's order is its
 meaning), two-space indent. A string is left plain only when every YAML reader
 the runtimes use (js-yaml, YAML 1.2) and PyYAML (YAML 1.1) read it back as the
-same string: it starts with a letter (any script), `_`, `/` or a `.` not
-followed by a digit; it goes on with printable characters other than `*`
-(letters, digits, spaces, ASCII punctuation, non-ASCII punctuation and symbols
-such as `¿ — «`); it holds no `: ` or ` #` and does not end in `:` or a space;
-and it is not a YAML 1.1 boolean or null word (`yes`, `off`, `null`, ...).
-Everything else is double-quoted with JSON escapes (a subset of YAML's), so
-`"*"`, `"git push*"`, `"#FF5733"`, `"2026-01-13"`, `"yes"`, `"0.5"`, strings
-holding `: ` or ` #` and strings starting with `@`, `[`, `!`, `%`, `*`, `&`,
-`-` or a digit are always quoted; characters YAML cannot carry raw (controls,
-`U+2028`, `U+2029`, `U+0085`) are escaped. Multi-line strings are quoted with
-`\\n`.
-
-Numbers are written so both YAML versions read the same number: floats always
-have a `.` before any exponent (`1.0e+20`), and infinities and NaN use YAML's
-`.inf` and `.nan`.
+same string (is_plain says exactly when); everything else is double-quoted
+with JSON escapes, a subset of YAML's, and characters YAML cannot carry raw
+(controls, U+2028, U+2029, U+0085) are escaped. So `"*"`, `"git push*"`,
+`"#FF5733"`, `"2026-01-13"`, `"yes"` and `"0.5"` are always quoted. Floats
+always have a `.` before any exponent (`1.0e+20`), and infinities and NaN are
+YAML's `.inf` and `.nan`, so both YAML versions read the same number.
 """
 
 from __future__ import annotations
@@ -152,3 +143,10 @@ def _inline(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[]"
     return scalar(value)
+
+
+def document(front: Mapping[Any, Any], body: str) -> str:
+    """A markdown file: the frontmatter between `---` fences, then the body, ending in a newline."""
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{dump(front)}---\n{body}"

@@ -343,10 +343,10 @@ def test_a_file_that_cannot_be_written_is_an_error(
         }
     )
 
-    def refuse(path: Path, content: bytes) -> None:
+    def refuse(path: Path, content: bytes, mode: int | None = None) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(fix, "_atomic_write", refuse)
+    monkeypatch.setattr(fix, "replace_file", refuse)
     result = run("lint", "--fix")
     assert result.code == 1
     assert "Fixing" not in result.err

@@ -602,11 +602,10 @@ SOURCE = st.builds(
 def test_writers_are_described_for_each_agent_as_listing_them_all(
     parts: list[list[translate.Source]], readers: list[str]
 ) -> None:
-    # Each entry's writers are read once, and the words for agents that wrote
-    # none of it are remembered: asked in turn by agents that did and did not,
-    # each gets the plain listing.
+    # The words for agents that wrote none of it are remembered: asked in turn
+    # by agents that did and did not, each gets the plain listing.
     sources = [s for part in parts for s in part]
-    who = translate._Who([translate._Writers(part) for part in parts])
+    who = translate._Who(sources)
     for name in readers:
         subject = Subject(name, Agent(name, "primary", ()), ())
         if sources:

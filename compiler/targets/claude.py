@@ -81,10 +81,10 @@ def layout(
     for ident in translation.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, translation, models, namer)
-        yield f"{prefix}agents/{claude_name(ident)}.md", document(front, spec.body)
+        yield f"{prefix}agents/{claude_name(ident)}.md", yamlout.document(front, spec.body)
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, project, translation, models, namer)
-        yield f"{prefix}commands/{claude_name(ident)}.md", document(front, spec.body)
+        yield f"{prefix}commands/{claude_name(ident)}.md", yamlout.document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     yield from emit_skills(project, f"{prefix}skills/").items()
@@ -113,12 +113,6 @@ def report(
     return translation_report.render(
         project, translation, namer, settings, agents, commands, with_settings
     )
-
-
-def document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"
 
 
 # --- agents -----------------------------------------------------------------------------------

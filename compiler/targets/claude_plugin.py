@@ -8,17 +8,10 @@ the prefix, and agent files sit flat (a subfolder would add a name prefix).
 A plugin cannot carry permission rules, so `README.md` shows the shared rules
 to put in the project's `.claude/settings.json`.
 
-Options (`[tool.promptc.targets.claude-plugin]`):
-    name (string, default: the config folder's name in kebab-case, with a
-        `promptc-` prefix when Claude Code reserves it): plugin name. Names
-        Claude Code reserves (`claude`, `claude-...`, `anthropic-...`, ...)
-        are errors (rule `claude-name`).
-    version (string, default "0.1.0").
-    description (string, default: "<n> agents and <m> commands for Claude Code").
-    author (string, default: the plugin name): `author.name`.
-    license, homepage, repository (strings), keywords (list of strings):
-        written when set.
-    models (table): as in the `claude` target; defaults to that target's.
+Options (`[tool.promptc.targets.claude-plugin]`, OPTIONS): the manifest's
+fields and `models` (default: the `claude` target's). The default name is the
+config folder's name in kebab-case, with a `promptc-` prefix when Claude Code
+reserves it; a reserved name configured is an error (rule `claude-name`).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import yamlout
+from compiler.config import thaw
 from compiler.project import Project, Spec
 from compiler.runtime import agent_frontmatter
 from compiler.skills import emit_skills
@@ -46,9 +47,12 @@ SKILLS_DIR = ".opencode/skills/"
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for ident, spec in project.agents.items():
-        yield f".opencode/agents/{ident}.md", _document(agent_frontmatter(spec), spec.body)
+        yield f".opencode/agents/{ident}.md", yamlout.document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
-        yield f".opencode/commands/{ident}.md", _document(command_frontmatter(spec), spec.body)
+        yield (
+            f".opencode/commands/{ident}.md",
+            yamlout.document(command_frontmatter(spec), spec.body),
+        )
     yield from emit_skills(project, SKILLS_DIR).items()
     yield "opencode.json", json.dumps(config_document(project), indent=2) + "\n"
 
@@ -66,18 +70,5 @@ def config_document(project: Project) -> dict[str, Any]:
     if project.config.default_agent:
         config["default_agent"] = project.config.default_agent
     if project.config.permission is not None:
-        config["permission"] = _plain(project.config.permission)
+        config["permission"] = thaw(project.config.permission)
     return config
-
-
-def _document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"
-
-
-def _plain(value: Any) -> Any:
-    """Frozen config data back to JSON-ready dicts, order kept (order is meaning)."""
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    return value
