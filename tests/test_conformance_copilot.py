@@ -32,6 +32,7 @@ BUNDLES = {
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
+    "overrides": bundles.FIXTURES / "overrides",
 }
 
 
@@ -149,6 +150,7 @@ def test_copilot_loads_every_agent_with_the_tools_and_model_promptc_wrote(
     for name, meta in wrote.items():
         assert agents[name]["tools"] == meta["tools"], name
         assert agents[name].get("model") == meta.get("model"), name
+        assert agents[name]["description"] == meta["description"], name
         assert agents[name]["path"] == str(folder / ".github" / "agents" / f"{name}.agent.md")
 
 

@@ -15,7 +15,9 @@ runs answer everything.
   linked with `gemini extensions link DIR --consent`: `gemini extensions list
   -o json` prints, on stderr, an "Error loading agent" line for every file
   refused, then each agent as Gemini resolved it, with the file it came from
-  (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`).
+  (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`, and the
+  keys a `targets.gemini` override writes: `displayName`,
+  `runConfig.maxTimeMinutes`).
 - A command: `gemini -p "/hack <request>"`, its model a local mock of the
   Gemini API, sends the model the command's prompt with `{{args}}` filled in.
 
@@ -49,6 +51,7 @@ BUNDLES = {
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
+    "overrides": bundles.FIXTURES / "overrides",
 }
 BROKEN = "zz-broken.md"
 ERROR = re.compile(r"(?:Agent loading error|Error loading agent)[^\n]*")
@@ -224,6 +227,10 @@ def test_gemini_loads_every_agent_with_the_tools_and_model_promptc_wrote(
         assert agent["toolConfig"]["tools"] == meta["tools"], name
         assert agent["modelConfig"]["model"] == meta.get("model", "inherit"), name
         assert agent["runConfig"]["maxTurns"] == meta.get("max_turns", 30), name
+        assert agent["description"] == meta["description"], name
+        # Keys only a `targets.gemini` override writes (tests/fixtures/overrides).
+        assert agent.get("displayName") == meta.get("display_name"), name
+        assert agent["runConfig"]["maxTimeMinutes"] == meta.get("timeout_mins", 10), name
         assert agent["promptConfig"]["systemPrompt"].strip(), name
     assert BROKEN not in resolved
 

@@ -18,6 +18,10 @@ Emitted, relative to `<out>/copilot/` (copy or link it into a project root):
     subagent, and for a subagent OpenCode's default agent `build` may not
     start: Copilot's `task` tool then does not offer it (`copilot --agent
     <name>` still runs it).
+  A spec's `targets.copilot` sets `description`, `model` (a Copilot model,
+  in place of the `models` mapping) and `infer`, which may hide an agent
+  from `task` but never offers one OpenCode does not start as a subagent
+  (kept `false` and reported); `tools` is not overridable.
   The body is the agent composed for the `copilot` target. GitHub allows at
   most 30,000 characters: a longer body is an error (rule `runtime-limits`).
   OpenCode keys with no Copilot meaning (`temperature`, `top_p`, `steps`,
@@ -45,8 +49,10 @@ from compiler.tool_lists import (
     COPILOT,
     Plan,
     agent_notes,
+    description_for,
     mode_notes,
     model_for,
+    offered,
     plan,
     runtime_name,
 )
@@ -89,20 +95,27 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
 def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dict[str, Any]:
     front: dict[str, Any] = {
         "name": runtime_name(spec.id),
-        "description": str(spec.view("opencode").get("description", "")),
+        "description": description_for(spec, COPILOT),
         "tools": list(found.tools[spec.id]),
     }
     model = model_for(spec, models, COPILOT)[0]
     if model:
         front["model"] = model
-    if found.agents[spec.id].mode == "primary" or spec.id in found.hidden:
+    # `targets.copilot.infer` may hide an agent from `task`, never offer one
+    # OpenCode does not start as a subagent.
+    infer = spec.override(NAME).get("infer")
+    if not offered(found, spec.id) or infer is False:
         front["infer"] = False
+    elif infer is True:
+        front["infer"] = True
     return front
 
 
 def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
     notes = {
-        ident: [message for _, message in agent_notes(project.agents[ident], COPILOT, models, None)]
+        ident: [
+            message for _, message in agent_notes(project.agents[ident], COPILOT, models, found)
+        ]
         for ident in found.tools
     }
     for ident in found.hidden:

@@ -18,6 +18,10 @@ Emitted, relative to `<out>/gemini/` (copy or link it into a project root):
   - `model`: the OpenCode model through the `models` option; left out (the
     session's model) when the spec names none or an unmapped one (reported).
   - `max_turns` from OpenCode's `steps` (or `maxSteps`).
+  - A spec's `targets.gemini` keys as written: `description`,
+    `display_name`, `model` (a Gemini model, in place of the `models`
+    mapping), `temperature` (reported: 0.61 does not send it), `max_turns`,
+    `timeout_mins`; `tools` and `mcp_servers` are not overridable.
   The body, composed for the `gemini` target, is the system prompt. Gemini
   fills `${name}` in it from the agent's inputs and refuses to run the agent
   when one is missing: such a body is an error (rule `runtime-limits`), as is
@@ -56,6 +60,7 @@ from compiler.tool_lists import (
     mode_notes,
     mode_runner,
     model_for,
+    overridden,
     plan,
     runnable,
     runtime_name,
@@ -111,6 +116,7 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
     turns = data.get("steps", data.get("maxSteps"))
     if isinstance(turns, int) and not isinstance(turns, bool) and turns > 0:
         front["max_turns"] = turns
+    front.update(overridden(spec, GEMINI))
     return front
 
 
@@ -154,12 +160,7 @@ def _multiline(text: str) -> str:
 
 def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
     notes = {
-        ident: [
-            message
-            for _, message in agent_notes(
-                project.agents[ident], GEMINI, models, found.left_out.get(ident)
-            )
-        ]
+        ident: [message for _, message in agent_notes(project.agents[ident], GEMINI, models, found)]
         for ident in (*found.tools, *found.left_out)
     }
     commands = {
