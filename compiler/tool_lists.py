@@ -29,6 +29,11 @@ Gemini at all. Both runtimes' main session may start any custom agent, as
 OpenCode's default agent `build` may: a subagent `build` may not start is
 hidden from Copilot's `task` (`infer: false`) and not written for Gemini.
 
+Both read a project's skills (`.github/skills/`, `.gemini/skills/`). Copilot
+runs the tools a skill's `allowed-tools` names without asking, for any agent
+that loads it, where OpenCode grants nothing through a skill: the key is left
+out of Copilot's SKILL.md (reported).
+
 Every rule this costs is a translate.Loss, one message per agent and rule; the
 targets write them to TRANSLATION.md and the lossy-translation rule reports
 them at the spec's line.
@@ -44,7 +49,7 @@ from typing import Any
 from compiler import wildcard
 from compiler.model_map import mapped_model
 from compiler.permissions import KNOWN_KEYS, Rule, evaluate
-from compiler.project import Project, Spec
+from compiler.project import Project, Skill, Spec
 from compiler.runtime import Agent, resolve
 from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
 
@@ -63,6 +68,9 @@ class Runtime:
     # Keys of a spec's `targets.<target>` the agent file takes as written (the
     # schema checks them; none says what the agent may do).
     overrides: tuple[str, ...]
+    skills: str  # the project folder the runtime reads skills from
+    # SKILL.md keys the runtime reads as a grant (OpenCode grants nothing through a skill).
+    skill_grants: tuple[str, ...]
 
     @property
     def permissions(self) -> tuple[str, ...]:
@@ -88,6 +96,9 @@ COPILOT = Runtime(
     folders="asks before touching files outside the project, whatever the agent",
     dropped=(*_DROPPED, "steps", "maxSteps"),
     overrides=("description", "model"),
+    skills=".github/skills/",
+    # Copilot runs the tools a skill's `allowed-tools` names without asking.
+    skill_grants=("allowed-tools",),
 )
 GEMINI = Runtime(
     "gemini",
@@ -112,6 +123,8 @@ GEMINI = Runtime(
     folders="keeps its file tools inside the workspace, but not its shell",
     dropped=_DROPPED,
     overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
+    skills=".gemini/skills/",
+    skill_grants=(),  # Gemini reads a skill's name, description and body only
 )
 RUNTIMES = (COPILOT, GEMINI)
 # OpenCode permissions that no tool asks for: their losses are told apart.
@@ -368,6 +381,18 @@ def agent_notes(
             f"`targets.copilot.infer: true` is not kept: OpenCode never starts {spec.id} as a "
             "subagent from its default agent, so Copilot's `task` does not offer it either",
         )
+
+
+def skill_notes(skill: Skill, runtime: Runtime) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(frontmatter path, message) for what the runtime's SKILL.md leaves out."""
+    for key in runtime.skill_grants:
+        if key in skill.spec.meta:
+            yield (
+                (key,),
+                f"`{key}` is left out of the {runtime.label} skill: {runtime.label} would let "
+                "any agent that loads the skill use those tools without asking, and OpenCode "
+                "grants nothing through a skill",
+            )
 
 
 def mode_runner(spec: Spec, agents: Mapping[str, Agent]) -> Agent | None:

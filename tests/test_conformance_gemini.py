@@ -10,7 +10,10 @@ its own file name: Gemini reads and checks every file on its own, so three
 runs answer everything.
 
 - `gemini skills list`, run in that project, prints an "Agent loading error"
-  for every agent file its strict schema refuses (and exits 0 anyway).
+  for every agent file its strict schema refuses (and exits 0 anyway), then
+  every skill it read from `.gemini/skills/` (the repository's and those of
+  tests/fixtures/skills), with the file it came from; a skill it cannot read
+  is absent.
 - The same files in an extension (`gemini-extension.json`, `agents/`),
   linked with `gemini extensions link DIR --consent`: `gemini extensions list
   -o json` prints, on stderr, an "Error loading agent" line for every file
@@ -53,6 +56,7 @@ BUNDLES = {
     "permissions": bundles.FIXTURES / "permissions",
     "overrides": bundles.FIXTURES / "overrides",
 }
+SKILLS = bundles.FIXTURES / "skills"  # its one agent is a primary: only its skills are used
 BROKEN = "zz-broken.md"
 ERROR = re.compile(r"(?:Agent loading error|Error loading agent)[^\n]*")
 REQUEST = "arregla el typo del README"
@@ -131,12 +135,26 @@ def project(scratch: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]
                 name = f"{bundle}--{rel.rsplit('/', 1)[1]}"
                 (agents / name).write_bytes(data)
                 wrote[name] = (bundle, front(data.decode()))
-            elif rel.startswith(".gemini/commands/") and bundle == "repository":
+            elif (
+                rel.startswith((".gemini/commands/", ".gemini/skills/")) and bundle == "repository"
+            ):
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_bytes(data)
+    for rel, data in bundles.render(SKILLS, "gemini").items():
+        if rel.startswith(".gemini/skills/"):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
     scout = (agents / "repository--scout.md").read_text()
     (agents / BROKEN).write_text(scout.replace("kind: local\n", "kind: local\nsandbox: x\n", 1))
+    (root / ".gemini/skills/zz-broken").mkdir()
+    (root / ".gemini/skills/zz-broken/SKILL.md").write_text("A skill with no frontmatter.\n")
     return root, wrote
+
+
+def skills_listed(text: str) -> dict[str, str]:
+    """`gemini skills list`'s skills: name -> the SKILL.md it came from."""
+    found = re.findall(r"^(\S+) \[Enabled\]\n.*?^  Location: +(\S+)$", text, re.M | re.S)
+    return dict(found)
 
 
 def acknowledge(root: Path, home: Path) -> None:
@@ -208,6 +226,16 @@ def test_skills_list_refuses_only_the_broken_file(loaded: dict[str, Any]) -> Non
     found = ERROR.findall(done.stdout + done.stderr)
     assert len(found) == 1 and f"/.gemini/agents/{BROKEN}:" in found[0], found
     assert "Unrecognized key(s) in object: 'sandbox'" in done.stderr
+
+
+def test_skills_list_prints_every_skill_promptc_wrote(loaded: dict[str, Any]) -> None:
+    root = loaded["root"]
+    files = sorted((root / ".gemini" / "skills").glob("*/SKILL.md"))
+    wrote = {front(f.read_text())["name"]: str(f) for f in files if f.parent.name != "zz-broken"}
+    assert {"caveman", "team-flow", "review-notes"} <= set(wrote)
+    listed = skills_listed(loaded["skills"].stdout)
+    assert {n: p for n, p in listed.items() if p.startswith(str(root))} == wrote
+    assert "zz-broken" not in loaded["skills"].stdout  # a skill Gemini cannot read is absent
 
 
 def test_the_extension_listing_refuses_only_the_broken_file(loaded: dict[str, Any]) -> None:

@@ -233,3 +233,35 @@ def test_a_copilot_override_of_the_wrong_type_or_that_widens_is_an_error_at_its_
     assert done.code == 1
     assert f"specs/agents/rev.md:{position[0]}:{position[1]}: error [schema] {message}" in done.out
     assert not Path("build").exists()
+
+
+def test_skills_are_written_without_allowed_tools_which_copilot_reads_as_a_grant(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    skill = (
+        "---\nname: review-notes\ndescription: Writes review notes for a diff.\n"
+        "allowed-tools: Bash(git diff *) Read\nlicense: MIT\n---\nWrite the notes.\n"
+    )
+    make_bundle(
+        {
+            "promptc.toml": "[targets.copilot]\n",
+            "specs/agents/rev.md": agent("subagent"),
+            "specs/skills/review-notes/SKILL.md": skill,
+            "specs/skills/review-notes/scripts/diff.sh": "git diff\n",
+        }
+    )
+    files = emitted(Path.cwd())
+    text = files[".github/skills/review-notes/SKILL.md"]
+    assert front(text) == {
+        "name": "review-notes",
+        "description": "Writes review notes for a diff.",
+        "license": "MIT",
+    }
+    assert text.endswith("---\nWrite the notes.\n")
+    assert files[".github/skills/review-notes/scripts/diff.sh"] == "git diff\n"
+    assert "### review-notes\n\n- `allowed-tools` is left out" in files["TRANSLATION.md"]
+    result: Run = run("lint", "--verbose")
+    assert (
+        "specs/skills/review-notes/SKILL.md:4:1: info [lossy-translation] `allowed-tools` is "
+        "left out of the Copilot CLI skill" in result.out
+    )

@@ -250,3 +250,20 @@ def test_a_gemini_override_of_the_wrong_type_or_that_widens_is_an_error_at_its_k
     assert done.code == 1
     assert f"specs/agents/rev.md:{position[0]}:{position[1]}: error [schema] {message}" in done.out
     assert not Path("build").exists()
+
+
+def test_skills_are_written_where_gemini_reads_them_as_opencode_gets_them() -> None:
+    fixture = bundles.FIXTURES / "skills"
+    files = emitted(fixture)
+    opencode = bundles.render(fixture, "opencode")
+    skills = {
+        rel.removeprefix(".gemini/skills/"): text
+        for rel, text in files.items()
+        if rel.startswith(".gemini/skills/")
+    }
+    assert "team-flow/roles/coder/role.md" in skills
+    assert skills == {
+        rel.removeprefix(".opencode/skills/"): data.decode()
+        for rel, data in opencode.items()
+        if rel.startswith(".opencode/skills/")
+    }

@@ -17,7 +17,8 @@ out, a tool the runtime gives every agent anyway is not kept (Copilot's
 `skill`), an agent Gemini cannot have is not written, and an override that
 cannot hold (`targets.gemini.temperature`, which 0.61 does not send;
 `targets.copilot.infer: true` on an agent OpenCode does not start as a
-subagent) is reported at its key. The same findings
+subagent) is reported at its key, as is a skill's `allowed-tools`, which
+Copilot would read as a grant and so is left out. The same findings
 are written to TRANSLATION.md in each target's output; where several
 runtimes lose one rule, one message says them all.
 Infos never fail a run, not even with `--strict`.
@@ -89,6 +90,8 @@ def _tool_lists(project: Project) -> Iterator[Problem]:
             yield from _at(spec, notes)
         for spec in project.modes.values():
             yield from _at(spec, tool_lists.mode_notes(spec, runtime, found.agents))
+        for skill in project.skills.values():
+            yield from _at(skill.spec, tool_lists.skill_notes(skill, runtime))
 
 
 def _claude(project: Project) -> Iterator[Problem]:

@@ -26,10 +26,13 @@ Emitted, relative to `<out>/copilot/` (copy or link it into a project root):
   most 30,000 characters: a longer body is an error (rule `runtime-limits`).
   OpenCode keys with no Copilot meaning (`temperature`, `top_p`, `steps`,
   `color`, ...) are left out and reported.
+- `.github/skills/<name>/` for every skill, its SKILL.md without
+  `allowed-tools`: Copilot would run the tools it names without asking for
+  any agent that loads the skill, and OpenCode grants nothing through a skill
+  (reported).
 - `TRANSLATION.md`: every OpenCode rule and key Copilot CLI cannot express,
   per agent and once each. Modes are not translated (Copilot CLI reads no
-  command files from a project) and skills are not written; both are said in
-  the report.
+  command files from a project), which the report says.
 
 Options (`[tool.promptc.targets.copilot]`):
     models (table, default {}): OpenCode model id -> Copilot model
@@ -45,6 +48,7 @@ from typing import Any
 from compiler import translation_report, yamlout
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
+from compiler.skills import emit_skills
 from compiler.tool_lists import (
     COPILOT,
     Plan,
@@ -55,12 +59,13 @@ from compiler.tool_lists import (
     offered,
     plan,
     runtime_name,
+    skill_notes,
 )
 
 NAME = COPILOT.target
 RUNTIME = COPILOT.label
 # Copilot reads custom agents from both folders (plain `.md` files too).
-LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/[^/]+/SKILL\.md")
+LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/.+/SKILL\.md")
 OPTIONS: dict[str, Any] = {
     "models": models_option("Copilot CLI", "claude-sonnet-4.5, gpt-4.1, ...")
 }
@@ -73,8 +78,9 @@ has only a `tools` list (`read`, `search`, `edit`, `execute`, `agent`, `web`), a
 cannot ask or deny per command or path. promptc never grants more than OpenCode does: a tool
 goes in an agent's list only when OpenCode allows, for that agent, everything the tool does;
 otherwise it is left out. Copilot gives every agent `skill` and `sql` whatever the list says.
-Modes are not translated (Copilot CLI reads no command files from a project) and skills are
-not written. Every rule this costs is listed below, once.
+Modes are not translated (Copilot CLI reads no command files from a project), and a skill's
+`allowed-tools` is left out (Copilot would run those tools unasked for any agent that loads
+the skill). Every rule this costs is listed below, once.
 """
 
 
@@ -89,6 +95,7 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
         spec = project.agents[ident]
         front = agent_frontmatter(spec, found, models)
         yield f".github/agents/{runtime_name(ident)}.agent.md", document(front, spec.body)
+    yield from emit_skills(project, COPILOT.skills, drop=COPILOT.skill_grants).items()
     yield "TRANSLATION.md", report(project, found, models)
 
 
@@ -127,8 +134,12 @@ def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
         ident: [message for _, message in mode_notes(spec, COPILOT, found.agents)]
         for ident, spec in project.modes.items()
     }
+    skills = {
+        name: [message for _, message in skill_notes(skill, COPILOT)]
+        for name, skill in project.skills.items()
+    }
     return translation_report.render_lists(
-        project, INTRO, found.tools, found.losses, notes, commands
+        project, INTRO, found.tools, found.losses, notes, commands, skills
     )
 
 
