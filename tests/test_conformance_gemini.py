@@ -21,8 +21,9 @@ runs answer everything.
   (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`, and the
   keys a `targets.gemini` override writes: `displayName`,
   `runConfig.maxTimeMinutes`).
-- A command: `gemini -p "/hack <request>"`, its model a local mock of the
-  Gemini API, sends the model the command's prompt with `{{args}}` filled in.
+- Every command: `gemini -p "/<mode> <request>"`, its model a local mock of
+  the Gemini API, sends the model the command's prompt with `{{args}}`
+  filled in.
 
 One more agent file, broken on purpose, shows both listings can fail.
 """
@@ -184,12 +185,18 @@ def listing(root: Path, home: Path, scratch: Path) -> tuple[list[str], list[dict
     return ERROR.findall(done.stderr[: start.start()]), extensions[0]["agents"]
 
 
-def command(root: Path, home: Path, url: str) -> subprocess.CompletedProcess[str]:
+def commands(root: Path, home: Path, url: str) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Each command of the project run once, `/<name> <request>`, by its name."""
     (home / ".gemini" / "settings.json").write_text(
         '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
     )
     extra = {"GEMINI_API_KEY": "offline", "GOOGLE_GEMINI_BASE_URL": url}
-    return gemini(["-m", "gemini-2.5-flash", "-p", f"/hack {REQUEST}"], root, home, **extra)
+    return {
+        path.stem: gemini(
+            ["-m", "gemini-2.5-flash", "-p", f"/{path.stem} {REQUEST}"], root, home, **extra
+        )
+        for path in sorted((root / ".gemini" / "commands").glob("*.toml"))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -203,9 +210,9 @@ def loaded(
     for home in homes:
         acknowledge(root, home)
 
-    def one_home() -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    def one_home() -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
         skills = gemini(["skills", "list"], root, homes[0])
-        return skills, command(root, homes[0], mock_gemini[0])
+        return skills, commands(root, homes[0], mock_gemini[0])
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         first = pool.submit(one_home)
@@ -215,7 +222,7 @@ def loaded(
             "root": root,
             "wrote": wrote,
             "skills": skills,
-            "command": ran,
+            "commands": ran,
             **dict(zip(("errors", "agents"), listed.result(), strict=True)),
         }
 
@@ -263,18 +270,19 @@ def test_gemini_loads_every_agent_with_the_tools_and_model_promptc_wrote(
     assert BROKEN not in resolved
 
 
-def test_a_mode_runs_as_a_gemini_command_with_the_request_filled_in(
+def test_every_mode_runs_as_a_gemini_command_with_the_request_filled_in(
     loaded: dict[str, Any], mock_gemini: tuple[str, list[dict[str, Any]]]
 ) -> None:
-    done = loaded["command"]
-    assert done.returncode == 0, done
-    toml = tomllib.loads((loaded["root"] / ".gemini/commands/hack.toml").read_text())
-    assert "{{args}}" in toml["prompt"]
-    expected = toml["prompt"].replace("{{args}}", REQUEST)
     sent = [
         part.get("text", "")
         for request in mock_gemini[1]
         for content in request.get("contents", [])
         for part in content.get("parts", [])
     ]
-    assert expected in sent
+    ran = loaded["commands"]
+    assert sorted(ran) == ["build", "hack", "review"]  # the repository's modes
+    for name, done in ran.items():
+        assert done.returncode == 0, done
+        toml = tomllib.loads((loaded["root"] / f".gemini/commands/{name}.toml").read_text())
+        assert "{{args}}" in toml["prompt"], name
+        assert toml["prompt"].replace("{{args}}", REQUEST) in sent, name

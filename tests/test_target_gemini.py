@@ -267,3 +267,28 @@ def test_skills_are_written_where_gemini_reads_them_as_opencode_gets_them() -> N
         for rel, data in opencode.items()
         if rel.startswith(".opencode/skills/")
     }
+
+
+def test_what_a_mode_says_that_a_gemini_command_cannot_is_reported_at_its_key(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    mode = (
+        "---\ndescription: Revisa el cambio pedido.\nagent: rev\nmodel: x/y\nsubtask: true\n"
+        "---\nRevisa: $ARGUMENTS\n"
+    )
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/rev.md": agent("subagent"),
+            "specs/modes/review.md": mode,
+        }
+    )
+    result: Run = run("lint", "--verbose")
+    for line, text in (
+        (3, "Gemini CLI runs the command in its main session, not as rev"),
+        (4, "`model` has no Gemini CLI command equivalent"),
+        (5, "`subtask` has no Gemini CLI command equivalent"),
+    ):
+        assert f"specs/modes/review.md:{line}:1: info [lossy-translation] {text}" in result.out
+    report = emitted(Path.cwd())["TRANSLATION.md"]
+    assert "### /review\n\n- Gemini CLI runs the command in its main session" in report
