@@ -60,12 +60,15 @@ _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s:]+")
 
 
 class Session:
-    """One workspace's bundle as the editor has it: its config and the last run's findings."""
+    """One workspace's bundle as the editor has it: its config, the last run's
+    findings, and what runs keep for the next (api.Kept: each run re-lints the
+    whole bundle, but works again only on what changed)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.config: Config | None = None
         self.findings: dict[Path, list[Diagnostic]] = {}  # the last run's, by file
+        self.kept = api.Kept()
 
     def reload(self) -> None:
         """Read the config again at the next run (it was saved or changed on disk)."""
@@ -77,7 +80,7 @@ class Session:
         found: dict[Path, list[Diagnostic]] = {}
         try:
             config = self._config()
-            result = api.lint(_overlaid(config, overlays))
+            result = api.lint(_overlaid(config, overlays), kept=self.kept)
         except PromptcError as exc:  # a config the run cannot start with
             error = _config_error(exc, self.root)
             found[Path.cwd() / error.path] = [error]
