@@ -163,15 +163,21 @@ def anchor(agent: Agent, *path: str) -> Origin:
     return locator(agent.spec, "permission")(path)
 
 
-def locator(spec: Spec, base: str) -> Locate:
-    """Position of a key under `base` (permission, tools) in the spec's source,
-    following a `targets: {opencode: ...}` override when it supplies the key."""
+def written_under(spec: Spec, base: str) -> tuple[str, ...]:
+    """The frontmatter path above the `base` key (permission, tools) OpenCode reads:
+    `targets.opencode` when that override supplies the key, else the top level."""
     overrides = spec.meta.get("targets")
-    prefix: tuple[str, ...] = ()
     if isinstance(overrides, Mapping):
         mine = overrides.get(AGENT_TARGET)
         if isinstance(mine, Mapping) and base in mine:
-            prefix = ("targets", AGENT_TARGET)
+            return ("targets", AGENT_TARGET)
+    return ()
+
+
+def locator(spec: Spec, base: str) -> Locate:
+    """Position of a key under `base` (permission, tools) in the spec's source,
+    following a `targets: {opencode: ...}` override when it supplies the key."""
+    prefix = written_under(spec, base)
 
     def locate(path: tuple[str, ...]) -> Origin:
         pos = spec.where(*prefix, base, *path, key=True)

@@ -270,6 +270,31 @@ async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle
     assert change.new_text == agent("<<caveman>>\n\n# Sage\n")
 
 
+@pytest.mark.asyncio
+async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_clears_it(
+    client: LanguageClient, bundle: Path
+) -> None:
+    open_map = LEAD.replace('    "*": deny\n    scout: allow\n', "    scout: allow\n")
+    at = open_file(client, bundle / "specs/agents/lead.md", open_map)
+    found = await published(client, at, lambda ds: "missing-catch-all" in rules(ds))
+    [loose] = [d for d in found if d.code == "missing-catch-all"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=at),
+            range=loose.range,
+            context=types.CodeActionContext(diagnostics=[loose]),
+        )
+    )
+    assert actions is not None
+    [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
+    assert fix.edit is not None and fix.edit.changes is not None
+    [change] = fix.edit.changes[at]
+    fixed = LEAD.replace('    "*": deny\n    scout: allow\n', '    "*": ask\n    scout: allow\n')
+    assert change.new_text == fixed
+    edit(client, at, change.new_text)  # what the editor does when the action is picked
+    await published(client, at, lambda ds: "missing-catch-all" not in rules(ds))
+
+
 # --- the same answers, in process -------------------------------------------------------
 
 
