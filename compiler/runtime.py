@@ -63,9 +63,14 @@ class Agent:
     def native(self) -> bool:
         return self.spec is None
 
-    def own_rules(self) -> list[tuple[int, Rule]]:
+    def own_rules(self) -> tuple[tuple[int, Rule], ...]:
         """(index, rule) of the rules written in this agent's spec."""
-        return [(i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent"]
+        return self._own
+
+    @functools.cached_property
+    def _own(self) -> tuple[tuple[int, Rule], ...]:
+        # Several rules ask for every agent: worked out once.
+        return tuple((i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent")
 
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""
