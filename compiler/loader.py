@@ -164,9 +164,12 @@ class KeptFiles:
         self._now: dict[Path, tuple[bytes, SourceFile]] = {}
 
     def begin(self) -> None:
+        """A run starts: what the last one loaded is there to reuse (with, newer,
+        what a run that stopped before its end had loaded)."""
         self._last, self._now = {**self._last, **self._now}, {}
 
     def end(self) -> None:
+        """The run has loaded every file it reads: the others (removed, renamed) go."""
         self._last = {}
 
     def load(self, path: Path, raw: bytes) -> SourceFile:

@@ -2,9 +2,12 @@
 
 Diagnostics are `promptc lint`'s: every run lints the whole bundle, the files
 on disk under the editor's unsaved texts (Config.overlays), so an edit of a
-fragment re-diagnoses every agent that includes it. Each run makes its own
-objects from the config and the texts of that moment and keeps only what it
-publishes; edits are debounced (DELAY) so typing runs one lint per pause.
+fragment re-diagnoses every agent that includes it. A run reads every file
+again but hands the session's api.Kept to api.lint: a file whose bytes did not
+change keeps what the last run worked out from it (its load, schema problems,
+composition, ...), each keyed by the texts it read, so an edit costs what it
+touches and the diagnostics are still exactly a fresh lint's. Edits are
+debounced (DELAY) so typing runs one lint per pause.
 Definition, hover and completion are compiler.navigate's answers; code actions
 are the fixes `promptc lint --fix` applies (compiler.fix), as workspace edits.
 
