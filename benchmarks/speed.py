@@ -3,8 +3,9 @@
 Generates bundles of N agents (about 150 lines each: the caveman snippet with a
 parameter, a flow fragment, a per-target block and a permission map), then
 times every command in a fresh process per run and prints the median wall
-time, its ratio to the baselines timed in the same run, and the peak RSS (the
-repo's own bundle, ndomo, is timed too):
+time, the median CPU time (user and system, of every thread; the steadier
+figure on a shared machine), the wall time's ratio to the baselines timed in
+the same run, and the peak RSS (the repo's own bundle, ndomo, is timed too):
 
 - floor: `python -c pass`; imports: `python -c "import yaml, jinja2, jsonschema, click"`
   (both with the interpreter running this script, i.e. the same environment);
@@ -161,8 +162,8 @@ def write_agnix(root: Path, agents: int) -> None:
         (folder / f"a{i}.md").write_text(head + _plain_body(i))
 
 
-def timed(command: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int]:
-    """(seconds, peak RSS in KiB, exit code) of one fresh process."""
+def timed(command: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int, int]:
+    """(seconds, CPU seconds, peak RSS in KiB, exit code) of one fresh process."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -170,12 +171,13 @@ def timed(command: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss, proc.returncode
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
 
 
 class Table:
     def __init__(self, scratch: Path) -> None:
-        self.rows: list[tuple[str, int, float, int, str]] = []
+        # (command, N, median seconds, median CPU seconds, peak RSS, note)
+        self.rows: list[tuple[str, int, float, float, int, str]] = []
         self.floor = self.imports = float("nan")
         self.scratch = scratch
         self._buried = 0
@@ -200,27 +202,32 @@ class Table:
         before: list[Path] | None = None,
         env: dict[str, str] | None = None,
     ) -> float:
-        times, peaks, codes = [], [], set()
+        times, cpus, peaks, codes = [], [], [], set()
         for _ in range(repeat):
             for path in before or []:
                 self.bury(path)
-            seconds, peak, code = timed(command, cwd, env or dict(os.environ))
+            seconds, cpu, peak, code = timed(command, cwd, env or dict(os.environ))
             times.append(seconds)
+            cpus.append(cpu)
             peaks.append(peak)
             codes.add(code)
         median = statistics.median(times)
         note = "" if codes == {0} else f"exit {sorted(codes)}"
-        self.rows.append((name, size, median, max(peaks), note))
+        self.rows.append((name, size, median, statistics.median(cpus), max(peaks), note))
         print(self._line(self.rows[-1]), flush=True)
         return median
 
-    def _line(self, row: tuple[str, int, float, int, str]) -> str:
-        name, size, median, peak, note = row
+    def cpu(self, name: str, size: int) -> float:
+        """The median CPU time of a row (all of the process's threads and children)."""
+        return next(row[3] for row in self.rows if row[:2] == (name, size))
+
+    def _line(self, row: tuple[str, int, float, float, int, str]) -> str:
+        name, size, median, cpu, peak, note = row
         floor = median / self.floor if self.floor == self.floor else float("nan")
         imports = median / self.imports if self.imports == self.imports else float("nan")
         return (
-            f"| {name:38} | {size:>6} | {median * 1000:>9.1f} ms | {floor:>7.2f}x "
-            f"| {imports:>7.2f}x | {peak / 1024:>6.1f} MiB | {note}"
+            f"| {name:38} | {size:>6} | {median * 1000:>9.1f} ms | {cpu * 1000:>9.1f} ms "
+            f"| {floor:>7.2f}x | {imports:>7.2f}x | {peak / 1024:>6.1f} MiB | {note}"
         )
 
 
@@ -284,6 +291,12 @@ def promptc_rows(
 RULESYNC_ONE = "rulesync generate (opencode)"
 RULESYNC_BOTH = "rulesync generate (claude+opencode)"
 CCLINT = "cclint agents (lint only)"
+# The promptc row of each run the peers are compared with.
+WORK_ROWS = {
+    "build cold": "promptc build, cold",
+    "build cold, both": "promptc build, cold (claude+opencode)",
+    "lint cold": "promptc lint, cold",
+}
 # Which promptc run does the same work as each peer's, and the least ratio
 # (peer / promptc) promptc must keep at N=16 and at N=1000.
 PAIRS = {
@@ -347,7 +360,7 @@ def run(args: argparse.Namespace, table: Table, started: float) -> None:
     python = sys.executable
     header = (
         "| command                                |      N |    median    "
-        "|  /floor | /imports |  peak RSS  |"
+        "|  CPU median  |  /floor | /imports |  peak RSS  |"
     )
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
@@ -384,7 +397,7 @@ def run(args: argparse.Namespace, table: Table, started: float) -> None:
         )
         print(f"N=16 warm check / floor:   {small['check warm'] / table.floor:.2f} (target <= 8)")
     for size in (1000, 10000):
-        peaks = [row[3] for row in table.rows if row[1] == size and row[0].startswith("promptc")]
+        peaks = [row[4] for row in table.rows if row[1] == size and row[0].startswith("promptc")]
         if peaks:
             print(
                 f"N={size} peak RSS of any promptc run: {max(peaks) / 1024:.0f} MiB = "
@@ -399,7 +412,8 @@ def run(args: argparse.Namespace, table: Table, started: float) -> None:
             least = (targets or {}).get(row[1])
             target = f" (target >= {least:g})" if least else ""
             ratio = row[2] / results[row[1]][work]
-            print(f"N={row[1]} {row[0]} / promptc {work}: {ratio:.1f}x{target}")
+            cpu = row[3] / table.cpu(WORK_ROWS[work], row[1])
+            print(f"N={row[1]} {row[0]} / promptc {work}: {ratio:.1f}x, CPU {cpu:.1f}x{target}")
     print(f"benchmark wall time: {time.perf_counter() - started:.0f} s")
 
 

@@ -74,8 +74,7 @@ _CONSTANTS: dict[str, Value] = {"true": True, "false": False, "True": True, "Fal
 @dataclass(frozen=True, slots=True)
 class Literal:
     """Text emitted as is: `body[start:end]` of the scanned body, or `own` when an
-    escape or a comment cuts the run; `newlines` counts the source newlines it
-    stands for.
+    escape or a comment cuts the run.
 
     A literal holds offsets, not text: most of a body is literal, and a copy of
     it per scan would hold every body twice (and keep it alive after the body
@@ -85,7 +84,6 @@ class Literal:
     start: int
     end: int
     line: int
-    newlines: int
     own: str | None = None
 
     def text(self, body: str) -> str:
@@ -121,10 +119,6 @@ class Placeholder:
     @property
     def source(self) -> str:
         return self.lead + self.text + self.trail
-
-    @property
-    def newlines(self) -> int:
-        return self.trail.count("\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,16 +185,9 @@ class _Construct(NamedTuple):
     segment: Placeholder | Tag | None = None
 
 
-class _Line(NamedTuple):
-    """What one line's constructs became, at the line it was first read at."""
-
-    found: tuple[_Construct, ...]
-    spent: int  # of the constructs budget
-    problems: tuple[Problem, ...]
-
-
-# A line's text and its code spans -> what its constructs became.
-Lines = dict[tuple[object, ...], _Line]
+# A line's text and its code spans -> what its constructs became, at the line
+# first read: (the constructs, the budget they spent, their problems).
+Lines = dict[tuple[object, ...], tuple[tuple[_Construct, ...], int, tuple[Problem, ...]]]
 
 
 class _Scanner:
@@ -237,11 +224,10 @@ class _Scanner:
         if self.buffer:
             body = self.body
             spans = self.buffer
-            newlines = sum(body.count("\n", a, b) for a, b in spans)
             # Spans cut apart by an escape's backslash or a comment: text of its own.
             own = None if len(spans) == 1 else "".join(body[a:b] for a, b in spans)
             first, last = spans[0][0], spans[-1][1]
-            self.segments.append(Literal(first, last, self.buffer_line, newlines, own))
+            self.segments.append(Literal(first, last, self.buffer_line, own))
         self.buffer = []
 
     def _add(self, segment: Segment) -> None:
@@ -249,8 +235,8 @@ class _Scanner:
         self.segments.append(segment)
 
     def _dropped_newline(self, line: int) -> None:
-        """A removed line still counts one source newline, so lines stay aligned."""
-        self._add(Literal(0, 0, line, 1, ""))
+        """A removed line: the text after it is a literal of its own, at its own line."""
+        self._add(Literal(0, 0, line, ""))
 
     # -- blocks -----------------------------------------------------------
 
@@ -355,7 +341,7 @@ class _Scanner:
         if blank and len(found) == 1 and isinstance(found[0].segment, Placeholder):
             placeholder = found[0].segment
             lead, trail = text[: found[0].start], text[found[0].end :] + end
-            self._add(_alone(placeholder, lead, trail))
+            self._add(_placed(placeholder, number, True, lead, trail))
             return
         self._inline(text, end, number, found, base)
 
@@ -379,16 +365,16 @@ class _Scanner:
             return []
         key = (text, *protected)
         known = self.lines.get(key)
-        if known is None or self.constructs + known.spent > MAX_CONSTRUCTS:
+        if known is None or self.constructs + known[1] > MAX_CONSTRUCTS:
             before, problems = self.constructs, len(self.problems)
             found = self._read(text, number, protected)
             if self.constructs <= MAX_CONSTRUCTS:  # not cut short by the budget
                 spent = self.constructs - before
-                self.lines[key] = _Line(tuple(found), spent, tuple(self.problems[problems:]))
+                self.lines[key] = (tuple(found), spent, tuple(self.problems[problems:]))
             return found
-        self.constructs += known.spent
-        self.problems.extend(replace(p, line=number) for p in known.problems)
-        return [c._replace(segment=_at_line(c.segment, number)) for c in known.found]
+        self.constructs += known[1]
+        self.problems.extend(replace(p, line=number) for p in known[2])
+        return [c._replace(segment=_at_line(c.segment, number)) for c in known[0]]
 
     def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
         found: list[_Construct] = []
@@ -520,22 +506,18 @@ class _Scanner:
 
 
 def _at_line(segment: Placeholder | Tag | None, line: int) -> Placeholder | Tag | None:
-    """The segment of a line read before, standing at `line`."""
-    return segment if segment is None or segment.line == line else replace(segment, line=line)
+    """The segment of a line read before, standing at `line` (built as scanned: replace
+    takes four times as long)."""
+    if segment is None or segment.line == line:
+        return segment
+    if isinstance(segment, Tag):
+        s = segment
+        return Tag(s.keyword, s.condition, line, s.column, s.condition_column, s.text, s.known)
+    return _placed(segment, line, segment.alone, segment.lead, segment.trail)
 
 
-def _alone(placeholder: Placeholder, lead: str, trail: str) -> Placeholder:
-    return Placeholder(
-        placeholder.name,
-        placeholder.args,
-        placeholder.called,
-        placeholder.line,
-        placeholder.column,
-        placeholder.text,
-        True,
-        lead,
-        trail,
-    )
+def _placed(p: Placeholder, line: int, alone: bool, lead: str, trail: str) -> Placeholder:
+    return Placeholder(p.name, p.args, p.called, line, p.column, p.text, alone, lead, trail)
 
 
 def _leading_blanks(text: str) -> int:
@@ -632,12 +614,10 @@ class _Marks:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at: dict[str, list[int]] = {}  # each found when first asked for
+        self.at = {key: [m.start() for m in p.finditer(text)] for key, p in self._PATTERNS.items()}
 
     def next(self, key: str, start: int) -> int | None:
-        positions = self.at.get(key)
-        if positions is None:
-            positions = self.at[key] = [m.start() for m in self._PATTERNS[key].finditer(self.text)]
+        positions = self.at[key]
         i = bisect.bisect_left(positions, start)
         return positions[i] if i < len(positions) else None
 
@@ -780,8 +760,6 @@ class _Parser:
 
 
 def _unquote(token: str, column: int) -> str:
-    if "\\" not in token:
-        return token[1:-1]
     out: list[str] = []
     i = 1
     while i < len(token) - 1:

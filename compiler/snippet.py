@@ -16,10 +16,10 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from compiler.loader import SourceFile
 from compiler.project import Spec
@@ -30,6 +30,7 @@ MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
 MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
+T = TypeVar("T")
 _SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -56,12 +57,6 @@ class Snippet:
     def target(self) -> _Target:
         """The text as windows are compared with it: built once, for every agent."""
         return _Target(self.text)
-
-    @functools.cached_property
-    def call(self) -> re.Pattern[str]:
-        """The snippet's placeholder, with or without arguments, on one line."""
-        name = re.escape(self.name)
-        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
 
 
 @dataclass(frozen=True)
@@ -177,8 +172,7 @@ def _normal(text: str) -> str:
 
 def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
     """Indices of lines inside fenced code blocks (fences included); `fences`: in
-    order, every line that may be a fence (every line holding three backticks or
-    tildes is among them)."""
+    order, the lines that may be fences (every fence among them)."""
     inside: set[int] = set()
     fence: str | None = None
     opened = 0
@@ -197,32 +191,27 @@ def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
     return inside
 
 
-def _fences(lines: Sequence[str], text: str) -> list[int]:
-    """The lines that hold three backticks or tildes; `text`: the lines joined."""
-    if "```" not in text and "~~~" not in text:
-        return []
-    return [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]
-
-
 def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
     """(line index, match on that line) of every placeholder of the snippet in a
     source body outside code; `lines` is the body split into lines. No
     placeholder spans lines, so the body is searched at once."""
+    call = re.compile(
+        rf"<<[^\S\n]*{re.escape(snippet.name)}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>"
+    )
     found: list[tuple[int, re.Match[str]]] = []
     index = previous = 0
-    for match in snippet.call.finditer(body):
+    for match in call.finditer(body):
         start = body.rfind("\n", 0, match.start()) + 1
         index += body.count("\n", previous, start)
         previous = start
-        own = snippet.call.match(lines[index], match.start() - start)  # the same match, on its line
+        own = call.match(lines[index], match.start() - start)  # the same match, on its line
         if own is not None:
             found.append((index, own))
     if not found:
         return found
     # Only the lines up to the last call can open the code a call is in.
     head = lines[: found[-1][0] + 1]
-    end = body.find("\n", previous)
-    code = _code_lines(head, _fences(head, body[:end] if end >= 0 else body))
+    code = _code_lines(head, range(len(head)))
     kept: list[tuple[int, re.Match[str]]] = []
     for index, own in found:
         line = lines[index]
@@ -276,19 +265,16 @@ class _Target:
         # normal form, and difflib's opcodes per pattern of equal lines (see
         # align). Bounded: a run of 10,000 agents reads millions of lines.
         self.normals: dict[str, str] = {}
+        self.inside: dict[str, bool] = {}  # see parts
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
 
     def normal(self, lines: Sequence[str]) -> list[str]:
         """_normal of each line."""
-        known = self.normals
-        found = list(map(known.get, lines))
-        if None in found:
-            if len(known) > MEMO_LINES:
-                known.clear()
-            for index in itertools.compress(itertools.count(), map(operator.not_, found)):
-                line = lines[index]
-                found[index] = known[line] = " ".join(line.split())
-        return cast(list[str], found)  # every None is filled in
+        return _each(self.normals, lines, _normal)
+
+    def parts(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each (normal) text is a part of the snippet's."""
+        return _each(self.inside, texts, self.text.__contains__)
 
     def score(self, text: str) -> float:
         """difflib's ratio of the window to the snippet."""
@@ -318,6 +304,19 @@ class _Target:
         return size - row.bit_count()
 
 
+def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
+    """make(key) for each key, each worked out once in a run (`known`, bounded)."""
+    found = list(map(known.get, keys))
+    if None in found:
+        if len(known) > MEMO_LINES:
+            known.clear()
+        unknown = map(operator.is_, found, itertools.repeat(None))
+        for index in itertools.compress(itertools.count(), unknown):
+            key = keys[index]
+            found[index] = known[key] = make(key)
+    return cast(list[T], found)  # every None is filled in
+
+
 class _Reading:
     """The body as windows read it: the text of its non-blank lines outside code,
     whitespace-normalised and joined by spaces, and where each of the snippet's
@@ -329,8 +328,7 @@ class _Reading:
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
         self.normal = target.normal(lines)
-        # A fence is a line whose normal form starts with one.
-        fences = map(str.startswith, self.normal, itertools.repeat(("```", "~~~")))
+        fences = map(str.startswith, self.normal, itertools.repeat(("```", "~~~")))  # normal forms
         code = _code_lines(lines, itertools.compress(itertools.count(), fences))
         read = itertools.compress(itertools.count(), self.normal)  # the lines not blank
         self.lines = list(itertools.filterfalse(code.__contains__, read))
@@ -339,18 +337,16 @@ class _Reading:
         lengths = map((1).__add__, map(len, self.read))
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
-        found = sorted(
-            (at, number)
-            for number, piece in enumerate(target.pieces)
-            for at in _finds(self.text, piece)
-        )
+        found: list[tuple[int, int]] = []  # (where, which), overlaps included
+        for number, piece in enumerate(target.pieces):
+            at = self.text.find(piece)
+            while at >= 0:
+                found.append((at, number))
+                at = self.text.find(piece, at + 1)
+        found.sort()
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
         self.size = target.anchor
-
-    def span(self, first: int, last: int) -> tuple[int, int]:
-        """The offsets in `text` of the window from the `first` line read to the `last`."""
-        return self.offsets[first], self.offsets[last + 1] - 1
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""
@@ -362,19 +358,14 @@ class _Reading:
         """The lines read (by position) from which a window may read a part of the
         snippet (its first line is one) or half of its pieces (a piece is within
         reach)."""
-        parts = set(itertools.compress(itertools.count(), map(target.text.__contains__, self.read)))
-        # The lines from the first within reach of each piece to the one it starts in.
-        offsets = itertools.repeat(self.offsets)
-        reach = map((self.size - int(target.longest)).__add__, self.at)
-        firsts = map(bisect.bisect_left, offsets, reach)
-        near = set(
-            itertools.chain.from_iterable(
-                map(range, firsts, map(bisect.bisect_right, offsets, self.at))
-            )
-        )
-        near -= parts
-        near.discard(len(self.lines))  # the end of the text
-        return sorted(parts | {i for i in near if self._reaches(i, target)})
+        parts = set(itertools.compress(itertools.count(), target.parts(self.read)))
+        near: set[int] = set()
+        reach = int(target.longest) - self.size
+        for at in self.at:
+            low = bisect.bisect_left(self.offsets, at - reach)
+            high = bisect.bisect_right(self.offsets, at)
+            near.update(range(low, min(high, len(self.lines))))
+        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
 
     def _reaches(self, position: int, target: _Target) -> bool:
         begin = self.offsets[position]
@@ -385,14 +376,6 @@ class _Reading:
         line = self.lines[position]
         at = bisect.bisect_right(self.code, line)
         return self.code[at] if at < len(self.code) else len(self.normal)
-
-
-def _finds(text: str, piece: str) -> Iterator[int]:
-    """Where `piece` starts in `text`, overlaps included."""
-    at = text.find(piece)
-    while at >= 0:
-        yield at
-        at = text.find(piece, at + 1)
 
 
 def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
@@ -437,7 +420,7 @@ def _scored(
             last = lines[later]
             if last >= stop:
                 break
-            low, high = reading.span(position, later)
+            low, high = reading.offsets[position], reading.offsets[later + 1] - 1
             window = text[low:high]
             if len(window) > target.longest:
                 break

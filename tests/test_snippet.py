@@ -142,7 +142,7 @@ TARGETS = [
 def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
     body = "\n".join(lines)
     lines = body.split("\n")
-    assert snippet._code_lines(lines, snippet._fences(lines, body)) == code_lines(lines)
+    assert snippet._code_lines(lines, range(len(lines))) == code_lines(lines)
     assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
@@ -151,6 +151,18 @@ def test_windows_are_those_of_reading_every_window(lines: list[str], target: str
 def test_windows_of_longer_bodies_are_those_of_reading_every_window(lines: list[str]) -> None:
     target = "\n".join(SNIPPET_LINES)
     assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+
+
+@settings(max_examples=200, deadline=None)
+@given(bodies=st.lists(st.lists(LINE, max_size=12), min_size=2, max_size=6))
+def test_windows_found_by_a_snippet_that_read_other_bodies_are_those_of_a_fresh_one(
+    bodies: list[list[str]],
+) -> None:
+    """A run's snippet keeps what it read of each line for the next agents."""
+    target = "\n".join(SNIPPET_LINES)
+    shared = _snippet(target)
+    for lines in bodies:
+        assert snippet._windows(lines, shared) == snippet._windows(lines, _snippet(target))
 
 
 def test_windows_reach_as_far_as_max_window_lines() -> None:

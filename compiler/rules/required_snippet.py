@@ -350,10 +350,6 @@ def _form(snippet: Snippet, options: Mapping[str, Any]) -> str:
     return snippet.placeholder if options["fix_style"] == "placeholder" else snippet.text
 
 
-def _body_lines(spec: Spec) -> list[str]:
-    return spec.source.body.split("\n")
-
-
 def _real_lines(spec: Spec) -> int:
     """How many lines the file has (a final newline does not start another one)."""
     text = spec.source.text
@@ -362,23 +358,14 @@ def _real_lines(spec: Spec) -> int:
 
 def _first_content(spec: Spec) -> int | None:
     """The file line of the body's first non-blank line."""
-    for index, line in enumerate(_body_lines(spec)):
-        if line.strip():
-            return spec.source.body_line + index
-    return None
+    first = _first_line(spec.source.body)
+    return None if first is None else spec.source.body_line + first
 
 
-def _first_text(text: str) -> int:
-    """The index of the first non-blank line of `text`, 0 when there is none; without
-    splitting the whole text, since that line is nearly always the first."""
-    start = index = 0
-    while True:
-        end = text.find("\n", start)
-        if (text[start:] if end < 0 else text[start:end]).strip():
-            return index
-        if end < 0:
-            return 0
-        start, index = end + 1, index + 1
+def _first_line(text: str) -> int | None:
+    """The index of the first non-blank line of `text` (None: there is none)."""
+    lead = len(text) - len(text.lstrip())
+    return text.count("\n", 0, lead) if lead < len(text) else None
 
 
 def _removal(spec: Spec, copy: Copy) -> tuple[int, int]:
@@ -459,7 +446,7 @@ def _check_agent(
             )
             yield Problem(top, 1, message, fix=_insert(spec, form), path=path)
         return
-    head = _first_text(spec.body)
+    head = _first_line(spec.body) or 0
     kept = next((c for c in copies if c.composed == head), copies[0])
     for copy in copies:
         if copy is not kept:

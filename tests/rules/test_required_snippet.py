@@ -519,8 +519,8 @@ def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBun
 @example("")
 @example("\n\n")
 @example(" \n a")
-def test_first_text_is_the_first_non_blank_line(text: str) -> None:
+def test_first_line_is_the_first_non_blank_line(text: str) -> None:
     lines = text.split("\n")
-    assert required_snippet._first_text(text) == next(
-        (i for i, line in enumerate(lines) if line.strip()), 0
+    assert required_snippet._first_line(text) == next(
+        (i for i, line in enumerate(lines) if line.strip()), None
     )
