@@ -58,14 +58,13 @@ class Result:
 
 class Kept:
     """What a long-running program (the language server) keeps from one run
-    for the next: the files loaded, with what stages derived from each alone
-    (compiler.loader.KeptFiles), and the validators. Everything kept is keyed
-    by the content it came from, so a run with a Kept reports exactly what a
-    run without one reports."""
+    for the next: the files loaded, with what the stages worked out from each
+    (compiler.loader.KeptFiles). Everything kept is keyed by the content it
+    came from, so a run with a Kept reports exactly what a run without one
+    reports."""
 
     def __init__(self) -> None:
         self.files = KeptFiles()
-        self.schemas = Schemas()
 
 
 class _Collector:
@@ -78,7 +77,7 @@ class _Collector:
         # ConfigError at the table's line ends the run before it reads a spec).
         target_registry.check_options(config)
         self.settings: lint_rules.Settings = lint_rules.settings(config)
-        self.schemas = kept.schemas if kept else Schemas()  # the run's validators
+        self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
 
