@@ -28,7 +28,7 @@ from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
 from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
-from compiler.loader import SourceFile
+from compiler.loader import KeptFiles, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
 from compiler.runtime import Agent, Runtime
@@ -56,11 +56,23 @@ class Result:
         return not has_errors(list(self.diagnostics))
 
 
+class Kept:
+    """What a long-running program (the language server) keeps from one run
+    for the next: the files loaded, with what the stages worked out from each
+    (compiler.loader.KeptFiles). Everything kept is keyed by the content it
+    came from, so a run with a Kept reports exactly what a run without one
+    reports."""
+
+    def __init__(self) -> None:
+        self.files = KeptFiles()
+
+
 class _Collector:
     """Turns stage findings into diagnostics with display paths."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, kept: Kept | None = None) -> None:
         self.config = config
+        self.kept = kept
         # The rules' and targets' tables checked where they are known (a
         # ConfigError at the table's line ends the run before it reads a spec).
         target_registry.check_options(config)
@@ -133,7 +145,7 @@ def _capped(ordered: list[Diagnostic]) -> list[Diagnostic]:
 
 def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     """Load, validate, compose and lint: the bundle and the project of `target`."""
-    bundle = load_bundle(out.config)
+    bundle = load_bundle(out.config, out.kept.files if out.kept else None)
     for rule, path, problem in bundle.findings:
         out.add(rule, path, problem)
     for source in bundle.sources():
@@ -162,7 +174,17 @@ def _composed(out: _Collector, composition: Composition) -> None:
         out.add(rule, path, problem)
 
 
-def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
+def _validate(kind: str, source: SourceFile, schemas: Schemas) -> tuple[Problem, ...]:
+    """The file's schema problems as a `kind`, worked out once per loaded text."""
+    key = f"schema:{kind}"
+    found = source.derived.get(key)
+    if found is None:
+        found = source.derived[key] = tuple(_schema_problems(kind, source, schemas))
+    assert isinstance(found, tuple)
+    return found
+
+
+def _schema_problems(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
     if not source.ok:
         return
     if source.frontmatter is not None:
@@ -176,13 +198,16 @@ def _lint_target(config: Config) -> str:
     return next(iter(config.targets), "opencode")
 
 
-def lint(config: Config, *, fix: bool = False, cache: bool = False) -> Result:
+def lint(
+    config: Config, *, fix: bool = False, cache: bool = False, kept: Kept | None = None
+) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left.
-    With `cache`, store the result for the next run (never with `fix`)."""
+    With `cache`, store the result for the next run (never with `fix`). With
+    `kept`, reuse what the last run with it worked out from unchanged files."""
     if cache and not fix:
         return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
     fixed, failed = _fix(config) if fix else ((), ())
-    collector = _Collector(config)
+    collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
     for name in sorted({emitter.compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler.config import Config
 from compiler.diagnostics import Problem
-from compiler.loader import SourceFile, load_file
+from compiler.loader import KeptFiles, SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 Findings = list[tuple[str, Path, Problem]]  # (rule, file, problem) about the tree itself
+Read = Callable[[Path], SourceFile]  # one run's load_file
 
 
 SKILL_FILE = "SKILL.md"
@@ -84,17 +85,27 @@ class Bundle:
 SPEC_FOLDERS = ("agents", "modes", "skills")
 
 
-def load_bundle(config: Config) -> Bundle:
+def load_bundle(config: Config, kept: KeptFiles | None = None) -> Bundle:
+    """Every file of the bundle, the editor's unsaved texts over them; with
+    `kept`, the files whose bytes did not change since the last run as it made them."""
     findings: Findings = []
+
+    def read(path: Path) -> SourceFile:
+        return load_file(path, config.overlays, kept)
+
+    if kept is not None:
+        kept.begin()
     _strays_in_specs(config, findings)
-    agents = _load_tree(config, config.specs / "agents", config.specs, findings)
-    modes = _load_tree(config, config.specs / "modes", config.specs, findings)
-    fragments = _load_fragments(config, findings)
-    skills = _load_skills(config, findings)
+    agents = _load_tree(config, config.specs / "agents", config.specs, findings, read)
+    modes = _load_tree(config, config.specs / "modes", config.specs, findings, read)
+    fragments = _load_fragments(config, findings, read)
+    skills = _load_skills(config, findings, read)
+    if kept is not None:
+        kept.end()
     return Bundle(agents, modes, fragments, tuple(findings), skills)
 
 
-def _load_skills(config: Config, findings: Findings) -> dict[str, SkillSource]:
+def _load_skills(config: Config, findings: Findings, read: Read) -> dict[str, SkillSource]:
     folder = config.specs / "skills"
     if not folder.is_dir():
         return {}
@@ -116,13 +127,11 @@ def _load_skills(config: Config, findings: Findings) -> dict[str, SkillSource]:
             message = f"skill folder without {SKILL_FILE}; nothing here is emitted"
             findings.append(("stray-file", entry, Problem(1, 1, message)))
             continue
-        skills[entry.name] = _load_skill(entry, root, findings, config.overlays)
+        skills[entry.name] = _load_skill(entry, root, findings, read)
     return skills
 
 
-def _load_skill(
-    folder: Path, root: Path, findings: Findings, overlays: Mapping[Path, str]
-) -> SkillSource:
+def _load_skill(folder: Path, root: Path, findings: Findings, read: Read) -> SkillSource:
     markdown: dict[str, SourceFile] = {}
     assets: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -135,7 +144,7 @@ def _load_skill(
             )
             continue
         if path.suffix == ".md":
-            markdown[rel] = load_file(path, overlays)
+            markdown[rel] = read(path)
             continue
         text = _asset_text(path, findings)
         if text is not None:
@@ -297,18 +306,17 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _load_tree(
-    config: Config, folder: Path, base: Path, findings: Findings
+    config: Config, folder: Path, base: Path, findings: Findings, read: Read
 ) -> dict[str, SourceFile]:
-    overlays = config.overlays
     files = _markdown_files(config, folder, base, findings)
-    return {ident: load_file(path, overlays) for ident, path in files}
+    return {ident: read(path) for ident, path in files}
 
 
 def fragment_name(relative: str) -> str:
     return relative.replace("/", "_").replace("-", "_")
 
 
-def _load_fragments(config: Config, findings: Findings) -> dict[str, SourceFile]:
+def _load_fragments(config: Config, findings: Findings, read: Read) -> dict[str, SourceFile]:
     fragments: dict[str, SourceFile] = {}
     origin: dict[str, Path] = {}
     files = _markdown_files(config, config.fragments, config.fragments, findings)
@@ -324,5 +332,5 @@ def _load_fragments(config: Config, findings: Findings) -> dict[str, SourceFile]
             findings.append(("compose", path, Problem(1, 1, message)))
             continue
         origin[name] = path
-        fragments[name] = load_file(path, config.overlays)
+        fragments[name] = read(path)
     return fragments

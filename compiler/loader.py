@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -128,6 +129,10 @@ class SourceFile:
     held: Body
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
+    # What stages work out from this file alone (its schema problems, an
+    # agent's permission rules), kept here by the modules that compute it:
+    # it lives exactly as long as this loaded text.
+    derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def body(self) -> str:
@@ -144,17 +149,53 @@ class SourceFile:
         return not self.findings or not any(rule == "syntax" for rule, _ in self.findings)
 
 
-def load_file(path: Path, overlays: Mapping[Path, str] | None = None) -> SourceFile:
-    """The file at `path`; an editor's unsaved text of it instead, when `overlays` has one."""
+class KeptFiles:
+    """The files the last run loaded, by path and a digest of their bytes: a
+    long-running program (the language server) hands the same KeptFiles to
+    each run, and a file whose bytes did not change is not parsed again; its
+    SourceFile, with what stages derived from it, serves the next run as it is.
+
+    Each run keeps only the files it loaded (`begin`, `end`): a file removed
+    or renamed is gone after the run that no longer finds it.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[Path, tuple[bytes, SourceFile]] = {}
+        self._now: dict[Path, tuple[bytes, SourceFile]] = {}
+
+    def begin(self) -> None:
+        """A run starts: what the last one loaded is there to reuse (with, newer,
+        what a run that stopped before its end had loaded)."""
+        self._last, self._now = {**self._last, **self._now}, {}
+
+    def end(self) -> None:
+        """The run has loaded every file it reads: the others (removed, renamed) go."""
+        self._last = {}
+
+    def load(self, path: Path, raw: bytes) -> SourceFile:
+        digest = hashlib.blake2b(raw, digest_size=16).digest()
+        found = self._last.get(path)
+        if found is None or found[0] != digest:
+            found = (digest, load_bytes(path, raw))
+        self._now[path] = found
+        return found[1]
+
+
+def load_file(
+    path: Path, overlays: Mapping[Path, str] | None = None, kept: KeptFiles | None = None
+) -> SourceFile:
+    """The file at `path`; an editor's unsaved text of it instead, when `overlays` has
+    one. With `kept`, the SourceFile the last run made of these same bytes."""
     if overlays and path in overlays:
-        return load_bytes(path, overlays[path].encode("utf-8", "surrogatepass"))
-    try:
-        raw = read_bounded(path)
-    except _Unreadable as exc:
-        return _broken(path, 1, 1, str(exc))
-    except OSError as exc:
-        return _broken(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
-    return load_bytes(path, raw)
+        raw = overlays[path].encode("utf-8", "surrogatepass")
+    else:
+        try:
+            raw = read_bounded(path)
+        except _Unreadable as exc:
+            return _broken(path, 1, 1, str(exc))
+        except OSError as exc:
+            return _broken(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+    return load_bytes(path, raw) if kept is None else kept.load(path, raw)
 
 
 class _Unreadable(Exception):

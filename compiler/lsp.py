@@ -2,9 +2,12 @@
 
 Diagnostics are `promptc lint`'s: every run lints the whole bundle, the files
 on disk under the editor's unsaved texts (Config.overlays), so an edit of a
-fragment re-diagnoses every agent that includes it. Each run makes its own
-objects from the config and the texts of that moment and keeps only what it
-publishes; edits are debounced (DELAY) so typing runs one lint per pause.
+fragment re-diagnoses every agent that includes it. A run reads every file
+again but hands the session's api.Kept to api.lint: a file whose bytes did not
+change keeps what the last run worked out from it (its load, schema problems,
+composition, ...), each keyed by the texts it read, so an edit costs what it
+touches and the diagnostics are still exactly a fresh lint's. Edits are
+debounced (DELAY) so typing runs one lint per pause.
 Definition, hover and completion are compiler.navigate's answers; code actions
 are the fixes `promptc lint --fix` applies (compiler.fix), as workspace edits.
 
@@ -60,12 +63,15 @@ _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s:]+")
 
 
 class Session:
-    """One workspace's bundle as the editor has it: its config and the last run's findings."""
+    """One workspace's bundle as the editor has it: its config, the last run's
+    findings, and what runs keep for the next (api.Kept: each run re-lints the
+    whole bundle, but works again only on what changed)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.config: Config | None = None
         self.findings: dict[Path, list[Diagnostic]] = {}  # the last run's, by file
+        self.kept = api.Kept()
 
     def reload(self) -> None:
         """Read the config again at the next run (it was saved or changed on disk)."""
@@ -77,7 +83,7 @@ class Session:
         found: dict[Path, list[Diagnostic]] = {}
         try:
             config = self._config()
-            result = api.lint(_overlaid(config, overlays))
+            result = api.lint(_overlaid(config, overlays), kept=self.kept)
         except PromptcError as exc:  # a config the run cannot start with
             error = _config_error(exc, self.root)
             found[Path.cwd() / error.path] = [error]

@@ -16,14 +16,13 @@ import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler import wildcard
 from compiler.bundle import Bundle
 from compiler.config import Config
 from compiler.coverage import Coverage
 from compiler.diagnostics import Problem
-from compiler.loader import SourceFile
 from compiler.permissions import (
     DEFAULT,
     RUNTIME,
@@ -64,9 +63,14 @@ class Agent:
     def native(self) -> bool:
         return self.spec is None
 
-    def own_rules(self) -> list[tuple[int, Rule]]:
+    def own_rules(self) -> tuple[tuple[int, Rule], ...]:
         """(index, rule) of the rules written in this agent's spec."""
-        return [(i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent"]
+        return self._own
+
+    @functools.cached_property
+    def _own(self) -> tuple[tuple[int, Rule], ...]:
+        # Several rules ask for every agent: worked out once.
+        return tuple((i, r) for i, r in enumerate(self.rules) if r.origin.kind == "agent")
 
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""
@@ -164,15 +168,21 @@ def anchor(agent: Agent, *path: str) -> Origin:
     return locator(agent.spec, "permission")(path)
 
 
-def locator(spec: Spec, base: str) -> Locate:
-    """Position of a key under `base` (permission, tools) in the spec's source,
-    following a `targets: {opencode: ...}` override when it supplies the key."""
+def written_under(spec: Spec, base: str) -> tuple[str, ...]:
+    """The frontmatter path above the `base` key (permission, tools) OpenCode reads:
+    `targets.opencode` when that override supplies the key, else the top level."""
     overrides = spec.meta.get("targets")
-    prefix: tuple[str, ...] = ()
     if isinstance(overrides, Mapping):
         mine = overrides.get(AGENT_TARGET)
         if isinstance(mine, Mapping) and base in mine:
-            prefix = ("targets", AGENT_TARGET)
+            return ("targets", AGENT_TARGET)
+    return ()
+
+
+def locator(spec: Spec, base: str) -> Locate:
+    """Position of a key under `base` (permission, tools) in the spec's source,
+    following a `targets: {opencode: ...}` override when it supplies the key."""
+    prefix = written_under(spec, base)
 
     def locate(path: tuple[str, ...]) -> Origin:
         pos = spec.where(*prefix, base, *path, key=True)
@@ -318,24 +328,35 @@ class Memo:
     def __init__(self) -> None:
         self.patterns = wildcard.Patterns()
         self.runtime: tuple[Project, Runtime] | None = None  # the last for_project
-        # spec id -> (its source, rules name the home, home, frontmatter, rules, problems)
-        self.reads: dict[
-            str,
-            tuple[SourceFile, bool, str, Mapping[str, Any], tuple[Rule, ...], tuple[Problem, ...]],
-        ] = {}
 
     def read(
         self, spec: Spec, home: str
     ) -> tuple[Mapping[str, Any], tuple[Rule, ...], list[Problem]]:
-        """The agent's emitted frontmatter, its own rules and their problems."""
-        found = self.reads.get(spec.id)
-        if found is None or found[0] is not spec.source or (found[1] and found[2] != home):
+        """The agent's emitted frontmatter, its own rules and their problems, kept
+        with the spec's loaded file (so a language server's next run reuses them)."""
+        found = spec.source.derived.get(_READ)
+        stale = isinstance(found, _Read) and (found.named and found.home != home)
+        if not isinstance(found, _Read) or found.id != spec.id or stale:
             data = agent_frontmatter(spec)
             rules, problems = _agent_rules(spec, home, data, self.patterns)
             named = any(r.written is not None and names_home(r.written) for r in rules)
-            found = (spec.source, named, home, data, tuple(rules), tuple(problems))
-            self.reads[spec.id] = found
-        return found[3], found[4], list(found[5])
+            found = _Read(spec.id, named, home, data, tuple(rules), tuple(problems))
+            spec.source.derived[_READ] = found
+        return found.data, found.rules, list(found.problems)
+
+
+_READ = "permissions"
+
+
+class _Read(NamedTuple):
+    """What Memo.read worked out for one agent's file."""
+
+    id: str
+    named: bool  # its rules name the home folder: they serve that home only
+    home: str
+    data: Mapping[str, Any]
+    rules: tuple[Rule, ...]
+    problems: tuple[Problem, ...]
 
 
 def memo_of(bundle: Bundle) -> Memo:

@@ -68,6 +68,9 @@ class Conditions:
         self.env = environment()
         self._parsed: dict[str, nodes.Expr | TemplateSyntaxError] = {}
         self._compiled: dict[str, TemplateExpression] = {}
+        # What each condition decided for each set of values: a thousand agents
+        # that test `target` ask the same question once per target.
+        self._held: dict[tuple[object, ...], bool] = {}
 
     def problem(
         self, condition: str, scope: Collection[str], enums: Mapping[str, tuple[Value, ...]]
@@ -89,12 +92,17 @@ class Conditions:
         Raises what Jinja raises for a condition it cannot evaluate (a
         comparison Python refuses, a variable without a value).
         """
-        compiled = self._compiled.get(condition)
-        if compiled is None:
-            compiled = self.env.compile_expression(condition, undefined_to_none=False)
-            self._compiled[condition] = compiled
-        # bool() as Jinja's `if` does: StrictUndefined refuses it too.
-        return bool(compiled(values))
+        # The type is part of the key: 1, 1.0 and True are equal keys, not equal values.
+        key = (condition, *sorted((k, type(v).__name__, v) for k, v in values.items()))
+        found = self._held.get(key)
+        if found is None:
+            compiled = self._compiled.get(condition)
+            if compiled is None:
+                compiled = self.env.compile_expression(condition, undefined_to_none=False)
+                self._compiled[condition] = compiled
+            # bool() as Jinja's `if` does: StrictUndefined refuses it too.
+            found = self._held[key] = bool(compiled(values))
+        return found
 
     def _parse(self, condition: str) -> nodes.Expr | TemplateSyntaxError:
         """The condition as the test of an `if` tag, or the error Jinja's parser reports."""

@@ -8,11 +8,13 @@ Session the questions the server forwards to them.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 import pytest_lsp
@@ -20,9 +22,12 @@ from lsprotocol import types
 from pygls import uris
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from compiler import api
+from compiler.config import load_config
 from compiler.lsp import Session
 from compiler.navigate import Snapshot, complete, definition, hover
-from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, agent
+from tests.conftest import every_field
+from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, SNIPPET, agent
 
 pytestmark = pytest.mark.slow
 
@@ -270,6 +275,31 @@ async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle
     assert change.new_text == agent("<<caveman>>\n\n# Sage\n")
 
 
+@pytest.mark.asyncio
+async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_clears_it(
+    client: LanguageClient, bundle: Path
+) -> None:
+    open_map = LEAD.replace('    "*": deny\n    scout: allow\n', "    scout: allow\n")
+    at = open_file(client, bundle / "specs/agents/lead.md", open_map)
+    found = await published(client, at, lambda ds: "missing-catch-all" in rules(ds))
+    [loose] = [d for d in found if d.code == "missing-catch-all"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=at),
+            range=loose.range,
+            context=types.CodeActionContext(diagnostics=[loose]),
+        )
+    )
+    assert actions is not None
+    [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
+    assert fix.edit is not None and fix.edit.changes is not None
+    [change] = fix.edit.changes[at]
+    fixed = LEAD.replace('    "*": deny\n    scout: allow\n', '    "*": ask\n    scout: allow\n')
+    assert change.new_text == fixed
+    edit(client, at, change.new_text)  # what the editor does when the action is picked
+    await published(client, at, lambda ds: "missing-catch-all" not in rules(ds))
+
+
 # --- the same answers, in process -------------------------------------------------------
 
 
@@ -368,9 +398,90 @@ def test_a_removed_fragment_is_gone_from_the_next_run(
     assert "caveman" not in session.snapshot({}).bundle.fragments
 
 
-@pytest.mark.skipif(
-    sys.getallocatedblocks() == 0, reason="this interpreter does not count its memory blocks"
-)
+def served(session: Session, overlays: Mapping[Path, str]) -> list[tuple[object, ...]]:
+    """Every diagnostic the server publishes after a run, in publishing order."""
+    return every_field(d for found in session.diagnose(overlays).values() for d in found)
+
+
+def linted(root: Path, overlays: Mapping[Path, str]) -> list[tuple[object, ...]]:
+    """What `promptc lint` reports of the same texts, in a run of its own."""
+    config = dataclasses.replace(load_config(cwd=root), overlays=MappingProxyType(dict(overlays)))
+    return every_field(api.lint(config).diagnostics)
+
+
+def test_a_fragment_edit_changes_what_the_agents_that_include_it_are_told(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    inner, quiet = bundle / "fragments/inner.md", bundle / "specs/agents/quiet.md"
+    inner.write_text("Nota.\n", encoding="utf-8")
+    (bundle / "fragments/note.md").write_text("<<inner>>\n", encoding="utf-8")
+    quiet.write_text(SCOUT.replace("<<caveman>>\n\n# Scout\n", "<<note>>\n"), encoding="utf-8")
+    session = Session(bundle)
+    sage, scout = bundle / "specs/agents/sage.md", bundle / "specs/agents/scout.md"
+    fragment = bundle / "fragments/caveman.md"
+
+    def told(overlays: dict[Path, str], path: Path) -> set[str]:
+        found = served(session, overlays)
+        assert found == linted(bundle, overlays)
+        return {str(d[3]) for d in found if d[0] == str(path.relative_to(bundle))}
+
+    assert "required-snippet" in told({}, sage)  # its copy drifted by one character
+    # The fragment now reads as sage's copy does: the drift is gone.
+    same = {fragment: FRAGMENT.replace("siempre.", "siempre!")}
+    assert "required-snippet" not in told(same, sage)
+    # Now it reads as nothing sage wrote: sage's text is no copy, the snippet is missing.
+    other = {fragment: FRAGMENT.replace(SNIPPET.replace("full", "<<level>>"), "Habla claro.")}
+    assert "required-snippet" in told(other, sage)
+    # Without its default, `level` must be given where `<<caveman>>` is called.
+    needed = {fragment: FRAGMENT.replace("    default: full\n", "")}
+    assert "compose" in told(needed, scout)
+    assert "compose" not in told({}, scout)
+    assert "required-snippet" in told({}, sage)
+    # quiet's body is what the fragment it includes includes, and empty once that is.
+    assert "empty-body" not in told({}, quiet)
+    assert "empty-body" in told({inner: ""}, quiet)
+    assert "empty-body" not in told({}, quiet)
+
+
+def test_a_schema_invalid_edit_then_its_fix_then_the_same_edit_again(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    session = Session(bundle)
+    scout = bundle / "specs/agents/scout.md"
+    broken = {scout: SCOUT.replace("mode: subagent", "mode: sidekick")}
+    for overlays, wrong in [({}, False), (broken, True), ({}, False), (broken, True)]:
+        found = served(session, overlays)
+        assert found == linted(bundle, overlays)
+        assert any(d[3] == "schema" and "sidekick" in str(d[5]) for d in found) == wrong
+
+
+def test_after_a_sequence_of_edits_the_diagnostics_equal_a_fresh_lint(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    session = Session(bundle)
+    agents, fragment = bundle / "specs/agents", bundle / "fragments/caveman.md"
+    lead, scout = agents / "lead.md", agents / "scout.md"
+    steps: list[tuple[Callable[[], object], dict[Path, str]]] = [
+        (lambda: None, {}),
+        (lambda: None, {scout: SCOUT.replace("# Scout", "# Scout\n\nLee más.")}),
+        (lambda: None, {lead: LEAD.replace("---\n<<", "<<")}),  # frontmatter left open
+        # A condition that fails only when evaluated, twice: reported each time.
+        (lambda: None, {scout: f"{SCOUT}<% if target > 3 %>x<% endif %>\n"}),
+        (lambda: None, {scout: f"{SCOUT}<% if target > 3 %>x<% endif %>\n"}),
+        (lambda: None, {lead: LEAD, fragment: FRAGMENT.replace("siempre.", "a veces.")}),
+        (lambda: (agents / "sage.md").rename(agents / "sabio.md"), {}),  # an agent renamed
+        (lambda: lead.write_text(LEAD.replace("scout: allow", "sabio: allow")), {}),
+        (lambda: fragment.unlink(), {}),  # every <<caveman>> is unknown now
+        (lambda: fragment.write_text(FRAGMENT, encoding="utf-8"), {}),
+    ]
+    for change, overlays in steps:
+        change()
+        assert served(session, overlays) == linted(bundle, overlays)
+
+
 def test_a_config_that_does_not_load_is_an_error_at_its_line(
     bundle: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -386,6 +497,9 @@ def test_a_config_that_does_not_load_is_an_error_at_its_line(
     assert all(ds == [] for ds in found.values())  # every other file's findings are cleared
 
 
+@pytest.mark.skipif(
+    sys.getallocatedblocks() == 0, reason="this interpreter does not count its memory blocks"
+)
 def test_memory_stays_flat_over_a_thousand_edit_cycles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

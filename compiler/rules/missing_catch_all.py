@@ -9,6 +9,13 @@ lets the agent start every other subagent (and OpenCode's own `general` and
 fine, and so is a map whose unlisted inputs are decided by an earlier rule of
 the agent or of the config-level permission.
 
+`--fix` inserts `"*": ask` as the first entry of the map, indented and
+quoted as the map's own first entry is (inside the braces of a flow map
+`{scout: allow}`), and changes nothing else. `ask` is the narrowest choice
+that keeps the agent working: `deny` could break what the agent was meant to
+do, `allow` is the hole being closed; an input the map does not list now
+waits for the user's answer. Write `deny` instead where that is the intent.
+
 Fails:
     permission:
       task:
@@ -22,16 +29,17 @@ Passes:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import wildcard
 from compiler.coverage import Coverage
 from compiler.delegation import can_start, offered
-from compiler.diagnostics import Problem
+from compiler.diagnostics import Fix, Problem
 from compiler.permissions import Rule
 from compiler.project import Project
-from compiler.runtime import Agent, Runtime, anchor, for_project, problem_at
+from compiler.runtime import Agent, Runtime, anchor, for_project, problem_at, written_under
 
 ID = "missing-catch-all"
 DEFAULT_LEVEL = "error"
@@ -50,9 +58,38 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             if not any(r.action == "allow" for _, r in entries):
                 continue
             if key == "task":
-                yield from _task(runtime, agent, entries)
+                found = _task(runtime, agent, entries)
             elif wildcard.is_literal(key):
-                yield from _other(agent, key, entries, runtime.coverage)
+                found = _other(agent, key, entries, runtime.coverage)
+            else:
+                continue
+            for problem in found:
+                yield dataclasses.replace(problem, fix=catch_all_fix(agent, key))
+
+
+def catch_all_fix(agent: Agent, key: str) -> Fix | None:
+    """`"*": ask` inserted as the first entry of the agent's `key` map, written
+    as that entry is: on a line of its own at its indentation, or before it
+    inside a flow map's braces; None when the map is not written as a map."""
+    spec = agent.spec
+    if spec is None or spec.frontmatter is None:
+        return None
+    path = (*written_under(spec, "permission"), "permission", key)
+    entries: Any = spec.meta
+    for part in path:
+        entries = entries.get(part) if isinstance(entries, Mapping) else None
+    if not isinstance(entries, Mapping) or not entries:
+        return None
+    at = spec.frontmatter.keys.get((*path, next(iter(entries))))
+    if at is None:
+        return None
+    line = spec.source.text.split("\n")[at.line - 1]
+    before, rest = line[: at.column - 1], line[at.column - 1 :]
+    quote = "'" if rest.startswith("'") else '"'
+    entry = f"{quote}*{quote}: ask"
+    if before.strip():  # `task: {scout: allow}`: the entry goes inside the braces
+        return Fix(at.line, at.line, f"{before}{entry}, {rest}\n")
+    return Fix(at.line, at.line - 1, f"{before}{entry}\n")
 
 
 def _maps(agent: Agent) -> dict[str, list[tuple[int, Rule]]]:
@@ -76,7 +113,7 @@ def _task(runtime: Runtime, agent: Agent, entries: list[tuple[int, Rule]]) -> It
             anchor(agent, "task"),
             '`task` map has no `"*"` entry, so OpenCode\'s built-in `"*": allow` still '
             f"lets this agent start every subagent it does not list: {', '.join(loose)}",
-            'add `"*": deny` as the first entry of the map',
+            'add `"*": deny` (or ask, as --fix writes) as the first entry of the map',
         )
 
 
@@ -103,6 +140,6 @@ def _other(
                 f'`{key}` map has no `"*"` entry, so inputs it does not list '
                 f"(such as `{found.input}`) fall to OpenCode's built-in `{rule.text()}`: "
                 "its allow entries change nothing",
-                'add a `"*"` entry (deny or ask) as the first entry of the map',
+                'add a `"*"` entry (deny, or ask as --fix writes) as the first entry of the map',
             )
             return

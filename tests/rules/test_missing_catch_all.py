@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
+from tests.conftest import MakeBundle, Run
 from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
 
 A = "specs/agents/a.md"
@@ -159,3 +163,51 @@ def test_docstring_examples(diagnostics: Diagnostics, rest: str, expected: Expec
     front = f"description: The permission map of the rule's docstring.\n{rest}"
     found = diagnostics(RULE, {A: agent(front), "specs/agents/sub.md": SUB})
     assert_found(found, RULE, expected)
+
+
+FIX_CASES = [
+    pytest.param(
+        CASES[0][0],
+        """
+        description: Task allow-list without a catch-all.
+        mode: primary
+        permission:
+          task:
+            "*": ask
+            sub: allow
+        """,
+        id="block-map-of-task",
+    ),
+    pytest.param(
+        "description: Quoted keys.\npermission:\n  bash:\n    'git status': allow\n    rg: allow",
+        "description: Quoted keys.\npermission:\n  bash:\n    '*': ask\n"
+        "    'git status': allow\n    rg: allow",
+        id="single-quoted-keys-keep-their-quotes",
+    ),
+    pytest.param(
+        "description: A flow map.\nmode: primary\npermission:\n  task: { sub: allow }",
+        'description: A flow map.\nmode: primary\npermission:\n  task: { "*": ask, sub: allow }',
+        id="flow-map-inside-its-braces",
+    ),
+    pytest.param(
+        "description: OpenCode's own map.\nmode: primary\ntargets:\n  opencode:\n"
+        "    permission:\n      task:\n        sub: allow",
+        "description: OpenCode's own map.\nmode: primary\ntargets:\n  opencode:\n"
+        '    permission:\n      task:\n        "*": ask\n        sub: allow',
+        id="map-under-the-opencode-override",
+    ),
+]
+
+
+@pytest.mark.parametrize(("front", "fixed"), FIX_CASES)
+def test_fix_inserts_an_ask_catch_all_as_the_first_entry(
+    make_bundle: MakeBundle, run: Callable[..., Run], front: str, fixed: str
+) -> None:
+    make_bundle({"promptc.toml": "", A: agent(front), "specs/agents/sub.md": SUB})
+    first = run("lint", "--fix")
+    assert first.err.splitlines()[0] == f"Fixing {A}"
+    assert f"[{RULE}]" not in first.out
+    assert Path(A).read_text(encoding="utf-8") == agent(fixed)
+    second = run("lint", "--fix")  # nothing left to fix: the file stays as it is
+    assert "Fixing" not in second.err
+    assert Path(A).read_text(encoding="utf-8") == agent(fixed)
