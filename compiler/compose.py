@@ -19,14 +19,10 @@ How it works:
    rendered once per target and argument set (memoised).
 
 Errors inside a fragment are reported in the fragment's file, followed by the
-chain of placeholders that reached it: "; included from
-fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
-
-The source map gives, for each line of a composed body, the file and line its
-first character comes from, and the placeholders (outermost first) through
-which that file was included. Text printed by `<<param>>` maps to the
-placeholder's line. A body's rendering records where its lines start
-(anchors); the maps are built from them when first read.
+chain of placeholders that reached it, and the source map gives each composed
+line's origin: both are described in docs/composition.md. A body's rendering
+records where its lines start (anchors); the maps are built from them when
+first read.
 """
 
 from __future__ import annotations
