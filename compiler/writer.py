@@ -4,17 +4,10 @@ The manifest (`<out>/.promptc-manifest.json`) lists every file promptc
 generated with the hash of the content it wrote: a file that differs from it
 was edited by hand and is not overwritten or removed without `force`; a file
 the build no longer produces is removed; a file not in the manifest is never
-touched (unless `force` takes over a path the build now produces).
-
-A file is replaced atomically, and only when its bytes change, so mtimes stay
-stable for make. Before any file is replaced the manifest accepts both the old
-and the new hash of each file about to change, and every new file is written
-under its temporary name before the first rename: a failed write changes no
-file, and a killed build leaves each file with either content, both
-recognised; the next build finishes the job. The output folder is trusted no
-more than the sources (README.md, "Robustness"): the manifest may name only
-paths inside it, nothing is written or removed through a symlink leading out,
-and two builds into one folder take turns on `<out>/.promptc.lock`.
+touched (unless `force` takes over a path the build now produces). A file is
+replaced only when its bytes change, so mtimes stay stable for make. How a
+killed build, a symlink leading out and two builds at once are handled:
+docs/robustness.md ("Writing").
 """
 
 from __future__ import annotations
