@@ -97,9 +97,13 @@ class Config:
             text = path.as_posix()
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
+    def where(self, path: tuple[str, ...]) -> tuple[int, int]:
+        """Line and column of the key at `path` (below promptc's table) in the config file."""
+        return locate(self.text, (*self.prefix, *path))
+
     def fail(self, path: tuple[str, ...], message: str) -> ConfigError:
         """A ConfigError about the key at `path` (below promptc's table), at its line."""
-        line, column = locate(self.text, (*self.prefix, *path))
+        line, column = self.where(path)
         where = f"{self.source}:{line}:{column}" if self.source else "<defaults>"
         return ConfigError(f"{where}: {message}")
 

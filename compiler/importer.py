@@ -30,7 +30,6 @@ from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.project import frontmatter_text
-from compiler.tomlpos import locate
 from compiler.tool_lists import COPILOT, GEMINI
 
 LAYOUTS = {
@@ -199,7 +198,7 @@ def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: 
     wanted = proposal.get("permission")
     if config.source is None or wanted is None or thaw(config.permission) == wanted:
         return
-    line, column = locate(config.text, (*config.prefix, "permission"))
+    line, column = config.where(("permission",))
     reader.note(
         config.source,
         line,

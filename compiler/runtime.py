@@ -40,7 +40,6 @@ from compiler.permissions import (
     natives,
 )
 from compiler.project import Project, Spec
-from compiler.tomlpos import locate as toml_locate
 
 AGENT_TARGET = "opencode"
 
@@ -240,7 +239,7 @@ def config_locator(config: Config) -> Locate:
     """Position of a key under the config-level `permission` in the config file."""
 
     def locate(path: tuple[str, ...]) -> Origin:
-        line, column = toml_locate(config.text, (*config.prefix, "permission", *path))
+        line, column = config.where(("permission", *path))
         return Origin("config", "config", config.source, line, column)
 
     return locate

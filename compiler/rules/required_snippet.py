@@ -95,7 +95,6 @@ from compiler.snippet import (
     make_snippet,
 )
 from compiler.suggest import did_you_mean
-from compiler.tomlpos import locate
 
 ID = "required-snippet"
 DEFAULT_LEVEL = "error"
@@ -237,18 +236,8 @@ def _config_problem(project: Project, key: str, message: str, hint: str | None =
         first = min(project.bundle.agents.items(), default=None)
         path = first[1].path if first else config.specs
         return Problem(1, 1, f"{message} (rules.{ID}.{key})", hint, path=path)
-    line, column = _config_position(config, ("rules", ID, key))
+    line, column = config.where(("rules", ID, key))
     return Problem(line, column, message, hint, path=config.source)
-
-
-def _config_position(config: Config, key: tuple[str, ...]) -> tuple[int, int]:
-    assert config.source is not None
-    prefix = ("tool", "promptc") if config.source.name == "pyproject.toml" else ()
-    try:
-        text = config.source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return 1, 1
-    return locate(text, prefix + key)
 
 
 # --- verdicts --------------------------------------------------------------------------
