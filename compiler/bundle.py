@@ -1,16 +1,10 @@
 """Discover and load a bundle: agents, modes, skills and fragments, with their ids.
 
-An agent's id is its path under specs/agents/ without `.md` (subfolders give
-`team/reviewer`); a mode's id is its path under specs/modes/; a fragment's name
-is its path under fragments/ with `/` and `-` turned into `_`.
-A skill is a folder directly under specs/skills/ that holds a SKILL.md; every
-other file in that folder is a supporting file: markdown ones are composed
-like specs, any other UTF-8 text file (a script, a template) is copied as it
-is. Binary files are refused: the emitted tree is text, and a byte-exact copy
-of an image or an archive is not something a prompt compiler should own.
-Files that resolve outside the project (symlinks) are refused, never read;
-symlinked folders inside it are followed, loops are reported, and nothing under
-specs/ or fragments/ is skipped without a diagnostic (hidden files excepted).
+The layout and the ids: docs/bundle.md and docs/skills.md; what the walk
+refuses or reports: docs/robustness.md ("The tree"). A fragment's name is its
+path under fragments/ with `/` and `-` turned into `_`. Binary files in a skill
+are refused: the emitted tree is text, and a byte-exact copy of an image or an
+archive is not something a prompt compiler should own.
 """
 
 from __future__ import annotations
