@@ -8,10 +8,8 @@ evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
 schema's own `errorMessage` says what is accepted.
 
-A run checks thousands of documents against a dozen schemas, so it holds its
-validators in one Schemas, each built when first needed: fastjsonschema's
-compiled function says whether a document is valid, in a fiftieth of the time
-jsonschema takes, and jsonschema explains a document that is not.
+A run holds its validators in one Schemas: fastjsonschema says whether a
+document is valid, in a fiftieth of jsonschema's time; jsonschema explains why not.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
