@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler import wildcard
@@ -350,9 +350,7 @@ def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
     for every agent: rules are immutable), unless a rule denies exactly that."""
     if _denies(agent.rules, extra.pattern):
         return agent
-    return Agent(
-        agent.name, agent.mode, (*agent.rules, extra), agent.spec, agent.hidden, agent.problems
-    )
+    return replace(agent, rules=(*agent.rules, extra))
 
 
 def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
