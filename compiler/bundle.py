@@ -20,6 +20,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_OUTSIDE = "symlink points outside the project; refused"
 Findings = list[tuple[str, Path, Problem]]  # (rule, file, problem) about the tree itself
 
 
@@ -98,9 +99,7 @@ def _load_skills(config: Config, findings: Findings) -> dict[str, SkillSource]:
         if entry.name.startswith("."):
             continue
         if not _inside(entry, root):
-            findings.append(
-                ("syntax", entry, Problem(1, 1, "symlink points outside the project; refused"))
-            )
+            findings.append(("syntax", entry, Problem(1, 1, _OUTSIDE)))
             continue
         if not entry.is_dir():
             message = "not a skill: a skill is a folder specs/skills/<name>/ holding SKILL.md"
@@ -124,9 +123,7 @@ def _load_skill(
         if path.is_dir() or any(part.startswith(".") for part in rel.split("/")):
             continue
         if not _inside(path, root):
-            findings.append(
-                ("syntax", path, Problem(1, 1, "symlink points outside the project; refused"))
-            )
+            findings.append(("syntax", path, Problem(1, 1, _OUTSIDE)))
             continue
         if path.suffix == ".md":
             markdown[rel] = load_file(path, overlays)
@@ -197,7 +194,7 @@ def _markdown_files(
     walk = _Walk((config.root.resolve(), base), findings)
     real = folder.resolve()
     if not any(_within(real, root) for root in walk.allowed):
-        walk.refuse(folder, "symlink points outside the project; refused")
+        walk.refuse(folder, _OUTSIDE)
         return
     walk.folder(folder, frozenset({real}))
     # Every path found is `folder / ...`: its parts past the folder's are its relative path.
@@ -256,7 +253,7 @@ class _Walk:
             self.refuse(path, "symlink loop; refused")
             return
         if not any(_within(target, root) for root in self.allowed):
-            self.refuse(path, "symlink points outside the project; refused")
+            self.refuse(path, _OUTSIDE)
         elif not target.is_dir():
             self.files.append(path)
         elif target in ancestors:
