@@ -310,6 +310,11 @@ def json_path(path: JsonPath) -> str:
     return text
 
 
+def within(base: JsonPath) -> str:
+    """` in $.targets.opencode` for a section below the top level, else nothing."""
+    return f" in {json_path(base)}" if base else ""
+
+
 def first_error(
     instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
 ) -> tuple[tuple[str, ...], str] | None:
