@@ -75,6 +75,7 @@ _TYPE_NAMES = {
     "null": "nothing",
 }
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
 def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
@@ -278,7 +279,7 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
         return '. An unquoted `#` starts a YAML comment: quote hex colours (color: "#FF5733")'
     if value is None:
         return ". YAML reads an empty value as null: write the value or remove the key"
-    if isinstance(value, str) and _wants(error, "number") and _numeric(value):
+    if isinstance(value, str) and _wants(error, "number") and _NUMBER.match(value):
         return f". Remove the quotes: {key}: {value.strip()}"
     if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:
         return ". The runtimes read YAML 1.2, where only true and false are booleans"
@@ -288,13 +289,6 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
             f"`targets: {{claude: {{color: {value}}}}}` and give OpenCode a theme name or hex"
         )
     return ""
-
-
-_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
-
-
-def _numeric(text: str) -> bool:
-    return bool(_NUMBER.match(text))
 
 
 def json_path(path: JsonPath) -> str:
