@@ -324,10 +324,6 @@ def _first_difference(copy: Copy, expected: str) -> tuple[int, int]:
 # --- fixes -----------------------------------------------------------------------------
 
 
-def _form(snippet: Snippet, options: Mapping[str, Any]) -> str:
-    return snippet.placeholder if options["fix_style"] == "placeholder" else snippet.text
-
-
 def _real_lines(spec: Spec) -> int:
     """How many lines the file has (a final newline does not start another one)."""
     text = spec.source.text
@@ -414,7 +410,7 @@ def _check_agent(
     required: bool,
 ) -> Iterator[Problem]:
     path = spec.source.path
-    form = _form(snippet, options)
+    form = snippet.placeholder if options["fix_style"] == "placeholder" else snippet.text
     if not copies:
         if required:
             top = _first_content(spec) or spec.source.body_line
