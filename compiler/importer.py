@@ -97,7 +97,10 @@ def source_root(kind: str, folder: Path) -> Path:
     )
 
 
-def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[tuple[str, Path]]:
+def _markdown(
+    root: Path, names: tuple[str, ...], reader: _Reader
+) -> Iterator[tuple[str, Path, SourceFile]]:
+    """Every .md file under the folders `names` that loads: its id, path and source."""
     seen: dict[str, Path] = {}
     for name in names:
         folder = root / name
@@ -116,7 +119,9 @@ def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[t
                 )
                 continue
             seen[ident] = path
-            yield ident, path
+            source = reader.load(path)
+            if source is not None:
+                yield ident, path, source
 
 
 def plan_import(kind: str, folder: Path, config: Config) -> Plan:
@@ -230,10 +235,7 @@ def _meta(source: SourceFile) -> Mapping[str, Any]:
 
 
 def _read_opencode(root: Path, reader: _Reader) -> None:
-    for ident, path in _markdown(root, ("agents", "agent"), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
+    for ident, path, source in _markdown(root, ("agents", "agent"), reader):
         for key in ("name", "prompt"):
             if key in _meta(source):
                 reader.at_key(
@@ -244,10 +246,7 @@ def _read_opencode(root: Path, reader: _Reader) -> None:
         body = _body(reader, source)
         if body is not None:
             reader.agent(ident, path, frontmatter_text(source), body, source.body)
-    for ident, path in _markdown(root, ("commands", "command"), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
+    for ident, _, source in _markdown(root, ("commands", "command"), reader):
         meta = _meta(source)
         for key in meta:
             if key not in MODE_KEYS:
@@ -296,19 +295,13 @@ def _read_claude(root: Path, reader: _Reader) -> None:
     permission = session.permission()
     if permission:
         reader.settings["permission"] = permission
-    for ident, path in _markdown(root, ("agents",), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
+    for ident, path, source in _markdown(root, ("agents",), reader):
         spec, notes = import_claude.agent_spec(ident, _meta(source), session)
         _notes(reader, source, notes)
         body = _body(reader, source)
         if body is not None:
             reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", body, source.body)
-    for ident, path in _markdown(root, ("commands",), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
+    for ident, _, source in _markdown(root, ("commands",), reader):
         spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
         body = _body(reader, source)
@@ -357,11 +350,8 @@ def _read_codex(root: Path, reader: _Reader) -> None:
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    for ident, path in _markdown(root, ("agents",), reader):
+    for ident, path, source in _markdown(root, ("agents",), reader):
         ident = ident.removesuffix(".agent") if kind == "copilot" else ident
-        source = reader.load(path)
-        if source is None:
-            continue
         spec, notes = import_lists.agent_spec(runtime, ident, _meta(source))
         _notes(reader, source, notes)
         body = _body(reader, source) if spec is not None else None
