@@ -233,7 +233,11 @@ def _code_digest() -> str:
     digest = hashlib.sha256()
     package = os.path.dirname(os.path.realpath(__file__))
     schemas = resources.schema_folder()
-    files = [p for p in _walk(package) if p.endswith(".py")]
+    files: list[str] = []
+    for top, dirs, names in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        files += [os.path.join(top, name) for name in names if name.endswith(".py")]
+    files.sort()
     files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
     for path in files:
         digest.update(path.encode() + b"\0" + read_regular(path) + b"\0")
@@ -252,14 +256,6 @@ def _origin(name: str) -> str | None:
         if os.path.isfile(candidate):
             return candidate
     return None
-
-
-def _walk(folder: str) -> list[str]:
-    found: list[str] = []
-    for top, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        found.extend(os.path.join(top, name) for name in names)
-    return sorted(found)
 
 
 def _tree(folder: str) -> list[str] | None:
