@@ -209,7 +209,6 @@ class _Engine:
     def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
         self.target = target
         self.display = display
-        self.targets = TARGET_NAMES
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
@@ -273,11 +272,8 @@ class _Engine:
                     unit.conditions.add(index)
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
-        enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
-        for name, param in unit.params.items():
-            if param.enum is not None:
-                enums[name] = param.enum
-        return enums
+        enums = {name: param.enum for name, param in unit.params.items() if param.enum is not None}
+        return {"target": TARGET_NAMES, **enums}
 
     def _check_placeholder(self, unit: _Unit, index: int, placeholder: Placeholder) -> None:
         name = placeholder.name
