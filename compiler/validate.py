@@ -8,8 +8,8 @@ evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
 schema's own `errorMessage` says what is accepted.
 
-A run holds its validators in one Schemas: fastjsonschema says whether a
-document is valid, in a fiftieth of jsonschema's time; jsonschema explains why not.
+Each validator is built once, when first needed: fastjsonschema says whether
+a document is valid, in a fiftieth of jsonschema's time; jsonschema explains why not.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -91,18 +92,11 @@ SchemaValidator: type[Validator] = validators.extend(  # type: ignore[no-untyped
 
 
 class Schemas:
-    """One run's validators of the shipped schemas, by name, each built when first needed."""
-
-    def __init__(self) -> None:
-        self._explaining: dict[str, Validator] = {}
-        self._deciding: dict[str, Callable[[Any], Any]] = {}
+    """The validators of the shipped schemas, by name, each built when first needed."""
 
     def validator(self, name: str) -> Validator:
         """jsonschema's validator of `schemas/<name>.schema.json`, which explains a failure."""
-        found = self._explaining.get(name)
-        if found is None:
-            found = self._explaining[name] = SchemaValidator(load_schema(name))
-        return found
+        return _explaining(name)
 
     def valid(self, name: str, instance: Any) -> bool:
         """Whether `instance` satisfies the schema, by its fastjsonschema function.
@@ -112,23 +106,34 @@ class Schemas:
         of `x-finite`: a document holding .inf or .nan is jsonschema's to judge.
         """
         if not _all_finite(instance):
-            return bool(self.validator(name).is_valid(instance))
-        decide = self._deciding.get(name)
-        if decide is None:
-            # A copy: fastjsonschema rewrites the `$ref`s of the schema it is given.
-            # No defaults written into the document, no format checks (the
-            # schemas use none), and the short exceptions, twice as fast.
-            decide = self._deciding[name] = fastjsonschema.compile(
-                copy.deepcopy(load_schema(name)),
-                use_default=False,
-                use_formats=False,
-                detailed_exceptions=False,
-            )
+            return bool(_explaining(name).is_valid(instance))
         try:
-            decide(instance)
+            _deciding(name)(instance)
         except fastjsonschema.JsonSchemaValueException:
             return False
         return True
+
+
+# Built once per process, as a compiled regex is: each validator is a pure
+# function of a schema shipped with the package (compiler.resources reads them
+# at import), which nothing changes. Compiling one takes about 10 ms, and a
+# language server or a test suite runs thousands of runs in one process.
+@functools.cache
+def _explaining(name: str) -> Validator:
+    return SchemaValidator(load_schema(name))
+
+
+@functools.cache
+def _deciding(name: str) -> Callable[[Any], Any]:
+    # A copy: fastjsonschema rewrites the `$ref`s of the schema it is given.
+    # No defaults written into the document, no format checks (the schemas
+    # use none), and the short exceptions, twice as fast.
+    return fastjsonschema.compile(
+        copy.deepcopy(load_schema(name)),
+        use_default=False,
+        use_formats=False,
+        detailed_exceptions=False,
+    )
 
 
 def _all_finite(value: Any) -> bool:
