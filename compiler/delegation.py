@@ -1,13 +1,8 @@
 """Delegation: who can start whom through OpenCode's task tool, and why.
 
-The task tool offers an agent every agent whose mode is not `primary` and for
-which `evaluate("task", name, caller's rules)` is not deny; the call itself is
-checked against the same rules (`ask` asks the user first). A subagent runs
-in a session the task tool started, so its rules end with `task: deny` unless
-they mention `task` (runtime.Agent.session_rules); and OpenCode's
-`subagent_depth` (default 1) refuses any task call from such a session.
-
-An edge names the rule that decided it, so a graph doubles as an audit.
+When an edge exists, and why a graph doubles as an audit: docs/delegation.md.
+A subagent's rules end with `task: deny` unless they mention `task`
+(runtime.Agent.session_rules).
 """
 
 from __future__ import annotations
