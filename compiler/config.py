@@ -1,8 +1,7 @@
 """Configuration: discovery, defaults, validation, and the frozen Config.
 
-Config lives in `[tool.promptc]` of a pyproject.toml or at the top level of a
-promptc.toml, found by walking up from the working directory. Defaults live
-here, in code; the loaded result is immutable and passed explicitly.
+Where a config is found and what it holds: docs/reference/config.md. Defaults
+live here, in code; the loaded result is immutable and passed explicitly.
 
 This module validates the config's own keys (schemas/config.schema.json).
 The tables of `[rules.<id>]` and `[targets.<name>]` are kept as written: the
