@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from types import MappingProxyType
 from typing import Any
 
 from compiler.model_map import mapped_model
@@ -68,23 +67,13 @@ def names(project: Project, plugin: str | None = None) -> dict[str, str]:
 
 def claude_override(spec: Spec) -> Mapping[str, Any]:
     """The spec's `targets.claude` override (empty when it has none)."""
-    targets = spec.meta.get("targets")
-    if targets is None:  # most specs: asked six times per agent, no abstract-type checks
-        return _NO_OVERRIDE
-    mine = targets.get(NAME) if isinstance(targets, Mapping) else None
-    return mine if isinstance(mine, Mapping) else _NO_OVERRIDE
-
-
-_NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
+    return spec.override(NAME)
 
 
 def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str, str | None]:
     """(Claude model, note): the override, the mapped OpenCode model, or inherit."""
-    override = claude_override(spec).get("model")
-    if isinstance(override, str) and override:
-        return override, None
     model, note = mapped_model(
-        spec, models, "Claude Code", "the Claude agent inherits the session's model"
+        spec, models, NAME, "Claude Code", "the Claude agent inherits the session's model"
     )
     return model or "inherit", note
 

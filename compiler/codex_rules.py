@@ -378,12 +378,32 @@ def _other_message(rule: Rule, custom: set[str]) -> str | None:
 
 def model_for(spec: Spec, models: Mapping[str, str]) -> tuple[str | None, str | None]:
     """(Codex model or None to inherit the session's, note): through the `models` option."""
-    return mapped_model(spec, models, "Codex", "the role runs on the session's model")
+    return mapped_model(spec, models, NAME, "Codex", "the role runs on the session's model")
+
+
+def description_for(spec: Spec) -> str:
+    """The role's description: `targets.codex.description`, else the spec's."""
+    override = spec.override(NAME).get("description")
+    if isinstance(override, str) and override.strip():
+        return override
+    return str(spec.view("opencode").get("description", ""))
+
+
+def nicknames_for(spec: Spec) -> list[str]:
+    """`targets.codex.nickname_candidates`, when it is a list of names (the schema says so)."""
+    names = spec.override(NAME).get("nickname_candidates")
+    if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
+        return names
+    return []
 
 
 def effort_for(spec: Spec) -> tuple[str | None, str | None]:
-    """The reasoning effort the spec asks for (OpenCode's `options.reasoningEffort`,
-    else a `variant` named after an effort), and a note when Codex has no such effort."""
+    """The reasoning effort the spec asks for (`targets.codex.model_reasoning_effort`,
+    else OpenCode's `options.reasoningEffort`, else a `variant` named after an
+    effort), and a note when Codex has no such effort."""
+    override = spec.override(NAME).get("model_reasoning_effort")
+    if override is not None:  # the schema checks it: a wrong one is an error there
+        return (override if override in EFFORTS else None), None
     data = spec.view("opencode")
     options = data.get("options")
     asked = options.get("reasoningEffort") if isinstance(options, Mapping) else None

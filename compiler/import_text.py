@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -113,6 +114,11 @@ class Shared:
     carriers: tuple[str, ...]  # ids of the bodies holding it
     at_top: tuple[str, ...]  # ids whose body opens with it
 
+    @functools.cached_property
+    def opening(self) -> tuple[str, int]:
+        """Its first line and its length in lines: read once, for every body."""
+        return self.text.split("\n", 1)[0], self.text.count("\n")
+
 
 def _block_text(lines: Sequence[str], block: Block) -> str:
     return "".join(line + "\n" for line in lines[block.start : block.end])
@@ -177,7 +183,12 @@ def replace_shared(body: str, shared: Sequence[Shared]) -> str:
     top, the longest shared block that starts and ends where paragraphs do."""
     lines = body.split("\n")
     by_text = {item.text: item.name for item in shared}
-    sizes = sorted({item.text.count("\n") for item in shared}, reverse=True)  # lines, longest first
+    # Only a block that opens with a line can start where that line stands: the
+    # sizes (in lines, longest first) to try there are those of such blocks, so
+    # that a body is read in time linear in its bytes, however many blocks there are.
+    sizes: dict[str, list[int]] = {}
+    for first, size in sorted({item.opening for item in shared}, key=lambda o: -o[1]):
+        sizes.setdefault(first, []).append(size)
     blocks = paragraphs(lines)
     starts = {block.start for block in blocks}
     ends = {block.end for block in blocks}
@@ -186,7 +197,8 @@ def replace_shared(body: str, shared: Sequence[Shared]) -> str:
     while index < len(lines):
         found = None
         if index in starts:
-            runs = (Block(index, index + size) for size in sizes if index + size in ends)
+            tried = sizes.get(lines[index], [])
+            runs = (Block(index, index + size) for size in tried if index + size in ends)
             found = next((run for run in runs if _block_text(lines, run) in by_text), None)
         if found is None:
             out.append(lines[index])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from compiler.bundle import SKILL_FILE, Bundle, SkillSource
@@ -18,6 +19,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import Frontmatter, Pos, SourceFile
 
 PROMPTC_KEYS = ("targets",)  # source-only keys: never emitted
+NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,14 @@ class Spec:
     def view(self, target: str) -> dict[str, Any]:
         """Frontmatter as one target sees it: overrides applied, promptc keys removed."""
         return target_view(self.meta, target)
+
+    def override(self, target: str) -> Mapping[str, Any]:
+        """The spec's `targets.<target>` override (empty when it has none)."""
+        targets = self.meta.get("targets")
+        if targets is None:  # most specs: asked many times per agent, no abstract-type checks
+            return NO_OVERRIDE
+        mine = targets.get(target) if isinstance(targets, Mapping) else None
+        return mine if isinstance(mine, Mapping) else NO_OVERRIDE
 
     @property
     def mode(self) -> str:

@@ -5,7 +5,8 @@ frontmatter as the target sees it, keys in the Agent Skills order
 (SKILL_KEYS) then the rest in source order, and the composed body; every
 supporting file at its path in the skill folder (project.Skill.files). The
 targets pass the folder their runtime reads: `.opencode/skills/`,
-`.claude/skills/`, or `skills/` for a plugin.
+`.claude/skills/`, `skills/` for a plugin, `.codex/skills/`,
+`.github/skills/` (Copilot CLI) or `.gemini/skills/`.
 """
 
 from __future__ import annotations
@@ -19,18 +20,22 @@ from compiler.project import Project, Skill
 SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
 
 
-def emit_skills(project: Project, root_prefix: str) -> dict[str, str]:
-    """Every skill of the project, each under `<root_prefix><name>/`."""
+def emit_skills(project: Project, root_prefix: str, drop: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every skill of the project, each under `<root_prefix><name>/`, its SKILL.md
+    without the keys `drop` (ones the runtime would read as more than OpenCode does)."""
     files: dict[str, str] = {}
     for skill in project.skills.values():
-        files.update(emit_skill_tree(project, skill, root_prefix))
+        files.update(emit_skill_tree(project, skill, root_prefix, drop))
     return files
 
 
-def emit_skill_tree(project: Project, skill: Skill, root_prefix: str) -> dict[str, str]:
+def emit_skill_tree(
+    project: Project, skill: Skill, root_prefix: str, drop: tuple[str, ...] = ()
+) -> dict[str, str]:
     """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
+    front = {key: value for key, value in front.items() if key not in drop}
     files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
     for rel, text in skill.files.items():
         files[f"{folder}{rel}"] = text

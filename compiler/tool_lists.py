@@ -29,6 +29,11 @@ Gemini at all. Both runtimes' main session may start any custom agent, as
 OpenCode's default agent `build` may: a subagent `build` may not start is
 hidden from Copilot's `task` (`infer: false`) and not written for Gemini.
 
+Both read a project's skills (`.github/skills/`, `.gemini/skills/`). Copilot
+runs the tools a skill's `allowed-tools` names without asking, for any agent
+that loads it, where OpenCode grants nothing through a skill: the key is left
+out of Copilot's SKILL.md (reported).
+
 Every rule this costs is a translate.Loss, one message per agent and rule; the
 targets write them to TRANSLATION.md and the lossy-translation rule reports
 them at the spec's line.
@@ -39,11 +44,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from compiler import wildcard
 from compiler.model_map import mapped_model
 from compiler.permissions import KNOWN_KEYS, Rule, evaluate
-from compiler.project import Project, Spec
+from compiler.project import Project, Skill, Spec
 from compiler.runtime import Agent, resolve
 from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
 
@@ -59,6 +65,12 @@ class Runtime:
     primaries: bool  # whether a primary agent is written
     folders: str  # what the runtime does with paths outside the project, for every agent
     dropped: tuple[str, ...]  # OpenCode agent keys the runtime's agent file cannot carry
+    # Keys of a spec's `targets.<target>` the agent file takes as written (the
+    # schema checks them; none says what the agent may do).
+    overrides: tuple[str, ...]
+    skills: str  # the project folder the runtime reads skills from
+    # SKILL.md keys the runtime reads as a grant (OpenCode grants nothing through a skill).
+    skill_grants: tuple[str, ...]
 
     @property
     def permissions(self) -> tuple[str, ...]:
@@ -83,6 +95,10 @@ COPILOT = Runtime(
     primaries=True,
     folders="asks before touching files outside the project, whatever the agent",
     dropped=(*_DROPPED, "steps", "maxSteps"),
+    overrides=("description", "model"),
+    skills=".github/skills/",
+    # Copilot runs the tools a skill's `allowed-tools` names without asking.
+    skill_grants=("allowed-tools",),
 )
 GEMINI = Runtime(
     "gemini",
@@ -106,6 +122,9 @@ GEMINI = Runtime(
     primaries=False,
     folders="keeps its file tools inside the workspace, but not its shell",
     dropped=_DROPPED,
+    overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
+    skills=".gemini/skills/",
+    skill_grants=(),  # Gemini reads a skill's name, description and body only
 )
 RUNTIMES = (COPILOT, GEMINI)
 # OpenCode permissions that no tool asks for: their losses are told apart.
@@ -311,13 +330,35 @@ def model_for(
 ) -> tuple[str | None, str | None]:
     """(the runtime's model, note): the OpenCode model through the `models` option;
     None (the runtime's own default) when the spec names no model or an unmapped one."""
-    return mapped_model(spec, models, runtime.label, "the agent runs with the session's model")
+    fallback = "the agent runs with the session's model"
+    return mapped_model(spec, models, runtime.target, runtime.label, fallback)
+
+
+def overridden(spec: Spec, runtime: Runtime) -> dict[str, Any]:
+    """The keys of the spec's `targets.<target>` that the agent file takes as written."""
+    override = spec.override(runtime.target)
+    return {key: override[key] for key in runtime.overrides if key in override}
+
+
+def description_for(spec: Spec, runtime: Runtime) -> str:
+    """The agent's description: `targets.<target>.description`, else the spec's."""
+    value = overridden(spec, runtime).get("description")
+    if not isinstance(value, str) or not value:  # the schema reports an empty one
+        value = spec.view("opencode").get("description")
+    return value if isinstance(value, str) else ""
+
+
+def offered(found: Plan, ident: str) -> bool:
+    """Whether OpenCode may start the agent as a subagent from its default agent
+    `build`: a primary never is, nor one `build` may not start without asking."""
+    return found.agents[ident].mode != "primary" and ident not in found.hidden
 
 
 def agent_notes(
-    spec: Spec, runtime: Runtime, models: Mapping[str, str], why_left_out: str | None
+    spec: Spec, runtime: Runtime, models: Mapping[str, str], found: Plan
 ) -> Iterator[tuple[tuple[str, ...], str]]:
     """(frontmatter path, message) for what the runtime's agent file cannot carry."""
+    why_left_out = found.left_out.get(spec.id)
     if why_left_out is not None:
         yield ("mode",), f"not written for {runtime.label}: {why_left_out}"
         return
@@ -327,6 +368,31 @@ def agent_notes(
     for key in spec.view("opencode"):
         if key in runtime.dropped or key not in (*_CARRIED, *_DROPPED, "steps", "maxSteps"):
             yield (key,), f"`{key}` has no {runtime.label} equivalent; the agent leaves it out"
+    override = spec.override(runtime.target)
+    if runtime is GEMINI and "temperature" in override:
+        yield (
+            ("targets", runtime.target, "temperature"),
+            "`targets.gemini.temperature` is written, but Gemini CLI 0.61 does not send a "
+            "subagent's temperature to the model",
+        )
+    if runtime is COPILOT and override.get("infer") is True and not offered(found, spec.id):
+        yield (
+            ("targets", runtime.target, "infer"),
+            f"`targets.copilot.infer: true` is not kept: OpenCode never starts {spec.id} as a "
+            "subagent from its default agent, so Copilot's `task` does not offer it either",
+        )
+
+
+def skill_notes(skill: Skill, runtime: Runtime) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(frontmatter path, message) for what the runtime's SKILL.md leaves out."""
+    for key in runtime.skill_grants:
+        if key in skill.spec.meta:
+            yield (
+                (key,),
+                f"`{key}` is left out of the {runtime.label} skill: {runtime.label} would let "
+                "any agent that loads the skill use those tools without asking, and OpenCode "
+                "grants nothing through a skill",
+            )
 
 
 def mode_runner(spec: Spec, agents: Mapping[str, Agent]) -> Agent | None:

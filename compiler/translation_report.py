@@ -119,10 +119,11 @@ def render_lists(
     losses: Sequence[Loss],
     agent_notes: Mapping[str, Sequence[str]],
     command_notes: Mapping[str, Sequence[str]],
+    skill_notes: Mapping[str, Sequence[str]],
 ) -> str:
     """The report for a runtime whose agents have a tool list and nothing else
     (compiler.tool_lists): each agent's tools or why it is not written, its
-    losses and notes; the commands; the shared rules."""
+    losses and notes; the commands; the skills; the shared rules."""
     root = project.config.root
     parts = [intro, "## Agents\n"]
     own = _own_losses(losses)
@@ -139,6 +140,9 @@ def render_lists(
         parts.append("## Commands\n")
         for ident, notes in command_notes.items():
             parts.append(_section(f"/{ident.replace('/', '-')}", notes))
+    if skill_notes:
+        parts.append("## Skills\n")
+        parts.extend(_section(name, notes) for name, notes in skill_notes.items())
     parts.extend(_shared_section(losses, root))
     return "\n".join(parts)
 

@@ -1,6 +1,6 @@
-"""benchmarks/speed.py runs end to end and prints what the README quotes.
+"""benchmarks/speed.py and benchmarks/real_steps.py run end to end and print what the docs quote.
 
-Only that it runs and what it prints are checked, never a time: speed is
+Only that they run and what they print are checked, never a time: speed is
 measured by the script itself, on an idle machine.
 """
 
@@ -78,3 +78,28 @@ def test_a_cold_run_s_folders_are_moved_aside_not_deleted(tmp_path: Path) -> Non
     buried = sorted(tmp_path.glob("graveyard-*"))
     assert [b.name for b in buried] == ["graveyard-1", "graveyard-2"]
     assert [(b / "agents/a.md").read_text() for b in buried] == ["round 0", "round 1"]
+
+
+def test_real_shape_script_prints_a_row_for_every_step_and_size(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = str(ROOT / "benchmarks/real_steps.py")
+    result = subprocess.run(
+        [sys.executable, script, "--sizes", "2", "3", "--repeat", "1"],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("|")[1:3] for line in result.stdout.splitlines() if line[:2] == "| "]
+    steps = ["import opencode", "import claude", "lint", "build", "check"]
+    assert [(name.strip(), size.strip()) for name, size in rows[1:]] == [
+        (step, size) for step in steps for size in ("2", "3")
+    ]
+    # A run that failed says so in its row: every promptc run exited 0.
+    assert "exit [" not in result.stdout
+    assert "python -c pass (floor):" in result.stdout
+    assert list(scratch.iterdir()) == []

@@ -39,6 +39,7 @@ BUNDLES = {
     "opencode": bundles.FIXTURES / "opencode",
     "claude": bundles.FIXTURES / "claude",
     "permissions": bundles.FIXTURES / "permissions",
+    "overrides": bundles.FIXTURES / "overrides",
 }
 
 

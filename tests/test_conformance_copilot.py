@@ -1,4 +1,4 @@
-"""Conformance: the real `copilot` (tests/package.json, 1.0.102) loads every agent promptc emits.
+"""Conformance: the real `copilot` (tests/package.json, 1.0.102) loads what promptc emits.
 
 One `copilot --headless --stdio` process (a scratch HOME that trusts the
 projects) answers every question: the JSON-RPC call `agents.discover` lists,
@@ -6,8 +6,10 @@ for each project folder, the custom agents it loaded, with their tools and
 model. Copilot drops an invalid agent silently, so an agent missing from the
 answer is an agent Copilot refused. The repository's bundle is read where it
 is committed (build/copilot: `promptc check` keeps it equal to what the
-sources emit); the fixtures are emitted into scratch folders. A copy with one
-broken file shows the oracle can fail.
+sources emit); the fixtures are emitted into scratch folders. The call
+`skills.discover` lists the skills each folder holds, and the errors met
+reading them. A copy with a broken agent and a broken skill shows both
+oracles can fail.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ BUNDLES = {
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
+    "overrides": bundles.FIXTURES / "overrides",
+    "skills": bundles.FIXTURES / "skills",
 }
 
 
@@ -87,6 +91,12 @@ class Copilot:
         found = self.call("agents.discover", {"projectPaths": [str(project)]})["agents"]
         return {a["name"]: a for a in found if a["source"] == "project"}
 
+    def skills(self, project: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
+        """The project's own skills, by name, and the errors Copilot met reading them."""
+        found = self.call("skills.discover", {"projectPaths": [str(project)]})
+        mine = {s["name"]: s for s in found["skills"] if s["source"] == "project"}
+        return mine, found["errors"]
+
     def close(self) -> None:
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
@@ -127,11 +137,14 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     shutil.copytree(folders["claude"], broken)
     scout = broken / ".github" / "agents" / "scout.agent.md"
     scout.write_text(scout.read_text().replace("description: ", "description: 5\nx: ", 1))
+    notes = broken / ".github" / "skills" / "review-notes" / "SKILL.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text("Writes review notes, with no frontmatter.\n")
     home = tmp_path_factory.mktemp("copilot-home")
     copilot = Copilot(home, [*folders.values(), broken])
     try:
-        answers = {b: (f, copilot.discover(f)) for b, f in folders.items()}
-        answers["broken"] = (broken, copilot.discover(broken))
+        answers = {b: (f, copilot.discover(f), copilot.skills(f)) for b, f in folders.items()}
+        answers["broken"] = (broken, copilot.discover(broken), copilot.skills(broken))
     finally:
         copilot.close()
     yield answers
@@ -141,7 +154,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 def test_copilot_loads_every_agent_with_the_tools_and_model_promptc_wrote(
     loaded: dict[str, Any], bundle: str
 ) -> None:
-    folder, agents = loaded[bundle]
+    folder, agents, _ = loaded[bundle]
     files = sorted((folder / ".github" / "agents").glob("*.agent.md"))
     assert files, "a bundle without agents would prove nothing"
     wrote = {f.name.removesuffix(".agent.md"): front(f) for f in files}
@@ -149,11 +162,30 @@ def test_copilot_loads_every_agent_with_the_tools_and_model_promptc_wrote(
     for name, meta in wrote.items():
         assert agents[name]["tools"] == meta["tools"], name
         assert agents[name].get("model") == meta.get("model"), name
+        assert agents[name]["description"] == meta["description"], name
         assert agents[name]["path"] == str(folder / ".github" / "agents" / f"{name}.agent.md")
 
 
 def test_the_oracle_drops_an_agent_copilot_refuses(loaded: dict[str, Any]) -> None:
     # The same files as the claude fixture's, with scout's description a number.
-    _, broken = loaded["broken"]
-    _, whole = loaded["claude"]
+    _, broken, _ = loaded["broken"]
+    _, whole, _ = loaded["claude"]
     assert sorted(broken) == sorted(set(whole) - {"scout"})
+
+
+@pytest.mark.parametrize("bundle", ["repository", "skills"])
+def test_copilot_loads_every_skill_promptc_wrote(loaded: dict[str, Any], bundle: str) -> None:
+    folder, _, (skills, errors) = loaded[bundle]
+    files = sorted((folder / ".github" / "skills").glob("*/SKILL.md"))
+    assert files, "a bundle without skills would prove nothing"
+    assert errors == []
+    assert {name: s["path"] for name, s in skills.items()} == {
+        front(f)["name"]: str(f) for f in files
+    }
+    assert all(s["enabled"] and s["description"] for s in skills.values())
+
+
+def test_the_oracle_reports_a_skill_copilot_cannot_read(loaded: dict[str, Any]) -> None:
+    _, _, (skills, errors) = loaded["broken"]
+    assert "review-notes" not in skills
+    assert errors == [".github/skills/review-notes/SKILL.md: missing or malformed YAML frontmatter"]

@@ -10,14 +10,20 @@ its own file name: Gemini reads and checks every file on its own, so three
 runs answer everything.
 
 - `gemini skills list`, run in that project, prints an "Agent loading error"
-  for every agent file its strict schema refuses (and exits 0 anyway).
+  for every agent file its strict schema refuses (and exits 0 anyway), then
+  every skill it read from `.gemini/skills/` (the repository's and those of
+  tests/fixtures/skills), with the file it came from; a skill it cannot read
+  is absent.
 - The same files in an extension (`gemini-extension.json`, `agents/`),
   linked with `gemini extensions link DIR --consent`: `gemini extensions list
   -o json` prints, on stderr, an "Error loading agent" line for every file
   refused, then each agent as Gemini resolved it, with the file it came from
-  (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`).
-- A command: `gemini -p "/hack <request>"`, its model a local mock of the
-  Gemini API, sends the model the command's prompt with `{{args}}` filled in.
+  (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`, and the
+  keys a `targets.gemini` override writes: `displayName`,
+  `runConfig.maxTimeMinutes`).
+- Every command: `gemini -p "/<mode> <request>"`, its model a local mock of
+  the Gemini API, sends the model the command's prompt with `{{args}}`
+  filled in.
 
 One more agent file, broken on purpose, shows both listings can fail.
 """
@@ -49,7 +55,9 @@ BUNDLES = {
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
+    "overrides": bundles.FIXTURES / "overrides",
 }
+SKILLS = bundles.FIXTURES / "skills"  # its one agent is a primary: only its skills are used
 BROKEN = "zz-broken.md"
 ERROR = re.compile(r"(?:Agent loading error|Error loading agent)[^\n]*")
 REQUEST = "arregla el typo del README"
@@ -128,12 +136,26 @@ def project(scratch: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]
                 name = f"{bundle}--{rel.rsplit('/', 1)[1]}"
                 (agents / name).write_bytes(data)
                 wrote[name] = (bundle, front(data.decode()))
-            elif rel.startswith(".gemini/commands/") and bundle == "repository":
+            elif (
+                rel.startswith((".gemini/commands/", ".gemini/skills/")) and bundle == "repository"
+            ):
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_bytes(data)
+    for rel, data in bundles.render(SKILLS, "gemini").items():
+        if rel.startswith(".gemini/skills/"):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
     scout = (agents / "repository--scout.md").read_text()
     (agents / BROKEN).write_text(scout.replace("kind: local\n", "kind: local\nsandbox: x\n", 1))
+    (root / ".gemini/skills/zz-broken").mkdir()
+    (root / ".gemini/skills/zz-broken/SKILL.md").write_text("A skill with no frontmatter.\n")
     return root, wrote
+
+
+def skills_listed(text: str) -> dict[str, str]:
+    """`gemini skills list`'s skills: name -> the SKILL.md it came from."""
+    found = re.findall(r"^(\S+) \[Enabled\]\n.*?^  Location: +(\S+)$", text, re.M | re.S)
+    return dict(found)
 
 
 def acknowledge(root: Path, home: Path) -> None:
@@ -163,12 +185,18 @@ def listing(root: Path, home: Path, scratch: Path) -> tuple[list[str], list[dict
     return ERROR.findall(done.stderr[: start.start()]), extensions[0]["agents"]
 
 
-def command(root: Path, home: Path, url: str) -> subprocess.CompletedProcess[str]:
+def commands(root: Path, home: Path, url: str) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Each command of the project run once, `/<name> <request>`, by its name."""
     (home / ".gemini" / "settings.json").write_text(
         '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
     )
     extra = {"GEMINI_API_KEY": "offline", "GOOGLE_GEMINI_BASE_URL": url}
-    return gemini(["-m", "gemini-2.5-flash", "-p", f"/hack {REQUEST}"], root, home, **extra)
+    return {
+        path.stem: gemini(
+            ["-m", "gemini-2.5-flash", "-p", f"/{path.stem} {REQUEST}"], root, home, **extra
+        )
+        for path in sorted((root / ".gemini" / "commands").glob("*.toml"))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -182,9 +210,9 @@ def loaded(
     for home in homes:
         acknowledge(root, home)
 
-    def one_home() -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    def one_home() -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
         skills = gemini(["skills", "list"], root, homes[0])
-        return skills, command(root, homes[0], mock_gemini[0])
+        return skills, commands(root, homes[0], mock_gemini[0])
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         first = pool.submit(one_home)
@@ -194,7 +222,7 @@ def loaded(
             "root": root,
             "wrote": wrote,
             "skills": skills,
-            "command": ran,
+            "commands": ran,
             **dict(zip(("errors", "agents"), listed.result(), strict=True)),
         }
 
@@ -205,6 +233,16 @@ def test_skills_list_refuses_only_the_broken_file(loaded: dict[str, Any]) -> Non
     found = ERROR.findall(done.stdout + done.stderr)
     assert len(found) == 1 and f"/.gemini/agents/{BROKEN}:" in found[0], found
     assert "Unrecognized key(s) in object: 'sandbox'" in done.stderr
+
+
+def test_skills_list_prints_every_skill_promptc_wrote(loaded: dict[str, Any]) -> None:
+    root = loaded["root"]
+    files = sorted((root / ".gemini" / "skills").glob("*/SKILL.md"))
+    wrote = {front(f.read_text())["name"]: str(f) for f in files if f.parent.name != "zz-broken"}
+    assert {"caveman", "team-flow", "review-notes"} <= set(wrote)
+    listed = skills_listed(loaded["skills"].stdout)
+    assert {n: p for n, p in listed.items() if p.startswith(str(root))} == wrote
+    assert "zz-broken" not in loaded["skills"].stdout  # a skill Gemini cannot read is absent
 
 
 def test_the_extension_listing_refuses_only_the_broken_file(loaded: dict[str, Any]) -> None:
@@ -224,22 +262,27 @@ def test_gemini_loads_every_agent_with_the_tools_and_model_promptc_wrote(
         assert agent["toolConfig"]["tools"] == meta["tools"], name
         assert agent["modelConfig"]["model"] == meta.get("model", "inherit"), name
         assert agent["runConfig"]["maxTurns"] == meta.get("max_turns", 30), name
+        assert agent["description"] == meta["description"], name
+        # Keys only a `targets.gemini` override writes (tests/fixtures/overrides).
+        assert agent.get("displayName") == meta.get("display_name"), name
+        assert agent["runConfig"]["maxTimeMinutes"] == meta.get("timeout_mins", 10), name
         assert agent["promptConfig"]["systemPrompt"].strip(), name
     assert BROKEN not in resolved
 
 
-def test_a_mode_runs_as_a_gemini_command_with_the_request_filled_in(
+def test_every_mode_runs_as_a_gemini_command_with_the_request_filled_in(
     loaded: dict[str, Any], mock_gemini: tuple[str, list[dict[str, Any]]]
 ) -> None:
-    done = loaded["command"]
-    assert done.returncode == 0, done
-    toml = tomllib.loads((loaded["root"] / ".gemini/commands/hack.toml").read_text())
-    assert "{{args}}" in toml["prompt"]
-    expected = toml["prompt"].replace("{{args}}", REQUEST)
     sent = [
         part.get("text", "")
         for request in mock_gemini[1]
         for content in request.get("contents", [])
         for part in content.get("parts", [])
     ]
-    assert expected in sent
+    ran = loaded["commands"]
+    assert sorted(ran) == ["build", "hack", "review"]  # the repository's modes
+    for name, done in ran.items():
+        assert done.returncode == 0, done
+        toml = tomllib.loads((loaded["root"] / f".gemini/commands/{name}.toml").read_text())
+        assert "{{args}}" in toml["prompt"], name
+        assert toml["prompt"].replace("{{args}}", REQUEST) in sent, name

@@ -1,22 +1,26 @@
-"""Fuzz the searches over long bodies (5 to 30 KB): the required-snippet rule's
+"""Fuzz the searches over long bodies (5 to 40 KB): the required-snippet rule's
 copies of its snippet in prose written in the snippet's own words (absent,
-copied, drifted), and import's text shared between agents. Both read a body
-in time linear in its bytes, so `make fuzz` runs thousands of them."""
+copied, drifted), and import's text shared between agents, alone and through
+a whole import whose agents then compose back. Each reads a body in time
+linear in its bytes, so `make fuzz` runs thousands of them."""
 
 from __future__ import annotations
 
 import random
 import re
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compiler.config import load_config
 from compiler.import_text import find_shared, replace_shared
+from compiler.importer import plan_import, verify
 from compiler.snippet import Snippet, find_copies
-from tests.strategies import tick
+from tests.strategies import SCRATCH, ci_examples, tick
 
 
 def _snippet(text: str) -> Snippet:
@@ -66,9 +70,24 @@ class Prose:
             return [*textwrap.wrap(paragraph, self.rng.choice([60, 80, 100])), ""]
         if kind < 0.75:
             return [*(f"- {self.sentence()}" for _ in range(self.rng.randint(2, 5))), ""]
-        if kind < 0.9:
+        if kind < 0.85:
             return [f"## {self.sentence()[:-1]}", ""]
+        if kind < 0.93:
+            return [*self.table(), ""]
         return ["```sh", f"rg {self.rng.choice(self.words)}", "```", ""]
+
+    def table(self) -> list[str]:
+        """A markdown table: a head, a `|---|` rule, rows of a few words."""
+        columns = self.rng.randint(2, 4)
+        cells = [
+            [" ".join(self.rng.choices(self.words, self.weights, k=2)) for _ in range(columns)]
+        ]
+        cells += [
+            [" ".join(self.rng.choices(self.words, self.weights, k=3)) for _ in range(columns)]
+            for _ in range(self.rng.randint(1, 5))
+        ]
+        rows = [f"| {' | '.join(row)} |" for row in cells]
+        return [rows[0], self.rng.choice(["|", "| "]) + "---|" * columns, *rows[1:]]
 
 
 def _drift(rng: random.Random, text: str, how: str) -> str:
@@ -162,3 +181,88 @@ def test_shared_blocks_of_long_bodies_put_back_give_every_body(
     for body in bodies.values():
         replaced = replace_shared(body, shared).split("\n")
         assert "\n".join(blocks.get(line, line) for line in replaced) == body
+
+
+# --- a whole import of long bodies -----------------------------------------------------
+
+# Lines that break a naive reading of markdown: fences holding blank lines and
+# placeholder look-alikes, tables, setext headings, a frontmatter-like block,
+# text promptc would read as its own constructs, whitespace-only lines.
+ODD_BLOCKS = [
+    ["```sh", "rg --files", "", "<<not_a_placeholder>>", "```"],
+    ["~~~", "---", "key: value", "---", "~~~"],
+    ["| Campo | Uso |", "|---|---|", "| `name` | el id |", "| `mode` | subagent |"],
+    ["Título", "======"],
+    ["---", "name: framework-docs-researcher", "description: Investiga.", "---"],
+    ["Usa `<<nombre>>` tal cual, <% if x %> y `a << b`.", "<# una nota #> al final."],
+    ["    sangría: código", "    de cuatro espacios"],
+    ["***"],
+    ["   "],
+]
+
+
+def _separator(rng: random.Random) -> list[str]:
+    return rng.choice([[""], [""], ["", ""], [" "]])
+
+
+def _paragraph(rng: random.Random, prose: Prose) -> list[str]:
+    """Wrapped sentences of rare words: no other agent holds the same."""
+    paragraph = " ".join(prose.sentence() for _ in range(rng.randint(2, 4)))
+    return [*textwrap.wrap(paragraph, rng.choice([60, 80, 100])), *_separator(rng)]
+
+
+def _passage(rng: random.Random, prose: Prose) -> list[str]:
+    """A paragraph, then a few blocks, prose and odd ones: text several agents carry."""
+    lines = _paragraph(rng, prose)
+    for _ in range(rng.randint(0, 5)):
+        block = rng.choice(ODD_BLOCKS) if rng.random() < 0.4 else prose.block()[:-1]
+        lines += [*block, *_separator(rng)]
+    return lines
+
+
+def _long_bodies(seed: int, agents: int, size: int) -> tuple[dict[str, str], bool]:
+    """`agents` bodies of about `size` bytes each, drawing passages from a handful
+    that they share, each between paragraphs of their own; and whether two
+    bodies or more carry one passage."""
+    rng = random.Random(seed)
+    prose = Prose(rng)
+    passages = [_passage(rng, prose) for _ in range(rng.randint(2, 8))]
+    bodies = {}
+    carriers: dict[int, int] = {}
+    for index in range(agents):
+        lines = rng.choice([[], [""], ["", ""]])
+        carried: set[int] = set()
+        while sum(map(len, lines)) < size:
+            if rng.random() < 0.35:
+                number = rng.randrange(len(passages))
+                carried.add(number)
+                lines += passages[number]
+            lines += _paragraph(rng, prose)
+        for number in carried:
+            carriers[number] = carriers.get(number, 0) + 1
+        body = "\n".join(lines)
+        bodies[f"a{index}"] = body.rstrip("\n") if rng.random() < 0.3 else body
+    return bodies, max(carriers.values(), default=0) >= 2
+
+
+@settings(max_examples=ci_examples(20))
+@given(seed=st.integers(0, 2**32), agents=st.integers(2, 6), size=st.integers(10_000, 40_000))
+def test_an_import_of_long_bodies_sharing_passages_composes_back_byte_for_byte(
+    seed: int, agents: int, size: int
+) -> None:
+    """An OpenCode folder of agents of tens of KB sharing passages imports with
+    its shared text as fragments, no agent left without them, and every body
+    composes back from the imported specs and fragments byte for byte."""
+    tick("bodies: import of shared text")
+    bodies, shares = _long_bodies(seed, agents, size)
+    with tempfile.TemporaryDirectory(prefix="promptc-long-", dir=SCRATCH) as scratch:
+        source = Path(scratch) / "source/.opencode/agent"
+        source.mkdir(parents=True)
+        for name, body in bodies.items():
+            (source / f"{name}.md").write_text(f"---\ndescription: Agent {name}.\n---\n{body}")
+        (Path(scratch) / "bundle").mkdir()
+        config = load_config(cwd=Path(scratch) / "bundle")
+        plan = plan_import("opencode", source.parent.parent, config)
+        assert [note.message for note in plan.notes] == []
+        assert bool(plan.shared) is shares  # a passage two agents carry is a fragment
+        assert verify(plan, bodies, config) == []

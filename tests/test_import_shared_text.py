@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import importer
+from compiler import import_text, importer
 from compiler.config import load_config
 from compiler.import_text import Shared
 from compiler.importer import plan_import, verify
@@ -145,3 +145,32 @@ def test_an_agent_that_would_not_compose_back_is_imported_without_fragments(
     assert plan.files["specs/agents/a.md"].endswith(agents["a"])  # its text as read
     assert "<<" in plan.files["specs/agents/b.md"]  # the others share fragments
     assert verify(plan, agents, config) == []
+
+
+def test_replacing_shared_blocks_reads_a_body_in_time_linear_in_its_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many shared blocks of many sizes, none opening where most paragraphs
+    start: only the blocks that open with a paragraph's first line are compared
+    there, so the lines joined for comparison stay within the body's own count
+    (trying every size at every paragraph joined 180 times as many)."""
+    blocks = [
+        Shared(f"b{size}", "".join(f"Bloque {size}, línea {n}.\n" for n in range(size)), (), ())
+        for size in range(1, 61)
+    ]
+    paragraphs = [f"Párrafo {n}, primera línea.\nPárrafo {n}, segunda línea." for n in range(300)]
+    paragraphs[150] = blocks[40].text.rstrip("\n")  # one real copy, in the middle
+    body = "\n\n".join(paragraphs) + "\n"
+    joined = 0
+    real = import_text._block_text
+
+    def counted(lines: Sequence[str], block: import_text.Block) -> str:
+        nonlocal joined
+        joined += block.end - block.start
+        return real(lines, block)
+
+    monkeypatch.setattr(import_text, "_block_text", counted)
+    replaced = import_text.replace_shared(body, blocks)
+    assert replaced.split("\n\n")[150] == "<<b41>>"
+    assert replaced.replace("<<b41>>", blocks[40].text.rstrip("\n")) == body
+    assert joined <= body.count("\n")

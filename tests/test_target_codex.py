@@ -232,6 +232,60 @@ def test_role_files_carry_name_description_model_effort_and_the_body_exactly() -
     assert ".codex/skills/release-notes/SKILL.md" in files
 
 
+def overridden(*codex: str) -> str:
+    """An agent spec whose `targets.codex` holds the lines `codex`."""
+    lines = "".join(f"    {line}\n" for line in codex)
+    return (
+        "---\ndescription: Revisa los cambios antes de fusionarlos.\nmode: subagent\n"
+        "model: anthropic/claude-sonnet-4-5\nvariant: low\npermission:\n  bash: deny\n"
+        f"targets:\n  codex:\n{lines}---\nRevisa.\n"
+    )
+
+
+def test_targets_codex_sets_the_role_s_description_model_effort_and_nicknames(
+    make_bundle: MakeBundle, run: Run
+) -> None:
+    spec = overridden(
+        "description: Reviews diffs for Codex users.",
+        "model: gpt-5.5-codex",
+        "model_reasoning_effort: high",
+        "nickname_candidates: [Ada, Grace Hopper]",
+    )
+    make_bundle({"promptc.toml": "[targets.codex]\n", "specs/agents/rev.md": spec})
+    files = bundles.render(Path.cwd(), "codex")
+    role = tomllib.loads(files[".codex/agents/rev.toml"].decode())
+    assert role["description"] == "Reviews diffs for Codex users."
+    assert role["nickname_candidates"] == ["Ada", "Grace Hopper"]
+    assert (role["model"], role["model_reasoning_effort"]) == ("gpt-5.5-codex", "high")
+    config = tomllib.loads(files[".codex/config.toml"].decode())
+    assert config["agents"]["rev"]["description"] == "Reviews diffs for Codex users."
+    # The override's model is Codex's own: the unmapped OpenCode model is not reported.
+    report = files["TRANSLATION.md"].decode()
+    assert "Model: gpt-5.5-codex." in report and "counterpart" not in report
+
+
+@pytest.mark.parametrize(
+    ("line", "position", "message"),
+    [
+        ("sandbox_mode: danger-full-access", (11, 19), "cannot be overridden"),
+        ("model_reasoning_effort: huge", (11, 29), "'huge' is not one of none, minimal"),
+        ("nickname_candidates: [Ada, Ada]", (11, 5), "non-empty list of distinct names"),
+        ("nickname_candidates: [Zoë]", (11, 27), "ASCII letters, digits, spaces"),
+        ("developer_instructions: x", (11, 5), "unknown key 'developer_instructions'"),
+    ],
+)
+def test_a_codex_override_codex_would_refuse_or_that_widens_is_an_error_at_its_key(
+    make_bundle: MakeBundle, run: Run, line: str, position: tuple[int, int], message: str
+) -> None:
+    spec = overridden("description: Reviews diffs for Codex users.", line)
+    make_bundle({"promptc.toml": "[targets.codex]\n", "specs/agents/rev.md": spec})
+    done = run("build")
+    assert done.code == 1
+    assert f"specs/agents/rev.md:{position[0]}:{position[1]}: error [schema] " in done.out
+    assert message in done.out
+    assert not Path("build").exists()
+
+
 @given(st.text())
 def test_any_text_survives_as_a_toml_string(text: str) -> None:
     for multiline in (False, True):

@@ -167,3 +167,101 @@ def test_unknown_options_are_config_errors(make_bundle: MakeBundle) -> None:
     root = make_bundle({"promptc.toml": '[targets.copilot]\nmodel = "gpt-4.1"\n'})
     with pytest.raises(ConfigError, match="model"):
         api.render(load_config(cwd=root), only=["copilot"])
+
+
+def test_targets_copilot_sets_description_and_model_as_written(make_bundle: MakeBundle) -> None:
+    override = (
+        "targets:\n  copilot:\n    description: Reviews diffs for Copilot users.\n"
+        "    model: gpt-4.1\n"
+    )
+    root = make_bundle(
+        {"specs/agents/rev.md": agent("subagent", extra=f"model: x/unmapped\n{override}")}
+    )
+    files = emitted(root)
+    meta = front(files[".github/agents/rev.agent.md"])
+    assert (meta["description"], meta["model"]) == ("Reviews diffs for Copilot users.", "gpt-4.1")
+    assert "infer" not in meta
+    assert "counterpart" not in files["TRANSLATION.md"]
+
+
+def test_infer_may_hide_an_agent_but_never_offers_one_opencode_does_not_start(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    def spec(mode: str, infer: str) -> str:
+        return agent(mode, extra=f"targets:\n  copilot:\n    infer: {infer}\n")
+
+    make_bundle(
+        {
+            "promptc.toml": "[targets.copilot]\n",
+            "specs/agents/lead.md": spec("primary", "true"),
+            "specs/agents/open.md": spec("subagent", "true"),
+            "specs/agents/quiet.md": spec("subagent", "false"),
+        }
+    )
+    files = emitted(Path.cwd())
+    infer = {
+        n: front(files[f".github/agents/{n}.agent.md"])["infer"] for n in ("lead", "open", "quiet")
+    }
+    assert infer == {"lead": False, "open": True, "quiet": False}
+    result: Run = run("lint", "--verbose")
+    assert (
+        "specs/agents/lead.md:6:5: info [lossy-translation] `targets.copilot.infer: true` is not kept"
+        in result.out
+    )
+    assert "open.md:6:5" not in result.out
+    assert "`targets.copilot.infer: true` is not kept" in files["TRANSLATION.md"]
+
+
+@pytest.mark.parametrize(
+    ("line", "position", "message"),
+    [
+        ("tools: [read, execute]", (6, 5), "$.targets.copilot.tools: cannot be overridden"),
+        ("infer: yes", (6, 12), "$.targets.copilot.infer: expected true or false"),
+        ("displayname: Rev", (6, 5), "unknown key 'displayname' at $.targets.copilot"),
+    ],
+)
+def test_a_copilot_override_of_the_wrong_type_or_that_widens_is_an_error_at_its_key(
+    make_bundle: MakeBundle, run: Any, line: str, position: tuple[int, int], message: str
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.copilot]\n",
+            "specs/agents/rev.md": agent("subagent", extra=f"targets:\n  copilot:\n    {line}\n"),
+        }
+    )
+    done: Run = run("build")
+    assert done.code == 1
+    assert f"specs/agents/rev.md:{position[0]}:{position[1]}: error [schema] {message}" in done.out
+    assert not Path("build").exists()
+
+
+def test_skills_are_written_without_allowed_tools_which_copilot_reads_as_a_grant(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    skill = (
+        "---\nname: review-notes\ndescription: Writes review notes for a diff.\n"
+        "allowed-tools: Bash(git diff *) Read\nlicense: MIT\n---\nWrite the notes.\n"
+    )
+    make_bundle(
+        {
+            "promptc.toml": "[targets.copilot]\n",
+            "specs/agents/rev.md": agent("subagent"),
+            "specs/skills/review-notes/SKILL.md": skill,
+            "specs/skills/review-notes/scripts/diff.sh": "git diff\n",
+        }
+    )
+    files = emitted(Path.cwd())
+    text = files[".github/skills/review-notes/SKILL.md"]
+    assert front(text) == {
+        "name": "review-notes",
+        "description": "Writes review notes for a diff.",
+        "license": "MIT",
+    }
+    assert text.endswith("---\nWrite the notes.\n")
+    assert files[".github/skills/review-notes/scripts/diff.sh"] == "git diff\n"
+    assert "### review-notes\n\n- `allowed-tools` is left out" in files["TRANSLATION.md"]
+    result: Run = run("lint", "--verbose")
+    assert (
+        "specs/skills/review-notes/SKILL.md:4:1: info [lossy-translation] `allowed-tools` is "
+        "left out of the Copilot CLI skill" in result.out
+    )

@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests import bundles
@@ -183,3 +184,111 @@ def test_temperature_is_left_out_and_reported(make_bundle: MakeBundle, run: Any)
         "a.md:4:1: info [lossy-translation] `temperature` has no Gemini CLI equivalent"
         in result.out
     )
+
+
+def test_targets_gemini_keys_are_written_as_given_and_temperature_reported(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    override = """\
+        targets:
+          gemini:
+            description: Reviews diffs for Gemini users.
+            display_name: Reviewer
+            model: gemini-2.5-pro
+            temperature: 0.2
+            max_turns: 7
+            timeout_mins: 5
+        """
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/rev.md": agent(
+                "subagent", extra="model: x/unmapped\nsteps: 30\n" + textwrap.dedent(override)
+            ),
+        }
+    )
+    files = emitted(Path.cwd())
+    meta = front(files[".gemini/agents/rev.md"])
+    assert {key: meta[key] for key in ("description", "model", "max_turns")} == {
+        "description": "Reviews diffs for Gemini users.",
+        "model": "gemini-2.5-pro",
+        "max_turns": 7,
+    }
+    assert (meta["display_name"], meta["temperature"], meta["timeout_mins"]) == ("Reviewer", 0.2, 5)
+    assert "counterpart" not in files["TRANSLATION.md"]
+    result: Run = run("lint", "--verbose")
+    assert (
+        "specs/agents/rev.md:11:5: info [lossy-translation] `targets.gemini.temperature` is "
+        "written, but Gemini CLI 0.61 does not send" in result.out
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "position", "message"),
+    [
+        ("tools: [run_shell_command]", (6, 5), "$.targets.gemini.tools: cannot be overridden"),
+        ("mcp_servers: {}", (6, 5), "$.targets.gemini.mcp_servers: cannot be overridden"),
+        ('max_turns: "3"', (6, 16), "$.targets.gemini.max_turns: must be a whole number"),
+        (
+            'description: ""',
+            (6, 18),
+            "$.targets.gemini.description: must be a text that is not empty",
+        ),
+        ("kind: remote", (6, 5), "unknown key 'kind' at $.targets.gemini"),
+    ],
+)
+def test_a_gemini_override_of_the_wrong_type_or_that_widens_is_an_error_at_its_key(
+    make_bundle: MakeBundle, run: Any, line: str, position: tuple[int, int], message: str
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/rev.md": agent("subagent", extra=f"targets:\n  gemini:\n    {line}\n"),
+        }
+    )
+    done: Run = run("build")
+    assert done.code == 1
+    assert f"specs/agents/rev.md:{position[0]}:{position[1]}: error [schema] {message}" in done.out
+    assert not Path("build").exists()
+
+
+def test_skills_are_written_where_gemini_reads_them_as_opencode_gets_them() -> None:
+    fixture = bundles.FIXTURES / "skills"
+    files = emitted(fixture)
+    opencode = bundles.render(fixture, "opencode")
+    skills = {
+        rel.removeprefix(".gemini/skills/"): text
+        for rel, text in files.items()
+        if rel.startswith(".gemini/skills/")
+    }
+    assert "team-flow/roles/coder/role.md" in skills
+    assert skills == {
+        rel.removeprefix(".opencode/skills/"): data.decode()
+        for rel, data in opencode.items()
+        if rel.startswith(".opencode/skills/")
+    }
+
+
+def test_what_a_mode_says_that_a_gemini_command_cannot_is_reported_at_its_key(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    mode = (
+        "---\ndescription: Revisa el cambio pedido.\nagent: rev\nmodel: x/y\nsubtask: true\n"
+        "---\nRevisa: $ARGUMENTS\n"
+    )
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/rev.md": agent("subagent"),
+            "specs/modes/review.md": mode,
+        }
+    )
+    result: Run = run("lint", "--verbose")
+    for line, text in (
+        (3, "Gemini CLI runs the command in its main session, not as rev"),
+        (4, "`model` has no Gemini CLI command equivalent"),
+        (5, "`subtask` has no Gemini CLI command equivalent"),
+    ):
+        assert f"specs/modes/review.md:{line}:1: info [lossy-translation] {text}" in result.out
+    report = emitted(Path.cwd())["TRANSLATION.md"]
+    assert "### /review\n\n- Gemini CLI runs the command in its main session" in report

@@ -14,7 +14,11 @@ forbids or asks where OpenCode allows, and the permissions and keys a Codex
 role has no place for. Copilot CLI and Gemini CLI have only a per-agent tool
 list (compiler.tool_lists): a tool OpenCode does not allow wholly is left
 out, a tool the runtime gives every agent anyway is not kept (Copilot's
-`skill`), and an agent Gemini cannot have is not written. The same findings
+`skill`), an agent Gemini cannot have is not written, and an override that
+cannot hold (`targets.gemini.temperature`, which 0.61 does not send;
+`targets.copilot.infer: true` on an agent OpenCode does not start as a
+subagent) is reported at its key, as is a skill's `allowed-tools`, which
+Copilot would read as a grant and so is left out. The same findings
 are written to TRANSLATION.md in each target's output; where several
 runtimes lose one rule, one message says them all.
 Infos never fail a run, not even with `--strict`.
@@ -82,10 +86,12 @@ def _tool_lists(project: Project) -> Iterator[Problem]:
         yield from _losses(found.losses, runtime.label)
         for ident in (*found.tools, *found.left_out):
             spec = project.agents[ident]
-            notes = tool_lists.agent_notes(spec, runtime, models, found.left_out.get(ident))
+            notes = tool_lists.agent_notes(spec, runtime, models, found)
             yield from _at(spec, notes)
         for spec in project.modes.values():
             yield from _at(spec, tool_lists.mode_notes(spec, runtime, found.agents))
+        for skill in project.skills.values():
+            yield from _at(skill.spec, tool_lists.skill_notes(skill, runtime))
 
 
 def _claude(project: Project) -> Iterator[Problem]:

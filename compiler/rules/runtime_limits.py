@@ -35,7 +35,15 @@ from typing import Any
 
 from compiler.diagnostics import Problem
 from compiler.project import Project, Session, Spec, by_spec
-from compiler.tool_lists import COPILOT, GEMINI, RUNTIMES, Runtime, plan, runtime_name
+from compiler.tool_lists import (
+    COPILOT,
+    GEMINI,
+    RUNTIMES,
+    Runtime,
+    description_for,
+    plan,
+    runtime_name,
+)
 
 ID = "runtime-limits"
 DEFAULT_LEVEL = "error"
@@ -94,7 +102,7 @@ class _Limits:
                     f"and skips files starting with `_`; '{name}' will not load: rename the file",
                     path=spec.source.path,
                 )
-            if not str(spec.view("opencode").get("description") or "").strip():
+            if not description_for(spec, runtime).strip():
                 yield Problem(
                     1, 1, "Gemini CLI refuses an agent without a description", path=spec.source.path
                 )

@@ -6,10 +6,11 @@ project: `[projects."<path>"] trust_level = "trusted"`):
 
 - `.codex/agents/<id>.toml` for every agent OpenCode would load, as a Codex
   role (`team/reviewer` keeps its name and lands in `agents/team/`):
-  `name`, `description`, `model` (the OpenCode model through the `models`
-  option; unmapped, the role runs on the session's model and it is
-  reported), `model_reasoning_effort` (OpenCode's `options.reasoningEffort`,
-  else a `variant` named after an effort), `sandbox_mode = "read-only"` when
+  `name`, `description`, `nickname_candidates` (only from the override),
+  `model` (the OpenCode model through the `models` option; unmapped, the
+  role runs on the session's model and it is reported),
+  `model_reasoning_effort` (OpenCode's `options.reasoningEffort`, else a
+  `variant` named after an effort), `sandbox_mode = "read-only"` when
   OpenCode denies every edit (Codex 0.171 does not apply it to a spawned
   role: reported, never counted on), `developer_instructions` (the composed
   body), and `[features] shell_tool = false` when the role may run no
@@ -26,6 +27,11 @@ project: `[projects."<path>"] trust_level = "trusted"`):
 - `TRANSLATION.md`: every OpenCode rule and key Codex cannot hold, per agent.
 
 Modes are not emitted: promptc writes no Codex command for them (reported).
+
+A spec's `targets.codex` sets `description`, `model` (a Codex model, in
+place of the `models` mapping), `model_reasoning_effort` and
+`nickname_candidates` for Codex alone; what a role may do comes only from
+`permission` (schemas/agent.schema.json refuses `sandbox_mode`, `tools`, ...).
 
 Options (`[tool.promptc.targets.codex]`):
     models (table, default {}): OpenCode model id -> Codex model (`gpt-5.5`, ...).
@@ -103,10 +109,10 @@ def _line(key: str, value: Any) -> str:
 
 
 def role_file(spec: Spec, translation: CodexTranslation, models: Mapping[str, str]) -> str:
-    lines = [
-        _line("name", spec.id),
-        _line("description", str(spec.view("opencode").get("description", ""))),
-    ]
+    lines = [_line("name", spec.id), _line("description", codex_rules.description_for(spec))]
+    nicknames = codex_rules.nicknames_for(spec)
+    if nicknames:
+        lines.append(_line("nickname_candidates", nicknames))
     model, _ = codex_rules.model_for(spec, models)
     if model:
         lines.append(_line("model", model))
@@ -131,7 +137,7 @@ def config_file(project: Project, translation: CodexTranslation) -> str:
         key = ident if bare else json.dumps(ident)
         lines += [
             f"[agents.{key}]",
-            _line("description", str(project.agents[ident].view("opencode").get("description"))),
+            _line("description", codex_rules.description_for(project.agents[ident])),
             _line("config_file", f"agents/{ident}.toml"),
             "",
         ]

@@ -18,6 +18,10 @@ Emitted, relative to `<out>/gemini/` (copy or link it into a project root):
   - `model`: the OpenCode model through the `models` option; left out (the
     session's model) when the spec names none or an unmapped one (reported).
   - `max_turns` from OpenCode's `steps` (or `maxSteps`).
+  - A spec's `targets.gemini` keys as written: `description`,
+    `display_name`, `model` (a Gemini model, in place of the `models`
+    mapping), `temperature` (reported: 0.61 does not send it), `max_turns`,
+    `timeout_mins`; `tools` and `mcp_servers` are not overridable.
   The body, composed for the `gemini` target, is the system prompt. Gemini
   fills `${name}` in it from the agent's inputs and refuses to run the agent
   when one is missing: such a body is an error (rule `runtime-limits`), as is
@@ -30,8 +34,11 @@ Emitted, relative to `<out>/gemini/` (copy or link it into a project root):
   `!{cmd}` when the mode's agent may run it without asking in OpenCode (else
   kept as text, reported). Gemini runs a command in its main session, not as
   the mode's agent: reported.
+- `.gemini/skills/<name>/` for every skill (Gemini reads its name,
+  description and body; an agent loads one through `activate_skill`, which
+  its tools hold only where OpenCode allows `skill` wholly).
 - `TRANSLATION.md`: every OpenCode rule and key Gemini CLI cannot express,
-  per agent and once each. Skills are not written.
+  per agent and once each.
 
 Options (`[tool.promptc.targets.gemini]`):
     models (table, default {}): OpenCode model id -> Gemini model
@@ -48,6 +55,7 @@ from typing import Any
 from compiler import translation_report, yamlout
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
+from compiler.skills import emit_skills
 from compiler.tool_lists import (
     GEMINI,
     SHELL_LINE,
@@ -56,6 +64,7 @@ from compiler.tool_lists import (
     mode_notes,
     mode_runner,
     model_for,
+    overridden,
     plan,
     runnable,
     runtime_name,
@@ -64,7 +73,10 @@ from compiler.tool_lists import (
 NAME = GEMINI.target
 RUNTIME = GEMINI.label
 # Agents are not searched in subfolders, and files starting with `_` are skipped.
-LOADED = re.compile(r"\.gemini/agents/[^/_][^/]*\.md|\.gemini/commands/.+\.toml|GEMINI\.md")
+LOADED = re.compile(
+    r"\.gemini/agents/[^/_][^/]*\.md|\.gemini/commands/.+\.toml|\.gemini/skills/([^/]+/)?SKILL\.md"
+    r"|GEMINI\.md"
+)
 OPTIONS: dict[str, Any] = {"models": models_option("Gemini CLI", "gemini-2.5-pro, ...")}
 INTRO = """\
 # Gemini CLI translation
@@ -74,8 +86,8 @@ OpenCode gives every agent its own ordered permission rules (the last matching r
 Gemini subagent has only a `tools` list, and Gemini CLI 0.61 reads no policy rules from a
 project. promptc never grants more than OpenCode does: a tool goes in an agent's list only
 when OpenCode allows, for that agent, everything the tool does; otherwise it is left out.
-Gemini has no primary agents and its subagents start no subagents. Skills are not written.
-Every rule this costs is listed below, once.
+Gemini has no primary agents and its subagents start no subagents. Every rule this costs is
+listed below, once.
 """
 _SHELL = re.compile(SHELL_LINE)
 
@@ -94,6 +106,7 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
         yield f".gemini/agents/{runtime_name(ident)}.md", f"---\n{yamlout.dump(front)}---\n{body}"
     for ident, spec in project.modes.items():
         yield f".gemini/commands/{runtime_name(ident)}.toml", command(spec, found)
+    yield from emit_skills(project, GEMINI.skills).items()
     yield "TRANSLATION.md", report(project, found, models)
 
 
@@ -111,6 +124,7 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
     turns = data.get("steps", data.get("maxSteps"))
     if isinstance(turns, int) and not isinstance(turns, bool) and turns > 0:
         front["max_turns"] = turns
+    front.update(overridden(spec, GEMINI))
     return front
 
 
@@ -154,12 +168,7 @@ def _multiline(text: str) -> str:
 
 def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
     notes = {
-        ident: [
-            message
-            for _, message in agent_notes(
-                project.agents[ident], GEMINI, models, found.left_out.get(ident)
-            )
-        ]
+        ident: [message for _, message in agent_notes(project.agents[ident], GEMINI, models, found)]
         for ident in (*found.tools, *found.left_out)
     }
     commands = {
@@ -167,5 +176,5 @@ def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
         for ident, spec in project.modes.items()
     }
     return translation_report.render_lists(
-        project, INTRO, found.tools, found.losses, notes, commands
+        project, INTRO, found.tools, found.losses, notes, commands, {}
     )
