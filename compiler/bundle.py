@@ -1,16 +1,10 @@
 """Discover and load a bundle: agents, modes, skills and fragments, with their ids.
 
-An agent's id is its path under specs/agents/ without `.md` (subfolders give
-`team/reviewer`); a mode's id is its path under specs/modes/; a fragment's name
-is its path under fragments/ with `/` and `-` turned into `_`.
-A skill is a folder directly under specs/skills/ that holds a SKILL.md; every
-other file in that folder is a supporting file: markdown ones are composed
-like specs, any other UTF-8 text file (a script, a template) is copied as it
-is. Binary files are refused: the emitted tree is text, and a byte-exact copy
-of an image or an archive is not something a prompt compiler should own.
-Files that resolve outside the project (symlinks) are refused, never read;
-symlinked folders inside it are followed, loops are reported, and nothing under
-specs/ or fragments/ is skipped without a diagnostic (hidden files excepted).
+The layout and the ids: docs/bundle.md and docs/skills.md; what the walk
+refuses or reports: docs/robustness.md ("The tree"). A fragment's name is its
+path under fragments/ with `/` and `-` turned into `_`. Binary files in a skill
+are refused: the emitted tree is text, and a byte-exact copy of an image or an
+archive is not something a prompt compiler should own.
 """
 
 from __future__ import annotations
@@ -26,6 +20,7 @@ from compiler.diagnostics import Problem
 from compiler.loader import KeptFiles, SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_OUTSIDE = "symlink points outside the project; refused"
 Findings = list[tuple[str, Path, Problem]]  # (rule, file, problem) about the tree itself
 Read = Callable[[Path], SourceFile]  # one run's load_file
 
@@ -115,9 +110,7 @@ def _load_skills(config: Config, findings: Findings, read: Read) -> dict[str, Sk
         if entry.name.startswith("."):
             continue
         if not _inside(entry, root):
-            findings.append(
-                ("syntax", entry, Problem(1, 1, "symlink points outside the project; refused"))
-            )
+            findings.append(("syntax", entry, Problem(1, 1, _OUTSIDE)))
             continue
         if not entry.is_dir():
             message = "not a skill: a skill is a folder specs/skills/<name>/ holding SKILL.md"
@@ -139,9 +132,7 @@ def _load_skill(folder: Path, root: Path, findings: Findings, read: Read) -> Ski
         if path.is_dir() or any(part.startswith(".") for part in rel.split("/")):
             continue
         if not _inside(path, root):
-            findings.append(
-                ("syntax", path, Problem(1, 1, "symlink points outside the project; refused"))
-            )
+            findings.append(("syntax", path, Problem(1, 1, _OUTSIDE)))
             continue
         if path.suffix == ".md":
             markdown[rel] = read(path)
@@ -212,7 +203,7 @@ def _markdown_files(
     walk = _Walk((config.root.resolve(), base), findings)
     real = folder.resolve()
     if not any(_within(real, root) for root in walk.allowed):
-        walk.refuse(folder, "symlink points outside the project; refused")
+        walk.refuse(folder, _OUTSIDE)
         return
     walk.folder(folder, frozenset({real}))
     # Every path found is `folder / ...`: its parts past the folder's are its relative path.
@@ -271,7 +262,7 @@ class _Walk:
             self.refuse(path, "symlink loop; refused")
             return
         if not any(_within(target, root) for root in self.allowed):
-            self.refuse(path, "symlink points outside the project; refused")
+            self.refuse(path, _OUTSIDE)
         elif not target.is_dir():
             self.files.append(path)
         elif target in ancestors:

@@ -1,27 +1,11 @@
-"""Cache: skip the whole run when nothing it reads has changed.
+"""Cache: skip the whole run when nothing it reads has changed (docs/performance.md).
 
-`promptc lint`, `check` and `build` are pure functions of their inputs, so
-their diagnostics are stored under a hash of everything they read (README.md,
-"Speed"): promptc's version and the bytes of its modules and schemas (stat
-data would miss a same-size edit within one mtime tick), the Python version
-and where each dependency is installed; the config file, the working
-directory (diagnostics name files relative to it) and the environment the
-permission model reads; every file under specs and fragments, path and bytes;
-the targets and the command (`mode`). A tree holding a symlink, FIFO or
-device is never cached: a link can change what it points to while no file
-here changes.
-
-The inputs are hashed again after the run (`unchanged`) and the result is
-stored only when both hashes agree, so a file edited mid-run cannot pin a
-stale answer. A `check` or `build` result also records the hash of the
-manifest and of every output as the run wrote or compared it: a hit re-reads
-them and misses unless the output folder is byte for byte as it was and holds
-the same files. Entries live in `.promptc-cache/` next to the config (the
-folder ignores itself with its own .gitignore), written atomically; anything
-unreadable or malformed is a miss. `--no-cache`, PROMPTC_NO_CACHE=1 or
-`cache = false` in the config turn it off.
-
-A hit is looked up before the pipeline is imported (`lookup_run`): this
+The key hashes the bytes of promptc's modules and schemas, not their stat data,
+which would miss a same-size edit within one mtime tick; with the Python version
+and where each dependency is installed. A tree holding a symlink, FIFO or device
+is never cached: a link can change what it points to while no file here
+changes. Entries are written atomically; anything unreadable or malformed is a
+miss. A hit is looked up before the pipeline is imported (`lookup_run`): this
 module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
 TOML without validating it (an entry exists only for a config that validated
 when it was stored).
@@ -249,7 +233,11 @@ def _code_digest() -> str:
     digest = hashlib.sha256()
     package = os.path.dirname(os.path.realpath(__file__))
     schemas = resources.schema_folder()
-    files = [p for p in _walk(package) if p.endswith(".py")]
+    files: list[str] = []
+    for top, dirs, names in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        files += [os.path.join(top, name) for name in names if name.endswith(".py")]
+    files.sort()
     files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
     for path in files:
         digest.update(path.encode() + b"\0" + read_regular(path) + b"\0")
@@ -268,14 +256,6 @@ def _origin(name: str) -> str | None:
         if os.path.isfile(candidate):
             return candidate
     return None
-
-
-def _walk(folder: str) -> list[str]:
-    found: list[str] = []
-    for top, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        found.extend(os.path.join(top, name) for name in names)
-    return sorted(found)
 
 
 def _tree(folder: str) -> list[str] | None:

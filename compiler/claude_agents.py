@@ -123,11 +123,9 @@ def agent_notes(spec: Spec, models: Mapping[str, str]) -> Iterator[tuple[tuple[s
 def runner(spec: Spec, translation: Translation) -> Subject | None:
     """Who runs the mode's body: its agent, else the main thread."""
     agent = spec.meta.get("agent")
-    found = [s for s in translation.subjects if s.name == agent]
-    if found:
-        return found[0]
-    main = translation.main_agent or MAIN
-    return next((s for s in translation.subjects if s.name == main), None)
+    if not any(s.name == agent for s in translation.subjects):
+        agent = translation.main_agent or MAIN
+    return next((s for s in translation.subjects if s.name == agent), None)
 
 
 def forked_agent(spec: Spec, project: Project, translation: Translation) -> str | None:

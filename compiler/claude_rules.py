@@ -1,13 +1,9 @@
 """Claude Code tools and permission rules (claude-code 2.1.332), as promptc writes them.
 
-Each Claude tool promptc can grant stands for one OpenCode permission (TOOLS;
-README.md, "Permissions: never more than OpenCode"). "Asks" is Claude Code's
-behaviour when no settings rule matches: tools that need permission (Bash,
-Edit, Write, WebFetch, ...) ask; read-only ones (Read, Glob, Grep, Agent,
-TodoWrite, ...) just run. OpenCode's `list` has no counterpart (Claude Code
-removed LS; Glob lists files under `glob`'s permission); `external_directory`,
-`doom_loop`, `plan_enter`, `plan_exit`, custom tools and MCP tools have none
-either.
+Each Claude tool promptc can grant stands for one OpenCode permission (TOOLS,
+tabled in docs/targets/claude.md); "asks" is what it does when no settings rule
+matches. OpenCode's `list` has no counterpart because Claude Code removed LS
+(Glob lists files under `glob`'s permission).
 
 A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
 

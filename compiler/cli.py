@@ -15,7 +15,7 @@ import inspect
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -227,7 +227,7 @@ def build(
     config = _load(options.config_path)
     _known_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
-    if (depfile or stamp) and not _fails(result, options.strict):
+    if (depfile or stamp) and not _failed(_severities(result), options.strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
     raise SystemExit(_report(result, options))
 
@@ -431,9 +431,12 @@ def _load(config_path: Path | None) -> Config:
 
 
 def _known_targets(config: Config, only: Iterable[str]) -> None:
+    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
+
     for name in only:
         if name not in config.targets:
-            raise click.UsageError(f"target '{name}' is not configured{_hint(name, config)}")
+            hint = did_you_mean(name, config.targets)
+            raise click.UsageError(f"target '{name}' is not configured{hint}")
 
 
 def _watching(options: Options, run: Callable[[Config], Result]) -> int:
@@ -447,12 +450,6 @@ def _watching(options: Options, run: Callable[[Config], Result]) -> int:
     )
 
 
-def _hint(name: str, config: Config) -> str:
-    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
-
-    return did_you_mean(name, config.targets)
-
-
 def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> cache.Hit | None:
     """The stored result of this very run when nothing it reads has changed."""
     return cache.lookup_run(config_path, os.getcwd(), mode, only, os.environ)
@@ -463,7 +460,8 @@ def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> cache.H
 
 def _report(result: Result | cache.Hit, options: Options) -> int:
     """Print the diagnostics and the summary; the exit code they mean."""
-    fmt = options.fmt or default_format(os.environ)
+    # `github` inside GitHub Actions, so annotations appear without any flag.
+    fmt = options.fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     severities = _severities(result)
     shown = [
         index
@@ -476,7 +474,9 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
     # Machine formats print a document even when it lists nothing.
     if shown or fmt not in ("text", "github"):
         diagnostics = result.diagnostics
-        color = fmt == "text" and use_color(options.no_color, os.environ) and sys.stdout.isatty()
+        # no-color.org: NO_COLOR set to a non-empty value turns colour off.
+        colorless = options.no_color or os.environ.get("NO_COLOR")
+        color = fmt == "text" and not colorless and sys.stdout.isatty()
         for line in _reporter(fmt)([diagnostics[i] for i in shown], color):
             click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
@@ -506,26 +506,12 @@ def _failed(severities: list[str], strict: bool) -> bool:
     return any(severity in failing for severity in severities)
 
 
-def _fails(result: Result | cache.Hit, strict: bool) -> bool:
-    return _failed(_severities(result), strict)
-
-
 def _report_fixed(result: Result, options: Options) -> int:
     """Name each file --fix changed, then report what remains; changed files mean exit 1."""
     for path in result.fixed:
         click.echo(f"Fixing {path}", err=True)
     code = _report(result, options)
     return EXIT_PROBLEMS if result.fixed else code
-
-
-def default_format(environ: Mapping[str, str]) -> str:
-    """`github` inside GitHub Actions, so annotations appear without any flag."""
-    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
-
-
-def use_color(no_color: bool, environ: Mapping[str, str]) -> bool:
-    # no-color.org: NO_COLOR set to a non-empty value turns colour off.
-    return not no_color and not environ.get("NO_COLOR")
 
 
 def _summary(result: Result | cache.Hit, severities: list[str], verbose: bool) -> None:

@@ -27,14 +27,10 @@ rendering that reported a problem is never kept: it runs again, and reports
 it again.
 
 Errors inside a fragment are reported in the fragment's file, followed by the
-chain of placeholders that reached it: "; included from
-fragments/flow/build.md:3:1, from specs/modes/build.md:12:1" (innermost first).
-
-The source map gives, for each line of a composed body, the file and line its
-first character comes from, and the placeholders (outermost first) through
-which that file was included. Text printed by `<<param>>` maps to the
-placeholder's line. A body's rendering records where its lines start
-(anchors); the maps are built from them when first read.
+chain of placeholders that reached it, and the source map gives each composed
+line's origin: both are described in docs/composition.md. A body's rendering
+records where its lines start (anchors); the maps are built from them when
+first read.
 """
 
 from __future__ import annotations
@@ -241,7 +237,6 @@ class _Engine:
     def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
         self.target = target
         self.display = display
-        self.targets = TARGET_NAMES
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
@@ -366,11 +361,8 @@ class _Engine:
                     unit.conditions.add(index)
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
-        enums: dict[str, tuple[Value, ...]] = {"target": self.targets}
-        for name, param in unit.params.items():
-            if param.enum is not None:
-                enums[name] = param.enum
-        return enums
+        enums = {name: param.enum for name, param in unit.params.items() if param.enum is not None}
+        return {"target": TARGET_NAMES, **enums}
 
     def _check_placeholder(self, unit: _Unit, index: int, placeholder: Placeholder) -> None:
         name = placeholder.name

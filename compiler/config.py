@@ -1,8 +1,7 @@
 """Configuration: discovery, defaults, validation, and the frozen Config.
 
-Config lives in `[tool.promptc]` of a pyproject.toml or at the top level of a
-promptc.toml, found by walking up from the working directory. Defaults live
-here, in code; the loaded result is immutable and passed explicitly.
+Where a config is found and what it holds: docs/reference/config.md. Defaults
+live here, in code; the loaded result is immutable and passed explicitly.
 
 This module validates the config's own keys (schemas/config.schema.json).
 The tables of `[rules.<id>]` and `[targets.<name>]` are kept as written: the
@@ -97,9 +96,13 @@ class Config:
             text = path.as_posix()
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
+    def where(self, path: tuple[str, ...]) -> tuple[int, int]:
+        """Line and column of the key at `path` (below promptc's table) in the config file."""
+        return locate(self.text, (*self.prefix, *path))
+
     def fail(self, path: tuple[str, ...], message: str) -> ConfigError:
         """A ConfigError about the key at `path` (below promptc's table), at its line."""
-        line, column = locate(self.text, (*self.prefix, *path))
+        line, column = self.where(path)
         where = f"{self.source}:{line}:{column}" if self.source else "<defaults>"
         return ConfigError(f"{where}: {message}")
 

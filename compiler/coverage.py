@@ -42,23 +42,13 @@ def decides(
     return Coverage().decides(rules, index, permission=permission, within=within)
 
 
-def overlapping(rules: Sequence[Rule], index: int) -> list[int]:
-    """Indices of the later rules that match some pair rules[index] matches."""
-    return Coverage().overlapping(rules, index)
-
-
-def covering(rules: Sequence[Rule], index: int) -> int | None:
-    """The last later rule that alone matches everything rules[index] matches."""
-    return Coverage().covering(rules, index)
-
-
 # A rule and the rules after it, as (permission, pattern) pairs: all an answer
 # about the rule depends on.
 Pairs = tuple[tuple[str, str], ...]
 
 
 class Coverage:
-    """The questions above, each answered once.
+    """What rules can still decide, each question answered once.
 
     The answers depend on the (permission, pattern) pairs alone, and agents
     share them: every agent inherits the same defaults, and bundles repeat
@@ -148,7 +138,7 @@ class Coverage:
         return found
 
     def overlapping(self, rules: Sequence[Rule], index: int) -> list[int]:
-        """As coverage.overlapping."""
+        """Indices of the later rules that match some pair rules[index] matches."""
         rule = rules[index]
         return [
             j
@@ -158,7 +148,7 @@ class Coverage:
         ]
 
     def covering(self, rules: Sequence[Rule], index: int) -> int | None:
-        """As coverage.covering."""
+        """The last later rule that alone matches everything rules[index] matches."""
         rule = rules[index]
         for j in range(len(rules) - 1, index, -1):
             other = rules[j]

@@ -1,13 +1,8 @@
 """Delegation: who can start whom through OpenCode's task tool, and why.
 
-The task tool offers an agent every agent whose mode is not `primary` and for
-which `evaluate("task", name, caller's rules)` is not deny; the call itself is
-checked against the same rules (`ask` asks the user first). A subagent runs
-in a session the task tool started, so its rules end with `task: deny` unless
-they mention `task` (runtime.Agent.session_rules); and OpenCode's
-`subagent_depth` (default 1) refuses any task call from such a session.
-
-An edge names the rule that decided it, so a graph doubles as an audit.
+When an edge exists, and why a graph doubles as an audit: docs/delegation.md.
+A subagent's rules end with `task: deny` unless they mention `task`
+(runtime.Agent.session_rules).
 """
 
 from __future__ import annotations
@@ -73,19 +68,15 @@ class Graph:
 
 def graph(runtime: Runtime) -> Graph:
     """Edges from every bundle agent; OpenCode's own agents appear only when reached."""
-    edges = [e for a in runtime.bundle_agents() for e in edges_from(runtime, a)]
-    reached = {e.target.name for e in edges if not e.nested}
     bundle = runtime.bundle_agents()
-    nodes = [a for a in bundle if a.mode != "subagent"] + [
-        a for a in bundle if a.mode == "subagent"
-    ]
-    nodes += [a for a in offered(runtime) if a.native and a.name in {e.target.name for e in edges}]
+    edges = [e for a in bundle for e in edges_from(runtime, a)]
+    reached = {e.target.name for e in edges if not e.nested}
+    targets = {e.target.name for e in edges}
+    nodes = sorted(bundle, key=lambda a: a.mode == "subagent")  # stable: the others first
+    nodes += [a for a in offered(runtime) if a.native and a.name in targets]
     # With no primary of its own, a bundle relies on OpenCode's build and plan.
-    unreachable = [
-        a
-        for a in runtime.bundle_agents()
-        if a.mode == "subagent" and a.name not in reached and starters(runtime)
-    ]
+    starts = bool(starters(runtime))
+    unreachable = [a for a in bundle if a.mode == "subagent" and a.name not in reached and starts]
     return Graph(tuple(nodes), tuple(edges), tuple(unreachable))
 
 
@@ -119,7 +110,7 @@ def _text(result: Graph, display: Display) -> str:
         if not out:
             continue
         lines.append(f"{node.name} ({_role(node)})")
-        if node.runs_as_subagent and out:
+        if node.runs_as_subagent:
             lines.append("  (nested: OpenCode's default subagent_depth of 1 refuses these)")
         width = max((len(e.target.name) for e in out), default=0)
         for edge in out:

@@ -30,8 +30,6 @@ class NotRegular(OSError):
 
     def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
         super().__init__(f"not a regular file but {kind(mode)}")
-        self.path = os.fspath(path)
-        self.kind = kind(mode)
 
 
 class TooLarge(OSError):
@@ -39,9 +37,7 @@ class TooLarge(OSError):
 
     def __init__(self, path: str | os.PathLike[str], size: int, limit: int) -> None:
         super().__init__(f"larger than {limit:,} bytes")
-        self.path = os.fspath(path)
         self.size = size
-        self.limit = limit
 
 
 def read_regular(

@@ -1,30 +1,12 @@
 """Import, Claude Code side: a `.claude/agents/*.md` frontmatter as a promptc spec.
 
-Claude Code keys keep their meaning for the Claude targets under
-`targets.claude`. For OpenCode the import carries Claude Code's decisions
-into explicit rules that never decide a call wider than Claude Code did
-(deny < ask < allow), in two places:
-
-- The session (`Session`): Claude Code asks before Bash, file edits, web
-  fetches and searches and skills, and runs the other tools, unless a rule of
-  settings.json or settings.local.json says otherwise (deny, then ask, then
-  allow, whatever the order). That becomes the config-level `permission`
-  (OpenCode's opencode.json, which every agent inherits): per permission, the
-  default first, then the allow rules, then ask, then deny, so OpenCode's last
-  match wins where Claude Code's precedence would. A rule is written only in
-  a shape OpenCode matches as surely (`Rules`): an allow only where every input
-  its OpenCode pattern matches is one the Claude rule matches, a deny or ask
-  wherever the Claude rule may match; what cannot be said so is left to the
-  stricter default and reported.
-- The agent (`permission_map`): every OpenCode permission whose Claude tool is
-  not in the `tools` allowlist is denied (no `Bash` gives `bash: deny`;
-  `Bash(git diff:*)` gives bash `"*": deny, "git diff *": ask`, the session's
-  decision for those commands; `Agent(scout, scribe)` likewise for `task`),
-  every disallowed tool is denied, and an agent whose permission mode differs
-  from the session's (`plan` denies Bash and edits, `dontAsk` denies whatever
-  would be asked) gets its own rules where they differ. `edit` covers
-  OpenCode's edit, write and patch tools, so it stays open only when both
-  `Edit` and `Write` are allowed.
+What it carries over, never deciding a call wider than Claude Code did:
+docs/import.md. The session's settings become the config-level `permission`
+(`Session`); a rule is written only in a shape OpenCode matches as surely
+(`Rules`): an allow only where every input its OpenCode pattern matches is one
+the Claude rule matches, a deny or ask wherever the Claude rule may match. An
+agent's `tools`, `disallowedTools` and `permissionMode` become its own rules
+(`permission_map`).
 """
 
 from __future__ import annotations

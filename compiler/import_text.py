@@ -7,8 +7,8 @@
   the output.
 - `find_shared` and `replace_shared`: blocks of text repeated verbatim across
   agents become one fragment, each copy replaced by its placeholder, so the
-  composed text is unchanged (README.md, "Adopting an existing bundle", says
-  what a block is and how its fragment is named).
+  composed text is unchanged (docs/import.md says what a block is and how its
+  fragment is named).
 """
 
 from __future__ import annotations

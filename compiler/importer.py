@@ -1,20 +1,13 @@
-"""Import: turn a hand-written OpenCode or Claude Code folder into promptc specs.
+"""Import: turn a hand-written OpenCode, Claude Code, Codex, Copilot or Gemini folder into specs.
 
-`plan_import` reads the folder and returns every file it would write, the
-config it proposes and what it could not carry over; nothing is written until
-the plan is checked: each body must compose back to its original bytes
-(verified with the composition engine itself) and no existing spec or
-fragment is replaced without `force`.
-
-OpenCode (`.opencode/agents|agent/**.md`, `commands|command/**.md`,
-`opencode.json`): agent frontmatter is copied line for line (key order and
-permission order kept); commands become modes (`description`, `agent`,
-`model`, `variant`, `subtask`); `default_agent` and the top-level
-`permission` go to the config. Claude Code (`.claude/agents/*.md`,
-`commands/*.md`, `settings.json`): see compiler/import_claude.py. Codex
-(`.codex/agents/**.toml`, `rules/*.rules`): see compiler/import_codex.py.
-Copilot CLI (`.github/agents/*.agent.md`) and Gemini CLI (`.gemini/agents/*.md`,
-`commands/**.toml`): see compiler/import_lists.py.
+What each layout carries over: docs/import.md, and the Import section of
+docs/targets/codex.md, copilot.md and gemini.md. `plan_import` reads the folder
+and returns every file it would write, the config it proposes and what it could
+not carry over; nothing is written until the plan is checked: each body must
+compose back to its original bytes (verified with the composition engine
+itself) and no existing spec or fragment is replaced without `force`. Each
+runtime's keys are read by compiler/import_claude.py, import_codex.py and
+import_lists.py.
 """
 
 from __future__ import annotations
@@ -37,7 +30,6 @@ from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.project import frontmatter_text
-from compiler.tomlpos import locate
 from compiler.tool_lists import COPILOT, GEMINI
 
 LAYOUTS = {
@@ -63,6 +55,9 @@ class Plan:
 class _Reader:
     config: Config
     notes: list[Diagnostic] = field(default_factory=list)
+    agents: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (frontmatter, body)
+    modes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)  # the proposed config
     originals: dict[str, str] = field(default_factory=dict)  # agent id -> body as read
     paths: dict[str, Path] = field(default_factory=dict)  # agent id -> its file
 
@@ -71,6 +66,11 @@ class _Reader:
         self.notes.append(
             Diagnostic(self.config.display(path), line, column, RULE, severity, message)
         )
+
+    def agent(self, ident: str, path: Path, front: str, body: str, original: str) -> None:
+        self.agents[ident] = (front, body)
+        self.originals[ident] = original
+        self.paths[ident] = path
 
     def at_key(self, source: SourceFile, key: str, message: str) -> None:
         pos = source.frontmatter.where((key,), key=True) if source.frontmatter else None
@@ -97,7 +97,10 @@ def source_root(kind: str, folder: Path) -> Path:
     )
 
 
-def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[tuple[str, Path]]:
+def _markdown(
+    root: Path, names: tuple[str, ...], reader: _Reader
+) -> Iterator[tuple[str, Path, SourceFile]]:
+    """Every .md file under the folders `names` that loads: its id, path and source."""
     seen: dict[str, Path] = {}
     for name in names:
         folder = root / name
@@ -116,31 +119,27 @@ def _markdown(root: Path, names: tuple[str, ...], reader: _Reader) -> Iterator[t
                 )
                 continue
             seen[ident] = path
-            yield ident, path
+            source = reader.load(path)
+            if source is not None:
+                yield ident, path, source
 
 
 def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     root = source_root(kind, folder)
     reader = _Reader(config)
-    agents: dict[str, tuple[str, str]] = {}  # id -> (frontmatter text, body)
-    modes: dict[str, tuple[str, str]] = {}
-    settings: dict[str, Any] = {}
-    if kind == "opencode":
-        _read_opencode(root, reader, agents, modes, settings)
-    elif kind == "codex":
-        _read_codex(root, reader, agents, settings)
-    elif kind in ("copilot", "gemini"):
-        _read_lists(kind, root, reader, agents, modes)
+    if kind in ("copilot", "gemini"):
+        _read_lists(kind, root, reader)
     else:
-        _read_claude(root, reader, agents, modes, settings)
+        _READERS[kind](root, reader)
+    agents = reader.agents
     specs = _relative(config, config.specs)
     files = {
         f"{specs}/{folder_name}/{ident}.md": front + body
-        for folder_name, items in (("agents", agents), ("modes", modes))
+        for folder_name, items in (("agents", agents), ("modes", reader.modes))
         for ident, (front, body) in items.items()
     }
     shared = _with_shared(config, files, agents, reader)
-    proposal = dict(settings)
+    proposal = dict(reader.settings)
     _check_permission_kept(config, proposal, reader)
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
@@ -204,7 +203,7 @@ def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: 
     wanted = proposal.get("permission")
     if config.source is None or wanted is None or thaw(config.permission) == wanted:
         return
-    line, column = locate(config.text, (*config.prefix, "permission"))
+    line, column = config.where(("permission",))
     reader.note(
         config.source,
         line,
@@ -231,19 +230,14 @@ def _body(reader: _Reader, source: SourceFile) -> str | None:
     return escaped
 
 
-def _read_opencode(
-    root: Path,
-    reader: _Reader,
-    agents: dict[str, tuple[str, str]],
-    modes: dict[str, tuple[str, str]],
-    settings: dict[str, Any],
-) -> None:
-    for ident, path in _markdown(root, ("agents", "agent"), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
+def _meta(source: SourceFile) -> Mapping[str, Any]:
+    return source.frontmatter.data if source.frontmatter else {}
+
+
+def _read_opencode(root: Path, reader: _Reader) -> None:
+    for ident, path, source in _markdown(root, ("agents", "agent"), reader):
         for key in ("name", "prompt"):
-            if source.frontmatter and key in source.frontmatter.data:
+            if key in _meta(source):
                 reader.at_key(
                     source,
                     key,
@@ -251,44 +245,41 @@ def _read_opencode(
                 )
         body = _body(reader, source)
         if body is not None:
-            agents[ident] = (frontmatter_text(source), body)
-            reader.originals[ident] = source.body
-            reader.paths[ident] = path
-    for ident, path in _markdown(root, ("commands", "command"), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
-        meta = source.frontmatter.data if source.frontmatter else {}
+            reader.agent(ident, path, frontmatter_text(source), body, source.body)
+    for ident, _, source in _markdown(root, ("commands", "command"), reader):
+        meta = _meta(source)
         for key in meta:
             if key not in MODE_KEYS:
                 reader.at_key(source, key, f"`{key}` is no key of a promptc mode; not carried over")
         body = _body(reader, source)
         if body is not None:
             front = {key: meta[key] for key in MODE_KEYS if key in meta}
-            modes[ident] = (f"---\n{yamlout.dump(front)}---\n", body)
-    _read_opencode_json(root.parent / "opencode.json", reader, settings)
+            reader.modes[ident] = (f"---\n{yamlout.dump(front)}---\n", body)
+    _read_opencode_json(root.parent / "opencode.json", reader)
 
 
-def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -> None:
+def _json_file(path: Path, reader: _Reader) -> tuple[str, dict[str, Any]] | None:
+    """The text and object of a JSON file, or None (noted) when it has none."""
     if not path.is_file():
-        return
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reader.note(
-            path,
-            getattr(exc, "lineno", 1),
-            getattr(exc, "colno", 1),
-            f"cannot read: {exc}; not imported",
-            True,
-        )
-        return
+        where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
+        reader.note(path, *where, f"cannot read: {exc}; not imported", True)
+        return None
     if not isinstance(data, dict):
         reader.note(path, 1, 1, "not a JSON object; not imported", True)
-        return
-    for key, value in data.items():
+        return None
+    return text, data
+
+
+def _read_opencode_json(path: Path, reader: _Reader) -> None:
+    found = _json_file(path, reader)
+    for key, value in found[1].items() if found else ():
         if key in ("default_agent", "permission"):
-            settings[key] = value
+            reader.settings[key] = value
         elif key != "$schema":
             reader.note(
                 path,
@@ -299,48 +290,29 @@ def _read_opencode_json(path: Path, reader: _Reader, settings: dict[str, Any]) -
             )
 
 
-def _read_claude(
-    root: Path,
-    reader: _Reader,
-    agents: dict[str, tuple[str, str]],
-    modes: dict[str, tuple[str, str]],
-    settings: dict[str, Any],
-) -> None:
+def _read_claude(root: Path, reader: _Reader) -> None:
     session = _read_claude_settings(root, reader)
     permission = session.permission()
     if permission:
-        settings["permission"] = permission
-    for ident, path in _markdown(root, ("agents",), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
-        spec, notes = import_claude.agent_spec(
-            ident, source.frontmatter.data if source.frontmatter else {}, session
-        )
+        reader.settings["permission"] = permission
+    for ident, path, source in _markdown(root, ("agents",), reader):
+        spec, notes = import_claude.agent_spec(ident, _meta(source), session)
         _notes(reader, source, notes)
         body = _body(reader, source)
         if body is not None:
-            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
-            reader.originals[ident] = source.body
-            reader.paths[ident] = path
-    for ident, path in _markdown(root, ("commands",), reader):
-        source = reader.load(path)
-        if source is None:
-            continue
-        meta = source.frontmatter.data if source.frontmatter else {}
-        spec, notes = import_claude.command_spec(meta, source.body)
+            reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", body, source.body)
+    for ident, _, source in _markdown(root, ("commands",), reader):
+        spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
         body = _body(reader, source)
         if body is not None:
-            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
     for name in ("skills", "hooks", "output-styles"):
         if (root / name).is_dir():
             reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
 
 
-def _read_codex(
-    root: Path, reader: _Reader, agents: dict[str, tuple[str, str]], settings: dict[str, Any]
-) -> None:
+def _read_codex(root: Path, reader: _Reader) -> None:
     models: dict[str, str] = {}
     folder = root / "agents"
     for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
@@ -361,10 +333,9 @@ def _read_codex(
             reader.note(path, _toml_line(text, key), 1, message)
         if "model" in spec:
             models[spec["model"]] = data["model"]
-        agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", escaped)
-        reader.originals[ident] = body
+        reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", escaped, body)
     if models:
-        settings["targets"] = {"codex": {"models": models}}
+        reader.settings["targets"] = {"codex": {"models": models}}
     bash: dict[str, str] = {}
     for path in sorted((root / "rules").glob("*.rules")):
         found, skipped = import_codex.rules_permission(path.read_text(encoding="utf-8"))
@@ -372,32 +343,20 @@ def _read_codex(
         for line, message in skipped:
             reader.note(path, line, 1, message)
     if bash:
-        settings["permission"] = {"bash": bash}
+        reader.settings["permission"] = {"bash": bash}
     if (root / "config.toml").is_file():
         reader.note(root / "config.toml", 1, 1, "config.toml is not carried over")
 
 
-def _read_lists(
-    kind: str,
-    root: Path,
-    reader: _Reader,
-    agents: dict[str, tuple[str, str]],
-    modes: dict[str, tuple[str, str]],
-) -> None:
+def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    for ident, path in _markdown(root, ("agents",), reader):
+    for ident, path, source in _markdown(root, ("agents",), reader):
         ident = ident.removesuffix(".agent") if kind == "copilot" else ident
-        source = reader.load(path)
-        if source is None:
-            continue
-        meta = source.frontmatter.data if source.frontmatter else {}
-        spec, notes = import_lists.agent_spec(runtime, ident, meta)
+        spec, notes = import_lists.agent_spec(runtime, ident, _meta(source))
         _notes(reader, source, notes)
         body = _body(reader, source) if spec is not None else None
         if spec is not None and body is not None:
-            agents[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
-            reader.originals[ident] = source.body
-            reader.paths[ident] = path
+            reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", body, source.body)
     folder = root / "commands"
     for path in sorted(folder.rglob("*.toml")) if kind == "gemini" else ():
         data = _toml_file(path, reader)
@@ -411,7 +370,10 @@ def _read_lists(
             reader.note(path, 1, 1, "prompt cannot be kept byte for byte; not imported", True)
         if body is not None:
             ident = path.relative_to(folder).with_suffix("").as_posix()
-            modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+
+
+_READERS = {"opencode": _read_opencode, "claude": _read_claude, "codex": _read_codex}
 
 
 def _toml_file(path: Path, reader: _Reader) -> dict[str, Any] | None:
@@ -444,18 +406,10 @@ def _read_claude_settings(root: Path, reader: _Reader) -> import_claude.Session:
     mode = "default"
     for name in ("settings.json", "settings.local.json"):
         path = root / name
-        if not path.is_file():
+        read = _json_file(path, reader)
+        if read is None:
             continue
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
-            reader.note(path, *where, f"cannot read: {exc}; not imported", True)
-            continue
-        if not isinstance(data, dict):
-            reader.note(path, 1, 1, "not a JSON object; not imported", True)
-            continue
+        text, data = read
         settings, own_mode, notes = import_claude.read_settings(data)
         found += settings
         mode = own_mode or mode
@@ -526,12 +480,10 @@ def config_toml(settings: Mapping[str, Any]) -> str:
         lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in permission.items()]
     elif permission is not None:
         lines.append(f"permission = {_toml(permission)}")
-    for target, options in settings.get("targets", {}).items():
-        lines += ["", f"[targets.{target}]"]
-        lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]
-    for rule, options in settings.get("rules", {}).items():
-        lines += ["", f"[rules.{rule}]"]
-        lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]
+    for table in ("targets", "rules"):
+        for name, options in settings.get(table, {}).items():
+            lines += ["", f"[{table}.{name}]"]
+            lines += [f"{_toml_key(k)} = {_toml(v)}" for k, v in options.items()]
     return "\n".join(lines).lstrip("\n") + "\n" if lines else ""
 
 

@@ -7,12 +7,7 @@ ids; the file is still loaded as far as it safely can be.
 YAML scalars are resolved as the runtimes read them (YAML 1.2 core, plus
 timestamps, as js-yaml does): `yes` and `on` stay strings, `2026-01-13` is a
 date. Aliases are expanded under a node budget, so an alias bomb costs at most
-that budget.
-
-Reading is bounded too: only regular files are read (a FIFO or a device named
-`x.md` would block or never end; compiler.files looks before it opens), and a
-file over MAX_FILE_BYTES is refused before it is read, since no runtime can
-use a prompt of that size.
+that budget. What else is refused, and why: docs/robustness.md ("Reading").
 """
 
 from __future__ import annotations
@@ -398,10 +393,6 @@ _SPECIAL_FLOAT = {
     ".nan": float("nan"),
 }
 _DATE = re.compile(r"^\d{4}-\d\d?-\d\d?$")
-_TIMESTAMP = re.compile(
-    r"^\d{4}-\d\d?-\d\d?([Tt]|[ \t]+)\d\d?:\d\d:\d\d(\.\d*)?"
-    r"(([ \t]*)Z|[ \t]*[-+]\d\d?(:\d\d)?)?$"
-)
 
 
 def resolve_plain(value: str) -> Any:
@@ -430,9 +421,7 @@ def resolve_plain(value: str) -> Any:
             return dt.date.fromisoformat("-".join(p.zfill(2) for p in value.split("-")))
         except ValueError:
             return value
-    if _TIMESTAMP.match(value):
-        return value  # kept as text: no runtime field takes a time of day
-    return value
+    return value  # a timestamp too is kept as text: no runtime field takes a time of day
 
 
 _YAML_ORG = "tag:yaml.org,2002:"

@@ -1,5 +1,5 @@
 """Fragment parameters: declared in the fragment's own frontmatter (`params`:
-name -> type, enum, default, description; README.md, "Composition"), checked
+name -> type, enum, default, description; docs/composition.md), checked
 where it is called. A parameter without `default` must be given at every call
 site; inside the fragment a parameter is a variable.
 """

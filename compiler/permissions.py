@@ -1,29 +1,12 @@
 """Permissions: the ordered rule lists OpenCode (opencode-ai 1.18.33) builds, and its decisions.
 
-For every agent OpenCode concatenates, in this order:
-
-1. the built-in defaults: `"*": allow`, `doom_loop: ask`, `external_directory`
-   (`"*": ask`, then allow for its tool-output folder, its temporary folder and
-   every skill folder it found), `question`, `plan_enter` and `plan_exit`
-   denied, and `read` (`"*": allow`, `*.env` and `*.env.*` ask,
-   `*.env.example` allow);
-2. for its own agents only (build, plan, general, explore, compaction, title,
-   summary), that agent's extra rules;
-3. the config-level `permission` of opencode.json;
-4. the agent's own rules: its deprecated `tools` map first (`write`, `edit`
-   and `patch` become `edit`; true is allow, false deny), then `permission`;
-5. `external_directory: <tool-output>/*: allow` once more, unless some rule
-   denies exactly that pattern.
-
-Each key becomes rules in JavaScript object order (keys that are array
-indices, such as `"2"`, come first in numeric order, then the rest as
-written); a plain action is the pattern `"*"`; a pattern starting with `~/`,
-`~`, `$HOME/` or `$HOME` has that prefix replaced by the home folder.
-Deciding is `rules.findLast(r => match(permission, r.permission) &&
-match(input, r.pattern))`: the LAST matching rule wins, and with no match the
-answer is `ask`. A subagent started through the task tool also gets
-`todowrite: deny` and `task: deny` appended unless its rules mention those
-permissions.
+The list OpenCode concatenates for every agent, how keys become rules and how
+it decides (the LAST matching rule wins; no match asks): docs/permissions.md.
+What the page leaves out: OpenCode's own agents are build, plan, general,
+explore, compaction, title and summary; a deprecated `tools` map comes before
+`permission` (`write`, `edit` and `patch` become `edit`; true is allow, false
+deny). Deciding is `rules.findLast(r => match(permission, r.permission) &&
+match(input, r.pattern))`.
 
 Every rule here remembers where it came from (a spec's file:line:col, the
 promptc config, or OpenCode itself), so a decision can name its line.

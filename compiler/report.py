@@ -1,12 +1,8 @@
-"""Reporters: pure functions from diagnostics to output lines.
+"""Reporters: pure functions from diagnostics to output lines, one per format
+(text, json, github, sarif: docs/reference/output.md).
 
-`text`:   path:line:col: severity [rule] message   (coloured on a terminal)
-`json`:   one JSON document: {"version": 1, "diagnostics": [...], "summary": {...}}
-`github`: GitHub Actions workflow commands, one annotation per diagnostic
-`sarif`:  one SARIF 2.1.0 log with every rule's documentation and each result's region
-
-The json document is a stable interface (docs/reference/output.md): within
-version 1 fields are only ever added, never renamed, removed or retyped.
+The json document is a stable interface: within version 1 fields are only ever
+added, never renamed, removed or retyped.
 """
 
 from __future__ import annotations

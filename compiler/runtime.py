@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from compiler import wildcard
@@ -39,7 +39,6 @@ from compiler.permissions import (
     natives,
 )
 from compiler.project import Project, Spec
-from compiler.tomlpos import locate as toml_locate
 
 AGENT_TARGET = "opencode"
 
@@ -250,7 +249,7 @@ def config_locator(config: Config) -> Locate:
     """Position of a key under the config-level `permission` in the config file."""
 
     def locate(path: tuple[str, ...]) -> Origin:
-        line, column = toml_locate(config.text, (*config.prefix, "permission", *path))
+        line, column = config.where(("permission", *path))
         return Origin("config", "config", config.source, line, column)
 
     return locate
@@ -372,9 +371,7 @@ def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
     for every agent: rules are immutable), unless a rule denies exactly that."""
     if _denies(agent.rules, extra.pattern):
         return agent
-    return Agent(
-        agent.name, agent.mode, (*agent.rules, extra), agent.spec, agent.hidden, agent.problems
-    )
+    return replace(agent, rules=(*agent.rules, extra))
 
 
 def _denies(rules: tuple[Rule, ...], glob: str) -> bool:

@@ -1,10 +1,8 @@
 """Sandbox: the Jinja2 environment that evaluates block-tag conditions, and what may reach it.
 
-Jinja's immutable sandbox with promptc's delimiters, StrictUndefined, and no
-globals, filters or tests at all. Composition emits literal text itself, so
-the only user text Jinja ever reads is a block tag's condition, evaluated only
-after `Conditions.problem` found nothing but variables, literals, comparisons
-and and/or/not in it: `''.__class__` is an error, never executed.
+What the sandbox allows: docs/composition.md. Composition emits literal text
+itself, so Jinja only ever reads a condition that `Conditions.problem` passed:
+`''.__class__` is an error, never executed.
 """
 
 from __future__ import annotations

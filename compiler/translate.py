@@ -1,42 +1,17 @@
 """Translate OpenCode permissions into Claude Code tools and settings, never granting more.
 
-OpenCode decides per agent: an ordered rule list, last match wins
-(compiler.permissions). Claude Code has no per-agent allow/ask/deny. What it
-has is, per agent, the `tools` list (which tools exist for it), and one list
-of settings rules for the whole session (`.claude/settings.json`: deny, then
-ask, then allow, whatever the order or specificity), shared by the main
-thread and every subagent. So promptc uses this decision model, for an agent
-A, a Claude tool T and an input x (a command, a path, a subagent name):
-
-    T not in A's tools (for Agent: x not in A's `Agent(...)`)  -> deny
-    a settings deny rule matches (T, x)                        -> deny
-    a settings ask rule matches                                -> ask
-    a settings allow rule matches                              -> allow
-    nothing matches: ask for tools that need permission (Bash, Edit, Write,
-    NotebookEdit, WebFetch, WebSearch, Skill), allow for the others
-
-and requires, with deny < ask < allow, that this decision is never above
-OpenCode's for the same agent, tool permission and input. OpenCode's
-decision is the agent's resolved rule list (a subagent, and an agent of mode
-`all`, with the `todowrite` and `task` denies the task tool appends; for
-`task`, an `all` agent's primary rules, as it is the only context in which it
-can start subagents). Inputs are what OpenCode matches: the command, the path
-relative to the project, the subagent's id; Claude Code is assumed to run in
-the project root. A shell line of several commands is split and decided per
-command by both runtimes, so the model speaks of single commands.
-
-How the files are chosen, per OpenCode permission and its Claude tools, is
-listed in README.md ("Permissions: never more than OpenCode"). In short: a
-tool denied for every input, or denied or asked for in a part only a
-whole-tool rule could express, is left out of that one agent's `tools`; other
-denied and asked regions become shared settings rules that cover at least
-them; an allow is written only when no agent holding the tool, nor the main
-thread, gets more from it; `Agent(a, b)` lists exactly the subagents a
-primary's `task` rules allow.
-
-Everything that cannot be expressed is a Loss: one message per OpenCode rule
-and agent, in plain words (rules from OpenCode's built-in defaults and from
-the config are shared by every agent and reported once).
+The decision model this keeps below OpenCode's, and how the tools and settings
+rules are chosen: docs/targets/claude.md ("Permissions: never more than
+OpenCode"). OpenCode's decision is the agent's resolved rule list (a subagent,
+and an agent of mode `all`, with the `todowrite` and `task` denies the task
+tool appends; for `task`, an `all` agent's primary rules, as it is the only
+context in which it can start subagents). Inputs are what OpenCode matches: the
+command, the path relative to the project, the subagent's id; Claude Code is
+assumed to run in the project root. A shell line of several commands is split
+and decided per command by both runtimes, so the model speaks of single
+commands. Everything that cannot be expressed is a Loss: one message per
+OpenCode rule and agent (rules from OpenCode's built-in defaults and from the
+config are shared by every agent and reported once).
 """
 
 from __future__ import annotations

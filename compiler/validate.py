@@ -8,10 +8,8 @@ evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
 schema's own `errorMessage` says what is accepted.
 
-A run checks thousands of documents against a dozen schemas, so each
-validator is built once, when first needed: fastjsonschema's
-compiled function says whether a document is valid, in a fiftieth of the time
-jsonschema takes, and jsonschema explains a document that is not.
+Each validator is built once, when first needed: fastjsonschema says whether
+a document is valid, in a fiftieth of jsonschema's time; jsonschema explains why not.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
@@ -78,6 +76,7 @@ _TYPE_NAMES = {
     "null": "nothing",
 }
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
 def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
@@ -285,7 +284,7 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
         return '. An unquoted `#` starts a YAML comment: quote hex colours (color: "#FF5733")'
     if value is None:
         return ". YAML reads an empty value as null: write the value or remove the key"
-    if isinstance(value, str) and _wants(error, "number") and _numeric(value):
+    if isinstance(value, str) and _wants(error, "number") and _NUMBER.match(value):
         return f". Remove the quotes: {key}: {value.strip()}"
     if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:
         return ". The runtimes read YAML 1.2, where only true and false are booleans"
@@ -295,13 +294,6 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
             f"`targets: {{claude: {{color: {value}}}}}` and give OpenCode a theme name or hex"
         )
     return ""
-
-
-_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
-
-
-def _numeric(text: str) -> bool:
-    return bool(_NUMBER.match(text))
 
 
 def json_path(path: JsonPath) -> str:
@@ -315,6 +307,11 @@ def json_path(path: JsonPath) -> str:
         else:
             text += f"[{json.dumps(part, ensure_ascii=False)}]"
     return text
+
+
+def within(base: JsonPath) -> str:
+    """` in $.targets.opencode` for a section below the top level, else nothing."""
+    return f" in {json_path(base)}" if base else ""
 
 
 def first_error(

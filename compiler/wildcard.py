@@ -12,12 +12,9 @@ pattern)`; in the 1.18.33 bundle it reads:
       return new RegExp("^" + p + "$", "s").test(t);
     }
 
-So `*` is any run of characters, `/` and newlines included (`**` is the same
-as `*`); `?` is exactly one UTF-16 code unit (an emoji is two); a trailing
-` *` is optional (`git status *` also matches bare `git status`); every other
-character is literal and case matters; backslashes in both text and pattern
-count as `/`. The permission name is matched the same way, so a rule key
-`mcp_*` covers every `mcp_…` permission.
+What that means for a pattern (`*` crosses `/`, `?` is one UTF-16 code unit,
+a trailing ` *` is optional, the permission name is a pattern too):
+docs/permissions.md.
 
 Beyond matching, rules need to know what a pattern *can* match: whether one
 pattern covers another, or which text a set of patterns lets through. A

@@ -4,17 +4,10 @@ The manifest (`<out>/.promptc-manifest.json`) lists every file promptc
 generated with the hash of the content it wrote: a file that differs from it
 was edited by hand and is not overwritten or removed without `force`; a file
 the build no longer produces is removed; a file not in the manifest is never
-touched (unless `force` takes over a path the build now produces).
-
-A file is replaced atomically, and only when its bytes change, so mtimes stay
-stable for make. Before any file is replaced the manifest accepts both the old
-and the new hash of each file about to change, and every new file is written
-under its temporary name before the first rename: a failed write changes no
-file, and a killed build leaves each file with either content, both
-recognised; the next build finishes the job. The output folder is trusted no
-more than the sources (README.md, "Robustness"): the manifest may name only
-paths inside it, nothing is written or removed through a symlink leading out,
-and two builds into one folder take turns on `<out>/.promptc.lock`.
+touched (unless `force` takes over a path the build now produces). A file is
+replaced only when its bytes change, so mtimes stay stable for make. How a
+killed build, a symlink leading out and two builds at once are handled:
+docs/robustness.md ("Writing").
 """
 
 from __future__ import annotations
@@ -243,9 +236,7 @@ class Planner:
 
     def plan(self) -> Plan:
         conflicts = sorted(self.conflicts, key=lambda conflict: conflict.path)
-        remove, forget = _obsolete(
-            self.out, self.names, self.manifest, self.force, conflicts, self.seen
-        )
+        remove, forget = self._obsolete(conflicts)
         return Plan(
             tuple(sorted(self.write)),
             tuple(sorted(self.missing)),
@@ -255,41 +246,31 @@ class Planner:
             tuple(conflicts),
         )
 
+    def _obsolete(self, conflicts: list[Conflict]) -> tuple[list[str], list[str]]:
+        """The manifest's files the build no longer produces: to remove, or to forget."""
+        remove: list[str] = []
+        forget: list[str] = []
+        for rel in sorted(set(self.manifest) - self.names):
+            if _escapes(self.out, rel, self.seen):
+                conflicts.append(Conflict(rel, _OUTSIDE))
+                continue
+            on_disk = _disk_hash(self.out / rel)
+            if on_disk is None:
+                forget.append(rel)
+            elif on_disk in self.manifest[rel]:
+                remove.append(rel)
+            elif self.force:
+                forget.append(rel)  # hand-edited: left on disk, no longer promptc's
+            else:
+                message = "no longer generated, but edited by hand; not removed without --force"
+                conflicts.append(Conflict(rel, message))
+        return remove, forget
+
 
 _SPECIAL_MESSAGE = (
     "a symlink, FIFO or device stands where a generated file goes; not replaced without --force"
 )
 _OUTSIDE = "path leads outside the output folder (through a symlink?); refused"
-
-
-def _obsolete(
-    out: Path,
-    files: Collection[str],
-    manifest: Mapping[str, list[str]],
-    force: bool,
-    conflicts: list[Conflict],
-    seen: dict[str, bool],
-) -> tuple[list[str], list[str]]:
-    remove: list[str] = []
-    forget: list[str] = []
-    for rel in sorted(set(manifest) - set(files)):
-        if _escapes(out, rel, seen):
-            conflicts.append(Conflict(rel, _OUTSIDE))
-            continue
-        on_disk = _disk_hash(out / rel)
-        if on_disk is None:
-            forget.append(rel)
-        elif on_disk in manifest[rel]:
-            remove.append(rel)
-        elif force:
-            forget.append(rel)  # hand-edited: left on disk, no longer promptc's
-        else:
-            conflicts.append(
-                Conflict(
-                    rel, "no longer generated, but edited by hand; not removed without --force"
-                )
-            )
-    return remove, forget
 
 
 def owned(manifest: Mapping[str, list[str]], only: Collection[str]) -> dict[str, list[str]]:

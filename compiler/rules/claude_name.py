@@ -26,7 +26,6 @@ from typing import Any
 from compiler.claude_agents import PLUGIN, TARGETS, claude_name, reserved
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec
-from compiler.tomlpos import locate
 
 ID = "claude-name"
 DEFAULT_LEVEL = "error"
@@ -65,9 +64,7 @@ def _plugin_name(project: Project) -> Iterator[Problem]:
     name = options.get("name") if options else None
     if not isinstance(name, str) or not reserved(name) or config.source is None:
         return
-    prefix = ("tool", "promptc") if config.source.name == "pyproject.toml" else ()
-    text = config.source.read_text(encoding="utf-8")
-    line, column = locate(text, (*prefix, "targets", PLUGIN, "name"))
+    line, column = config.where(("targets", PLUGIN, "name"))
     yield Problem(
         line,
         column,

@@ -32,10 +32,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.diagnostics import Problem
-from compiler.loader import JsonPath
 from compiler.project import Project
 from compiler.suggest import near_miss
-from compiler.validate import claude_key, json_path, opencode_agent_keys, opencode_sections
+from compiler.validate import claude_key, opencode_agent_keys, opencode_sections, within
 
 ID = "key-typo"
 DEFAULT_LEVEL = "error"
@@ -66,10 +65,6 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                 yield Problem(
                     pos.line,
                     pos.column,
-                    f"unknown key '{key}'{_within(base)} (did you mean `{meant}`?): {moved}{lost}",
+                    f"unknown key '{key}'{within(base)} (did you mean `{meant}`?): {moved}{lost}",
                     path=spec.source.path,
                 )
-
-
-def _within(base: JsonPath) -> str:
-    return f" in {json_path(base)}" if base else ""

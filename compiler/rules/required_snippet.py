@@ -95,7 +95,6 @@ from compiler.snippet import (
     make_snippet,
 )
 from compiler.suggest import did_you_mean
-from compiler.tomlpos import locate
 
 ID = "required-snippet"
 DEFAULT_LEVEL = "error"
@@ -248,18 +247,8 @@ def _config_problem(project: Project, key: str, message: str, hint: str | None =
         first = min(project.bundle.agents.items(), default=None)
         path = first[1].path if first else config.specs
         return Problem(1, 1, f"{message} (rules.{ID}.{key})", hint, path=path)
-    line, column = _config_position(config, ("rules", ID, key))
+    line, column = config.where(("rules", ID, key))
     return Problem(line, column, message, hint, path=config.source)
-
-
-def _config_position(config: Config, key: tuple[str, ...]) -> tuple[int, int]:
-    assert config.source is not None
-    prefix = ("tool", "promptc") if config.source.name == "pyproject.toml" else ()
-    try:
-        text = config.source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return 1, 1
-    return locate(text, prefix + key)
 
 
 # --- verdicts --------------------------------------------------------------------------
@@ -344,10 +333,6 @@ def _first_difference(copy: Copy, expected: str) -> tuple[int, int]:
 
 
 # --- fixes -----------------------------------------------------------------------------
-
-
-def _form(snippet: Snippet, options: Mapping[str, Any]) -> str:
-    return snippet.placeholder if options["fix_style"] == "placeholder" else snippet.text
 
 
 def _real_lines(spec: Spec) -> int:
@@ -436,7 +421,7 @@ def _check_agent(
     required: bool,
 ) -> Iterator[Problem]:
     path = spec.source.path
-    form = _form(snippet, options)
+    form = snippet.placeholder if options["fix_style"] == "placeholder" else snippet.text
     if not copies:
         if required:
             top = _first_content(spec) or spec.source.body_line

@@ -34,13 +34,11 @@ Passes:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.project import Project, Skill
-from compiler.tomlpos import locate
 
 ID = "skill-levels"
 DEFAULT_LEVEL = "error"
@@ -135,14 +133,5 @@ def _config_problem(
     config = project.config
     if config.source is None:
         return Problem(1, 1, f"{message} (rules.{rule}.{key[0]})", path=config.specs)
-    line, column = _position(config.source, ("rules", rule, *key))
+    line, column = config.where(("rules", rule, *key))
     return Problem(line, column, message, path=config.source)
-
-
-def _position(source: Path, key: tuple[str, ...]) -> tuple[int, int]:
-    prefix = ("tool", "promptc") if source.name == "pyproject.toml" else ()
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return 1, 1
-    return locate(text, (*prefix, *key))

@@ -31,10 +31,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.diagnostics import Problem
-from compiler.loader import JsonPath
 from compiler.project import Project
 from compiler.suggest import near_miss
-from compiler.validate import claude_key, json_path, opencode_agent_keys, opencode_sections
+from compiler.validate import claude_key, opencode_agent_keys, opencode_sections, within
 
 ID = "unknown-key"
 DEFAULT_LEVEL = "warning"
@@ -62,12 +61,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                 yield Problem(
                     pos.line,
                     pos.column,
-                    f"'{key}'{_within(base)} is not an OpenCode agent key: OpenCode "
+                    f"'{key}'{within(base)} is not an OpenCode agent key: OpenCode "
                     "moves it into `options`, which are sent to the model provider. Remove "
                     "it, or nest it under `options:` if the provider expects it",
                     path=spec.source.path,
                 )
-
-
-def _within(base: JsonPath) -> str:
-    return f" in {json_path(base)}" if base else ""
