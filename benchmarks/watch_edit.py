@@ -4,17 +4,19 @@ Generates speed.py's bundle of N agents (default 1,000), builds it once, then
 times, in process, what the watch loop runs after each change: the config
 read again and api.build of it (compiler.cli's `_watching` hands
 compiler.watch.watch a run that calls api.build with the watch's api.Kept).
-Each edit is written to disk before its run, and timed twice, REPEAT times
-each: with one api.Kept for all the runs, as the watch holds it, and with
-none (every run from scratch, as every watched run was before the watch kept
-anything). Three edits:
+Each edit is written to disk before its run (the save is not timed) and
+timed REPEAT times two ways, one after the other so that a change in the
+machine's load touches both alike: with one api.Kept for all the runs, as
+the watch holds it, and with none (every run from scratch, as every watched
+run was before the watch kept anything). Three edits:
 
 - agent: one agent's body gains a line (the common edit; one file written);
 - agent, broken: the same agent with its frontmatter left open (nothing written);
 - fragment: the flow fragment every agent includes gains a line (every
   agent is composed, searched for the snippet and written again).
 
-Prints the median and the fastest of each. With `--command check`, times
+Prints the median wall time and the median CPU time (steadier on a shared
+machine) of each. With `--command check`, times
 `promptc check --watch`'s run (api.check) instead.
 
     .venv/bin/python benchmarks/watch_edit.py --agents 1000 --repeat 7
@@ -47,15 +49,23 @@ def speed() -> ModuleType:
     return module
 
 
-def timed(edit: Callable[[int], None], run: Callable[[], api.Result], repeat: int) -> list[float]:
-    """Each run's time after its edit (the edit itself, a save, is not timed)."""
-    times = []
+Run = Callable[[], api.Result]
+
+
+def timed(edit: Callable[[int], None], runs: tuple[Run, Run], repeat: int) -> list[str]:
+    """Each way's median wall and CPU time of a run after an edit, in ms."""
+    times: list[list[tuple[float, float]]] = [[] for _ in runs]
     for n in range(repeat):
-        edit(n)
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return times
+        for way, run in enumerate(runs):
+            edit(2 * n + way)  # every run sees new bytes
+            wall, cpu = time.perf_counter(), time.process_time()
+            run()
+            times[way].append((time.perf_counter() - wall, time.process_time() - cpu))
+    return [
+        f"{statistics.median(w for w, _ in got) * 1000:.0f} ms "
+        f"(CPU {statistics.median(c for _, c in got) * 1000:.0f} ms)"
+        for got in times
+    ]
 
 
 def main() -> None:
@@ -79,24 +89,22 @@ def main() -> None:
             "agent, broken": lambda n: _save(agent, f"{broken}\nedit {n}\n"),
             "fragment": lambda n: _save(fragment, f"{flow}- edit {n}\n"),
         }
+        kept = api.Kept()  # one for every run, as the watch's
+
+        def fresh() -> api.Result:
+            return command(load_config(root / "promptc.toml"))
+
+        def watched() -> api.Result:
+            return command(load_config(root / "promptc.toml"), kept=kept)
+
         api.build(load_config(root / "promptc.toml"))  # the output a watch starts from
         print(f"| edit ({args.agents:,} agents, {args.command}) | from scratch | kept |")
         print("|---|---|---|")
         for name, edit in edits.items():
-            cells = []
-            for kept in (None, api.Kept()):
-
-                def run(kept: api.Kept | None = kept) -> api.Result:
-                    return command(load_config(root / "promptc.toml"), kept=kept)
-
-                run()  # the run before the edit: what a watch has kept by then
-                times = timed(edit, run, args.repeat)
-                cells.append(f"{statistics.median(times) * 1000:.0f} ms")
-                cells[-1] += f" (fastest {min(times) * 1000:.0f})"
-                _save(agent, text)
-                _save(fragment, flow)
-                run()  # the bundle and its output as they were
-            print(f"| {name} | {' | '.join(cells)} |")
+            watched()  # the run before the edit: what the watch has kept by then
+            print(f"| {name} | {' | '.join(timed(edit, (fresh, watched), args.repeat))} |")
+            _save(agent, text)
+            _save(fragment, flow)
     sys.stdout.flush()
 
 
