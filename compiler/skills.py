@@ -11,31 +11,53 @@ targets pass the folder their runtime reads: `.opencode/skills/`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from compiler import yamlout
 from compiler.bundle import SKILL_FILE
 from compiler.project import Project, Skill
+from compiler.translate import skill_grants
 
 SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
 
 
-def emit_skills(project: Project, root_prefix: str, drop: tuple[str, ...] = ()) -> dict[str, str]:
+def emit_skills(
+    project: Project, root_prefix: str, drop: tuple[str, ...] = (), claude: bool = False
+) -> dict[str, str]:
     """Every skill of the project, each under `<root_prefix><name>/`, its SKILL.md
-    without the keys `drop` (ones the runtime would read as more than OpenCode does)."""
+    without the keys `drop` (ones the runtime would read as more than OpenCode does);
+    for Claude Code (`claude`), with only the `allowed-tools` rules that widen nothing."""
     files: dict[str, str] = {}
     for skill in project.skills.values():
-        files.update(emit_skill_tree(project, skill, root_prefix, drop))
+        kept = claude_allowed(project, skill) if claude else None
+        files.update(emit_skill_tree(project, skill, root_prefix, drop, kept))
     return files
 
 
+def claude_allowed(project: Project, skill: Skill) -> list[str] | None:
+    """The `allowed-tools` rules Claude Code may pre-approve (translate.skill_grants);
+    None when the skill keeps every one, as written."""
+    grants = skill_grants(project, skill)
+    if all(grant.kept for grant in grants):
+        return None
+    return [grant.rule for grant in grants if grant.kept]
+
+
 def emit_skill_tree(
-    project: Project, skill: Skill, root_prefix: str, drop: tuple[str, ...] = ()
+    project: Project,
+    skill: Skill,
+    root_prefix: str,
+    drop: tuple[str, ...] = (),
+    allowed: list[str] | None = None,
 ) -> dict[str, str]:
-    """One skill's files, by path relative to the target's folder."""
+    """One skill's files, by path relative to the target's folder; `allowed`, when
+    given, replaces `allowed-tools` (left out when empty)."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
     front = {key: value for key, value in front.items() if key not in drop}
+    if allowed is not None:
+        front = _with_allowed(front, allowed)
     files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
     for rel, text in skill.files.items():
         files[f"{folder}{rel}"] = text
@@ -46,3 +68,11 @@ def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:
     data = skill.spec.view(target)
     known = {key: data[key] for key in SKILL_KEYS if key in data}
     return {**known, **{k: v for k, v in data.items() if k not in known}}
+
+
+def _with_allowed(front: Mapping[str, Any], allowed: list[str]) -> dict[str, Any]:
+    """The frontmatter with `allowed-tools` replaced in place, or without it."""
+    out = {key: value for key, value in front.items() if key != "allowed-tools" or allowed}
+    if allowed:
+        out["allowed-tools"] = allowed
+    return out
