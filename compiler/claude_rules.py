@@ -148,6 +148,7 @@ def inside(kind: str, pattern: str) -> Pattern | None:
 
 
 _RULE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)(?:\(([^()]*)\))?")
+_SEPARATOR = re.compile(r"[\s,]+(?![^()]*\))")  # not inside `(...)`
 
 
 def split_rules(written: object) -> list[str]:
@@ -155,35 +156,25 @@ def split_rules(written: object) -> list[str]:
     commas and spaces outside parentheses (`Read, Bash(git diff *)`)."""
     if isinstance(written, list):
         return [str(item) for item in written]
-    rules, depth, current = [], 0, ""
-    for char in str(written or ""):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and char in ", \t\n":
-            rules.append(current)
-            current = ""
-        else:
-            current += char
-    return [rule for rule in (*rules, current) if rule]
+    return [rule for rule in _SEPARATOR.split(str(written or "")) if rule]
 
 
-def pre_approved(rule: str) -> tuple[Tool, str] | None:
-    """The tool a rule such as `Bash(git status:*)` names and an OpenCode pattern
-    matching every input it pre-approves: the same inputs where `inside` gives the
-    rule back, else every input of the tool. None: not a rule of a tool promptc
-    knows (an MCP tool, unbalanced parentheses)."""
+def pre_approved(rule: str) -> tuple[str, str] | None:
+    """The permission of the tool a rule such as `Bash(git status:*)` names, and an
+    OpenCode pattern matching every input it pre-approves: the same inputs where
+    `inside` gives the rule back, else every input of the tool. None: not a rule of
+    a tool promptc knows (an MCP tool, unbalanced parentheses)."""
     found = _RULE.fullmatch(rule.strip())
     tool = next((t for t in TOOLS if found and t.name == found[1]), None)
     if found is None or tool is None:
         return None
-    specifier = found[2]
-    if specifier is None:
-        return tool, "*"
-    if tool.kind == "command" and specifier.endswith(":*"):
-        specifier = specifier[:-2] + " *"  # Claude Code reads both alike
+    # no specifier: the whole tool; a trailing `:*` reads as ` *` (for Bash; no other
+    # tool's rules have an exact form with either)
+    specifier = re.sub(r":\*$", " *", found[2] or "*")
     pattern = specifier[:-1] if tool.kind == "path" and specifier.endswith("/**") else specifier
     exact = inside(tool.kind, pattern)
     same = exact is not None and (exact.whole or exact.specifier == specifier)
-    return tool, pattern if same else "*"
+    return tool.permission, pattern if same else "*"
 
 
 def _cover_command(pattern: str) -> Pattern:

@@ -11,7 +11,6 @@ targets pass the folder their runtime reads: `.opencode/skills/`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from compiler import yamlout
@@ -30,18 +29,8 @@ def emit_skills(
     for Claude Code (`claude`), with only the `allowed-tools` rules that widen nothing."""
     files: dict[str, str] = {}
     for skill in project.skills.values():
-        kept = claude_allowed(project, skill) if claude else None
-        files.update(emit_skill_tree(project, skill, root_prefix, drop, kept))
+        files.update(emit_skill_tree(project, skill, root_prefix, drop, claude))
     return files
-
-
-def claude_allowed(project: Project, skill: Skill) -> list[str] | None:
-    """The `allowed-tools` rules Claude Code may pre-approve (translate.skill_grants);
-    None when the skill keeps every one, as written."""
-    grants = skill_grants(project, skill)
-    if all(grant.kept for grant in grants):
-        return None
-    return [grant.rule for grant in grants if grant.kept]
 
 
 def emit_skill_tree(
@@ -49,15 +38,18 @@ def emit_skill_tree(
     skill: Skill,
     root_prefix: str,
     drop: tuple[str, ...] = (),
-    allowed: list[str] | None = None,
+    claude: bool = False,
 ) -> dict[str, str]:
-    """One skill's files, by path relative to the target's folder; `allowed`, when
-    given, replaces `allowed-tools` (left out when empty)."""
+    """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
     front = {key: value for key, value in front.items() if key not in drop}
-    if allowed is not None:
-        front = _with_allowed(front, allowed)
+    grants = skill_grants(project, skill) if claude else {}
+    if any(grants.values()):  # a rule left out: the rest, as a list in place, or no key
+        kept = [rule for rule, why in grants.items() if why is None]
+        front = {key: kept if key == "allowed-tools" else v for key, v in front.items()}
+        if not kept:
+            del front["allowed-tools"]
     files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
     for rel, text in skill.files.items():
         files[f"{folder}{rel}"] = text
@@ -68,11 +60,3 @@ def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:
     data = skill.spec.view(target)
     known = {key: data[key] for key in SKILL_KEYS if key in data}
     return {**known, **{k: v for k, v in data.items() if k not in known}}
-
-
-def _with_allowed(front: Mapping[str, Any], allowed: list[str]) -> dict[str, Any]:
-    """The frontmatter with `allowed-tools` replaced in place, or without it."""
-    out = {key: value for key, value in front.items() if key != "allowed-tools" or allowed}
-    if allowed:
-        out["allowed-tools"] = allowed
-    return out

@@ -168,60 +168,32 @@ def translate(project: Project) -> Translation:
     return result
 
 
-@dataclass(frozen=True)
-class Grant:
-    """One rule of a skill's `allowed-tools` for Claude Code: kept when no agent
-    that can load the skill would run more with it than OpenCode allows."""
-
-    rule: str
-    widens: tuple[str, ...]  # agents it would widen for (every loader if unreadable)
-    loaders: int  # agents OpenCode lets load the skill
-
-    @property
-    def kept(self) -> bool:
-        return self.loaders > 0 and not self.widens
-
-
-def skill_grants(project: Project, skill: Skill) -> tuple[Grant, ...]:
-    """Each `allowed-tools` rule of the skill and whether Claude Code may keep it.
-    Claude Code pre-approves those tools for whoever loads the skill; OpenCode's
-    `skill` permission says who may (a deny: not that agent)."""
-    rules = claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools"))
+def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
+    """Each `allowed-tools` rule of the skill: None when Claude Code may keep it, else
+    why not. Claude Code pre-approves those tools for whoever loads the skill, and
+    OpenCode's `skill` permission says who may (a deny: not that agent)."""
     patterns = memo_of(project.bundle).patterns
-    loaders = [
-        s
-        for s in translate(project).subjects
-        if evaluate(s.rules, "skill", skill.name).action != "deny"
-    ]
-    grants = []
-    for rule in rules:
-        found = claude_rules.pre_approved(rule)
-        widens = tuple(
-            s.name
-            for s in loaders
-            if found is None or not allows_every(patterns, s.rules, found[0].permission, found[1])
-        )
-        grants.append(Grant(rule, widens, len(loaders)))
-    return tuple(grants)
-
-
-def skill_notes(project: Project, skill: Skill) -> list[str]:
-    """What the Claude Code skill leaves out of `allowed-tools`, and why."""
-    notes = []
-    for grant in skill_grants(project, skill):
-        if grant.kept:
+    found = translate(project).subjects
+    loaders = [s for s in found if evaluate(s.rules, "skill", skill.name).action != "deny"]
+    grants: dict[str, str | None] = {}
+    for rule in claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools")):
+        reach = claude_rules.pre_approved(rule)
+        wider = [
+            s.name for s in loaders if not reach or not allows_every(patterns, s.rules, *reach)
+        ]
+        if loaders and not wider:
+            grants[rule] = None
             continue
         why = (
-            f"OpenCode does not allow all of it for {_join(list(grant.widens))}"
-            if grant.widens
-            else "no agent may load the skill in OpenCode, so no agent's rules allow it "
-            "(a user can still start a skill by name in Claude Code)"
+            f"OpenCode does not allow all of it for {_join(wider)}"
+            if wider
+            else "no agent may load the skill in OpenCode, so no agent's rules vouch for it"
         )
-        notes.append(
-            f"`{grant.rule}` is left out of the Claude Code skill's `allowed-tools`: Claude "
-            f"Code pre-approves it for any agent that loads the skill, and {why}"
+        grants[rule] = (
+            f"`{rule}` is left out of the Claude Code skill's `allowed-tools`: Claude Code "
+            f"pre-approves it for any agent that loads the skill, and {why}"
         )
-    return notes
+    return grants
 
 
 def allows_every(

@@ -47,7 +47,7 @@ from compiler.claude_agents import NAME, PLUGIN, TARGETS, agent_notes, command_n
 from compiler.diagnostics import Problem
 from compiler.loader import Pos
 from compiler.project import Project, Spec
-from compiler.translate import Loss, skill_notes, translate
+from compiler.translate import Loss, skill_grants, translate
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"
@@ -108,7 +108,7 @@ def _claude(project: Project) -> Iterator[Problem]:
     for spec in project.modes.values():
         yield from _at(spec, command_notes(spec, project, translation, models))
     for skill in project.skills.values():
-        notes = skill_notes(project, skill)
+        notes = [why for why in skill_grants(project, skill).values() if why]
         yield from _at(skill.spec, ((("allowed-tools",), note) for note in notes))
 
 

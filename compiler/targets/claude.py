@@ -48,7 +48,7 @@ from compiler.claude_agents import (
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
-from compiler.translate import Translation, skill_notes, translate
+from compiler.translate import Translation, skill_grants, translate
 
 # What Claude Code reads from a project (paths under <out>/claude/), so that a
 # check can name a file there that promptc did not write.
@@ -111,7 +111,10 @@ def report(
         ident: [message for _, message in command_notes(spec, project, translation, models)]
         for ident, spec in project.modes.items()
     }
-    skills = {name: skill_notes(project, skill) for name, skill in project.skills.items()}
+    skills = {
+        name: [why for why in skill_grants(project, skill).values() if why]
+        for name, skill in project.skills.items()
+    }
     return translation_report.render(
         project, translation, namer, settings, agents, commands, with_settings, skills
     )
