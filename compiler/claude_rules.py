@@ -147,6 +147,36 @@ def inside(kind: str, pattern: str) -> Pattern | None:
     return None
 
 
+_RULE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)(?:\(([^()]*)\))?")
+_SEPARATOR = re.compile(r"[\s,]+(?![^()]*\))")  # not inside `(...)`
+
+
+def split_rules(written: object) -> list[str]:
+    """A skill's `allowed-tools` as rules: a list as written, or one string split at
+    commas and spaces outside parentheses (`Read, Bash(git diff *)`)."""
+    if isinstance(written, list):
+        return [str(item) for item in written]
+    return [rule for rule in _SEPARATOR.split(str(written or "")) if rule]
+
+
+def pre_approved(rule: str) -> tuple[str, str] | None:
+    """The permission of the tool a rule such as `Bash(git status:*)` names, and an
+    OpenCode pattern matching every input it pre-approves: the same inputs where
+    `inside` gives the rule back, else every input of the tool. None: not a rule of
+    a tool promptc knows (an MCP tool, unbalanced parentheses)."""
+    found = _RULE.fullmatch(rule.strip())
+    tool = next((t for t in TOOLS if found and t.name == found[1]), None)
+    if found is None or tool is None:
+        return None
+    # no specifier: the whole tool; a trailing `:*` reads as ` *` (for Bash; no other
+    # tool's rules have an exact form with either)
+    specifier = re.sub(r":\*$", " *", found[2] or "*")
+    pattern = specifier[:-1] if tool.kind == "path" and specifier.endswith("/**") else specifier
+    exact = inside(tool.kind, pattern)
+    same = exact is not None and (exact.whole or exact.specifier == specifier)
+    return tool.permission, pattern if same else "*"
+
+
 def _cover_command(pattern: str) -> Pattern:
     text = pattern.replace("?", "*")
     if text.endswith(":*"):  # Claude Code reads a trailing `:*` as ` *`

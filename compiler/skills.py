@@ -16,26 +16,40 @@ from typing import Any
 from compiler import yamlout
 from compiler.bundle import SKILL_FILE
 from compiler.project import Project, Skill
+from compiler.translate import skill_grants
 
 SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
 
 
-def emit_skills(project: Project, root_prefix: str, drop: tuple[str, ...] = ()) -> dict[str, str]:
+def emit_skills(
+    project: Project, root_prefix: str, drop: tuple[str, ...] = (), claude: bool = False
+) -> dict[str, str]:
     """Every skill of the project, each under `<root_prefix><name>/`, its SKILL.md
-    without the keys `drop` (ones the runtime would read as more than OpenCode does)."""
+    without the keys `drop` (ones the runtime would read as more than OpenCode does);
+    for Claude Code (`claude`), with only the `allowed-tools` rules that widen nothing."""
     files: dict[str, str] = {}
     for skill in project.skills.values():
-        files.update(emit_skill_tree(project, skill, root_prefix, drop))
+        files.update(emit_skill_tree(project, skill, root_prefix, drop, claude))
     return files
 
 
 def emit_skill_tree(
-    project: Project, skill: Skill, root_prefix: str, drop: tuple[str, ...] = ()
+    project: Project,
+    skill: Skill,
+    root_prefix: str,
+    drop: tuple[str, ...] = (),
+    claude: bool = False,
 ) -> dict[str, str]:
     """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
     front = {key: value for key, value in front.items() if key not in drop}
+    grants = skill_grants(project, skill) if claude else {}
+    if any(grants.values()):  # a rule left out: the rest, as a list in place, or no key
+        kept = [rule for rule, why in grants.items() if why is None]
+        front = {key: kept if key == "allowed-tools" else v for key, v in front.items()}
+        if not kept:
+            del front["allowed-tools"]
     files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
     for rel, text in skill.files.items():
         files[f"{folder}{rel}"] = text

@@ -25,8 +25,8 @@ from typing import NamedTuple
 from compiler import claude_rules, wildcard
 from compiler.claude_rules import Pattern, Tool
 from compiler.permissions import Environment, Rule, evaluate, reaching
-from compiler.project import Project
-from compiler.runtime import Agent, resolve
+from compiler.project import Project, Skill
+from compiler.runtime import Agent, memo_of, resolve
 
 MAIN = "the main thread"
 # Translation must not depend on the machine: the home folder is a stand-in.
@@ -166,6 +166,45 @@ def translate(project: Project) -> Translation:
     result = _Planner(found, main, project.config.custom_tools, patterns).run()
     project.bundle.derived["translation"] = (project.config, result)
     return result
+
+
+def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
+    """Each `allowed-tools` rule of the skill: None when Claude Code may keep it, else
+    why not. Claude Code pre-approves those tools for whoever loads the skill, and
+    OpenCode's `skill` permission says who may (a deny: not that agent)."""
+    patterns = memo_of(project.bundle).patterns
+    found = translate(project).subjects
+    loaders = [s for s in found if evaluate(s.rules, "skill", skill.name).action != "deny"]
+    grants: dict[str, str | None] = {}
+    for rule in claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools")):
+        reach = claude_rules.pre_approved(rule)
+        wider = [
+            s.name for s in loaders if not reach or not allows_every(patterns, s.rules, *reach)
+        ]
+        if loaders and not wider:
+            grants[rule] = None
+            continue
+        why = (
+            f"OpenCode does not allow all of it for {_join(wider)}"
+            if wider
+            else "no agent may load the skill in OpenCode, so no agent's rules vouch for it"
+        )
+        grants[rule] = (
+            f"`{rule}` is left out of the Claude Code skill's `allowed-tools`: Claude Code "
+            f"pre-approves it for any agent that loads the skill, and {why}"
+        )
+    return grants
+
+
+def allows_every(
+    patterns: wildcard.Patterns, rules: Sequence[Rule], permission: str, pattern: str
+) -> bool:
+    """Whether OpenCode allows every input of `permission` that `pattern` matches."""
+    return all(
+        span.action == "allow"
+        for span in spans(patterns, rules, permission)
+        if hits(patterns, (pattern, span.pattern), span.later)
+    )
 
 
 @dataclass

@@ -39,6 +39,7 @@ def render(
     agent_notes: Mapping[str, Sequence[str]],
     command_notes: Mapping[str, Sequence[str]],
     with_settings: bool = True,
+    skill_notes: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     root = project.config.root
     parts = [INTRO, _settings(settings, translation, with_settings)]
@@ -55,6 +56,10 @@ def render(
         parts.append("## Commands\n")
         for ident in project.modes:
             parts.append(_section(f"/{ident.replace('/', '-')}", command_notes.get(ident, ())))
+    skills = {name: notes for name, notes in (skill_notes or {}).items() if notes}
+    if skills:
+        parts.append("## Skills\n")
+        parts.extend(_section(name, notes) for name, notes in skills.items())
     parts.extend(_shared_section(translation.losses, root))
     return "\n".join(parts)
 

@@ -76,7 +76,7 @@ def test_claude_plugin_validate_lists_every_skill(bundle: str, tmp_path: Path) -
         "description": "Skills emitted by promptc",
         "author": {"name": "promptc tests"},
     }
-    files = emit_skills(bundles.project(root, "claude-plugin"), "skills/")
+    files = emit_skills(bundles.project(root, "claude-plugin"), "skills/", claude=True)
     write(tmp_path, {".claude-plugin/plugin.json": json.dumps(manifest), **files})
     done = oracle.run(
         "claude", ["plugin", "validate", str(tmp_path), "--strict", "--json"], tmp_path

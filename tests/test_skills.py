@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
+import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from compiler import api
+from compiler import api, claude_rules
 from compiler.config import load_config
+from compiler.permissions import evaluate
 from compiler.skills import emit_skill_tree, emit_skills
-from tests import bundles
+from compiler.translate import translate
+from tests import bundles, claude_model, oracle, strategies
 from tests.conftest import MakeBundle
 
 FIXTURE = bundles.FIXTURES / "skills"
@@ -171,3 +179,199 @@ def tree_cases() -> list[object]:
 def test_emitted_skill_tree_snapshot(rel: str, snapshot: SnapshotAssertion) -> None:
     files = emit_skills(bundles.project(FIXTURE, "opencode"), "")
     assert files[rel] == snapshot(extension_class=TextSnapshot)
+
+
+# --- a skill's allowed-tools for Claude Code: never wider than OpenCode -------------------------
+
+GRANTED = (
+    "---\nname: demo\ndescription: Demo skill for the tests.\n"
+    'allowed-tools: ["Bash(git status:*)", Read]\n---\nUse it.\n'
+)
+# Only the agent under test may load the skill: the main thread (OpenCode's
+# `build`) reads the config's deny.
+ONLY_AGENTS = '[targets.claude]\n[targets.claude-plugin]\n[permission]\nskill = "deny"\n'
+SKILL_FILE = "specs/skills/demo/SKILL.md"
+
+
+def loader(permission: str, skill: str = "allow") -> str:
+    return (
+        "---\ndescription: Loads the demo skill to check the work.\nmode: subagent\n"
+        f"permission:\n  skill: {skill}\n{textwrap.indent(permission, '  ')}---\nBody.\n"
+    )
+
+
+def skill_bundle(make_bundle: MakeBundle, agent: str) -> Path:
+    files = {"promptc.toml": ONLY_AGENTS, "specs/agents/a.md": agent, SKILL_FILE: GRANTED}
+    return make_bundle(files)
+
+
+def emitted(root: Path, target: str = "claude") -> dict[str, str]:
+    return {rel: data.decode() for rel, data in bundles.render(root, target).items()}
+
+
+def lossy(root: Path) -> list[tuple[str, int, int, str]]:
+    result = api.lint(load_config(cwd=root))
+    return [
+        (Path(d.path).as_posix(), d.line, d.column, d.message)
+        for d in result.diagnostics
+        if d.rule == "lossy-translation" and str(d.path).endswith("SKILL.md")
+    ]
+
+
+def test_allowed_tools_opencode_allows_for_the_loading_agent_are_kept(
+    make_bundle: MakeBundle,
+) -> None:
+    root = skill_bundle(
+        make_bundle, loader('bash:\n  "*": ask\n  "git status*": allow\nread: allow\n')
+    )
+    for target, prefix in (("claude", ".claude/skills/"), ("claude-plugin", "skills/")):
+        files = emitted(root, target)
+        front = files[f"{prefix}demo/SKILL.md"]
+        assert 'allowed-tools:\n  - "Bash(git status:*)"\n  - Read\n' in front
+        assert "## Skills" not in files["TRANSLATION.md"]
+    assert lossy(root) == []
+
+
+def test_an_allowed_tool_the_loading_agent_is_asked_for_is_left_out_and_reported(
+    make_bundle: MakeBundle,
+) -> None:
+    root = skill_bundle(make_bundle, loader("bash: ask\nread: allow\n"))
+    for target, prefix in (("claude", ".claude/skills/"), ("claude-plugin", "skills/")):
+        files = emitted(root, target)
+        front = files[f"{prefix}demo/SKILL.md"]
+        assert "allowed-tools:\n  - Read\n" in front
+        assert "Bash(" not in front
+        report = files["TRANSLATION.md"].split("## Skills\n", 1)[1]
+        assert "### demo\n\n- `Bash(git status:*)` is left out" in report
+        assert "OpenCode does not allow all of it for a\n" in report
+    [(path, line, column, message)] = lossy(root)
+    assert (path.endswith(SKILL_FILE), line, column) == (True, 4, 1)
+    assert message.startswith("`Bash(git status:*)` is left out of the Claude Code skill")
+    assert message.endswith("OpenCode does not allow all of it for a")
+
+
+def test_a_skill_no_agent_may_load_keeps_no_allowed_tools(make_bundle: MakeBundle) -> None:
+    root = skill_bundle(make_bundle, loader("bash: allow\nread: allow\n", skill="deny"))
+    front = emitted(root)[".claude/skills/demo/SKILL.md"]
+    assert "allowed-tools" not in front
+    # one diagnostic at the key, saying both rules (the rule joins a place's messages)
+    [(_, line, _, message)] = lossy(root)
+    assert line == 4
+    assert message.startswith("`Bash(git status:*)` is left out")
+    assert "; `Read` is left out" in message
+    assert message.count("no agent may load the skill in OpenCode") == 2
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("Bash(git status:*)", ("bash", "git status *")),
+        ("Bash(npm test)", ("bash", "npm test")),
+        ("Read(src/**)", ("read", "src/*")),
+        ("Read(*.env)", ("read", "*")),  # no exact OpenCode form: the whole tool
+        ("WebFetch(domain:example.com)", ("webfetch", "*")),
+        ("Grep", ("grep", "*")),
+        ("mcp__github__create_issue", None),
+        ("Bash(a (b))", None),
+        ("Bash(git", None),
+    ],
+)
+def test_each_rule_reads_as_an_opencode_pattern_no_narrower(
+    rule: str, expected: tuple[str, str] | None
+) -> None:
+    assert claude_rules.pre_approved(rule) == expected
+
+
+def test_a_string_of_rules_splits_outside_parentheses() -> None:
+    assert claude_rules.split_rules("Read, Bash(git diff *) Grep") == [
+        "Read",
+        "Bash(git diff *)",
+        "Grep",
+    ]
+    assert claude_rules.split_rules(["Read", "Bash(x y)"]) == ["Read", "Bash(x y)"]
+
+
+# Inputs the property reads each kept rule against, in both runtimes.
+_COMMANDS = [
+    " ".join(words)
+    for size in (1, 2, 3)
+    for words in itertools.product(["git", "status", "push", "-f", "x"], repeat=size)
+]
+_PATHS = ["src/a.py", ".env", "a/b.env", "x.env.example", "notes.md"]
+_RULES = st.one_of(
+    st.builds(
+        lambda p, tail: f"Bash({p}{tail})", strategies.bash_patterns, st.sampled_from(["", ":*"])
+    ),
+    st.sampled_from(["Bash", "Read", "Read(src/**)", "Read(*.env)", "Grep", "mcp__x__y"]),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    maps=st.lists(strategies.bash_maps, min_size=1, max_size=3),
+    skills=st.lists(st.sampled_from(["allow", "ask", "deny"]), min_size=3, max_size=3),
+    read=st.sampled_from(['"allow"', '"ask"', '{ "*" = "allow", "*.env" = "deny" }']),
+    rules=st.lists(_RULES, min_size=1, max_size=5),
+)
+def test_no_kept_allowed_tool_lets_a_loading_agent_do_more_than_opencode_allows(
+    tmp_path_factory: pytest.TempPathFactory,
+    maps: list[object],
+    skills: list[str],
+    read: str,
+    rules: list[str],
+) -> None:
+    root = tmp_path_factory.mktemp("grants")
+    files = {
+        "promptc.toml": f'[targets.claude]\n[permission]\nskill = "{skills[-1]}"\nread = {read}\n',
+        SKILL_FILE: yaml.safe_dump(
+            {"name": "demo", "description": "Demo skill.", "allowed-tools": rules},
+            explicit_start=True,
+        )
+        + "---\nUse it.\n",
+    }
+    for index, bash in enumerate(maps):
+        front = {
+            "description": "Generated agent.",
+            "mode": "subagent",
+            "permission": {"bash": bash, "skill": skills[index]},
+        }
+        files[f"specs/agents/a{index}.md"] = f"---\n{yaml.safe_dump(front)}---\nBody.\n"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    project = bundles.project(root, "claude")
+    front = yaml.safe_load(emit_skills(project, "", claude=True)["demo/SKILL.md"].split("---\n")[1])
+    kept = front.get("allowed-tools", [])
+    loaders = [
+        s
+        for s in translate(project).subjects
+        if evaluate(s.rules, "skill", "demo").action != "deny"
+    ]
+    for rule in kept:
+        tool, spec = claude_model.parse_rule(rule)
+        permission, inputs = ("bash", _COMMANDS) if tool == "Bash" else (tool.lower(), _PATHS)
+        for subject in loaders:
+            for value in inputs:
+                if claude_model._matches((tool, spec), tool, value):
+                    action = evaluate(subject.rules, permission, value).action
+                    assert action == "allow", (rule, subject.name, value, action)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bash", ['bash:\n  "*": ask\n  "git status*": allow\n', "bash: ask\n"])
+def test_claude_validates_the_plugin_skills_with_their_allowed_tools(
+    make_bundle: MakeBundle, tmp_path: Path, bash: str
+) -> None:
+    oracle.binary("claude")
+    root = skill_bundle(make_bundle, loader(f"{bash}read: allow\n"))
+    out = tmp_path / "plugin"
+    for rel, text in emitted(root, "claude-plugin").items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text, encoding="utf-8")
+    done = oracle.run("claude", ["plugin", "validate", str(out), "--strict", "--json"], out)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, report
+    assert report["contents"] == []
+    assert [s.split(":")[1] for s in report["provides"]["skills"]] == ["demo"]

@@ -18,7 +18,9 @@ out, a tool the runtime gives every agent anyway is not kept (Copilot's
 cannot hold (`targets.gemini.temperature`, which 0.61 does not send;
 `targets.copilot.infer: true` on an agent OpenCode does not start as a
 subagent) is reported at its key, as is a skill's `allowed-tools`, which
-Copilot would read as a grant and so is left out. The same findings
+Copilot would read as a grant and so is left out. Claude Code reads it as a
+grant too: each rule it keeps widens no agent that may load the skill
+(compiler.translate.skill_grants), and each one left out is reported there. The same findings
 are written to TRANSLATION.md in each target's output; where several
 runtimes lose one rule, one message says them all.
 Infos never fail a run, not even with `--strict`.
@@ -45,7 +47,7 @@ from compiler.claude_agents import NAME, PLUGIN, TARGETS, agent_notes, command_n
 from compiler.diagnostics import Problem
 from compiler.loader import Pos
 from compiler.project import Project, Spec
-from compiler.translate import Loss, translate
+from compiler.translate import Loss, skill_grants, translate
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"
@@ -105,6 +107,9 @@ def _claude(project: Project) -> Iterator[Problem]:
         yield from _at(project.agents[ident], agent_notes(project.agents[ident], models))
     for spec in project.modes.values():
         yield from _at(spec, command_notes(spec, project, translation, models))
+    for skill in project.skills.values():
+        notes = [why for why in skill_grants(project, skill).values() if why]
+        yield from _at(skill.spec, ((("allowed-tools",), note) for note in notes))
 
 
 def _models(targets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:

@@ -48,7 +48,7 @@ from compiler.claude_agents import (
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
-from compiler.translate import Translation, translate
+from compiler.translate import Translation, skill_grants, translate
 
 # What Claude Code reads from a project (paths under <out>/claude/), so that a
 # check can name a file there that promptc did not write.
@@ -87,7 +87,8 @@ def layout(
         yield f"{prefix}commands/{claude_name(ident)}.md", yamlout.document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
-    yield from emit_skills(project, f"{prefix}skills/").items()
+    # A skill's `allowed-tools` keeps only what widens no agent that may load it.
+    yield from emit_skills(project, f"{prefix}skills/", claude=True).items()
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
@@ -110,8 +111,12 @@ def report(
         ident: [message for _, message in command_notes(spec, project, translation, models)]
         for ident, spec in project.modes.items()
     }
+    skills = {
+        name: [why for why in skill_grants(project, skill).values() if why]
+        for name, skill in project.skills.items()
+    }
     return translation_report.render(
-        project, translation, namer, settings, agents, commands, with_settings
+        project, translation, namer, settings, agents, commands, with_settings, skills
     )
 
 
