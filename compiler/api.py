@@ -57,8 +57,8 @@ class Result:
 
 
 class Kept:
-    """What a long-running program (the language server) keeps from one run
-    for the next: the files loaded, with what the stages worked out from each
+    """What a long-running program (the language server, watch mode) keeps from
+    one run for the next: the files loaded, with what the stages worked out from each
     (compiler.loader.KeptFiles). Everything kept is keyed by the content it
     came from, so a run with a Kept reports exactly what a run without one
     reports."""
@@ -225,10 +225,12 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
     return outcome.changed, failed
 
 
-def _render(config: Config, names: Iterable[str]) -> tuple[_Collector, dict[str, bytes]]:
+def _render(
+    config: Config, names: Iterable[str], kept: Kept | None = None
+) -> tuple[_Collector, dict[str, bytes]]:
     """Lint once, then compose and emit every selected target: the files by
     `<target>/<path>`."""
-    collector = _Collector(config)
+    collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
     files: dict[str, bytes] = {}
     for other in emitter.emit(collector, bundle, project, names, files):
@@ -254,18 +256,23 @@ def build(
     force: bool = False,
     check: bool = False,
     cache: bool = False,
+    kept: Kept | None = None,
 ) -> Result:
     """Compose and emit the selected targets into the output folder (with `check`,
-    compare instead and write nothing). With `cache`, store the result for the next run."""
+    compare instead and write nothing). With `cache`, store the result for the next run;
+    with `kept`, reuse what the last run with it worked out from unchanged files."""
     only = tuple(only)
     if cache:
         mode = result_cache.mode("check" if check else "build", force=force)
         return _cached(
-            config, mode, only, lambda: build(config, only=only, force=force, check=check)
+            config,
+            mode,
+            only,
+            lambda: build(config, only=only, force=force, check=check, kept=kept),
         )
     if check:
-        return _check_output(config, only)
-    collector, files = _render(config, selected_targets(config, only))
+        return _check_output(config, only, kept)
+    collector, files = _render(config, selected_targets(config, only), kept)
     generated = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
@@ -316,20 +323,25 @@ def _cached(
 
 
 def check(
-    config: Config, *, only: Iterable[str] = (), fix: bool = False, cache: bool = False
+    config: Config,
+    *,
+    only: Iterable[str] = (),
+    fix: bool = False,
+    cache: bool = False,
+    kept: Kept | None = None,
 ) -> Result:
     """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first.
-    With `cache`, store the result for the next run (never with `fix`)."""
+    With `cache`, store the result for the next run (never with `fix`); `kept` as for build."""
     fixed, failed = _fix(config) if fix else ((), ())
-    result = build(config, only=only, check=True, cache=cache and not fix)
+    result = build(config, only=only, check=True, cache=cache and not fix, kept=kept)
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
 
 
-def _check_output(config: Config, only: tuple[str, ...]) -> Result:
+def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> Result:
     """`build --check`: every generated file of the targets `only` (all when empty)
     compared with the output folder."""
     names = selected_targets(config, only)
-    collector, files = _render(config, names)
+    collector, files = _render(config, names, kept)
     done = tuple(sorted(files))
     if has_errors(collector.items):
         return collector.result(generated=done)

@@ -27,7 +27,7 @@ from compiler.diagnostics import Diagnostic
 from compiler.errors import PromptcError, UsageError
 
 if TYPE_CHECKING:
-    from compiler.api import Imported, Result
+    from compiler.api import Imported, Kept, Result
     from compiler.config import Config
 
 EXIT_OK = 0
@@ -209,9 +209,9 @@ def build(
             raise click.UsageError("--depfile and --stamp record one build; --watch runs many")
         from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
-        def one(config: Config) -> Result:
+        def one(config: Config, kept: Kept) -> Result:
             _known_targets(config, only)
-            return api.build(config, only=only, force=force, check=check_only)
+            return api.build(config, only=only, force=force, check=check_only, kept=kept)
 
         raise SystemExit(_watching(options, one))
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
@@ -244,7 +244,7 @@ def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
             raise click.UsageError("--fix rewrites the sources --watch reacts to; run it once")
         from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
-        raise SystemExit(_watching(options, api.check))
+        raise SystemExit(_watching(options, lambda config, kept: api.check(config, kept=kept)))
     _checking(options, "check", fix, no_cache)
 
 
@@ -439,13 +439,14 @@ def _known_targets(config: Config, only: Iterable[str]) -> None:
             raise click.UsageError(f"target '{name}' is not configured{hint}")
 
 
-def _watching(options: Options, run: Callable[[Config], Result]) -> int:
-    """--watch: each run reported as one run of the command is (compiler.watch)."""
+def _watching(options: Options, run: Callable[[Config, Kept], Result]) -> int:
+    """--watch: each run reported as one run of the command is (compiler.watch), and
+    handed the watch's Kept, what the runs before it worked out from unchanged files."""
     from compiler import watch  # noqa: PLC0415 (the pipeline: module docstring)
 
     return watch.watch(
         lambda: _load(options.config_path),
-        lambda config: _report(run(config), options),
+        lambda config, kept: _report(run(config, kept), options),
         lambda line: click.echo(line, err=True),
     )
 

@@ -4,9 +4,11 @@ The specs and fragments folders are watched (watchfiles, debounced: a save
 that touches several files makes one run); the config file is looked at on
 every change and once a second, since an editor that saves by renaming would
 leave a watch on the file itself behind. Each run starts from the config
-read again and the files as they are, so nothing of one run reaches the next;
-a run that finds errors writes nothing, as a plain build, and the watch goes
-on. Ctrl-C ends it with exit code 0: stopping is how a watch ends.
+read again and the files as they are; what it worked out from a file is kept
+for the next run (api.Kept, as the language server keeps it) and serves only
+a file whose bytes did not change, so a run reports and writes what a fresh
+run would. A run that finds errors writes nothing, as a plain build, and the
+watch goes on. Ctrl-C ends it with exit code 0: stopping is how a watch ends.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import watchfiles
 
+from compiler.api import Kept
 from compiler.config import Config
 from compiler.errors import PromptcError
 
@@ -27,8 +30,10 @@ POLL_MS = 1000  # how often the config file is looked at without any other chang
 Echo = Callable[[str], None]
 
 
-def watch(load: Callable[[], Config], run: Callable[[Config], object], echo: Echo) -> int:
-    """Run, then run again after each change, until Ctrl-C; the exit code (0)."""
+def watch(load: Callable[[], Config], run: Callable[[Config, Kept], object], echo: Echo) -> int:
+    """Run, then run again after each change, until Ctrl-C; the exit code (0).
+    Every run of this watch gets its one Kept: it lives as long as the watch."""
+    kept = Kept()
     try:
         config = load()  # a config that does not load at the start says what to watch: none
         folders = [folder for folder in (config.specs, config.fragments) if folder.is_dir()]
@@ -37,7 +42,7 @@ def watch(load: Callable[[], Config], run: Callable[[Config], object], echo: Ech
         # The watch starts on the first step (at most POLL_MS): before the first
         # run, so that an edit made while it runs is the next change.
         early = next(changes)
-        _attempt(lambda: run(config), echo)
+        _attempt(lambda: run(config, kept), echo)
         echo(f"promptc: watching {', '.join(map(config.display, folders))} (Ctrl-C to stop)")
         for found in itertools.chain([early], changes):
             now = _stamp(config.source)
@@ -45,7 +50,7 @@ def watch(load: Callable[[], Config], run: Callable[[Config], object], echo: Ech
                 continue
             stamp = now
             echo(f"promptc: {_what(found, config)} changed; running again")
-            _attempt(lambda: run(load()), echo)
+            _attempt(lambda: run(load(), kept), echo)
     except KeyboardInterrupt:
         echo("promptc: stopped watching")
     return 0

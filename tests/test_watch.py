@@ -13,8 +13,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import watchfiles
 
+from compiler import watch
+from compiler.api import Kept
 from compiler.cli import main
+from compiler.config import load_config
 
 LEAD = """\
 ---
@@ -102,7 +106,17 @@ def build_watch(bundle: Path) -> Iterator[Watching]:
 
 
 def summary(line: str) -> bool:
-    return line.startswith("promptc: ") and ("problem" in line or "error" in line)
+    return line.startswith("promptc: ") and any(
+        word in line for word in ("problem", "error", "warning")
+    )
+
+
+def save(bundle: Path, rel: str, text: str) -> None:
+    (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
+    (bundle / rel).write_text(text, encoding="utf-8")
+
+
+AGENTS = "build/opencode/.opencode/agents"
 
 
 def test_a_watched_build_follows_edits_and_writes_nothing_while_broken(
@@ -137,13 +151,126 @@ def test_a_watched_build_follows_edits_and_writes_nothing_while_broken(
     assert build_watch.process.poll() is None  # still watching
 
 
-def test_a_removed_fragment_is_gone_from_the_next_watched_run(
+# What each watched run keeps for the next (api.Kept) serves only files whose
+# bytes did not change: the tests below hold that a run after each edit reports
+# and writes what a fresh run would.
+
+
+def test_a_fragment_edit_rebuilds_every_agent_that_includes_it_with_the_new_text(
+    bundle: Path,
+) -> None:
+    # Both agents reach `voice` through `tone`: an edit of either fragment reaches them.
+    save(bundle, "fragments/tone.md", "Be brief.\n<<voice>>\n")
+    save(bundle, "fragments/voice.md", "Speak plainly.\n")
+    save(bundle, "specs/agents/helper.md", LEAD.replace("mode: primary", "mode: subagent"))
+    save(bundle, "specs/agents/plain.md", LEAD.replace("<<tone>>", "Plain words."))
+    edits = [
+        ("fragments/tone.md", "Be terse.\n<<voice>>\n", "Be terse.\nSpeak plainly."),
+        ("fragments/voice.md", "Speak softly.\n", "Be terse.\nSpeak softly."),
+        ("fragments/voice.md", "Speak plainly.\n", "Be terse.\nSpeak plainly."),
+        ("fragments/tone.md", "Be brief.\n<<voice>>\n", "Be brief.\nSpeak plainly."),
+    ]  # the last two restore the first texts
+    watching = Watching(bundle, "build")
+    try:
+        watching.until(lambda line: line.startswith("promptc: watching"))
+        for rel, text, composed in edits:
+            save(bundle, rel, text)
+            rebuilt = watching.until(summary)
+            assert rebuilt[-1] == "promptc: no problems; wrote 2, removed 0 file(s)", rel
+            for name in ("lead", "helper"):
+                assert composed in (bundle / AGENTS / f"{name}.md").read_text("utf-8"), rel
+        assert "Be " not in (bundle / AGENTS / "plain.md").read_text("utf-8")
+    finally:
+        watching.close()
+
+
+def test_a_removed_fragment_is_reported_missing_by_the_next_watched_run(
     build_watch: Watching, bundle: Path
 ) -> None:
+    built = bundle / AGENTS / "lead.md"
     build_watch.until(lambda line: line.startswith("promptc: watching"))
+    before = built.read_bytes()
     (bundle / "fragments/tone.md").unlink()
     failed = build_watch.until(summary)
-    assert any("unknown fragment 'tone'" in line for line in failed)
+    assert "specs/agents/lead.md:8:1: error [compose] unknown fragment 'tone'" in failed
+    assert failed[-1] == "promptc: 1 error"
+    assert built.read_bytes() == before  # an error writes nothing
+    save(bundle, "fragments/tone.md", "Be brief.\n")
+    assert build_watch.until(summary)[-1] == "promptc: no problems"
+
+
+def test_a_renamed_agent_has_its_old_output_removed_and_the_new_one_written(
+    bundle: Path,
+) -> None:
+    # The byte-order mark draws a warning that names the file: the renamed
+    # file's bytes are the same, and the warning must name it by its new path.
+    save(bundle, "specs/agents/lead.md", "\ufeff" + LEAD)
+    watching = Watching(bundle, "build")
+    try:
+        first = watching.until(lambda line: line.startswith("promptc: watching"))
+        assert "promptc: 1 warning; wrote 2, removed 0 file(s)" in first
+        (bundle / "specs/agents/lead.md").rename(bundle / "specs/agents/chief.md")
+        renamed = watching.until(summary)
+        assert renamed[-2:] == [
+            "specs/agents/chief.md:1:1: warning [encoding] byte-order mark at the start of "
+            "the file; remove it",
+            "promptc: 1 warning; wrote 1, removed 1 file(s)",
+        ]
+        assert not (bundle / AGENTS / "lead.md").exists()
+        assert "# Lead" in (bundle / AGENTS / "chief.md").read_text("utf-8")
+    finally:
+        watching.close()
+
+
+def test_a_schema_error_its_fix_and_the_same_error_again_are_each_reported(
+    build_watch: Watching, bundle: Path
+) -> None:
+    built = bundle / AGENTS / "lead.md"
+    build_watch.until(lambda line: line.startswith("promptc: watching"))
+    wrong = LEAD.replace("mode: primary", "mode: primray")
+    error = (
+        "specs/agents/lead.md:3:7: error [schema] $.mode: 'primray' is not one of "
+        "subagent, primary, all (did you mean `primary`?)"
+    )
+    for attempt in range(2):
+        save(bundle, "specs/agents/lead.md", wrong)
+        failed = build_watch.until(summary)
+        assert failed[-2:] == [error, "promptc: 1 error"], attempt
+        before = built.read_bytes()
+        save(bundle, "specs/agents/lead.md", LEAD.replace("# Lead", f"# Lead {attempt}"))
+        fixed = build_watch.until(summary)
+        assert fixed[-1] == "promptc: no problems; wrote 1, removed 0 file(s)", attempt
+        assert built.read_bytes() != before
+        save(bundle, "specs/agents/lead.md", wrong)
+        again = build_watch.until(summary)
+        assert again[-2:] == [error, "promptc: 1 error"], attempt
+        assert built.read_text("utf-8").endswith(f"# Lead {attempt}\n")  # written nothing
+
+
+def test_every_run_of_one_watch_is_handed_the_same_kept_and_a_new_watch_a_new_one(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tone = str(bundle / "fragments/tone.md")
+
+    def changes(folders: object, config: object) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+        yield set()  # the watch's first step, before its first run
+        yield {(watchfiles.Change.modified, tone)}
+        yield {(watchfiles.Change.modified, tone)}
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(watch, "_changes", changes)
+    handed: list[Kept] = []
+    for _ in range(2):
+        code = watch.watch(
+            lambda: load_config(bundle / "promptc.toml"),
+            lambda config, kept: handed.append(kept),
+            lambda line: None,
+        )
+        assert code == 0
+    assert len(handed) == 6
+    assert len({id(kept) for kept in handed[:3]}) == 1
+    assert len({id(kept) for kept in handed[3:]}) == 1
+    assert handed[0] is not handed[3]
 
 
 def test_a_broken_config_is_reported_and_the_watch_goes_on(
@@ -195,3 +322,22 @@ def test_watch_refuses_options_that_record_or_rewrite(
     assert main(args) == 2
     assert message in capsys.readouterr().err
     assert not os.path.exists(bundle / "build")
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_the_watched_edit_benchmark_runs_and_prints_each_edit(command: str, tmp_path: Path) -> None:
+    # Only that it runs and what it prints: the time is measured by the script itself.
+    script = Path(__file__).resolve().parents[1] / "benchmarks/watch_edit.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--agents", "16", "--repeat", "1", "--command", command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"| edit (16 agents, {command}) | from scratch | kept |"
+    rows = [line.split("|")[1].strip() for line in lines[2:]]
+    assert rows == ["agent", "agent, broken", "fragment"]
