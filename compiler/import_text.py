@@ -36,14 +36,8 @@ def composes_to(text: str) -> str | None:
 
 
 def _with_backslashes(text: str, positions: Sequence[int]) -> str:
-    parts: list[str] = []
-    last = 0
-    for position in positions:
-        parts.append(text[last:position])
-        parts.append("\\")
-        last = position
-    parts.append(text[last:])
-    return "".join(parts)
+    bounds = zip([0, *positions], [*positions, len(text)], strict=True)
+    return "\\".join(text[start:end] for start, end in bounds)
 
 
 def escape(text: str) -> str | None:

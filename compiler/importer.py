@@ -61,27 +61,50 @@ class _Reader:
     originals: dict[str, str] = field(default_factory=dict)  # agent id -> body as read
     paths: dict[str, Path] = field(default_factory=dict)  # agent id -> its file
 
-    def note(self, path: Path, line: int, column: int, message: str, error: bool = False) -> None:
+    def note(
+        self, path: Path, message: str, at: tuple[int, int] = (1, 1), error: bool = False
+    ) -> None:
         severity = Severity.ERROR if error else Severity.WARNING
+        line, column = at
         self.notes.append(
             Diagnostic(self.config.display(path), line, column, RULE, severity, message)
         )
 
-    def agent(self, ident: str, path: Path, front: str, body: str, original: str) -> None:
+    def keep(self, ident: str, path: Path, front: str, body: str, original: str) -> None:
         self.agents[ident] = (front, body)
         self.originals[ident] = original
         self.paths[ident] = path
 
+    def agent(self, ident: str, source: SourceFile, front: str) -> None:
+        """Keep the agent, unless its body cannot be kept byte for byte (noted)."""
+        body = self._body(source)
+        if body is not None:
+            self.keep(ident, source.path, front, body, source.body)
+
+    def mode(self, ident: str, source: SourceFile, front: str) -> None:
+        body = self._body(source)
+        if body is not None:
+            self.modes[ident] = (front, body)
+
+    def _body(self, source: SourceFile) -> str | None:
+        escaped = escape(source.body)
+        if escaped is None:
+            message = "body cannot be kept byte for byte; not imported"
+            self.note(source.path, message, (source.body_line, 1), error=True)
+        return escaped
+
     def at_key(self, source: SourceFile, key: str, message: str) -> None:
-        pos = source.frontmatter.where((key,), key=True) if source.frontmatter else None
-        self.note(source.path, pos.line if pos else 1, pos.column if pos else 1, message)
+        at = source.frontmatter.where((key,), key=True) if source.frontmatter else (1, 1)
+        self.note(source.path, message, at)
 
     def load(self, path: Path) -> SourceFile | None:
         """The file, or None (with its errors noted) when it cannot be carried over."""
         source = load_file(path)
         errors = [p for rule, p in source.findings if rule == "syntax"]
         for problem in errors:
-            self.note(path, problem.line, problem.column, f"{problem.message}; not imported", True)
+            self.note(
+                path, f"{problem.message}; not imported", (problem.line, problem.column), True
+            )
         return None if errors else source
 
 
@@ -99,8 +122,8 @@ def source_root(kind: str, folder: Path) -> Path:
 
 def _markdown(
     root: Path, names: tuple[str, ...], reader: _Reader
-) -> Iterator[tuple[str, Path, SourceFile]]:
-    """Every .md file under the folders `names` that loads: its id, path and source."""
+) -> Iterator[tuple[str, SourceFile]]:
+    """Every .md file under the folders `names` that loads: its id and source."""
     seen: dict[str, Path] = {}
     for name in names:
         folder = root / name
@@ -110,18 +133,17 @@ def _markdown(
             if path.is_dir():
                 continue
             if path.suffix != ".md":
-                reader.note(path, 1, 1, "not a .md file; not imported")
+                reader.note(path, "not a .md file; not imported")
                 continue
             ident = path.relative_to(folder).with_suffix("").as_posix()
             if ident in seen:
-                reader.note(
-                    path, 1, 1, f"`{ident}` is also defined by {seen[ident]}; not imported", True
-                )
+                message = f"`{ident}` is also defined by {seen[ident]}; not imported"
+                reader.note(path, message, error=True)
                 continue
             seen[ident] = path
             source = reader.load(path)
             if source is not None:
-                yield ident, path, source
+                yield ident, source
 
 
 def plan_import(kind: str, folder: Path, config: Config) -> Plan:
@@ -146,7 +168,7 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
         proposal["rules"] = {"required-snippet": snippet}
     for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
-        reader.note(reader.paths.get(ident, root), 1, 1, message, True)
+        reader.note(reader.paths.get(ident, root), message, error=True)
     return Plan(files, proposal, tuple(reader.notes), tuple(shared))
 
 
@@ -181,8 +203,6 @@ def _with_shared(
     for ident in sorted(failed):
         reader.note(
             reader.paths[ident],
-            1,
-            1,
             "imported without shared fragments: with them its body would not come back "
             "byte for byte; please report this",
         )
@@ -203,13 +223,11 @@ def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: 
     wanted = proposal.get("permission")
     if config.source is None or wanted is None or thaw(config.permission) == wanted:
         return
-    line, column = config.where(("permission",))
     reader.note(
         config.source,
-        line,
-        column,
         "the imported agents rely on the proposed config-level `permission` (printed "
         "below): without it OpenCode decides calls wider than the imported folder did",
+        config.where(("permission",)),
     )
 
 
@@ -217,17 +235,8 @@ def _relative(config: Config, path: Path) -> str:
     return path.relative_to(config.root).as_posix()
 
 
-def _body(reader: _Reader, source: SourceFile) -> str | None:
-    escaped = escape(source.body)
-    if escaped is None:
-        reader.note(
-            source.path,
-            source.body_line,
-            1,
-            "body cannot be kept byte for byte; not imported",
-            True,
-        )
-    return escaped
+def _front(spec: Mapping[str, Any]) -> str:
+    return f"---\n{yamlout.dump(spec)}---\n"
 
 
 def _meta(source: SourceFile) -> Mapping[str, Any]:
@@ -235,7 +244,7 @@ def _meta(source: SourceFile) -> Mapping[str, Any]:
 
 
 def _read_opencode(root: Path, reader: _Reader) -> None:
-    for ident, path, source in _markdown(root, ("agents", "agent"), reader):
+    for ident, source in _markdown(root, ("agents", "agent"), reader):
         for key in ("name", "prompt"):
             if key in _meta(source):
                 reader.at_key(
@@ -243,18 +252,13 @@ def _read_opencode(root: Path, reader: _Reader) -> None:
                     key,
                     f"`{key}` is not written by the opencode target; the body and file name decide",
                 )
-        body = _body(reader, source)
-        if body is not None:
-            reader.agent(ident, path, frontmatter_text(source), body, source.body)
-    for ident, _, source in _markdown(root, ("commands", "command"), reader):
+        reader.agent(ident, source, frontmatter_text(source))
+    for ident, source in _markdown(root, ("commands", "command"), reader):
         meta = _meta(source)
         for key in meta:
             if key not in MODE_KEYS:
                 reader.at_key(source, key, f"`{key}` is no key of a promptc mode; not carried over")
-        body = _body(reader, source)
-        if body is not None:
-            front = {key: meta[key] for key in MODE_KEYS if key in meta}
-            reader.modes[ident] = (f"---\n{yamlout.dump(front)}---\n", body)
+        reader.mode(ident, source, _front({key: meta[key] for key in MODE_KEYS if key in meta}))
     _read_opencode_json(root.parent / "opencode.json", reader)
 
 
@@ -267,10 +271,10 @@ def _json_file(path: Path, reader: _Reader) -> tuple[str, dict[str, Any]] | None
         data = json.loads(text)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
-        reader.note(path, *where, f"cannot read: {exc}; not imported", True)
+        reader.note(path, f"cannot read: {exc}; not imported", where, True)
         return None
     if not isinstance(data, dict):
-        reader.note(path, 1, 1, "not a JSON object; not imported", True)
+        reader.note(path, "not a JSON object; not imported", error=True)
         return None
     return text, data
 
@@ -283,8 +287,6 @@ def _read_opencode_json(path: Path, reader: _Reader) -> None:
         elif key != "$schema":
             reader.note(
                 path,
-                1,
-                1,
                 f"`{key}`: promptc writes only default_agent and permission to "
                 "opencode.json; not carried over",
             )
@@ -295,21 +297,17 @@ def _read_claude(root: Path, reader: _Reader) -> None:
     permission = session.permission()
     if permission:
         reader.settings["permission"] = permission
-    for ident, path, source in _markdown(root, ("agents",), reader):
+    for ident, source in _markdown(root, ("agents",), reader):
         spec, notes = import_claude.agent_spec(ident, _meta(source), session)
         _notes(reader, source, notes)
-        body = _body(reader, source)
-        if body is not None:
-            reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", body, source.body)
-    for ident, _, source in _markdown(root, ("commands",), reader):
+        reader.agent(ident, source, _front(spec))
+    for ident, source in _markdown(root, ("commands",), reader):
         spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
-        body = _body(reader, source)
-        if body is not None:
-            reader.modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+        reader.mode(ident, source, _front(spec))
     for name in ("skills", "hooks", "output-styles"):
         if (root / name).is_dir():
-            reader.note(root / name, 1, 1, f"{name}/ has no promptc equivalent; not carried over")
+            reader.note(root / name, f"{name}/ has no promptc equivalent; not carried over")
 
 
 def _read_codex(root: Path, reader: _Reader) -> None:
@@ -324,16 +322,15 @@ def _read_codex(root: Path, reader: _Reader) -> None:
         body = data.get("developer_instructions")
         escaped = escape(body) if isinstance(body, str) and body.strip() else None
         if escaped is None or not isinstance(body, str):
-            line = _toml_line(text, "developer_instructions")
             message = "no developer_instructions promptc can keep; not imported"
-            reader.note(path, line, 1, message, True)
+            reader.note(path, message, (_toml_line(text, "developer_instructions"), 1), True)
             continue
         spec, notes = import_codex.role_spec(ident, data)
         for key, message in notes:
-            reader.note(path, _toml_line(text, key), 1, message)
+            reader.note(path, message, (_toml_line(text, key), 1))
         if "model" in spec:
             models[spec["model"]] = data["model"]
-        reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", escaped, body)
+        reader.keep(ident, path, _front(spec), escaped, body)
     if models:
         reader.settings["targets"] = {"codex": {"models": models}}
     bash: dict[str, str] = {}
@@ -341,22 +338,21 @@ def _read_codex(root: Path, reader: _Reader) -> None:
         found, skipped = import_codex.rules_permission(path.read_text(encoding="utf-8"))
         bash.update(found)
         for line, message in skipped:
-            reader.note(path, line, 1, message)
+            reader.note(path, message, (line, 1))
     if bash:
         reader.settings["permission"] = {"bash": bash}
     if (root / "config.toml").is_file():
-        reader.note(root / "config.toml", 1, 1, "config.toml is not carried over")
+        reader.note(root / "config.toml", "config.toml is not carried over")
 
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    for ident, path, source in _markdown(root, ("agents",), reader):
+    for ident, source in _markdown(root, ("agents",), reader):
         ident = ident.removesuffix(".agent") if kind == "copilot" else ident
         spec, notes = import_lists.agent_spec(runtime, ident, _meta(source))
         _notes(reader, source, notes)
-        body = _body(reader, source) if spec is not None else None
-        if spec is not None and body is not None:
-            reader.agent(ident, path, f"---\n{yamlout.dump(spec)}---\n", body, source.body)
+        if spec is not None:
+            reader.agent(ident, source, _front(spec))
     folder = root / "commands"
     for path in sorted(folder.rglob("*.toml")) if kind == "gemini" else ():
         data = _toml_file(path, reader)
@@ -364,13 +360,13 @@ def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
             continue
         spec, text, notes = import_lists.command_spec(data)
         for note in notes:
-            reader.note(path, 1, 1, f"`{note.key}`: {note.message}", text is None)
+            reader.note(path, f"`{note.key}`: {note.message}", error=text is None)
         body = escape(text) if text is not None else None
         if text is not None and body is None:
-            reader.note(path, 1, 1, "prompt cannot be kept byte for byte; not imported", True)
+            reader.note(path, "prompt cannot be kept byte for byte; not imported", error=True)
         if body is not None:
             ident = path.relative_to(folder).with_suffix("").as_posix()
-            reader.modes[ident] = (f"---\n{yamlout.dump(spec)}---\n", body)
+            reader.modes[ident] = (_front(spec), body)
 
 
 _READERS = {"opencode": _read_opencode, "claude": _read_claude, "codex": _read_codex}
@@ -381,8 +377,8 @@ def _toml_file(path: Path, reader: _Reader) -> dict[str, Any] | None:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         where = re.search(r"line (\d+), column (\d+)", str(exc))
-        line, column = (int(where[1]), int(where[2])) if where else (1, 1)
-        reader.note(path, line, column, f"cannot read: {exc}; not imported", True)
+        at = (int(where[1]), int(where[2])) if where else (1, 1)
+        reader.note(path, f"cannot read: {exc}; not imported", at, True)
         return None
 
 
@@ -414,7 +410,7 @@ def _read_claude_settings(root: Path, reader: _Reader) -> import_claude.Session:
         found += settings
         mode = own_mode or mode
         for note in notes:
-            reader.note(path, *_json_position(text, note.key), note.message)
+            reader.note(path, note.message, _json_position(text, note.key))
     return import_claude.Session(tuple(found), mode)
 
 
