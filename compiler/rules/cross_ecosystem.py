@@ -89,9 +89,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             yield from _permission_keys(spec, base, section.get("permission"))
     for spec in project.modes.values():
         yield from _model(spec, (), spec.meta)
-        targets = spec.meta.get("targets")
-        if isinstance(targets, Mapping) and isinstance(targets.get("opencode"), Mapping):
-            yield from _model(spec, ("targets", "opencode"), targets["opencode"])
+        yield from _model(spec, ("targets", "opencode"), spec.override("opencode"))
 
 
 def _at(spec: Spec, path: JsonPath, message: str, *, key: bool = False) -> Problem:

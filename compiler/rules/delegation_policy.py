@@ -42,7 +42,6 @@ from compiler.permissions import Decision
 from compiler.project import Project
 from compiler.runtime import Agent, Runtime, anchor, for_project, problem_at
 from compiler.suggest import did_you_mean
-from compiler.tomlpos import locate
 
 ID = "delegation-policy"
 DEFAULT_LEVEL = "error"
@@ -130,8 +129,7 @@ def _unknown_names(
     config = project.config
     if config.source is None:
         return
-    text = config.source.read_text(encoding="utf-8")
-    prefix = ("tool", "promptc") if config.source.name == "pyproject.toml" else ()
+    line, column = config.where(("rules", ID))
     names = list(runtime.agents)
     mentioned = [e["from"] for e in options["forbidden"]]
     mentioned += [n for e in options["forbidden"] for n in e["to"]]
@@ -139,7 +137,6 @@ def _unknown_names(
     for name in dict.fromkeys(mentioned):
         if any(wildcard.match(agent, name) for agent in names):
             continue
-        line, column = locate(text, (*prefix, "rules", ID))
         yield Problem(
             line,
             column,

@@ -30,7 +30,6 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def session(project: Project, options: Mapping[str, Any]) -> Session:
-    """The rule as a session over composed bodies (see project.Session)."""
     return _Empty()
 
 

@@ -27,7 +27,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule
 from compiler.project import Project
 from compiler.runtime import for_project, problem_at
 
@@ -53,9 +52,8 @@ HOME = re.compile(
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     seen: set[tuple[object, int, int]] = set()
-    rules: list[Rule] = [*runtime.config_rules]
-    for agent in runtime.bundle_agents():
-        rules += [rule for _, rule in agent.own_rules()]
+    own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
+    rules = [*runtime.config_rules, *own]
     # What is wrong with a pattern depends on its text alone, and agents repeat
     # their patterns: each text is judged once.
     judged: dict[str, list[tuple[str, str | None]]] = {}

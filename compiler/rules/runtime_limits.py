@@ -61,7 +61,6 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def session(project: Project, options: Mapping[str, Any]) -> Session:
-    """The rule as a session over composed bodies (see project.Session)."""
     runtimes = [r for r in RUNTIMES if r.target in project.config.targets]
     return _Limits(project, runtimes)
 

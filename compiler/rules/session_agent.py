@@ -22,7 +22,7 @@ from typing import Any
 
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec
-from compiler.runtime import AGENT_TARGET, Runtime, for_project
+from compiler.runtime import AGENT_TARGET, Runtime, for_project, written_under
 from compiler.suggest import did_you_mean
 from compiler.tomlpos import locate
 
@@ -71,11 +71,8 @@ def _mode(project: Project, runtime: Runtime, spec: Spec) -> Iterator[Problem]:
         )
     if wrong is None:
         return
-    overrides = spec.meta.get("targets")
-    mine = overrides.get(AGENT_TARGET) if isinstance(overrides, Mapping) else None
-    override = isinstance(mine, Mapping) and "agent" in mine
-    pos = spec.where(*(("targets", AGENT_TARGET, "agent") if override else ("agent",)))
-    yield Problem(pos.line, pos.column, f"`agent` names `{name}`, {wrong}", path=spec.source.path)
+    pos = spec.where(*written_under(spec, "agent"), "agent")
+    yield Problem(*pos, f"`agent` names `{name}`, {wrong}", path=spec.source.path)
 
 
 def _missing(project: Project, runtime: Runtime, name: str) -> str | None:

@@ -24,7 +24,6 @@ from typing import Any
 
 from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule
 from compiler.project import Project
 from compiler.runtime import for_project, problem_at
 
@@ -36,9 +35,8 @@ OPTIONS: dict[str, Any] = {}
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
-    rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]
-    for agent in runtime.bundle_agents():
-        rules += [r for _, r in agent.own_rules() if r.permission == "task"]
+    own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
+    rules = [r for r in (*runtime.config_rules, *own) if r.permission == "task"]
     for rule in rules:
         if rule.action == "deny" or rule.written is None or not wildcard.is_literal(rule.pattern):
             continue

@@ -26,7 +26,6 @@ from typing import Any
 
 from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule
 from compiler.project import Project
 from compiler.runtime import for_project, problem_at
 from compiler.suggest import did_you_mean
@@ -44,32 +43,30 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     unloaded = [ident for ident in project.bundle.agents if ident not in project.agents]
     names = [*runtime.agents, *unloaded]
     disabled = set(project.agents) - set(runtime.agents)
-    rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "task"]
-    for agent in runtime.bundle_agents():
-        rules += [r for _, r in agent.own_rules() if r.permission == "task"]
+    own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
+    rules = [r for r in (*runtime.config_rules, *own) if r.permission == "task"]
     known = {wildcard.normal(name) for name in names}
     matches: dict[str, bool] = {}  # pattern -> some agent matches it (maps repeat patterns)
     for rule in rules:
         if rule.written is None or wildcard.universal(rule.pattern):
             continue
         pattern = rule.pattern
+        literal = wildcard.is_literal(pattern)
         if pattern not in matches:
-            if wildcard.is_literal(pattern):
-                matches[pattern] = wildcard.normal(pattern) in known
-            else:
-                matches[pattern] = any(wildcard.match(name, pattern) for name in names)
+            matches[pattern] = (
+                wildcard.normal(pattern) in known
+                if literal
+                else any(wildcard.match(name, pattern) for name in names)
+            )
         if matches[pattern]:
             continue
-        if wildcard.is_literal(rule.pattern):
-            if rule.pattern not in disabled and project.may_be_an_agent(rule.pattern):
-                continue  # a file under the agents folder could not be read
-            if rule.pattern in disabled:
-                message = (
-                    f"`task` names `{rule.pattern}`, which is disabled: OpenCode does not load it"
-                )
-            else:
-                hint = did_you_mean(rule.pattern, names)
-                message = f"`task` names `{rule.pattern}`, but no agent has that name{hint}"
+        if not literal:
+            message = f"`task` pattern `{pattern}` matches no agent"
+        elif pattern in disabled:
+            message = f"`task` names `{pattern}`, which is disabled: OpenCode does not load it"
+        elif project.may_be_an_agent(pattern):
+            continue  # a file under the agents folder could not be read
         else:
-            message = f"`task` pattern `{rule.pattern}` matches no agent"
+            hint = did_you_mean(pattern, names)
+            message = f"`task` names `{pattern}`, but no agent has that name{hint}"
         yield problem_at(rule.origin, message)

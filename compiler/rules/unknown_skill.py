@@ -33,7 +33,6 @@ from typing import Any
 
 from compiler import wildcard
 from compiler.diagnostics import Problem
-from compiler.permissions import Rule
 from compiler.project import Project
 from compiler.rules.skill_name import BUILT_IN
 from compiler.runtime import for_project, problem_at
@@ -51,9 +50,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     # Folders count even when their SKILL.md has errors: those are reported already.
     known = {*project.skills, *project.bundle.skills, *options["external"], *BUILT_IN}
-    rules: list[Rule] = [r for r in runtime.config_rules if r.permission == "skill"]
-    for agent in runtime.bundle_agents():
-        rules += [r for _, r in agent.own_rules() if r.permission == "skill"]
+    own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
+    rules = [r for r in (*runtime.config_rules, *own) if r.permission == "skill"]
     for rule in rules:
         if rule.written is None or not wildcard.is_literal(rule.pattern):
             continue
