@@ -94,7 +94,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 def _at(spec: Spec, path: JsonPath, message: str, *, key: bool = False) -> Problem:
     pos = spec.where(*path, key=key)
-    return Problem(pos.line, pos.column, message, path=spec.source.path)
+    return Problem(*pos, message, path=spec.source.path)
 
 
 def _keys(spec: Spec, base: JsonPath, section: Mapping[str, Any]) -> Iterator[Problem]:

@@ -47,15 +47,13 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             tools = section.get("tools")
             if isinstance(tools, Mapping):
                 pos = spec.where(*base, "tools", key=True)
-                yield Problem(
-                    pos.line, pos.column, _tools_message(tools, section), path=spec.source.path
-                )
+                yield Problem(*pos, _tools_message(tools, section), path=spec.source.path)
             if "maxSteps" in section:
                 pos = spec.where(*base, "maxSteps", key=True)
                 message = "`maxSteps` is deprecated: write `steps`"
                 if "steps" in section:
                     message += " (`steps` is set too, and wins)"
-                yield Problem(pos.line, pos.column, message, path=spec.source.path)
+                yield Problem(*pos, message, path=spec.source.path)
 
 
 def _tools_message(tools: Mapping[str, Any], section: Mapping[str, Any]) -> str:

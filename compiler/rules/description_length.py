@@ -40,16 +40,14 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         size = len(text.strip())
         if size < options["min"]:
             yield Problem(
-                pos.line,
-                pos.column,
+                *pos,
                 f"description is {size} characters; write at "
                 f"least {options['min']} saying when to use it",
                 path=spec.source.path,
             )
         elif size > options["max"]:
             yield Problem(
-                pos.line,
-                pos.column,
+                *pos,
                 f"description is {size} characters; the limit is {options['max']}",
                 path=spec.source.path,
             )

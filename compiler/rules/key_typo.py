@@ -63,8 +63,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                 lost = _LOST.get(meant, f"`{meant}` keeps its default")
                 moved = "" if meant == "targets" else "OpenCode moves it into `options`, so "
                 yield Problem(
-                    pos.line,
-                    pos.column,
+                    *pos,
                     f"unknown key '{key}'{within(base)} (did you mean `{meant}`?): {moved}{lost}",
                     path=spec.source.path,
                 )

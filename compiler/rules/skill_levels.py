@@ -67,13 +67,12 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         return
     levels = skill.levels
     if levels is None:
-        pos = skill.spec.where("metadata", key=True) if "metadata" in skill.spec.meta else None
-        line, column = (pos.line, pos.column) if pos else (1, 1)
+        at = skill.spec.where("metadata", key=True) if "metadata" in skill.spec.meta else (1, 1)
         message = (
             f'skill `{skill_name}` declares no levels: add `metadata: {{levels: "..."}}` '
             "with its levels separated by spaces"
         )
-        yield Problem(line, column, message, path=skill.spec.source.path)
+        yield Problem(*at, message, path=skill.spec.source.path)
         return
     yield from _fragment_values(fragment, options["param"], skill, levels)
     yield from _snippet_values(project, fragment_name, options["param"], skill, levels)
@@ -100,11 +99,11 @@ def _fragment_values(
     for index, value in enumerate(enum if isinstance(enum, list) else []):
         if value not in levels:
             pos = front.where(("params", param, "enum", index))
-            yield Problem(pos.line, pos.column, _unknown(value, skill, levels), path=fragment.path)
+            yield Problem(*pos, _unknown(value, skill, levels), path=fragment.path)
     default = spec.get("default")
     if default is not None and default not in levels and not isinstance(enum, list):
         pos = front.where(("params", param, "default"))
-        yield Problem(pos.line, pos.column, _unknown(default, skill, levels), path=fragment.path)
+        yield Problem(*pos, _unknown(default, skill, levels), path=fragment.path)
 
 
 def _snippet_values(

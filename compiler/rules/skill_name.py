@@ -60,7 +60,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         if messages:
             pos = skill.spec.where("name")
             text = "; ".join(messages)
-            yield Problem(pos.line, pos.column, text, path=skill.spec.source.path)
+            yield Problem(*pos, text, path=skill.spec.source.path)
 
 
 def _own(skill: Skill) -> Iterator[str]:

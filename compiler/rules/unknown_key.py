@@ -59,8 +59,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
                     continue
                 pos = spec.where(*base, key, key=True)
                 yield Problem(
-                    pos.line,
-                    pos.column,
+                    *pos,
                     f"'{key}'{within(base)} is not an OpenCode agent key: OpenCode "
                     "moves it into `options`, which are sent to the model provider. Remove "
                     "it, or nest it under `options:` if the provider expects it",

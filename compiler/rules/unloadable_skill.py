@@ -62,4 +62,4 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             f"no agent may load skill `{name}`: every agent's `skill` permission denies it; "
             f"add `{name}: allow` to the agents that need it, or remove the skill"
         )
-        yield Problem(pos.line, pos.column, message, path=skill.spec.source.path)
+        yield Problem(*pos, message, path=skill.spec.source.path)

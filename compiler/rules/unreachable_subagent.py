@@ -54,8 +54,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         pos = agent.spec.where("mode", key=True)
         who = ", ".join(p.name for p in primaries)
         yield Problem(
-            pos.line,
-            pos.column,
+            *pos,
             f"no primary agent can start subagent `{agent.name}` through the task tool "
             f"(primaries: {who})",
             "allow it in a primary's `task` map, or list it in this rule's `ignore` "
