@@ -241,12 +241,10 @@ def _server() -> Server:
     server = Server()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(ls: Server, params: types.DidOpenTextDocumentParams) -> None:
-        if _bundle_file(params.text_document.uri):
-            ls.changed()
-
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    async def did_change(ls: Server, params: types.DidChangeTextDocumentParams) -> None:
+    async def edited(
+        ls: Server, params: types.DidOpenTextDocumentParams | types.DidChangeTextDocumentParams
+    ) -> None:
         if _bundle_file(params.text_document.uri):
             ls.changed()
 
@@ -333,19 +331,17 @@ def _actions(ls: Server, params: types.CodeActionParams) -> list[types.CodeActio
     uri = params.text_document.uri
     document = ls.workspace.get_text_document(uri)
     path = Path(document.path).resolve()
-    session = ls.current()
-    fixable = [d for d in session.findings.get(path, []) if d.fix is not None]
+    fixable = [(d, d.fix) for d in ls.current().findings.get(path, []) if d.fix is not None]
     wanted = params.range
     found: list[types.CodeAction] = []
-    for d in fixable:
-        assert d.fix is not None
-        first, last = min(d.line, d.fix.start) - 1, max(d.line, d.fix.end) - 1
+    for d, fix in fixable:
+        first, last = min(d.line, fix.start) - 1, max(d.line, fix.end) - 1
         if last < wanted.start.line or first > wanted.end.line:
             continue
         title = f"promptc: fix [{d.rule}]: {d.message.splitlines()[0]}"
-        found.append(_action(title, types.CodeActionKind.QuickFix, document, [d.fix]))
+        found.append(_action(title, types.CodeActionKind.QuickFix, document, [fix]))
     if fixable:
-        every = [d.fix for d in fixable if d.fix is not None]
+        every = [fix for _, fix in fixable]
         kind = types.CodeActionKind.SourceFixAll
         found.append(_action("promptc: apply every fix in this file", kind, document, every))
     return found

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,11 +116,6 @@ def _section(path: JsonPath) -> JsonPath:
     return path[2:] if len(path) > 2 and path[0] == "targets" else path
 
 
-def _matching(pattern: str, names: Sequence[str]) -> list[str]:
-    expression = wildcard.regex(pattern)
-    return [name for name in names if expression.fullmatch(wildcard.normal(name))]
-
-
 # --- go to definition ---------------------------------------------------------------
 
 
@@ -138,12 +133,11 @@ def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> list[P
     if key is None:
         return []
     key = _section(key)
-    if len(key) == 3 and key[0] == "permission" and isinstance(key[2], str):
-        if key[1] == "task":
-            return [Place(bundle.agents[a].path) for a in _matching(key[2], list(bundle.agents))]
-        if key[1] == "skill":
-            names = _matching(key[2], list(bundle.skills))
-            return [Place(bundle.skills[name].main.path) for name in names]
+    pattern = key[2] if len(key) == 3 and key[0] == "permission" else None
+    if isinstance(pattern, str) and key[1] in ("task", "skill"):
+        skills = {name: skill.main for name, skill in bundle.skills.items()}
+        files = bundle.agents if key[1] == "task" else skills
+        return [Place(f.path) for name, f in files.items() if wildcard.match(name, pattern)]
     if key == ("agent",) and file.kind == "mode":
         agent = file.source.frontmatter.data.get("agent") if file.source.frontmatter else None
         if isinstance(agent, str) and agent in bundle.agents:
@@ -404,7 +398,7 @@ def _frontmatter_items(
     if parents == ["targets"]:
         yield from (Item(name, "key", "target") for name in TARGET_NAMES)
     elif section == []:
-        yield from (Item(name, "key", _about(schema)) for name, schema in _keys(kind).items())
+        yield from (Item(name, "key", _about(schema)) for name, schema in _KEYS[kind].items())
     elif section == ["permission"] and kind == "agent":
         tools = snapshot.config.custom_tools
         yield from (Item(name, "key", "permission") for name in (*KNOWN_KEYS, *tools))
@@ -423,7 +417,7 @@ def _value_items(kind: str, path: list[str]) -> Iterator[Item]:
         yield from (Item(action, "action", "permission action") for action in ACTIONS)
         return
     if len(section) == 1:
-        schema = _keys(kind).get(section[0], {})
+        schema = _KEYS[kind].get(section[0], {})
         for choice in _enum(kind, schema):
             shown = params.render(choice) if isinstance(choice, bool) else str(choice)
             yield Item(shown, "value", section[0])
@@ -434,10 +428,6 @@ def _agent_detail(snapshot: Snapshot, ident: str) -> str:
     data: Mapping[str, Any] = source.frontmatter.data if source.frontmatter else {}
     mode = data.get("mode", "all")
     return f"agent, mode {mode}" if isinstance(mode, str) else "agent"
-
-
-def _keys(kind: str) -> Mapping[str, Mapping[str, Any]]:
-    return _KEYS.get(kind, {})
 
 
 def _schema_keys(kind: str) -> dict[str, Mapping[str, Any]]:
