@@ -11,11 +11,12 @@ the top of their module, each marked `noqa: PLC0415`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from compiler import __version__, cache, init, report
-from compiler.diagnostics import Diagnostic
 from compiler.errors import PromptcError, UsageError
 
 if TYPE_CHECKING:
@@ -50,15 +50,26 @@ class Options:
     no_color: bool = False
 
 
+Decorator = Callable[[Callable[..., None]], Callable[..., None]]
+
+
+def _config_option(help: str) -> Decorator:
+    path = click.Path(dir_okay=False, path_type=Path)
+    return click.option("--config", "config_path", type=path, help=help)
+
+
+_STRICT = click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1).")
+_NO_COLOR = click.option(
+    "--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."
+)
+
+
 def _common(func: Callable[..., None]) -> Callable[..., None]:
     """Options every checking command shares, read into one `Options`."""
-    options = [
-        click.option(
-            "--config",
-            "config_path",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="Config file (promptc.toml or pyproject.toml); default: found by "
-            "walking up from the working directory.",
+    options: list[Decorator] = [
+        _config_option(
+            "Config file (promptc.toml or pyproject.toml); default: found by "
+            "walking up from the working directory."
         ),
         click.option(
             "--format",
@@ -67,7 +78,7 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
             help="Output format for diagnostics; default: github under GitHub Actions "
             "(GITHUB_ACTIONS=true), text elsewhere.",
         ),
-        click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1)."),
+        _STRICT,
         click.option("--quiet", "-q", is_flag=True, help="Print errors only; no summary."),
         click.option(
             "--verbose",
@@ -75,7 +86,7 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
             is_flag=True,
             help="Print info diagnostics too (text and github; json and sarif always hold them).",
         ),
-        click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too)."),
+        _NO_COLOR,
     ]
 
     def command(**values: Any) -> None:
@@ -111,12 +122,7 @@ _WATCH = click.option(
     "until Ctrl-C (exit 0).",
 )
 
-_CONFIG = click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Config file (promptc.toml or pyproject.toml).",
-)
+_CONFIG = _config_option("Config file (promptc.toml or pyproject.toml).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -258,7 +264,11 @@ def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None
 
     run = api.lint if command == "lint" else api.check
     result = run(_load(options.config_path), fix=fix, cache=use_cache)
-    raise SystemExit(_report_fixed(result, options))
+    # Each file --fix changed is named; changed files mean exit 1.
+    for path in result.fixed:
+        click.echo(f"Fixing {path}", err=True)
+    code = _report(result, options)
+    raise SystemExit(EXIT_PROBLEMS if result.fixed else code)
 
 
 @cli.command()
@@ -358,16 +368,13 @@ def import_() -> None:
 
 def _import_command(kind: str) -> Callable[..., None]:
     @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-    @click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Config of the bundle to import into; default: found by walking up, "
-        "else a new promptc.toml in the working directory.",
+    @_config_option(
+        "Config of the bundle to import into; default: found by walking up, "
+        "else a new promptc.toml in the working directory."
     )
     @click.option("--force", is_flag=True, help="Replace existing specs and fragments.")
-    @click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1).")
-    @click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR works too).")
+    @_STRICT
+    @_NO_COLOR
     def command(
         folder: Path, config_path: Path | None, force: bool, strict: bool, no_color: bool
     ) -> None:
@@ -492,10 +499,7 @@ def _reporter(fmt: str) -> report.Reporter:
     # A SARIF log describes every rule: that needs the registry.
     from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
 
-    def sarif(diagnostics: Iterable[Diagnostic], color: bool) -> Iterator[str]:
-        return report.sarif(diagnostics, color, rules=registry.RULES)
-
-    return sarif
+    return functools.partial(report.sarif, rules=registry.RULES)
 
 
 def _severities(result: Result | cache.Hit) -> list[str]:
@@ -505,14 +509,6 @@ def _severities(result: Result | cache.Hit) -> list[str]:
 def _failed(severities: list[str], strict: bool) -> bool:
     failing = ("error", "warning") if strict else ("error",)
     return any(severity in failing for severity in severities)
-
-
-def _report_fixed(result: Result, options: Options) -> int:
-    """Name each file --fix changed, then report what remains; changed files mean exit 1."""
-    for path in result.fixed:
-        click.echo(f"Fixing {path}", err=True)
-    code = _report(result, options)
-    return EXIT_PROBLEMS if result.fixed else code
 
 
 def _summary(result: Result | cache.Hit, severities: list[str], verbose: bool) -> None:
