@@ -130,28 +130,22 @@ def _verdicts(
     key = tuple([(r.permission, r.pattern, r.action) for r in rules])
     found = judged.get(key)
     if found is None:
-        commands = options["commands"]
-        found = judged[key] = tuple(
-            _judge(rules, commands, options["any_command"], options["any_directory"], coverage)
-        )
+        found = judged[key] = tuple(_judge(rules, options, coverage))
     return found
 
 
 def _judge(
-    rules: Sequence[Rule],
-    commands: Sequence[str],
-    any_command: object,
-    any_directory: object,
-    coverage: Coverage,
+    rules: Sequence[Rule], options: Mapping[str, Any], coverage: Coverage
 ) -> Iterator[Verdict]:
+    commands: Sequence[str] = options["commands"]
     reported: set[int] = set()
-    if any_command:
+    if options["any_command"]:
         index = _universal_allow(rules, "bash", coverage)
         if index is not None:
             reported.add(index)
             risky = tuple(c for c in commands if _decides(rules, index, c, coverage))
             yield Verdict("any command", index, risky=risky)
-    if any_directory:
+    if options["any_directory"]:
         index = _universal_allow(rules, "external_directory", coverage)
         if index is not None:
             yield Verdict("any directory", index)
