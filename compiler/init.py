@@ -58,7 +58,8 @@ def init(folder: Path, target: str) -> Created:
             done.written.append(rel)
         done.gitignore = _update_gitignore(folder / ".gitignore")
     except OSError as exc:
-        _remove(folder, done.written)  # all or nothing: no half a bundle
+        for rel in done.written:  # all or nothing: no half a bundle
+            (folder / rel).unlink(missing_ok=True)
         where = Path(exc.filename).as_posix() if exc.filename else folder.as_posix()
         raise PromptcError(f"cannot write {where}: {exc.strerror or exc}; nothing written") from exc
     outputs = " and ".join(f"build/{name}/" for name in TARGETS[target])
@@ -117,11 +118,6 @@ def _update_gitignore(path: Path) -> str:
     with open(path, "ab") as handle:
         handle.write((separator + "\n".join(["# promptc", *missing]) + "\n").encode("utf-8"))
     return "updated"
-
-
-def _remove(folder: Path, written: list[str]) -> None:
-    for rel in written:
-        (folder / rel).unlink(missing_ok=True)
 
 
 def _text(name: str) -> str:
