@@ -44,10 +44,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         elif wrong is None and agent is not None and agent.hidden:
             wrong = "which is hidden: OpenCode starts sessions only with an agent it lists"
         if wrong:
-            line, column = _value_at(config.text, (*config.prefix, "default_agent"))
             yield Problem(
-                line,
-                column,
+                *_value_at(config.text, (*config.prefix, "default_agent")),
                 f"`default_agent` names `{name}`, {wrong}",
                 "name a primary agent (mode primary or all) that is not hidden",
                 path=config.source,

@@ -58,9 +58,9 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         # One diagnostic per position: every finding about this name in one message.
         messages = [*_own(skill), *_collisions(project, skill, name, seen)]
         if messages:
-            pos = skill.spec.where("name")
-            text = "; ".join(messages)
-            yield Problem(*pos, text, path=skill.spec.source.path)
+            yield Problem(
+                *skill.spec.where("name"), "; ".join(messages), path=skill.spec.source.path
+            )
 
 
 def _own(skill: Skill) -> Iterator[str]:

@@ -67,26 +67,22 @@ def _unknown(key: str, custom: tuple[str, ...], locate: Locate) -> Iterator[Prob
         return  # the common case: no position needed
     if any(wildcard.match(key, tool) for tool in custom):
         return
-    origin = locate((key,))
+    hint: str | None = None
     if key in EDIT_ALIASES:
-        yield problem_at(
-            origin,
+        message = (
             f"OpenCode has no `{key}` permission: the edit, write and apply_patch tools "
-            "all ask for `edit`, so this rule never applies",
-            f"write it under `edit`, not `{key}`",
+            "all ask for `edit`, so this rule never applies"
         )
-        return
-    if PLACEHOLDER.search(key):
-        yield problem_at(
-            origin,
+        hint = f"write it under `edit`, not `{key}`"
+    elif PLACEHOLDER.search(key):
+        message = (
             f"`{key}` looks like a template placeholder that was never filled in: "
-            "OpenCode takes it literally, as a permission no tool asks for",
+            "OpenCode takes it literally, as a permission no tool asks for"
         )
-        return
-    hint = "if the bundle provides a tool of this name, list it in `custom_tools`"
-    yield problem_at(
-        origin,
-        f"no OpenCode tool asks for `{key}`{did_you_mean(key, KNOWN_KEYS)}: OpenCode keeps "
-        "it as a rule for an MCP or custom tool of that name, so it never applies",
-        hint,
-    )
+    else:
+        message = (
+            f"no OpenCode tool asks for `{key}`{did_you_mean(key, KNOWN_KEYS)}: OpenCode keeps "
+            "it as a rule for an MCP or custom tool of that name, so it never applies"
+        )
+        hint = "if the bundle provides a tool of this name, list it in `custom_tools`"
+    yield problem_at(locate((key,)), message, hint)
