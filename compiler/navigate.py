@@ -251,12 +251,13 @@ def _rule_text(snapshot: Snapshot, agent: Agent, index: int) -> str:
     decision = evaluate(agent.effective(subagent), rule.permission, rule.pattern)
     role = "a subagent" if subagent else "a primary agent"
     asked = f'`promptc can {agent.name} {rule.permission} "{rule.pattern}"` ({role})'
-    lines = [f"**{rule.action}**: `{rule.text()}`", ""]
-    if decision.rule is rule:
-        lines.append(f"{asked} answers **{decision.action}**, decided by this rule.")
-    else:
-        where = delegation.where(decision.rule, snapshot.config.display)
-        lines.append(f"{asked} answers **{decision.action}**, decided by {where}.")
+    display = snapshot.config.display
+    where = "this rule" if decision.rule is rule else delegation.where(decision.rule, display)
+    lines = [
+        f"**{rule.action}**: `{rule.text()}`",
+        "",
+        f"{asked} answers **{decision.action}**, decided by {where}.",
+    ]
     coverage = snapshot.runtime.coverage
     try:
         dead = coverage.decides(agent.rules, index) is None
@@ -264,7 +265,6 @@ def _rule_text(snapshot: Snapshot, agent: Agent, index: int) -> str:
     except TooComplex:
         return "\n".join(lines)
     if dead:
-        display = snapshot.config.display
         shadows = ", ".join(
             f"`{agent.rules[j].text()}` ({delegation.where(agent.rules[j], display)})"
             for j in later
