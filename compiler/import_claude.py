@@ -387,25 +387,16 @@ def _setting(text: str, action: str, notes: list[Note]) -> Setting | None:
             notes.append(Note(text, f"`{text}`: `{tool}` has no OpenCode permission promptc knows"))
         return None
     kind = SPECIFIER_KIND.get(tool, "plain")
-    if (
-        specifier is not None
-        and action == "allow"
-        and not (tool in ("Read", "Edit", *PATTERNED) and inside(kind, specifier))
-    ):
-        notes.append(
-            Note(
-                text,
-                f"`{text}`: OpenCode cannot match only what this allows; left to the "
-                "rule that would decide without it",
-            )
+    if specifier is None:
+        return Setting(tool, specifier, action)
+    if action == "allow" and not (tool in ("Read", "Edit", *PATTERNED) and inside(kind, specifier)):
+        message = (
+            "cannot match only what this allows; left to the rule that would decide without it"
         )
-    elif specifier is not None and kind == "plain":
-        notes.append(
-            Note(
-                text,
-                f"`{text}`: OpenCode has one rule for every `{tool}` call; it gets the {action}",
-            )
-        )
+        notes.append(Note(text, f"`{text}`: OpenCode {message}"))
+    elif kind == "plain":
+        message = f"has one rule for every `{tool}` call; it gets the {action}"
+        notes.append(Note(text, f"`{text}`: OpenCode {message}"))
     return Setting(tool, specifier, action)
 
 
@@ -506,12 +497,8 @@ def agent_spec(
     notes: list[Note] = []
     stem = ident.rsplit("/", 1)[-1]
     if "name" in meta and meta["name"] != stem:
-        notes.append(
-            Note(
-                "name",
-                f"name `{meta['name']}` differs from the file name `{stem}`: the id is `{ident}`",
-            )
-        )
+        message = f"name `{meta['name']}` differs from the file name `{stem}`: the id is `{ident}`"
+        notes.append(Note("name", message))
     spec: dict[str, Any] = {}
     if "description" in meta:
         spec["description"] = meta["description"]
