@@ -36,12 +36,11 @@ class Created:
 
 def bundle_files(target: str) -> dict[str, str]:
     """Relative path -> text of every bundle file init writes (not .gitignore)."""
-    files = {"promptc.toml": _text("promptc.toml")}
+    targets = _text(f"targets/{target}.toml").rstrip("\n")
+    files = {"promptc.toml": _text("promptc.toml").replace(MARK, targets)}
     for folder in ("specs", "fragments"):
         for path in sorted((TEMPLATES / folder).rglob("*.md")):
             files[path.relative_to(TEMPLATES).as_posix()] = path.read_text(encoding="utf-8")
-    targets = _text(f"targets/{target}.toml").rstrip("\n")
-    files["promptc.toml"] = files["promptc.toml"].replace(MARK, targets)
     return files
 
 

@@ -80,16 +80,14 @@ class Session:
     def diagnose(self, overlays: Mapping[Path, str]) -> dict[Path, list[Diagnostic]]:
         """Lint the bundle under `overlays`: every file's diagnostics, and an empty
         list for each file the previous run had findings in and this one has none."""
-        found: dict[Path, list[Diagnostic]] = {}
         try:
-            config = self._config()
-            result = api.lint(_overlaid(config, overlays), kept=self.kept)
+            run = api.lint(_overlaid(self._config(), overlays), kept=self.kept)
+            diagnostics: Sequence[Diagnostic] = run.diagnostics
         except PromptcError as exc:  # a config the run cannot start with
-            error = _config_error(exc, self.root)
-            found[Path.cwd() / error.path] = [error]
-        else:
-            for diagnostic in result.diagnostics:
-                found.setdefault(Path.cwd() / diagnostic.path, []).append(diagnostic)
+            diagnostics = [_config_error(exc, self.root)]
+        found: dict[Path, list[Diagnostic]] = {}
+        for diagnostic in diagnostics:
+            found.setdefault(Path.cwd() / diagnostic.path, []).append(diagnostic)
         cleared: dict[Path, list[Diagnostic]] = {p: [] for p in self.findings if p not in found}
         self.findings = found
         return {**cleared, **found}
