@@ -350,15 +350,14 @@ def _argument_items(snapshot: Snapshot, name: str, written: str) -> Iterator[Ite
     if fragment is None:
         return
     declared, _ = params.declare(fragment, snapshot.bundle.fragments)
-    current = written.rsplit(",", 1)[-1]
-    value = _ARG_VALUE.search(current)
+    value = _ARG_VALUE.search(written.rsplit(",", 1)[-1])
     if value is not None:
-        param = declared.get(value.group(1))
-        quoted = value.group(2)
+        param_name, quoted = value.group(1), value.group(2)
+        param = declared.get(param_name)
         for choice in (param.enum or ()) if param else ():
             shown = params.describe(choice)
             insert = shown.strip('"') if quoted and isinstance(choice, str) else shown
-            yield Item(shown, "value", f"{name}({param.name}=…)" if param else "", insert)
+            yield Item(shown, "value", f"{name}({param_name}=…)", insert)
         return
     given = {part.split("=", 1)[0].strip() for part in written.split(",")}
     for param in declared.values():
