@@ -89,17 +89,17 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
         _NO_COLOR,
     ]
 
+    # wraps() copies the name, the help text and the command's own options
+    # (click keeps them on the function it decorated, in __click_params__).
+    @functools.wraps(func)
     def command(**values: Any) -> None:
         shared = {option.name: values.pop(option.name) for option in fields(Options)}
         func(Options(**shared), **values)
 
-    command.__name__ = func.__name__
-    command.__doc__ = func.__doc__
-    # The command's own options (click keeps them on the function it decorated).
-    command.__click_params__ = list(getattr(func, "__click_params__", []))  # type: ignore[attr-defined]
+    decorated: Callable[..., None] = command
     for option in reversed(options):
-        command = option(command)
-    return command
+        decorated = option(decorated)
+    return decorated
 
 
 _FIX = click.option(
