@@ -64,10 +64,8 @@ def _plugin_name(project: Project) -> Iterator[Problem]:
     name = options.get("name") if options else None
     if not isinstance(name, str) or not reserved(name) or config.source is None:
         return
-    line, column = config.where(("targets", PLUGIN, "name"))
     yield Problem(
-        line,
-        column,
+        *config.where(("targets", PLUGIN, "name")),
         f"plugin name '{name}' is reserved by Claude Code for Anthropic's own plugins; "
         "name it for what it does",
         path=config.source,

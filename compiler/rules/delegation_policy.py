@@ -66,10 +66,9 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     yield from _unknown_names(project, runtime, options)
     found: dict[tuple[str, int], list[tuple[Agent, Agent, Decision, str]]] = {}
-    for source, target, decision, why in _violations(runtime, options):
-        found.setdefault((source.name, id(decision.rule)), []).append(
-            (source, target, decision, why)
-        )
+    for violation in _violations(runtime, options):
+        source, _, decision, _ = violation
+        found.setdefault((source.name, id(decision.rule)), []).append(violation)
     for group in found.values():
         yield _report(group)
 
@@ -92,12 +91,8 @@ def _violations(
                     continue
                 decision = can_start(source, target)
                 if decision.action != "deny":
-                    yield (
-                        source,
-                        target,
-                        decision,
-                        f"lets only {', '.join(via)} start {target.name}",
-                    )
+                    why = f"lets only {', '.join(via)} start {target.name}"
+                    yield source, target, decision, why
 
 
 def _named(agents: Sequence[Agent], patterns: Sequence[str]) -> list[Agent]:

@@ -53,11 +53,10 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     seen: set[tuple[object, int, int]] = set()
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
-    rules = [*runtime.config_rules, *own]
     # What is wrong with a pattern depends on its text alone, and agents repeat
     # their patterns: each text is judged once.
     judged: dict[str, list[tuple[str, str | None]]] = {}
-    for rule in rules:
+    for rule in (*runtime.config_rules, *own):
         where = (rule.origin.path, rule.origin.line, rule.origin.column)
         if rule.written is None or where in seen:
             continue
