@@ -63,10 +63,6 @@ LOADED = re.compile(
 )
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     translation = codex_rules.translate(project)
     models = options.get("models", {})
@@ -205,33 +201,26 @@ globs (it runs those in its sandbox). Every rule Codex cannot hold is listed bel
 
 def report(project: Project, translation: CodexTranslation, models: Mapping[str, str]) -> str:
     root = project.config.root
-    own, shared = translation_report.loss_sections(translation.losses, root)
+    own = translation_report.own_losses(translation.losses)
     parts = [INTRO, "## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
     for ident in translation.shell:
         spec = project.agents[ident]
         model = codex_rules.model_for(spec, models)[0] or "the session's"
         shell = "yes" if translation.shell[ident] and not translation.shell_off else "no"
-        items = [
-            f"- `{x.rule.text()}` ({translation_report.where(x.rule, root)}): {x.message}"
-            for x in own.get(ident, ())
-        ]
         notes = codex_rules.agent_notes(spec, translation.agent(ident), models)
-        items += [f"- {message}" for _, message in notes]
-        body = "\n".join(items) + "\n" if items else "Nothing lost.\n"
-        parts.append(f"### {ident}\n\nModel: {model}. Shell: {shell}.\n\n{body}")
+        headline = f"Model: {model}. Shell: {shell}."
+        messages = [message for _, message in notes]
+        parts.append(
+            translation_report.agent_section(ident, headline, own.get(ident, ()), messages, root)
+        )
     disabled = ", ".join(i for i in project.agents if i not in translation.shell)
     if disabled:
         parts.append(f"Not emitted (disabled, OpenCode does not load them either): {disabled}.\n")
     if project.modes:
         names = ", ".join(f"/{m}" for m in project.modes)
         parts.append(f"## Modes\n\nNot emitted: promptc writes no Codex command for {names}.\n")
-    if shared:
-        parts.append("## Rules every agent shares\n")
-        parts.append(
-            "OpenCode's built-in defaults and the config's `permission` hold for every agent "
-            f"({MAIN}: Codex's own session); each is listed once with the agents it affects.\n"
-        )
-        parts.extend(shared)
+    main = f" ({MAIN}: Codex's own session)"
+    parts += translation_report.shared_section(translation.losses, root, main)
     return "\n".join(parts)
 
 
