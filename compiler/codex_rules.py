@@ -217,9 +217,14 @@ class _Planner:
         )
         return CodexTranslation(self.people, shell, shell_off, (*stops, *allows), losses, read_only)
 
-    def _note(self, subject: Subject, rule: Rule | None, message: str) -> None:
-        if rule is not None:
-            self.notes.setdefault((subject.name, rule), []).append(message)
+    def _note(self, subject: Subject, rule: Rule, message: str) -> None:
+        self.notes.setdefault((subject.name, rule), []).append(message)
+
+    def _note_granting(self, subject: Subject, plan: _Plan, message: str) -> None:
+        """Note `message` at every rule that allows or asks for some command."""
+        for span in plan.spans:
+            if span.action != "deny" and span.at is not None:
+                self._note(subject, subject.rules[span.at], message)
 
     def _stops(self, holders: list[Subject], plans: Mapping[str, _Plan]) -> list[PrefixRule]:
         """One forbidden or prompt rule per words, the strictest any holder needs."""
@@ -265,16 +270,12 @@ class _Planner:
     # --- what each agent loses ------------------------------------------------------------
 
     def _off(self, subject: Subject, plan: _Plan, main: Subject, block: Span | None) -> None:
-        written = _written(main, block)
-        for span in plan.spans:
-            if span.action != "deny" and span.at is not None:
-                self._note(
-                    subject,
-                    subject.rules[span.at],
-                    "exec_command: lost, Codex's shell is off for every role and the main "
-                    "session: the main session's rules (OpenCode's `build`) ask or deny where "
-                    f"no prefix rule can say it{written}",
-                )
+        message = (
+            "exec_command: lost, Codex's shell is off for every role and the main "
+            "session: the main session's rules (OpenCode's `build`) ask or deny where "
+            f"no prefix rule can say it{_written(main, block)}"
+        )
+        self._note_granting(subject, plan, message)
 
     def _left_out(self, subject: Subject, plan: _Plan) -> None:
         block = plan.blocking
@@ -284,9 +285,7 @@ class _Planner:
             f"no rule names without asking, so it cannot {why} only part of `bash` for one "
             f"role{_written(subject, block)}"
         )
-        for span in plan.spans:
-            if span.action != "deny" and span.at is not None:
-                self._note(subject, subject.rules[span.at], message)
+        self._note_granting(subject, plan, message)
 
     def _narrowed(self, subject: Subject, plan: _Plan, stops: list[PrefixRule]) -> None:
         for span in plan.spans:

@@ -54,8 +54,7 @@ def render(
     if disabled:
         names = ", ".join(disabled)
         parts.append(f"Not emitted (disabled, so OpenCode does not load them either): {names}.\n")
-    commands = {ident: command_notes.get(ident, ()) for ident in project.modes}
-    parts += _commands(commands)
+    parts += _commands({ident: command_notes.get(ident, ()) for ident in project.modes})
     parts += _notes_sections("## Skills\n", {n: x for n, x in (skill_notes or {}).items() if x})
     parts += shared_section(translation.losses, root)
     return "\n".join(parts)
