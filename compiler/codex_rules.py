@@ -296,11 +296,12 @@ class _Planner:
                 if stop.decision == "prompt" and span.action == "ask":
                     continue
                 if hits(self.patterns, (span.pattern, " ".join(stop.words) + " *"), span.later):
-                    verb = "deny" if stop.decision == "forbidden" else "ask"
+                    forbidden = stop.decision == "forbidden"
+                    verb, says = ("deny", "forbid") if forbidden else ("ask", "prompt for")
                     self._note(
                         subject,
                         rule,
-                        f"narrowed to {verb}: the project-wide rules {_verb(stop)} "
+                        f"narrowed to {verb}: the project-wide rules {says} "
                         f"`{' '.join(stop.words)}` (for {_writers(stop, subject.name)}), and "
                         "Codex's command rules apply to every role",
                     )
@@ -339,10 +340,6 @@ def _written(subject: Subject, block: Span | None) -> str:
     if block is None or block.at is None:
         return ""
     return f" (`{subject.rules[block.at].text()}`)"
-
-
-def _verb(stop: PrefixRule) -> str:
-    return "forbid" if stop.decision == "forbidden" else "prompt for"
 
 
 def _writers(stop: PrefixRule, me: str) -> str:

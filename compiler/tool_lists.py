@@ -282,18 +282,13 @@ def _losses(
 
 
 def _why(runtime: Runtime, perms: tuple[str, ...], judged: Mapping[str, _Verdict]) -> str:
-    for permission in perms:
-        verdict = judged[permission]
-        if verdict.action == "deny":
-            return f"`{permission}` is denied, and the tool also does what `{permission}` decides"
-        if verdict.asks_only:
-            return f"OpenCode asks before every `{permission}` call; {runtime.label} cannot ask"
-        if verdict.action == "part":
-            return (
-                f"{runtime.label} cannot allow only part of `{permission}` for one agent, "
-                "nor ask for it"
-            )
-    return ""
+    # The tools were left out: one of their permissions is not allowed wholly.
+    permission = next(p for p in perms if judged[p].action != "allow")
+    if judged[permission].action == "deny":
+        return f"`{permission}` is denied, and the tool also does what `{permission}` decides"
+    if judged[permission].asks_only:
+        return f"OpenCode asks before every `{permission}` call; {runtime.label} cannot ask"
+    return f"{runtime.label} cannot allow only part of `{permission}` for one agent, nor ask for it"
 
 
 def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, ...]) -> str | None:
