@@ -112,11 +112,8 @@ def agent_section(
 ) -> str:
     """An agent's section: its headline (what it got), then each loss of its own
     rules with where the rule is written, then each note."""
-    lines = [f"### {ident}\n", f"{headline}\n"]
-    items = [f"- `{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
-    items += [f"- {note}" for note in notes]
-    lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
-    return "\n".join(lines)
+    losses = [f"`{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
+    return _section(ident, [*losses, *notes], f"{headline}\n\n")
 
 
 def render_lists(
@@ -180,9 +177,9 @@ def _notes_sections(heading: str, notes: Mapping[str, Sequence[str]]) -> list[st
     return [heading, *(_section(title, found) for title, found in notes.items())]
 
 
-def _section(title: str, notes: Sequence[str]) -> str:
+def _section(title: str, notes: Sequence[str], headline: str = "") -> str:
     body = "\n".join(f"- {note}" for note in notes) + "\n" if notes else "Nothing lost.\n"
-    return f"### {title}\n\n{body}"
+    return f"### {title}\n\n{headline}{body}"
 
 
 def _own(rule: Rule) -> bool:

@@ -78,24 +78,25 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
 # --- TOML -------------------------------------------------------------------------------------
 
 
+# What a TOML basic string escapes (a tab stands as it is), and a multi-line one
+# (a newline and a quote stand too).
+_ESCAPE = re.compile(r'[\\"\x00-\x08\x0a-\x1f\x7f]')
+_ESCAPE_MULTILINE = re.compile(r"[\\\x00-\x08\x0b-\x1f\x7f]")
+
+
 def toml_string(text: str, multiline: bool = False) -> str:
     """A TOML basic string (multi-line: the text as it reads, only what must be escaped)."""
-    out: list[str] = []
-    for char in text:
-        if char == "\\" or (char == '"' and not multiline):
-            out.append("\\" + char)
-        elif (char == "\n" and multiline) or char == "\t":
-            out.append(char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    body = "".join(out)
+    body = (_ESCAPE_MULTILINE if multiline else _ESCAPE).sub(_escaped, text)
     if not multiline:
         return f'"{body}"'
     # Three quotes in a row would close the string: escape every third.
     body = body.replace('"""', '""\\"')
     return f'"""\n{body}"""'
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return "\\" + char if char in '\\"' else f"\\u{ord(char):04X}"
 
 
 def _line(key: str, value: Any) -> str:
