@@ -420,19 +420,16 @@ def agent_notes(
     if note:
         yield ("model",), note
     data = spec.view("opencode")
+    options = data.get("options")
+    option_keys = set(options) if isinstance(options, Mapping) else None
     _, note = effort_for(spec)
     if note:
-        options = data.get("options")
-        asked = isinstance(options, Mapping) and "reasoningEffort" in options
+        asked = option_keys is not None and "reasoningEffort" in option_keys
         yield (("options", "reasoningEffort") if asked else ("variant",)), note
+    # `options` holding only the effort: model_reasoning_effort says it.
+    effort_only = option_keys is not None and option_keys <= {"reasoningEffort"}
     for key in data:
-        if (
-            key == "options"
-            and isinstance(data[key], Mapping)
-            and set(data[key]) <= {"reasoningEffort"}
-        ):
-            continue  # model_reasoning_effort says it
-        if key in DROPPED:
+        if key in DROPPED and not (key == "options" and effort_only):
             yield (key,), f"`{key}` has no Codex equivalent; the role leaves it out"
     if agent.mode == "primary":
         yield (

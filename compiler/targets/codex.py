@@ -107,17 +107,13 @@ def _line(key: str, value: Any) -> str:
 
 def role_file(spec: Spec, translation: CodexTranslation, models: Mapping[str, str]) -> str:
     lines = [_line("name", spec.id), _line("description", codex_rules.description_for(spec))]
-    nicknames = codex_rules.nicknames_for(spec)
-    if nicknames:
-        lines.append(_line("nickname_candidates", nicknames))
-    model, _ = codex_rules.model_for(spec, models)
-    if model:
-        lines.append(_line("model", model))
-    effort, _ = codex_rules.effort_for(spec)
-    if effort:
-        lines.append(_line("model_reasoning_effort", effort))
-    if spec.id in translation.read_only:
-        lines.append(_line("sandbox_mode", "read-only"))
+    optional = {  # each written only when it has a value
+        "nickname_candidates": codex_rules.nicknames_for(spec),
+        "model": codex_rules.model_for(spec, models)[0],
+        "model_reasoning_effort": codex_rules.effort_for(spec)[0],
+        "sandbox_mode": "read-only" if spec.id in translation.read_only else None,
+    }
+    lines += [_line(key, value) for key, value in optional.items() if value]
     body = spec.body if spec.body.endswith("\n") else spec.body + "\n"
     lines.append(f"developer_instructions = {toml_string(body, multiline=True)}")
     if not translation.shell[spec.id]:
