@@ -214,7 +214,10 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
             judged = verdicts[shape] = {
                 p: _verdict(patterns, subject.rules, p) for p in (*runtime.permissions, *lacking)
             }
-        tools[name] = _kept(runtime, judged)
+        # A tool is kept only when OpenCode allows everything it does.
+        tools[name] = tuple(
+            tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
+        )
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
     losses = tuple(
@@ -231,12 +234,6 @@ def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: s
     granting = tuple(s.at for s in found if s.action != "deny" and s.at is not None)
     withholding = tuple(s.at for s in found if s.action != "allow" and s.at is not None)
     return _Verdict(action, granting, withholding, actions == {"ask"})
-
-
-def _kept(runtime: Runtime, judged: Mapping[str, _Verdict]) -> tuple[str, ...]:
-    return tuple(
-        tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
-    )
 
 
 def _losses(
