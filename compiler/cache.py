@@ -118,7 +118,8 @@ def raw_layout(
     TOML (no validation); None when the config cannot be read."""
     cwd = os.path.realpath(cwd)
     try:
-        found = _explicit(os.path.realpath(config_path)) if config_path else _find_config(cwd)
+        explicit = os.path.realpath(config_path) if config_path else None
+        found = (explicit, _table(explicit)) if explicit else _find_config(cwd)
         source, table = found or (None, {})
         root = os.path.dirname(source) if source else cwd
         merged = {**LAYOUT_DEFAULTS, **table}
@@ -132,18 +133,11 @@ def raw_layout(
         return None
 
 
-def _read_toml(path: str) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        return tomllib.loads(handle.read())
-
-
-def _explicit(path: str) -> tuple[str, Any]:
-    return path, _table(path, _read_toml(path))
-
-
-def _table(source: str, data: dict[str, Any]) -> Any:
+def _table(source: str) -> Any:
     """promptc's table of a config file: all of a promptc.toml, `[tool.promptc]`
     of a pyproject.toml (None when it has none)."""
+    with open(source, encoding="utf-8") as handle:
+        data = tomllib.loads(handle.read())
     if os.path.basename(source) == "pyproject.toml":
         return data.get("tool", {}).get("promptc")
     return data
@@ -157,7 +151,7 @@ def _find_config(start: str) -> tuple[str, Any] | None:
             candidate = os.path.join(folder, name)
             if not os.path.isfile(candidate):
                 continue
-            table = _table(candidate, _read_toml(candidate))
+            table = _table(candidate)
             if table is not None:
                 return candidate, table
         parent = os.path.dirname(folder)
@@ -405,16 +399,7 @@ def _prune(folder: str) -> None:
 
 def _encode(d: Diagnostic) -> dict[str, object]:
     fix = None if d.fix is None else [d.fix.start, d.fix.end, d.fix.text]
-    return {
-        "path": d.path,
-        "line": d.line,
-        "column": d.column,
-        "rule": d.rule,
-        "severity": d.severity.value,
-        "message": d.message,
-        "hint": d.hint,
-        "fix": fix,
-    }
+    return {**vars(d), "severity": d.severity.value, "fix": fix}
 
 
 def _diagnostic(item: Mapping[str, Any]) -> Diagnostic:

@@ -217,9 +217,14 @@ class _Planner:
         )
         return CodexTranslation(self.people, shell, shell_off, (*stops, *allows), losses, read_only)
 
-    def _note(self, subject: Subject, rule: Rule | None, message: str) -> None:
-        if rule is not None:
-            self.notes.setdefault((subject.name, rule), []).append(message)
+    def _note(self, subject: Subject, rule: Rule, message: str) -> None:
+        self.notes.setdefault((subject.name, rule), []).append(message)
+
+    def _note_granting(self, subject: Subject, plan: _Plan, message: str) -> None:
+        """Note `message` at every rule that allows or asks for some command."""
+        for span in plan.spans:
+            if span.action != "deny" and span.at is not None:
+                self._note(subject, subject.rules[span.at], message)
 
     def _stops(self, holders: list[Subject], plans: Mapping[str, _Plan]) -> list[PrefixRule]:
         """One forbidden or prompt rule per words, the strictest any holder needs."""
@@ -265,16 +270,12 @@ class _Planner:
     # --- what each agent loses ------------------------------------------------------------
 
     def _off(self, subject: Subject, plan: _Plan, main: Subject, block: Span | None) -> None:
-        written = _written(main, block)
-        for span in plan.spans:
-            if span.action != "deny" and span.at is not None:
-                self._note(
-                    subject,
-                    subject.rules[span.at],
-                    "exec_command: lost, Codex's shell is off for every role and the main "
-                    "session: the main session's rules (OpenCode's `build`) ask or deny where "
-                    f"no prefix rule can say it{written}",
-                )
+        message = (
+            "exec_command: lost, Codex's shell is off for every role and the main "
+            "session: the main session's rules (OpenCode's `build`) ask or deny where "
+            f"no prefix rule can say it{_written(main, block)}"
+        )
+        self._note_granting(subject, plan, message)
 
     def _left_out(self, subject: Subject, plan: _Plan) -> None:
         block = plan.blocking
@@ -284,9 +285,7 @@ class _Planner:
             f"no rule names without asking, so it cannot {why} only part of `bash` for one "
             f"role{_written(subject, block)}"
         )
-        for span in plan.spans:
-            if span.action != "deny" and span.at is not None:
-                self._note(subject, subject.rules[span.at], message)
+        self._note_granting(subject, plan, message)
 
     def _narrowed(self, subject: Subject, plan: _Plan, stops: list[PrefixRule]) -> None:
         for span in plan.spans:
@@ -297,11 +296,12 @@ class _Planner:
                 if stop.decision == "prompt" and span.action == "ask":
                     continue
                 if hits(self.patterns, (span.pattern, " ".join(stop.words) + " *"), span.later):
-                    verb = "deny" if stop.decision == "forbidden" else "ask"
+                    forbidden = stop.decision == "forbidden"
+                    verb, says = ("deny", "forbid") if forbidden else ("ask", "prompt for")
                     self._note(
                         subject,
                         rule,
-                        f"narrowed to {verb}: the project-wide rules {_verb(stop)} "
+                        f"narrowed to {verb}: the project-wide rules {says} "
                         f"`{' '.join(stop.words)}` (for {_writers(stop, subject.name)}), and "
                         "Codex's command rules apply to every role",
                     )
@@ -340,10 +340,6 @@ def _written(subject: Subject, block: Span | None) -> str:
     if block is None or block.at is None:
         return ""
     return f" (`{subject.rules[block.at].text()}`)"
-
-
-def _verb(stop: PrefixRule) -> str:
-    return "forbid" if stop.decision == "forbidden" else "prompt for"
 
 
 def _writers(stop: PrefixRule, me: str) -> str:
@@ -424,19 +420,16 @@ def agent_notes(
     if note:
         yield ("model",), note
     data = spec.view("opencode")
+    options = data.get("options")
+    option_keys = set(options) if isinstance(options, Mapping) else None
     _, note = effort_for(spec)
     if note:
-        options = data.get("options")
-        asked = isinstance(options, Mapping) and "reasoningEffort" in options
+        asked = option_keys is not None and "reasoningEffort" in option_keys
         yield (("options", "reasoningEffort") if asked else ("variant",)), note
+    # `options` holding only the effort: model_reasoning_effort says it.
+    effort_only = option_keys is not None and option_keys <= {"reasoningEffort"}
     for key in data:
-        if (
-            key == "options"
-            and isinstance(data[key], Mapping)
-            and set(data[key]) <= {"reasoningEffort"}
-        ):
-            continue  # model_reasoning_effort says it
-        if key in DROPPED:
+        if key in DROPPED and not (key == "options" and effort_only):
             yield (key,), f"`{key}` has no Codex equivalent; the role leaves it out"
     if agent.mode == "primary":
         yield (

@@ -69,7 +69,8 @@ class Coverage:
         within: Sequence[str] = (),
     ) -> Witness | None:
         """As coverage.decides."""
-        key = (_pairs(rules, index), permission, tuple(within))
+        pairs = tuple([(r.permission, r.pattern) for r in rules[index:]])
+        key = (pairs, permission, tuple(within))
         if key not in self._decided:
             self._decided[key] = self._decides(*key)
         return self._decided[key]
@@ -161,7 +162,3 @@ class Coverage:
     def _meet(self, one: str, other: str) -> bool:
         """Some text matches both patterns."""
         return self.patterns.witness((one, other)) is not None
-
-
-def _pairs(rules: Sequence[Rule], index: int) -> Pairs:
-    return tuple([(r.permission, r.pattern) for r in rules[index:]])

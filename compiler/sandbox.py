@@ -137,13 +137,8 @@ def _check(
         and isinstance(node.node.value, int | float)
     ):
         return None
-    children: list[nodes.Node] = []
-    if isinstance(node, nodes.List | nodes.Tuple):
-        children = list(node.items)
-    elif isinstance(node, nodes.And | nodes.Or):
-        children = [node.left, node.right]
-    elif isinstance(node, nodes.Not):
-        children = [node.node]
+    if isinstance(node, nodes.List | nodes.Tuple | nodes.And | nodes.Or | nodes.Not):
+        children = list(node.iter_child_nodes())
     elif isinstance(node, nodes.Compare):
         bad = next((o.op for o in node.ops if o.op not in _COMPARISONS), None)
         if bad is not None:

@@ -50,10 +50,8 @@ def emit_skill_tree(
         front = {key: kept if key == "allowed-tools" else v for key, v in front.items()}
         if not kept:
             del front["allowed-tools"]
-    files = {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body)}
-    for rel, text in skill.files.items():
-        files[f"{folder}{rel}"] = text
-    return files
+    files = {f"{folder}{rel}": text for rel, text in skill.files.items()}
+    return {f"{folder}{SKILL_FILE}": yamlout.document(front, skill.spec.body), **files}
 
 
 def skill_frontmatter(skill: Skill, target: str) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_PART = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\'[^\']*\'|[A-Za-z0-9_-]+)\s*')
 
 
 def _split_dotted(key: str) -> tuple[str, ...]:

@@ -214,7 +214,10 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
             judged = verdicts[shape] = {
                 p: _verdict(patterns, subject.rules, p) for p in (*runtime.permissions, *lacking)
             }
-        tools[name] = _kept(runtime, judged)
+        # A tool is kept only when OpenCode allows everything it does.
+        tools[name] = tuple(
+            tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
+        )
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
     losses = tuple(
@@ -231,12 +234,6 @@ def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: s
     granting = tuple(s.at for s in found if s.action != "deny" and s.at is not None)
     withholding = tuple(s.at for s in found if s.action != "allow" and s.at is not None)
     return _Verdict(action, granting, withholding, actions == {"ask"})
-
-
-def _kept(runtime: Runtime, judged: Mapping[str, _Verdict]) -> tuple[str, ...]:
-    return tuple(
-        tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
-    )
 
 
 def _losses(
@@ -282,18 +279,13 @@ def _losses(
 
 
 def _why(runtime: Runtime, perms: tuple[str, ...], judged: Mapping[str, _Verdict]) -> str:
-    for permission in perms:
-        verdict = judged[permission]
-        if verdict.action == "deny":
-            return f"`{permission}` is denied, and the tool also does what `{permission}` decides"
-        if verdict.asks_only:
-            return f"OpenCode asks before every `{permission}` call; {runtime.label} cannot ask"
-        if verdict.action == "part":
-            return (
-                f"{runtime.label} cannot allow only part of `{permission}` for one agent, "
-                "nor ask for it"
-            )
-    return ""
+    # The tools were left out: one of their permissions is not allowed wholly.
+    permission = next(p for p in perms if judged[p].action != "allow")
+    if judged[permission].action == "deny":
+        return f"`{permission}` is denied, and the tool also does what `{permission}` decides"
+    if judged[permission].asks_only:
+        return f"OpenCode asks before every `{permission}` call; {runtime.label} cannot ask"
+    return f"{runtime.label} cannot allow only part of `{permission}` for one agent, nor ask for it"
 
 
 def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, ...]) -> str | None:

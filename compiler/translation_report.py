@@ -6,7 +6,8 @@ agent shares (OpenCode's built-in defaults, the config's `permission`) are
 listed once at the end with the agents they affect. Paths are relative to
 the config file's folder, so the report is the same on every machine.
 `render` writes Claude Code's; `render_lists` that of a runtime whose agents
-have only a tool list (Copilot CLI, Gemini CLI: compiler.tool_lists).
+have only a tool list (Copilot CLI, Gemini CLI: compiler.tool_lists); Codex
+writes its own from the same sections.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from compiler.permissions import Rule
 from compiler.project import Project
+from compiler.tool_lists import Plan, Runtime, agent_notes, mode_notes, runtime_name, skill_notes
 from compiler.translate import MAIN, Loss, Translation
 
 INTRO = """\
@@ -44,7 +46,7 @@ def render(
     root = project.config.root
     parts = [INTRO, _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
-    own = _own_losses(translation.losses)
+    own = own_losses(translation.losses)
     for ident, tools in translation.tools.items():
         notes = agent_notes.get(ident, ())
         parts.append(_agent(ident, tools, translation, namer, own.get(ident, ()), notes, root))
@@ -52,25 +54,21 @@ def render(
     if disabled:
         names = ", ".join(disabled)
         parts.append(f"Not emitted (disabled, so OpenCode does not load them either): {names}.\n")
-    if project.modes:
-        parts.append("## Commands\n")
-        for ident in project.modes:
-            parts.append(_section(f"/{ident.replace('/', '-')}", command_notes.get(ident, ())))
-    skills = {name: notes for name, notes in (skill_notes or {}).items() if notes}
-    if skills:
-        parts.append("## Skills\n")
-        parts.extend(_section(name, notes) for name, notes in skills.items())
-    parts.extend(_shared_section(translation.losses, root))
+    parts += _commands({ident: command_notes.get(ident, ()) for ident in project.modes})
+    parts += _notes_sections("## Skills\n", {n: x for n, x in (skill_notes or {}).items() if x})
+    parts += shared_section(translation.losses, root)
     return "\n".join(parts)
 
 
-def _shared_section(losses: Sequence[Loss], root: Path) -> list[str]:
+def shared_section(losses: Sequence[Loss], root: Path, main: str = "") -> list[str]:
+    """The rules every agent shares, each once with the agents it affects; `main`
+    says after "every agent" who stands for the main session, if anyone does."""
     shared = _shared(losses, root)
     if not shared:
         return []
     return [
         "## Rules every agent shares\n",
-        "OpenCode's built-in defaults and the config's `permission` hold for every agent; "
+        f"OpenCode's built-in defaults and the config's `permission` hold for every agent{main}; "
         "each is listed once with the agents it affects.\n",
         *shared,
     ]
@@ -106,59 +104,57 @@ def _agent(
         else t
         for t in tools
     ]
-    return _listed(ident, f"Tools: {', '.join(shown) or 'none'}.", own, notes, root)
+    return agent_section(ident, f"Tools: {', '.join(shown) or 'none'}.", own, notes, root)
 
 
-def _listed(ident: str, tools: str, own: Sequence[Loss], notes: Sequence[str], root: Path) -> str:
-    lines = [f"### {ident}\n", f"{tools}\n"]
-    items = [f"- `{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
-    items += [f"- {note}" for note in notes]
-    lines.append("\n".join(items) + "\n" if items else "Nothing lost.\n")
-    return "\n".join(lines)
+def agent_section(
+    ident: str, headline: str, own: Sequence[Loss], notes: Sequence[str], root: Path
+) -> str:
+    """An agent's section: its headline (what it got), then each loss of its own
+    rules with where the rule is written, then each note."""
+    losses = [f"`{loss.rule.text()}` ({where(loss.rule, root)}): {loss.message}" for loss in own]
+    return _section(ident, [*losses, *notes], f"{headline}\n\n")
 
 
 def render_lists(
-    project: Project,
-    intro: str,
-    tools: Mapping[str, Sequence[str]],
-    losses: Sequence[Loss],
-    agent_notes: Mapping[str, Sequence[str]],
-    command_notes: Mapping[str, Sequence[str]],
-    skill_notes: Mapping[str, Sequence[str]],
+    project: Project, intro: str, runtime: Runtime, found: Plan, models: Mapping[str, str]
 ) -> str:
     """The report for a runtime whose agents have a tool list and nothing else
     (compiler.tool_lists): each agent's tools or why it is not written, its
     losses and notes; the commands; the skills; the shared rules."""
     root = project.config.root
     parts = [intro, "## Agents\n"]
-    own = _own_losses(losses)
-    for ident in project.agents:
-        if ident in tools:
-            shown = ", ".join(f"`{tool}`" for tool in tools[ident]) or "none"
-            listed = f"Tools: {shown}."
-        elif ident in agent_notes:
-            listed = "Not written."
+    own = own_losses(found.losses)
+    for ident, spec in project.agents.items():
+        if ident in found.tools:
+            shown = ", ".join(f"`{tool}`" for tool in found.tools[ident]) or "none"
+            headline = f"Tools: {shown}."
+        elif ident in found.left_out:
+            headline = "Not written."
         else:
             continue  # disabled: OpenCode does not load it either
-        parts.append(_listed(ident, listed, own.get(ident, ()), agent_notes.get(ident, ()), root))
-    if command_notes:
-        parts.append("## Commands\n")
-        for ident, notes in command_notes.items():
-            parts.append(_section(f"/{ident.replace('/', '-')}", notes))
-    if skill_notes:
-        parts.append("## Skills\n")
-        parts.extend(_section(name, notes) for name, notes in skill_notes.items())
-    parts.extend(_shared_section(losses, root))
+        notes = [message for _, message in agent_notes(spec, runtime, models, found)]
+        if ident in found.hidden:
+            notes.append(
+                "hidden from Copilot's `task` (`infer: false`): OpenCode's default agent `build` "
+                f"may not start {ident} without asking"
+            )
+        parts.append(agent_section(ident, headline, own.get(ident, ()), notes, root))
+    parts += _commands(
+        {
+            ident: [message for _, message in mode_notes(spec, runtime, found.agents)]
+            for ident, spec in project.modes.items()
+        }
+    )
+    # A runtime that reads no grant from a skill leaves nothing out of one: no section.
+    if runtime.skill_grants:
+        skills = {n: [m for _, m in skill_notes(s, runtime)] for n, s in project.skills.items()}
+        parts += _notes_sections("## Skills\n", skills)
+    parts += shared_section(found.losses, root)
     return "\n".join(parts)
 
 
-def loss_sections(losses: Sequence[Loss], root: Path) -> tuple[dict[str, list[Loss]], list[str]]:
-    """Each agent's losses of its own rules, and one entry per shared rule, as
-    `render` lists them (for a target that writes a report of its own)."""
-    return _own_losses(losses), _shared(losses, root)
-
-
-def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
+def own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
     """Each agent's losses of its own rules, in order: gathered in one pass, as
     filtering every loss for every agent would cost N² for N agents."""
     own: dict[str, list[Loss]] = {}
@@ -168,9 +164,22 @@ def _own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
     return own
 
 
-def _section(title: str, notes: Sequence[str]) -> str:
+def _commands(notes: Mapping[str, Sequence[str]]) -> list[str]:
+    """The commands' sections, each mode by its command's name (`/team-review`)."""
+    named = {f"/{runtime_name(ident)}": found for ident, found in notes.items()}
+    return _notes_sections("## Commands\n", named)
+
+
+def _notes_sections(heading: str, notes: Mapping[str, Sequence[str]]) -> list[str]:
+    """A heading and one section per title (none when there are no titles)."""
+    if not notes:
+        return []
+    return [heading, *(_section(title, found) for title, found in notes.items())]
+
+
+def _section(title: str, notes: Sequence[str], headline: str = "") -> str:
     body = "\n".join(f"- {note}" for note in notes) + "\n" if notes else "Nothing lost.\n"
-    return f"### {title}\n\n{body}"
+    return f"### {title}\n\n{headline}{body}"
 
 
 def _own(rule: Rule) -> bool:

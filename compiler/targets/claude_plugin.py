@@ -54,16 +54,13 @@ OPTIONS: dict[str, Any] = {
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    plugin = plugin_name(project, options)
-    namer = names(project, plugin)
+    info = manifest(project, options)
+    namer = names(project, info["name"])
     yield from claude.layout(
         project, {"models": models(project, options)}, "", namer, with_settings=False
     )
-    yield (
-        ".claude-plugin/plugin.json",
-        json.dumps(manifest(project, options), indent=2, ensure_ascii=False) + "\n",
-    )
-    yield "README.md", readme(project, options, namer)
+    yield ".claude-plugin/plugin.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n"
+    yield "README.md", readme(project, info, namer)
 
 
 def models(project: Project, options: Mapping[str, Any]) -> Mapping[str, str]:
@@ -91,10 +88,10 @@ def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def readme(project: Project, options: Mapping[str, Any], namer: Mapping[str, str]) -> str:
-    plugin = plugin_name(project, options)
+def readme(project: Project, info: Mapping[str, Any], namer: Mapping[str, str]) -> str:
+    """README.md, from the plugin's manifest (`info`)."""
+    plugin = info["name"]
     translation = translate(project)
-    info = manifest(project, options)
     agents = [
         f"- `{namer[i]}`: {_first_line(project.agents[i].meta.get('description'))}"
         for i in translation.tools

@@ -63,10 +63,6 @@ LOADED = re.compile(
 )
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     translation = codex_rules.translate(project)
     models = options.get("models", {})
@@ -82,24 +78,25 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
 # --- TOML -------------------------------------------------------------------------------------
 
 
+# What a TOML basic string escapes (a tab stands as it is), and a multi-line one
+# (a newline and a quote stand too).
+_ESCAPE = re.compile(r'[\\"\x00-\x08\x0a-\x1f\x7f]')
+_ESCAPE_MULTILINE = re.compile(r"[\\\x00-\x08\x0b-\x1f\x7f]")
+
+
 def toml_string(text: str, multiline: bool = False) -> str:
     """A TOML basic string (multi-line: the text as it reads, only what must be escaped)."""
-    out: list[str] = []
-    for char in text:
-        if char == "\\" or (char == '"' and not multiline):
-            out.append("\\" + char)
-        elif (char == "\n" and multiline) or char == "\t":
-            out.append(char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    body = "".join(out)
+    body = (_ESCAPE_MULTILINE if multiline else _ESCAPE).sub(_escaped, text)
     if not multiline:
         return f'"{body}"'
     # Three quotes in a row would close the string: escape every third.
     body = body.replace('"""', '""\\"')
     return f'"""\n{body}"""'
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return "\\" + char if char in '\\"' else f"\\u{ord(char):04X}"
 
 
 def _line(key: str, value: Any) -> str:
@@ -110,17 +107,13 @@ def _line(key: str, value: Any) -> str:
 
 def role_file(spec: Spec, translation: CodexTranslation, models: Mapping[str, str]) -> str:
     lines = [_line("name", spec.id), _line("description", codex_rules.description_for(spec))]
-    nicknames = codex_rules.nicknames_for(spec)
-    if nicknames:
-        lines.append(_line("nickname_candidates", nicknames))
-    model, _ = codex_rules.model_for(spec, models)
-    if model:
-        lines.append(_line("model", model))
-    effort, _ = codex_rules.effort_for(spec)
-    if effort:
-        lines.append(_line("model_reasoning_effort", effort))
-    if spec.id in translation.read_only:
-        lines.append(_line("sandbox_mode", "read-only"))
+    optional = {  # each written only when it has a value
+        "nickname_candidates": codex_rules.nicknames_for(spec),
+        "model": codex_rules.model_for(spec, models)[0],
+        "model_reasoning_effort": codex_rules.effort_for(spec)[0],
+        "sandbox_mode": "read-only" if spec.id in translation.read_only else None,
+    }
+    lines += [_line(key, value) for key, value in optional.items() if value]
     body = spec.body if spec.body.endswith("\n") else spec.body + "\n"
     lines.append(f"developer_instructions = {toml_string(body, multiline=True)}")
     if not translation.shell[spec.id]:
@@ -205,33 +198,26 @@ globs (it runs those in its sandbox). Every rule Codex cannot hold is listed bel
 
 def report(project: Project, translation: CodexTranslation, models: Mapping[str, str]) -> str:
     root = project.config.root
-    own, shared = translation_report.loss_sections(translation.losses, root)
+    own = translation_report.own_losses(translation.losses)
     parts = [INTRO, "## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
     for ident in translation.shell:
         spec = project.agents[ident]
         model = codex_rules.model_for(spec, models)[0] or "the session's"
         shell = "yes" if translation.shell[ident] and not translation.shell_off else "no"
-        items = [
-            f"- `{x.rule.text()}` ({translation_report.where(x.rule, root)}): {x.message}"
-            for x in own.get(ident, ())
-        ]
         notes = codex_rules.agent_notes(spec, translation.agent(ident), models)
-        items += [f"- {message}" for _, message in notes]
-        body = "\n".join(items) + "\n" if items else "Nothing lost.\n"
-        parts.append(f"### {ident}\n\nModel: {model}. Shell: {shell}.\n\n{body}")
+        headline = f"Model: {model}. Shell: {shell}."
+        messages = [message for _, message in notes]
+        parts.append(
+            translation_report.agent_section(ident, headline, own.get(ident, ()), messages, root)
+        )
     disabled = ", ".join(i for i in project.agents if i not in translation.shell)
     if disabled:
         parts.append(f"Not emitted (disabled, OpenCode does not load them either): {disabled}.\n")
     if project.modes:
         names = ", ".join(f"/{m}" for m in project.modes)
         parts.append(f"## Modes\n\nNot emitted: promptc writes no Codex command for {names}.\n")
-    if shared:
-        parts.append("## Rules every agent shares\n")
-        parts.append(
-            "OpenCode's built-in defaults and the config's `permission` hold for every agent "
-            f"({MAIN}: Codex's own session); each is listed once with the agents it affects.\n"
-        )
-        parts.extend(shared)
+    main = f" ({MAIN}: Codex's own session)"
+    parts += translation_report.shared_section(translation.losses, root, main)
     return "\n".join(parts)
 
 

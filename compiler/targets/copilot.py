@@ -52,14 +52,11 @@ from compiler.skills import emit_skills
 from compiler.tool_lists import (
     COPILOT,
     Plan,
-    agent_notes,
     description_for,
-    mode_notes,
     model_for,
     offered,
     plan,
     runtime_name,
-    skill_notes,
 )
 
 NAME = COPILOT.target
@@ -84,19 +81,15 @@ the skill). Every rule this costs is listed below, once.
 """
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     found = plan(project, COPILOT)
     models = options.get("models", {})
     for ident in found.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, found, models)
-        yield f".github/agents/{runtime_name(ident)}.agent.md", document(front, spec.body)
+        yield f".github/agents/{runtime_name(ident)}.agent.md", yamlout.document(front, spec.body)
     yield from emit_skills(project, COPILOT.skills, drop=COPILOT.skill_grants).items()
-    yield "TRANSLATION.md", report(project, found, models)
+    yield "TRANSLATION.md", translation_report.render_lists(project, INTRO, COPILOT, found, models)
 
 
 def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dict[str, Any]:
@@ -116,34 +109,3 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
     elif infer is True:
         front["infer"] = True
     return front
-
-
-def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
-    notes = {
-        ident: [
-            message for _, message in agent_notes(project.agents[ident], COPILOT, models, found)
-        ]
-        for ident in found.tools
-    }
-    for ident in found.hidden:
-        notes[ident].append(
-            "hidden from Copilot's `task` (`infer: false`): OpenCode's default agent `build` "
-            f"may not start {ident} without asking"
-        )
-    commands = {
-        ident: [message for _, message in mode_notes(spec, COPILOT, found.agents)]
-        for ident, spec in project.modes.items()
-    }
-    skills = {
-        name: [message for _, message in skill_notes(skill, COPILOT)]
-        for name, skill in project.skills.items()
-    }
-    return translation_report.render_lists(
-        project, INTRO, found.tools, found.losses, notes, commands, skills
-    )
-
-
-def document(front: Mapping[str, Any], body: str) -> str:
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{yamlout.dump(front)}---\n{body}"

@@ -60,8 +60,6 @@ from compiler.tool_lists import (
     GEMINI,
     SHELL_LINE,
     Plan,
-    agent_notes,
-    mode_notes,
     mode_runner,
     model_for,
     overridden,
@@ -92,22 +90,17 @@ listed below, once.
 _SHELL = re.compile(SHELL_LINE)
 
 
-def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
-    return dict(files(project, options))
-
-
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     found = plan(project, GEMINI)
     models = options.get("models", {})
     for ident in found.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, found, models)
-        body = spec.body if spec.body.endswith("\n") or not spec.body else spec.body + "\n"
-        yield f".gemini/agents/{runtime_name(ident)}.md", f"---\n{yamlout.dump(front)}---\n{body}"
+        yield f".gemini/agents/{runtime_name(ident)}.md", yamlout.document(front, spec.body)
     for ident, spec in project.modes.items():
         yield f".gemini/commands/{runtime_name(ident)}.toml", command(spec, found)
     yield from emit_skills(project, GEMINI.skills).items()
-    yield "TRANSLATION.md", report(project, found, models)
+    yield "TRANSLATION.md", translation_report.render_lists(project, INTRO, GEMINI, found, models)
 
 
 def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dict[str, Any]:
@@ -161,20 +154,3 @@ def _multiline(text: str) -> str:
     if plain and "'''" not in text and not text.endswith("'"):
         return f"'''\n{text}'''"
     return _basic(text)
-
-
-# --- report -----------------------------------------------------------------------------------
-
-
-def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
-    notes = {
-        ident: [message for _, message in agent_notes(project.agents[ident], GEMINI, models, found)]
-        for ident in (*found.tools, *found.left_out)
-    }
-    commands = {
-        ident: [message for _, message in mode_notes(spec, GEMINI, found.agents)]
-        for ident, spec in project.modes.items()
-    }
-    return translation_report.render_lists(
-        project, INTRO, found.tools, found.losses, notes, commands, {}
-    )
