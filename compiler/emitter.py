@@ -84,7 +84,9 @@ def _check_emitted(
         replace(
             problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
         )
-        for problem in check_emitted(target, rel, text, collector.schemas)
+        for problem in check_emitted(
+            target, rel, text, collector.schemas, spec.source if spec else None
+        )
     ]
 
 
