@@ -370,10 +370,11 @@ def _read_back(relative: str, text: str, origin: SourceFile | None) -> SourceFil
     """The emitted markdown file as the loader reads it.
 
     An emitted file that opens with its source's frontmatter exactly (an
-    OpenCode agent whose spec holds only OpenCode's keys, in their order) reads
-    back as that source did: the loader's frontmatter and its syntax findings
-    depend on that text alone, and they stand at the same lines in both files.
-    So the loaded source serves, and the text is not parsed a second time.
+    OpenCode agent whose spec holds only OpenCode's keys, in their order,
+    written as promptc writes YAML) reads back as that source did: the loader's
+    frontmatter and its syntax findings depend on that text alone, and they
+    stand at the same lines in both files. So the loaded source serves, and the
+    text is not parsed a second time.
     """
     if origin is not None and origin.frontmatter is not None and text.startswith(origin.head):
         return origin  # a file with frontmatter has a head: its fences at least
