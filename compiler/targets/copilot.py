@@ -91,11 +91,10 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     found = plan(project, COPILOT)
     models = options.get("models", {})
-    dumper = yamlout.Dumper()
     for ident in found.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, found, models)
-        yield f".github/agents/{runtime_name(ident)}.agent.md", dumper.document(front, spec.body)
+        yield f".github/agents/{runtime_name(ident)}.agent.md", document(front, spec.body)
     yield from emit_skills(project, COPILOT.skills, drop=COPILOT.skill_grants).items()
     yield "TRANSLATION.md", report(project, found, models)
 
@@ -142,3 +141,9 @@ def report(project: Project, found: Plan, models: Mapping[str, str]) -> str:
     return translation_report.render_lists(
         project, INTRO, found.tools, found.losses, notes, commands, skills
     )
+
+
+def document(front: Mapping[str, Any], body: str) -> str:
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{yamlout.dump(front)}---\n{body}"

@@ -99,11 +99,11 @@ def emit(project: Project, options: Mapping[str, Any]) -> dict[str, str]:
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     found = plan(project, GEMINI)
     models = options.get("models", {})
-    dumper = yamlout.Dumper()
     for ident in found.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, found, models)
-        yield f".gemini/agents/{runtime_name(ident)}.md", dumper.document(front, spec.body)
+        body = spec.body if spec.body.endswith("\n") or not spec.body else spec.body + "\n"
+        yield f".gemini/agents/{runtime_name(ident)}.md", f"---\n{yamlout.dump(front)}---\n{body}"
     for ident, spec in project.modes.items():
         yield f".gemini/commands/{runtime_name(ident)}.toml", command(spec, found)
     yield from emit_skills(project, GEMINI.skills).items()
