@@ -1,7 +1,7 @@
 """Emit: every target's files, each checked against its format's schema.
 
-Files whose spec already has errors are not checked, since those errors
-explain them.
+The problems of a file whose spec already has errors are not reported, since
+those errors explain them.
 """
 
 from __future__ import annotations
@@ -72,19 +72,22 @@ def _check_emitted(
 ) -> list[Problem]:
     """An emitted file against its format's schema, before anything is written.
 
-    A failure is a promptc bug; files whose spec already has errors are not
-    checked, since those errors explain them.
+    A failure is a promptc bug; for files whose spec already has errors it is
+    not reported, since those errors explain it.
     """
-    origin = spec.source.path if spec is not None else None
-    shown = collector.display(origin) if origin is not None else None
-    if origin is not None and (project.composition.failed(origin) or collector.failed(shown)):
+    source = spec.source if spec is not None else None
+    problems = list(check_emitted(target, rel, text, collector.schemas, source))
+    if not problems:  # nearly every file: no need to name its spec
         return []
-    source = f"; generated from {shown}" if shown else ""
+    shown = collector.display(source.path) if source is not None else None
+    if source is not None and (project.composition.failed(source.path) or collector.failed(shown)):
+        return []
+    origin = f"; generated from {shown}" if shown else ""
     return [
         replace(
-            problem, message=f"{problem.message}{source}. This is a promptc bug: please report it"
+            problem, message=f"{problem.message}{origin}. This is a promptc bug: please report it"
         )
-        for problem in check_emitted(target, rel, text, collector.schemas)
+        for problem in problems
     ]
 
 

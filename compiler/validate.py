@@ -35,7 +35,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 
 from compiler.diagnostics import Problem
-from compiler.loader import Frontmatter, JsonPath, load_bytes
+from compiler.loader import Frontmatter, JsonPath, SourceFile, load_bytes
 from compiler.resources import load_schema
 from compiler.suggest import closest, did_you_mean, fold
 
@@ -350,19 +350,38 @@ def output_schema(target: str, relative: str) -> str | None:
     return None
 
 
-def check_emitted(target: str, relative: str, text: str, schemas: Schemas) -> Iterator[Problem]:
-    """Problems in one emitted file, at their line and column in that file."""
+def check_emitted(
+    target: str, relative: str, text: str, schemas: Schemas, origin: SourceFile | None = None
+) -> Iterator[Problem]:
+    """Problems in one emitted file, at their line and column in that file.
+
+    `origin` is the loaded file the text was generated from, if any: see _read_back.
+    """
     name = output_schema(target, relative)
     if name is None:
         return
     if relative.endswith(".json"):
         yield from _check_json(text, name, schemas)
     else:
-        yield from _check_markdown(relative, text, name, schemas)
+        yield from _check_markdown(_read_back(relative, text, origin), name, schemas)
 
 
-def _check_markdown(relative: str, text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:
-    source = load_bytes(Path(relative), text.encode("utf-8"))
+def _read_back(relative: str, text: str, origin: SourceFile | None) -> SourceFile:
+    """The emitted markdown file as the loader reads it.
+
+    An emitted file that opens with its source's frontmatter exactly (an
+    OpenCode agent whose spec holds only OpenCode's keys, in their order,
+    written as promptc writes YAML) reads back as that source did: the loader's
+    frontmatter and its syntax findings depend on that text alone, and they
+    stand at the same lines in both files. So the loaded source serves, and the
+    text is not parsed a second time.
+    """
+    if origin is not None and origin.frontmatter is not None and text.startswith(origin.head):
+        return origin  # a file with frontmatter has a head: its fences at least
+    return load_bytes(Path(relative), text.encode("utf-8"))
+
+
+def _check_markdown(source: SourceFile, schema: str, schemas: Schemas) -> Iterator[Problem]:
     broken = [p for rule, p in source.findings if rule == "syntax"]
     if broken:
         yield from (

@@ -96,45 +96,70 @@ def scalar(value: Any) -> str:
     return text if is_plain(text) else quote(text)
 
 
-def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
-    """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
-    pad = " " * indent
-    lines = []
-    for key, value in data.items():
-        name = scalar(str(key))
+class Dumper:
+    """Block-style YAML for the documents of one run, each string's text worked out once.
+
+    The documents of a bundle repeat their strings (`allow`, `"git status *"`,
+    tool names, modes): a target makes one Dumper for all the files it writes,
+    and each string is checked (is_plain) and quoted once, not once per file.
+    """
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}  # a string -> its scalar text
+
+    def _text(self, value: str) -> str:
+        found = self._texts.get(value)
+        if found is None:
+            found = self._texts[value] = value if is_plain(value) else quote(value)
+        return found
+
+    def _scalar(self, value: Any) -> str:
+        return self._text(value) if type(value) is str else scalar(value)
+
+    def dump(self, data: Mapping[Any, Any], indent: int = 0) -> str:
+        """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
+        pad = " " * indent
+        lines = []
+        for key, value in data.items():
+            name = self._scalar(str(key))
+            if type(value) is str:
+                lines.append(f"{pad}{name}: {self._text(value)}\n")
+            else:
+                lines.append(self._entry(f"{pad}{name}:", value, indent))
+        return "".join(lines)
+
+    def _entry(self, head: str, value: Any, indent: int) -> str:
+        """The entry of a value other than a string, after its `key:`."""
+        # Plain dicts and lists (all a frontmatter holds) are told apart by their
+        # exact type first: checks against the abstract types cost more.
+        kind = type(value)
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            return f"{head}\n{self.dump(value, indent + 2)}" if value else f"{head} {{}}\n"
+        if kind is list or isinstance(value, list | tuple):
+            if value:
+                return head + "\n" + "".join([self._item(item, indent + 2) for item in value])
+            return f"{head} []\n"
+        return f"{head} {scalar(value)}\n"
+
+    def _item(self, value: Any, indent: int) -> str:
+        """One sequence entry: `- ` followed by the value, nested blocks aligned after it."""
+        pad = " " * indent
         if type(value) is str:
-            lines.append(f"{pad}{name}: {scalar(value)}\n")
+            return f"{pad}- {self._text(value)}\n"
+        if isinstance(value, Mapping) and value:
+            nested = self.dump(value, indent + 2)
+        elif isinstance(value, list | tuple) and value:
+            nested = "".join(self._item(item, indent + 2) for item in value)
         else:
-            lines.append(_entry(f"{pad}{name}:", value, indent))
-    return "".join(lines)
+            return f"{pad}- {_inline(value)}\n"
+        return f"{pad}- {nested[indent + 2 :]}"
 
-
-def _entry(head: str, value: Any, indent: int) -> str:
-    """The entry of a value other than a string, after its `key:`."""
-    # Plain dicts and lists (all a frontmatter holds) are told apart by their
-    # exact type first: checks against the abstract types cost more.
-    kind = type(value)
-    if kind is dict or (kind is not list and isinstance(value, Mapping)):
-        return f"{head}\n{dump(value, indent + 2)}" if value else f"{head} {{}}\n"
-    if kind is list or isinstance(value, list | tuple):
-        if value:
-            return head + "\n" + "".join([_item(item, indent + 2) for item in value])
-        return f"{head} []\n"
-    return f"{head} {scalar(value)}\n"
-
-
-def _item(value: Any, indent: int) -> str:
-    """One sequence entry: `- ` followed by the value, nested blocks aligned after it."""
-    pad = " " * indent
-    if type(value) is str:
-        return f"{pad}- {scalar(value)}\n"
-    if isinstance(value, Mapping) and value:
-        nested = dump(value, indent + 2)
-    elif isinstance(value, list | tuple) and value:
-        nested = "".join(_item(item, indent + 2) for item in value)
-    else:
-        return f"{pad}- {_inline(value)}\n"
-    return f"{pad}- {nested[indent + 2 :]}"
+    def document(self, front: Mapping[Any, Any], body: str) -> str:
+        """A markdown file: the frontmatter between `---` fences, then the body, ending
+        in a newline."""
+        if body and not body.endswith("\n"):
+            body += "\n"
+        return f"---\n{self.dump(front)}---\n{body}"
 
 
 def _inline(value: Any) -> str:
@@ -145,8 +170,11 @@ def _inline(value: Any) -> str:
     return scalar(value)
 
 
+def dump(data: Mapping[Any, Any], indent: int = 0) -> str:
+    """Block-style YAML for a mapping, ending in a newline (empty for an empty mapping)."""
+    return Dumper().dump(data, indent)
+
+
 def document(front: Mapping[Any, Any], body: str) -> str:
     """A markdown file: the frontmatter between `---` fences, then the body, ending in a newline."""
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"---\n{dump(front)}---\n{body}"
+    return Dumper().document(front, body)

@@ -302,3 +302,51 @@ def test_a_valid_emitted_agent_has_no_problem() -> None:
     text = "---\ndescription: Reviews code\nmode: subagent\n---\nBody\n"
     schemas = validate.Schemas()
     assert list(validate.check_emitted("opencode", ".opencode/agents/r.md", text, schemas)) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "emitted", "reused"),
+    [
+        # the OpenCode agent of a spec holding only OpenCode's keys: its frontmatter exactly
+        (
+            "\ufeff---\r\ndescription: Reviews code\r\ntemperature: hot\r\n---\r\n<<steps>>\r\n",
+            "---\ndescription: Reviews code\ntemperature: hot\n---\n1. Read.\n",
+            True,
+        ),
+        (
+            "---\ndescription: Reviews code\ntemperature: hot\n---",
+            "---\ndescription: Reviews code\ntemperature: hot\n---\nBody\n",
+            True,
+        ),
+        (
+            "---\ndescription: [unclosed\n---\nBody\n",
+            "---\ndescription: [unclosed\n---\nBo\n",
+            True,
+        ),
+        (
+            "---\ndescription: Reviews code\n---\nBody\n",
+            "---\ndescription: Reviews\n---\nBody\n",
+            False,
+        ),
+        ("Body only\n", "Body only\n", False),
+        ("---\ndescription: Reviews code\n", "---\ndescription: Reviews code\n", False),
+    ],
+)
+def test_an_emitted_file_reads_back_as_its_own_text_does(
+    source: str, emitted: str, reused: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the file it was generated from, the check finds what it finds in the
+    emitted text alone; the text is parsed only when it does not open with that
+    file's frontmatter."""
+    rel = ".opencode/agents/r.md"
+    alone = list(validate.check_emitted("opencode", rel, emitted, SCHEMAS))
+    origin = load_bytes(Path("specs/agents/r.md"), source.encode())
+    parsed: list[str] = []
+
+    def load(path: Path, raw: bytes) -> Any:
+        parsed.append(path.name)
+        return load_bytes(path, raw)
+
+    monkeypatch.setattr(validate, "load_bytes", load)
+    assert list(validate.check_emitted("opencode", rel, emitted, SCHEMAS, origin)) == alone
+    assert parsed == ([] if reused else ["r.md"])

@@ -218,5 +218,7 @@ class _Tag(str):
 @example({"a": _Tag("x"), "b": {"c": _Tag("y")}, "x": "x"}, 0)
 def test_dump_is_the_plain_definition(data: dict[str, Any], indent: int) -> None:
     expected = _dump_oracle(data, indent)
+    dumper = yamlout.Dumper()
+    assert dumper.dump(data, indent) == expected
+    assert dumper.dump(data, indent) == expected  # again, from what it remembered
     assert yamlout.dump(data, indent) == expected
-    assert yamlout.dump(data, indent) == expected  # again, from what it remembered

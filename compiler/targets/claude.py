@@ -78,13 +78,14 @@ def layout(
     """Agents, commands and the report; settings.json when the layout has one."""
     translation = translate(project)
     models = options.get("models", {})
+    dumper = yamlout.Dumper()
     for ident in translation.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, translation, models, namer)
-        yield f"{prefix}agents/{claude_name(ident)}.md", yamlout.document(front, spec.body)
+        yield f"{prefix}agents/{claude_name(ident)}.md", dumper.document(front, spec.body)
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, project, translation, models, namer)
-        yield f"{prefix}commands/{claude_name(ident)}.md", yamlout.document(front, spec.body)
+        yield f"{prefix}commands/{claude_name(ident)}.md", dumper.document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     # A skill's `allowed-tools` keeps only what widens no agent that may load it.

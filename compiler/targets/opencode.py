@@ -46,12 +46,13 @@ SKILLS_DIR = ".opencode/skills/"
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    dumper = yamlout.Dumper()
     for ident, spec in project.agents.items():
-        yield f".opencode/agents/{ident}.md", yamlout.document(agent_frontmatter(spec), spec.body)
+        yield f".opencode/agents/{ident}.md", dumper.document(agent_frontmatter(spec), spec.body)
     for ident, spec in project.modes.items():
         yield (
             f".opencode/commands/{ident}.md",
-            yamlout.document(command_frontmatter(spec), spec.body),
+            dumper.document(command_frontmatter(spec), spec.body),
         )
     yield from emit_skills(project, SKILLS_DIR).items()
     yield "opencode.json", json.dumps(config_document(project), indent=2) + "\n"
