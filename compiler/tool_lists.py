@@ -54,6 +54,8 @@ from compiler.runtime import Agent, resolve
 from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
 
 SHELL_LINE = r"!`([^`\n]+)`"
+# `$1`, `$2`...: OpenCode's positional arguments (`$$1` and `\\$1` are text).
+POSITIONAL = re.compile(r"(?<![\\$])\$(\d+)")
 
 
 @dataclass(frozen=True)
@@ -406,7 +408,8 @@ def runnable(runner: Agent | None, command: str) -> bool:
 def mode_notes(
     spec: Spec, runtime: Runtime, agents: Mapping[str, Agent]
 ) -> Iterator[tuple[tuple[str, ...], str]]:
-    """(frontmatter path, or ("!", cmd) for a shell line of the body; message)."""
+    """(frontmatter path, ("!", cmd) for a shell line of the body or ("$", "1") for
+    a positional argument in it; message)."""
     if runtime is COPILOT:
         yield (), "not translated: Copilot CLI reads no command files from a project"
         return
@@ -424,3 +427,9 @@ def mode_notes(
                 f"`!`{cmd}`` stays text in {runtime.label}: the agent running the mode may "
                 "not run it without asking in OpenCode",
             )
+    for number in dict.fromkeys(POSITIONAL.findall(spec.body)):
+        yield (
+            ("$", number),
+            f"`${number}` stays text in {runtime.label}: a command takes its arguments whole, "
+            "as `{{args}}` (`$ARGUMENTS`), with no positional ones",
+        )

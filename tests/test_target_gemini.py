@@ -292,3 +292,27 @@ def test_what_a_mode_says_that_a_gemini_command_cannot_is_reported_at_its_key(
         assert f"specs/modes/review.md:{line}:1: info [lossy-translation] {text}" in result.out
     report = emitted(Path.cwd())["TRANSLATION.md"]
     assert "### /review\n\n- Gemini CLI runs the command in its main session" in report
+
+
+def test_a_positional_argument_in_a_mode_is_reported_where_it_stands(
+    make_bundle: MakeBundle, run: Any
+) -> None:
+    # Gemini CLI fills only {{args}}: `$1` reaches the model as the text `$1`.
+    mode = "---\ndescription: Revisa.\n---\nRevisa $1 y luego $2.\nCuesta $$1; todo: $ARGUMENTS\n"
+    make_bundle(
+        {
+            "promptc.toml": "[targets.gemini]\n",
+            "specs/agents/rev.md": agent("primary"),
+            "specs/modes/review.md": mode,
+        }
+    )
+    result: Run = run("lint", "--verbose")
+    for column, number in ((8, 1), (19, 2)):
+        assert (
+            f"specs/modes/review.md:4:{column}: info [lossy-translation] `${number}` stays text "
+            "in Gemini CLI: a command takes its arguments whole"
+        ) in result.out
+    assert "review.md:5:" not in result.out
+    command = tomllib.loads(emitted(Path.cwd())[".gemini/commands/review.toml"])
+    assert command["prompt"] == "Revisa $1 y luego $2.\nCuesta $$1; todo: {{args}}\n"
+    assert "`$1` stays text in Gemini CLI" in emitted(Path.cwd())["TRANSLATION.md"]

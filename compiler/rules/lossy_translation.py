@@ -39,6 +39,7 @@ Passes:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -137,14 +138,20 @@ def _loss_problem(loss: Loss, runtime: str) -> Problem | None:
 
 def _at(spec: Spec, notes: Iterator[tuple[tuple[str, ...], str]]) -> Iterator[Problem]:
     for path, message in notes:
-        pos = _shell_position(spec, path[1]) if path[:1] == ("!",) else spec.where(*path, key=True)
+        if path[:1] == ("!",):
+            pos = _body_position(spec, re.escape(f"!`{path[1]}`"))
+        elif path[:1] == ("$",):
+            pos = _body_position(spec, rf"(?<![\\$])\${path[1]}(?!\d)")
+        else:
+            pos = spec.where(*path, key=True)
         yield Problem(pos.line, pos.column, message, path=spec.source.path)
 
 
-def _shell_position(spec: Spec, command: str) -> Pos:
-    """Where `` !`command` `` stands in the mode's file (its first occurrence)."""
-    needle = f"!`{command}`"
+def _body_position(spec: Spec, pattern: str) -> Pos:
+    """Where the pattern first matches in the mode file's body (a shell line, `$1`)."""
+    found = re.compile(pattern)
     for number, line in enumerate(spec.source.text.split("\n"), start=1):
-        if number >= spec.source.body_line and needle in line:
-            return Pos(number, line.index(needle) + 1)
+        match = found.search(line) if number >= spec.source.body_line else None
+        if match:
+            return Pos(number, match.start() + 1)
     return Pos(spec.source.body_line, 1)

@@ -19,7 +19,6 @@ Passes:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,13 +27,12 @@ from compiler.claude_agents import TARGETS
 from compiler.compose import compose_bundle
 from compiler.diagnostics import Problem
 from compiler.project import Project
+from compiler.tool_lists import POSITIONAL
 
 ID = "positional-arguments"
 DEFAULT_LEVEL = "warning"
 STAGE = False
 OPTIONS: dict[str, Any] = {}
-
-POSITIONAL = re.compile(r"(?<![\\$])\$(\d+)")
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:

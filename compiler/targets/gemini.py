@@ -32,8 +32,8 @@ Emitted, relative to `<out>/gemini/` (copy or link it into a project root):
   <request>`): `description`, and `prompt`, the mode composed for `gemini`
   with `$ARGUMENTS` as Gemini's `{{args}}` and each `` !`cmd` `` as Gemini's
   `!{cmd}` when the mode's agent may run it without asking in OpenCode (else
-  kept as text, reported). Gemini runs a command in its main session, not as
-  the mode's agent: reported.
+  kept as text, reported; so is a positional `$1`, which Gemini never fills).
+  Gemini runs a command in its main session, not as the mode's agent: reported.
 - `.gemini/skills/<name>/` for every skill (Gemini reads its name,
   description and body; an agent loads one through `activate_skill`, which
   its tools hold only where OpenCode allows `skill` wholly).
