@@ -126,9 +126,10 @@ class Frontmatter:
 
     def where(self, path: JsonPath, *, key: bool = False) -> Pos:
         """Position of the key (or value) at `path`, else of its nearest ancestor."""
-        table = self.keys if key else self.values
         for cut in range(len(path), 0, -1):
-            found = table.at(path[:cut]) or self.keys.at(path[:cut])
+            part = path[:cut]
+            # The key stands in for a value that has no position of its own.
+            found = (None if key else self.values.at(part)) or self.keys.at(part)
             if found is not None:
                 return _NEW_TUPLE(Pos, found)
         return Pos(self.start_line, 1)
