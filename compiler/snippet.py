@@ -59,6 +59,12 @@ class Snippet:
         """The text as windows are compared with it: built once, for every agent."""
         return _Target(self.text)
 
+    @functools.cached_property
+    def call(self) -> re.Pattern[str]:
+        """A placeholder of this snippet on one line: built once, for every agent."""
+        name = re.escape(self.name)
+        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
+
 
 @dataclass(frozen=True)
 class Copy:
@@ -196,9 +202,7 @@ def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int,
     """(line index, match on that line) of every placeholder of the snippet in a
     source body outside code; `lines` is the body split into lines. No
     placeholder spans lines, so the body is searched at once."""
-    call = re.compile(
-        rf"<<[^\S\n]*{re.escape(snippet.name)}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>"
-    )
+    call = snippet.call
     found: list[tuple[int, re.Match[str]]] = []
     index = previous = 0
     for match in call.finditer(body):
