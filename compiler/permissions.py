@@ -266,17 +266,16 @@ def from_config(
     """OpenCode's Permission.fromConfig over a validated permission object; each
     rule's expressions come from the run's `patterns`."""
     rules: list[Rule] = []
-    regex = patterns.regex
+    regexes = patterns.regexes
     for key in js_keys(data):
         value = data[key]
         if isinstance(value, str):
-            rules.append(Rule(key, "*", value, locate((key,)), None, (regex(key), regex("*"))))
+            rules.append(Rule(key, "*", value, locate((key,)), None, regexes(key, "*")))
             continue
         for written in js_keys(value):
             pattern = expand_home(written, home)
             origin = locate((key, written))
-            regexes = (regex(key), regex(pattern))
-            rules.append(Rule(key, pattern, value[written], origin, written, regexes))
+            rules.append(Rule(key, pattern, value[written], origin, written, regexes(key, pattern)))
     return rules
 
 

@@ -16,7 +16,7 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -30,6 +30,7 @@ MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
 MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
+MEMO_CHARS = 1 << 23  # characters of paragraphs whose pieces a run keeps
 T = TypeVar("T")
 _SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -57,6 +58,12 @@ class Snippet:
     def target(self) -> _Target:
         """The text as windows are compared with it: built once, for every agent."""
         return _Target(self.text)
+
+    @functools.cached_property
+    def call(self) -> re.Pattern[str]:
+        """A placeholder of this snippet on one line: built once, for every agent."""
+        name = re.escape(self.name)
+        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
 
 
 @dataclass(frozen=True)
@@ -195,9 +202,7 @@ def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int,
     """(line index, match on that line) of every placeholder of the snippet in a
     source body outside code; `lines` is the body split into lines. No
     placeholder spans lines, so the body is searched at once."""
-    call = re.compile(
-        rf"<<[^\S\n]*{re.escape(snippet.name)}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>"
-    )
+    call = snippet.call
     found: list[tuple[int, re.Match[str]]] = []
     index = previous = 0
     for match in call.finditer(body):
@@ -266,6 +271,8 @@ class _Target:
         # align). Bounded: a run of 10,000 agents reads millions of lines.
         self.normals: dict[str, str] = {}
         self.inside: dict[str, bool] = {}  # see parts
+        self.held: dict[str, tuple[tuple[int, int], ...]] = {}  # see occurrences
+        self.held_chars = 0
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
 
     def normal(self, lines: Sequence[str]) -> list[str]:
@@ -275,6 +282,18 @@ class _Target:
     def parts(self, texts: Sequence[str]) -> list[bool]:
         """Whether each (normal) text is a part of the snippet's."""
         return _each(self.inside, texts, self.text.__contains__)
+
+    def occurrences(self, text: str) -> tuple[tuple[int, int], ...]:
+        """(where, which) of every piece in `text`, overlaps included, each
+        distinct text searched once in a run (bounded by its characters)."""
+        found = self.held.get(text)
+        if found is None:
+            if self.held_chars > MEMO_CHARS:
+                self.held.clear()
+                self.held_chars = 0
+            found = self.held[text] = tuple(_occurrences(text, self.pieces))
+            self.held_chars += len(text)
+        return found
 
     def score(self, text: str) -> float:
         """difflib's ratio of the window to the snippet."""
@@ -302,6 +321,14 @@ class _Target:
             matched = row & positions.get(char, 0)
             row = ((row + matched) | (row - matched)) & full
         return size - row.bit_count()
+
+
+def _occurrences(text: str, pieces: Sequence[str]) -> Iterator[tuple[int, int]]:
+    for number, piece in enumerate(pieces):
+        at = text.find(piece)
+        while at >= 0:
+            yield at, number
+            at = text.find(piece, at + 1)
 
 
 def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
@@ -337,16 +364,33 @@ class _Reading:
         lengths = map((1).__add__, map(len, self.read))
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
-        found: list[tuple[int, int]] = []  # (where, which), overlaps included
-        for number, piece in enumerate(target.pieces):
-            at = self.text.find(piece)
-            while at >= 0:
-                found.append((at, number))
-                at = self.text.find(piece, at + 1)
+        found = self._pieces(target)
         found.sort()
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
         self.size = target.anchor
+
+    def _pieces(self, target: _Target) -> list[tuple[int, int]]:
+        """(where, which) of every piece in the text, overlaps included.
+
+        The text is searched a paragraph at a time (the lines read from one
+        skipped line to the next), each with the start of the next paragraph,
+        so that every piece beginning in it lies within: agents share most of
+        their paragraphs (their fragments' text), and the run searches each
+        distinct one once (see _Target.occurrences).
+        """
+        gaps = map(operator.sub, self.lines[1:], self.lines[:-1])
+        opens = itertools.compress(itertools.count(1), map((1).__ne__, gaps))
+        begins = [0, *map(self.offsets.__getitem__, opens)]
+        ends = [*begins[1:], self.offsets[-1]]
+        reach = map(operator.add, ends, itertools.repeat(target.anchor - 1))
+        texts = map(self.text.__getitem__, map(slice, begins, reach))
+        found: list[tuple[int, int]] = []
+        for begin, end, text in zip(begins, ends, texts, strict=True):
+            held = target.occurrences(text)
+            if held:
+                found.extend((begin + at, number) for at, number in held if at < end - begin)
+        return found
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""

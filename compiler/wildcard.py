@@ -159,6 +159,7 @@ class Patterns:
 
     def __init__(self) -> None:
         self._regexes: dict[str, re.Pattern[str]] = {}
+        self._pairs: dict[tuple[str, str], tuple[re.Pattern[str], re.Pattern[str]]] = {}
         self._matches: dict[tuple[str, str], bool] = {}
         self._masks: dict[str, _Masks] = {}
         # the exclude lists asked about, side by side (see Product)
@@ -171,6 +172,15 @@ class Patterns:
         found = self._regexes.get(pattern)
         if found is None:
             found = self._regexes[pattern] = regex(pattern)
+        return found
+
+    def regexes(self, key: str, pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        """A rule's two expressions (its key's, its pattern's), one tuple for every
+        rule that writes both alike: bundles repeat their maps, and each rule
+        would otherwise hold a pair of its own for the whole run."""
+        found = self._pairs.get((key, pattern))
+        if found is None:
+            found = self._pairs[key, pattern] = (self.regex(key), self.regex(pattern))
         return found
 
     def match(self, text: str, pattern: str) -> bool:

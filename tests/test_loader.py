@@ -38,6 +38,25 @@ def test_positions_are_file_lines_and_columns() -> None:
     ) == (6, 5)
 
 
+def test_positions_read_as_a_mapping_of_pos() -> None:
+    raw = b"---\ndescription: d\npermission:\n  edit: deny\n---\nbody\n"
+    fm = load_bytes(P, raw).frontmatter
+    assert fm is not None
+    keys = dict(fm.keys.items())
+    assert keys == {
+        ("description",): (2, 1),
+        ("permission",): (3, 1),
+        ("permission", "edit"): (4, 3),
+    }
+    assert all(type(pos) is loader.Pos for pos in keys.values())
+    assert len(fm.keys) == 3 and ("permission", "edit") in fm.keys and ("x",) not in fm.keys
+    assert fm.keys.get(("x",)) is None and fm.keys.at(("x",)) is None
+    assert fm.values[()] == (2, 1) and fm.values.at(("permission", "edit")) == (4, 9)
+    # A path that is not there is reported at its nearest written ancestor.
+    assert fm.where(("permission", "edit", "more")) == fm.values[("permission", "edit")]
+    assert fm.where(("nothing",)) == loader.Pos(fm.start_line, 1)
+
+
 # YAML breaks lines at NEL, LS and PS too; files (and editors) do not.
 _YAML_ONLY_BREAKS = ["\x85", "\u2028", "\u2029"]
 
