@@ -6,11 +6,13 @@ target's `models` option mapping it back; `model_reasoning_effort` becomes
 `options.reasoningEffort` (which OpenCode passes to the provider);
 `[features] shell_tool = false` gives `bash: deny` and `sandbox_mode =
 "read-only"` gives `edit: deny`, so the spec never grants more than the role
-meant. Command rules (`prefix_rule`) become the config's `permission.bash`:
-`"*": ask` first (Codex runs a command no rule names in its sandbox, which
-OpenCode has not got), then the allows, asks and denies as `words *`
-patterns, in that order, so that OpenCode's last matching rule is Codex's
-strictest one.
+meant. `nickname_candidates`, which OpenCode has no key for, goes to the spec's
+`targets.codex` as written, as do a `model` or `model_reasoning_effort` that is
+not a string (the lint of the imported bundle says why). Command rules
+(`prefix_rule`) become the config's `permission.bash`: `"*": ask` first
+(Codex runs a command no rule names in its sandbox, which OpenCode has not
+got), then the allows, asks and denies as `words *` patterns, in that order,
+so that OpenCode's last matching rule is Codex's strictest one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 ROLE_KEYS = ("name", "description", "developer_instructions", "model", "model_reasoning_effort")
+# Role keys that only the spec's `targets.codex` can say (schemas/agent.schema.json).
+OVERRIDES = ("nickname_candidates",)
 ACTIONS = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
 
 
@@ -32,10 +36,15 @@ def role_spec(ident: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], list
     if isinstance(name, str) and name != ident:
         notes.append(("name", f"name `{name}` differs from the file's path: the id is `{ident}`"))
     spec: dict[str, Any] = {"description": str(data.get("description", "")), "mode": "subagent"}
+    override = {key: data[key] for key in OVERRIDES if key in data}
     if isinstance(data.get("model"), str):
         spec["model"] = f"openai/{data['model']}"
+    elif "model" in data:
+        override["model"] = data["model"]
     if isinstance(data.get("model_reasoning_effort"), str):
         spec["options"] = {"reasoningEffort": data["model_reasoning_effort"]}
+    elif "model_reasoning_effort" in data:
+        override["model_reasoning_effort"] = data["model_reasoning_effort"]
     permission: dict[str, str] = {}
     if data.get("sandbox_mode") == "read-only":
         permission["edit"] = "deny"
@@ -44,8 +53,12 @@ def role_spec(ident: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], list
         permission["bash"] = "deny"
     if permission:
         spec["permission"] = permission
+    if override:
+        spec["targets"] = {"codex": override}
     for key in data:
-        if key in (*ROLE_KEYS, "sandbox_mode") or (key == "features" and permission.get("bash")):
+        if key in (*ROLE_KEYS, *OVERRIDES, "sandbox_mode") or (
+            key == "features" and permission.get("bash")
+        ):
             continue
         notes.append((key, f"`{key}` has no promptc spec key; not carried over"))
     return spec, notes

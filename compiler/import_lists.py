@@ -9,10 +9,14 @@ gets no map. Copilot also takes its tools' own names (`view`, `bash`,
 so those stay at OpenCode's default; Gemini subagents start no subagents, so
 a Gemini agent gets `task: deny`. A Copilot agent is `mode: all` (the user
 picks it and Copilot's `task` starts it), or `primary` with `infer: false`;
-a Gemini agent is a subagent. `max_turns` becomes `steps`. Models are named
-without a provider in both runtimes, which OpenCode needs: they are reported,
-not carried over. A Gemini command's `{{args}}` becomes `$ARGUMENTS`, its
-`!{cmd}` becomes `` !`cmd` `` and its `@{path}` becomes `@path`.
+a Gemini agent is a subagent. `max_turns` becomes `steps`. The keys the
+target's `targets.<target>` override table takes and OpenCode has no place for
+go there as written, so that a build for the same runtime writes them back:
+`model` (named without a provider, which OpenCode needs) in both runtimes,
+Copilot's `infer: true`, Gemini's `display_name`, `temperature` and
+`timeout_mins` (and a `max_turns` that is no step count). A Gemini command's
+`{{args}}` becomes `$ARGUMENTS`, its `!{cmd}` becomes `` !`cmd` `` and its
+`@{path}` becomes `@path`.
 """
 
 from __future__ import annotations
@@ -35,9 +39,15 @@ COPILOT_NAMES = {
     "task": ("task",),
     "web_fetch": ("webfetch",),
 }
+# Keys of the agent file that the target's override table takes as written and
+# that have no OpenCode key of their own (schemas/agent.schema.json lists them).
+OVERRIDES = {
+    "copilot": ("model",),
+    "gemini": ("display_name", "model", "temperature", "timeout_mins"),
+}
 _KNOWN = {
-    "copilot": ("name", "description", "tools", "model", "infer"),
-    "gemini": ("kind", "name", "description", "tools", "model", "max_turns", "temperature"),
+    "copilot": ("name", "description", "tools", "infer", *OVERRIDES["copilot"]),
+    "gemini": ("kind", "name", "description", "tools", "max_turns", *OVERRIDES["gemini"]),
 }
 _SHELL = re.compile(r"!\{([^{}`\n]+)\}")
 _FILE = re.compile(r"@\{([^{}\s]+)\}")
@@ -62,24 +72,35 @@ def agent_spec(
         spec["mode"] = "primary" if meta.get("infer") is False else "all"
     else:
         spec["mode"] = "subagent"
-    if "model" in meta:
-        notes.append(
-            Note(
-                "model",
-                f"model `{meta['model']}` names no provider, which OpenCode needs: set `model:` "
-                f"and map it in [targets.{runtime.target}] models",
-            )
-        )
-    if isinstance(meta.get("max_turns"), int):
+    if _step_count(meta.get("max_turns")):
         spec["steps"] = meta["max_turns"]
-    if isinstance(meta.get("temperature"), int | float):
-        spec["temperature"] = meta["temperature"]
     if "tools" in meta:
         spec["permission"] = permission_map(runtime, meta["tools"], notes)
+    override = override_table(runtime, meta)
+    if override:
+        spec["targets"] = {runtime.target: override}
     for key in meta:
         if key not in _KNOWN[runtime.target]:
             notes.append(Note(key, f"`{key}` has no promptc equivalent; not carried over"))
     return spec, notes
+
+
+def override_table(runtime: Runtime, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The agent's keys that only `targets.<target>` can say, as written (the schema
+    checks their values when the imported bundle is linted)."""
+    table = {key: meta[key] for key in OVERRIDES[runtime.target] if key in meta}
+    # `infer: false` is said by `mode: primary`, and no `infer` is Copilot's `true`:
+    # an explicit `true` (or a value Copilot refuses) is written back only from here.
+    if runtime is COPILOT and "infer" in meta and meta["infer"] is not False:
+        table["infer"] = meta["infer"]
+    # A `max_turns` that is no step count keeps its place, where the lint says why.
+    if runtime is GEMINI and "max_turns" in meta and not _step_count(meta["max_turns"]):
+        table["max_turns"] = meta["max_turns"]
+    return table
+
+
+def _step_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def permission_map(runtime: Runtime, tools: Any, notes: list[Note]) -> dict[str, str]:

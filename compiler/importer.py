@@ -7,7 +7,9 @@ not carry over; nothing is written until the plan is checked: each body must
 compose back to its original bytes (verified with the composition engine
 itself) and no existing spec or fragment is replaced without `force`. Each
 runtime's keys are read by compiler/import_claude.py, import_codex.py and
-import_lists.py.
+import_lists.py: a key with an OpenCode meaning becomes that key, and a key only
+the runtime reads goes to the spec's `targets.<runtime>` override, as written,
+so that a build for the same runtime writes it back.
 """
 
 from __future__ import annotations

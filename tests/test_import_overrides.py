@@ -1,0 +1,163 @@
+"""`promptc import gemini|copilot|codex` carries the keys of each runtime's
+agent file that a spec's `targets.<runtime>` override takes, so that a build for
+the same runtime writes the same agent files back, and reports only what it
+cannot carry."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import import_codex, import_lists, validate
+from compiler.config import load_config
+from compiler.importer import plan_import
+from compiler.resources import load_schema
+from compiler.tool_lists import COPILOT, GEMINI, Runtime
+from tests import bundles, strategies
+from tests.conftest import Run
+
+# Where each runtime's agent files are, and how one reads as (frontmatter, body).
+AGENT_FOLDERS = {
+    "gemini": ".gemini/agents/",
+    "copilot": ".github/agents/",
+    "codex": ".codex/agents/",
+}
+SOURCES = {"overrides": bundles.FIXTURES / "overrides", "repository": bundles.REPOSITORY}
+# The keys each import writes under `targets.<runtime>` (the override table's own
+# words), which its notes therefore never name.
+CARRIED = {
+    "gemini": ("display_name", "model", "temperature", "timeout_mins"),
+    "copilot": ("model", "infer"),
+    "codex": ("nickname_candidates",),
+}
+
+
+def agent_file(rel: str, data: bytes) -> tuple[list[tuple[str, Any]], str]:
+    """The agent file's keys and values, in the order written, and its body."""
+    text = data.decode()
+    if rel.endswith(".toml"):
+        role = tomllib.loads(text)
+        return list(role.items()), str(role.get("developer_instructions", ""))
+    _, head, body = text.split("---\n", 2)
+    front = yaml.safe_load(head)
+    assert isinstance(front, dict), rel
+    return list(front.items()), body
+
+
+def agent_files(files: Mapping[str, bytes], target: str) -> dict[str, Any]:
+    folder = AGENT_FOLDERS[target]
+    return {rel: agent_file(rel, data) for rel, data in files.items() if rel.startswith(folder)}
+
+
+def _write(root: Path, files: Mapping[str, bytes]) -> None:
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+@pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
+def test_a_build_imported_and_built_again_gives_the_same_agent_files(
+    source: str, target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
+) -> None:
+    built = bundles.render(SOURCES[source], target)
+    _write(tmp_path / "built", built)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    monkeypatch.chdir(bundle)
+    done = run("import", target, str(tmp_path / "built"))
+    assert done.code == 0, done.out + done.err
+    config = (bundle / "promptc.toml").read_text()
+    if f"[targets.{target}]" not in config:
+        (bundle / "promptc.toml").write_text(f"{config}\n[targets.{target}]\n")
+    before = agent_files(built, target)
+    assert before
+    assert agent_files(bundles.render(bundle, target), target) == before
+
+
+@pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
+def test_the_notes_name_no_carried_key(target: str, tmp_path: Path) -> None:
+    _write(tmp_path, bundles.render(SOURCES["overrides"], target))
+    (tmp_path / "bundle").mkdir()
+    plan = plan_import(target, tmp_path, load_config(cwd=tmp_path / "bundle"))
+    imported = {
+        rel: yaml.safe_load(text.split("---\n")[1])
+        for rel, text in plan.files.items()
+        if rel.startswith("specs/agents/")
+    }
+    tables = [spec.get("targets", {}).get(target, {}) for spec in imported.values()]
+    assert any(tables), "the fixture sets override keys for every runtime"
+    for note in plan.notes:
+        assert not any(f"`{key}`" in note.message for key in CARRIED[target]), note
+
+
+def test_the_carried_keys_are_the_override_tables_own() -> None:
+    """Each key an import writes under `targets.<runtime>` is one the agent schema
+    takes there, and every key the table takes is carried somewhere."""
+    for target, carried in CARRIED.items():
+        table = load_schema("agent")["$defs"][f"{target}Agent"]["properties"]
+        overridable = {k for k, v in table.items() if v != {"$ref": "#/$defs/notOverridable"}}
+        assert set(carried) <= overridable, target
+        # The rest have an OpenCode key of their own: `description`, and
+        # Gemini's `max_turns` (`steps`), Codex's `model` and effort.
+        assert overridable - set(carried) <= {
+            "description",
+            "max_turns",
+            "model",
+            "model_reasoning_effort",
+        }
+    assert import_lists.OVERRIDES["gemini"] == CARRIED["gemini"]
+    assert CARRIED["codex"] == import_codex.OVERRIDES
+
+
+# --- the same, as a property of the import alone --------------------------------------------
+
+_LISTS = {"gemini": GEMINI, "copilot": COPILOT}
+_NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12)
+_VALUES: Mapping[str, st.SearchStrategy[Any]] = {
+    "display_name": st.text(max_size=20),
+    "model": _NAMES,
+    "temperature": st.floats(0, 2) | st.integers(0, 2),
+    "timeout_mins": st.integers(1, 600),
+    "max_turns": st.integers(1, 500),
+    "infer": st.booleans(),
+}
+
+
+@st.composite
+def list_agents(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A Copilot or Gemini agent's frontmatter with any of its override keys set."""
+    target = draw(st.sampled_from(sorted(_LISTS)))
+    keys = ("model", "infer") if target == "copilot" else (*CARRIED["gemini"], "max_turns")
+    meta: dict[str, Any] = {"name": "agent", "description": "An agent."}
+    for key in draw(st.lists(st.sampled_from(keys), unique=True)):
+        meta[key] = draw(_VALUES[key])
+    return target, meta
+
+
+@settings(max_examples=strategies.ci_examples(60), deadline=None)
+@given(list_agents())
+def test_every_override_key_is_carried_as_written_and_never_noted(
+    drawn: tuple[str, dict[str, Any]],
+) -> None:
+    strategies.tick("import-override-keys")
+    target, meta = drawn
+    runtime: Runtime = _LISTS[target]
+    spec, notes = import_lists.agent_spec(runtime, "agent", meta)
+    assert spec is not None and notes == []
+    table = spec.get("targets", {}).get(target, {})
+    for key, value in meta.items():
+        if key in table:
+            assert table[key] == value and type(table[key]) is type(value)
+    assert ("steps" in spec) == ("max_turns" in meta)
+    written = {key for key in meta if key in CARRIED[target] and key != "infer"}
+    assert set(table) == written | ({"infer"} if meta.get("infer") is True else set())
+    schemas = validate.Schemas()
+    assert schemas.valid("agent", spec), list(validate.issues(spec, schemas.validator("agent")))
