@@ -363,10 +363,11 @@ def graph(config_path: Path | None, fmt: str) -> None:
 
 @cli.group("import")
 def import_() -> None:
-    """Turn an existing OpenCode or Claude Code folder into specs and fragments."""
+    """Turn an existing OpenCode, Claude Code, Codex, Copilot or Gemini folder into specs and
+    fragments."""
 
 
-def _import_command(kind: str) -> Callable[..., None]:
+def _import_command(kind: str, layout: str) -> Callable[..., None]:
     @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
     @_config_option(
         "Config of the bundle to import into; default: found by walking up, "
@@ -384,7 +385,7 @@ def _import_command(kind: str) -> Callable[..., None]:
         done = api.import_bundle(kind, folder, load_config(config_path), force=force)
         raise SystemExit(_report_import(done, Options(strict=strict, no_color=no_color)))
 
-    command.__doc__ = f"""Import FOLDER (a project holding .{kind}/, or .{kind}/ itself).
+    command.__doc__ = f"""Import FOLDER (a project holding {layout}/, or {layout}/ itself).
 
     Writes specs/agents, specs/modes and fragments for text repeated across
     agents; never replaces an existing file without --force; reports what
@@ -392,8 +393,17 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-for _kind in ("opencode", "claude", "codex", "copilot", "gemini"):
-    import_.command(_kind)(_import_command(_kind))
+# The folder each runtime reads in a project (compiler.importer.LAYOUTS, which
+# this module does not import before a command runs: module docstring).
+_IMPORT_FOLDERS = {
+    "opencode": ".opencode",
+    "claude": ".claude",
+    "codex": ".codex",
+    "copilot": ".github",
+    "gemini": ".gemini",
+}
+for _kind, _layout in _IMPORT_FOLDERS.items():
+    import_.command(_kind)(_import_command(_kind, _layout))
 
 
 def _report_import(done: Imported, options: Options) -> int:

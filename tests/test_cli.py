@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
+from compiler import api, importer
 from tests.conftest import AGENT, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -182,3 +182,18 @@ def test_infos_are_shown_with_verbose(make_bundle: MakeBundle, run: Runner) -> N
     assert loud.code == 0
     assert "info [description-length]" in loud.out
     assert json.loads(run("lint", "--format", "json").out)["summary"]["info"] == 1
+
+
+@pytest.mark.parametrize("kind", sorted(importer.LAYOUTS))
+def test_import_help_names_the_folder_each_runtime_reads(run: Runner, kind: str) -> None:
+    """Copilot CLI's project folder is .github/, not .copilot/."""
+    result = run("import", kind, "--help")
+    folder = importer.LAYOUTS[kind]
+    assert result.code == 0
+    assert f"(a project holding {folder}/, or {folder}/ itself)" in " ".join(result.out.split())
+
+
+def test_import_help_names_every_runtime(run: Runner) -> None:
+    result = run("import", "--help")
+    summary = " ".join(result.out.split("Options:")[0].split())
+    assert "Turn an existing OpenCode, Claude Code, Codex, Copilot or Gemini folder" in summary
