@@ -79,7 +79,12 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
             "(GITHUB_ACTIONS=true), text elsewhere.",
         ),
         _STRICT,
-        click.option("--quiet", "-q", is_flag=True, help="Print errors only; no summary."),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Print only what fails the run (errors; warnings too under --strict); no summary.",
+        ),
         click.option(
             "--verbose",
             "-v",
@@ -481,10 +486,12 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
     # `github` inside GitHub Actions, so annotations appear without any flag.
     fmt = options.fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     severities = _severities(result)
+    failing = _failing(options.strict)
     shown = [
         index
         for index, severity in enumerate(severities)
-        if (not options.quiet or severity == "error")
+        # --quiet keeps what fails the run: under --strict, its warnings too.
+        if (not options.quiet or severity in failing)
         # Infos (what a translation could not keep) can run to hundreds of lines;
         # people read them with --verbose or in the target's TRANSLATION.md.
         and (fmt not in ("text", "github") or options.verbose or severity != "info")
@@ -516,8 +523,13 @@ def _severities(result: Result | cache.Hit) -> list[str]:
     return [d.severity.value for d in result.diagnostics]
 
 
+def _failing(strict: bool) -> tuple[str, ...]:
+    """The severities that make a run exit 1."""
+    return ("error", "warning") if strict else ("error",)
+
+
 def _failed(severities: list[str], strict: bool) -> bool:
-    failing = ("error", "warning") if strict else ("error",)
+    failing = _failing(strict)
     return any(severity in failing for severity in severities)
 
 

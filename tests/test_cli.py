@@ -63,6 +63,24 @@ def test_quiet_hides_warnings(make_bundle: MakeBundle, run: Runner) -> None:
     assert (result.code, result.out, result.err) == (0, "", "")
 
 
+def test_quiet_strict_prints_the_warnings_that_fail_the_run(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    """--strict makes a warning fail the run: --quiet still says which (never exit 1
+    with nothing printed)."""
+    make_bundle(
+        {
+            "specs/agents/scout.md": AGENT.replace(
+                "Explores the codebase read-only and reports findings.", "Explorer"
+            )
+        }
+    )
+    result = run("lint", "--quiet", "--strict")
+    assert result.code == 1
+    assert result.out.startswith("specs/agents/scout.md:2:14: warning [description-length]")
+    assert result.err == ""
+
+
 def test_unknown_config_key_exits_2(make_bundle: MakeBundle, run: Runner) -> None:
     make_bundle({"promptc.toml": 'out = "build"\ntargts = {}\n', "specs/agents/scout.md": AGENT})
     result = run("lint")
