@@ -79,7 +79,12 @@ def _common(func: Callable[..., None]) -> Callable[..., None]:
             "(GITHUB_ACTIONS=true), text elsewhere.",
         ),
         _STRICT,
-        click.option("--quiet", "-q", is_flag=True, help="Print errors only; no summary."),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Print only what fails the run (errors; warnings too under --strict); no summary.",
+        ),
         click.option(
             "--verbose",
             "-v",
@@ -363,10 +368,11 @@ def graph(config_path: Path | None, fmt: str) -> None:
 
 @cli.group("import")
 def import_() -> None:
-    """Turn an existing OpenCode or Claude Code folder into specs and fragments."""
+    """Turn an existing OpenCode, Claude Code, Codex, Copilot or Gemini folder into specs and
+    fragments."""
 
 
-def _import_command(kind: str) -> Callable[..., None]:
+def _import_command(kind: str, layout: str) -> Callable[..., None]:
     @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
     @_config_option(
         "Config of the bundle to import into; default: found by walking up, "
@@ -384,7 +390,7 @@ def _import_command(kind: str) -> Callable[..., None]:
         done = api.import_bundle(kind, folder, load_config(config_path), force=force)
         raise SystemExit(_report_import(done, Options(strict=strict, no_color=no_color)))
 
-    command.__doc__ = f"""Import FOLDER (a project holding .{kind}/, or .{kind}/ itself).
+    command.__doc__ = f"""Import FOLDER (a project holding {layout}/, or {layout}/ itself).
 
     Writes specs/agents, specs/modes and fragments for text repeated across
     agents; never replaces an existing file without --force; reports what
@@ -392,8 +398,17 @@ def _import_command(kind: str) -> Callable[..., None]:
     return command
 
 
-for _kind in ("opencode", "claude", "codex", "copilot", "gemini"):
-    import_.command(_kind)(_import_command(_kind))
+# The folder each runtime reads in a project (compiler.importer.LAYOUTS, which
+# this module does not import before a command runs: module docstring).
+_IMPORT_FOLDERS = {
+    "opencode": ".opencode",
+    "claude": ".claude",
+    "codex": ".codex",
+    "copilot": ".github",
+    "gemini": ".gemini",
+}
+for _kind, _layout in _IMPORT_FOLDERS.items():
+    import_.command(_kind)(_import_command(_kind, _layout))
 
 
 def _report_import(done: Imported, options: Options) -> int:
@@ -471,10 +486,12 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
     # `github` inside GitHub Actions, so annotations appear without any flag.
     fmt = options.fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     severities = _severities(result)
+    failing = _failing(options.strict)
     shown = [
         index
         for index, severity in enumerate(severities)
-        if (not options.quiet or severity == "error")
+        # --quiet keeps what fails the run: under --strict, its warnings too.
+        if (not options.quiet or severity in failing)
         # Infos (what a translation could not keep) can run to hundreds of lines;
         # people read them with --verbose or in the target's TRANSLATION.md.
         and (fmt not in ("text", "github") or options.verbose or severity != "info")
@@ -506,8 +523,13 @@ def _severities(result: Result | cache.Hit) -> list[str]:
     return [d.severity.value for d in result.diagnostics]
 
 
+def _failing(strict: bool) -> tuple[str, ...]:
+    """The severities that make a run exit 1."""
+    return ("error", "warning") if strict else ("error",)
+
+
 def _failed(severities: list[str], strict: bool) -> bool:
-    failing = ("error", "warning") if strict else ("error",)
+    failing = _failing(strict)
     return any(severity in failing for severity in severities)
 
 

@@ -13,6 +13,7 @@ at its line here (`Config.fail`, `Config.check_table`).
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,6 +38,13 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "rules": {},
         "cache": True,
     }
+)
+
+# Where tomllib says a syntax error is: "... (at line 8, column 63)" or
+# "... (at end of document)". Python 3.11's TOMLDecodeError holds no position
+# of its own, only this text.
+_TOML_AT = re.compile(
+    r"^(?P<message>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$"
 )
 
 
@@ -192,7 +200,21 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raise _invalid_toml(path, text, str(exc)) from None
+
+
+def _invalid_toml(path: Path, text: str, error: str) -> ConfigError:
+    """A TOML syntax error at `path:line:col:`, as every other config problem is named
+    (an editor places it by that); "at end of document" is the end of the last line."""
+    found = _TOML_AT.match(error)
+    if found is None:
+        return ConfigError(f"{path}: invalid TOML: {error}")
+    if found["line"] is None:
+        last = text.rsplit("\n", 1)[-1]
+        line, column = text.count("\n") + 1, len(last) + 1
+    else:
+        line, column = int(found["line"]), int(found["column"])
+    return ConfigError(f"{path}:{line}:{column}: invalid TOML: {found['message']}")
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:

@@ -148,27 +148,34 @@ def _all_finite(value: Any) -> bool:
 
 
 def issues(
-    instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
+    instance: Any,
+    validator: Validator,
+    name: Callable[[JsonPath], str] | None = None,
+    yaml: bool = True,
 ) -> Iterator[Issue]:
-    """Every problem jsonschema finds, one readable message each, without duplicates."""
+    """Every problem jsonschema finds, one readable message each, without duplicates.
+
+    `yaml`: the instance was read from YAML, so a message may say how YAML's own
+    traps (an unquoted date, `yes` for true) cause it; a TOML document has none.
+    """
     seen: set[tuple[JsonPath, str]] = set()
     for error in validator.iter_errors(instance):
-        for path, message, at_key in _explain(error, name or json_path):
+        for path, message, at_key in _explain(error, name or json_path, yaml):
             if (path, message) not in seen:
                 seen.add((path, message))
                 yield path, message, at_key
 
 
-def _explain(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
+def _explain(error: Any, name: Callable[[JsonPath], str], yaml: bool) -> Iterator[Issue]:
     if error.validator in ("anyOf", "oneOf") and error.context:
         chosen = _intended(error)
         if not chosen and not error.schema.get("errorMessage"):
             chosen = [best_match(error.context)]  # no message of its own: the likeliest branch
         if chosen:
             for sub in chosen:
-                yield from _explain(sub, name)
+                yield from _explain(sub, name, yaml)
             return
-    yield from _describe(error, name)
+    yield from _describe(error, name, yaml)
 
 
 def _intended(error: Any) -> list[Any]:
@@ -195,7 +202,7 @@ def _intended(error: Any) -> list[Any]:
     return ranked[0]
 
 
-def _describe(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
+def _describe(error: Any, name: Callable[[JsonPath], str], yaml: bool) -> Iterator[Issue]:
     path: JsonPath = tuple(error.absolute_path)
     where = name(path)
     value = error.instance
@@ -229,7 +236,7 @@ def _describe(error: Any, name: Callable[[JsonPath], str]) -> Iterator[Issue]:
         text = f"{where}: must be at least {error.validator_value}, not {describe(value)}"
     else:
         text = f"{where}: {error.message}"
-    yield path, text + _hint(path, value, error), at_key
+    yield path, text + (_hint(path, value, error) if yaml else ""), at_key
 
 
 def _guess(value: Any, error: Any) -> str | None:
@@ -317,8 +324,9 @@ def within(base: JsonPath) -> str:
 def first_error(
     instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
 ) -> tuple[tuple[str, ...], str] | None:
-    """The first problem's path and message, for a document validated once (the config)."""
-    for path, message, _ in issues(instance, validator, name):
+    """The first problem's path and message, for a document validated once (the config,
+    which is TOML: no message speaks of YAML)."""
+    for path, message, _ in issues(instance, validator, name, yaml=False):
         return tuple(map(str, path)), message
     return None
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
+from compiler import api, importer
 from tests.conftest import AGENT, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -61,6 +61,24 @@ def test_quiet_hides_warnings(make_bundle: MakeBundle, run: Runner) -> None:
     )
     result = run("lint", "--quiet")
     assert (result.code, result.out, result.err) == (0, "", "")
+
+
+def test_quiet_strict_prints_the_warnings_that_fail_the_run(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    """--strict makes a warning fail the run: --quiet still says which (never exit 1
+    with nothing printed)."""
+    make_bundle(
+        {
+            "specs/agents/scout.md": AGENT.replace(
+                "Explores the codebase read-only and reports findings.", "Explorer"
+            )
+        }
+    )
+    result = run("lint", "--quiet", "--strict")
+    assert result.code == 1
+    assert result.out.startswith("specs/agents/scout.md:2:14: warning [description-length]")
+    assert result.err == ""
 
 
 def test_unknown_config_key_exits_2(make_bundle: MakeBundle, run: Runner) -> None:
@@ -182,3 +200,18 @@ def test_infos_are_shown_with_verbose(make_bundle: MakeBundle, run: Runner) -> N
     assert loud.code == 0
     assert "info [description-length]" in loud.out
     assert json.loads(run("lint", "--format", "json").out)["summary"]["info"] == 1
+
+
+@pytest.mark.parametrize("kind", sorted(importer.LAYOUTS))
+def test_import_help_names_the_folder_each_runtime_reads(run: Runner, kind: str) -> None:
+    """Copilot CLI's project folder is .github/, not .copilot/."""
+    result = run("import", kind, "--help")
+    folder = importer.LAYOUTS[kind]
+    assert result.code == 0
+    assert f"(a project holding {folder}/, or {folder}/ itself)" in " ".join(result.out.split())
+
+
+def test_import_help_names_every_runtime(run: Runner) -> None:
+    result = run("import", "--help")
+    summary = " ".join(result.out.split("Options:")[0].split())
+    assert "Turn an existing OpenCode, Claude Code, Codex, Copilot or Gemini folder" in summary

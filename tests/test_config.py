@@ -115,6 +115,40 @@ def test_bad_config_names_file_line_and_key(tmp_path: Path, text: str, message: 
     assert info.value.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('specs = "s"\nout = "a\n', "promptc.toml:2:9: invalid TOML: Illegal character '\\n'"),
+        ('specs = "s"\nx = [\n', "promptc.toml:3:1: invalid TOML: Invalid value"),
+        ('specs = "s"\nx = [', "promptc.toml:2:6: invalid TOML: Invalid value"),
+    ],
+)
+def test_invalid_toml_names_its_line_and_column(tmp_path: Path, text: str, message: str) -> None:
+    """A TOML syntax error is placed like every other config problem (`path:line:col:`),
+    so an editor puts it on the line; tomllib's "(at end of document)" is the last line."""
+    write(tmp_path / "promptc.toml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path)
+    assert str(info.value).endswith(message)
+    assert "(at " not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('cache = "no"\n', "[cache]: expected true or false, found the text 'no'"),
+        ('cache = "yes"\n', "[cache]: expected true or false, found the text 'yes'"),
+    ],
+)
+def test_config_messages_give_no_yaml_advice(tmp_path: Path, text: str, message: str) -> None:
+    """promptc.toml is TOML: the hints about YAML's traps (YAML 1.1 booleans) that a
+    spec's frontmatter gets do not apply to it."""
+    write(tmp_path / "promptc.toml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path)
+    assert str(info.value).endswith(message)
+
+
 def test_pyproject_messages_use_the_full_table_path(tmp_path: Path) -> None:
     write(
         tmp_path / "pyproject.toml",

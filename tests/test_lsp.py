@@ -497,6 +497,19 @@ def test_a_config_that_does_not_load_is_an_error_at_its_line(
     assert all(ds == [] for ds in found.values())  # every other file's findings are cleared
 
 
+def test_a_config_that_is_not_toml_is_an_error_at_its_line(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(bundle)
+    session = Session(bundle)
+    (bundle / "promptc.toml").write_text(CONFIG + "\n[rules.empty-body\n")
+    found = session.diagnose({})
+    [error] = found.pop(bundle / "promptc.toml")
+    assert (error.line, error.column, error.rule) == (len(CONFIG.splitlines()) + 2, 18, "config")
+    assert error.message.startswith("invalid TOML: ")
+    assert bundle not in found  # not on the bundle's folder
+
+
 @pytest.mark.skipif(
     sys.getallocatedblocks() == 0, reason="this interpreter does not count its memory blocks"
 )

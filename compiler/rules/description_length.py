@@ -41,13 +41,17 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         if size < options["min"]:
             yield Problem(
                 *pos,
-                f"description is {size} characters; write at "
+                f"description is {_characters(size)}; write at "
                 f"least {options['min']} saying when to use it",
                 path=spec.source.path,
             )
         elif size > options["max"]:
             yield Problem(
                 *pos,
-                f"description is {size} characters; the limit is {options['max']}",
+                f"description is {_characters(size)}; the limit is {options['max']}",
                 path=spec.source.path,
             )
+
+
+def _characters(size: int) -> str:
+    return f"{size} character" if size == 1 else f"{size} characters"

@@ -35,6 +35,12 @@ CASES = [
         [(A, 2, 14, "description is 9 characters")],
         id="surrounding-spaces-do-not-count",
     ),
+    pytest.param(
+        {A: agent("description: x")},
+        "",
+        [(A, 2, 14, "description is 1 character; write at least 20 saying when to use it")],
+        id="one-character-is-singular",
+    ),
     pytest.param({A: agent("description: Twenty characters ok")}, "", [], id="twenty-is-enough"),
     pytest.param(
         {A: agent("description: " + "x" * 1025)},
