@@ -50,7 +50,17 @@ from compiler.diagnostics import Problem
 from compiler.loader import SourceFile
 from compiler.params import Param
 from compiler.sandbox import Conditions
-from compiler.scan import ESCAPE_HINT, Lines, Literal, Placeholder, Scan, Tag, Value, scan_of
+from compiler.scan import (
+    ESCAPE_HINT,
+    Lines,
+    Literal,
+    Placeholder,
+    Scan,
+    Tag,
+    Unclosed,
+    Value,
+    scan_of,
+)
 from compiler.suggest import did_you_mean
 
 MAX_DEPTH = 32
@@ -350,6 +360,12 @@ class _Engine:
         yield from self.skills
 
     def _check_segments(self, unit: _Unit) -> None:
+        for opened in unit.scan.unclosed:
+            if unit.variable(opened.name):
+                unit.problems.append(_unclosed(opened))
+            elif opened.name in self.fragments:
+                unit.refs.add(opened.name)  # meant: no unused-fragment beside this error
+                unit.problems.append(_unclosed(opened))
         for index, segment in enumerate(unit.scan.segments):
             if isinstance(segment, Placeholder):
                 self._check_placeholder(unit, index, segment)
@@ -645,6 +661,18 @@ class _Engine:
 
 def _finding_key(key: tuple[Path, int, int]) -> tuple[str, int, int]:
     return (key[0].as_posix(), key[1], key[2])
+
+
+def _unclosed(opened: Unclosed) -> Problem:
+    """A placeholder of a name the body may use, left open: it would reach every
+    target as the text `<<name...`, so it is an error, not text."""
+    name = opened.name
+    return Problem(
+        opened.line,
+        opened.column,
+        f"`<<{name}` has no `>>` to close it on its line, so it would stay text",
+        f"close it (`<<{name}>>`, `<<{name}(...)>>`), or put it in `code` to keep it as text",
+    )
 
 
 def _unknown_param(callee: _Unit, name: str) -> str:

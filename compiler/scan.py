@@ -8,7 +8,8 @@ inline code spans, each on one line:
   up to the first `>>` on the same line that is not inside a quoted value.
   Valid ones are `<<name>>` and `<<name(param=value, ...)>>`, values being
   strings, numbers, true/false or variable names; anything else there is an
-  error, never evaluated.
+  error, never evaluated. A `<<name` that nothing closes is text, but noted
+  (Scan.unclosed): where the name is one the body may use, compose reports it.
 - a block tag: `<%` followed by a word, up to `%>`: if / elif / else / endif.
 - a comment: `<#` up to `#>`; it produces nothing.
 
@@ -59,6 +60,7 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _OPENER = re.compile(r"<[<%#]")
 _BACKTICKS = re.compile(r"`+")
 _PLACEHOLDER_START = re.compile(r"<<[ \t]*(?=[A-Za-z_'\"])")
+_UNCLOSED = re.compile(r"<<([A-Za-z_][A-Za-z0-9_]*)")
 _TAG_START = re.compile(r"<%[-+]?[ \t]*(?=[A-Za-z_])")
 _TOKEN = re.compile(
     r"[ \t]*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
@@ -137,6 +139,15 @@ class Tag:
 Segment = Literal | Placeholder | Tag
 
 
+class Unclosed(NamedTuple):
+    """`<<name` written with no `>>` to close it on its line: text, as `cat <<EOF`
+    is, but a name the bundle knows there is a placeholder left open (compose.py)."""
+
+    name: str
+    line: int
+    column: int
+
+
 @dataclass(frozen=True, slots=True)
 class Scan:
     """A body cut into literal text, placeholders and tags, with the problems found."""
@@ -144,6 +155,7 @@ class Scan:
     segments: tuple[Segment, ...]
     problems: tuple[Problem, ...]
     blocks_ok: bool  # every if has its endif; else and elif are in place
+    unclosed: tuple[Unclosed, ...] = ()
 
     @property
     def has_tags(self) -> bool:
@@ -186,8 +198,12 @@ class _Construct(NamedTuple):
 
 
 # A line's text and its code spans -> what its constructs became, at the line
-# first read: (the constructs, the budget they spent, their problems).
-Lines = dict[tuple[object, ...], tuple[tuple[_Construct, ...], int, tuple[Problem, ...]]]
+# first read: (the constructs, the budget they spent, their problems, the
+# placeholders it leaves open).
+Lines = dict[
+    tuple[object, ...],
+    tuple[tuple[_Construct, ...], int, tuple[Problem, ...], tuple[Unclosed, ...]],
+]
 
 
 class _Scanner:
@@ -196,6 +212,7 @@ class _Scanner:
         self.first_line = first_line
         self.segments: list[Segment] = []
         self.problems: list[Problem] = []
+        self.unclosed: list[Unclosed] = []
         self.body = ""
         self.starts: list[int] = []
         self.buffer: list[tuple[int, int]] = []  # spans of the body, in order
@@ -206,7 +223,8 @@ class _Scanner:
     def result(self) -> Scan:
         self._flush()
         self._check_blocks()
-        return Scan(tuple(self.segments), tuple(self.problems), self.blocks_ok)
+        segments, problems = tuple(self.segments), tuple(self.problems)
+        return Scan(segments, problems, self.blocks_ok, tuple(self.unclosed))
 
     # -- text -------------------------------------------------------------
 
@@ -366,14 +384,16 @@ class _Scanner:
         key = (text, *protected)
         known = self.lines.get(key)
         if known is None or self.constructs + known[1] > MAX_CONSTRUCTS:
-            before, problems = self.constructs, len(self.problems)
+            before, problems, unclosed = self.constructs, len(self.problems), len(self.unclosed)
             found = self._read(text, number, protected)
             if self.constructs <= MAX_CONSTRUCTS:  # not cut short by the budget
                 spent = self.constructs - before
-                self.lines[key] = (tuple(found), spent, tuple(self.problems[problems:]))
+                opened = tuple(self.unclosed[unclosed:])
+                self.lines[key] = (tuple(found), spent, tuple(self.problems[problems:]), opened)
             return found
         self.constructs += known[1]
         self.problems.extend(replace(p, line=number) for p in known[2])
+        self.unclosed.extend(u._replace(line=number) for u in known[3])
         return [c._replace(segment=_at_line(c.segment, number)) for c in known[0]]
 
     def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
@@ -389,6 +409,7 @@ class _Scanner:
                 continue
             end = _construct_end(marks, start)
             if end is None or (i < len(starts) and starts[i] < end):
+                self._note_unclosed(text, start, number, end is None)
                 pos = start + 1
                 continue
             if start > 0 and text[start - 1] == "\\":
@@ -401,6 +422,13 @@ class _Scanner:
                 found.append(self._construct(text, start, end, number))
             pos = end
         return found
+
+    def _note_unclosed(self, text: str, start: int, number: int, open_: bool) -> None:
+        """Notes `<<name`, the name right after `<<` (`cout << x` is C++), where no
+        `>>` closes it on its line and no backslash escapes it."""
+        match = _UNCLOSED.match(text, start) if open_ else None
+        if match and not (start > 0 and text[start - 1] in "\\<"):
+            self.unclosed.append(Unclosed(match.group(1), number, start + 1))
 
     def _over_budget(self, line: int, column: int) -> None:
         self._problem(

@@ -848,3 +848,28 @@ def test_a_code_span_closing_after_the_last_construct_still_hides_it() -> None:
     assert all(isinstance(s, Literal) for s in found.segments)
     assert "".join(s.text(body) for s in found.segments if isinstance(s, Literal)) == body
     assert found.problems == ()
+
+
+def test_a_placeholder_left_open_is_an_error_where_it_opens() -> None:
+    # `<<tone(level="lite"` with no `>>` would reach every target as that text.
+    body = 'Uno <<tone(level="lite"\nDos <<tone\n'
+    composition = compose(
+        body, {"tone.md": "---\nparams:\n  level: {type: string}\n---\nt <<level\n"}
+    )
+    message = "`<<{}` has no `>>` to close it on its line, so it would stay text"
+    assert errors(composition) == [
+        ("fragments/tone.md", 5, 3, message.format("level")),
+        ("specs/agents/a.md", 4, 5, message.format("tone")),
+        ("specs/agents/a.md", 5, 5, message.format("tone")),
+    ]
+    assert composition.used == {"tone"}  # meant, so no unused-fragment beside the error
+
+
+def test_text_that_opens_no_known_name_stays_text() -> None:
+    body = (
+        "cat <<EOF y cat <<tone_x, cout << tone, \\<<tone y <<<tone\n"
+        "`<<tone` en código\n\n```\n<<tone\n```\n"
+    )
+    composition = compose(body, {"tone.md": "t\n"})
+    assert errors(composition) == []
+    assert composition.agents["a"] == body  # the backslash escapes constructs only
