@@ -133,14 +133,12 @@ def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
 
 def translate(project: Project) -> CodexTranslation:
     """The Codex roles' shells and the project's command rules, once per bundle."""
-    found = project.bundle.derived.get("codex-translation")
-    if isinstance(found, tuple) and found[0] is project.config:
-        result: CodexTranslation = found[1]
-        return result
+    return project.once("codex-translation", _translate)
+
+
+def _translate(project: Project) -> CodexTranslation:
     people, patterns = subjects(project)
-    result = _Planner(people, patterns, set(project.config.custom_tools)).run()
-    project.bundle.derived["codex-translation"] = (project.config, result)
-    return result
+    return _Planner(people, patterns, set(project.config.custom_tools)).run()
 
 
 @dataclass

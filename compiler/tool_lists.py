@@ -164,14 +164,7 @@ class _Verdict:
 
 def plan(project: Project, runtime: Runtime) -> Plan:
     """The runtime's plan for the bundle, worked out once per bundle and config."""
-    key = f"tool-lists:{runtime.target}"
-    found = project.bundle.derived.get(key)
-    if isinstance(found, tuple) and found[0] is project.config:
-        cached: Plan = found[1]
-        return cached
-    result = _plan(project, runtime)
-    project.bundle.derived[key] = (project.config, result)
-    return result
+    return project.once(f"tool-lists:{runtime.target}", lambda p: _plan(p, runtime))
 
 
 def _plan(project: Project, runtime: Runtime) -> Plan:

@@ -157,15 +157,13 @@ def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
 def translate(project: Project) -> Translation:
     """The Claude Code tools and settings for a bundle, computed once per bundle:
     the targets and rules of a run share it."""
-    found = project.bundle.derived.get("translation")
-    if isinstance(found, tuple) and found[0] is project.config:
-        translation: Translation = found[1]
-        return translation
+    return project.once("translation", _translate)
+
+
+def _translate(project: Project) -> Translation:
     found, patterns = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
-    result = _Planner(found, main, project.config.custom_tools, patterns).run()
-    project.bundle.derived["translation"] = (project.config, result)
-    return result
+    return _Planner(found, main, project.config.custom_tools, patterns).run()
 
 
 def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
