@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from compiler import params as fragment_params
 from compiler.loader import SourceFile
 from compiler.project import Spec
 
@@ -96,19 +97,12 @@ def declared_params(fragment: SourceFile) -> Mapping[str, Mapping[str, Any]]:
     return {k: (v if isinstance(v, Mapping) else {}) for k, v in params.items()}
 
 
-def as_text(value: Any) -> str:
-    """A parameter value as it reads in text (TOML and YAML booleans in lower case)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def allowed_values(
     fragment: SourceFile, extra: Mapping[str, Sequence[str]]
 ) -> dict[str, tuple[str, ...]]:
     """Allowed values per parameter: the fragment's declared `enum`, overridden by `extra`."""
     allowed = {
-        name: tuple(as_text(v) for v in spec["enum"])
+        name: tuple(fragment_params.render(v) for v in spec["enum"])
         for name, spec in declared_params(fragment).items()
         if isinstance(spec.get("enum"), list)
     }
@@ -151,8 +145,10 @@ def make_snippet(
 ) -> Snippet:
     """The snippet `name`, rendered with `params` over the fragment's declared defaults."""
     declared = declared_params(fragment)
-    defaults = {k: as_text(v["default"]) for k, v in declared.items() if "default" in v}
-    configured = {k: as_text(v) for k, v in params.items()}
+    defaults = {
+        k: fragment_params.render(v["default"]) for k, v in declared.items() if "default" in v
+    }
+    configured = {k: fragment_params.render(v) for k, v in params.items()}
     expected = {**defaults, **configured}
     # Parameters the fragment does not use as <<slots>> cannot be seen in its text.
     names = sorted(set(declared) | set(configured))
