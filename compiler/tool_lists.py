@@ -51,7 +51,7 @@ from compiler.model_map import mapped_model
 from compiler.permissions import KNOWN_KEYS, Rule, evaluate
 from compiler.project import Project, Skill, Spec
 from compiler.runtime import Agent, resolve
-from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
+from compiler.translate import ENVIRONMENT, Loss, Subject, join_names, spans, subjects
 
 SHELL_LINE = r"!`([^`\n]+)`"
 # `$1`, `$2`...: OpenCode's positional arguments (`$$1` and `\\$1` are text).
@@ -248,7 +248,8 @@ def _losses(
         if all(judged[p].action == "deny" for p in perms):
             continue  # denied wholly: nothing is lost
         why = _why(runtime, perms, judged)
-        message = f"{_join(names)}: lost, left out of {subject.name}'s tools: {why}"
+        quoted = join_names([f"`{name}`" for name in names])
+        message = f"{quoted}: lost, left out of {subject.name}'s tools: {why}"
         for permission in perms:
             for at in judged[permission].granting:
                 yield rules[at], message
@@ -302,11 +303,6 @@ def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, .
     if rule.action == "deny":
         return None
     return f"lost: {runtime.label} gives {subject.name} no `{key}` tool"
-
-
-def _join(names: list[str]) -> str:
-    quoted = [f"`{n}`" for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 # --- keys, models and modes -------------------------------------------------------------------

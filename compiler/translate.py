@@ -183,7 +183,7 @@ def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
             grants[rule] = None
             continue
         why = (
-            f"OpenCode does not allow all of it for {_join(wider)}"
+            f"OpenCode does not allow all of it for {join_names(wider)}"
             if wider
             else "no agent may load the skill in OpenCode, so no agent's rules vouch for it"
         )
@@ -488,7 +488,7 @@ class _Planner:
     # --- what each agent loses ------------------------------------------------------------
 
     def _left_out(self, subject: Subject, group: Group, plan: _Plan, block: Span) -> None:
-        names = _join([t.name for t in group])
+        names = join_names([t.name for t in group])
         why = "deny" if block.action == "deny" else "ask for"
         rule = None if block.at is None else subject.rules[block.at]
         written = f" (`{rule.text()}`)" if rule else ""
@@ -506,7 +506,7 @@ class _Planner:
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.built]
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         written = tuple(dict.fromkeys(self.allow.exact(group) + stopped))
-        names = _join([t.name for t in group])
+        names = join_names([t.name for t in group])
         # Why a region is narrowed depends on its plan; the words name the agent.
         found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
         left = Counter(held.plan for held in holders.values())  # holders still to write
@@ -662,7 +662,8 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     return claude_rules.cover(kind, span.pattern).whole
 
 
-def _join(names: list[str]) -> str:
+def join_names(names: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
@@ -752,17 +753,17 @@ def _listing(
     words = list(dict.fromkeys(w for _, w in sorted(found)))
     if count > 4:  # a long list hides the point
         words = [*words[:3], f"{count - 3} more"]
-    return _join(words[:count])
+    return join_names(words[:count])
 
 
 def _entries(hit: list[Entry]) -> str:
     shown = [f"`{e.text({})}`" for e in hit[:3]]
-    return _join(shown) + (" and more" if len(hit) > 3 else "")
+    return join_names(shown) + (" and more" if len(hit) > 3 else "")
 
 
 def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
     if who.started_only:
-        names = _join(who.subjects)
+        names = join_names(who.subjects)
         return f"narrowed to deny: Claude Code never starts {names} as a subagent"
     return (
         f"narrowed to deny: the shared settings deny {_entries(hit)} "
