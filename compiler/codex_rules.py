@@ -209,10 +209,7 @@ class _Planner:
             if s.removable
             and all(x.action == "deny" for x in spans(self.patterns, s.rules, "edit"))
         )
-        losses = tuple(
-            Loss(name, rule, "; ".join(dict.fromkeys(parts)))
-            for (name, rule), parts in self.notes.items()
-        )
+        losses = Loss.gather(self.notes)
         return CodexTranslation(self.people, shell, shell_off, (*stops, *allows), losses, read_only)
 
     def _note(self, subject: Subject, rule: Rule, message: str) -> None:

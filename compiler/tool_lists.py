@@ -215,11 +215,7 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
         )
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
-    losses = tuple(
-        Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
-        for (subject, rule), parts in notes.items()
-    )
-    return Plan(tools, tuple(hidden), losses, left_out, agents)
+    return Plan(tools, tuple(hidden), Loss.gather(notes), left_out, agents)
 
 
 def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str) -> _Verdict:

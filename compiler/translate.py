@@ -79,6 +79,11 @@ class Loss:
     rule: Rule
     message: str
 
+    @staticmethod
+    def gather(notes: Mapping[tuple[str, Rule], list[str]]) -> tuple[Loss, ...]:
+        """One Loss per agent and rule, its messages joined, each said once."""
+        return tuple(Loss(s, r, "; ".join(dict.fromkeys(parts))) for (s, r), parts in notes.items())
+
 
 @dataclass(frozen=True)
 class Translation:
@@ -346,10 +351,7 @@ class _Planner:
         tools = {
             name: tuple(t for t in claude_rules.TOOL_NAMES if t in kept[name]) for name in kept
         }
-        losses = tuple(
-            Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
-            for (subject, rule), parts in self.notes.items()
-        )
+        losses = Loss.gather(self.notes)
         denied = set(self.deny.built)
         return Translation(
             self.subjects,
