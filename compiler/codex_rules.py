@@ -133,14 +133,12 @@ def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
 
 def translate(project: Project) -> CodexTranslation:
     """The Codex roles' shells and the project's command rules, once per bundle."""
-    found = project.bundle.derived.get("codex-translation")
-    if isinstance(found, tuple) and found[0] is project.config:
-        result: CodexTranslation = found[1]
-        return result
+    return project.once("codex-translation", _translate)
+
+
+def _translate(project: Project) -> CodexTranslation:
     people, patterns = subjects(project)
-    result = _Planner(people, patterns, set(project.config.custom_tools)).run()
-    project.bundle.derived["codex-translation"] = (project.config, result)
-    return result
+    return _Planner(people, patterns, set(project.config.custom_tools)).run()
 
 
 @dataclass
@@ -211,10 +209,7 @@ class _Planner:
             if s.removable
             and all(x.action == "deny" for x in spans(self.patterns, s.rules, "edit"))
         )
-        losses = tuple(
-            Loss(name, rule, "; ".join(dict.fromkeys(parts)))
-            for (name, rule), parts in self.notes.items()
-        )
+        losses = Loss.gather(self.notes)
         return CodexTranslation(self.people, shell, shell_off, (*stops, *allows), losses, read_only)
 
     def _note(self, subject: Subject, rule: Rule, message: str) -> None:

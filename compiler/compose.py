@@ -325,14 +325,18 @@ class _Engine:
 
     def _reached(self, unit: _Unit) -> tuple[_Read, ...]:
         """Every fragment the unit reaches through the placeholders it names."""
+        return self._read(self._reach(unit.refs))
+
+    def _reach(self, names: Iterable[str]) -> set[str]:
+        """The fragments `names`, and every fragment they name in turn."""
         seen: set[str] = set()
-        todo = list(unit.refs)
+        todo = list(names)
         while todo:
             name = todo.pop()
             if name not in seen:
                 seen.add(name)
                 todo.extend(self.fragments[name].refs)
-        return self._read(seen)
+        return seen
 
     def render_root(self, unit: _Unit, values: Mapping[str, Value]) -> _Rendered:
         """An agent, mode or skill file rendered, or as its file kept it when every
@@ -529,14 +533,7 @@ class _Engine:
             unit = self.fragments[name]
 
     def used(self) -> frozenset[str]:
-        seen: set[str] = set()
-        todo = [name for root in self._roots() for name in root.refs]
-        while todo:
-            name = todo.pop()
-            if name not in seen:
-                seen.add(name)
-                todo.extend(self.fragments[name].refs)
-        return frozenset(seen)
+        return frozenset(self._reach(name for root in self._roots() for name in root.refs))
 
     # -- findings ---------------------------------------------------------
 

@@ -347,8 +347,8 @@ def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter
     end = first + lines
     empty = Frontmatter({}, Positions({}), Positions({}), first - 1, end)
     if "\t" in text:
-        found = enumerate(map(_TAB_INDENT.match, text.split("\n")), first)
-        tabs = [(n, m.end()) for n, m in found if m]
+        found = enumerate(text.split("\n"), first)
+        tabs = [(n, m.end()) for n, line in found if (m := _TAB_INDENT.match(line))]
         for number, column in tabs:
             findings.append(
                 ("syntax", Problem(number, column, "tab in indentation; YAML allows only spaces"))

@@ -184,9 +184,6 @@ def scan(body: str, first_line: int, lines: Lines | None = None) -> Scan:
     return scanner.result()
 
 
-_PLUS_ONE = (1).__add__  # a line's length with its newline, mapped in C
-
-
 # A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
 class _Construct(NamedTuple):
     """A construct found on one line: its span, its kind and what it became."""
@@ -269,7 +266,7 @@ class _Scanner:
         lines = body[:cut].split("\n")
         ends = ["\n"] * (len(lines) - 1) + ["\n" if cut < len(body) else ""]
         # Offset of each line in the body; the last entry is where the rest starts.
-        starts = list(itertools.accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
+        starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
         starts[-1] = min(starts[-1], len(body))
         self.starts = starts
         index = 0

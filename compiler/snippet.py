@@ -14,13 +14,13 @@ import difflib
 import functools
 import heapq
 import itertools
-import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
+from compiler import params as fragment_params
 from compiler.loader import SourceFile
 from compiler.project import Spec
 
@@ -97,19 +97,12 @@ def declared_params(fragment: SourceFile) -> Mapping[str, Mapping[str, Any]]:
     return {k: (v if isinstance(v, Mapping) else {}) for k, v in params.items()}
 
 
-def as_text(value: Any) -> str:
-    """A parameter value as it reads in text (TOML and YAML booleans in lower case)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def allowed_values(
     fragment: SourceFile, extra: Mapping[str, Sequence[str]]
 ) -> dict[str, tuple[str, ...]]:
     """Allowed values per parameter: the fragment's declared `enum`, overridden by `extra`."""
     allowed = {
-        name: tuple(as_text(v) for v in spec["enum"])
+        name: tuple(fragment_params.render(v) for v in spec["enum"])
         for name, spec in declared_params(fragment).items()
         if isinstance(spec.get("enum"), list)
     }
@@ -152,8 +145,10 @@ def make_snippet(
 ) -> Snippet:
     """The snippet `name`, rendered with `params` over the fragment's declared defaults."""
     declared = declared_params(fragment)
-    defaults = {k: as_text(v["default"]) for k, v in declared.items() if "default" in v}
-    configured = {k: as_text(v) for k, v in params.items()}
+    defaults = {
+        k: fragment_params.render(v["default"]) for k, v in declared.items() if "default" in v
+    }
+    configured = {k: fragment_params.render(v) for k, v in params.items()}
     expected = {**defaults, **configured}
     # Parameters the fragment does not use as <<slots>> cannot be seen in its text.
     names = sorted(set(declared) | set(configured))
@@ -333,15 +328,15 @@ def _occurrences(text: str, pieces: Sequence[str]) -> Iterator[tuple[int, int]]:
 
 def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
     """make(key) for each key, each worked out once in a run (`known`, bounded)."""
-    found = list(map(known.get, keys))
-    if None in found:
-        if len(known) > MEMO_LINES:
-            known.clear()
-        unknown = map(operator.is_, found, itertools.repeat(None))
-        for index in itertools.compress(itertools.count(), unknown):
-            key = keys[index]
-            found[index] = known[key] = make(key)
-    return cast(list[T], found)  # every None is filled in
+    if len(known) > MEMO_LINES:
+        known.clear()
+    found: list[T] = []
+    for key in keys:
+        value = known.get(key)
+        if value is None:
+            value = known[key] = make(key)
+        found.append(value)
+    return found
 
 
 class _Reading:
@@ -355,13 +350,13 @@ class _Reading:
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
         self.normal = target.normal(lines)
-        fences = map(str.startswith, self.normal, itertools.repeat(("```", "~~~")))  # normal forms
-        code = _code_lines(lines, itertools.compress(itertools.count(), fences))
-        read = itertools.compress(itertools.count(), self.normal)  # the lines not blank
-        self.lines = list(itertools.filterfalse(code.__contains__, read))
-        self.read = list(map(self.normal.__getitem__, self.lines))  # their text
+        fences = [i for i, text in enumerate(self.normal) if text.startswith(("```", "~~~"))]
+        code = _code_lines(lines, fences)
+        # The lines read: not blank, not code; then their text.
+        self.lines = [i for i, text in enumerate(self.normal) if text and i not in code]
+        self.read = [self.normal[i] for i in self.lines]
         self.code = sorted(code)
-        lengths = map((1).__add__, map(len, self.read))
+        lengths = [len(text) + 1 for text in self.read]  # each with the space that joins it
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
         found = self._pieces(target)
@@ -379,17 +374,14 @@ class _Reading:
         their paragraphs (their fragments' text), and the run searches each
         distinct one once (see _Target.occurrences).
         """
-        gaps = map(operator.sub, self.lines[1:], self.lines[:-1])
-        opens = itertools.compress(itertools.count(1), map((1).__ne__, gaps))
-        begins = [0, *map(self.offsets.__getitem__, opens)]
+        lines = self.lines
+        opens = [p for p in range(1, len(lines)) if lines[p] != lines[p - 1] + 1]
+        begins = [0, *(self.offsets[p] for p in opens)]
         ends = [*begins[1:], self.offsets[-1]]
-        reach = map(operator.add, ends, itertools.repeat(target.anchor - 1))
-        texts = map(self.text.__getitem__, map(slice, begins, reach))
         found: list[tuple[int, int]] = []
-        for begin, end, text in zip(begins, ends, texts, strict=True):
-            held = target.occurrences(text)
-            if held:
-                found.extend((begin + at, number) for at, number in held if at < end - begin)
+        for begin, end in zip(begins, ends, strict=True):
+            held = target.occurrences(self.text[begin : end + target.anchor - 1])
+            found.extend((begin + at, number) for at, number in held if at < end - begin)
         return found
 
     def pieces(self, start: int, end: int) -> int:
@@ -402,7 +394,7 @@ class _Reading:
         """The lines read (by position) from which a window may read a part of the
         snippet (its first line is one) or half of its pieces (a piece is within
         reach)."""
-        parts = set(itertools.compress(itertools.count(), target.parts(self.read)))
+        parts = {i for i, inside in enumerate(target.parts(self.read)) if inside}
         near: set[int] = set()
         reach = int(target.longest) - self.size
         for at in self.at:
@@ -551,10 +543,12 @@ def align(
     sees only the middle.
     """
     limit = min(len(source), len(composed))
-    # The first differing line from each end, found in C (map stops at the shorter).
-    head = next(itertools.compress(itertools.count(), map(operator.ne, source, composed)), limit)
-    back = map(operator.ne, reversed(source), reversed(composed))
-    tail = min(next(itertools.compress(itertools.count(), back), limit), limit - head)
+    head = 0
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
     middle = _opcodes(
         source[head : len(source) - tail], composed[head : len(composed) - tail], known
     )
@@ -582,8 +576,8 @@ def _opcodes(
         return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
     numbers: dict[str, int] = {}
     pattern = (
-        tuple(map(numbers.setdefault, a, itertools.count())),
-        tuple(map(numbers.setdefault, b, itertools.count(len(a)))),
+        tuple(numbers.setdefault(line, at) for at, line in enumerate(a)),
+        tuple(numbers.setdefault(line, at) for at, line in enumerate(b, len(a))),
     )
     found = known.get(pattern)
     if found is None:

@@ -51,7 +51,7 @@ from compiler.model_map import mapped_model
 from compiler.permissions import KNOWN_KEYS, Rule, evaluate
 from compiler.project import Project, Skill, Spec
 from compiler.runtime import Agent, resolve
-from compiler.translate import ENVIRONMENT, Loss, Subject, spans, subjects
+from compiler.translate import ENVIRONMENT, Loss, Subject, join_names, spans, subjects
 
 SHELL_LINE = r"!`([^`\n]+)`"
 # `$1`, `$2`...: OpenCode's positional arguments (`$$1` and `\\$1` are text).
@@ -164,14 +164,7 @@ class _Verdict:
 
 def plan(project: Project, runtime: Runtime) -> Plan:
     """The runtime's plan for the bundle, worked out once per bundle and config."""
-    key = f"tool-lists:{runtime.target}"
-    found = project.bundle.derived.get(key)
-    if isinstance(found, tuple) and found[0] is project.config:
-        cached: Plan = found[1]
-        return cached
-    result = _plan(project, runtime)
-    project.bundle.derived[key] = (project.config, result)
-    return result
+    return project.once(f"tool-lists:{runtime.target}", lambda p: _plan(p, runtime))
 
 
 def _plan(project: Project, runtime: Runtime) -> Plan:
@@ -222,11 +215,7 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
         )
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
-    losses = tuple(
-        Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
-        for (subject, rule), parts in notes.items()
-    )
-    return Plan(tools, tuple(hidden), losses, left_out, agents)
+    return Plan(tools, tuple(hidden), Loss.gather(notes), left_out, agents)
 
 
 def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str) -> _Verdict:
@@ -255,7 +244,8 @@ def _losses(
         if all(judged[p].action == "deny" for p in perms):
             continue  # denied wholly: nothing is lost
         why = _why(runtime, perms, judged)
-        message = f"{_join(names)}: lost, left out of {subject.name}'s tools: {why}"
+        quoted = join_names([f"`{name}`" for name in names])
+        message = f"{quoted}: lost, left out of {subject.name}'s tools: {why}"
         for permission in perms:
             for at in judged[permission].granting:
                 yield rules[at], message
@@ -309,11 +299,6 @@ def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, .
     if rule.action == "deny":
         return None
     return f"lost: {runtime.label} gives {subject.name} no `{key}` tool"
-
-
-def _join(names: list[str]) -> str:
-    quoted = [f"`{n}`" for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 # --- keys, models and modes -------------------------------------------------------------------

@@ -79,6 +79,11 @@ class Loss:
     rule: Rule
     message: str
 
+    @staticmethod
+    def gather(notes: Mapping[tuple[str, Rule], list[str]]) -> tuple[Loss, ...]:
+        """One Loss per agent and rule, its messages joined, each said once."""
+        return tuple(Loss(s, r, "; ".join(dict.fromkeys(parts))) for (s, r), parts in notes.items())
+
 
 @dataclass(frozen=True)
 class Translation:
@@ -157,15 +162,13 @@ def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
 def translate(project: Project) -> Translation:
     """The Claude Code tools and settings for a bundle, computed once per bundle:
     the targets and rules of a run share it."""
-    found = project.bundle.derived.get("translation")
-    if isinstance(found, tuple) and found[0] is project.config:
-        translation: Translation = found[1]
-        return translation
+    return project.once("translation", _translate)
+
+
+def _translate(project: Project) -> Translation:
     found, patterns = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
-    result = _Planner(found, main, project.config.custom_tools, patterns).run()
-    project.bundle.derived["translation"] = (project.config, result)
-    return result
+    return _Planner(found, main, project.config.custom_tools, patterns).run()
 
 
 def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
@@ -185,7 +188,7 @@ def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
             grants[rule] = None
             continue
         why = (
-            f"OpenCode does not allow all of it for {_join(wider)}"
+            f"OpenCode does not allow all of it for {join_names(wider)}"
             if wider
             else "no agent may load the skill in OpenCode, so no agent's rules vouch for it"
         )
@@ -348,10 +351,7 @@ class _Planner:
         tools = {
             name: tuple(t for t in claude_rules.TOOL_NAMES if t in kept[name]) for name in kept
         }
-        losses = tuple(
-            Loss(subject, rule, "; ".join(dict.fromkeys(parts)))
-            for (subject, rule), parts in self.notes.items()
-        )
+        losses = Loss.gather(self.notes)
         denied = set(self.deny.built)
         return Translation(
             self.subjects,
@@ -490,7 +490,7 @@ class _Planner:
     # --- what each agent loses ------------------------------------------------------------
 
     def _left_out(self, subject: Subject, group: Group, plan: _Plan, block: Span) -> None:
-        names = _join([t.name for t in group])
+        names = join_names([t.name for t in group])
         why = "deny" if block.action == "deny" else "ask for"
         rule = None if block.at is None else subject.rules[block.at]
         written = f" (`{rule.text()}`)" if rule else ""
@@ -508,7 +508,7 @@ class _Planner:
         asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.built]
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         written = tuple(dict.fromkeys(self.allow.exact(group) + stopped))
-        names = _join([t.name for t in group])
+        names = join_names([t.name for t in group])
         # Why a region is narrowed depends on its plan; the words name the agent.
         found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
         left = Counter(held.plan for held in holders.values())  # holders still to write
@@ -664,7 +664,8 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     return claude_rules.cover(kind, span.pattern).whole
 
 
-def _join(names: list[str]) -> str:
+def join_names(names: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
@@ -754,17 +755,17 @@ def _listing(
     words = list(dict.fromkeys(w for _, w in sorted(found)))
     if count > 4:  # a long list hides the point
         words = [*words[:3], f"{count - 3} more"]
-    return _join(words[:count])
+    return join_names(words[:count])
 
 
 def _entries(hit: list[Entry]) -> str:
     shown = [f"`{e.text({})}`" for e in hit[:3]]
-    return _join(shown) + (" and more" if len(hit) > 3 else "")
+    return join_names(shown) + (" and more" if len(hit) > 3 else "")
 
 
 def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
     if who.started_only:
-        names = _join(who.subjects)
+        names = join_names(who.subjects)
         return f"narrowed to deny: Claude Code never starts {names} as a subagent"
     return (
         f"narrowed to deny: the shared settings deny {_entries(hit)} "

@@ -363,6 +363,9 @@ class Product:
             grown = (found & star) << 1
         return found
 
+    # symbols and search test a state against each mask with map(state.__and__,
+    # masks), not a generator or a comprehension: they run for every state of a
+    # search (up to SEARCH_LIMIT), and the plain forms made it 5% slower.
     def symbols(self, state: int) -> list[str | None]:
         """The units worth trying from `state`: None ("other") first, then, sorted,
         every unit some machine expects next."""

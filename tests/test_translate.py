@@ -576,7 +576,7 @@ def describe_oracle(sources: Sequence[translate.Source], me: Subject) -> str:
     names = list(dict.fromkeys(parts))
     if len(names) > 4:
         names = [*names[:3], f"{len(names) - 3} more"]
-    return translate._join(names)
+    return translate.join_names(names)
 
 
 # Subject names include the words of non-agent writers, to reach every tie.

@@ -62,9 +62,10 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     for problem in (*_claude(project), *_codex(project), *_tool_lists(project)):
         key = (problem.path, problem.line, problem.column)
         old = found.get(key)
-        message = problem.message if old is None else f"{old.message}; {problem.message}"
-        if old is not None and problem.message in old.message:
-            message = old.message
+        message = problem.message
+        if old is not None:
+            said = problem.message in old.message
+            message = old.message if said else f"{old.message}; {problem.message}"
         found[key] = Problem(problem.line, problem.column, message, path=problem.path)
     yield from found.values()
 
@@ -150,8 +151,9 @@ def _at(spec: Spec, notes: Iterator[tuple[tuple[str, ...], str]]) -> Iterator[Pr
 def _body_position(spec: Spec, pattern: str) -> Pos:
     """Where the pattern first matches in the mode file's body (a shell line, `$1`)."""
     found = re.compile(pattern)
-    for number, line in enumerate(spec.source.text.split("\n"), start=1):
-        match = found.search(line) if number >= spec.source.body_line else None
+    first = spec.source.body_line
+    for number, line in enumerate(spec.source.text.split("\n")[first - 1 :], start=first):
+        match = found.search(line)
         if match:
             return Pos(number, match.start() + 1)
     return Pos(spec.source.body_line, 1)

@@ -81,6 +81,7 @@ import difflib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from compiler import params as fragment_params
 from compiler.config import Config
 from compiler.diagnostics import Fix, Problem
 from compiler.loader import SourceFile
@@ -89,7 +90,6 @@ from compiler.snippet import (
     Copy,
     Snippet,
     allowed_values,
-    as_text,
     declared_params,
     find_copies,
     make_snippet,
@@ -218,8 +218,10 @@ def _check_options(
             hint = did_you_mean(key, declared)
             message = f"fragment '{options['fragment']}' declares no parameter '{key}'{hint}"
             yield _config_problem(project, "params", message)
-        elif key in allowed and as_text(value) not in allowed[key]:
-            message = f"{key} '{as_text(value)}' is not one of {', '.join(allowed[key])}"
+        elif key in allowed and fragment_params.render(value) not in allowed[key]:
+            message = (
+                f"{key} '{fragment_params.render(value)}' is not one of {', '.join(allowed[key])}"
+            )
             yield _config_problem(project, "params", message)
     applies = options["applies_to"]
     if not isinstance(applies, str):

@@ -32,7 +32,6 @@ Passes:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from compiler import permissions
@@ -141,8 +140,4 @@ def _at(rule: Rule, seen_from: Rule) -> str:
         return origin.label
     if origin.path == seen_from.origin.path:
         return f"line {origin.line}"
-    return f"{_name(origin.path)}:{origin.line}"
-
-
-def _name(path: Path) -> str:
-    return path.name
+    return f"{origin.path.name}:{origin.line}"
