@@ -111,7 +111,7 @@ class Config:
     def fail(self, path: tuple[str, ...], message: str) -> ConfigError:
         """A ConfigError about the key at `path` (below promptc's table), at its line."""
         line, column = self.where(path)
-        where = f"{self.source}:{line}:{column}" if self.source else "<defaults>"
+        where = f"{shown(self.source)}:{line}:{column}" if self.source else "<defaults>"
         return ConfigError(f"{where}: {message}")
 
     def check_table(self, where: tuple[str, ...], value: Any, schema: Mapping[str, Any]) -> None:
@@ -149,7 +149,7 @@ def _check_pasted_prefix(config: Config, table: Mapping[str, Any]) -> None:
         advice = f"drop the `tool.promptc.` prefix (`[{name.removeprefix('tool.promptc.')}]`)"
     else:
         advice = "drop the `[tool.promptc]` header"
-    where = f"{config.source}:{line}:{column}"
+    where = f"{shown(config.source)}:{line}:{column}"
     raise ConfigError(
         f"{where}: {header or '[tool.promptc]'}: promptc.toml holds promptc's keys at the "
         f"top level; {advice}"
@@ -174,6 +174,17 @@ def thaw(value: Any) -> Any:
     return value
 
 
+def shown(path: Path | None) -> str:
+    """A config file as messages name it: relative to the working directory when
+    inside it, as diagnostics name every file (Config.display)."""
+    if path is None:
+        return "<defaults>"
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def find_config(start: Path) -> tuple[Path, dict[str, Any], str] | None:
     """The nearest promptc.toml, or pyproject.toml with [tool.promptc], walking up."""
     for folder in (start, *start.parents):
@@ -187,7 +198,7 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any], str] | None:
             table = data.get("tool", {}).get("promptc")
             if table is not None:
                 if not isinstance(table, dict):
-                    raise ConfigError(f"{candidate}:1:1: [tool.promptc] must be a table")
+                    raise ConfigError(f"{shown(candidate)}:1:1: [tool.promptc] must be a table")
                 return candidate, table, text
     return None
 
@@ -196,7 +207,7 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+        raise ConfigError(f"{shown(path)}: cannot read config: {exc}") from None
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -208,13 +219,13 @@ def _invalid_toml(path: Path, text: str, error: str) -> ConfigError:
     (an editor places it by that); "at end of document" is the end of the last line."""
     found = _TOML_AT.match(error)
     if found is None:
-        return ConfigError(f"{path}: invalid TOML: {error}")
+        return ConfigError(f"{shown(path)}: invalid TOML: {error}")
     if found["line"] is None:
         last = text.rsplit("\n", 1)[-1]
         line, column = text.count("\n") + 1, len(last) + 1
     else:
         line, column = int(found["line"]), int(found["column"])
-    return ConfigError(f"{path}:{line}:{column}: invalid TOML: {found['message']}")
+    return ConfigError(f"{shown(path)}:{line}:{column}: invalid TOML: {found['message']}")
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
@@ -229,12 +240,12 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 
 def _explicit(path: Path) -> tuple[Path, dict[str, Any], str]:
     if not path.is_file():
-        raise ConfigError(f"{path}: config file not found")
+        raise ConfigError(f"{shown(path)}: config file not found")
     text, data = _read_toml(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("promptc")
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}:1:1: no [tool.promptc] table")
+            raise ConfigError(f"{shown(path)}:1:1: no [tool.promptc] table")
         return path, table, text
     return path, data, text
 

@@ -206,3 +206,29 @@ def test_display_follows_the_working_directory_and_each_folder(
     (tmp_path / "real" / "deep").symlink_to(tmp_path / "real" / "moved")
     fresh = load_config(cwd=tmp_path)
     assert fresh.display(tmp_path / "link" / "deep" / "b.md") == "moved/b.md"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['out = "a\n', "[rules.nope]\n", "specz = 1\n", '[tool.promptc]\nout = "x"\n'],
+)
+def test_a_config_problem_names_the_file_as_diagnostics_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Relative to the working directory when the file is inside it (an editor and
+    a terminal resolve it there), else the whole path."""
+    write(tmp_path / "b" / "promptc.toml", text)
+    for cwd, shown in ((tmp_path / "b", "promptc.toml:"), (tmp_path, "b/promptc.toml:")):
+        monkeypatch.chdir(cwd)
+        with pytest.raises(ConfigError) as info:
+            api.lint(load_config(cwd=tmp_path / "b"))
+        assert str(info.value).startswith(shown), str(info.value)
+    monkeypatch.chdir(tmp_path / "b")
+    with pytest.raises(ConfigError) as info:
+        api.lint(load_config(tmp_path / "b" / "promptc.toml", cwd=Path("/")))
+    assert str(info.value).startswith("promptc.toml:")
+    (tmp_path / "c").mkdir()
+    monkeypatch.chdir(tmp_path / "c")
+    with pytest.raises(ConfigError) as info:
+        api.lint(load_config(cwd=tmp_path / "b"))
+    assert str(info.value).startswith(f"{(tmp_path / 'b').resolve()}/promptc.toml:")
