@@ -62,15 +62,17 @@ def _mode(project: Project, runtime: Runtime, spec: Spec) -> Iterator[Problem]:
     wrong = _missing(project, runtime, name)
     agent = runtime.agents.get(name)
     in_session = data.get("subtask") is False
+    hint = "name an agent of the bundle, or leave `agent` out to run the command as the current one"
     if wrong is None and agent is not None and agent.mode == "subagent" and in_session:
         wrong = (
             "a subagent, and `subtask: false` runs the command in the session, "
             "which only a primary agent runs"
         )
+        hint = "name a primary agent, or leave `subtask` out to run the subagent as a task"
     if wrong is None:
         return
     pos = spec.where(*written_under(spec, "agent"), "agent")
-    yield Problem(*pos, f"`agent` names `{name}`, {wrong}", path=spec.source.path)
+    yield Problem(*pos, f"`agent` names `{name}`, {wrong}", hint, path=spec.source.path)
 
 
 def _missing(project: Project, runtime: Runtime, name: str) -> str | None:

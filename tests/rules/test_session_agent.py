@@ -52,3 +52,17 @@ def test_session_agent(
     diagnostics: Diagnostics, files: dict[str, str], config: str, expected: Expected
 ) -> None:
     assert_found(diagnostics(RULE, files, config), RULE, expected)
+
+
+@pytest.mark.parametrize(
+    ("front", "hint"),
+    [
+        ("agent: leader", "name an agent of the bundle, or leave `agent` out"),
+        ("agent: scout\nsubtask: false", "name a primary agent, or leave `subtask` out"),
+    ],
+)
+def test_a_mode_is_told_what_to_write_instead(
+    diagnostics: Diagnostics, front: str, hint: str
+) -> None:
+    (found,) = diagnostics(RULE, {**CREW, **mode(front)}, "")
+    assert found.hint is not None and found.hint.startswith(hint)
