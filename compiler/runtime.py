@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -325,7 +326,10 @@ class Memo:
 
     def __init__(self) -> None:
         self.patterns = wildcard.Patterns()
-        self.runtime: tuple[Project, Runtime] | None = None  # the last for_project
+        # The last for_project: its project held weakly, as the project holds
+        # the bundle that holds this Memo (a cycle would keep the run's whole
+        # graph alive until a full collection, at the latest the one at exit).
+        self.runtime: tuple[weakref.ref[Project], Runtime] | None = None
 
     def read(
         self, spec: Spec, home: str
@@ -383,6 +387,6 @@ def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
 def for_project(project: Project) -> Runtime:
     """resolve(project), computed once per project for all the rules that need it."""
     memo = memo_of(project.bundle)
-    if memo.runtime is None or memo.runtime[0] is not project:
-        memo.runtime = (project, resolve(project))
+    if memo.runtime is None or memo.runtime[0]() is not project:
+        memo.runtime = (weakref.ref(project), resolve(project))
     return memo.runtime[1]
