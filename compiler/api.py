@@ -205,7 +205,14 @@ def lint(
     With `cache`, store the result for the next run (never with `fix`). With
     `kept`, reuse what the last run with it worked out from unchanged files."""
     if cache and not fix:
-        return _cached(config, result_cache.mode("lint"), (), lambda: lint(config), outputs=False)
+        return _cached(
+            config,
+            result_cache.mode("lint"),
+            (),
+            lambda run_kept: lint(config, kept=run_kept),
+            outputs=False,
+            kept=kept,
+        )
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
@@ -268,7 +275,8 @@ def build(
             config,
             mode,
             only,
-            lambda: build(config, only=only, force=force, check=check, kept=kept),
+            lambda run_kept: build(config, only=only, force=force, check=check, kept=run_kept),
+            kept=kept,
         )
     if check:
         return _check_output(config, only, kept)
@@ -296,27 +304,37 @@ def _cached(
     config: Config,
     mode: str,
     only: tuple[str, ...],
-    run: Callable[[], Result],
+    run: Callable[[Kept | None], Result],
     *,
     outputs: bool = True,
+    kept: Kept | None = None,
 ) -> Result:
-    """run(), its result stored under the key of its inputs for the next run to find.
+    """run(kept), its result stored under the key of its inputs for the next run to find.
 
-    The inputs are hashed before the run and again after it
-    (cache.unchanged); the result is stored only when they agree, so an edit
-    made while promptc ran is never hidden. `outputs`: the result depends on
-    the output folder too (build, check), which the entry then records.
+    The inputs are read once, for the key, and the run loads those very bytes
+    (KeptFiles.read_ahead), so its result is the one for the key. What the
+    run read itself (the config, a skill's supporting files) is hashed again
+    after it (cache.unchanged); the result is stored only when all agree, so
+    an edit made while promptc ran is never hidden. `outputs`: the result
+    depends on the output folder too (build, check), which the entry then
+    records. `kept`: what the last run worked out, as for build.
     """
     if not config.cache or result_cache.disabled(os.environ):
-        return run()
+        return run(kept)
     source = None if config.source is None else str(config.source)
     folders = (str(config.specs), str(config.fragments), str(config.out))
     layout = result_cache.Layout(str(config.root), source, *folders, tuple(sorted(config.targets)))
-    key = result_cache.key(layout, mode, only, os.environ)
-    result = run()
+    read: dict[str, bytes] = {}
+    key = result_cache.key(layout, mode, only, os.environ, read)
+    if key is None:  # a bundle that is never cached
+        return run(kept)
+    kept = kept or Kept()
+    kept.files.read_ahead(read, key.inputs)
+    del read  # the loader holds each file's bytes only until it has loaded them
+    result = run(kept)
     # A failed write (a full disk, a hand-edited file) is worth retrying for real.
     failed_write = any(d.rule == "write" for d in result.diagnostics)
-    if key is not None and not failed_write and result_cache.unchanged(key):
+    if not failed_write and result_cache.unchanged(key, kept.files.taken):
         generated = list(result.generated) if outputs else None
         result_cache.store(key, result.diagnostics, generated, result.digests)
     return result

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from compiler import __version__, resources
@@ -27,7 +27,7 @@ from compiler.diagnostics import Diagnostic, Fix, Severity
 from compiler.files import MANIFEST, TEMPORARY, read_regular, replace_file
 
 FOLDER = ".promptc-cache"
-FORMAT = 3  # bump when the entry layout or the key changes
+FORMAT = 4  # bump when the entry layout or the key changes
 KEEP = 16  # entries kept per bundle; the oldest go first
 ENVIRONMENT = ("HOME", "XDG_DATA_HOME", "TMPDIR", "TMP", "TEMP")
 DEPENDENCIES = ("yaml", "jinja2", "jsonschema", "click")
@@ -59,12 +59,12 @@ class Layout(NamedTuple):
 
 
 class Key(NamedTuple):
-    """The hash of everything one run reads (`digest`), and of its inputs alone
-    (`inputs`, hashed again after the run: see unchanged)."""
+    """The hash of everything one run reads (`digest`), and the hash of each
+    input file's bytes (`inputs`, by path in key order: see unchanged)."""
 
     layout: Layout
     digest: str
-    inputs: str
+    inputs: Mapping[str, bytes]
 
 
 class Hit:
@@ -179,22 +179,47 @@ def _is_entry(name: str) -> bool:
 
 
 def key(
-    layout: Layout, run_mode: str, only: Sequence[str], environ: Mapping[str, str]
+    layout: Layout,
+    run_mode: str,
+    only: Sequence[str],
+    environ: Mapping[str, str],
+    read: MutableMapping[str, bytes] | None = None,
 ) -> Key | None:
-    """The key of a run (`run_mode`: see mode()); None when the bundle cannot be cached."""
-    inputs = _inputs_digest(layout)
+    """The key of a run (`run_mode`: see mode()); None when the bundle cannot be cached.
+
+    With `read`, the bytes of every input file are put there by path, for the
+    run that follows to load instead of reading each file a second time.
+    """
+    inputs = _inputs(layout, read)
     if inputs is None:
         return None
     parts = [FORMAT, __version__, _code_digest(), sys.version, os.getcwd()]
     parts += [environ.get(name) for name in ENVIRONMENT]
-    parts += [*layout, tuple(sorted(only)), run_mode, inputs]
+    parts += [*layout, tuple(sorted(only)), run_mode]
+    parts += [part for path, digest in inputs.items() for part in (path, digest)]
     return Key(layout, _framed(parts), inputs)
 
 
-def unchanged(probe: Key) -> bool:
+def unchanged(probe: Key, taken: Collection[str] = ()) -> bool:
     """Whether every input still holds what `probe` was computed from: asked
-    after a run, to store its result only when nothing changed meanwhile."""
-    return _inputs_digest(probe.layout) == probe.inputs
+    after a run, to store its result only when nothing changed meanwhile.
+
+    The files in `taken` are not read again: the run loaded the very bytes the
+    key hashed (key's `read`), so its result is the one for those bytes
+    whatever the files hold now. The others (the config, which was read before
+    the key, a skill's supporting files, anything else the run read itself)
+    are hashed again, and no file may have come or gone.
+    """
+    paths = _input_paths(probe.layout)
+    if paths is None or paths != list(probe.inputs):
+        return False
+    try:
+        return all(
+            path in taken or _file_digest(read_regular(path)) == probe.inputs[path]
+            for path in paths
+        )
+    except OSError:  # gone or unreadable since: a change
+        return False
 
 
 def _framed(parts: Iterable[object]) -> str:
@@ -207,19 +232,40 @@ def _framed(parts: Iterable[object]) -> str:
     return digest.hexdigest()
 
 
-def _inputs_digest(layout: Layout) -> str | None:
-    """The hash of the config file and of every file in the trees (path and
-    bytes); None when a tree holds anything else or cannot be read."""
+def _file_digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def _input_paths(layout: Layout) -> list[str] | None:
+    """The config file and every file in the trees, in key order; None when a
+    tree holds anything else or cannot be listed."""
     paths = [] if layout.source is None else [layout.source]
     for folder in (layout.specs, layout.fragments):
         files = _tree(folder)
         if files is None:
             return None
         paths += files
+    return paths
+
+
+def _inputs(
+    layout: Layout, read: MutableMapping[str, bytes] | None = None
+) -> dict[str, bytes] | None:
+    """The hash of each input file's bytes, by path (each bytes put in `read`
+    too, when given); None when a tree holds anything else or cannot be read."""
+    paths = _input_paths(layout)
+    if paths is None:
+        return None
+    digests: dict[str, bytes] = {}
     try:
-        return _framed(part for path in paths for part in (path, read_regular(path)))
+        for path in paths:
+            data = read_regular(path)
+            digests[path] = _file_digest(data)
+            if read is not None:
+                read[path] = data
     except OSError:  # unreadable: the full run reports it
         return None
+    return digests
 
 
 def _code_digest() -> str:
@@ -381,10 +427,11 @@ def _listing(out: str) -> list[str] | None:
     temporary files behind (only a real build clears them, so theirs is a miss): a
     file added or removed anywhere in it (one a runtime loads, that the result
     names) makes a miss."""
+    # Each path by its text past `out/`, as os.path.relpath gives it (which,
+    # per file, cost more than the walk).
+    cut = len(os.path.join(out, ""))
     found = sorted(
-        os.path.relpath(os.path.join(folder, name), out)
-        for folder, _, names in os.walk(out)
-        for name in names
+        os.path.join(folder, name)[cut:] for folder, _, names in os.walk(out) for name in names
     )
     return None if any(TEMPORARY.match(os.path.basename(p)) for p in found) else found
 

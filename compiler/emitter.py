@@ -115,10 +115,13 @@ def unmanaged(out: Path, names: Iterable[str], generated: Collection[str]) -> It
     for name in names:
         loaded = target_registry.TARGETS[name].LOADED
         base = out / name
+        # Each path by its text past `<base>/`, in POSIX form (a Path per file,
+        # made relative, cost more than the walk).
+        cut = len(os.path.join(base, ""))
         found = []
         for folder, _, files in os.walk(base):
             for file in files:
-                rel = Path(folder, file).relative_to(base).as_posix()
+                rel = os.path.join(folder, file)[cut:].replace(os.sep, "/")
                 if loaded.fullmatch(rel) and f"{name}/{rel}" not in generated:
                     found.append(f"{name}/{rel}")
         yield from sorted(found)

@@ -185,12 +185,26 @@ class KeptFiles:
     SourceFile, with what stages derived from it, serves the next run as it is.
 
     Each run keeps only the files it loaded (`begin`, `end`): a file removed
-    or renamed is gone after the run that no longer finds it.
+    or renamed is gone after the run that no longer finds it. A run can be
+    handed bytes read before it (`read_ahead`): the result cache reads every
+    input for its key, and the loader takes those bytes instead of reading
+    each file a second time.
     """
 
     def __init__(self) -> None:
         self._last: dict[Path, tuple[bytes, SourceFile]] = {}
         self._now: dict[Path, tuple[bytes, SourceFile]] = {}
+        self._ahead: dict[str, tuple[bytes, bytes]] = {}  # path text -> (bytes, digest)
+        self.taken: set[str] = set()  # the paths the run loaded from what was read ahead
+
+    def read_ahead(self, files: Mapping[str, bytes], digests: Mapping[str, bytes]) -> None:
+        """Files' bytes by path text, with each one's digest (file_digest), for the
+        next run to load. A file past MAX_FILE_BYTES is left to the loader, which
+        refuses it from its size."""
+        self._ahead = {
+            path: (raw, digests[path]) for path, raw in files.items() if len(raw) <= MAX_FILE_BYTES
+        }
+        self.taken = set()
 
     def begin(self) -> None:
         """A run starts: what the last one loaded is there to reuse (with, newer,
@@ -200,9 +214,20 @@ class KeptFiles:
     def end(self) -> None:
         """The run has loaded every file it reads: the others (removed, renamed) go."""
         self._last = {}
+        self._ahead = {}
+
+    def load_ahead(self, path: Path) -> SourceFile | None:
+        """The file loaded from its bytes read ahead; None when they were not."""
+        found = self._ahead.pop(str(path), None)
+        if found is None:
+            return None
+        self.taken.add(str(path))
+        return self._load(path, *found)
 
     def load(self, path: Path, raw: bytes) -> SourceFile:
-        digest = hashlib.blake2b(raw, digest_size=16).digest()
+        return self._load(path, raw, file_digest(raw))
+
+    def _load(self, path: Path, raw: bytes, digest: bytes) -> SourceFile:
         found = self._last.get(path)
         if found is None or found[0] != digest:
             found = (digest, load_bytes(path, raw))
@@ -210,14 +235,24 @@ class KeptFiles:
         return found[1]
 
 
+def file_digest(raw: bytes) -> bytes:
+    """What KeptFiles knows a file's bytes by: their SHA-256, as compiler.cache
+    hashes each input (so the bytes it read ahead come with theirs)."""
+    return hashlib.sha256(raw).digest()
+
+
 def load_file(
     path: Path, overlays: Mapping[Path, str] | None = None, kept: KeptFiles | None = None
 ) -> SourceFile:
     """The file at `path`; an editor's unsaved text of it instead, when `overlays` has
-    one. With `kept`, the SourceFile the last run made of these same bytes."""
+    one. With `kept`, the SourceFile the last run made of these same bytes, and
+    the bytes read ahead of the run rather than the file read again."""
     if overlays and path in overlays:
         raw = overlays[path].encode("utf-8", "surrogatepass")
     else:
+        ahead = None if kept is None else kept.load_ahead(path)
+        if ahead is not None:
+            return ahead
         try:
             raw = read_bounded(path)
         except _Unreadable as exc:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from compiler import wildcard
@@ -283,10 +284,14 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
     folder = env.tool_output
     tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)
     agents: dict[str, Agent] = {}
+    native_rules: dict[str, tuple[Rule, ...]] = {}  # what a spec agent of the name inherits
     for name, native in natives(env).items():
         origin = Origin("native", f"built-in `{name}` agent")
         extra = from_config(native.rules, env.home, _fixed(origin), patterns)
-        agents[name] = Agent(name, native.mode, (*base, *extra, *shared), hidden=native.hidden)
+        rules = native_rules[name] = (*base, *extra, *shared)
+        agents[name] = Agent(
+            name, native.mode, _with_tool_output(rules, tool_output), hidden=native.hidden
+        )
     default = (*base, *shared)
     for ident, spec in project.agents.items():
         data, own, problems = memo.read(spec, env.home)
@@ -304,15 +309,10 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         hidden = data.get("hidden")
         if not isinstance(hidden, bool):
             hidden = overridden.hidden if overridden else False
-        inherited = overridden.rules if overridden else default
-        agents[ident] = Agent(ident, mode, (*inherited, *own), spec, hidden, tuple(problems))
-    return Runtime(
-        {name: _with_tool_output(agent, tool_output) for name, agent in agents.items()},
-        tuple(shared),
-        env,
-        tuple(config_problems),
-        memo.patterns,
-    )
+        rules = (*native_rules.get(ident, default), *own)
+        rules = _with_tool_output(rules, tool_output)
+        agents[ident] = Agent(ident, mode, rules, spec, hidden, tuple(problems))
+    return Runtime(agents, tuple(shared), env, tuple(config_problems), memo.patterns)
 
 
 class Memo:
@@ -326,7 +326,10 @@ class Memo:
 
     def __init__(self) -> None:
         self.patterns = wildcard.Patterns()
-        self.runtime: tuple[Project, Runtime] | None = None  # the last for_project
+        # The last for_project: its project held weakly, as the project holds
+        # the bundle that holds this Memo (a cycle would keep the run's whole
+        # graph alive until a full collection, at the latest the one at exit).
+        self.runtime: tuple[weakref.ref[Project], Runtime] | None = None
 
     def read(
         self, spec: Spec, home: str
@@ -366,12 +369,11 @@ def memo_of(bundle: Bundle) -> Memo:
     return found
 
 
-def _with_tool_output(agent: Agent, extra: Rule) -> Agent:
-    """The agent with OpenCode's allow rule for its tool-output folder (one Rule
-    for every agent: rules are immutable), unless a rule denies exactly that."""
-    if _denies(agent.rules, extra.pattern):
-        return agent
-    return replace(agent, rules=(*agent.rules, extra))
+def _with_tool_output(rules: tuple[Rule, ...], extra: Rule) -> tuple[Rule, ...]:
+    """An agent's rules with OpenCode's allow rule for its tool-output folder
+    (one Rule for every agent: rules are immutable), unless a rule denies
+    exactly that. Each agent is made once, with its rules complete."""
+    return rules if _denies(rules, extra.pattern) else (*rules, extra)
 
 
 def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
@@ -385,6 +387,6 @@ def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
 def for_project(project: Project) -> Runtime:
     """resolve(project), computed once per project for all the rules that need it."""
     memo = memo_of(project.bundle)
-    if memo.runtime is None or memo.runtime[0] is not project:
-        memo.runtime = (project, resolve(project))
+    if memo.runtime is None or memo.runtime[0]() is not project:
+        memo.runtime = (weakref.ref(project), resolve(project))
     return memo.runtime[1]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, cache, files, resources
+from compiler import api, cache, files, loader, resources
 from compiler.config import DEFAULTS, load_config
 
 from .conftest import Run, every_field
@@ -335,17 +335,63 @@ def test_an_input_edited_during_the_run_is_never_stored(
     run: Callable[..., Run],
     edit_during_run: Callable[[Callable[[], None]], None],
 ) -> None:
-    """A same-size edit with its mtime put back, caught by hashing the inputs
-    again. Had the result been stored under the key of the old bytes, putting
-    them back would replay an answer about the new ones."""
+    """A same-size edit with its mtime put back, made after the inputs were
+    hashed: the run loads the bytes it hashed, so what it stores is the answer
+    for them. The edit is the next run's miss; putting the old bytes back
+    replays the answer about them, never one about the edit."""
     agent = sample / "specs/agents/scout.md"
     original = agent.read_text()
     edit_during_run(_same_size_edit(agent, "mode: subagent", "mode: subagnet"))
+    during = run("check")
+    assert "subagnet" not in during.out  # read once, before the edit
     edited = run("check")
-    assert "subagnet" in edited.out
+    assert "subagnet" in edited.out  # the edited bytes have a key of their own
     agent.write_text(original)
     back = run("check")
-    assert "subagnet" not in back.out  # not a stale hit on the old bytes' key
+    assert "subagnet" not in back.out  # not a stale hit on the edited bytes' answer
+
+
+def test_a_file_the_run_reads_itself_edited_during_the_run_is_never_stored(
+    sample: Path,
+    run: Callable[..., Run],
+    pipeline_runs: list[bool],
+    edit_during_run: Callable[[Callable[[], None]], None],
+) -> None:
+    """A skill's supporting file is read by the run, not taken from the key's
+    bytes: it is hashed again after the run. Had the result been stored, the
+    old bytes put back would replay an answer about the edit."""
+    skill = sample / "specs/skills/tone"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: tone\ndescription: Sets the tone of every answer.\n---\nSpeak plainly.\n"
+    )
+    notes = skill / "notes.txt"
+    notes.write_text("version 1\n")
+    edit_during_run(_same_size_edit(notes, "version 1", "version 2"))
+    run("build")
+    notes.write_text("version 1\n")
+    run("build")
+    assert len(pipeline_runs) == 2  # the first run's result was not stored
+    assert (sample / "build/opencode/.opencode/skills/tone/notes.txt").read_text() == "version 1\n"
+
+
+def test_each_input_is_read_once_for_the_key_and_the_run(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader takes the bytes the key hashed, and the check after the run
+    does not read them again."""
+    read: list[str] = []
+    real = files.read_regular
+
+    def counting(path: str | os.PathLike[str], limit: int | None = None, **kwargs: bool) -> bytes:
+        read.append(os.fspath(path))
+        return real(path, limit, **kwargs)
+
+    monkeypatch.setattr(cache, "read_regular", counting)
+    monkeypatch.setattr(loader, "read_regular", counting)
+    assert api.build(load_config(), cache=True).ok
+    specs = [path for path in read if "/specs/" in path]
+    assert specs and sorted(specs) == sorted(set(specs))
 
 
 def test_inputs_are_hashed_again_after_the_run(sample: Path) -> None:
@@ -357,6 +403,15 @@ def test_inputs_are_hashed_again_after_the_run(sample: Path) -> None:
     assert cache.unchanged(probe)
     _same_size_edit(agent, "mode: subagent", "mode: subagnet")()
     assert not cache.unchanged(probe)
+
+
+def test_files_the_run_took_from_the_key_are_not_hashed_again(sample: Path) -> None:
+    probe = _probe(sample)
+    assert probe is not None
+    agent = next(path for path in probe.inputs if path.endswith("scout.md"))
+    _same_size_edit(Path(agent), "mode: subagent", "mode: subagnet")()
+    assert not cache.unchanged(probe)
+    assert cache.unchanged(probe, taken={agent})  # the run loaded the bytes the key hashed
 
 
 @pytest.mark.parametrize("change", ["add", "remove"])
@@ -421,13 +476,18 @@ def test_a_bundle_with_no_stored_result_is_not_hashed_to_look_up(
     """Nothing stored yet (a fresh clone, a CI job): the lookup misses without
     reading the inputs, which the run then hashes once to store its result."""
     hashed: list[str] = []
-    real = cache._inputs_digest
-    monkeypatch.setattr(cache, "_inputs_digest", lambda layout: hashed.append("") or real(layout))
+    real = cache._inputs
+
+    def counting(layout: cache.Layout, read: dict[str, bytes] | None = None) -> object:
+        hashed.append("")
+        return real(layout, read)
+
+    monkeypatch.setattr(cache, "_inputs", counting)
     mode = cache.mode("build")
     assert cache.lookup_run(None, sample, mode, (), os.environ) is None
     assert hashed == []
     assert api.build(load_config(), cache=True).ok
-    assert len(hashed) == 2  # before the run, and again after it
+    assert len(hashed) == 1  # for the run's key (after it, cache.unchanged)
     hit = cache.lookup_run(None, sample, mode, (), os.environ)
     assert hit is not None and hit.diagnostics == ()
 
