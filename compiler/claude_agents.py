@@ -128,7 +128,7 @@ def runner(spec: Spec, translation: Translation) -> Subject | None:
     return next((s for s in translation.subjects if s.name == agent), None)
 
 
-def forked_agent(spec: Spec, project: Project, translation: Translation) -> str | None:
+def forked_agent(spec: Spec, translation: Translation) -> str | None:
     agent = spec.meta.get("agent")
     if not isinstance(agent, str) or agent not in translation.tools:
         return None
@@ -138,9 +138,7 @@ def forked_agent(spec: Spec, project: Project, translation: Translation) -> str 
     return None
 
 
-def shell_commands(
-    spec: Spec, project: Project, translation: Translation
-) -> list[tuple[str, bool]]:
+def shell_commands(spec: Spec, translation: Translation) -> list[tuple[str, bool]]:
     """Each `` !`cmd` `` of the body, and whether Claude Code may run it unasked."""
     who = runner(spec, translation)
     found = []
@@ -156,11 +154,11 @@ def shell_commands(
 
 
 def command_notes(
-    spec: Spec, project: Project, translation: Translation, models: Mapping[str, str]
+    spec: Spec, translation: Translation, models: Mapping[str, str]
 ) -> Iterator[tuple[tuple[str, ...], str]]:
     """(frontmatter path, or ("!", cmd) for a shell line of the body; message)."""
     agent = spec.meta.get("agent")
-    if isinstance(agent, str) and not forked_agent(spec, project, translation):
+    if isinstance(agent, str) and not forked_agent(spec, translation):
         if agent not in translation.tools:
             yield (
                 ("agent",),
@@ -181,7 +179,7 @@ def command_notes(
             f"model `{model}` has no Claude Code counterpart in the `models` option; "
             "the command uses the session's model",
         )
-    for cmd, ok in shell_commands(spec, project, translation):
+    for cmd, ok in shell_commands(spec, translation):
         if not ok:
             yield (
                 ("!", cmd),

@@ -108,7 +108,7 @@ def _claude(project: Project) -> Iterator[Problem]:
     for ident in translation.tools:
         yield from _at(project.agents[ident], agent_notes(project.agents[ident], models))
     for spec in project.modes.values():
-        yield from _at(spec, command_notes(spec, project, translation, models))
+        yield from _at(spec, command_notes(spec, translation, models))
     for skill in project.skills.values():
         notes = [why for why in skill_grants(project, skill).values() if why]
         yield from _at(skill.spec, ((("allowed-tools",), note) for note in notes))

@@ -109,7 +109,7 @@ def report(
         for ident in translation.tools
     }
     commands = {
-        ident: [message for _, message in command_notes(spec, project, translation, models)]
+        ident: [message for _, message in command_notes(spec, translation, models)]
         for ident, spec in project.modes.items()
     }
     skills = {
@@ -174,13 +174,13 @@ def command_frontmatter(
         hint = "<request>"
     if hint is not None:
         front["argument-hint"] = str(hint)
-    allowed = [f"Bash({cmd})" for cmd, ok in shell_commands(spec, project, translation) if ok]
+    allowed = [f"Bash({cmd})" for cmd, ok in shell_commands(spec, translation) if ok]
     if allowed:
         front["allowed-tools"] = allowed
     model = override.get("model") or models.get(str(data.get("model")))
     if model:
         front["model"] = model
-    agent = forked_agent(spec, project, translation)
+    agent = forked_agent(spec, translation)
     if agent:
         front["context"] = "fork"
         front["agent"] = namer.get(agent, claude_name(agent))
