@@ -84,7 +84,7 @@ def layout(
         front = agent_frontmatter(spec, translation, models, namer)
         yield f"{prefix}agents/{claude_name(ident)}.md", dumper.document(front, spec.body)
     for ident, spec in project.modes.items():
-        front = command_frontmatter(spec, project, translation, models, namer)
+        front = command_frontmatter(spec, translation, models, namer)
         yield f"{prefix}commands/{claude_name(ident)}.md", dumper.document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
@@ -161,7 +161,6 @@ def tool_list(ident: str, translation: Translation, namer: Mapping[str, str]) ->
 
 def command_frontmatter(
     spec: Spec,
-    project: Project,
     translation: Translation,
     models: Mapping[str, str],
     namer: Mapping[str, str],
