@@ -61,6 +61,7 @@ _OPENER = re.compile(r"<[<%#]")
 _BACKTICKS = re.compile(r"`+")
 _PLACEHOLDER_START = re.compile(r"<<[ \t]*(?=[A-Za-z_'\"])")
 _UNCLOSED = re.compile(r"<<([A-Za-z_][A-Za-z0-9_]*)")
+_DASHED = re.compile(r"(?:-[A-Za-z0-9_]+)+")  # right after a name: `review-steps`
 _TAG_START = re.compile(r"<%[-+]?[ \t]*(?=[A-Za-z_])")
 _TOKEN = re.compile(
     r"[ \t]*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
@@ -711,6 +712,14 @@ class _Parser:
         kind, name, at = self._next("a fragment name")
         if kind != "name":
             self._fail(f"expected a fragment name, found `{name}`", at)
+        dashed = _DASHED.match(self.text, self.pos)
+        if dashed:
+            written = name + dashed.group()
+            self._fail(
+                f"a fragment name has no `-`: write `{written.replace('-', '_')}` "
+                "(its path under fragments/ with `/` and `-` as `_`)",
+                at,
+            )
         called = self._peek() == "("
         args: tuple[Arg, ...] = ()
         if called:

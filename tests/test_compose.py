@@ -873,3 +873,14 @@ def test_text_that_opens_no_known_name_stays_text() -> None:
     composition = compose(body, {"tone.md": "t\n"})
     assert errors(composition) == []
     assert composition.agents["a"] == body  # the backslash escapes constructs only
+
+
+def test_a_dash_in_a_fragment_name_says_how_the_fragment_is_named() -> None:
+    # fragments/review/steps.md and fragments/review-steps.md are both `review_steps`.
+    composition = compose('<<review-steps(focus="bugs")>>\n', {"review/steps.md": "s\n"})
+    ((path, line, column, message),) = errors(composition)
+    assert (path, line, column) == ("specs/agents/a.md", 4, 3)
+    assert message.startswith(
+        'invalid placeholder `<<review-steps(focus="bugs")>>`: a fragment name has no `-`: '
+        "write `review_steps` (its path under fragments/ with `/` and `-` as `_`)"
+    )
