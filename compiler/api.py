@@ -286,7 +286,10 @@ def build(
         return collector.result(files=files, generated=generated)
     try:
         outcome = apply(config.out, files, force=force, only=only)
-    except (ManifestError, OSError) as exc:
+    except ManifestError as exc:
+        collector.add("write", exc.path, Problem(1, 1, exc.message))
+        return collector.result(files=files, generated=generated)
+    except OSError as exc:
         collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
         return collector.result(files=files, generated=generated)
     for conflict in outcome.errors:
@@ -369,7 +372,7 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
             planner.add(rel, files[rel])
         todo = planner.plan()
     except ManifestError as exc:
-        collector.add("stale-output", config.out, Problem(1, 1, str(exc)))
+        collector.add("stale-output", exc.path, Problem(1, 1, exc.message))
         return collector.result(generated=done)
     except OSError as exc:
         where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
@@ -391,11 +394,9 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     return collector.result(generated=done, digests=planner.digests or {})
 
 
-def _os_message(exc: Exception) -> str:
-    if isinstance(exc, OSError):
-        where = f" ({exc.filename})" if exc.filename else ""
-        return f"cannot write the output: {exc.strerror or exc}{where}"
-    return str(exc)
+def _os_message(exc: OSError) -> str:
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"cannot write the output: {exc.strerror or exc}{where}"
 
 
 # Permissions and delegation: `promptc can` and `promptc graph`.

@@ -78,7 +78,12 @@ def digest(content: bytes) -> str:
 
 
 class ManifestError(Exception):
-    pass
+    """A manifest the writer will not trust: the diagnostic stands on `path`, the manifest."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
 
 
 class LockError(OSError):
@@ -95,18 +100,19 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
     except (OSError, ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise ManifestError(
-            f"{path}: unreadable manifest ({reason}); delete it or use --force"
+            path, f"unreadable manifest ({reason}); delete it or use --force"
         ) from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
-        raise ManifestError(f"{path}: not a promptc manifest; delete it or use --force")
+        raise ManifestError(path, "not a promptc manifest; delete it or use --force")
     for rel in files:
         # The output folder is trusted no more than the sources: a manifest naming
         # `../x` would otherwise make a build delete a file outside it.
         if not safe_relative(str(rel)):
             raise ManifestError(
-                f"{path}: names {rel!r}, which is not a path inside the output folder; "
-                "delete the manifest or use --force"
+                path,
+                f"names {rel!r}, which is not a path inside the output folder; "
+                "delete the manifest or use --force",
             )
     return {str(k): [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
 
