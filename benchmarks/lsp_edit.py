@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import os
 import pstats
 import statistics
@@ -32,7 +31,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+
+from speed import write_promptc  # benchmarks/ is on sys.path
 
 from compiler.lsp import Session
 
@@ -44,16 +44,6 @@ STAGES = {
     "compose": ("compose_bundle", "make_project"),
     "rules": ("run_rules",),
 }
-
-
-def speed() -> ModuleType:
-    """benchmarks/speed.py, for its generated bundle."""
-    here = Path(__file__).resolve().parent
-    spec = importlib.util.spec_from_file_location("speed", here / "speed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def timed(run: Callable[[int], object], repeat: int) -> list[float]:
@@ -86,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="promptc-lsp-") as scratch:
         root = Path(scratch).resolve()
-        speed().write_promptc(root, args.agents)
+        write_promptc(root, args.agents)
         os.chdir(root)  # diagnostics name files relative to the working directory
         session = Session(root)
         agent = root / "specs/agents/a0.md"

@@ -25,7 +25,6 @@ machine) of each. With `--command check`, times
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
@@ -33,21 +32,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+
+from speed import write_promptc  # benchmarks/ is on sys.path
 
 from compiler import api
 from compiler.config import load_config
-
-
-def speed() -> ModuleType:
-    """benchmarks/speed.py, for its generated bundle."""
-    here = Path(__file__).resolve().parent
-    spec = importlib.util.spec_from_file_location("speed", here / "speed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 Run = Callable[[], api.Result]
 
@@ -77,7 +66,7 @@ def main() -> None:
     command = api.build if args.command == "build" else api.check
     with tempfile.TemporaryDirectory(prefix="promptc-watch-") as scratch:
         root = Path(scratch).resolve()
-        speed().write_promptc(root, args.agents)
+        write_promptc(root, args.agents)
         os.chdir(root)  # diagnostics name files relative to the working directory
         agent = root / "specs/agents/a0.md"
         fragment = root / "fragments/flow.md"

@@ -20,6 +20,23 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_script(name: str, *args: str, cwd: Path, scratch: Path | None = None) -> str:
+    """benchmarks/<name> run as a user runs it, in `cwd` (its temporary folders
+    under `scratch`); its output, once it has exited 0."""
+    env = {**os.environ, "TMPDIR": str(scratch)} if scratch else None
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / name), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def _speed() -> ModuleType:
     """benchmarks/speed.py as a module (benchmarks/ is not a package)."""
     spec = importlib.util.spec_from_file_location("speed", ROOT / "benchmarks/speed.py")
@@ -32,18 +49,8 @@ def _speed() -> ModuleType:
 def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    env = {**os.environ, "TMPDIR": str(scratch)}
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/speed.py"), "--sizes", "16", "--repeat", "1"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith("| promptc")]
+    out = run_script("speed.py", "--sizes", "16", "--repeat", "1", cwd=tmp_path, scratch=scratch)
+    rows = [line for line in out.splitlines() if line.startswith("| promptc")]
     names = [row.split("|")[1].strip() for row in rows]
     assert names == [
         "promptc check, cold (ndomo)",
@@ -56,9 +63,9 @@ def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
     ]
     # A run that failed says so in its row: every promptc run exited 0.
     assert not [row for row in rows if "exit [" in row]
-    assert "| python: create 16 empty files" in result.stdout
-    assert "N=16 cold check / imports:" in result.stdout
-    assert "N=16 warm check / floor:" in result.stdout
+    assert "| python: create 16 empty files" in out
+    assert "N=16 cold check / imports:" in out
+    assert "N=16 warm check / floor:" in out
     # Every bundle, and every folder a cold run moved aside, is gone at the end.
     assert list(scratch.iterdir()) == []
 
@@ -83,23 +90,32 @@ def test_a_cold_run_s_folders_are_moved_aside_not_deleted(tmp_path: Path) -> Non
 def test_real_shape_script_prints_a_row_for_every_step_and_size(tmp_path: Path) -> None:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    script = str(ROOT / "benchmarks/real_steps.py")
-    result = subprocess.run(
-        [sys.executable, script, "--sizes", "2", "3", "--repeat", "1"],
-        cwd=tmp_path,
-        env={**os.environ, "TMPDIR": str(scratch)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    out = run_script(
+        "real_steps.py", "--sizes", "2", "3", "--repeat", "1", cwd=tmp_path, scratch=scratch
     )
-    assert result.returncode == 0, result.stderr
-    rows = [line.split("|")[1:3] for line in result.stdout.splitlines() if line[:2] == "| "]
+    rows = [line.split("|")[1:3] for line in out.splitlines() if line[:2] == "| "]
     steps = ["import opencode", "import claude", "lint", "build", "check"]
     assert [(name.strip(), size.strip()) for name, size in rows[1:]] == [
         (step, size) for step in steps for size in ("2", "3")
     ]
     # A run that failed says so in its row: every promptc run exited 0.
-    assert "exit [" not in result.stdout
-    assert "python -c pass (floor):" in result.stdout
+    assert "exit [" not in out
+    assert "python -c pass (floor):" in out
     assert list(scratch.iterdir()) == []
+
+
+def test_the_edit_latency_benchmark_runs_and_prints_each_edit(tmp_path: Path) -> None:
+    # Only that it runs and what it prints: the time is measured by the script itself.
+    out = run_script("lsp_edit.py", "--agents", "16", "--repeat", "1", cwd=tmp_path)
+    rows = [line.split("|")[1].strip() for line in out.splitlines()[2:5]]
+    assert rows == ["agent", "agent, broken", "fragment"]
+    assert "one agent edit: load " in out
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_the_watched_edit_benchmark_runs_and_prints_each_edit(command: str, tmp_path: Path) -> None:
+    args = ("--agents", "16", "--repeat", "1", "--command", command)
+    lines = run_script("watch_edit.py", *args, cwd=tmp_path).splitlines()
+    assert lines[0] == f"| edit (16 agents, {command}) | from scratch | kept |"
+    rows = [line.split("|")[1].strip() for line in lines[2:]]
+    assert rows == ["agent", "agent, broken", "fragment"]

@@ -322,22 +322,3 @@ def test_watch_refuses_options_that_record_or_rewrite(
     assert main(args) == 2
     assert message in capsys.readouterr().err
     assert not os.path.exists(bundle / "build")
-
-
-@pytest.mark.parametrize("command", ["build", "check"])
-def test_the_watched_edit_benchmark_runs_and_prints_each_edit(command: str, tmp_path: Path) -> None:
-    # Only that it runs and what it prints: the time is measured by the script itself.
-    script = Path(__file__).resolve().parents[1] / "benchmarks/watch_edit.py"
-    done = subprocess.run(
-        [sys.executable, str(script), "--agents", "16", "--repeat", "1", "--command", command],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0] == f"| edit (16 agents, {command}) | from scratch | kept |"
-    rows = [line.split("|")[1].strip() for line in lines[2:]]
-    assert rows == ["agent", "agent, broken", "fragment"]
