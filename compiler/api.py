@@ -21,8 +21,10 @@ from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
+from compiler.calls import Call, Verdict
 from compiler.compose import Composition, compose_bundle
 from compiler.config import Config, load_config
+from compiler.decide import MODELS
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
 from compiler.errors import PromptcError, UsageError
@@ -31,6 +33,8 @@ from compiler.lint import run_rules
 from compiler.loader import KeptFiles, SourceFile
 from compiler.permissions import Decision, Rule
 from compiler.project import Project, make_project
+from compiler.proof import Proof
+from compiler.proof import lines as proof_lines
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
@@ -50,6 +54,9 @@ class Result:
     # The hash of each generated file as the run left or found it in the output
     # folder (None: missing), where it knows: the cache records them unread.
     digests: Mapping[str, str | None] = field(default_factory=dict)
+    # What the translations' proofs say (compiler.proof): every accepted
+    # widening first, then one line per target with a decision model.
+    summaries: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -80,6 +87,7 @@ class _Collector:
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
+        self.proofs: list[Proof] = []
 
     def display(self, path: Path) -> str:
         return self.config.display(path)
@@ -105,9 +113,13 @@ class _Collector:
         """Whether a file (by display path) has an error so far."""
         return shown in self._failed
 
+    def proved(self, proof: Proof) -> None:
+        self.proofs.append(proof)
+
     def result(self, **kwargs: object) -> Result:
         shown = _capped(_ordered(set(self.items)))
-        return Result(tuple(shown), **kwargs)  # type: ignore[arg-type]
+        summaries = proof_lines(self.proofs)
+        return Result(tuple(shown), summaries=summaries, **kwargs)  # type: ignore[arg-type]
 
 
 # Past this many diagnostics of one rule in one file, one summary stands for
@@ -339,7 +351,7 @@ def _cached(
     failed_write = any(d.rule == "write" for d in result.diagnostics)
     if not failed_write and result_cache.unchanged(key, kept.files.taken):
         generated = list(result.generated) if outputs else None
-        result_cache.store(key, result.diagnostics, generated, result.digests)
+        result_cache.store(key, result.diagnostics, generated, result.digests, result.summaries)
     return result
 
 
@@ -456,6 +468,52 @@ def can(
         permission_model.evaluate(rules, permission, text),
         tuple(permission_model.matching(rules, permission, text)),
     )
+
+
+@dataclass(frozen=True)
+class TargetAnswer:
+    """What one runtime decides, from the files a target writes, beside OpenCode's answer."""
+
+    target: str
+    runtime: str  # the runtime's name
+    verdict: Verdict
+    opencode: Answer
+
+
+def can_on(
+    config: Config,
+    target: str,
+    agent: str,
+    permission: str,
+    text: str = "*",
+    *,
+    as_subagent: bool | None = None,
+) -> TargetAnswer:
+    """What the runtime of `target` decides for the call, from the files the target
+    writes (built in memory), by its decision model (compiler.decide)."""
+    opencode = can(config, agent, permission, text, as_subagent=as_subagent)
+    found = MODELS.get(target)
+    if found is None:
+        known = ", ".join(sorted(MODELS))
+        raise UsageError(f"no decision model for target `{target}` (one of: {known})")
+    result = render(config, only=[target])
+    # The files are what is asked about, widenings and all: only other errors stop it.
+    errors = [
+        d
+        for d in result.diagnostics
+        if d.severity is Severity.ERROR and d.rule not in ("wider-translation", "lost-tool")
+    ]
+    if errors:
+        raise PromptcError(_blocked(f"cannot build the {target} files", errors))
+    prefix = f"{target}/"
+    files = {
+        path[len(prefix) :]: data.decode("utf-8")
+        for path, data in result.files.items()
+        if path.startswith(prefix)
+    }
+    runtime, load = found
+    call = Call(agent, permission, text, opencode.as_subagent)
+    return TargetAnswer(target, runtime, load(files).decide(call), opencode)
 
 
 def _missing_agent(

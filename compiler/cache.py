@@ -27,7 +27,7 @@ from compiler.diagnostics import Diagnostic, Fix, Severity
 from compiler.files import MANIFEST, TEMPORARY, read_regular, replace_file
 
 FOLDER = ".promptc-cache"
-FORMAT = 4  # bump when the entry layout or the key changes
+FORMAT = 5  # bump when the entry layout or the key changes
 KEEP = 16  # entries kept per bundle; the oldest go first
 ENVIRONMENT = ("HOME", "XDG_DATA_HOME", "TMPDIR", "TMP", "TEMP")
 DEPENDENCIES = ("yaml", "jinja2", "jsonschema", "click")
@@ -74,8 +74,11 @@ class Hit:
     removed: tuple[str, ...] = ()
     fixed: tuple[str, ...] = ()
 
-    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
+    def __init__(
+        self, diagnostics: tuple[Diagnostic, ...], summaries: tuple[str, ...] = ()
+    ) -> None:
         self.diagnostics = diagnostics
+        self.summaries = summaries  # api.Result.summaries
 
     @property
     def ok(self) -> bool:
@@ -354,7 +357,8 @@ def lookup(probe: Key) -> Hit | None:
                 or _snapshot(out, outputs) != outputs
             ):
                 return None
-        return Hit(tuple(_diagnostic(item) for item in data["diagnostics"]))
+        diagnostics = tuple(_diagnostic(item) for item in data["diagnostics"])
+        return Hit(diagnostics, tuple(str(line) for line in data.get("summaries", ())))
     except Exception:  # missing, unreadable or malformed: a miss
         return None
 
@@ -364,8 +368,10 @@ def store(
     diagnostics: Iterable[Diagnostic],
     outputs: Iterable[str] | None,
     known: Mapping[str, str | None] | None = None,
+    summaries: Iterable[str] = (),
 ) -> None:
-    """Record a result. `outputs` (paths under out/) are hashed as they are now,
+    """Record a result (its diagnostics and summary lines). `outputs` (paths
+    under out/) are hashed as they are now,
     except those in `known`: the hashes the run itself wrote or compared (None:
     missing). An edit since then makes the next lookup a miss, where hashing
     them now would record the edit and replay a verdict about the old bytes.
@@ -389,6 +395,7 @@ def store(
             "outputs": snapshot,
             "listing": None if outputs is None else _listing(layout.out),
             "diagnostics": [_encode(d) for d in diagnostics],
+            "summaries": list(summaries),
         }
         replace_file(_entry_path(probe), json.dumps(entry).encode())
         _prune(folder)

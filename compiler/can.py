@@ -19,7 +19,7 @@ from compiler.permissions import KNOWN_KEYS, Rule
 from compiler.suggest import did_you_mean
 
 if TYPE_CHECKING:
-    from compiler.api import Answer
+    from compiler.api import Answer, TargetAnswer
 
 # Shell syntax that makes OpenCode split a command into several permission checks.
 _SHELL_LIST = re.compile(r"\|\||&&|[|;&\n]|\$\(|`")
@@ -37,6 +37,29 @@ def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> It
         yield "matching rules, in order (the last one decides):"
         for rule in answer.matching:
             yield f"  {_line(rule, display, answer)}"
+
+
+def render_target_answer(on: TargetAnswer, fmt: str, display: Display) -> Iterator[str]:
+    """The runtime's decision and why, then OpenCode's for the same call:
+
+    allow  craftsman  bash "cat .env"  (Claude Code, from the claude files)
+    Claude Code runs `cat` unasked (read-only)
+    OpenCode: ask  specs/agents/craftsman.md:12:5: bash "*": ask
+    """
+    answer = on.opencode
+    if fmt == "json":
+        found: dict[str, Any] = {"target": on.target, "runtime": on.runtime}
+        found |= {"action": on.verdict.action, "why": on.verdict.why}
+        found["opencode"] = _json(answer, display)
+        yield json.dumps(found, indent=2, ensure_ascii=False)
+        return
+    shown = json.dumps(answer.input, ensure_ascii=False)
+    yield (
+        f"{on.verdict.action}  {answer.agent.name}  {answer.permission} {shown}  "
+        f"({on.runtime}, from the {on.target} files)"
+    )
+    yield on.verdict.why
+    yield f"OpenCode: {answer.decision.action}  {_line(answer.decision.rule, display, answer)}"
 
 
 def _line(rule: Rule | None, display: Display, answer: Answer) -> str:

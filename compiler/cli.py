@@ -321,6 +321,13 @@ def explain(rule_id: str) -> None:
     "started (default: subagent for `mode: subagent`, else primary).",
 )
 @click.option("--trace", is_flag=True, help="Also list every rule that matched, in order.")
+@click.option(
+    "--target",
+    "target",
+    metavar="TARGET",
+    help="Answer for the runtime of TARGET (claude, claude-plugin, codex, gemini, copilot): "
+    "what it decides from the files promptc writes for it, beside OpenCode's answer.",
+)
 def can(
     agent: str,
     permission: str,
@@ -329,6 +336,7 @@ def can(
     fmt: str,
     role: str | None,
     trace: bool,
+    target: str | None,
 ) -> None:
     """What OpenCode decides when AGENT asks PERMISSION for INPUT, and the rule that decides.
 
@@ -337,10 +345,20 @@ def can(
     whole tool). Example: promptc can craftsman bash "git push origin main"
     """
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.can import permission_note, render_answer, shell_note  # noqa: PLC0415 (the pipeline: module docstring)
+    from compiler.can import (  # noqa: PLC0415 (the pipeline: module docstring)
+        permission_note,
+        render_answer,
+        render_target_answer,
+        shell_note,
+    )
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
+    if target is not None:
+        on = api.can_on(config, target, agent, permission, text, as_subagent=subagent)
+        for line in render_target_answer(on, fmt, config.display):
+            click.echo(line)
+        return
     answer = api.can(config, agent, permission, text, as_subagent=subagent)
     for line in render_answer(answer, fmt, config.display, trace):
         click.echo(line)
@@ -506,6 +524,8 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
             click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
     if not options.quiet and fmt in ("text", "github"):
+        for line in result.summaries:
+            click.echo(f"promptc: {line}", err=True)
         _summary(result, severities, options.verbose)
     return EXIT_PROBLEMS if _failed(severities, options.strict) else EXIT_OK
 

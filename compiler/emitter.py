@@ -14,10 +14,12 @@ from typing import Protocol
 
 from compiler import targets as target_registry
 from compiler.bundle import Bundle
+from compiler.calls import Call
 from compiler.compose import compose_bundle
 from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec, make_project
+from compiler.proof import Proof, Widening, grouped, prove
 from compiler.validate import Schemas, check_emitted, output_schema
 
 
@@ -32,6 +34,8 @@ class Collector(Protocol):
     def add(self, rule: str, path: Path, problem: Problem) -> None: ...
 
     def failed(self, shown: str | None) -> bool: ...
+
+    def proved(self, proof: Proof) -> None: ...
 
 
 def compose_as(name: str) -> str:
@@ -59,11 +63,17 @@ def emit(
             composition = compose_bundle(bundle, composed_for, collector.display)
             project = make_project(config, bundle, composition, composed_for)
             projects[composed_for] = project
+        texts: dict[str, str] = {}
         for rel, text in target_registry.TARGETS[name].files(project, config.targets.get(name, {})):
             spec = _origin(project, name, rel)
             for problem in _check_emitted(collector, project, name, rel, text, spec):
                 collector.add("emit", config.out / name / rel, problem)
+            texts[rel] = text
             files[f"{name}/{rel}"] = text.encode("utf-8")
+        proof = prove(project, name, texts)
+        if proof is not None:
+            _report_proof(collector, project, proof)
+            collector.proved(proof)
     return [project for project in projects.values() if project is not lint_project]
 
 
@@ -125,3 +135,52 @@ def unmanaged(out: Path, names: Iterable[str], generated: Collection[str]) -> It
                 if loaded.fullmatch(rel) and f"{name}/{rel}" not in generated:
                     found.append(f"{name}/{rel}")
         yield from sorted(found)
+
+
+def _report_proof(collector: Collector, project: Project, proof: Proof) -> None:
+    """Each refused widening an error, each lost tool a warning, at the spec that says it."""
+    for (agent, permission), found in grouped(proof.refused).items():
+        spec = project.agents[agent]
+        first = found[0]
+        rule = next((r for r in first.opencode.rules if r is not None and r.origin.path), None)
+        if rule is not None:
+            path, line, column = rule.origin.path, rule.origin.line, rule.origin.column
+        else:
+            pos = spec.where("permission", key=True)
+            path, line, column = spec.source.path, pos.line, pos.column
+        message = _wider_message(proof, permission, found)
+        assert path is not None
+        collector.add("wider-translation", path, Problem(line, column, message, path=path))
+    for agent, kinds in proof.lost.items():
+        spec = project.agents[agent]
+        pos = spec.where("permission", key=True)
+        shown = ", ".join(kinds)
+        message = (
+            f"{proof.runtime} ({proof.target}): `{agent}` loses {shown}: OpenCode lets it make "
+            f"such calls, the {proof.target} files none"
+        )
+        collector.add("lost-tool", spec.source.path, Problem(pos.line, pos.column, message))
+
+
+def _wider_message(proof: Proof, permission: str, found: list[Widening]) -> str:
+    first = found[0]
+    opencode = first.opencode.action
+    because = first.opencode.reason()
+    more = f" and {len(found) - 1} more such call(s)" if len(found) > 1 else ""
+    return (
+        f"{proof.runtime} ({proof.target}) would {first.runtime.action} {_shown(first.call)}"
+        f"{more}, which OpenCode {_verb(opencode)} ({because}): {first.runtime.why}. "
+        f'Accept that on purpose with `accept_wider = ["{permission}"]` in '
+        f"[targets.{proof.target}]"
+    )
+
+
+def _shown(call: Call) -> str:
+    where = " as a subagent" if call.delegated else ""
+    if call.input == "*":
+        return f"`{call.agent}`{where} a `{call.permission}` call"
+    return f"`{call.agent}`{where} `{call.permission}` `{call.input}`"
+
+
+def _verb(action: str) -> str:
+    return {"deny": "denies", "ask": "asks for", "allow": "allows"}[action]

@@ -48,11 +48,16 @@ def settings(config: Config) -> dict[str, RuleSettings]:
         raw = dict(tables.get(rule_id, {}))
         config.check_table(("rules", rule_id), raw, rules.options_schema(module))
         level_name = raw.pop("level", module.DEFAULT_LEVEL)
-        if module.STAGE and level_name != module.DEFAULT_LEVEL:
+        if _fixed(module) and level_name != module.DEFAULT_LEVEL:
             raise config.fail(("rules", rule_id, "level"), f"'{rule_id}' cannot be reconfigured")
         options = {**rules.option_defaults(module), **raw}
         found[rule_id] = RuleSettings(LEVELS[level_name], freeze(options))
     return found
+
+
+def _fixed(module: rules.Rule) -> bool:
+    """A stage's own findings keep their level, unless the stage says they may not."""
+    return module.STAGE and getattr(module, "LEVEL_FIXED", True) is not False
 
 
 def run_rules(

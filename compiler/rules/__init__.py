@@ -36,6 +36,7 @@ from compiler.rules import (
     internal,
     key_typo,
     lossy_translation,
+    lost_tool,
     missing_catch_all,
     positional_arguments,
     required_snippet,
@@ -58,6 +59,7 @@ from compiler.rules import (
     unmanaged_file,
     unreachable_subagent,
     unused_fragment,
+    wider_translation,
     write,
 )
 
@@ -83,6 +85,8 @@ _MODULES: tuple[ModuleType, ...] = (
     compose,
     schema,
     emit,
+    wider_translation,
+    lost_tool,
     key_typo,
     unknown_key,
     cross_ecosystem,

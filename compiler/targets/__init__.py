@@ -38,8 +38,25 @@ _MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin, codex, copi
 TARGETS: Mapping[str, Target] = {module.NAME: module for module in _MODULES}
 
 
+# Every runtime but OpenCode itself: the permissions whose widening the
+# config accepts on purpose for that runtime (compiler.proof).
+ACCEPT_WIDER = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1},
+    "uniqueItems": True,
+    "default": [],
+    "description": (
+        "OpenCode permissions (bash, edit, task, ...) this runtime may decide more "
+        "permissively than OpenCode, on purpose; every build prints each such call"
+    ),
+}
+
+
 def options_schema(target: Target) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False, "properties": dict(target.OPTIONS)}
+    properties = dict(target.OPTIONS)
+    if target.NAME != opencode.NAME:
+        properties["accept_wider"] = ACCEPT_WIDER
+    return {"type": "object", "additionalProperties": False, "properties": properties}
 
 
 def check_options(config: Config) -> None:

@@ -1,0 +1,155 @@
+"""The translation proves itself: every call of the matrix, OpenCode against the runtime.
+
+For a target whose runtime has a decision model (compiler.decide), the files
+the target emitted are read back by that model, and each call of the matrix
+(compiler.calls) is decided twice: by OpenCode from the specs, by the runtime
+from the files. A call the runtime decides more permissively (deny < ask <
+allow) is a widening: an error (`wider-translation`), unless the target's
+`accept_wider` lists its permission, and then an accepted widening that every
+build shows first. A tool the agent can use in OpenCode (some call allowed or
+asked) and cannot use at all in the runtime is lost (`lost-tool`, a warning).
+The usable share is, of the calls OpenCode lets an agent make, the part the
+runtime still lets it make.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from compiler import calls
+from compiler.calls import RANK, Call, Decided, Verdict
+from compiler.decide import MODELS
+from compiler.project import Project
+
+# What an agent can do, by the permissions whose calls do it; named as the
+# build summary names them.
+KINDS = {
+    "bash": "shell",
+    "edit": "edit",
+    "read": "read",
+    "glob": "search",
+    "grep": "search",
+    "list": "search",
+    "webfetch": "web",
+    "websearch": "web",
+    "task": "delegation",
+    "skill": "skills",
+}
+
+
+@dataclass(frozen=True)
+class Widening:
+    call: Call
+    opencode: Decided
+    runtime: Verdict
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class Proof:
+    target: str
+    runtime: str
+    agents: int
+    calls: int
+    usable: int  # calls OpenCode allows or asks
+    kept: int  # of those, the calls the runtime still allows or asks
+    wider: tuple[Widening, ...] = ()
+    lost: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # agent -> kinds
+
+    @property
+    def refused(self) -> tuple[Widening, ...]:
+        return tuple(w for w in self.wider if not w.accepted)
+
+    @property
+    def accepted(self) -> tuple[Widening, ...]:
+        return tuple(w for w in self.wider if w.accepted)
+
+    def summary(self) -> str:
+        """One line: `gemini: 14 agents; 8 lost shell, 7 lost edit; 61% usable`."""
+        counts: dict[str, int] = {}
+        for kinds in self.lost.values():
+            for kind in kinds:
+                counts[kind] = counts.get(kind, 0) + 1
+        parts = [f"{self.agents} agents"]
+        losses = ", ".join(f"{n} lost {kind}" for kind, n in sorted(counts.items()))
+        parts.append(losses or "no tool lost")
+        share = 100 * self.kept // self.usable if self.usable else 100
+        parts.append(f"{share}% of {self.usable} usable calls kept")
+        if self.accepted:
+            parts.append(f"{len(self.accepted)} ACCEPTED WIDER calls")
+        if self.refused:
+            parts.append(f"{len(self.refused)} wider calls refused")
+        return f"{self.target}: " + "; ".join(parts)
+
+
+def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | None:
+    """The proof of one target's files (by path under `<out>/<target>/`), or None
+    when its runtime has no decision model."""
+    found = MODELS.get(target)
+    if found is None:
+        return None
+    runtime_name, load = found
+    model = load(files)
+    runtime = calls.runtime_of(project)
+    options = project.config.targets.get(target, {})
+    accepted = frozenset(options.get("accept_wider", ()))
+    wider: list[Widening] = []
+    usable = kept = 0
+    usable_kinds: dict[tuple[str, str], bool] = {}  # (agent, kind) -> the runtime keeps some
+    matrix = calls.matrix(project)
+    for call in matrix:
+        opencode = calls.decide(runtime, call)
+        verdict = model.decide(call)
+        if RANK[verdict.action] > RANK[opencode.action]:
+            wider.append(Widening(call, opencode, verdict, call.permission in accepted))
+        if opencode.action == "deny":
+            continue
+        usable += 1
+        keeps = verdict.action != "deny"
+        kept += keeps
+        kind = KINDS.get(call.permission)
+        if kind is not None:
+            key = (call.agent, kind)
+            usable_kinds[key] = usable_kinds.get(key, False) or keeps
+    agents = sorted({call.agent for call in matrix})
+    return Proof(
+        target,
+        runtime_name,
+        len(agents),
+        len(matrix),
+        usable,
+        kept,
+        tuple(wider),
+        _lost(usable_kinds),
+    )
+
+
+def _lost(usable_kinds: Mapping[tuple[str, str], bool]) -> dict[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {}
+    for (agent, kind), keeps in sorted(usable_kinds.items()):
+        if not keeps:
+            found.setdefault(agent, []).append(kind)
+    return {agent: tuple(kinds) for agent, kinds in found.items()}
+
+
+def grouped(wider: Iterable[Widening]) -> dict[tuple[str, str], list[Widening]]:
+    """Widenings by (agent, permission): one message each."""
+    found: dict[tuple[str, str], list[Widening]] = {}
+    for widening in wider:
+        found.setdefault((widening.call.agent, widening.call.permission), []).append(widening)
+    return found
+
+
+def lines(proofs: Iterable[Proof]) -> tuple[str, ...]:
+    """What a build prints of its proofs: each accepted widening first (one line per
+    agent and permission), then each target's summary."""
+    proofs = list(proofs)
+    accepted = [
+        f"{proof.target}: accepted wider: {proof.runtime} lets `{agent}` make "
+        f"{len(found)} `{permission}` call(s) OpenCode does not allow, e.g. "
+        f"`{found[0].call.input}` ({found[0].runtime.why})"
+        for proof in proofs
+        for (agent, permission), found in grouped(proof.accepted).items()
+    ]
+    return (*accepted, *(proof.summary() for proof in proofs))
