@@ -91,15 +91,13 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
         return None
     runtime_name, load = found
     model = load(files)
-    runtime = calls.runtime_of(project)
     options = project.config.targets.get(target, {})
     accepted = frozenset(options.get("accept_wider", ()))
     wider: list[Widening] = []
     usable = kept = 0
     usable_kinds: dict[tuple[str, str], bool] = {}  # (agent, kind) -> the runtime keeps some
-    matrix = calls.matrix(project)
-    for call in matrix:
-        opencode = calls.decide(runtime, call)
+    decided = calls.decisions(project)
+    for call, opencode in decided.items():
         verdict = model.decide(call)
         if RANK[verdict.action] > RANK[opencode.action]:
             wider.append(Widening(call, opencode, verdict, call.permission in accepted))
@@ -112,12 +110,12 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
         if kind is not None:
             key = (call.agent, kind)
             usable_kinds[key] = usable_kinds.get(key, False) or keeps
-    agents = sorted({call.agent for call in matrix})
+    agents = sorted({call.agent for call in decided})
     return Proof(
         target,
         runtime_name,
         len(agents),
-        len(matrix),
+        len(decided),
         usable,
         kept,
         tuple(wider),
