@@ -19,7 +19,7 @@ from compiler.compose import compose_bundle
 from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec, make_project
-from compiler.proof import Proof, Widening, grouped, prove
+from compiler.proof import Proof, Widening, grouped, prove, with_proof
 from compiler.validate import Schemas, check_emitted, output_schema
 
 
@@ -36,6 +36,9 @@ class Collector(Protocol):
     def failed(self, shown: str | None) -> bool: ...
 
     def proved(self, proof: Proof) -> None: ...
+
+
+REPORT = "TRANSLATION.md"  # where a target says what its files could not keep
 
 
 def compose_as(name: str) -> str:
@@ -75,6 +78,9 @@ def emit(
         if proof is not None:
             proofs.append((project, proof))
             collector.proved(proof)
+            if REPORT in texts:
+                text = with_proof(texts[REPORT], proof)
+                files[f"{name}/{REPORT}"] = text.encode("utf-8")
     _report_proofs(collector, proofs)
     return [project for project in projects.values() if project is not lint_project]
 

@@ -130,3 +130,14 @@ def test_the_build_refuses_a_wider_translation_unless_accepted(
         assert not edit
         assert "codex: accepted wider: Codex lets `reader` make" in done.err.splitlines()[0]
     assert "codex: 1 agents;" in done.err
+
+
+def test_translation_md_says_the_proof_accepted_widenings_first(make_bundle: MakeBundle) -> None:
+    project = _project(make_bundle, '[targets.claude]\naccept_wider = ["edit"]\n')
+    found = proof.prove(project, "claude", _claude("Edit, Write", ["Edit"], [], []))
+    assert found is not None
+    report = proof.with_proof("# Title\n\nIntro.\n\n## Agents\n\nText.\n", found)
+    assert report.startswith("# Title\n\nIntro.\n\n## Decided call by call\n\nACCEPTED WIDENINGS")
+    assert "- `coder`, `edit`: " in report
+    assert report.endswith("## Agents\n\nText.\n")
+    assert "Tools an agent can use in OpenCode and not here:\n\n- `coder`: " in report
