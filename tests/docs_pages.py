@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from compiler import api, rules
 from compiler.cli import cli
-from compiler.resources import load_schema
 from compiler.config import load_config
+from compiler.resources import load_schema
 from compiler.targets import TARGETS, options_schema
 
 ROOT = Path(__file__).resolve().parent.parent
