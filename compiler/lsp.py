@@ -36,7 +36,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 from urllib.parse import unquote
 
 from cattrs import transform_error
@@ -200,7 +200,7 @@ def _bundle_file(path: Path) -> bool:
 T = TypeVar("T")
 
 
-class Protocol(LanguageServerProtocol):
+class ServerProtocol(LanguageServerProtocol):
     """pygls's protocol, with a message that does not fit its type refused
     without the traceback pygls would print (Server.receive answers it)."""
 
@@ -228,7 +228,7 @@ class Server(LanguageServer):
     """The pygls server, with the session of its workspace and the pending run."""
 
     def __init__(self) -> None:
-        super().__init__("promptc", __version__, protocol_cls=Protocol)
+        super().__init__("promptc", __version__, protocol_cls=ServerProtocol)
         self.session: Session | None = None
         self.pending: asyncio.TimerHandle | None = None
         self.snapshot: Snapshot | None = None
@@ -355,7 +355,7 @@ class Server(LanguageServer):
 
     # --- reading and answering messages ---
 
-    def listen(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    def listen(self, stdin: Input, stdout: BinaryIO) -> int:
         """Answer the messages on `stdin` until `exit` or the end of the input; the
         exit code the protocol asks for: 0 after `shutdown`, 1 without."""
         self.out = StdoutWriter(stdout)
@@ -446,8 +446,10 @@ def _malformed(data: dict[str, Any]) -> str | None:
         return 'Invalid Request: "method" is not a string'
     if "id" in data and _usable_id(data["id"]) is None:
         return 'Invalid Request: "id" is neither a string nor a number'
+    if "method" not in data and "result" not in data and "error" not in data:
+        return 'Invalid Request: neither "method" nor "result" nor "error"'
     if "method" not in data and "id" not in data:
-        return 'Invalid Request: neither "method" nor "id"'
+        return 'Invalid Request: a response without "id"'
     return None
 
 
@@ -489,6 +491,51 @@ _HEADER = re.compile(rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):(.*)")
 _GLUED = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\Z", re.IGNORECASE)
 
 
+class Input(Protocol):
+    """What Frames reads from: io.BytesIO, or FdInput."""
+
+    def readline(self, limit: int, /) -> bytes: ...
+
+    def read(self, size: int, /) -> bytes: ...
+
+
+class FdInput:
+    """A file descriptor's bytes (stdin's), read with os.read and buffered here.
+
+    Not sys.stdin.buffer: the reading thread waits inside it holding its lock,
+    and when the server ends the interpreter, closing sys.stdin, finds the
+    lock held and aborts (exit code -6 instead of the protocol's)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def readline(self, limit: int, /) -> bytes:
+        """Up to and including the next LF, at most `limit` bytes; b"" at the end."""
+        searched = 0
+        while (end := self.buffer.find(b"\n", searched, limit)) < 0:
+            searched = len(self.buffer)
+            if searched >= limit or not self._fill(_PIECE):
+                return self._take(min(limit, len(self.buffer)))
+        return self._take(end + 1)
+
+    def read(self, size: int, /) -> bytes:
+        """`size` bytes, fewer only at the end of the input."""
+        while len(self.buffer) < size and self._fill(size - len(self.buffer)):
+            pass
+        return self._take(min(size, len(self.buffer)))
+
+    def _fill(self, wanted: int) -> bool:
+        chunk = os.read(self.fd, max(wanted, _PIECE))
+        self.buffer += chunk
+        return bool(chunk)
+
+    def _take(self, size: int) -> bytes:
+        taken = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return taken
+
+
 @dataclasses.dataclass(frozen=True)
 class Frame:
     """The next message's body as read off the input (None when there is none
@@ -511,7 +558,7 @@ class Frames:
     missing or wrong, glued to the next message's headers, ends.
     """
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: Input) -> None:
         self.stream = stream
         self.lf_said = False
 
@@ -608,7 +655,7 @@ def _skipped(count: int) -> tuple[str, ...]:
 
 def serve() -> int:
     """Run the server on stdin and stdout until the client says exit; the exit code."""
-    return _server().listen(sys.stdin.buffer, sys.stdout.buffer)
+    return _server().listen(FdInput(sys.stdin.fileno()), sys.stdout.buffer)
 
 
 def _server() -> Server:
