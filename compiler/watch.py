@@ -77,7 +77,7 @@ def _changes(current: Callable[[], Config]) -> Iterator[Changes]:
     """The changes in the folders of the `current` config, a set at a time, and an
     empty set every POLL_MS without any. When the folders there are are not the
     ones watched (one is gone, back, new or made again), the watch starts again
-    on them, and each folder that came is a change."""
+    on them, and each folder that went or came is a change."""
     came: Changes = set()
     while True:
         config = current()
@@ -85,18 +85,29 @@ def _changes(current: Callable[[], Config]) -> Iterator[Changes]:
         steps = _watch(watched, config)
         try:
             for found in steps:
-                # The first step is the new watch's: what is written in a folder
-                # that came is seen by the run its coming starts, or the next.
+                # A folder that went or came is told on the new watch's first
+                # step: what is written in it meanwhile is seen by the run that
+                # starts, or by the next.
                 yield came | found
+                came = set()
                 now = _folders(current())
-                came = {(watchfiles.Change.added, str(p)) for p in now if watched.get(p) != now[p]}
                 if now != watched:
+                    # What the watch saw (a folder's removal) was told already.
+                    came = _moved(watched, now) - found
                     break
         except OSError:
             if _folders(current()) == watched:
                 raise  # not a folder that went as the watch started on it
         finally:
             steps.close()
+
+
+def _moved(watched: Folders, now: Folders) -> Changes:
+    """The folders gone and the folders come (a folder made again is both), as changes:
+    a folder moved away leaves no event behind, one made again none at all."""
+    gone = {(watchfiles.Change.deleted, str(p)) for p in watched if now.get(p) != watched[p]}
+    came = {(watchfiles.Change.added, str(p)) for p in now if watched.get(p) != now[p]}
+    return gone | came
 
 
 def _watch(folders: Folders, config: Config) -> Generator[Changes, None, None]:
