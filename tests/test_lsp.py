@@ -315,10 +315,11 @@ async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_cl
 async def test_a_fifo_in_the_bundle_gets_the_command_lines_diagnostic_and_the_server_answers(
     client: LanguageClient, bundle: Path
 ) -> None:
-    for rel in ("fragments/pipe.md", "specs/agents/pipe.md"):
+    fifos = ("fragments/pipe.md", "specs/agents/pipe.md", "specs/skills/tone/pipe.txt")
+    for rel in fifos:
         os.mkfifo(bundle / rel)  # opened, it would block until a writer came
     at = open_file(client, bundle / "specs/agents/scout.md")
-    for rel in ("fragments/pipe.md", "specs/agents/pipe.md"):
+    for rel in fifos:
         found = await published(client, uri(bundle / rel), lambda ds: bool(ds))
         assert [d.message for d in found] == ["not a regular file but a FIFO; refused"]
     # Asked about the FIFO itself, not open in the editor: answered, nothing read.
