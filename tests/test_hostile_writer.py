@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, writer
+from compiler import api, confine, writer
+from compiler.confine import Area
 from compiler.config import load_config
 from compiler.diagnostics import Severity
 from tests.conftest import AGENT, MakeBundle, Run
@@ -156,6 +157,8 @@ def test_permission_denied_before_any_write(
     sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     run("build")
+    if where == "mkdir":  # a folder the build must make again
+        shutil.rmtree(OUT / "opencode/.opencode/commands")
     before = generated(OUT)
     edit_scout()
 
@@ -165,7 +168,7 @@ def test_permission_denied_before_any_write(
     if where == "lock":
         monkeypatch.setattr(writer, "_locked", lambda out: denied())
     elif where == "mkdir":
-        monkeypatch.setattr(Path, "mkdir", denied)
+        monkeypatch.setattr(os, "mkdir", denied)
     else:
         monkeypatch.setattr(writer, "read_regular", denied)
     result = run("build")
@@ -370,7 +373,7 @@ def test_manifest_naming_windows_paths_outside_is_refused(
     sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """Where Windows reads `\\` as a separator and `C:` as a drive (set here as it is there)."""
-    monkeypatch.setattr(writer, "_FOREIGN_SEPARATORS", ("\\", ":"))
+    monkeypatch.setattr(confine, "_FOREIGN_SEPARATORS", ("\\", ":"))
     plant_manifest({name: [writer.digest(b"precious\n")]})
     result = run("build")
     assert result.code == 1
@@ -387,7 +390,8 @@ def test_symlinked_folder_in_build_leading_outside(
     for args in (("build",), ("build", "--force")):
         result = run(*args)
         assert result.code == 1
-        assert "path leads outside the output folder" in result.out
+        assert "`build/opencode/.opencode` is a symlink (to " in result.out
+        assert "promptc never writes through one" in result.out
     assert list(elsewhere.iterdir()) == []
 
 
@@ -473,8 +477,8 @@ def test_planted_symlink_under_the_temp_name_is_not_followed(
     # Planted after the leftovers are cleared, just before the write.
     real = writer._clear_leftovers
 
-    def plant(out: Path, rels: list[str]) -> None:
-        real(out, rels)
+    def plant(out: Path, rels: list[str], area: Area) -> None:
+        real(out, rels, area)
         SCOUT.with_name(f".scout.md.promptc-{os.getpid()}.tmp").symlink_to(victim)
 
     monkeypatch.setattr(writer, "_clear_leftovers", plant)
