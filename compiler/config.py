@@ -342,30 +342,19 @@ def _layout_problems(
     never written through a symlink) neither in the sources nor in the cache.
     The output may hold the sources (`out = "."`): the writer never writes in
     them (Config.area). `wrong`: keys the schema refused already."""
-    project = str(root)
     holder = f"the folder holding {source.name}" if source else "the working directory"
-    cache = os.path.join(project, CACHE_FOLDER)
     found: list[tuple[tuple[str, ...], str]] = []
     folders: dict[str, str] = {}
     for key in (*SOURCES, "out"):
         if key in wrong:
             continue
-        written = os.path.normpath(os.path.join(project, merged[key]))
-        real = os.path.realpath(written) if key in SOURCES else written
         setting = f"`{key} = {json.dumps(merged[key], ensure_ascii=False)}`"
         setting += "" if key in given else " (the default)"
-        if not inside(written, project):
-            problem = f"leads outside the project ({project}, {holder})"
-        elif not inside(real, project):
-            problem = f"leads outside the project through a symlink (to {real})"
-        elif key in SOURCES and real == project:
-            problem = "is the whole project: the sources are a folder inside it"
-        elif inside(real, cache):
-            problem = f"lies in promptc's result cache ({CACHE_FOLDER})"
+        folder, problem = _folder_problem(str(root), key, merged[key], holder)
+        if problem is None:
+            folders[key] = folder
         else:
-            folders[key] = real
-            continue
-        found.append(((key,), f"{setting} {problem}; {_KEEPS[key]}"))
+            found.append(((key,), f"{setting} {problem}"))
     out = folders.get("out")
     for key in SOURCES:
         if out is not None and key in folders and inside(out, folders[key]):
@@ -376,8 +365,26 @@ def _layout_problems(
     return found
 
 
-_KEEPS = {
-    "specs": "promptc reads its sources only from inside the project",
-    "fragments": "promptc reads its sources only from inside the project",
-    "out": "promptc writes only inside the project, never in its sources",
-}
+def _folder_problem(project: str, key: str, value: str, holder: str) -> tuple[str, str | None]:
+    """The folder `key` names (absolute), and what is wrong with where it lies."""
+    written = os.path.normpath(os.path.join(project, value))
+    real = os.path.realpath(written) if key in SOURCES else written
+    does = "reads its sources" if key in SOURCES else "writes"
+    if not inside(written, project):
+        return (
+            real,
+            f"leads outside the project ({project}, {holder}); promptc {does} only inside it",
+        )
+    if not inside(real, project):
+        return real, (
+            f"leads outside the project through a symlink (to {real}); "
+            f"promptc {does} only inside the project"
+        )
+    if key in SOURCES and real == project:
+        return (
+            real,
+            "is the whole project: the sources are a folder inside it, apart from the output",
+        )
+    if inside(real, os.path.join(project, CACHE_FOLDER)):
+        return real, f"lies in promptc's result cache (`{CACHE_FOLDER}`): choose another folder"
+    return real, None
