@@ -38,6 +38,7 @@ from compiler.files import (
     CACHE_FOLDER,
     MANIFEST,
     TEMPORARY,
+    read_config,
     read_regular,
     replace_file,
     write_new,
@@ -164,8 +165,7 @@ def raw_layout(
 def _table(source: str) -> Any:
     """promptc's table of a config file: all of a promptc.toml, `[tool.promptc]`
     of a pyproject.toml (None when it has none)."""
-    with open(source, encoding="utf-8") as handle:
-        data = tomllib.loads(handle.read())
+    data = tomllib.loads(read_config(source))
     if os.path.basename(source) == "pyproject.toml":
         return data.get("tool", {}).get("promptc")
     return data

@@ -28,7 +28,7 @@ from typing import Any
 
 from compiler.confine import Area, inside
 from compiler.errors import ConfigError
-from compiler.files import CACHE_FOLDER
+from compiler.files import CACHE_FOLDER, read_config
 from compiler.resources import load_schema
 from compiler.tomlpos import locate
 from compiler.validate import SchemaValidator, issues
@@ -255,7 +255,7 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any], str] | None:
 
 def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{shown(path)}: cannot read config: {exc}") from None
     try:

@@ -55,6 +55,19 @@ def read_regular(
     return data
 
 
+# A pyproject.toml of a large project is tens of KB.
+MAX_CONFIG_BYTES = 4 << 20
+
+
+def read_config(path: str | os.PathLike[str]) -> str:
+    """A config file's text (compiler.config, and the cache before it), newlines
+    read as Python's text mode reads them. Followed when a symlink (a config
+    may be shared), but never a FIFO or a device, which would block or never
+    end, and never past MAX_CONFIG_BYTES."""
+    data = read_regular(path, MAX_CONFIG_BYTES, follow_symlinks=True)
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _read_to_end(fd: int, size: int, cap: int | None) -> bytes:
     """Everything to the end of the file (at most `cap` bytes), in reads of the
     size it had: a buffered reader asked for `cap` bytes allocates that much,

@@ -186,6 +186,28 @@ def test_a_target_folder_named_like_a_source_is_never_written(bundle: Path, run:
     assert snapshot(bundle / "opencode") == before
 
 
+def test_a_config_that_is_a_fifo_never_blocks(bundle: Path) -> None:
+    """`--config` is read by the cache's lookup before the config is loaded."""
+    os.mkfifo("fifo.toml")
+    done = _promptc("lint", "--config", "fifo.toml")
+    assert done.returncode == 2
+    assert "fifo.toml: config file not found" in done.stderr
+
+
+def test_a_huge_config_is_refused_unread(bundle: Path, outside: Path, run: Runner) -> None:
+    huge = outside / "elsewhere" / "huge.toml"
+    with huge.open("wb") as handle:
+        handle.truncate(300 << 20)
+    try:
+        os.remove("promptc.toml")
+        os.symlink(huge, "promptc.toml")
+        result = run("lint")
+    finally:
+        huge.unlink()  # the folder outside as it was
+    assert result.code == 2
+    assert "promptc.toml: cannot read config: larger than 4,194,304 bytes" in result.err
+
+
 # --- several bad keys: every one, each at its line ---------------------------------------
 
 
