@@ -127,6 +127,9 @@ class Area:
         self.root = os.path.abspath(root)
         self.barred = {os.path.abspath(path): what for path, what in (barred or {}).items()}
         self._sound: set[str] = {self.root}
+        # file_problem's answers by folder text: (the folder's problem, the
+        # barred folders directly in it by name, with their message).
+        self._files: dict[str, tuple[str | None, dict[str, str]]] = {}
 
     def problem(self, folder: str | os.PathLike[str]) -> str | None:
         """Why nothing may be written in `folder` (which need not exist yet), or None."""
@@ -143,14 +146,20 @@ class Area:
 
     def file_problem(self, folder: str, name: str) -> str | None:
         """Why no file `name` may be written in `folder`, or None: the folder's
-        problem, or the name is itself a barred folder (one not made yet)."""
-        found = self.problem(folder)
-        if found is None and self.barred:
-            path = os.path.abspath(os.path.join(folder, name))
-            what = self.barred.get(path)
-            if what is not None:
-                found = f"`{self._name(path)}` is {what}; promptc never writes there"
-        return found
+        problem, or the name is itself a barred folder (one not made yet).
+        Remembered by the folder's text: asked once per file of a build."""
+        known = self._files.get(folder)
+        if known is None:
+            path = os.path.abspath(folder)
+            here = {
+                os.path.basename(barred): f"`{self._name(barred)}` is {what}; "
+                "promptc never writes there"
+                for barred, what in self.barred.items()
+                if os.path.dirname(barred) == path
+            }
+            known = self._files[folder] = (self.problem(path), here)
+        found, here = known
+        return found if found is not None else here.get(name)
 
     def check(self, folder: str | os.PathLike[str]) -> str:
         """`folder`, absolute, after problem() found nothing; Escape otherwise."""
