@@ -73,20 +73,7 @@ class _Collector:
     def __init__(self, config: Config, kept: Kept | None = None) -> None:
         self.config = config
         self.kept = kept
-        # The rules' and targets' tables checked where they are known (a
-        # ConfigError at the table's line ends the run before it reads a spec),
-        # both reported at once.
-        errors: list[ConfigError] = []
-        try:
-            target_registry.check_options(config)
-        except ConfigError as exc:
-            errors.append(exc)
-        try:
-            self.settings: lint_rules.Settings = lint_rules.settings(config)
-        except ConfigError as exc:
-            errors.append(exc)
-        if errors:
-            raise ConfigErrors.of(errors)
+        self.settings = _checked_settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
@@ -118,6 +105,25 @@ class _Collector:
     def result(self, **kwargs: object) -> Result:
         shown = _capped(_ordered(set(self.items)))
         return Result(tuple(shown), **kwargs)  # type: ignore[arg-type]
+
+
+def _checked_settings(config: Config) -> lint_rules.Settings:
+    """The rules' settings, after the targets' and rules' tables are checked
+    where they are known: the problems of both at once, a ConfigError at each
+    table's line that ends the run before it reads a spec."""
+    errors: list[ConfigError] = []
+    settings: lint_rules.Settings = {}
+    try:
+        target_registry.check_options(config)
+    except ConfigError as exc:
+        errors.append(exc)
+    try:
+        settings = lint_rules.settings(config)
+    except ConfigError as exc:
+        errors.append(exc)
+    if errors:
+        raise ConfigErrors.of(errors)
+    return settings
 
 
 # Past this many diagnostics of one rule in one file, one summary stands for
