@@ -38,8 +38,17 @@ Prelude = Callable[[Attempt, Turn], Attempt | None]
 ToolSearch for a deferred tool), or None when none is needed."""
 
 
+Fill = Callable[[Attempt, Turn], Attempt]
+"""The call as made in this turn: arguments that depend on earlier results
+(the id of the agent Codex spawned, for the wait)."""
+
+
 def _no_prelude(attempt: Attempt, turn: Turn) -> Attempt | None:
     return None
+
+
+def _as_is(attempt: Attempt, turn: Turn) -> Attempt:
+    return attempt
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,7 @@ class Plan:
     spawn: tuple[Attempt, ...] = ()
     id_prefix: str = "call_"
     prelude: Prelude = _no_prelude
+    fill: Fill = _as_is
 
     def attempting(self, turn: Turn) -> bool:
         """Whether this turn belongs to the conversation that makes the attempts."""
@@ -72,7 +82,7 @@ class Plan:
             if first is not None and ("p", index) not in answered and first.tool in turn.tools:
                 return Call(first, f"{self.id_prefix}oracle_p{index}")
             if attempt.tool in turn.tools:
-                return Call(attempt, f"{self.id_prefix}oracle_{kind}{index}")
+                return Call(self.fill(attempt, turn), f"{self.id_prefix}oracle_{kind}{index}")
         return "done"
 
 
@@ -120,6 +130,7 @@ class Driver:
     """The main session's calls that start the named subagent."""
     id_prefix: str = "call_"
     prelude: Prelude = _no_prelude
+    fill: Fill = _as_is
     creates: Callable[[Attempt], Path | None] = lambda attempt: None
     """The file an attempt creates when it runs, to cross-check the verdict."""
 
@@ -135,7 +146,9 @@ def decide(
     decided: dict[int, Outcome] = {}
     todo = list(range(len(attempts)))
     while todo:
-        plan = Plan(tuple(attempts[i] for i in todo), spawn, driver.id_prefix, driver.prelude)
+        plan = Plan(
+            tuple(attempts[i] for i in todo), spawn, driver.id_prefix, driver.prelude, driver.fill
+        )
         fresh = _one_run(driver, plan)
         if not fresh:
             break

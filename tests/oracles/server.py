@@ -243,6 +243,11 @@ def _codex_tools(body: Mapping[str, Any]) -> dict[str, tuple[str, str | None]]:
                 found[tool.get("name", kind)] = (kind, namespace)
 
     walk(body.get("tools", []), None)
+    # Tools a client-run tool_search loaded are offered from then on.
+    items = body.get("input", [])
+    for item in items if isinstance(items, list) else []:
+        if item.get("type") == "tool_search_output":
+            walk(item.get("tools", []), None)
     return found
 
 
@@ -256,6 +261,9 @@ def _read_responses(body: Mapping[str, Any]) -> tuple[tuple[str, ...], str, tupl
             said.append(_text(item.get("content")))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             results.append(Result(item.get("call_id", ""), _text(item.get("output"))))
+        elif kind == "tool_search_output":
+            found = [t.get("name", t.get("type")) for t in item.get("tools", [])]
+            results.append(Result(item.get("call_id", ""), json.dumps(found)))
     return tuple(_codex_tools(body)), "\n".join(said), tuple(results)
 
 
@@ -263,7 +271,15 @@ def _write_responses(turn: Turn, reply: Reply) -> tuple[str, bytes]:
     if isinstance(reply, Call):
         kind, namespace = _codex_tools(turn.body).get(reply.attempt.tool, ("function", None))
         item: dict[str, Any]
-        if kind == "custom":  # a freeform tool takes text, not JSON
+        if kind == "tool_search":  # run by the client, answered with tool definitions
+            item = {
+                "type": "tool_search_call",
+                "call_id": reply.call_id,
+                "execution": "client",
+                "status": "completed",
+                "arguments": dict(reply.attempt.arguments),
+            }
+        elif kind == "custom":  # a freeform tool takes text, not JSON
             item = {
                 "type": "custom_tool_call",
                 "call_id": reply.call_id,
