@@ -89,9 +89,59 @@ def _system_text(turn: Turn) -> str:
     return "\n".join(block.get("text", "") for block in system if isinstance(block, dict))
 
 
-def _creates(attempt: Attempt) -> Path | None:
-    if attempt.tool == "Write":
-        return Path(attempt.arguments["file_path"])
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The Claude Code call that exercises an OpenCode permission with `value`.
+
+    `edit` writes a new file (Write); `webfetch` needs a 127.0.0.1 URL (the
+    run must stay offline). Claude 2.1.332 has no `list` tool (LS was removed).
+    """
+    path = str(harness.inside(value, project))
+    calls = {
+        "bash": lambda: Attempt("Bash", {"command": value, "description": "oracle"}),
+        "edit": lambda: Attempt("Write", {"file_path": path, "content": harness.CONTENT}),
+        "read": lambda: Attempt("Read", {"file_path": path}),
+        "glob": lambda: Attempt("Glob", {"pattern": value}),
+        "grep": lambda: Attempt("Grep", {"pattern": value}),
+        "webfetch": lambda: Attempt("WebFetch", {"url": value, "prompt": "Summarise."}),
+        "websearch": lambda: Attempt("WebSearch", {"query": value}),
+        "task": lambda: Attempt(
+            "Agent",
+            {
+                "description": "oracle",
+                "prompt": f"{harness.QUIET}: answer done.",
+                "subagent_type": value,
+                "run_in_background": False,
+            },
+        ),
+        "skill": lambda: Attempt("Skill", {"skill": value}),
+        "todowrite": lambda: Attempt(
+            "TodoWrite",
+            {"todos": [{"content": value, "status": "pending", "activeForm": value}]},
+        ),
+        "question": lambda: Attempt(
+            "AskUserQuestion",
+            {
+                "questions": [
+                    {
+                        "question": value,
+                        "header": "oracle",
+                        "multiSelect": False,
+                        "options": [
+                            {"label": "yes", "description": "yes"},
+                            {"label": "no", "description": "no"},
+                        ],
+                    }
+                ]
+            },
+        ),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "Write":
+        return Path(call.arguments["file_path"])
     return None
 
 

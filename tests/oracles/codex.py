@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -65,6 +66,54 @@ def classify(seen: harness.Evidence) -> Verdict:
     return "ran"
 
 
+def patch_adding(path: str) -> str:
+    """An apply_patch input that adds one file."""
+    return f"*** Begin Patch\n*** Add File: {path}\n+{harness.CONTENT}*** End Patch\n"
+
+
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The Codex call that exercises `permission` with `value`.
+
+    Codex reads, lists and searches through its shell: `read`, `glob`,
+    `grep` and `list` have no tool of their own, nor do `webfetch`,
+    `skill` and `todowrite`; `web_search` is run by the model's server, not
+    by the CLI, so `websearch` has no call the CLI decides.
+    """
+    path = harness.inside(value, project)
+    calls = {
+        "bash": lambda: Attempt("exec_command", {"cmd": value}),
+        "edit": lambda: Attempt("apply_patch", {"input": patch_adding(str(path))}),
+        "task": lambda: Attempt(
+            "spawn_agent", {"agent_type": value, "message": f"{harness.QUIET}: answer done."}
+        ),
+        "question": lambda: Attempt(
+            "request_user_input",
+            {
+                "questions": [
+                    {
+                        "id": "oracle",
+                        "header": "oracle",
+                        "question": value,
+                        "options": [
+                            {"label": "yes", "description": "yes"},
+                            {"label": "no", "description": "no"},
+                        ],
+                    }
+                ]
+            },
+        ),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "apply_patch":
+        found = re.search(r"^\*\*\* Add File: (.+)$", str(call.arguments.get("input", "")), re.M)
+        return Path(found[1]) if found and Path(found[1]).is_absolute() else None
+    return None
+
+
 def _prelude(attempt: Attempt, turn: Turn) -> Attempt | None:
     """Load a deferred tool (the agent tools, for a known model) first."""
     if attempt.tool in turn.tools or "tool_search" not in turn.tools:
@@ -106,5 +155,6 @@ def run(
             spawn=_spawn,
             prelude=_prelude,
             fill=_fill,
+            creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)

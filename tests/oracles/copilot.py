@@ -64,6 +64,46 @@ def classify(seen: harness.Evidence) -> Verdict:
     return "ran"
 
 
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The Copilot CLI call that exercises `permission` with `value`.
+
+    `edit` creates a new file (`create`); `read` and `list` both view a path;
+    `webfetch` needs a 127.0.0.1 URL. Copilot keeps its todo list in its
+    `sql` session store, which no OpenCode permission governs: `todowrite`
+    has no call.
+    """
+    path = str(harness.inside(value, project))
+    calls = {
+        "bash": lambda: Attempt("bash", {"command": value, "description": "oracle"}),
+        "edit": lambda: Attempt("create", {"path": path, "file_text": harness.CONTENT}),
+        "read": lambda: Attempt("view", {"path": path}),
+        "list": lambda: Attempt("view", {"path": path}),
+        "glob": lambda: Attempt("glob", {"pattern": value}),
+        "grep": lambda: Attempt("grep", {"pattern": value}),
+        "webfetch": lambda: Attempt("web_fetch", {"url": value}),
+        "websearch": lambda: Attempt("web_search", {"query": value}),
+        "task": lambda: Attempt(
+            "task",
+            {
+                "description": "oracle",
+                "prompt": f"{harness.QUIET}: answer done.",
+                "agent_type": value,
+                "name": "oracle",
+            },
+        ),
+        "skill": lambda: Attempt("skill", {"skill": value}),
+        "question": lambda: Attempt("ask_user", {"question": value}),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "create":
+        return Path(call.arguments["path"])
+    return None
+
+
 def _spawn(agent: str) -> tuple[Attempt, ...]:
     prompt = f"{harness.MARKER}: do the task."
     arguments = {"description": "oracle", "prompt": prompt, "agent_type": agent, "name": "oracle"}
@@ -87,5 +127,6 @@ def run(
             launch=_Launch(project, home or Path(scratch), None if delegate else agent, flags),
             classify=classify,
             spawn=_spawn,
+            creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)

@@ -92,6 +92,44 @@ def classify(seen: harness.Evidence) -> Verdict:
     return "ran"
 
 
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The Gemini CLI call that exercises `permission` with `value`.
+
+    `edit` writes a new file (write_file); `webfetch` needs a 127.0.0.1 URL,
+    given in the prompt as web_fetch takes it.
+    """
+    path = str(harness.inside(value, project))
+    calls = {
+        "bash": lambda: Attempt("run_shell_command", {"command": value}),
+        "edit": lambda: Attempt("write_file", {"file_path": path, "content": harness.CONTENT}),
+        "read": lambda: Attempt("read_file", {"file_path": path}),
+        "glob": lambda: Attempt("glob", {"pattern": value}),
+        "grep": lambda: Attempt("grep_search", {"pattern": value}),
+        "list": lambda: Attempt("list_directory", {"dir_path": path}),
+        "webfetch": lambda: Attempt("web_fetch", {"prompt": f"Summarise {value}"}),
+        "websearch": lambda: Attempt("google_web_search", {"query": value}),
+        "task": lambda: Attempt(
+            "invoke_agent", {"agent_name": value, "prompt": f"{harness.QUIET}: answer done."}
+        ),
+        "skill": lambda: Attempt("activate_skill", {"name": value}),
+        "todowrite": lambda: Attempt(
+            "write_todos", {"todos": [{"description": value, "status": "pending"}]}
+        ),
+        "question": lambda: Attempt(
+            "ask_user",
+            {"questions": [{"question": value, "header": "oracle", "type": "text"}]},
+        ),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "write_file":
+        return Path(call.arguments["file_path"])
+    return None
+
+
 def _spawn(agent: str) -> tuple[Attempt, ...]:
     prompt = f"{harness.MARKER}: do the task."
     return (Attempt("invoke_agent", {"agent_name": agent, "prompt": prompt}),)
@@ -110,5 +148,6 @@ def run(
             launch=_Launch(project, home or Path(scratch)),
             classify=classify,
             spawn=_spawn,
+            creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +28,16 @@ MARKER = "ORACLESUBAGENT"
 """The word the delegated prompt carries: the subagent's conversation has it
 in its own user text, the main session's has it only inside a tool call."""
 
+QUIET = "ORACLEQUIET"
+"""The word in the prompt of a subagent an attempt starts (OpenCode's `task`
+permission): that conversation only answers "done", so the subagent neither
+makes the attempts nor delegates again."""
+
 PROMPT = "Do the task."
 """The main session's prompt."""
+
+CONTENT = "written by an oracle\n"
+"""What an edit attempt writes."""
 
 _ID = re.compile(r"oracle_([aps])(\d+)$")
 
@@ -63,12 +71,16 @@ class Plan:
 
     def attempting(self, turn: Turn) -> bool:
         """Whether this turn belongs to the conversation that makes the attempts."""
+        if QUIET in turn.user_text:
+            return False
         if not self.spawn:
             return True
         spawned = any((m := _ID.search(r.call_id)) and m[1] == "s" for r in turn.results)
         return MARKER in turn.user_text and not spawned
 
     def __call__(self, turn: Turn) -> Reply:
+        if QUIET in turn.user_text:
+            return "done"
         if self.attempting(turn):
             return self._next(turn, self.attempts, "a")
         return self._next(turn, self.spawn, "s")
@@ -84,6 +96,26 @@ class Plan:
             if attempt.tool in turn.tools:
                 return Call(self.fill(attempt, turn), f"{self.id_prefix}oracle_{kind}{index}")
         return "done"
+
+
+SECRET = "oracle-secret-4f1c"
+"""The value in a scratch project's `.env`: a command output holding it read the file."""
+
+
+def scratch_project(folder: Path, files: Mapping[str, str]) -> Path:
+    """A project to run a CLI in: `files` (relative path -> text), a `.env`
+    holding SECRET, and a git repository (the runtimes look for one)."""
+    for rel, text in {".env": f"SECRET={SECRET}\n", **files}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
+    return folder.resolve()
+
+
+def inside(value: str, project: Path) -> Path:
+    """An attempt's path: relative ones are taken from the project folder."""
+    path = Path(value)
+    return path if path.is_absolute() else project.resolve() / path
 
 
 def results(

@@ -75,6 +75,51 @@ def classify(seen: harness.Evidence) -> Verdict:
     return "ran"
 
 
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The OpenCode call that exercises `permission` with `value`.
+
+    `edit` writes a new file (the `write` tool, which the edit permission
+    governs); `webfetch` needs a 127.0.0.1 URL. OpenCode 1.18.33 has no
+    tool for `list`; `websearch` and `question` are offered only with Exa or
+    to an interactive client, so they come back absent here.
+    """
+    path = str(harness.inside(value, project))
+    todo = {"content": value, "status": "pending", "priority": "low", "id": "oracle"}
+    question = {
+        "question": value,
+        "header": "oracle",
+        "options": [{"label": "yes", "description": "yes"}, {"label": "no", "description": "no"}],
+    }
+    calls = {
+        "bash": lambda: Attempt("bash", {"command": value, "description": "oracle"}),
+        "edit": lambda: Attempt("write", {"filePath": path, "content": harness.CONTENT}),
+        "read": lambda: Attempt("read", {"filePath": path}),
+        "glob": lambda: Attempt("glob", {"pattern": value}),
+        "grep": lambda: Attempt("grep", {"pattern": value}),
+        "webfetch": lambda: Attempt("webfetch", {"url": value, "format": "text"}),
+        "websearch": lambda: Attempt("websearch", {"query": value}),
+        "task": lambda: Attempt(
+            "task",
+            {
+                "description": "oracle",
+                "prompt": f"{harness.QUIET}: answer done.",
+                "subagent_type": value,
+            },
+        ),
+        "skill": lambda: Attempt("skill", {"name": value}),
+        "todowrite": lambda: Attempt("todowrite", {"todos": [todo]}),
+        "question": lambda: Attempt("question", {"questions": [question]}),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "write":
+        return Path(call.arguments["filePath"])
+    return None
+
+
 def _spawn(agent: str) -> tuple[Attempt, ...]:
     prompt = f"{harness.MARKER}: do the task."
     return (Attempt("task", {"description": "oracle", "prompt": prompt, "subagent_type": agent}),)
@@ -93,5 +138,6 @@ def run(
             launch=_Launch(project, home or Path(scratch), None if delegate else agent),
             classify=classify,
             spawn=_spawn,
+            creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)
