@@ -29,7 +29,7 @@ ENV = {
 # The system prompt names the tools it defers: "... available via ToolSearch
 # ... before calling them:\nCronCreate\nCronDelete\n...\n\n".
 _DEFERRED = re.compile(r"deferred tools are now available via ToolSearch.*?:\n((?:\w+\n)+)", re.S)
-_DENIED = re.compile(r"Permission to use \S+ .*(?:has been denied|denied by)", re.S)
+_DENIED = re.compile(r"has been denied|denied by|blocked by permission rules")
 
 
 def prepare(home: Path, project: Path) -> None:
@@ -68,7 +68,12 @@ def _denials(stdout: str) -> set[str]:
 
 def classify(seen: harness.Evidence) -> Verdict:
     """A call in `permission_denials` did not run: refused when a rule denied
-    it, asked otherwise (Claude auto-denies what would need the user)."""
+    it, asked otherwise (Claude auto-denies what would need the user). A tool
+    the session does not have comes back as a tool_use_error."""
+    if "No such tool available" in seen.result:
+        return "absent"
+    if seen.result.startswith("<tool_use_error>"):
+        raise OracleError(f"Claude did not take the call as made: {seen.attempt} -> {seen.result}")
     if seen.call_id not in _denials(seen.process.stdout):
         return "ran"
     return "refused" if _DENIED.search(seen.result) else "asked"

@@ -57,11 +57,20 @@ class _Launch:
             raise OracleError(f"codex did not finish in {TIMEOUT} s") from error
 
 
+_ASKED = ("approval required",)
+_REFUSED = (
+    "rejected",  # a forbidden prefix rule; a patch outside the sandbox
+    "not permitted",  # Codex's own list of dangerous commands
+    "unavailable in",  # request_user_input outside plan mode
+    "can only be used by",  # request_user_input in a role
+    "Read-only file system",  # a command the sandbox kept from writing
+)
+
+
 def classify(seen: harness.Evidence) -> Verdict:
-    text = seen.result
-    if "approval required" in text or "AskForApproval" in text:
+    if any(text in seen.result for text in _ASKED):
         return "asked"
-    if "rejected" in text or "forbids" in text:
+    if any(text in seen.result for text in _REFUSED):
         return "refused"
     return "ran"
 

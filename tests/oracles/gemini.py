@@ -57,8 +57,8 @@ def prepare(home: Path, project: Path) -> None:
 
 
 class _Launch:
-    def __init__(self, project: Path, home: Path) -> None:
-        self.project, self.home = project, home
+    def __init__(self, project: Path, home: Path, flags: Sequence[str]) -> None:
+        self.project, self.home, self.flags = project, home, flags
 
     def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
         prepare(self.home, self.project)
@@ -68,15 +68,8 @@ class _Launch:
             "GOOGLE_GEMINI_BASE_URL": server.url,
             "GEMINI_CLI_NO_RELAUNCH": "true",
         }
-        args = [
-            str(oracle.binary("gemini")),
-            "-m",
-            MODEL,
-            "-p",
-            harness.PROMPT,
-            "--output-format",
-            "json",
-        ]
+        args = [str(oracle.binary("gemini")), "-m", MODEL, "-p", harness.PROMPT]
+        args += ["--output-format", "json", *self.flags]
         try:
             return oracle.capture(args, self.project, env, TIMEOUT)
         except subprocess.TimeoutExpired as error:
@@ -142,10 +135,14 @@ def run(
     agent: str | None = None,
     delegate: bool = False,
     home: Path | None = None,
+    flags: Sequence[str] = (),
 ) -> list[Outcome]:
+    """`flags`: more command-line arguments (`--policy FILE`)."""
+    if agent and not delegate:
+        raise ValueError("Gemini CLI runs a subagent only through invoke_agent (delegate=True)")
     with tempfile.TemporaryDirectory(prefix="gemini-home-") as scratch:
         driver = harness.Driver(
-            launch=_Launch(project, home or Path(scratch)),
+            launch=_Launch(project, home or Path(scratch), flags),
             classify=classify,
             spawn=_spawn,
             creates=_creates,

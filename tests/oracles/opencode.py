@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -16,6 +17,9 @@ from tests.oracles import Attempt, OracleError, Outcome, Verdict, harness
 from tests.oracles.server import MODEL, ModelServer
 
 TIMEOUT = 240
+DATA = Path(__file__).resolve().parents[2] / ".pytest_cache" / "opencode-data"
+"""OpenCode's data dir (its database) when the caller gives no HOME: one per
+pytest-xdist worker, kept between runs, as a fresh one costs ~10 s to set up."""
 
 ENV = {
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
@@ -43,6 +47,8 @@ def prepare(home: Path, url: str) -> None:
         "small_model": f"mock/{MODEL}",
         "autoupdate": False,
         "share": "disabled",
+        # No git snapshot of the project before and after every step: seconds a call.
+        "snapshot": False,
         # An auto-rejected ask ends the run unless this is set; a deny does not.
         "experimental": {"continue_loop_on_deny": True},
     }
@@ -50,12 +56,14 @@ def prepare(home: Path, url: str) -> None:
 
 
 class _Launch:
-    def __init__(self, project: Path, home: Path, agent: str | None) -> None:
-        self.project, self.home, self.agent = project, home, agent
+    def __init__(self, project: Path, home: Path, agent: str | None, data: Path | None) -> None:
+        self.project, self.home, self.agent, self.data = project, home, agent, data
 
     def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
         prepare(self.home, server.url)
         env = {**oracle.scratch_env(self.home), **ENV}
+        if self.data is not None:
+            env["XDG_DATA_HOME"] = str(self.data)
         args = [str(oracle.binary("opencode")), "run", "--format", "json", "-m", f"mock/{MODEL}"]
         args += ["--title", "oracle"]
         if self.agent:
@@ -133,9 +141,10 @@ def run(
     delegate: bool = False,
     home: Path | None = None,
 ) -> list[Outcome]:
+    data = None if home else DATA / os.environ.get("PYTEST_XDIST_WORKER", "main")
     with tempfile.TemporaryDirectory(prefix="opencode-home-") as scratch:
         driver = harness.Driver(
-            launch=_Launch(project, home or Path(scratch), None if delegate else agent),
+            launch=_Launch(project, home or Path(scratch), None if delegate else agent, data),
             classify=classify,
             spawn=_spawn,
             creates=_creates,
