@@ -13,7 +13,7 @@ tool. tests/oracles/FACTS.md holds what the runtimes were seen to decide.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -26,13 +26,20 @@ ALLOWED, DENIED, ASKED = "touch ran.txt", "rm -f .env", "mkdir asked"
 DELEGATED = "touch delegated.txt"
 
 
-def calls(module: object, project: Path) -> list[Attempt]:
+MakeAttempt = Callable[[str, str, Path], Attempt | None]
+
+
+def calls(make: MakeAttempt, project: Path, *commands: str) -> list[Attempt]:
+    """The calls that run `commands` in the runtime's shell."""
+    found = [make("bash", command, project) for command in commands]
+    return [call for call in found if call is not None]
+
+
+def main_calls(make: MakeAttempt, project: Path) -> list[Attempt]:
     """The allowed, denied and asked commands, and a new file the agent has no tool for."""
-    make = module.attempt  # type: ignore[attr-defined]
-    found = [make("bash", c, project) for c in (ALLOWED, DENIED, ASKED)]
-    found.append(make("edit", "absent.txt", project))
-    assert all(found)
-    return found
+    edit = make("edit", "absent.txt", project)
+    assert edit is not None
+    return [*calls(make, project, ALLOWED, DENIED, ASKED), edit]
 
 
 def check_main(project: Path, found: Sequence[Outcome]) -> None:
@@ -62,9 +69,9 @@ def test_claude(tmp_path: Path) -> None:
         tmp_path / "project",
         {".claude/settings.json": json.dumps(settings), ".claude/agents/helper.md": agent},
     )
-    check_main(project, claude.run(project, calls(claude, project), agent="helper"))
-    attempts = [claude.attempt("bash", c, project) for c in (DELEGATED, DENIED)]
-    found = claude.run(project, [a for a in attempts if a], agent="helper", delegate=True)
+    check_main(project, claude.run(project, main_calls(claude.attempt, project), agent="helper"))
+    attempts = calls(claude.attempt, project, DELEGATED, DENIED)
+    found = claude.run(project, attempts, agent="helper", delegate=True)
     check_delegated(project, found)
 
 
@@ -83,10 +90,11 @@ def test_opencode(tmp_path: Path) -> None:
             ".opencode/agents/helper.md": helper,
         },
     )
-    home = tmp_path / "home"  # one data dir for both runs: the second starts faster
-    check_main(project, opencode.run(project, calls(opencode, project), agent="worker", home=home))
-    attempts = [opencode.attempt("bash", c, project) for c in (DELEGATED, DENIED)]
-    found = opencode.run(project, [a for a in attempts if a], agent="helper", delegate=True, home=home)
+    check_main(
+        project, opencode.run(project, main_calls(opencode.attempt, project), agent="worker")
+    )
+    attempts = calls(opencode.attempt, project, DELEGATED, DENIED)
+    found = opencode.run(project, attempts, agent="helper", delegate=True)
     check_delegated(project, found)
 
 
@@ -110,15 +118,15 @@ def test_codex(tmp_path: Path) -> None:
             ".codex/agents/helper.toml": ROLE,
         },
     )
-    attempts = [codex.attempt("bash", c, project) for c in (ALLOWED, DENIED, ASKED)]
-    attempts.append(codex.attempt("task", "helper", project))
-    found = codex.run(project, [a for a in attempts if a])
+    spawn = codex.attempt("task", "helper", project)
+    assert spawn is not None
+    found = codex.run(project, [*calls(codex.attempt, project, ALLOWED, DENIED, ASKED), spawn])
     assert [o.verdict for o in found] == ["ran", "refused", "asked", "absent"], found
     assert (project / "ran.txt").exists() and not (project / "asked").exists()
     assert (project / ".env").exists()
     (project / ".codex" / "config.toml").write_text("")
-    attempts = [codex.attempt("bash", c, project) for c in (DELEGATED, DENIED)]
-    found = codex.run(project, [a for a in attempts if a], agent="helper", delegate=True)
+    attempts = calls(codex.attempt, project, DELEGATED, DENIED)
+    found = codex.run(project, attempts, agent="helper", delegate=True)
     check_delegated(project, found)
 
 
@@ -151,9 +159,9 @@ def test_gemini(tmp_path: Path) -> None:
     helper = "---\nname: helper\ndescription: Helps.\ntools: [run_shell_command]\n---\nYou help.\n"
     project = harness.scratch_project(tmp_path / "project", {".gemini/agents/helper.md": helper})
     # No rule allows write_file: in -p mode it is not offered at all.
-    check_main(project, gemini.run(project, calls(gemini, project), home=home))
-    attempts = [gemini.attempt("bash", c, project) for c in (DELEGATED, DENIED)]
-    found = gemini.run(project, [a for a in attempts if a], agent="helper", delegate=True, home=home)
+    check_main(project, gemini.run(project, main_calls(gemini.attempt, project), home=home))
+    attempts = calls(gemini.attempt, project, DELEGATED, DENIED)
+    found = gemini.run(project, attempts, agent="helper", delegate=True, home=home)
     check_delegated(project, found)
 
 
@@ -163,9 +171,10 @@ def test_copilot(tmp_path: Path) -> None:
         tmp_path / "project", {".github/agents/helper.agent.md": helper}
     )
     flags = ["--allow-tool", "shell(touch:*)", "--deny-tool", "shell(rm:*)"]
-    check_main(project, copilot.run(project, calls(copilot, project), agent="helper", flags=flags))
-    attempts = [copilot.attempt("bash", c, project) for c in (DELEGATED, DENIED)]
-    found = copilot.run(
-        project, [a for a in attempts if a], agent="helper", delegate=True, flags=flags
+    check_main(
+        project,
+        copilot.run(project, main_calls(copilot.attempt, project), agent="helper", flags=flags),
     )
+    attempts = calls(copilot.attempt, project, DELEGATED, DENIED)
+    found = copilot.run(project, attempts, agent="helper", delegate=True, flags=flags)
     check_delegated(project, found)

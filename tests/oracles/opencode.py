@@ -1,6 +1,30 @@
 """OpenCode (opencode 1.18.33) as a decision oracle.
 
-(facts below)
+Run: `opencode run --format json -m mock/mock-model --title oracle [--agent
+NAME] PROMPT` in the project, HOME a scratch folder whose global config
+(`~/.config/opencode/opencode.json`) adds the `mock` provider
+(`@ai-sdk/openai-compatible`, bundled, Chat Completions to the server) and
+turns snapshots off; the project's own opencode.json and `.opencode/` are
+read as they are. `--agent` takes primary (or `all`) agents only.
+
+Seen on the binary (tests/oracles/FACTS.md has the configs):
+- Tools offered (build, no rules): bash, edit, glob, grep, read, skill,
+  task, todowrite, webfetch, write. No tool for `list`; `websearch` needs
+  Exa and `question` an interactive client, so both come back absent. A
+  subagent loses task and todowrite; a tool whose last rule is `"*": deny`
+  is not offered (absent).
+- Deny: "The user has specified a rule which prevents you from using this
+  specific tool call. Here are some of the relevant rules [...]"; the run
+  goes on. Ask: stderr "permission requested: bash (ls -la); auto-rejecting"
+  and the run ENDS there, unless the config sets
+  `experimental.continue_loop_on_deny: true` (the driver does): then the
+  model gets "The user rejected permission to use this specific tool call."
+  and the batch goes on.
+- Delegation: `task {description, prompt, subagent_type}`.
+- Timing (2 cores under a load of 13-16): 24-32 s a run with a data dir
+  used before, ~36 s with a fresh one (its database is set up first), ~12 s
+  more with snapshots on. Without `home`, runs share one data dir per
+  pytest-xdist worker under .pytest_cache.
 """
 
 from __future__ import annotations
