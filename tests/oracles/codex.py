@@ -69,20 +69,26 @@ def prepare(home: Path, project: Path, url: str, model: str = MODEL) -> None:
     )
 
 
+def environment(home: Path) -> dict[str, str]:
+    """The scratch environment for a HOME that `prepare` set up."""
+    return {
+        **oracle.scratch_env(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "ORACLE_API_KEY": "offline-oracle",
+    }
+
+
 class _Launch:
-    def __init__(self, project: Path, home: Path, agent: str | None) -> None:
-        self.project, self.home, self.agent = project, home, agent
+    def __init__(self, project: Path, home: Path) -> None:
+        self.project, self.home = project, home
 
     def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
         prepare(self.home, self.project, server.url)
-        env = {
-            **oracle.scratch_env(self.home),
-            "CODEX_HOME": str(self.home / ".codex"),
-            "ORACLE_API_KEY": "offline-oracle",
-        }
         args = [str(oracle.binary("codex")), "exec", "--skip-git-repo-check", "--json"]
         try:
-            return oracle.capture([*args, harness.PROMPT], self.project, env, TIMEOUT)
+            return oracle.capture(
+                [*args, harness.PROMPT], self.project, environment(self.home), TIMEOUT
+            )
         except subprocess.TimeoutExpired as error:
             raise OracleError(f"codex did not finish in {TIMEOUT} s") from error
 
@@ -160,8 +166,8 @@ def _prelude(attempt: Attempt, turn: Turn) -> Attempt | None:
     return Attempt("tool_search", {"query": attempt.tool})
 
 
-def _fill(attempt: Attempt, turn: Turn) -> Attempt:
-    """wait_agent waits for the agents spawn_agent started in this turn."""
+def fill(attempt: Attempt, turn: Turn) -> Attempt:
+    """wait_agent (with no `targets`) waits for every agent spawn_agent started."""
     if attempt.tool != "wait_agent" or "targets" in attempt.arguments:
         return attempt
     spawned = [
@@ -191,11 +197,11 @@ def run(
         raise ValueError("Codex runs a role only as a subagent (delegate=True)")
     with tempfile.TemporaryDirectory(prefix="codex-home-") as scratch:
         driver = harness.Driver(
-            launch=_Launch(project, home or Path(scratch), None if delegate else agent),
+            launch=_Launch(project, home or Path(scratch)),
             classify=classify,
             spawn=_spawn,
             prelude=_prelude,
-            fill=_fill,
+            fill=fill,
             creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)
