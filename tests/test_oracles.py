@@ -194,6 +194,36 @@ def test_the_server_answers_side_requests_without_the_script() -> None:
     assert json.loads(tokens)["input_tokens"] == 1
 
 
+PERMISSIONS = ["bash", "edit", "read", "glob", "grep", "list", "webfetch", "websearch"]
+PERMISSIONS += ["task", "skill", "todowrite", "question"]
+TOOLS = {  # per runtime, the tool each permission's call uses (None: no call)
+    "claude": "Bash Write Read Glob Grep None WebFetch WebSearch Agent Skill TodoWrite AskUserQuestion",
+    "opencode": "bash write read glob grep None webfetch websearch task skill todowrite question",
+    "codex": "exec_command apply_patch None None None None None None spawn_agent None None request_user_input",
+    "gemini": "run_shell_command write_file read_file glob grep_search list_directory web_fetch google_web_search invoke_agent activate_skill write_todos ask_user",
+    "copilot": "bash create view glob grep view web_fetch web_search task skill None ask_user",
+}
+MODULES = {
+    "claude": claude,
+    "opencode": opencode,
+    "codex": codex,
+    "gemini": gemini,
+    "copilot": copilot,
+}
+
+
+@pytest.mark.parametrize("runtime", list(TOOLS))
+def test_every_opencode_permission_has_its_call_in_each_runtime(
+    runtime: str, tmp_path: Path
+) -> None:
+    make: MakeAttempt = MODULES[runtime].attempt
+    found = [make(permission, "notes.md", tmp_path) for permission in PERMISSIONS]
+    assert [str(a.tool if a else None) for a in found] == TOOLS[runtime].split()
+    edit = make("edit", "notes.md", tmp_path)
+    assert edit is not None and str(tmp_path.resolve() / "notes.md") in json.dumps(edit.arguments)
+    assert make("nosuch", "x", tmp_path) is None
+
+
 def check_main(project: Path, found: Sequence[Outcome]) -> None:
     assert [o.verdict for o in found] == ["ran", "refused", "asked", "absent"], found
     assert (project / "ran.txt").exists()

@@ -165,6 +165,12 @@ def run(
     delegate: bool = False,
     home: Path | None = None,
 ) -> list[Outcome]:
+    """Decide `attempts` with OpenCode in `project` (see the module docstring).
+
+    `home/.config/opencode/opencode.json` is the driver's (the provider); the
+    project's own config and `.opencode/` decide. Without `home`, the runs of
+    one pytest worker share a data dir.
+    """
     data = None if home else DATA / os.environ.get("PYTEST_XDIST_WORKER", "main")
     with tempfile.TemporaryDirectory(prefix="opencode-home-") as scratch:
         driver = harness.Driver(

@@ -497,6 +497,8 @@ def _read_body(handler: http.server.BaseHTTPRequestHandler) -> bytes:
 
 def _handler(server: ModelServer) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
+        timeout = 120  # seconds a connection may sit idle: no thread waits forever
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
