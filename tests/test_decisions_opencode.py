@@ -37,13 +37,29 @@ NEVER_OFFERED = {"websearch", "question"}
 
 
 def _files(root: Path) -> dict[str, str]:
+    """The opencode target's files, each agent's `model` left out: the scratch HOME
+    has only the scripted model, and permissions do not depend on the model."""
     result = api.render(load_config(cwd=root), only=["opencode"])
     prefix = "opencode/"
-    return {k[len(prefix) :]: v.decode() for k, v in result.files.items() if k.startswith(prefix)}
+    return {
+        k[len(prefix) :]: _without_model(v.decode())
+        for k, v in result.files.items()
+        if k.startswith(prefix)
+    }
+
+
+def _without_model(text: str) -> str:
+    if not text.startswith("---\n"):
+        return text
+    front, sep, body = text[4:].partition("\n---\n")
+    kept = [line for line in front.split("\n") if not line.startswith("model:")]
+    return "---\n" + "\n".join(kept) + sep + body
 
 
 def _drivable(call: Call) -> bool:
-    return call.permission not in NEVER_OFFERED and call.permission != "list"
+    """OpenCode has a tool for it here: no tool asks for `list`, and a custom or
+    MCP tool (`plan_db`) is not installed in a scratch project."""
+    return call.permission in calls.BUILT_IN and call.permission not in {*NEVER_OFFERED, "list"}
 
 
 def _parent(runtime: calls.Runtime, agent: str) -> str | None:
@@ -54,6 +70,10 @@ def _parent(runtime: calls.Runtime, agent: str) -> str | None:
             if decided.action == "allow":
                 return name
     return None
+
+
+def _skill(name: str) -> str:
+    return f"---\nname: {name}\ndescription: A skill the oracle loads.\n---\nSay done.\n"
 
 
 def check(root: Path, sample: Sequence[decisions.Decided], folder: Path) -> int:
@@ -79,7 +99,14 @@ def check(root: Path, sample: Sequence[decisions.Decided], folder: Path) -> int:
         base = folder / f"run{index}"
         home = base / "home"
         home.mkdir(parents=True)
-        project = decisions.project_for(base, {**files, "opencode.json": json.dumps(config)})
+        # A skill must exist for OpenCode to ask about it: one per skill call.
+        skills = {
+            f".opencode/skills/{d.call.input}/SKILL.md": _skill(d.call.input)
+            for d in group
+            if d.call.permission == "skill"
+        }
+        written = {**files, **skills, "opencode.json": json.dumps(config)}
+        project = decisions.project_for(base, written)
         attempts = []
         for found in group:
             value = decisions.concrete(found.call.input, project, home)
@@ -102,8 +129,9 @@ def _decided(root: Path, picked: Sequence[Call] = ()) -> list[decisions.Decided]
     """OpenCode's decision, by promptc, of the calls picked (the matrix by default)."""
     project = bundles.project(root, "opencode")
     runtime = calls.runtime_of(project)
+    # What a run with nobody to answer shows: an ask before a deny shows as ask.
     return [
-        decisions.Decided(call, calls.decide(runtime, call).action, "", "")
+        decisions.Decided(call, calls.decide(runtime, call).headless, "", "")
         for call in picked or calls.matrix(project)
     ]
 
