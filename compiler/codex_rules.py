@@ -6,7 +6,7 @@ the facts, seen on the binary):
 - per role, only whether it has a shell (`[features] shell_tool = false`);
 - for the whole project, in `.codex/config.toml`, which every role inherits
   whatever its file says: the sandbox, `view_image`, `web_search`,
-  `request_user_input`, `update_plan`, and `[agents] max_depth` (whether a
+  `update_plan`, and `[agents] max_depth` (whether a
   role has `spawn_agent` at all); and the command rules of
   `.codex/rules/promptc.rules`: `prefix_rule`s, the strictest matching one
   winning, the same for every role;
@@ -117,7 +117,6 @@ class Tools:
 
     view_image: bool = False
     web_search: bool = False
-    request_user_input: bool = False
     update_plan: bool = False
     max_depth: int = 1
     off: Mapping[str, str] = field(default_factory=dict)  # permission -> why its tool is off
@@ -417,7 +416,6 @@ class _Planner:
         return Tools(
             view_image=on["read"],
             web_search=on["websearch"],
-            request_user_input=on["question"],
             update_plan=on["todowrite"],
             max_depth=2 if on["task"] else 1,
             off=off,
@@ -502,7 +500,6 @@ class _Planner:
 _SESSION_TOOLS = {
     "read": "view_image",
     "websearch": "web_search",
-    "question": "request_user_input",
     "todowrite": "update_plan",
     "task": "spawn_agent",
 }
@@ -575,13 +572,14 @@ def _lost_message(rule: Rule, custom: set[str], tools: Tools) -> str | None:
         on = {
             "read": tools.view_image and key == "read",
             "websearch": tools.web_search,
-            "question": tools.request_user_input,
             "todowrite": tools.update_plan,
             "task": tools.max_depth >= 2,
         }[session_key]
         if on:
             return None
         return "lost: " + tools.off.get(session_key, _off_because("", session_key, []))
+    if key == "question":
+        return "lost: Codex's request_user_input refuses every role (only the root thread may ask)"
     if key == "webfetch":
         return "lost: Codex has no tool to fetch a URL"
     if key == "skill":

@@ -292,7 +292,6 @@ def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
     counted = {
         "view_image": session.view_image,
         "web_search": session.web_search,
-        "request_user_input": session.request_user_input,
         "update_plan": session.update_plan,
         "spawn_agent": session.max_depth >= 2,
     }

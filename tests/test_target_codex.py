@@ -284,7 +284,6 @@ def test_role_files_carry_name_description_model_effort_and_the_body_exactly() -
     assert config["sandbox_mode"] == "workspace-write"
     assert config["sandbox_workspace_write"]["exclude_slash_tmp"] is True
     assert (config["agents"]["max_depth"], config["features"]["view_image"]) == (1, False)
-    assert config["tools"]["experimental_request_user_input"]["enabled"] is False
     assert config["tools"]["update_plan"]["enabled"] is False
     assert ".codex/skills/release-notes/SKILL.md" in files
 

@@ -8,8 +8,7 @@ model server on 127.0.0.1 logging the tools each conversation is offered and
 the results sent back; `codex exec`, whose approval policy is `never`):
 
 - what a spawned role gets comes from the project's config: its sandbox (a
-  role's own `sandbox_mode` is not applied), `view_image`, `web_search`,
-  `request_user_input` (`[tools.experimental_request_user_input]`) and
+  role's own `sandbox_mode` is not applied), `view_image`, `web_search` and
   `update_plan` (`[tools.update_plan]`, off unless enabled) are the
   session's whatever the role file says; `[agents] max_depth` (1 unless set)
   decides whether a role has `spawn_agent` at all (a role is at depth 1, so
@@ -32,7 +31,9 @@ the results sent back; `codex exec`, whose approval policy is `never`):
   the line takes its strictest command's decision;
 - reads, searches and listings go through the shell (`view_image`, which
   reads any image file, is off); there is no tool to fetch a URL or load a
-  skill (a skill is a file the role reads with the shell).
+  skill (a skill is a file the role reads with the shell);
+- `request_user_input` is offered to a role but refuses: "can only be used
+  by the root thread".
 
 tests/test_decisions_codex.py holds this to the real `codex` call by call,
 and tests/test_conformance_codex.py to `codex execpolicy check`.
@@ -98,7 +99,6 @@ class Session:
     slash_tmp: bool  # /tmp writable in the workspace-write sandbox
     view_image: bool
     web_search: bool
-    request_user_input: bool
     update_plan: bool
     max_depth: int
 
@@ -122,6 +122,8 @@ class Codex:
             return self._spawn(call.input)
         if permission == "read" and self.session.view_image:
             return Verdict("allow", "view_image reads any file the sandbox can read")
+        if permission == "question":
+            return Verdict("deny", "request_user_input can only be used by the root thread")
         return self._tool(permission)
 
     # --- the shell -----------------------------------------------------------------------
@@ -195,11 +197,6 @@ class Codex:
         session = self.session
         found = {
             "websearch": (session.web_search, "web_search", '`web_search = "disabled"`'),
-            "question": (
-                session.request_user_input,
-                "request_user_input",
-                "`[tools.experimental_request_user_input] enabled = false`",
-            ),
             "todowrite": (session.update_plan, "update_plan", "`[tools.update_plan]` not enabled"),
         }.get(permission)
         if found is None:
@@ -340,10 +337,6 @@ def session(config: Mapping[str, Any]) -> Session:
         slash_tmp=workspace.get("exclude_slash_tmp", False) is not True,
         view_image=features.get("view_image", True) is not False,
         web_search=config.get("web_search", "cached") != "disabled",
-        request_user_input=_table(config, "tools", "experimental_request_user_input").get(
-            "enabled", True
-        )
-        is not False,
         update_plan=_table(config, "tools", "update_plan").get("enabled", False) is True,
         max_depth=depth if isinstance(depth, int) else 1,
     )

@@ -18,8 +18,8 @@ project: `[projects."<path>"] trust_level = "trusted"`):
   which).
 - `.codex/config.toml`: what every role inherits whatever its own file says:
   the workspace-write sandbox on the project alone (no network, not `/tmp`),
-  `view_image`, `web_search`, `request_user_input`, `update_plan` and
-  `[agents] max_depth` set on or off for all (compiler.codex_rules), an
+  `view_image`, `web_search`, `update_plan` and `[agents] max_depth` set on
+  or off for all (compiler.codex_rules), an
   `[agents.<id>]` entry per role (`description`, `config_file`), and
   `[features] shell_tool = false` when the main session's own rules cannot
   be said as command rules.
@@ -152,9 +152,6 @@ def config_file(project: Project, translation: CodexTranslation) -> str:
     if translation.shell_off:
         lines.append("shell_tool = false")
     lines += [
-        "",
-        "[tools.experimental_request_user_input]",
-        f"enabled = {_bool(tools.request_user_input)}",
         "",
         "[tools.update_plan]",
         f"enabled = {_bool(tools.update_plan)}",
@@ -316,7 +313,6 @@ def _tools_summary(translation: CodexTranslation) -> str:
     shown = {
         "view_image": tools.view_image,
         "web_search": tools.web_search,
-        "request_user_input": tools.request_user_input,
         "update_plan": tools.update_plan,
         "spawn_agent": tools.max_depth >= 2,
     }
