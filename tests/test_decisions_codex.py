@@ -18,11 +18,13 @@ same calls from the specs. Two properties:
 from __future__ import annotations
 
 import functools
+import re
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 from compiler import api, calls, codex_rules
 from compiler.bundle import load_bundle
@@ -30,8 +32,10 @@ from compiler.calls import Call
 from compiler.compose import compose_bundle
 from compiler.decide import codex as model_of
 from compiler.project import Project, make_project
-from tests import bundles, decisions
+from tests import bundles, decisions, oracle, strategies
 from tests.conftest import MakeBundle, Run
+from tests.oracles import Attempt, Outcome, harness
+from tests.oracles import codex as codex_oracle
 from tests.test_target_codex import CANNOT_SAY, codex_config
 
 TARGET = "codex"
@@ -139,11 +143,11 @@ def test_the_model_sees_a_rule_loosened() -> None:
 def test_the_model_sees_the_project_give_every_role_a_tool() -> None:
     rel = ".codex/config.toml"
     task = Call("smith", "task", "scout", delegated=True)
-    question = Call("smith", "question", "*", delegated=True)
+    plan = Call("smith", "todowrite", "*", delegated=True)
     assert widened("codex", rel, "max_depth = 1", "max_depth = 2", [task]) == [task.describe()]
-    old = "[tools.experimental_request_user_input]\nenabled = false"
-    new = "[tools.experimental_request_user_input]\nenabled = true"
-    assert widened("codex", rel, old, new, [question]) == [question.describe()]
+    old = "[tools.update_plan]\nenabled = false"
+    new = "[tools.update_plan]\nenabled = true"
+    assert widened("codex", rel, old, new, [plan]) == [plan.describe()]
 
 
 def test_a_line_codex_cannot_read_as_plain_words_is_held_as_one_command() -> None:
@@ -205,60 +209,103 @@ def test_an_accepted_widening_is_built_and_shown_first(make_bundle: MakeBundle, 
 
 # --- the real CLI ---------------------------------------------------------------------------
 
+# What `codex exec` sends back where an interactive run would ask: its
+# approval policy is `never`, so an approval request comes back rejected.
+_EXEC_ASKS = ("rejected by user approval settings", "not permitted")
+# A command that ran in the sandbox and was kept from writing: it ran unasked.
+_RAN_IN_SANDBOX = "Read-only file system"
 
-def test_sampled_calls_are_decided_by_the_real_codex_as_by_the_model(tmp_path: Path) -> None:
-    oracle = pytest.importorskip("tests.oracles.codex")
-    found = decided("codex")
-    chosen = decisions.sample(found, size=12)
-    real = run_on_codex(oracle, "codex", chosen, tmp_path)
-    assert real == {d.call: d.model for d in chosen}
-    print(decisions.figures(TARGET, found, len(real)))
+
+def action(outcome: Outcome) -> str:
+    """An oracle's verdict as a decision of the model's vocabulary."""
+    if outcome.verdict == "refused" and any(t in outcome.result for t in _EXEC_ASKS):
+        return "ask"
+    if outcome.verdict == "refused" and _RAN_IN_SANDBOX in outcome.result:
+        return "allow"
+    return {"ran": "allow", "asked": "ask", "refused": "deny", "absent": "deny"}[outcome.verdict]
+
+
+def on_codex(
+    files: Mapping[str, str], chosen: list[decisions.Decided], folder: Path
+) -> dict[Call, str]:
+    """Each chosen call made by its role on the real CLI, as a decision; the calls
+    the CLI cannot decide (no attempt: a tool run by the model's server, or none
+    at all) are left out, as are edits of a path with blanks around it. Every role runs on the oracle's model, whose tools the
+    scripted server calls directly (a code-mode model nests them in `exec`)."""
+    model = f'model = "{codex_oracle.MODEL}"'
+    written = {
+        rel: re.sub(r'^model = ".*"$', model, text, flags=re.M)
+        if rel.startswith(".codex/agents/")
+        else text
+        for rel, text in files.items()
+    }
+    home = folder / "home"
+    project = harness.scratch_project(folder / "project", written)
+    by_agent: dict[str, list[tuple[Call, Attempt]]] = {}
+    for d in chosen:
+        value = decisions.concrete(d.call.input, project, home)
+        if d.call.permission == "edit" and value != value.strip():
+            continue  # apply_patch trims the path: the oracle cannot find what it wrote
+        attempt = codex_oracle.attempt(d.call.permission, value, project)
+        if attempt is not None:
+            by_agent.setdefault(d.call.agent, []).append((d.call, attempt))
+    real: dict[Call, str] = {}
+    for agent, found in by_agent.items():
+        attempts = [attempt for _, attempt in found]
+        outcomes = codex_oracle.run(project, attempts, agent=agent, delegate=True, home=home)
+        for (call, _), outcome in zip(found, outcomes, strict=True):
+            real[call] = action(outcome)
+    return real
+
+
+def check_on_codex(
+    bundle: str, files: Mapping[str, str], found: list[decisions.Decided], size: int, seed: int
+) -> int:
+    chosen = decisions.sample(found, size=size, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="codex-decisions-") as scratch:
+        real = on_codex(files, chosen, Path(scratch))
+    expected = {d.call: d.model for d in chosen if d.call in real}
+    assert real == expected, bundle
+    print(decisions.figures(f"{TARGET} ({bundle})", found, len(real)))
+    return len(real)
 
 
 @pytest.mark.slow
-def test_the_conformance_sample_is_decided_by_the_real_codex_as_by_the_model(
-    tmp_path: Path,
-) -> None:
-    # Over 200 calls of the repository's and the fixtures' matrices, every
-    # permission, OpenCode decision and model decision present in each.
-    oracle = pytest.importorskip("tests.oracles.codex")
+def test_sampled_calls_are_decided_by_the_real_codex_as_by_the_model() -> None:
+    oracle.binary("codex")
+    _, files = emitted("codex")
+    assert check_on_codex("codex", files, list(decided("codex")), size=14, seed=0) >= 8
+
+
+@pytest.mark.conformance
+def test_over_200_calls_are_decided_by_the_real_codex_as_by_the_model() -> None:
+    # The repository's and the fixtures' matrices: every permission, OpenCode
+    # decision and model decision present in each sample.
+    oracle.binary("codex")
     total = 0
-    for index, bundle in enumerate(("repository", "codex", "permissions")):
-        found = decided(bundle)
-        chosen = decisions.sample(found, size=80, seed=index)
-        real = run_on_codex(oracle, bundle, chosen, tmp_path / bundle)
-        assert real == {d.call: d.model for d in chosen}, bundle
-        total += len(real)
-        print(decisions.figures(f"{TARGET} ({bundle})", found, len(real)))
+    for seed, (bundle, size) in enumerate(
+        (("repository", 140), ("codex", 100), ("permissions", 100))
+    ):
+        _, files = emitted(bundle)
+        total += check_on_codex(bundle, files, list(decided(bundle)), size, seed)
     assert total >= 200
 
 
-def run_on_codex(
-    oracle: Any, bundle: str, chosen: list[decisions.Decided], tmp_path: Path
-) -> dict[Call, str]:
-    """Each chosen call made by its role on the real CLI: the verdict as an action."""
-    _, files = emitted(bundle)
-    project = decisions.scratch_project(tmp_path, files)
-    home = tmp_path / "home"
-    actions = {"ran": "allow", "asked": "ask", "refused": "deny", "absent": "deny"}
-    real: dict[Call, str] = {}
-    by_agent: dict[str, list[decisions.Decided]] = {}
-    for d in chosen:
-        by_agent.setdefault(d.call.agent, []).append(d)
-    for agent, found in by_agent.items():
-        attempts = []
-        for d in found:
-            value = decisions.concrete(d.call.input, project, home)
-            attempt = oracle.attempt(d.call.permission, value, project)
-            if attempt is None:
-                real[d.call] = "deny"  # Codex has no such tool
-            else:
-                attempts.append((d, attempt))
-        if not attempts:
-            continue
-        outcomes = oracle.run(
-            project, [a for _, a in attempts], agent=agent, delegate=True, home=home
+@pytest.mark.conformance
+@settings(max_examples=4)
+@given(files=strategies.permission_bundles("codex"))
+def test_generated_permission_maps_are_decided_by_the_real_codex_as_by_the_model(
+    files: dict[str, bytes],
+) -> None:
+    # Rule order, overlapping wildcards, `?`, trailing spaces and case,
+    # `"*": deny` with exceptions: whatever the generator writes.
+    strategies.tick("codex-real-permission-maps")
+    with strategies.bundle_on_disk(files) as (_, config):
+        result = api.render(config, only=[TARGET])
+        assert result.ok, result.diagnostics
+        written = {rel.removeprefix(f"{TARGET}/"): d.decode() for rel, d in result.files.items()}
+        project = make_project(
+            config, load_bundle(config), compose_bundle(load_bundle(config), TARGET), TARGET
         )
-        for (d, _), outcome in zip(attempts, outcomes, strict=True):
-            real[d.call] = actions[outcome.verdict]
-    return real
+        found = decisions.decided(project, TARGET, written)
+        check_on_codex("generated", written, found, size=10, seed=len(found))
