@@ -172,8 +172,8 @@ class Codex:
             if first not in PROTECTED:
                 return Verdict(
                     "allow",
-                    "apply_patch writes anywhere in the project: Codex gives every role the "
-                    "tool and its sandbox is the session's (a role's own rules cannot narrow it)",
+                    "Codex gives every role apply_patch, which writes anywhere in the project "
+                    "(no role file narrows it: the sandbox is the session's)",
                 )
             return Verdict("ask", f"apply_patch: the sandbox keeps `{first}` read-only")
         if sandbox == "workspace-write" and self.session.slash_tmp and full.startswith("/tmp/"):
