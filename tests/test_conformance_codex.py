@@ -11,7 +11,7 @@ per question where Codex allows it:
   model and reasoning effort promptc wrote, and the skills are offered;
 - `codex execpolicy check`: for sampled commands, the decision of the emitted
   rules is never wider than the narrowest `promptc can` answer among the
-  agents that keep a shell, and it is what tests/codex_model.py computes.
+  agents that keep a shell, and it is what compiler.decide.codex computes.
 """
 
 from __future__ import annotations
@@ -25,12 +25,14 @@ from typing import Any
 
 import pytest
 
+from compiler.decide import codex as codex_model
 from compiler.targets import codex
-from tests import bundles, codex_model, oracle
+from tests import bundles, oracle
 from tests.oracles import Attempt, harness
 from tests.oracles import codex as codex_oracle
 from tests.oracles.server import serve
-from tests.test_target_codex import RANK, can, commands_of, opencode_answers
+from tests.test_target_codex import RANK, can, commands_of, load, opencode_answers, render, shell_of
+from tests.test_target_codex import policy as model_policy
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +51,7 @@ def emit(bundle: str, scratch: Path) -> Path:
     if bundle == "repository":
         return bundles.REPOSITORY / "build" / "codex"
     out = scratch / bundle
-    files = bundles.render(BUNDLES[bundle], "codex", lint_errors=bundle == "permissions")
+    files = render(BUNDLES[bundle], lint_errors=bundle == "permissions")
     for rel, data in files.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
@@ -135,7 +137,11 @@ def native_codex() -> Path:
 
 def policy(rules: Path, command: list[str], home: Path) -> str | None:
     done = oracle.capture(
-        [str(native_codex()), "execpolicy", "check", "--rules", str(rules), "--", *command],
+        [
+            str(native_codex()),
+            *("execpolicy", "check", "--resolve-host-executables", "--rules", str(rules)),
+            *("--", *command),
+        ],
         rules.parent,
         oracle.scratch_env(home),
         60,
@@ -154,14 +160,14 @@ def test_execpolicy_is_never_wider_than_the_narrowest_promptc_can_answer(
     files = {
         p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
     }
-    model = codex_model.load(files)
+    model = load(files)
     runtime, names = opencode_answers(bundles.config(BUNDLES[bundle]))
-    shell = [role for role in names if model.shell[role]]
+    shell = [role for role in names if shell_of(model, role)]
     commands = commands_of(runtime)[:30]
     for command in commands:
         words = command.split()
         found = policy(folder / codex.RULES_FILE, words, tmp_path / "home")
-        assert found == model.policy(words), command  # the model is Codex's own reading
+        assert found == model_policy(model, words), command  # Codex's own reading
         mine = codex_model.AS_OPENCODE[found] if found else "allow"
         answers = [can(runtime, names[role], command) for role in shell]
         if answers:
@@ -178,7 +184,8 @@ def test_the_model_reads_unions_and_defaults_as_codex_does(tmp_path: Path) -> No
         'prefix_rule(pattern=["npm", "publish"], decision="forbidden")\n'
         'prefix_rule(pattern=["git", "push", "--force"], decision="forbidden")\n'
     )
-    model = codex_model.Codex(codex_model.parse_rules(rules.read_text()), {})
+    parsed = codex_model.parse_rules(rules.read_text(), "x.rules")
+    model = codex_model.Codex({}, codex_model.session({}), parsed)
     for command in (
         "git push",
         "git fetch origin",
@@ -189,9 +196,11 @@ def test_the_model_reads_unions_and_defaults_as_codex_does(tmp_path: Path) -> No
         "pnpm publish",
         "npm publish x",
         "ls",
+        "/usr/bin/git push",  # by the basename of a first word given as a path
+        "/usr/bin/npm publish",
     ):
         words = command.split()
-        assert policy(rules, words, tmp_path / "home") == model.policy(words), command
+        assert policy(rules, words, tmp_path / "home") == model_policy(model, words), command
 
 
 def test_the_oracles_would_catch_a_broken_role(tmp_path: Path) -> None:
@@ -213,21 +222,43 @@ def test_a_main_session_without_a_shell_has_no_exec_command(tmp_path: Path) -> N
     folder = emit("codex", tmp_path)
     _, before = roles_listed(folder, tmp_path / "home")
     config = folder / ".codex" / "config.toml"
-    config.write_text("[features]\nshell_tool = false\n\n" + config.read_text())
+    config.write_text(
+        config.read_text().replace("[features]\n", "[features]\nshell_tool = false\n")
+    )
     _, after = roles_listed(folder, tmp_path / "home")
     # The exec tool's own description names exec_command as an example; its
     # companion write_stdin is there only with the shell.
     assert "write_stdin" in before and "write_stdin" not in after
 
 
-def test_a_spawned_role_runs_with_its_model_and_without_the_shell_promptc_took(
+def offered(body: dict[str, Any]) -> set[str]:
+    """The tools a request offers the model: its own and nested ones (a namespace's,
+    code mode's `additional_tools`)."""
+    found: set[str] = set()
+
+    def walk(tools: list[Any]) -> None:
+        for tool in tools:
+            if tool.get("type") == "namespace":
+                walk(tool.get("tools", []))
+            else:
+                found.add(tool.get("name") or tool.get("type", ""))
+
+    walk(body.get("tools", []))
+    for item in body.get("input", []):
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            walk(item.get("tools", []))
+    return found
+
+
+def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
     tmp_path: Path,
 ) -> None:
     # What the translation counts on, seen on the scripted model server
     # (tests/oracles): a role file's model and effort reach the spawned role,
     # and its `[features] shell_tool = false` takes exec_command away (its
-    # sandbox_mode does not apply, so promptc never counts on that). The main
-    # session spawns both roles, then waits; each role only answers.
+    # sandbox_mode does not apply, so promptc never counts on that); every
+    # other tool the role has is the project's, as compiler.decide.codex reads
+    # it. The main session spawns both roles, then waits; each role only answers.
     oracle.binary("codex")
     folder = emit("codex", tmp_path)
     message = f"{harness.QUIET}: answer done."
@@ -254,5 +285,19 @@ def test_a_spawned_role_runs_with_its_model_and_without_the_shell_promptc_took(
     assert (smith["model"], smith["reasoning_effort"]) == ("gpt-5.5", "high")
     assert (scout["model"], scout["reasoning_effort"]) == ("gpt-5.5", "low")
     assert scout["sandbox_mode"] != "read-only"  # written, not applied
-    assert "write_stdin" in json.dumps(smith_body) and "write_stdin" not in json.dumps(scout_body)
     assert "Implementa con pruebas" in json.dumps(smith_body, ensure_ascii=False)
+    codex_files = (p for p in (folder / ".codex").rglob("*") if p.is_file())
+    model = load({p.relative_to(folder).as_posix(): p.read_bytes() for p in codex_files})
+    session = model.session
+    counted = {
+        "view_image": session.view_image,
+        "web_search": session.web_search,
+        "update_plan": session.update_plan,
+        "spawn_agent": session.max_depth >= 2,
+    }
+    assert session.web_search and not session.view_image  # both ways are seen
+    for name, body in (("smith", smith_body), ("scout", scout_body)):
+        tools = offered(body)
+        assert ("exec_command" in tools) == shell_of(model, name), (name, tools)
+        assert "apply_patch" in tools, (name, tools)  # every role, whatever it may edit
+        assert {t for t, on in counted.items() if on} == set(counted) & tools, (name, tools)

@@ -1,19 +1,20 @@
 """The codex target: Codex never decides a command above OpenCode, and says what it loses.
 
-The property tests read the emitted `.codex` files through tests/codex_model.py
-(an independent model of Codex's decisions, held against the real `codex
-execpolicy check` in test_conformance_codex.py) and compare, for every role
-and the main session and many commands, with the answer `promptc can` gives
-for the same agent (compiler.api.can: the agent's OpenCode rules, decided
-with compiler.permissions.evaluate): deny < ask < allow, and Codex's decision
-must never be above it. The rules are project-wide, so that is the same as
-Codex's decision never being above the narrowest answer among the agents
-that have a shell.
+The property tests read the emitted `.codex` files through Codex's decision
+model (compiler.decide.codex, held against the real `codex execpolicy check`
+in test_conformance_codex.py and the real CLI in test_decisions_codex.py) and
+compare, for every role and the main session and many commands, with the
+answer `promptc can` gives for the same agent (compiler.api.can: the agent's
+OpenCode rules, decided with compiler.permissions.evaluate): deny < ask <
+allow, and Codex's decision must never be above it. The rules are
+project-wide, so that is the same as Codex's decision never being above the
+narrowest answer among the agents that have a shell.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -23,15 +24,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import api, codex_rules, wildcard
+from compiler import api, codex_rules, rules, wildcard
+from compiler.calls import RANK, Call
 from compiler.config import Config, load_config
+from compiler.decide import codex as codex_model
+from compiler.diagnostics import Severity
 from compiler.permissions import evaluate
 from compiler.runtime import Runtime
 from compiler.targets import codex
-from tests import bundles, codex_model, strategies
+from compiler.translate import MAIN
+from tests import bundles, strategies
 from tests.conftest import MakeBundle, Run
 
-RANK = codex_model.RANK
 BUNDLES = {
     "repository": bundles.REPOSITORY,
     "codex": bundles.FIXTURES / "codex",
@@ -90,11 +94,53 @@ def test_a_pattern_is_held_by_the_words_every_command_it_matches_starts_with(
 # --- the decision property ------------------------------------------------------------------
 
 
+CANNOT_SAY = ("edit",)
+
+
+def codex_config(root: Path) -> Config:
+    """The bundle's config; a fixture without a codex table gets one that accepts the
+    one widening Codex cannot narrow for a single role (`edit`: every role has
+    apply_patch, test_decisions_codex.py)."""
+    config = bundles.config(root)
+    if "codex" in config.targets:
+        return config
+    targets = {**config.targets, "codex": {"accept_wider": list(CANNOT_SAY)}}
+    return dataclasses.replace(config, targets=targets)
+
+
+def render(root: Path, *, lint_errors: bool = False) -> dict[str, bytes]:
+    """bundles.render for the codex target, on codex_config."""
+    result = api.render(codex_config(root), only=["codex"])
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    if lint_errors:
+        errors = [d for d in errors if rules.RULES[d.rule].STAGE]
+    assert errors == [], errors
+    return {rel.removeprefix("codex/"): data for rel, data in result.files.items()}
+
+
 def opencode_answers(config: Config) -> tuple[Runtime, Mapping[str, str]]:
     """The OpenCode runtime `promptc can` answers from, and role name -> agent name."""
     runtime, _ = api.opencode_runtime(config)
     names = {a.name: a.name for a in runtime.bundle_agents()}
-    return runtime, {**names, codex_model.MAIN: "build"}
+    return runtime, {**names, MAIN: "build"}
+
+
+def load(files: Mapping[str, bytes]) -> codex_model.Codex:
+    """Codex's model of the files, with Codex's own main session as a role (MAIN) that
+    keeps whatever shell the project gives it."""
+    model = codex_model.load({rel: data.decode() for rel, data in files.items()})
+    main = codex_model.Role(MAIN, True, ".codex/config.toml")
+    return codex_model.Codex({**model.roles, MAIN: main}, model.session, model.rules)
+
+
+def shell_of(model: codex_model.Codex, role: str) -> bool:
+    return model.session.shell and model.roles[role].shell
+
+
+def policy(model: codex_model.Codex, command: list[str]) -> str | None:
+    """What `codex execpolicy check` says: the strictest matching decision, or None."""
+    found = [r.decision for r in model.matching(command)]
+    return max(found, key=codex_model.STRICT.__getitem__) if found else None
 
 
 def can(runtime: Runtime, agent: str, command: str) -> str:
@@ -109,13 +155,14 @@ def decisions(
     """(role, command, Codex's decision, OpenCode's) for every role and command."""
     for role, agent in names.items():
         for command in commands:
-            yield role, command, model.decide(role, command.split()), can(runtime, agent, command)
+            mine = model.decide(Call(role, "bash", command)).action
+            yield role, command, mine, can(runtime, agent, command)
 
 
 @functools.cache
 def case(bundle: str) -> tuple[codex_model.Codex, Runtime, Mapping[str, str]]:
     root = BUNDLES[bundle]
-    model = codex_model.load(bundles.render(root, "codex"))
+    model = load(render(root))
     runtime, names = opencode_answers(bundles.config(root))
     return model, runtime, names
 
@@ -149,7 +196,7 @@ def test_the_property_is_not_vacuous() -> None:
     found = {(d[2], d[3]) for d in decisions(model, runtime, names, commands_of(runtime))}
     assert {("allow", "allow"), ("deny", "deny"), ("ask", "ask"), ("deny", "allow")} <= found
     assert {r.decision for r in model.rules} == {"forbidden", "prompt", "allow"}
-    assert model.shell["smith"] and not model.shell["lead"]
+    assert shell_of(model, "smith") and not shell_of(model, "lead")
 
 
 def test_the_property_catches_a_rules_file_that_grants_too_much() -> None:
@@ -158,7 +205,7 @@ def test_the_property_catches_a_rules_file_that_grants_too_much() -> None:
     rel = codex.RULES_FILE
     files[rel] = files[rel].replace(b'decision = "forbidden"', b'decision = "allow"')
     _, runtime, names = case("codex")
-    widened = decisions(codex_model.load(files), runtime, names, ["sudo ls", "git push"])
+    widened = decisions(load(files), runtime, names, ["sudo ls", "git push"])
     assert {(d[0], d[1]) for d in widened if RANK[d[2]] > RANK[d[3]]} >= {("smith", "sudo ls")}
 
 
@@ -168,7 +215,7 @@ def test_the_property_catches_a_role_given_back_its_shell() -> None:
     rel = ".codex/agents/lead.toml"
     files[rel] = files[rel].replace(b"shell_tool = false", b"shell_tool = true")
     _, runtime, names = case("codex")
-    widened = decisions(codex_model.load(files), runtime, names, ["make"])
+    widened = decisions(load(files), runtime, names, ["make"])
     assert ("lead", "make", "allow", "ask") in set(widened)
 
 
@@ -183,16 +230,17 @@ def test_generated_maps_never_get_more_in_codex(
         result = api.render(config, only=["codex"])
         assert result.ok, result.diagnostics
         emitted = {rel.removeprefix("codex/"): data for rel, data in result.files.items()}
-        model = codex_model.load(emitted)
+        model = load(emitted)
         runtime, names = opencode_answers(config)
         commands = list(dict.fromkeys([*(" ".join(c) for c in sample), *commands_of(runtime)]))
-        shell = [r for r in names if model.shell[r]]
+        shell = [r for r in names if shell_of(model, r)]
         for command in commands:
             narrowest = min(
                 (can(runtime, names[r], command) for r in shell), key=RANK.__getitem__, default=None
             )
             if narrowest is not None:
-                assert RANK[model.decide(shell[0], command.split())] <= RANK[narrowest], command
+                mine = model.decide(Call(shell[0], "bash", command)).action
+                assert RANK[mine] <= RANK[narrowest], command
         for role, command, mine, theirs in decisions(model, runtime, names, commands):
             assert RANK[mine] <= RANK[theirs], (role, command, mine, theirs)
 
@@ -206,7 +254,8 @@ def test_the_examples_of_each_rule_are_the_rule_s_own() -> None:
     for call in calls:
         assert isinstance(call, ast.Call)
         args = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-        rule = codex_model.Rule(tuple((w,) for w in args["pattern"]), args["decision"])
+        pattern = tuple(tuple(w) if isinstance(w, list) else (w,) for w in args["pattern"])
+        rule = codex_model.PrefixRule(pattern, args["decision"], codex.RULES_FILE)
         assert all(rule.matches(e.split()) for e in args["match"]), args
         assert not any(rule.matches(e.split()) for e in args.get("not_match", [])), args
 
@@ -228,7 +277,14 @@ def test_role_files_carry_name_description_model_effort_and_the_body_exactly() -
     assert reviewer["name"] == "team/reviewer" and "model" not in reviewer
     config = tomllib.loads(files[".codex/config.toml"].decode())
     assert config["agents"]["team/reviewer"]["config_file"] == "agents/team/reviewer.toml"
-    assert sorted(config["agents"]) == sorted(project.agents)
+    roles = [name for name, value in config["agents"].items() if isinstance(value, dict)]
+    assert sorted(roles) == sorted(project.agents)
+    # What every role inherits: the project's sandbox, and each tool Codex
+    # cannot narrow per role off unless every role may use it.
+    assert config["sandbox_mode"] == "workspace-write"
+    assert config["sandbox_workspace_write"]["exclude_slash_tmp"] is True
+    assert (config["agents"]["max_depth"], config["features"]["view_image"]) == (1, False)
+    assert config["tools"]["update_plan"]["enabled"] is False
     assert ".codex/skills/release-notes/SKILL.md" in files
 
 
@@ -326,7 +382,9 @@ def test_a_catch_all_costs_a_role_its_shell_and_each_allow_is_reported(
     assert translation.shell == {"a": False, "b": False}
     lost = {(x.subject, x.rule.text()): x.message for x in translation.losses}
     assert "left out of a's tools" in lost["a", 'bash "git status *": allow']
-    assert "sandbox_mode" in lost["a", "edit: deny"]
+    # What Codex widens (apply_patch for a read-only agent) is the proof's to
+    # refuse, never an info here.
+    assert ("a", "edit: deny") not in lost
     assert not any(subject == "b" for subject, _ in lost)  # denied altogether: nothing lost
 
 
@@ -340,8 +398,8 @@ def test_a_main_session_that_asks_for_every_command_turns_the_shell_off(
         }
     )
     files = bundles.render(Path.cwd(), "codex")
-    assert tomllib.loads(files[".codex/config.toml"].decode())["features"] == {"shell_tool": False}
-    assert codex_model.load(files).decide("a", ["ls"]) == "deny"
+    assert tomllib.loads(files[".codex/config.toml"].decode())["features"]["shell_tool"] is False
+    assert load(files).decide(Call("a", "bash", "ls", delegated=True)).action == "deny"
 
 
 def test_codex_options_are_checked_like_any_target_s(make_bundle: MakeBundle, run: Run) -> None:

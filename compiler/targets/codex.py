@@ -11,13 +11,18 @@ project: `[projects."<path>"] trust_level = "trusted"`):
   role runs on the session's model and it is reported),
   `model_reasoning_effort` (OpenCode's `options.reasoningEffort`, else a
   `variant` named after an effort), `sandbox_mode = "read-only"` when
-  OpenCode denies every edit (Codex 0.171 does not apply it to a spawned
-  role: reported, never counted on), `developer_instructions` (the composed
-  body), and `[features] shell_tool = false` when the role may run no
-  command (compiler.codex_rules decides which).
-- `.codex/config.toml`: an `[agents.<id>]` entry per role (`description`,
-  `config_file`), and `[features] shell_tool = false` when the main
-  session's own rules cannot be said as command rules.
+  OpenCode denies every edit (for `promptc import`: Codex 0.171 does not
+  apply it to a spawned role, and the decision model never counts on it),
+  `developer_instructions` (the composed body), and `[features] shell_tool =
+  false` when the role may run no command (compiler.codex_rules decides
+  which).
+- `.codex/config.toml`: what every role inherits whatever its own file says:
+  the workspace-write sandbox on the project alone (no network, not `/tmp`),
+  `view_image`, `web_search`, `update_plan` and `[agents] max_depth` set on
+  or off for all (compiler.codex_rules), an
+  `[agents.<id>]` entry per role (`description`, `config_file`), and
+  `[features] shell_tool = false` when the main session's own rules cannot
+  be said as command rules.
 - `.codex/rules/promptc.rules`: the bundle's bash rules as `prefix_rule`s,
   project-wide (compiler.codex_rules documents the model), each with a
   `match` example made from the OpenCode pattern it stands for and
@@ -35,6 +40,9 @@ place of the `models` mapping), `model_reasoning_effort` and
 
 Options (`[tool.promptc.targets.codex]`):
     models (table, default {}): OpenCode model id -> Codex model (`gpt-5.5`, ...).
+    accept_wider (list): the permissions whose widenings the build accepts (compiler.proof);
+        `task` and `bash` also keep the tools Codex cannot narrow (roles may delegate; a
+        role whose rules Codex cannot say keeps its shell). TRANSLATION.md lists them first.
 """
 
 from __future__ import annotations
@@ -44,8 +52,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import codex_rules, translation_report
+from compiler import calls, codex_rules, translation_report
+from compiler.calls import RANK
 from compiler.codex_rules import CodexTranslation, PrefixRule
+from compiler.decide import codex as decide_codex
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
@@ -66,13 +76,15 @@ LOADED = re.compile(
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     translation = codex_rules.translate(project)
     models = options.get("models", {})
+    written: dict[str, str] = {}
     for ident in translation.shell:
         spec = project.agents[ident]
-        yield f".codex/agents/{ident}.toml", role_file(spec, translation, models)
-    yield from emit_skills(project, ".codex/skills/").items()
-    yield ".codex/config.toml", config_file(project, translation)
-    yield RULES_FILE, rules_file(translation)
-    yield "TRANSLATION.md", report(project, translation, models)
+        written[f".codex/agents/{ident}.toml"] = role_file(spec, translation, models)
+    written.update(emit_skills(project, ".codex/skills/"))
+    written[".codex/config.toml"] = config_file(project, translation)
+    written[RULES_FILE] = rules_file(translation)
+    yield from written.items()
+    yield "TRANSLATION.md", report(project, translation, models, written)
 
 
 # --- TOML -------------------------------------------------------------------------------------
@@ -122,9 +134,32 @@ def role_file(spec: Spec, translation: CodexTranslation, models: Mapping[str, st
 
 
 def config_file(project: Project, translation: CodexTranslation) -> str:
-    lines: list[str] = []
+    tools = translation.tools
+    search = "live" if tools.web_search else "disabled"
+    lines = [
+        "# What every role inherits, whatever its own file says (promptc: TRANSLATION.md).",
+        'sandbox_mode = "workspace-write"',
+        f"web_search = {toml_string(search)}",
+        "",
+        "[sandbox_workspace_write]",
+        "network_access = false",
+        "exclude_slash_tmp = true",
+        "exclude_tmpdir_env_var = true",
+        "",
+        "[features]",
+        f"view_image = {_bool(tools.view_image)}",
+    ]
     if translation.shell_off:
-        lines += ["[features]", "shell_tool = false", ""]
+        lines.append("shell_tool = false")
+    lines += [
+        "",
+        "[tools.update_plan]",
+        f"enabled = {_bool(tools.update_plan)}",
+        "",
+        "[agents]",
+        f"max_depth = {tools.max_depth}",
+        "",
+    ]
     for ident in translation.shell:
         bare = codex_rules.PLAIN.fullmatch(ident) and not set(ident) & set("./@%+:,")
         key = ident if bare else json.dumps(ident)
@@ -135,6 +170,10 @@ def config_file(project: Project, translation: CodexTranslation) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 # --- command rules ----------------------------------------------------------------------------
@@ -150,8 +189,9 @@ def rules_file(translation: CodexTranslation) -> str:
     for rule in translation.rules:
         examples = _examples(rule)
         misses = [s for s in dict.fromkeys(shown) if not rule.matches(s.split(" "))][:2]
+        pattern = [choices[0] if len(choices) == 1 else list(choices) for choices in rule.pattern]
         fields = [
-            f"    pattern = {json.dumps(list(rule.words))},",
+            f"    pattern = {json.dumps(pattern)},",
             f"    decision = {json.dumps(rule.decision)},",
             f"    justification = {json.dumps(_justification(rule))},",
             f"    match = {json.dumps(examples)},",
@@ -176,6 +216,9 @@ def _justification(rule: PrefixRule) -> str:
     names = list(dict.fromkeys(s.subject for s in rule.sources))
     who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     verb = {"forbidden": "denies", "prompt": "asks for", "allow": "allows"}[rule.decision]
+    if rule.reason:
+        verb = {"forbidden": "denies", "prompt": "asks", "allow": "allows"}[rule.decision]
+        return f"{rule.reason}, where OpenCode {verb} for {who}"
     return f"OpenCode {verb} `{rule.patterns[0]}` for {who}"
 
 
@@ -185,21 +228,31 @@ INTRO = """\
 # Codex translation
 
 promptc wrote these Codex files from the bundle's OpenCode specs. OpenCode gives every agent
-its own ordered permission rules (the last matching rule wins). Codex has one list of command
-rules for the whole project (`.codex/rules/promptc.rules`: the strictest matching
-`prefix_rule` wins) and runs a command no rule names in its sandbox without asking; per role
-it can only take the shell away. promptc never lets a role run a command OpenCode would not
-run without asking: where a rule cannot be said, Codex forbids or asks instead, or the role
-gets no shell. Codex 0.171 gives a spawned role its model and reasoning effort but not its
-`sandbox_mode`, and holds no rule against a command with quotes, variables, redirections or
-globs (it runs those in its sandbox). Every rule Codex cannot hold is listed below, once.
+its own ordered permission rules (the last matching rule wins). Codex 0.171 can take only the
+shell away from one role: everything else a role may do is the project's, in
+`.codex/config.toml` (the sandbox, and whether roles may search the web, ask the user, keep a
+plan, look at images or start other roles) and `.codex/rules/promptc.rules` (command rules,
+the strictest matching `prefix_rule` winning, the same for every role). A command no rule names
+runs in the sandbox without asking, and every role has `apply_patch`, which writes anywhere in
+the project. promptc never lets a role do what OpenCode would not let it do without asking:
+where a rule cannot be said, Codex forbids or asks instead, or the tool is off; what Codex
+cannot narrow at all is refused by the build unless the config accepts it
+(`accept_wider`), and then it is listed first below. Every rule Codex cannot hold is listed
+below, once.
 """
 
 
-def report(project: Project, translation: CodexTranslation, models: Mapping[str, str]) -> str:
+def report(
+    project: Project,
+    translation: CodexTranslation,
+    models: Mapping[str, str],
+    written: Mapping[str, str],
+) -> str:
     root = project.config.root
     own = translation_report.own_losses(translation.losses)
-    parts = [INTRO, "## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
+    parts = [INTRO, *_accepted(project, translation, written)]
+    parts += ["## Every role\n", _tools_summary(translation)]
+    parts += ["## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
     for ident in translation.shell:
         spec = project.agents[ident]
         model = codex_rules.model_for(spec, models)[0] or "the session's"
@@ -219,6 +272,56 @@ def report(project: Project, translation: CodexTranslation, models: Mapping[str,
     main = f" ({MAIN}: Codex's own session)"
     parts += translation_report.shared_section(translation.losses, root, main)
     return "\n".join(parts)
+
+
+def _accepted(
+    project: Project, translation: CodexTranslation, written: Mapping[str, str]
+) -> list[str]:
+    """The widenings the config accepts, per agent and permission, as Codex's own
+    decision model (compiler.decide.codex) finds them in the written files."""
+    if not translation.accepted:
+        return []
+    model = decide_codex.load(written)
+    runtime = calls.runtime_of(project)
+    found: dict[tuple[str, str], list[str]] = {}
+    why: dict[tuple[str, str], str] = {}
+    for call in calls.matrix(project):
+        if call.permission not in translation.accepted:
+            continue
+        verdict = model.decide(call)
+        if RANK[verdict.action] > RANK[calls.decide(runtime, call).action]:
+            key = (call.agent, call.permission)
+            found.setdefault(key, []).append(call.input)
+            why.setdefault(key, verdict.why)
+    accepted = ", ".join(f"`{p}`" for p in sorted(translation.accepted))
+    lines = [
+        "## Accepted widenings\n",
+        f"The config accepts Codex deciding wider than OpenCode for {accepted} "
+        "(`accept_wider`). Where it does, on the bundle's call matrix:\n",
+    ]
+    for (agent, permission), inputs in found.items():
+        shown = ", ".join(f"`{x}`" for x in inputs[:3])
+        more = f" and {len(inputs) - 3} more" if len(inputs) > 3 else ""
+        lines.append(f"- `{agent}` `{permission}` {shown}{more}: {why[agent, permission]}")
+    if not found:
+        lines.append("- none: Codex decides no call of these wider than OpenCode")
+    return ["\n".join(lines) + "\n"]
+
+
+def _tools_summary(translation: CodexTranslation) -> str:
+    tools = translation.tools
+    shown = {
+        "view_image": tools.view_image,
+        "web_search": tools.web_search,
+        "update_plan": tools.update_plan,
+        "spawn_agent": tools.max_depth >= 2,
+    }
+    on = ", ".join(f"`{t}`" for t, kept in shown.items() if kept) or "none"
+    off = ", ".join(f"`{t}`" for t, kept in shown.items() if not kept) or "none"
+    return (
+        "Every role runs in the workspace-write sandbox of the project (no network, not "
+        f"`/tmp`) with `apply_patch`. Tools on for every role: {on}. Off for every role: {off}.\n"
+    )
 
 
 def _rules_summary(project: Project, translation: CodexTranslation) -> str:
