@@ -349,9 +349,13 @@ def _read_codex(root: Path, reader: _Reader) -> None:
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    for ident, source in _markdown(root, ("agents",), reader):
-        ident = ident.removesuffix(".agent") if kind == "copilot" else ident
-        spec, notes = import_lists.agent_spec(runtime, ident, _meta(source))
+    found = [
+        (ident.removesuffix(".agent") if kind == "copilot" else ident, source)
+        for ident, source in _markdown(root, ("agents",), reader)
+    ]
+    idents = [ident for ident, _ in found]
+    for ident, source in found:
+        spec, notes = import_lists.agent_spec(runtime, ident, _meta(source), idents)
         _notes(reader, source, notes)
         if spec is not None:
             reader.agent(ident, source, _front(spec))
