@@ -313,38 +313,46 @@ def _read_claude(root: Path, reader: _Reader) -> None:
 
 
 def _read_codex(root: Path, reader: _Reader) -> None:
+    project = import_codex.Project()
+    config = root / "config.toml"
+    data = _toml_file(config, reader) if config.is_file() else None
+    if data is not None:
+        project, notes = import_codex.project_settings(data)
+        text = config.read_text(encoding="utf-8")
+        for key, message in notes:
+            reader.note(config, message, (_toml_line(text, key), 1))
     models: dict[str, str] = {}
     folder = root / "agents"
     for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
         ident = path.relative_to(folder).with_suffix("").as_posix()
-        data = _toml_file(path, reader)
-        if data is None:
+        role = _toml_file(path, reader)
+        if role is None:
             continue
         text = path.read_text(encoding="utf-8")
-        body = data.get("developer_instructions")
+        body = role.get("developer_instructions")
         escaped = escape(body) if isinstance(body, str) and body.strip() else None
         if escaped is None or not isinstance(body, str):
             message = "no developer_instructions promptc can keep; not imported"
             reader.note(path, message, (_toml_line(text, "developer_instructions"), 1), True)
             continue
-        spec, notes = import_codex.role_spec(ident, data)
+        spec, notes = import_codex.role_spec(ident, role, project)
         for key, message in notes:
             reader.note(path, message, (_toml_line(text, key), 1))
         if "model" in spec:
-            models[spec["model"]] = data["model"]
+            models[spec["model"]] = role["model"]
         reader.keep(ident, path, _front(spec), escaped, body)
     if models:
         reader.settings["targets"] = {"codex": {"models": models}}
-    bash: dict[str, str] = {}
+    found: dict[str, list[str]] = {}
     for path in sorted((root / "rules").glob("*.rules")):
-        found, skipped = import_codex.rules_permission(path.read_text(encoding="utf-8"))
-        bash.update(found)
+        rules, skipped = import_codex.prefix_rules(path.read_text(encoding="utf-8"))
+        for action, patterns in rules.items():
+            found.setdefault(action, []).extend(patterns)
         for line, message in skipped:
             reader.note(path, message, (line, 1))
-    if bash:
-        reader.settings["permission"] = {"bash": bash}
-    if (root / "config.toml").is_file():
-        reader.note(root / "config.toml", "config.toml is not carried over")
+    reader.settings["permission"] = {
+        "bash": import_codex.bash_permission(found, project.never_asks)
+    }
 
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
