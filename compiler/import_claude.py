@@ -1,12 +1,18 @@
 """Import, Claude Code side: a `.claude/agents/*.md` frontmatter as a promptc spec.
 
-What it carries over, never deciding a call wider than Claude Code did:
-docs/import.md. The session's settings become the config-level `permission`
-(`Session`); a rule is written only in a shape OpenCode matches as surely
-(`Rules`): an allow only where every input its OpenCode pattern matches is one
-the Claude rule matches, a deny or ask wherever the Claude rule may match. An
-agent's `tools`, `disallowedTools` and `permissionMode` become its own rules
-(`permission_map`).
+What it carries over, never deciding a call wider than Claude Code did
+(tests/test_import_never_widens.py holds it to compiler.decide.claude on the
+original folder): docs/import.md. The session's settings become the
+config-level `permission` (`Session`); a rule is written only in a shape
+OpenCode matches as surely (`Rules`): an allow only where every input its
+OpenCode pattern matches is one the Claude rule matches, a deny or ask
+wherever the Claude rule may match. An agent's `tools`, `disallowedTools` and
+`permissionMode` become its own rules (`permission_map`). A Claude Code
+subagent starts no subagents (`task: deny`); the settings' `agent`, the main
+session's agent, becomes a primary that may. No Claude Code tool makes
+OpenCode's `list` calls (`ABSENT`). In `dontAsk` (and `auto`, which refuses
+offline what it cannot check) what would be asked is refused, a file outside
+the project too (`external_directory: deny`).
 """
 
 from __future__ import annotations
@@ -26,7 +32,6 @@ REQUIRES: Mapping[str, tuple[frozenset[str], ...]] = {
     "edit": (frozenset({"Edit", "Write"}),),
     "glob": (frozenset({"Glob"}),),
     "grep": (frozenset({"Grep"}),),
-    "list": (frozenset({"LS"}), frozenset({"Glob"})),
     "bash": (frozenset({"Bash"}),),
     "task": (frozenset({"Agent"}), frozenset({"Task"})),
     "webfetch": (frozenset({"WebFetch"}),),
@@ -35,6 +40,9 @@ REQUIRES: Mapping[str, tuple[frozenset[str], ...]] = {
     "skill": (frozenset({"Skill"}),),
     "lsp": (frozenset({"LSP"}),),
 }
+# OpenCode permissions no Claude Code tool asks for (Claude Code 2.1.332 has no
+# LS; its Glob makes glob calls): denied for every agent.
+ABSENT = ("list",)
 # OpenCode permission -> the Claude tools whose settings rules deny or ask for it.
 RULED_BY: Mapping[str, frozenset[str]] = {
     key: frozenset().union(*alternatives) | ({"NotebookEdit"} if key == "edit" else set())
@@ -55,8 +63,18 @@ SPECIFIER_KIND = {
 NO_COUNTERPART = frozenset(
     {"MultiEdit", "NotebookEdit", "NotebookRead", "BashOutput", "KillShell", "KillBash"}
 )
-# Claude Code's permission modes (`manual` is another name for `default`).
-MODES = ("default", "manual", "acceptEdits", "auto", "dontAsk", "bypassPermissions", "plan")
+# Claude Code's permission modes, by how the import decides in them: `manual`
+# is `default`; `bypassPermissions` takes no effect in a subagent; `auto`
+# refuses what it would ask (offline its check cannot run).
+MODES = {
+    "default": "default",
+    "manual": "default",
+    "bypassPermissions": "default",
+    "acceptEdits": "acceptEdits",
+    "auto": "dontAsk",
+    "dontAsk": "dontAsk",
+    "plan": "plan",
+}
 ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 CLAUDE_ONLY_KEYS = (
@@ -158,6 +176,9 @@ def _path_cover(spec: str) -> list[str]:
         text = text[2:]
     if text in ("", "*"):
         return ["*"]
+    # `x/**` also reaches the folder `x` itself (compiler.decide.claude matches it).
+    if spec.endswith("/**") and text.endswith("/*") and text[:-2].strip("*/"):
+        return _path_cover(spec[:-3])
     found = [text] if text.startswith("*") else [text, f"*/{text}"]
     return found if text.endswith("*") else found + [f"{p}/*" for p in found]
 
@@ -321,10 +342,13 @@ class Session:
 
     settings: tuple[Setting, ...] = ()
     mode: str = "default"
+    main: str | None = None  # the settings' `agent`: the main session's agent
 
     def decisions(self, mode: str) -> dict[str, Rules]:
         """Per OpenCode permission, what Claude Code decides in permission mode `mode`:
-        `dontAsk` denies whatever it would ask; `plan` runs neither Bash nor edits."""
+        `dontAsk` denies whatever it would ask; `plan` writes no file;
+        `acceptEdits` runs the edits no rule decides (in the project only: outside
+        it, `external_directory` asks)."""
         settings = list(self.settings)
         asking_default = "ask"
         if mode == "dontAsk":
@@ -334,27 +358,55 @@ class Session:
             ]
             asking_default = "deny"
         elif mode == "plan":
-            settings += [Setting(tool, None, "deny") for tool in ("Bash", "Edit", "Write")]
+            settings += [Setting(tool, None, "deny") for tool in ("Edit", "Write")]
+        elif mode == "acceptEdits":
+            settings += [Setting(tool, None, "allow") for tool in ("Edit", "Write")]
         return {key: rules_for(key, settings, asking_default) for key in REQUIRES}
 
     def permission(self) -> dict[str, Any]:
         """The config-level OpenCode `permission`: every decision that is not
         OpenCode's own default allow."""
         values = {key: rules.value() for key, rules in self.decisions(self.mode).items()}
-        return {key: value for key, value in values.items() if value != "allow"}
+        permission = {key: value for key, value in values.items() if value != "allow"}
+        permission.update(dict.fromkeys(ABSENT, "deny"))
+        permission["external_directory"] = outside(self.mode)
+        return permission
 
 
-def read_settings(doc: Mapping[str, Any]) -> tuple[list[Setting], str | None, list[Note]]:
-    """One settings file: its rules, its `defaultMode`, and what is not carried over
-    (each note keyed by the rule's text or the setting's key)."""
+def outside(mode: str) -> str:
+    """`external_directory` in a mode: Claude Code asks before reading or editing
+    a file outside the project (OpenCode's own default allows its temporary and
+    skill folders), and in `dontAsk` refuses it."""
+    return "deny" if mode == "dontAsk" else "ask"
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """What one settings file says: its rules, its `defaultMode`, its `agent`."""
+
+    settings: tuple[Setting, ...] = ()
+    mode: str | None = None
+    main: str | None = None
+
+
+def read_settings(doc: Mapping[str, Any]) -> tuple[SettingsFile, list[Note]]:
+    """One settings file, and what is not carried over (each note keyed by the
+    rule's text or the setting's key)."""
     notes = [
         Note(key, "a Claude Code session setting; promptc does not write it")
         for key in doc
-        if key not in ("permissions", "$schema")
+        if key not in ("permissions", "$schema", "agent")
     ]
-    permissions = doc.get("permissions")
+    main = doc.get("agent") if isinstance(doc.get("agent"), str) else None
+    if "agent" in doc and main is None:
+        notes.append(Note("agent", "`agent` names no agent; not carried over"))
+    settings, mode = _permissions(doc.get("permissions"), notes)
+    return SettingsFile(tuple(settings), mode, main), notes
+
+
+def _permissions(permissions: Any, notes: list[Note]) -> tuple[list[Setting], str | None]:
     if not isinstance(permissions, Mapping):
-        return [], None, notes
+        return [], None
     found: list[Setting] = []
     mode: str | None = None
     for key, value in permissions.items():
@@ -363,13 +415,13 @@ def read_settings(doc: Mapping[str, Any]) -> tuple[list[Setting], str | None, li
                 setting = _setting(str(text), key, notes)
                 if setting is not None:
                     found.append(setting)
-        elif key == "defaultMode" and value in MODES:
-            mode = "default" if value == "manual" else value
+        elif key == "defaultMode" and isinstance(value, str) and value in MODES:
+            mode = MODES[value]
         else:
             notes.append(
                 Note(key, f"`permissions.{key}` has no OpenCode counterpart; not carried over")
             )
-    return found, mode, notes
+    return found, mode
 
 
 def _setting(text: str, action: str, notes: list[Note]) -> Setting | None:
@@ -409,18 +461,9 @@ def permission_map(
     """The OpenCode permission map for a Claude agent's `tools`, `disallowedTools`
     and `permissionMode`, on top of the session's config-level permission."""
     notes: list[Note] = []
-    mode = meta.get("permissionMode")
-    if mode not in MODES:
-        mode = session.mode
-    elif mode in ("acceptEdits", "bypassPermissions", "auto"):
-        notes.append(
-            Note(
-                "permissionMode",
-                f"OpenCode asks where Claude Code's `{mode}` mode would not; "
-                "allow more under `permission` if this agent should",
-            )
-        )
-    mine = session.decisions("default" if mode == "manual" else mode)
+    written = meta.get("permissionMode")
+    mode = MODES[written] if isinstance(written, str) and written in MODES else session.mode
+    mine = session.decisions(mode)
     top = session.decisions(session.mode) if mode != session.mode else mine
     permission: dict[str, Any] = {}
     if "tools" in meta and meta["tools"] not in ("*", ["*"]):
@@ -428,6 +471,8 @@ def permission_map(
     for key, rules in mine.items():
         if key not in permission and rules.value() != top[key].value():
             permission[key] = rules.value()
+    if outside(mode) != outside(session.mode):
+        permission["external_directory"] = outside(mode)
     for entry in tool_list(meta.get("disallowedTools")):
         _deny(permission, entry, notes)
     return permission, notes
@@ -502,7 +547,8 @@ def agent_spec(
     spec: dict[str, Any] = {}
     if "description" in meta:
         spec["description"] = meta["description"]
-    spec["mode"] = "subagent"
+    main = session.main is not None and meta.get("name", stem) == session.main
+    spec["mode"] = "primary" if main else "subagent"
     claude: dict[str, Any] = {}
     if "model" in meta:
         claude["model"] = meta["model"]
@@ -516,6 +562,17 @@ def agent_spec(
             )
     permission, permission_notes = permission_map(meta, session)
     notes.extend(permission_notes)
+    if not main:
+        if any(_split(entry)[0] in ("Agent", "Task") for entry in tool_list(meta.get("tools"))):
+            notes.append(
+                Note(
+                    "tools",
+                    "a Claude Code subagent starts no subagents: `task: deny` (the agent "
+                    "the settings' `agent` names runs as the main session and may)",
+                )
+            )
+        permission.pop("task", None)
+        permission["task"] = "deny"
     if permission:
         spec["permission"] = permission
     for key in ("tools", "disallowedTools", *CLAUDE_ONLY_KEYS):

@@ -295,7 +295,7 @@ def _read_opencode_json(path: Path, reader: _Reader) -> None:
 
 
 def _read_claude(root: Path, reader: _Reader) -> None:
-    session = _read_claude_settings(root, reader)
+    session, main_at = _read_claude_settings(root, reader)
     permission = session.permission()
     if permission:
         reader.settings["permission"] = permission
@@ -303,6 +303,11 @@ def _read_claude(root: Path, reader: _Reader) -> None:
         spec, notes = import_claude.agent_spec(ident, _meta(source), session)
         _notes(reader, source, notes)
         reader.agent(ident, source, _front(spec))
+        if spec["mode"] == "primary":
+            reader.settings["default_agent"] = ident
+    if main_at is not None and "default_agent" not in reader.settings:
+        path, at = main_at
+        reader.note(path, f"`agent`: no agent here is named `{session.main}`; not carried over", at)
     for ident, source in _markdown(root, ("commands",), reader):
         spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
@@ -409,23 +414,30 @@ def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note])
         reader.at_key(source, note.key, note.message)
 
 
-def _read_claude_settings(root: Path, reader: _Reader) -> import_claude.Session:
+def _read_claude_settings(
+    root: Path, reader: _Reader
+) -> tuple[import_claude.Session, tuple[Path, tuple[int, int]] | None]:
     """settings.json and settings.local.json, merged as Claude Code merges them
-    (the rules of both; the local file's `defaultMode` wins)."""
+    (the rules of both; the local file's `defaultMode` and `agent` win), and
+    where the `agent` that counts is written."""
     found: list[import_claude.Setting] = []
     mode = "default"
+    main: str | None = None
+    main_at: tuple[Path, tuple[int, int]] | None = None
     for name in ("settings.json", "settings.local.json"):
         path = root / name
         read = _json_file(path, reader)
         if read is None:
             continue
         text, data = read
-        settings, own_mode, notes = import_claude.read_settings(data)
-        found += settings
-        mode = own_mode or mode
+        settings, notes = import_claude.read_settings(data)
+        found += settings.settings
+        mode = settings.mode or mode
+        if settings.main is not None:
+            main, main_at = settings.main, (path, _json_position(text, "agent"))
         for note in notes:
             reader.note(path, note.message, _json_position(text, note.key))
-    return import_claude.Session(tuple(found), mode)
+    return import_claude.Session(tuple(found), mode, main), main_at
 
 
 def _json_position(text: str, key: str) -> tuple[int, int]:
