@@ -30,10 +30,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import calls, importer
+from compiler import calls, import_lists, importer
 from compiler.calls import RANK, Call, Decided, Verdict
 from compiler.config import load_config
 from compiler.decide import MODELS
+from compiler.tool_lists import COPILOT, GEMINI
 from tests import bundles
 from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick
 from tests.strategies import claude_settings as claude_settings_docs
@@ -192,5 +193,59 @@ def test_imported_claude_agents_never_decide_wider_than_claude_code(
         source = _claude_folder(root, agents, docs)
         (root / "bundle").mkdir()
         found = compared("claude", source, root / "bundle")
+    wider = [c.describe() for c in found if c.wider]
+    assert not wider, "\n".join(wider[:10])
+
+
+# --- generated Gemini CLI and Copilot CLI folders -----------------------------------------
+
+# What a hand-written `tools` list may hold: every tool and alias the runtime
+# takes, MCP names, wildcards and a name it does not have.
+LIST_TOOLS = {
+    "gemini": [
+        *(tool for tool, _ in GEMINI.tools),
+        *import_lists.OWN_NAMES["gemini"],
+        *("mcp_github_*", "mcp_*", "*", "no_such_tool"),
+    ],
+    "copilot": [
+        *(tool for tool, _ in COPILOT.tools),
+        *import_lists.OWN_NAMES["copilot"],
+        *("github/*", "todo", "*", "no-such-tool"),
+    ],
+}
+LIST_FILES = {"gemini": ".gemini/agents/{}.md", "copilot": ".github/agents/{}.agent.md"}
+
+
+@st.composite
+def list_folders(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
+    """A Gemini or Copilot agent folder: up to three agents, each with a `tools`
+    list (or none), Copilot's maybe with `infer: false`."""
+    kind = draw(st.sampled_from(sorted(LIST_FILES)))
+    files = {}
+    for name in draw(st.lists(st.sampled_from(CLAUDE_AGENTS), min_size=1, unique=True)):
+        meta: dict[str, Any] = {"name": name, "description": f"The {name}."}
+        if draw(st.integers(0, 3)):
+            meta["tools"] = draw(st.lists(st.sampled_from(LIST_TOOLS[kind]), unique=True))
+        if kind == "copilot" and draw(st.integers(0, 3)) == 0:
+            meta["infer"] = False
+        front = yaml.safe_dump(meta, sort_keys=False)
+        files[LIST_FILES[kind].format(name)] = f"---\n{front}---\nBody of {name}.\n"
+    return kind, files
+
+
+@settings(max_examples=ci_examples(30), deadline=None)
+@given(list_folders())
+def test_imported_gemini_and_copilot_agents_never_decide_wider(
+    drawn: tuple[str, dict[str, str]],
+) -> None:
+    tick("import-lists-never-widen")
+    kind, files = drawn
+    with tempfile.TemporaryDirectory(prefix="promptc-import-", dir=SCRATCH) as scratch:
+        root = Path(scratch)
+        for rel, text in files.items():
+            (root / "source" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / "source" / rel).write_text(text)
+        (root / "bundle").mkdir()
+        found = compared(kind, root / "source", root / "bundle")
     wider = [c.describe() for c in found if c.wider]
     assert not wider, "\n".join(wider[:10])
