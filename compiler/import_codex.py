@@ -38,6 +38,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler import wildcard
+
 ROLE_KEYS = ("name", "description", "developer_instructions", "model", "model_reasoning_effort")
 # Role keys that only the spec's `targets.codex` can say (schemas/agent.schema.json).
 OVERRIDES = ("nickname_candidates",)
@@ -166,7 +168,22 @@ def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) ->
         for pattern in found.get(action, ()):
             permission.pop(pattern, None)
             permission[pattern] = "deny" if never_asks and action == "ask" else action
-    return permission
+    # A rule a later one covers never decides (`docker ps *` allowed, then
+    # `docker *` asked: Codex's strictest rule asks for both): left out.
+    patterns = wildcard.Patterns()
+    order = list(permission)
+    return {
+        pattern: action
+        for index, (pattern, action) in enumerate(permission.items())
+        if not any(_covers(patterns, later, pattern) for later in order[index + 1 :])
+    }
+
+
+def _covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
+    try:
+        return patterns.covers(outer, inner)
+    except wildcard.TooComplex:  # kept: a rule that may decide stays
+        return False
 
 
 def _patterns(pattern: Any, covering: bool) -> Iterator[str]:
