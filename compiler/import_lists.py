@@ -14,9 +14,10 @@ Copilot asks (`external_directory: ask`), Gemini's file tools refuse them
 decides outside folders for all of an agent's tools at once). Copilot gives
 every agent `skill` and its todo list whatever `tools` says, and its `task`
 starts the folder's own agents (named one by one: OpenCode's `general` and
-`explore` are no Copilot agents); Gemini subagents start no subagents. Copilot
-also takes its tools' own names (`view`, `bash`, `create`, ...), Gemini its
-legacy `search_file_content`. A Copilot agent is `mode: all` (the user picks
+`explore` are no Copilot agents; an `infer: false` one is a primary, which
+OpenCode's task tool never starts); Gemini subagents start no subagents.
+Copilot also takes its tools' own names (`view`, `bash`, `create`, ...),
+Gemini its legacy `search_file_content`. A Copilot agent is `mode: all` (the user picks
 it and Copilot's `task` starts it), or `primary` with `infer: false`; a Gemini
 agent is a subagent. `max_turns` becomes `steps`. The keys the target's
 `targets.<target>` override table takes and OpenCode has no place for go there
@@ -52,6 +53,7 @@ OWN_NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "task": ("task",),
         "web_fetch": ("webfetch",),
         "fetch": ("webfetch",),
+        "todo": ("todowrite",),  # every agent has its todo list anyway
     },
     "gemini": {"search_file_content": ("grep",)},
 }
@@ -82,7 +84,7 @@ def agent_spec(
     runtime: Runtime, ident: str, meta: Mapping[str, Any], agents: Sequence[str] = ()
 ) -> tuple[dict[str, Any] | None, list[Note]]:
     """The promptc agent frontmatter for a runtime's agent (None: not importable);
-    `agents` are the ids of the folder's agents (whom Copilot's `task` may start)."""
+    `agents` are the ids of the folder's agents Copilot's `task` may start."""
     notes: list[Note] = []
     if runtime is GEMINI and meta.get("kind", "local") != "local":
         return None, [Note("kind", f"a `{meta['kind']}` agent runs elsewhere; not imported")]

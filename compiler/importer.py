@@ -366,7 +366,9 @@ def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
         (ident.removesuffix(".agent") if kind == "copilot" else ident, source)
         for ident, source in _markdown(root, ("agents",), reader)
     ]
-    idents = [ident for ident, _ in found]
+    # Whom Copilot's `task` may start: not an `infer: false` agent, a primary
+    # OpenCode's task tool never starts.
+    idents = [ident for ident, source in found if _meta(source).get("infer") is not False]
     for ident, source in found:
         spec, notes = import_lists.agent_spec(runtime, ident, _meta(source), idents)
         _notes(reader, source, notes)
