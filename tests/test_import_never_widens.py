@@ -30,7 +30,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import calls, import_lists, importer
+from compiler import api, calls, import_lists, importer
 from compiler.calls import RANK, Call, Decided, Verdict
 from compiler.config import load_config
 from compiler.decide import MODELS
@@ -145,6 +145,12 @@ def test_an_imported_folder_decides_no_call_wider_than_its_runtime(
     assert len(agents) == len(runtime_names(kind, original(kind, FIXTURES / name))), agents
     wider = [c.describe() for c in found if c.wider]
     assert not wider, f"{len(wider)} wider:\n" + "\n".join(wider[:20])
+    # What the import writes is a bundle promptc takes as it is (the lint that
+    # `promptc import` runs at its end finds no error in it).
+    errors = [
+        d for d in api.lint(load_config(cwd=tmp_path)).diagnostics if d.severity.value == "error"
+    ]
+    assert not errors, errors
 
 
 def test_the_fixtures_exercise_every_decision() -> None:
