@@ -9,7 +9,11 @@ itself) and no existing spec or fragment is replaced without `force`. Each
 runtime's keys are read by compiler/import_claude.py, import_codex.py and
 import_lists.py: a key with an OpenCode meaning becomes that key, and a key only
 the runtime reads goes to the spec's `targets.<runtime>` override, as written,
-so that a build for the same runtime writes it back.
+so that a build for the same runtime writes it back. What an agent may do is
+decided as the runtime decided it, never more permissively: its defaults (what
+it asks about, the tools an agent without a list has) become the OpenCode
+rules that decide the same (tests/test_import_never_widens.py holds every
+import to compiler.decide's model of the runtime on the original folder).
 """
 
 from __future__ import annotations
