@@ -9,10 +9,19 @@ OpenCode pattern matches is one the Claude rule matches, a deny or ask
 wherever the Claude rule may match. An agent's `tools`, `disallowedTools` and
 `permissionMode` become its own rules (`permission_map`). A Claude Code
 subagent starts no subagents (`task: deny`); the settings' `agent`, the main
-session's agent, becomes a primary that may. No Claude Code tool makes
-OpenCode's `list` calls (`ABSENT`). In `dontAsk` (and `auto`, which refuses
-offline what it cannot check) what would be asked is refused, a file outside
-the project too (`external_directory: deny`).
+session's agent, becomes a primary that may. What Claude Code does not offer
+an agent is denied (`NOT_OFFERED`: no tool makes OpenCode's `list` calls;
+TodoWrite and AskUserQuestion are not offered in a non-interactive run; Glob
+and Grep only to an agent whose `tools` names them and that has no Bash), and
+so is a tool `disallowedTools` names, with a specifier or not (either takes it
+away whole). Claude Code reads path rules in any case (a deny or ask is
+written in the spelling given, lower and upper case), refuses a shell command
+that reads or writes a file a Read or Edit deny rule names (those commands are
+denied), and asks before a command line with a command substitution. In
+`dontAsk` (and `auto`, which refuses offline what it cannot check) what would
+be asked is refused, a file outside the project too (`external_directory:
+deny`). Claude Code 2.1.332's behaviour here is tests/oracles/FACTS.md's and
+compiler.decide.claude's.
 """
 
 from __future__ import annotations
@@ -40,9 +49,18 @@ REQUIRES: Mapping[str, tuple[frozenset[str], ...]] = {
     "skill": (frozenset({"Skill"}),),
     "lsp": (frozenset({"LSP"}),),
 }
-# OpenCode permissions no Claude Code tool asks for (Claude Code 2.1.332 has no
-# LS; its Glob makes glob calls): denied for every agent.
-ABSENT = ("list",)
+# OpenCode permissions whose calls no tool Claude Code offers an agent makes
+# (2.1.332: no LS; no TodoWrite or AskUserQuestion in a non-interactive run;
+# Glob and Grep only where `LISTED_ONLY` says): denied, config-level.
+NOT_OFFERED = ("list", "todowrite", "question", "glob", "grep")
+# Offered only to an agent whose `tools` names them and that has no Bash.
+LISTED_ONLY = {"glob": "Glob", "grep": "Grep"}
+# Command lines Claude Code asks about whatever the rules allow (a command
+# substitution cannot be checked before it runs).
+SUBSTITUTIONS = ("*$(*", "*`*")
+# Paths Claude Code asks about whatever the rules allow (ending in a space or
+# a dot: a Windows spelling of another name).
+SUSPICIOUS = ("* ", "*.")
 # OpenCode permission -> the Claude tools whose settings rules deny or ask for it.
 RULED_BY: Mapping[str, frozenset[str]] = {
     key: frozenset().union(*alternatives) | ({"NotebookEdit"} if key == "edit" else set())
@@ -145,9 +163,49 @@ def cover(kind: str, spec: str) -> list[str]:
         return ["*"] if wildcard.universal(text) else [text]
     if kind == "name":
         return [spec]
+    if kind == "path" and spec in SUSPICIOUS:
+        return [spec]
     if kind == "path":
-        return _path_cover(spec)
+        # Claude Code also reads `.env ` and `.env.` as `.env`: the name and
+        # anything after it. (A pattern ending in a space or a dot is left as it
+        # is: OpenCode reads a trailing ` *` as "and maybe more words".)
+        found = _path_cover(spec)
+        return _fewest(_any_case([p if p.endswith(("*", " ", ".")) else f"{p}*" for p in found]))
     return ["*"]
+
+
+def _fewest(found: list[str]) -> list[str]:
+    """The patterns without those another one of them covers (of two that cover
+    each other, the first stays)."""
+    patterns = wildcard.Patterns()
+
+    def covered(i: int, p: str) -> bool:
+        return any(
+            i != j and _covers(patterns, q, p) and (j < i or not _covers(patterns, p, q))
+            for j, q in enumerate(found)
+        )
+
+    return [p for i, p in enumerate(found) if not covered(i, p)]
+
+
+def _any_case(patterns: list[str]) -> list[str]:
+    """Each pattern as written, in lower and upper case and with its case swapped:
+    Claude Code matches path rules in any case, OpenCode in the one written."""
+    variants = (str, str.lower, str.upper, str.swapcase)
+    return list(dict.fromkeys(change(p) for p in patterns for change in variants))
+
+
+def readers(spec: str | None) -> list[str]:
+    """Bash patterns covering every command that names a file the path rule
+    `spec` matches (Claude Code refuses a command reading or writing a file a
+    Read or Edit deny rule names); `["*"]` for the whole tool."""
+    if spec is None or spec in ("", "*", "**"):
+        return ["*"]
+    found = []
+    for pattern in _any_case(_path_cover(spec)):
+        core = pattern.removeprefix("*/").removesuffix("/*").strip("*")
+        found.append(f"*{core}*" if core else "*")
+    return ["*"] if "*" in found else list(dict.fromkeys(found))
 
 
 def inside(kind: str, spec: str) -> list[str]:
@@ -349,7 +407,7 @@ class Session:
         `dontAsk` denies whatever it would ask; `plan` writes no file;
         `acceptEdits` runs the edits no rule decides (in the project only: outside
         it, `external_directory` asks)."""
-        settings = list(self.settings)
+        settings = [*self.settings, *_implied_settings(self.settings)]
         asking_default = "ask"
         if mode == "dontAsk":
             settings = [
@@ -368,9 +426,21 @@ class Session:
         OpenCode's own default allow."""
         values = {key: rules.value() for key, rules in self.decisions(self.mode).items()}
         permission = {key: value for key, value in values.items() if value != "allow"}
-        permission.update(dict.fromkeys(ABSENT, "deny"))
+        permission.update(dict.fromkeys(NOT_OFFERED, "deny"))
         permission["external_directory"] = outside(self.mode)
         return permission
+
+
+def _implied_settings(settings: Sequence[Setting]) -> list[Setting]:
+    """The rules Claude Code keeps without a setting saying them: it asks before a
+    command substitution and a suspicious path, and refuses a command on a file
+    a Read or Edit deny names."""
+    found = [Setting("Bash", pattern, "ask") for pattern in SUBSTITUTIONS]
+    found += [Setting(tool, path, "ask") for tool in ("Read", "Edit") for path in SUSPICIOUS]
+    for setting in settings:
+        if setting.action == "deny" and setting.tool in ("Read", "Edit", "Write"):
+            found += [Setting("Bash", pattern, "deny") for pattern in readers(setting.specifier)]
+    return found
 
 
 def outside(mode: str) -> str:
@@ -466,16 +536,32 @@ def permission_map(
     mine = session.decisions(mode)
     top = session.decisions(session.mode) if mode != session.mode else mine
     permission: dict[str, Any] = {}
-    if "tools" in meta and meta["tools"] not in ("*", ["*"]):
-        permission.update(_allowlist(tool_list(meta["tools"]), mine, notes))
+    listed = (
+        tool_list(meta["tools"]) if "tools" in meta and meta["tools"] not in ("*", ["*"]) else None
+    )
+    if listed is not None:
+        permission.update(_allowlist(listed, mine, notes))
     for key, rules in mine.items():
         if key not in permission and rules.value() != top[key].value():
             permission[key] = rules.value()
+    for key, tool in LISTED_ONLY.items():
+        if _offered(tool, listed, tool_list(meta.get("disallowedTools"))):
+            permission[key] = mine[key].value()  # over the config-level deny
+        elif key in permission:
+            permission[key] = "deny"
     if outside(mode) != outside(session.mode):
         permission["external_directory"] = outside(mode)
     for entry in tool_list(meta.get("disallowedTools")):
         _deny(permission, entry, notes)
     return permission, notes
+
+
+def _offered(tool: str, listed: list[str] | None, taken: list[str]) -> bool:
+    """Whether Claude Code offers Glob or Grep: only when `tools` names it and
+    the agent has no Bash."""
+    names = {_split(entry)[0] for entry in listed or ()}
+    bash = "Bash" in names and "Bash" not in {_split(entry)[0] for entry in taken}
+    return listed is not None and tool in names and not bash
 
 
 def _allowlist(entries: list[str], mine: Mapping[str, Rules], notes: list[Note]) -> dict[str, Any]:
@@ -516,23 +602,15 @@ def _allowlist(entries: list[str], mine: Mapping[str, Rules], notes: list[Note])
 
 
 def _deny(permission: dict[str, Any], entry: str, notes: list[Note]) -> None:
-    tool, patterns = _split(entry)
+    tool, _ = _split(entry)
     keys = [k for k, alts in REQUIRES.items() if any(tool in needed for needed in alts)]
     if not keys:
         notes.append(Note("disallowedTools", f"`{entry}` has no OpenCode permission promptc knows"))
         return
-    kind = SPECIFIER_KIND.get(tool, "plain")
+    # With a specifier or not, the entry takes the tool away whole (seen on
+    # claude 2.1.332: `disallowedTools: Bash(cat *)` leaves no Bash at all).
     for key in keys:
-        covered = [p for spec in patterns or () for p in cover(kind, spec)]
-        if patterns is None or key in SCALAR_KEYS or "*" in covered or not covered:
-            permission[key] = "deny"
-            continue
-        current = permission.get(key, {})
-        if current == "deny":
-            continue
-        rules = dict(current) if isinstance(current, Mapping) else {"*": current}
-        _put(rules, covered, "deny")
-        permission[key] = _pruned(rules)
+        permission[key] = "deny"
 
 
 def agent_spec(
