@@ -12,13 +12,15 @@ every tool of the runtime, each decided that way. Files outside the project:
 Copilot asks (`external_directory: ask`), Gemini's file tools refuse them
 (`external_directory` stays denied, which also stops its shell there: OpenCode
 decides outside folders for all of an agent's tools at once). Copilot gives
-every agent `skill` and its todo list whatever `tools` says, and its `task`
-starts the folder's own agents (named one by one: OpenCode's `general` and
-`explore` are no Copilot agents; an `infer: false` one is a primary, which
-OpenCode's task tool never starts); Gemini subagents start no subagents.
-Copilot also takes its tools' own names (`view`, `bash`, `create`, ...),
-Gemini its legacy `search_file_content`. A Copilot agent is `mode: all` (the user picks
-it and Copilot's `task` starts it), or `primary` with `infer: false`; a Gemini
+its main agent `skill` and its todo list (`sql`) whatever `tools` says, but a
+subagent its `task` starts gets exactly its list (tests/oracles/FACTS.md):
+they are allowed only when listed. Copilot's `task` starts the folder's own
+agents (named one by one: OpenCode's `general` and `explore` are no Copilot
+agents; an `infer: false` one is a primary, which OpenCode's task tool never
+starts); Gemini subagents start no subagents. Copilot also takes its tools'
+own names (`view`, `bash`, `create`, ...), Gemini its legacy
+`search_file_content`. A Copilot agent is `mode: all` (the user picks it and
+Copilot's `task` starts it), or `primary` with `infer: false`; a Gemini
 agent is a subagent. `max_turns` becomes `steps`. The keys the target's
 `targets.<target>` override table takes and OpenCode has no place for go there
 as written, so that a build for the same runtime writes them back: `model`
@@ -53,7 +55,8 @@ OWN_NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "task": ("task",),
         "web_fetch": ("webfetch",),
         "fetch": ("webfetch",),
-        "todo": ("todowrite",),  # every agent has its todo list anyway
+        "skill": ("skill",),
+        "sql": ("todowrite",),  # its session store, where its todo list lives
     },
     "gemini": {"search_file_content": ("grep",)},
 }
@@ -144,7 +147,6 @@ def permission_map(
             having.update(table[tool])
         else:
             notes.append(Note("tools", f"`{tool}` has no OpenCode permission promptc knows"))
-    having.update(p for _, p in runtime.fixed)
     permission: dict[str, Any] = {"*": "deny"}
     for key in runtime.permissions:
         if key not in having:

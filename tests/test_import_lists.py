@@ -37,16 +37,14 @@ def test_copilot_aliases_and_names_become_a_permission_map(
     spec = front(Path("specs/agents/lead.md").read_text())
     assert spec["mode"] == "primary"
     assert spec["targets"] == {"copilot": {"model": "gpt-4.1"}}
-    # Every other tool denied; what Copilot runs unasked allowed, what it asks
-    # about asked; `skill` and the todo list every agent has; outside the
-    # project Copilot asks.
+    # Every other tool denied (`skill` and the todo list too: a subagent Copilot's
+    # task starts has only its list); what Copilot runs unasked allowed, what it
+    # asks about asked; outside the project Copilot asks.
     assert spec["permission"] == {
         "*": "deny",
         "read": "allow",
         "list": "allow",
         "bash": "ask",
-        "skill": "allow",
-        "todowrite": "allow",
         "external_directory": "ask",
     }
 
