@@ -15,10 +15,11 @@ a question to the user, and no tool of its own for reading, searching or
 listing files, fetching a URL, searching the web, a skill or a language server:
 a role gets those permissions denied (`NO_TOOL`), and reads through its shell
 as in Codex. `[features]`, the role's over the project's `config.toml`, take
-tools away: `shell_tool = false` gives `bash: deny`, `apply_patch_freeform =
-false` `edit: deny`, `multi_agent = false` `task: deny`; a `read-only`
-sandbox (the role's or the project's) gives `edit: deny`, as the role meant,
-although Codex runs a role in its parent's sandbox.
+tools away: `shell_tool = false` gives `bash: deny`, `multi_agent = false`
+`task: deny`; `apply_patch_freeform = false` gives `edit: deny` and so does a
+`read-only` sandbox (the role's or the project's), as the role meant,
+although Codex 0.171 keeps apply_patch for the first and runs a role in its
+parent's sandbox (tests/oracles/FACTS.md): narrower, never wider.
 
 Command rules (`prefix_rule`) become the config's `permission.bash`: `"*":
 ask` first (Codex runs a command no rule names in its sandbox, which OpenCode

@@ -11,7 +11,7 @@ and web fetches ask (`_ASKS`). An agent without `tools`, or with `"*"`, has
 every tool of the runtime, each decided that way. Files outside the project:
 Copilot asks (`external_directory: ask`), Gemini's file tools refuse them
 (`external_directory` stays denied, which also stops its shell there: OpenCode
-decides outside folders for all of an agent's tools at once). Copilot gives
+decides outside folders for all of an agent's tools at once), nor a `.env`. Copilot gives
 its main agent `skill` and its todo list (`sql`) whatever `tools` says, but a
 subagent its `task` starts gets exactly its list (tests/oracles/FACTS.md):
 they are allowed only when listed. Copilot's `task` starts the folder's own
@@ -69,6 +69,9 @@ _ASKS = {
 # What the runtime does with a file outside the project, as `external_directory`
 # (None: refused, left to `"*": deny`).
 _OUTSIDE = {"copilot": "ask", "gemini": None}
+# Gemini's read_file refuses a `.env` ("Path not in workspace") and reads a
+# `.env.example` (tests/oracles/FACTS.md); a `.env.local` is taken as refused.
+_READ = {"gemini": {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"}}
 # Keys of the agent file that the target's override table takes as written and
 # that have no OpenCode key of their own (schemas/agent.schema.json lists them).
 OVERRIDES = {
@@ -153,6 +156,8 @@ def permission_map(
             continue
         if key == "task":  # only the folder's own agents are there to start
             permission[key] = {"*": "deny", **dict.fromkeys(agents, "allow")} if agents else "deny"
+        elif key == "read" and runtime.target in _READ:
+            permission[key] = dict(_READ[runtime.target])
         else:
             permission[key] = "ask" if key in _ASKS[runtime.target] else "allow"
     outside = _OUTSIDE[runtime.target]

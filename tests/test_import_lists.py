@@ -105,6 +105,8 @@ def test_a_gemini_web_fetch_asks_as_gemini_does(make_bundle: MakeBundle, run: Ru
     )
     assert run("import", "gemini", "in").code == 0
     spec = front(Path("specs/agents/web.md").read_text())
-    assert spec["permission"] == {"*": "deny", "read": "allow", "webfetch": "ask"}
+    # read_file refuses a `.env`, not a `.env.example`.
+    read = {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"}
+    assert spec["permission"] == {"*": "deny", "read": read, "webfetch": "ask"}
     # Gemini's file tools refuse paths outside the workspace.
     assert run("can", "web", "external_directory", "/etc/*").out.startswith("deny")
