@@ -17,8 +17,6 @@ from hypothesis import strategies as st
 
 from compiler import import_codex, import_lists, validate
 from compiler.config import load_config
-from compiler.decide import copilot as decide_copilot
-from compiler.decide import gemini as decide_gemini
 from compiler.importer import plan_import
 from compiler.resources import load_schema
 from compiler.tool_lists import COPILOT, GEMINI, Runtime
@@ -32,8 +30,20 @@ AGENT_FOLDERS = {
     "codex": ".codex/agents/",
 }
 SOURCES = {"overrides": bundles.FIXTURES / "overrides", "repository": bundles.REPOSITORY}
-# The tools each runtime asks about before a call (its decision model's).
-ASKED = {"gemini": decide_gemini.ASKS, "copilot": decide_copilot.ASKS}
+
+
+def narrowed(runtime: Runtime) -> frozenset[str]:
+    """The runtime's tools whose permissions an import of an agent listing the
+    tool does not allow wholly (the runtime asks about them, or refuses some
+    inputs): a build may leave such a tool out of the list again."""
+    return frozenset(
+        tool
+        for tool, permissions in runtime.tools
+        if any(import_lists.permission_map(runtime, [tool], [])[p] != "allow" for p in permissions)
+    )
+
+
+NARROWED = {"gemini": narrowed(GEMINI), "copilot": narrowed(COPILOT)}
 # The keys each import writes under `targets.<runtime>` (the override table's own
 # words), which its notes therefore never name.
 CARRIED = {
@@ -84,16 +94,16 @@ def test_a_build_imported_and_built_again_gives_the_same_agent_files(
     before = agent_files(built, target)
     assert before
     after = agent_files(bundles.render(bundle, target), target)
-    # A tool the runtime asks about comes back as an OpenCode ask, which a build
-    # may leave out of the list (never wider); everything else comes back as it was.
+    # A tool the import narrows (an OpenCode ask, or a read with `.env` denied) a
+    # build may leave out of the list (never wider); everything else comes back.
     assert unasked(after, target) == unasked(before, target)
     for rel, (keys, _) in after.items():
         assert set(dict(keys).get("tools", ())) <= set(dict(before[rel][0]).get("tools", ())), rel
 
 
 def unasked(files: Mapping[str, Any], target: str) -> dict[str, Any]:
-    """The agent files with the tools the runtime asks about taken out of `tools`."""
-    asked = ASKED.get(target, frozenset())
+    """The agent files with the tools an import narrows taken out of `tools`."""
+    asked = NARROWED.get(target, frozenset())
     return {
         rel: (
             [(k, [t for t in v if t not in asked] if k == "tools" else v) for k, v in keys],
