@@ -1,12 +1,27 @@
 """Import, Claude Code side: a `.claude/agents/*.md` frontmatter as a promptc spec.
 
-What it carries over, never deciding a call wider than Claude Code did:
-docs/import.md. The session's settings become the config-level `permission`
-(`Session`); a rule is written only in a shape OpenCode matches as surely
-(`Rules`): an allow only where every input its OpenCode pattern matches is one
-the Claude rule matches, a deny or ask wherever the Claude rule may match. An
-agent's `tools`, `disallowedTools` and `permissionMode` become its own rules
-(`permission_map`).
+What it carries over, never deciding a call wider than Claude Code did
+(tests/test_import_never_widens.py holds it to compiler.decide.claude on the
+original folder): docs/import.md. The session's settings become the
+config-level `permission` (`Session`); a rule is written only in a shape
+OpenCode matches as surely (`Rules`): an allow only where every input its
+OpenCode pattern matches is one the Claude rule matches, a deny or ask
+wherever the Claude rule may match. An agent's `tools`, `disallowedTools` and
+`permissionMode` become its own rules (`permission_map`). A Claude Code
+subagent starts no subagents (`task: deny`); the settings' `agent`, the main
+session's agent, becomes a primary that may. What Claude Code does not offer
+an agent is denied (`NOT_OFFERED`: no tool makes OpenCode's `list` calls;
+TodoWrite and AskUserQuestion are not offered in a non-interactive run; Glob
+and Grep only to an agent whose `tools` names them and that has no Bash), and
+so is a tool `disallowedTools` names, with a specifier or not (either takes it
+away whole). Claude Code reads path rules in any case (a deny or ask is
+written in the spelling given, lower and upper case), refuses a shell command
+that reads or writes a file a Read or Edit deny rule names (those commands are
+denied), and asks before a command line with a command substitution. In
+`dontAsk` (and `auto`, which refuses offline what it cannot check) what would
+be asked is refused, a file outside the project too (`external_directory:
+deny`). Claude Code 2.1.332's behaviour here is tests/oracles/FACTS.md's and
+compiler.decide.claude's.
 """
 
 from __future__ import annotations
@@ -26,7 +41,6 @@ REQUIRES: Mapping[str, tuple[frozenset[str], ...]] = {
     "edit": (frozenset({"Edit", "Write"}),),
     "glob": (frozenset({"Glob"}),),
     "grep": (frozenset({"Grep"}),),
-    "list": (frozenset({"LS"}), frozenset({"Glob"})),
     "bash": (frozenset({"Bash"}),),
     "task": (frozenset({"Agent"}), frozenset({"Task"})),
     "webfetch": (frozenset({"WebFetch"}),),
@@ -35,6 +49,18 @@ REQUIRES: Mapping[str, tuple[frozenset[str], ...]] = {
     "skill": (frozenset({"Skill"}),),
     "lsp": (frozenset({"LSP"}),),
 }
+# OpenCode permissions whose calls no tool Claude Code offers an agent makes
+# (2.1.332: no LS; no TodoWrite or AskUserQuestion in a non-interactive run;
+# Glob and Grep only where `LISTED_ONLY` says): denied, config-level.
+NOT_OFFERED = ("list", "todowrite", "question", "glob", "grep")
+# Offered only to an agent whose `tools` names them and that has no Bash.
+LISTED_ONLY = {"glob": "Glob", "grep": "Grep"}
+# Command lines Claude Code asks about whatever the rules allow (a command
+# substitution cannot be checked before it runs).
+SUBSTITUTIONS = ("*$(*", "*`*")
+# Paths Claude Code asks about whatever the rules allow (ending in a space or
+# a dot: a Windows spelling of another name).
+SUSPICIOUS = ("* ", "*.")
 # OpenCode permission -> the Claude tools whose settings rules deny or ask for it.
 RULED_BY: Mapping[str, frozenset[str]] = {
     key: frozenset().union(*alternatives) | ({"NotebookEdit"} if key == "edit" else set())
@@ -55,8 +81,18 @@ SPECIFIER_KIND = {
 NO_COUNTERPART = frozenset(
     {"MultiEdit", "NotebookEdit", "NotebookRead", "BashOutput", "KillShell", "KillBash"}
 )
-# Claude Code's permission modes (`manual` is another name for `default`).
-MODES = ("default", "manual", "acceptEdits", "auto", "dontAsk", "bypassPermissions", "plan")
+# Claude Code's permission modes, by how the import decides in them: `manual`
+# is `default`; `bypassPermissions` takes no effect in a subagent; `auto`
+# refuses what it would ask (offline its check cannot run).
+MODES = {
+    "default": "default",
+    "manual": "default",
+    "bypassPermissions": "default",
+    "acceptEdits": "acceptEdits",
+    "auto": "dontAsk",
+    "dontAsk": "dontAsk",
+    "plan": "plan",
+}
 ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 CLAUDE_ONLY_KEYS = (
@@ -127,9 +163,49 @@ def cover(kind: str, spec: str) -> list[str]:
         return ["*"] if wildcard.universal(text) else [text]
     if kind == "name":
         return [spec]
+    if kind == "path" and spec in SUSPICIOUS:
+        return [spec]
     if kind == "path":
-        return _path_cover(spec)
+        # Claude Code also reads `.env ` and `.env.` as `.env`: the name and
+        # anything after it. (A pattern ending in a space or a dot is left as it
+        # is: OpenCode reads a trailing ` *` as "and maybe more words".)
+        found = _path_cover(spec)
+        return _fewest(_any_case([p if p.endswith(("*", " ", ".")) else f"{p}*" for p in found]))
     return ["*"]
+
+
+def _fewest(found: list[str]) -> list[str]:
+    """The patterns without those another one of them covers (of two that cover
+    each other, the first stays)."""
+    patterns = wildcard.Patterns()
+
+    def covered(i: int, p: str) -> bool:
+        return any(
+            i != j and _covers(patterns, q, p) and (j < i or not _covers(patterns, p, q))
+            for j, q in enumerate(found)
+        )
+
+    return [p for i, p in enumerate(found) if not covered(i, p)]
+
+
+def _any_case(patterns: list[str]) -> list[str]:
+    """Each pattern as written, in lower and upper case and with its case swapped:
+    Claude Code matches path rules in any case, OpenCode in the one written."""
+    variants = (str, str.lower, str.upper, str.swapcase)
+    return list(dict.fromkeys(change(p) for p in patterns for change in variants))
+
+
+def readers(spec: str | None) -> list[str]:
+    """Bash patterns covering every command that names a file the path rule
+    `spec` matches (Claude Code refuses a command reading or writing a file a
+    Read or Edit deny rule names); `["*"]` for the whole tool."""
+    if spec is None or spec in ("", "*", "**"):
+        return ["*"]
+    found = []
+    for pattern in _any_case(_path_cover(spec)):
+        core = pattern.removeprefix("*/").removesuffix("/*").strip("*")
+        found.append(f"*{core}*" if core else "*")
+    return ["*"] if "*" in found else list(dict.fromkeys(found))
 
 
 def inside(kind: str, spec: str) -> list[str]:
@@ -158,6 +234,9 @@ def _path_cover(spec: str) -> list[str]:
         text = text[2:]
     if text in ("", "*"):
         return ["*"]
+    # `x/**` also reaches the folder `x` itself (compiler.decide.claude matches it).
+    if spec.endswith("/**") and text.endswith("/*") and text[:-2].strip("*/"):
+        return _path_cover(spec[:-3])
     found = [text] if text.startswith("*") else [text, f"*/{text}"]
     return found if text.endswith("*") else found + [f"{p}/*" for p in found]
 
@@ -321,11 +400,14 @@ class Session:
 
     settings: tuple[Setting, ...] = ()
     mode: str = "default"
+    main: str | None = None  # the settings' `agent`: the main session's agent
 
     def decisions(self, mode: str) -> dict[str, Rules]:
         """Per OpenCode permission, what Claude Code decides in permission mode `mode`:
-        `dontAsk` denies whatever it would ask; `plan` runs neither Bash nor edits."""
-        settings = list(self.settings)
+        `dontAsk` denies whatever it would ask; `plan` writes no file;
+        `acceptEdits` runs the edits no rule decides (in the project only: outside
+        it, `external_directory` asks)."""
+        settings = [*self.settings, *_implied_settings(self.settings)]
         asking_default = "ask"
         if mode == "dontAsk":
             settings = [
@@ -334,27 +416,67 @@ class Session:
             ]
             asking_default = "deny"
         elif mode == "plan":
-            settings += [Setting(tool, None, "deny") for tool in ("Bash", "Edit", "Write")]
+            settings += [Setting(tool, None, "deny") for tool in ("Edit", "Write")]
+        elif mode == "acceptEdits":
+            settings += [Setting(tool, None, "allow") for tool in ("Edit", "Write")]
         return {key: rules_for(key, settings, asking_default) for key in REQUIRES}
 
     def permission(self) -> dict[str, Any]:
         """The config-level OpenCode `permission`: every decision that is not
         OpenCode's own default allow."""
         values = {key: rules.value() for key, rules in self.decisions(self.mode).items()}
-        return {key: value for key, value in values.items() if value != "allow"}
+        permission = {key: value for key, value in values.items() if value != "allow"}
+        permission.update(dict.fromkeys(NOT_OFFERED, "deny"))
+        permission["external_directory"] = outside(self.mode)
+        return permission
 
 
-def read_settings(doc: Mapping[str, Any]) -> tuple[list[Setting], str | None, list[Note]]:
-    """One settings file: its rules, its `defaultMode`, and what is not carried over
-    (each note keyed by the rule's text or the setting's key)."""
+def _implied_settings(settings: Sequence[Setting]) -> list[Setting]:
+    """The rules Claude Code keeps without a setting saying them: it asks before a
+    command substitution and a suspicious path, and refuses a command on a file
+    a Read or Edit deny names."""
+    found = [Setting("Bash", pattern, "ask") for pattern in SUBSTITUTIONS]
+    found += [Setting(tool, path, "ask") for tool in ("Read", "Edit") for path in SUSPICIOUS]
+    for setting in settings:
+        if setting.action == "deny" and setting.tool in ("Read", "Edit", "Write"):
+            found += [Setting("Bash", pattern, "deny") for pattern in readers(setting.specifier)]
+    return found
+
+
+def outside(mode: str) -> str:
+    """`external_directory` in a mode: Claude Code asks before reading or editing
+    a file outside the project (OpenCode's own default allows its temporary and
+    skill folders), and in `dontAsk` refuses it."""
+    return "deny" if mode == "dontAsk" else "ask"
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """What one settings file says: its rules, its `defaultMode`, its `agent`."""
+
+    settings: tuple[Setting, ...] = ()
+    mode: str | None = None
+    main: str | None = None
+
+
+def read_settings(doc: Mapping[str, Any]) -> tuple[SettingsFile, list[Note]]:
+    """One settings file, and what is not carried over (each note keyed by the
+    rule's text or the setting's key)."""
     notes = [
         Note(key, "a Claude Code session setting; promptc does not write it")
         for key in doc
-        if key not in ("permissions", "$schema")
+        if key not in ("permissions", "$schema", "agent")
     ]
-    permissions = doc.get("permissions")
+    main = doc.get("agent") if isinstance(doc.get("agent"), str) else None
+    if "agent" in doc and main is None:
+        notes.append(Note("agent", "`agent` names no agent; not carried over"))
+    settings, mode = _permissions(doc.get("permissions"), notes)
+    return SettingsFile(tuple(settings), mode, main), notes
+
+
+def _permissions(permissions: Any, notes: list[Note]) -> tuple[list[Setting], str | None]:
     if not isinstance(permissions, Mapping):
-        return [], None, notes
+        return [], None
     found: list[Setting] = []
     mode: str | None = None
     for key, value in permissions.items():
@@ -363,13 +485,13 @@ def read_settings(doc: Mapping[str, Any]) -> tuple[list[Setting], str | None, li
                 setting = _setting(str(text), key, notes)
                 if setting is not None:
                     found.append(setting)
-        elif key == "defaultMode" and value in MODES:
-            mode = "default" if value == "manual" else value
+        elif key == "defaultMode" and isinstance(value, str) and value in MODES:
+            mode = MODES[value]
         else:
             notes.append(
                 Note(key, f"`permissions.{key}` has no OpenCode counterpart; not carried over")
             )
-    return found, mode, notes
+    return found, mode
 
 
 def _setting(text: str, action: str, notes: list[Note]) -> Setting | None:
@@ -409,28 +531,37 @@ def permission_map(
     """The OpenCode permission map for a Claude agent's `tools`, `disallowedTools`
     and `permissionMode`, on top of the session's config-level permission."""
     notes: list[Note] = []
-    mode = meta.get("permissionMode")
-    if mode not in MODES:
-        mode = session.mode
-    elif mode in ("acceptEdits", "bypassPermissions", "auto"):
-        notes.append(
-            Note(
-                "permissionMode",
-                f"OpenCode asks where Claude Code's `{mode}` mode would not; "
-                "allow more under `permission` if this agent should",
-            )
-        )
-    mine = session.decisions("default" if mode == "manual" else mode)
+    written = meta.get("permissionMode")
+    mode = MODES[written] if isinstance(written, str) and written in MODES else session.mode
+    mine = session.decisions(mode)
     top = session.decisions(session.mode) if mode != session.mode else mine
     permission: dict[str, Any] = {}
-    if "tools" in meta and meta["tools"] not in ("*", ["*"]):
-        permission.update(_allowlist(tool_list(meta["tools"]), mine, notes))
+    listed = (
+        tool_list(meta["tools"]) if "tools" in meta and meta["tools"] not in ("*", ["*"]) else None
+    )
+    if listed is not None:
+        permission.update(_allowlist(listed, mine, notes))
     for key, rules in mine.items():
         if key not in permission and rules.value() != top[key].value():
             permission[key] = rules.value()
+    for key, tool in LISTED_ONLY.items():
+        if _offered(tool, listed, tool_list(meta.get("disallowedTools"))):
+            permission[key] = mine[key].value()  # over the config-level deny
+        elif key in permission:
+            permission[key] = "deny"
+    if outside(mode) != outside(session.mode):
+        permission["external_directory"] = outside(mode)
     for entry in tool_list(meta.get("disallowedTools")):
         _deny(permission, entry, notes)
     return permission, notes
+
+
+def _offered(tool: str, listed: list[str] | None, taken: list[str]) -> bool:
+    """Whether Claude Code offers Glob or Grep: only when `tools` names it and
+    the agent has no Bash."""
+    names = {_split(entry)[0] for entry in listed or ()}
+    bash = "Bash" in names and "Bash" not in {_split(entry)[0] for entry in taken}
+    return listed is not None and tool in names and not bash
 
 
 def _allowlist(entries: list[str], mine: Mapping[str, Rules], notes: list[Note]) -> dict[str, Any]:
@@ -471,23 +602,15 @@ def _allowlist(entries: list[str], mine: Mapping[str, Rules], notes: list[Note])
 
 
 def _deny(permission: dict[str, Any], entry: str, notes: list[Note]) -> None:
-    tool, patterns = _split(entry)
+    tool, _ = _split(entry)
     keys = [k for k, alts in REQUIRES.items() if any(tool in needed for needed in alts)]
     if not keys:
         notes.append(Note("disallowedTools", f"`{entry}` has no OpenCode permission promptc knows"))
         return
-    kind = SPECIFIER_KIND.get(tool, "plain")
+    # With a specifier or not, the entry takes the tool away whole (seen on
+    # claude 2.1.332: `disallowedTools: Bash(cat *)` leaves no Bash at all).
     for key in keys:
-        covered = [p for spec in patterns or () for p in cover(kind, spec)]
-        if patterns is None or key in SCALAR_KEYS or "*" in covered or not covered:
-            permission[key] = "deny"
-            continue
-        current = permission.get(key, {})
-        if current == "deny":
-            continue
-        rules = dict(current) if isinstance(current, Mapping) else {"*": current}
-        _put(rules, covered, "deny")
-        permission[key] = _pruned(rules)
+        permission[key] = "deny"
 
 
 def agent_spec(
@@ -502,7 +625,8 @@ def agent_spec(
     spec: dict[str, Any] = {}
     if "description" in meta:
         spec["description"] = meta["description"]
-    spec["mode"] = "subagent"
+    main = session.main is not None and meta.get("name", stem) == session.main
+    spec["mode"] = "primary" if main else "subagent"
     claude: dict[str, Any] = {}
     if "model" in meta:
         claude["model"] = meta["model"]
@@ -516,6 +640,17 @@ def agent_spec(
             )
     permission, permission_notes = permission_map(meta, session)
     notes.extend(permission_notes)
+    if not main:
+        if any(_split(entry)[0] in ("Agent", "Task") for entry in tool_list(meta.get("tools"))):
+            notes.append(
+                Note(
+                    "tools",
+                    "a Claude Code subagent starts no subagents: `task: deny` (the agent "
+                    "the settings' `agent` names runs as the main session and may)",
+                )
+            )
+        permission.pop("task", None)
+        permission["task"] = "deny"
     if permission:
         spec["permission"] = permission
     for key in ("tools", "disallowedTools", *CLAUDE_ONLY_KEYS):

@@ -3,32 +3,85 @@
 A role keeps what the codex target writes back: `developer_instructions` is the
 body; `model` becomes the OpenCode model `openai/<model>` with the codex
 target's `models` option mapping it back; `model_reasoning_effort` becomes
-`options.reasoningEffort` (which OpenCode passes to the provider);
-`[features] shell_tool = false` gives `bash: deny` and `sandbox_mode =
-"read-only"` gives `edit: deny`, so the spec never grants more than the role
-meant. `nickname_candidates`, which OpenCode has no key for, goes to the spec's
+`options.reasoningEffort` (which OpenCode passes to the provider).
+`nickname_candidates`, which OpenCode has no key for, goes to the spec's
 `targets.codex` as written, as do a `model` or `model_reasoning_effort` that is
-not a string (the lint of the imported bundle says why). Command rules
-(`prefix_rule`) become the config's `permission.bash`: `"*": ask` first
-(Codex runs a command no rule names in its sandbox, which OpenCode has not
-got), then the allows, asks and denies as `words *` patterns, in that order,
-so that OpenCode's last matching rule is Codex's strictest one.
+not a string (the lint of the imported bundle says why).
+
+What a role may do is decided as Codex decides it, never more permissively
+(tests/test_import_never_widens.py holds it to compiler.decide.codex on the
+original folder). Codex has a shell, `apply_patch`, `spawn_agent`, a plan and
+a question to the user, and no tool of its own for reading, searching or
+listing files, fetching a URL, searching the web, a skill or a language server:
+a role gets those permissions denied (`NO_TOOL`), and reads through its shell
+as in Codex. `[features]`, the role's over the project's `config.toml`, take
+tools away: `shell_tool = false` gives `bash: deny`, `multi_agent = false`
+`task: deny`; `apply_patch_freeform = false` gives `edit: deny` and so does a
+`read-only` sandbox (the role's or the project's), as the role meant,
+although Codex 0.171 keeps apply_patch for the first and runs a role in its
+parent's sandbox (tests/oracles/FACTS.md): narrower, never wider.
+
+Command rules (`prefix_rule`) become the config's `permission.bash`: `"*":
+ask` first (Codex runs a command no rule names in its sandbox, which OpenCode
+has not got; so also when there are no rules), then the allows, asks and
+denies as `words *` patterns, in that order, so that OpenCode's last matching
+rule is Codex's strictest one. With the project's `approval_policy = "never"`
+Codex asks nobody: a `prompt` rule refuses, and so does an edit outside the
+project, so those become denies (and the roles' `external_directory: deny`).
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import math
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from compiler import wildcard
 
 ROLE_KEYS = ("name", "description", "developer_instructions", "model", "model_reasoning_effort")
 # Role keys that only the spec's `targets.codex` can say (schemas/agent.schema.json).
 OVERRIDES = ("nickname_candidates",)
 ACTIONS = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
+# OpenCode permissions Codex has no tool for (compiler.decide.codex).
+NO_TOOL = ("read", "glob", "grep", "list", "lsp", "skill", "webfetch", "websearch")
+# `[features]` that take a tool away when false, and the permission it acts under.
+FEATURES = {"shell_tool": "bash", "apply_patch_freeform": "edit", "multi_agent": "task"}
+LIMIT = 256  # patterns one prefix_rule may become
 
 
-def role_spec(ident: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+@dataclass(frozen=True)
+class Project:
+    """What the project's `.codex/config.toml` says about every role."""
+
+    features: Mapping[str, Any] = field(default_factory=dict)
+    sandbox: Any = None
+    never_asks: bool = False  # approval_policy = "never"
+
+
+def project_settings(data: Mapping[str, Any]) -> tuple[Project, list[tuple[str, str]]]:
+    """The project settings of a parsed `config.toml`, and (key, message) for
+    what is not carried over (the `[agents]` tables are what the roles say)."""
+    features = data.get("features")
+    project = Project(
+        features if isinstance(features, Mapping) else {},
+        data.get("sandbox_mode"),
+        data.get("approval_policy") == "never",
+    )
+    notes = [
+        (key, f"`{key}` in config.toml has no promptc equivalent; not carried over")
+        for key in data
+        if key not in ("features", "sandbox_mode", "approval_policy", "agents")
+    ]
+    notes += _unknown_features(project.features)
+    return project, notes
+
+
+def role_spec(
+    ident: str, data: Mapping[str, Any], project: Project = Project()
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """A promptc agent frontmatter for a Codex role file, and (key, message) for
     what did not carry over."""
     notes: list[tuple[str, str]] = []
@@ -45,27 +98,43 @@ def role_spec(ident: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], list
         spec["options"] = {"reasoningEffort": data["model_reasoning_effort"]}
     elif "model_reasoning_effort" in data:
         override["model_reasoning_effort"] = data["model_reasoning_effort"]
-    permission: dict[str, str] = {}
-    if data.get("sandbox_mode") == "read-only":
-        permission["edit"] = "deny"
-    features = data.get("features")
-    if isinstance(features, Mapping) and features.get("shell_tool") is False:
-        permission["bash"] = "deny"
-    if permission:
-        spec["permission"] = permission
+    own = data.get("features")
+    own = own if isinstance(own, Mapping) else {}
+    spec["permission"] = _permission({**project.features, **own}, data, project)
     if override:
         spec["targets"] = {"codex": override}
     for key in data:
-        if key in (*ROLE_KEYS, *OVERRIDES, "sandbox_mode") or (
-            key == "features" and permission.get("bash")
-        ):
-            continue
-        notes.append((key, f"`{key}` has no promptc spec key; not carried over"))
+        if key not in (*ROLE_KEYS, *OVERRIDES, "sandbox_mode", "features"):
+            notes.append((key, f"`{key}` has no promptc spec key; not carried over"))
+    notes += _unknown_features(own)
     return spec, notes
 
 
-def rules_permission(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
-    """The bash permission map for a `.rules` file, and (line, message) for what is left out."""
+def _permission(
+    features: Mapping[str, Any], data: Mapping[str, Any], project: Project
+) -> dict[str, str]:
+    permission = dict.fromkeys(NO_TOOL, "deny")
+    for feature, key in FEATURES.items():
+        if features.get(feature) is False:
+            permission[key] = "deny"
+    if "read-only" in (data.get("sandbox_mode"), project.sandbox):
+        permission["edit"] = "deny"
+    if project.never_asks:
+        permission["external_directory"] = "deny"
+    return permission
+
+
+def _unknown_features(features: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [
+        ("features", f"`[features] {key}` has no promptc equivalent; not carried over")
+        for key in features
+        if key not in FEATURES
+    ]
+
+
+def prefix_rules(text: str) -> tuple[dict[str, list[str]], list[tuple[int, str]]]:
+    """The OpenCode bash patterns of a `.rules` file by OpenCode action, and (line,
+    message) for what is left out."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -83,24 +152,55 @@ def rules_permission(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
             skipped.append((node.lineno, "a prefix_rule with computed values; not carried over"))
             continue
         action = ACTIONS.get(args.get("decision", "allow"))
-        patterns = list(_patterns(args.get("pattern")))
+        patterns = list(_patterns(args.get("pattern"), covering=action != "allow"))
         if action is None or not patterns:
             skipped.append((node.lineno, "a prefix_rule promptc cannot read; not carried over"))
             continue
         found[action] += patterns
+    return found, skipped
+
+
+def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) -> dict[str, str]:
+    """The bash map for the rules of every file: `"*": ask`, then the allows, asks
+    and denies, each pattern after the ones before it (OpenCode's last match is
+    then Codex's strictest rule); `never_asks`: a `prompt` rule refuses."""
     permission = {"*": "ask"}
     for action in ("allow", "ask", "deny"):
-        permission.update(dict.fromkeys(found[action], action))
-    return permission, skipped
+        for pattern in found.get(action, ()):
+            permission.pop(pattern, None)
+            permission[pattern] = "deny" if never_asks and action == "ask" else action
+    # A rule a later one covers never decides (`docker ps *` allowed, then
+    # `docker *` asked: Codex's strictest rule asks for both): left out.
+    patterns = wildcard.Patterns()
+    order = list(permission)
+    return {
+        pattern: action
+        for index, (pattern, action) in enumerate(permission.items())
+        if not any(_covers(patterns, later, pattern) for later in order[index + 1 :])
+    }
 
 
-def _patterns(pattern: Any) -> Iterator[str]:
-    """`words *` for each choice of the alternatives (none when a word is a wildcard)."""
+def _covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
+    try:
+        return patterns.covers(outer, inner)
+    except wildcard.TooComplex:  # kept: a rule that may decide stays
+        return False
+
+
+def _patterns(pattern: Any, covering: bool) -> Iterator[str]:
+    """`words *` for each choice of the alternatives. Codex reads each word as
+    written: a word with a wildcard is read as a wildcard only where a wider
+    match is safe (`covering`, for a prompt or forbidden rule), and so are
+    alternatives too many to spell out; an allow gets no such rule."""
     if not isinstance(pattern, list) or not pattern:
         return
     choices = [item if isinstance(item, list) else [item] for item in pattern]
     words = [w for choice in choices for w in choice]
-    if not all(isinstance(w, str) and w and not set(w) & set("*? ") for w in words):
+    if not all(isinstance(w, str) and w and " " not in w for w in words):
         return
-    for chosen in itertools.islice(itertools.product(*choices), 256):
+    if not covering and any(set(w) & set("*?") for w in words):
+        return
+    if covering and math.prod(len(choice) for choice in choices) > LIMIT:
+        choices = [choice if len(choice) == 1 else ["*"] for choice in choices]
+    for chosen in itertools.islice(itertools.product(*choices), LIMIT):
         yield " ".join(chosen) + " *"

@@ -1,44 +1,77 @@
 """Import, Copilot CLI and Gemini CLI side: an agent file or a Gemini command as a promptc spec.
 
-An agent's `tools` list becomes a `permission` map that never grants more
-than the runtime would: every OpenCode permission one of the runtime's tools
-acts under (the tables of compiler.tool_lists) is allowed when a listed tool
-acts under it and denied otherwise; an agent without `tools` (every tool)
-gets no map. Copilot also takes its tools' own names (`view`, `bash`,
-`create`, ...). Copilot gives every agent `skill` and its todo list anyway,
-so those stay at OpenCode's default; Gemini subagents start no subagents, so
-a Gemini agent gets `task: deny`. A Copilot agent is `mode: all` (the user
-picks it and Copilot's `task` starts it), or `primary` with `infer: false`;
-a Gemini agent is a subagent. `max_turns` becomes `steps`. The keys the
-target's `targets.<target>` override table takes and OpenCode has no place for
-go there as written, so that a build for the same runtime writes them back:
-`model` (named without a provider, which OpenCode needs) in both runtimes,
-Copilot's `infer: true`, Gemini's `display_name`, `temperature` and
-`timeout_mins` (and a `max_turns` that is no step count). A Gemini command's
-`{{args}}` becomes `$ARGUMENTS`, its `!{cmd}` becomes `` !`cmd` `` and its
-`@{path}` becomes `@path`.
+An agent becomes a `permission` map that decides every call as the runtime
+itself would, never more permissively (tests/test_import_never_widens.py holds
+it to the runtime's decision model, compiler.decide): `"*": deny` first, for
+every tool the agent does not have (an MCP tool, a tool OpenCode has and the
+runtime has not), then each OpenCode permission one of its tools acts under
+(the tables of compiler.tool_lists), at what the runtime does with such a call
+when nobody configured anything: reading and searching run, the shell, edits
+and web fetches ask (`_ASKS`). An agent without `tools`, or with `"*"`, has
+every tool of the runtime, each decided that way. Files outside the project:
+Copilot asks (`external_directory: ask`), Gemini's file tools refuse them
+(`external_directory` stays denied, which also stops its shell there: OpenCode
+decides outside folders for all of an agent's tools at once), nor a `.env`. Copilot gives
+its main agent `skill` and its todo list (`sql`) whatever `tools` says, but a
+subagent its `task` starts gets exactly its list (tests/oracles/FACTS.md):
+they are allowed only when listed. Copilot's `task` starts the folder's own
+agents (named one by one: OpenCode's `general` and `explore` are no Copilot
+agents; an `infer: false` one is a primary, which OpenCode's task tool never
+starts); Gemini subagents start no subagents. Copilot also takes its tools'
+own names (`view`, `bash`, `create`, ...), Gemini its legacy
+`search_file_content`. A Copilot agent is `mode: all` (the user picks it and
+Copilot's `task` starts it), or `primary` with `infer: false`; a Gemini
+agent is a subagent. `max_turns` becomes `steps`. The keys the target's
+`targets.<target>` override table takes and OpenCode has no place for go there
+as written, so that a build for the same runtime writes them back: `model`
+(named without a provider, which OpenCode needs) in both runtimes, Copilot's
+`infer: true`, Gemini's `display_name`, `temperature` and `timeout_mins` (and a
+`max_turns` that is no step count). A Gemini command's `{{args}}` becomes
+`$ARGUMENTS`, its `!{cmd}` becomes `` !`cmd` `` and its `@{path}` becomes
+`@path`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compiler.import_claude import Note
 from compiler.tool_lists import COPILOT, GEMINI, Runtime
 
-# Copilot's own tool names, beside its aliases.
-COPILOT_NAMES = {
-    "view": ("read", "list"),
-    "grep": ("grep",),
-    "glob": ("glob",),
-    "edit": ("edit",),
-    "create": ("edit",),
-    "bash": ("bash",),
-    "task": ("task",),
-    "web_fetch": ("webfetch",),
+# Tool names each runtime takes beside the tool_lists tables: Copilot's own
+# tool names beside its aliases (as compiler.decide.copilot resolves them),
+# Gemini's legacy name for `grep_search`.
+OWN_NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "copilot": {
+        "view": ("read", "list"),
+        "grep": ("grep",),
+        "glob": ("glob",),
+        "edit": ("edit",),
+        "create": ("edit",),
+        "bash": ("bash",),
+        "shell": ("bash",),
+        "task": ("task",),
+        "web_fetch": ("webfetch",),
+        "fetch": ("webfetch",),
+        "skill": ("skill",),
+        "sql": ("todowrite",),  # its session store, where its todo list lives
+    },
+    "gemini": {"search_file_content": ("grep",)},
 }
+# The OpenCode permissions whose calls the runtime asks about by default (the
+# others its tools make run unasked).
+_ASKS = {
+    "copilot": frozenset({"edit", "bash", "webfetch", "websearch"}),
+    "gemini": frozenset({"edit", "bash", "webfetch"}),
+}
+# What the runtime does with a file outside the project, as `external_directory`
+# (None: refused, left to `"*": deny`).
+_OUTSIDE = {"copilot": "ask", "gemini": None}
+# Gemini's read_file refuses a `.env` ("Path not in workspace") and reads a
+# `.env.example` (tests/oracles/FACTS.md); a `.env.local` is taken as refused.
+_READ = {"gemini": {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"}}
 # Keys of the agent file that the target's override table takes as written and
 # that have no OpenCode key of their own (schemas/agent.schema.json lists them).
 OVERRIDES = {
@@ -54,9 +87,10 @@ _FILE = re.compile(r"@\{([^{}\s]+)\}")
 
 
 def agent_spec(
-    runtime: Runtime, ident: str, meta: Mapping[str, Any]
+    runtime: Runtime, ident: str, meta: Mapping[str, Any], agents: Sequence[str] = ()
 ) -> tuple[dict[str, Any] | None, list[Note]]:
-    """The promptc agent frontmatter for a runtime's agent (None: not importable)."""
+    """The promptc agent frontmatter for a runtime's agent (None: not importable);
+    `agents` are the ids of the folder's agents Copilot's `task` may start."""
     notes: list[Note] = []
     if runtime is GEMINI and meta.get("kind", "local") != "local":
         return None, [Note("kind", f"a `{meta['kind']}` agent runs elsewhere; not imported")]
@@ -74,8 +108,7 @@ def agent_spec(
         spec["mode"] = "subagent"
     if _step_count(meta.get("max_turns")):
         spec["steps"] = meta["max_turns"]
-    if "tools" in meta:
-        spec["permission"] = permission_map(runtime, meta["tools"], notes)
+    spec["permission"] = permission_map(runtime, meta.get("tools"), notes, agents)
     override = override_table(runtime, meta)
     if override:
         spec["targets"] = {runtime.target: override}
@@ -103,25 +136,33 @@ def _step_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-def permission_map(runtime: Runtime, tools: Any, notes: list[Note]) -> dict[str, str]:
+def permission_map(
+    runtime: Runtime, tools: Any, notes: list[Note], agents: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The OpenCode permission map deciding each call as the runtime does for an
+    agent with this `tools` value (None: no `tools` key, every tool)."""
     listed = [tools] if isinstance(tools, str) else [str(t) for t in tools or ()]
-    if "*" in listed:
-        return {}
-    table = dict(runtime.tools)
-    if runtime is COPILOT:
-        table.update(COPILOT_NAMES)
-    allowed: set[str] = set()
-    for tool in listed:
+    every = tools is None or "*" in listed
+    table = {**dict(runtime.tools), **OWN_NAMES[runtime.target]}
+    having: set[str] = set(runtime.permissions) if every else set()
+    for tool in () if every else listed:
         if tool in table:
-            allowed.update(table[tool])
+            having.update(table[tool])
         else:
             notes.append(Note("tools", f"`{tool}` has no OpenCode permission promptc knows"))
-    fixed = {p for _, p in runtime.fixed}
-    permission = {
-        p: "allow" if p in allowed else "deny" for p in runtime.permissions if p not in fixed
-    }
-    if runtime is GEMINI:
-        permission["task"] = "deny"
+    permission: dict[str, Any] = {"*": "deny"}
+    for key in runtime.permissions:
+        if key not in having:
+            continue
+        if key == "task":  # only the folder's own agents are there to start
+            permission[key] = {"*": "deny", **dict.fromkeys(agents, "allow")} if agents else "deny"
+        elif key == "read" and runtime.target in _READ:
+            permission[key] = dict(_READ[runtime.target])
+        else:
+            permission[key] = "ask" if key in _ASKS[runtime.target] else "allow"
+    outside = _OUTSIDE[runtime.target]
+    if outside is not None:
+        permission["external_directory"] = outside
     return permission
 
 

@@ -9,7 +9,11 @@ itself) and no existing spec or fragment is replaced without `force`. Each
 runtime's keys are read by compiler/import_claude.py, import_codex.py and
 import_lists.py: a key with an OpenCode meaning becomes that key, and a key only
 the runtime reads goes to the spec's `targets.<runtime>` override, as written,
-so that a build for the same runtime writes it back.
+so that a build for the same runtime writes it back. What an agent may do is
+decided as the runtime decided it, never more permissively: its defaults (what
+it asks about, the tools an agent without a list has) become the OpenCode
+rules that decide the same (tests/test_import_never_widens.py holds every
+import to compiler.decide's model of the runtime on the original folder).
 """
 
 from __future__ import annotations
@@ -295,7 +299,7 @@ def _read_opencode_json(path: Path, reader: _Reader) -> None:
 
 
 def _read_claude(root: Path, reader: _Reader) -> None:
-    session = _read_claude_settings(root, reader)
+    session, main_at = _read_claude_settings(root, reader)
     permission = session.permission()
     if permission:
         reader.settings["permission"] = permission
@@ -303,6 +307,11 @@ def _read_claude(root: Path, reader: _Reader) -> None:
         spec, notes = import_claude.agent_spec(ident, _meta(source), session)
         _notes(reader, source, notes)
         reader.agent(ident, source, _front(spec))
+        if spec["mode"] == "primary":
+            reader.settings["default_agent"] = ident
+    if main_at is not None and "default_agent" not in reader.settings:
+        path, at = main_at
+        reader.note(path, f"`agent`: no agent here is named `{session.main}`; not carried over", at)
     for ident, source in _markdown(root, ("commands",), reader):
         spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
@@ -313,45 +322,59 @@ def _read_claude(root: Path, reader: _Reader) -> None:
 
 
 def _read_codex(root: Path, reader: _Reader) -> None:
+    project = import_codex.Project()
+    config = root / "config.toml"
+    data = _toml_file(config, reader) if config.is_file() else None
+    if data is not None:
+        project, notes = import_codex.project_settings(data)
+        text = config.read_text(encoding="utf-8")
+        for key, message in notes:
+            reader.note(config, message, (_toml_line(text, key), 1))
     models: dict[str, str] = {}
     folder = root / "agents"
     for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
         ident = path.relative_to(folder).with_suffix("").as_posix()
-        data = _toml_file(path, reader)
-        if data is None:
+        role = _toml_file(path, reader)
+        if role is None:
             continue
         text = path.read_text(encoding="utf-8")
-        body = data.get("developer_instructions")
+        body = role.get("developer_instructions")
         escaped = escape(body) if isinstance(body, str) and body.strip() else None
         if escaped is None or not isinstance(body, str):
             message = "no developer_instructions promptc can keep; not imported"
             reader.note(path, message, (_toml_line(text, "developer_instructions"), 1), True)
             continue
-        spec, notes = import_codex.role_spec(ident, data)
+        spec, notes = import_codex.role_spec(ident, role, project)
         for key, message in notes:
             reader.note(path, message, (_toml_line(text, key), 1))
         if "model" in spec:
-            models[spec["model"]] = data["model"]
+            models[spec["model"]] = role["model"]
         reader.keep(ident, path, _front(spec), escaped, body)
     if models:
         reader.settings["targets"] = {"codex": {"models": models}}
-    bash: dict[str, str] = {}
+    found: dict[str, list[str]] = {}
     for path in sorted((root / "rules").glob("*.rules")):
-        found, skipped = import_codex.rules_permission(path.read_text(encoding="utf-8"))
-        bash.update(found)
+        rules, skipped = import_codex.prefix_rules(path.read_text(encoding="utf-8"))
+        for action, patterns in rules.items():
+            found.setdefault(action, []).extend(patterns)
         for line, message in skipped:
             reader.note(path, message, (line, 1))
-    if bash:
-        reader.settings["permission"] = {"bash": bash}
-    if (root / "config.toml").is_file():
-        reader.note(root / "config.toml", "config.toml is not carried over")
+    reader.settings["permission"] = {
+        "bash": import_codex.bash_permission(found, project.never_asks)
+    }
 
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    for ident, source in _markdown(root, ("agents",), reader):
-        ident = ident.removesuffix(".agent") if kind == "copilot" else ident
-        spec, notes = import_lists.agent_spec(runtime, ident, _meta(source))
+    found = [
+        (ident.removesuffix(".agent") if kind == "copilot" else ident, source)
+        for ident, source in _markdown(root, ("agents",), reader)
+    ]
+    # Whom Copilot's `task` may start: not an `infer: false` agent, a primary
+    # OpenCode's task tool never starts.
+    idents = [ident for ident, source in found if _meta(source).get("infer") is not False]
+    for ident, source in found:
+        spec, notes = import_lists.agent_spec(runtime, ident, _meta(source), idents)
         _notes(reader, source, notes)
         if spec is not None:
             reader.agent(ident, source, _front(spec))
@@ -397,23 +420,30 @@ def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note])
         reader.at_key(source, note.key, note.message)
 
 
-def _read_claude_settings(root: Path, reader: _Reader) -> import_claude.Session:
+def _read_claude_settings(
+    root: Path, reader: _Reader
+) -> tuple[import_claude.Session, tuple[Path, tuple[int, int]] | None]:
     """settings.json and settings.local.json, merged as Claude Code merges them
-    (the rules of both; the local file's `defaultMode` wins)."""
+    (the rules of both; the local file's `defaultMode` and `agent` win), and
+    where the `agent` that counts is written."""
     found: list[import_claude.Setting] = []
     mode = "default"
+    main: str | None = None
+    main_at: tuple[Path, tuple[int, int]] | None = None
     for name in ("settings.json", "settings.local.json"):
         path = root / name
         read = _json_file(path, reader)
         if read is None:
             continue
         text, data = read
-        settings, own_mode, notes = import_claude.read_settings(data)
-        found += settings
-        mode = own_mode or mode
+        settings, notes = import_claude.read_settings(data)
+        found += settings.settings
+        mode = settings.mode or mode
+        if settings.main is not None:
+            main, main_at = settings.main, (path, _json_position(text, "agent"))
         for note in notes:
             reader.note(path, note.message, _json_position(text, note.key))
-    return import_claude.Session(tuple(found), mode)
+    return import_claude.Session(tuple(found), mode, main), main_at
 
 
 def _json_position(text: str, key: str) -> tuple[int, int]:

@@ -37,16 +37,15 @@ def test_copilot_aliases_and_names_become_a_permission_map(
     spec = front(Path("specs/agents/lead.md").read_text())
     assert spec["mode"] == "primary"
     assert spec["targets"] == {"copilot": {"model": "gpt-4.1"}}
+    # Every other tool denied (`skill` and the todo list too: a subagent Copilot's
+    # task starts has only its list); what Copilot runs unasked allowed, what it
+    # asks about asked; outside the project Copilot asks.
     assert spec["permission"] == {
+        "*": "deny",
         "read": "allow",
         "list": "allow",
-        "grep": "deny",
-        "glob": "deny",
-        "edit": "deny",
-        "bash": "allow",
-        "task": "deny",
-        "webfetch": "deny",
-        "websearch": "deny",
+        "bash": "ask",
+        "external_directory": "ask",
     }
 
 
@@ -72,3 +71,42 @@ def test_gemini_commands_become_modes_with_opencode_placeholders(
         "---\ndescription: Arregla\n---\nEstado: !`git status`\nMira @README.md\nPedido: $ARGUMENTS\n"
     )
     assert not Path("specs/agents/remote.md").exists()
+
+
+def test_a_copilot_agent_without_tools_asks_where_copilot_asks(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    """No `tools` key: every Copilot tool, each asked or run as Copilot does,
+    never OpenCode's allow-everything default."""
+    make_bundle(
+        {"in/.github/agents/z.agent.md": "---\nname: z\ndescription: Todo.\n---\nCuerpo.\n"}
+    )
+    assert run("import", "copilot", "in").code == 0
+    for permission, text, action in [
+        ("bash", "rm -rf /", "ask"),
+        ("edit", "src/a.py", "ask"),
+        ("webfetch", "https://example.com", "ask"),
+        ("read", "src/a.py", "allow"),
+        ("external_directory", "/etc/*", "ask"),  # a file outside the project
+        ("task", "general", "deny"),  # Copilot has no `general` agent
+        ("lsp", "*", "deny"),  # nor any tool OpenCode has and Copilot has not
+    ]:
+        done = run("can", "z", permission, text)
+        assert done.out.startswith(f"{action}  z  {permission}"), (permission, text, done.out)
+
+
+def test_a_gemini_web_fetch_asks_as_gemini_does(make_bundle: MakeBundle, run: Runner) -> None:
+    make_bundle(
+        {
+            "in/.gemini/agents/web.md": (
+                "---\nname: web\ndescription: Busca.\ntools: [web_fetch, read_file]\n---\nx\n"
+            )
+        }
+    )
+    assert run("import", "gemini", "in").code == 0
+    spec = front(Path("specs/agents/web.md").read_text())
+    # read_file refuses a `.env`, not a `.env.example`.
+    read = {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"}
+    assert spec["permission"] == {"*": "deny", "read": read, "webfetch": "ask"}
+    # Gemini's file tools refuse paths outside the workspace.
+    assert run("can", "web", "external_directory", "/etc/*").out.startswith("deny")

@@ -1,111 +1,257 @@
-"""`promptc import claude` never widens: for generated Claude Code agents and
-settings, no tool call the imported bundle decides is decided wider than Claude
-Code decided it (deny < ask < allow).
+"""`promptc import` never widens: a runtime's folder imported into specs decides
+no call more permissively than the runtime itself decided it (deny < ask < allow).
 
-OpenCode's side is compiler.permissions over the files the import plans
-(OpenCode's defaults, then the proposed config `permission`, then the agent's
-own `permission`), evaluated as a primary session, which appends no deny; Claude
-Code's side is tests/claude_model.py, written apart from the importer from
-Claude Code's documented rules.
+For every hand-written folder under tests/fixtures/import (and, for Claude
+Code, generated ones), the folder is imported into a fresh bundle and every
+call of the imported bundle's matrix (compiler.calls.matrix) is decided twice:
+by OpenCode from the imported specs (compiler.calls.decide), and by the source
+runtime's decision model (compiler.decide) from the ORIGINAL folder, the same
+model a build proves its output with. The models are held to the real CLIs by
+the decision tests (tests/test_decisions_<runtime>.py) and, for what only a
+hand-written folder has, by tests/test_import_oracles.py.
+
+A runtime names an agent by its file's `name` (Codex by the role's `name`),
+the import by its file path: the calls are put to the model in the runtime's
+names.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import wildcard
+from compiler import api, calls, import_lists, importer
+from compiler.calls import RANK, Call, Decided, Verdict
 from compiler.config import load_config
-from compiler.importer import plan_import
-from compiler.permissions import Origin, Rule, defaults, evaluate, from_config
-from compiler.translate import ENVIRONMENT
-from tests import claude_model
-from tests.strategies import (
-    CLAUDE_AGENTS,
-    SCRATCH,
-    claude_agent_meta,
-    claude_settings,
-    tick,
-)
+from compiler.decide import MODELS
+from compiler.tool_lists import COPILOT, GEMINI
+from tests import bundles
+from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick
+from tests.strategies import claude_settings as claude_settings_docs
 
-# Claude tool -> the OpenCode permission its calls ask for, and inputs to ask about.
-COMMANDS = ["git diff HEAD", "git push origin main", "git", "npm test", "ls", "lsof", "rm -rf /"]
-PATHS = ["src/a.py", "src/b/c.py", "README.md", "docs/x.md", "a/README.md", ".env", "a.txt"]
-PROBES: dict[str, tuple[str, list[str]]] = {
-    "Read": ("read", PATHS),
-    "Edit": ("edit", PATHS),
-    "Write": ("edit", PATHS),
-    "Glob": ("glob", ["*"]),
-    "Grep": ("grep", ["*"]),
-    "Bash": ("bash", COMMANDS),
-    "WebFetch": ("webfetch", ["https://example.com/a", "https://other.org/"]),
-    "WebSearch": ("websearch", ["*"]),
-    "Agent": ("task", CLAUDE_AGENTS),
-    "TodoWrite": ("todowrite", ["*"]),
-    "Skill": ("skill", ["*"]),
-    "LSP": ("lsp", ["*"]),
+FIXTURES = bundles.FIXTURES / "import"
+# Hand-written folders, by the runtime they are written for.
+SOURCES = {
+    "claude": ("claude", "claude-session", "claude-dontask"),
+    "codex": ("codex", "codex-never"),
+    "copilot": ("copilot",),
+    "gemini": ("gemini",),
 }
 
-IMPORTED = Origin("config", "the imported files")
+
+@dataclass(frozen=True)
+class Compared:
+    call: Call  # in OpenCode's names
+    opencode: Decided
+    runtime: Verdict
+
+    @property
+    def wider(self) -> bool:
+        return RANK[self.opencode.action] > RANK[self.runtime.action]
+
+    def describe(self) -> str:
+        return (
+            f"{self.call.describe()}: OpenCode {self.opencode.action} "
+            f"({self.opencode.reason()}), the runtime {self.runtime.action} ({self.runtime.why})"
+        )
 
 
-def _rules(data: Any, patterns: wildcard.Patterns) -> list[Rule]:
-    if data is None:
-        return []
-    value = {"*": data} if isinstance(data, str) else data
-    return from_config(value, ENVIRONMENT.home, lambda path: IMPORTED, patterns)
+def original(kind: str, folder: Path) -> dict[str, str]:
+    """The runtime's folder as its model reads it: path under the project -> text."""
+    root = importer.source_root(kind, folder)
+    return {
+        path.relative_to(root.parent).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
 
 
-def _plan(agents: list[dict[str, Any]], settings: list[dict[str, Any]]) -> tuple[Any, Path]:
+def runtime_names(kind: str, files: Mapping[str, str]) -> dict[str, str]:
+    """Imported agent id -> the name the runtime knows the agent by."""
+    folder = f"{importer.LAYOUTS[kind]}/agents/"
+    found: dict[str, str] = {}
+    for rel, text in files.items():
+        if not rel.startswith(folder):
+            continue
+        ident = rel[len(folder) :]
+        if kind == "codex":
+            ident = ident.removesuffix(".toml")
+            name = tomllib.loads(text).get("name")
+        else:
+            ident = ident.removesuffix(".md").removesuffix(".agent" if kind == "copilot" else "")
+            front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+            name = front.get("name") if isinstance(front, dict) else None
+        found[ident] = name if isinstance(name, str) else ident.replace("/", "-")
+    return found
+
+
+def imported(kind: str, folder: Path, bundle: Path) -> None:
+    """Import `folder` into the empty folder `bundle`, as `promptc import` writes it."""
+    plan = importer.plan_import(kind, folder, load_config(cwd=bundle))
+    errors = [note for note in plan.notes if note.severity.value == "error"]
+    assert not errors, errors
+    importer.write(plan, bundle)
+    (bundle / "promptc.toml").write_text(importer.config_toml(plan.config), encoding="utf-8")
+
+
+def compared(kind: str, folder: Path, bundle: Path) -> list[Compared]:
+    """Every call of the imported bundle's matrix: OpenCode's decision from the
+    imported specs beside the runtime's from the original folder."""
+    imported(kind, folder, bundle)
+    files = original(kind, folder)
+    names = runtime_names(kind, files)
+    model = MODELS[kind][1](files)
+    project = bundles.project(bundle, "opencode")
+    runtime = calls.runtime_of(project)
+    found = []
+    for call in calls.matrix(project):
+        theirs = replace(call, agent=names.get(call.agent, call.agent))
+        if call.permission == "task":
+            theirs = replace(theirs, input=names.get(call.input, call.input))
+        found.append(Compared(call, calls.decide(runtime, call), model.decide(theirs)))
+    return found
+
+
+def figures(name: str, found: Sequence[Compared]) -> str:
+    usable = [c for c in found if c.runtime.action != "deny"]
+    kept = [c for c in usable if c.opencode.action != "deny"]
+    share = 100 * len(kept) // len(usable) if usable else 100
+    wider = sum(c.wider for c in found)
+    return (
+        f"import {name}: {len(found)} calls, {wider} wider; OpenCode keeps {share}% of the "
+        f"{len(usable)} calls the runtime lets the agents make"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [(kind, name) for kind, names in SOURCES.items() for name in names]
+)
+def test_an_imported_folder_decides_no_call_wider_than_its_runtime(
+    kind: str, name: str, tmp_path: Path
+) -> None:
+    found = compared(kind, FIXTURES / name, tmp_path)
+    print(figures(name, found))
+    agents = {c.call.agent for c in found}
+    assert len(agents) == len(runtime_names(kind, original(kind, FIXTURES / name))), agents
+    wider = [c.describe() for c in found if c.wider]
+    assert not wider, f"{len(wider)} wider:\n" + "\n".join(wider[:20])
+    # What the import writes is a bundle promptc takes as it is (the lint that
+    # `promptc import` runs at its end finds no error in it).
+    errors = [
+        d for d in api.lint(load_config(cwd=tmp_path)).diagnostics if d.severity.value == "error"
+    ]
+    assert not errors, errors
+
+
+def test_the_fixtures_exercise_every_decision() -> None:
+    """The folders give the comparison something to hold: for each runtime, calls
+    it allows, asks about and refuses, and OpenCode agreeing with each."""
     with tempfile.TemporaryDirectory(prefix="promptc-import-", dir=SCRATCH) as scratch:
-        root = Path(scratch)
-        folder = root / "source/.claude/agents"
-        folder.mkdir(parents=True)
-        for name, meta in zip(CLAUDE_AGENTS, agents, strict=False):
-            front = yaml.safe_dump({"name": name, **meta}, sort_keys=False)
-            (folder / f"{name}.md").write_text(f"---\n{front}---\nBody of {name}.\n")
-        for name, doc in zip(("settings.json", "settings.local.json"), settings, strict=False):
-            (root / "source/.claude" / name).write_text(json.dumps(doc))
-        (root / "bundle").mkdir()
-        return plan_import("claude", root / "source", load_config(cwd=root / "bundle")), root
+        for kind, names in SOURCES.items():
+            seen: set[tuple[str, str]] = set()
+            for name in names:
+                bundle = Path(scratch) / name
+                bundle.mkdir()
+                seen |= {
+                    (c.runtime.action, c.opencode.action)
+                    for c in compared(kind, FIXTURES / name, bundle)
+                }
+            assert {("allow", "allow"), ("ask", "ask"), ("deny", "deny")} <= seen, (kind, seen)
 
 
-def _agent_permission(files: Mapping[str, str], name: str) -> Any:
-    text = files[f"specs/agents/{name}.md"]
-    return yaml.safe_load(text[4:].split("\n---\n", 1)[0]).get("permission")
+# --- generated Claude Code folders --------------------------------------------------------
 
 
+def _claude_folder(
+    root: Path, agents: Sequence[Mapping[str, Any]], docs: Sequence[Mapping[str, Any]]
+) -> Path:
+    folder = root / "source/.claude/agents"
+    folder.mkdir(parents=True)
+    for name, meta in zip(CLAUDE_AGENTS, agents, strict=False):
+        front = yaml.safe_dump({"name": name, **meta}, sort_keys=False)
+        (folder / f"{name}.md").write_text(f"---\n{front}---\nBody of {name}.\n")
+    for file, doc in zip(("settings.json", "settings.local.json"), docs, strict=False):
+        (root / "source/.claude" / file).write_text(json.dumps(doc))
+    return root / "source"
+
+
+@settings(max_examples=ci_examples(40), deadline=None)
 @given(
     agents=st.lists(claude_agent_meta(), min_size=1, max_size=3),
-    settings=st.lists(claude_settings(), max_size=2),
+    docs=st.lists(claude_settings_docs(), max_size=2),
 )
 def test_imported_claude_agents_never_decide_wider_than_claude_code(
-    agents: list[dict[str, Any]], settings: list[dict[str, Any]]
+    agents: list[dict[str, Any]], docs: list[dict[str, Any]]
 ) -> None:
     tick("import-never-widens")
-    plan, _ = _plan(agents, settings)
-    assert not [n for n in plan.notes if n.severity.value == "error"], plan.notes
-    patterns = wildcard.Patterns()
-    base = _rules(defaults(ENVIRONMENT), patterns) + _rules(plan.config.get("permission"), patterns)
-    claude_settings_, mode = claude_model.source_settings(settings)
-    for name, meta in zip(CLAUDE_AGENTS, agents, strict=False):
-        rules = base + _rules(_agent_permission(plan.files, name), patterns)
-        source = claude_model.source_agent(meta)
-        for tool, (permission, inputs) in PROBES.items():
-            for value in inputs:
-                claude = claude_model.source_decide(source, claude_settings_, mode, tool, value)
-                opencode = evaluate(rules, permission, value).action
-                assert claude_model.RANK[opencode] <= claude_model.RANK[claude], (
-                    name,
-                    tool,
-                    value,
-                    opencode,
-                    claude,
-                )
+    with tempfile.TemporaryDirectory(prefix="promptc-import-", dir=SCRATCH) as scratch:
+        root = Path(scratch)
+        source = _claude_folder(root, agents, docs)
+        (root / "bundle").mkdir()
+        found = compared("claude", source, root / "bundle")
+    wider = [c.describe() for c in found if c.wider]
+    assert not wider, "\n".join(wider[:10])
+
+
+# --- generated Gemini CLI and Copilot CLI folders -----------------------------------------
+
+# What a hand-written `tools` list may hold: every tool and alias the runtime
+# takes, MCP names, wildcards and a name it does not have.
+LIST_TOOLS = {
+    "gemini": [
+        *(tool for tool, _ in GEMINI.tools),
+        *import_lists.OWN_NAMES["gemini"],
+        *("mcp_github_*", "mcp_*", "*", "no_such_tool"),
+    ],
+    "copilot": [
+        *(tool for tool, _ in COPILOT.tools),
+        *import_lists.OWN_NAMES["copilot"],
+        *("github/*", "todo", "*", "no-such-tool"),
+    ],
+}
+LIST_FILES = {"gemini": ".gemini/agents/{}.md", "copilot": ".github/agents/{}.agent.md"}
+
+
+@st.composite
+def list_folders(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
+    """A Gemini or Copilot agent folder: up to three agents, each with a `tools`
+    list (or none), Copilot's maybe with `infer: false`."""
+    kind = draw(st.sampled_from(sorted(LIST_FILES)))
+    files = {}
+    for name in draw(st.lists(st.sampled_from(CLAUDE_AGENTS), min_size=1, unique=True)):
+        meta: dict[str, Any] = {"name": name, "description": f"The {name}."}
+        if draw(st.integers(0, 3)):
+            meta["tools"] = draw(st.lists(st.sampled_from(LIST_TOOLS[kind]), unique=True))
+        if kind == "copilot" and draw(st.integers(0, 3)) == 0:
+            meta["infer"] = False
+        front = yaml.safe_dump(meta, sort_keys=False)
+        files[LIST_FILES[kind].format(name)] = f"---\n{front}---\nBody of {name}.\n"
+    return kind, files
+
+
+@settings(max_examples=ci_examples(30), deadline=None)
+@given(list_folders())
+def test_imported_gemini_and_copilot_agents_never_decide_wider(
+    drawn: tuple[str, dict[str, str]],
+) -> None:
+    tick("import-lists-never-widen")
+    kind, files = drawn
+    with tempfile.TemporaryDirectory(prefix="promptc-import-", dir=SCRATCH) as scratch:
+        root = Path(scratch)
+        for rel, text in files.items():
+            (root / "source" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / "source" / rel).write_text(text)
+        (root / "bundle").mkdir()
+        found = compared(kind, root / "source", root / "bundle")
+    wider = [c.describe() for c in found if c.wider]
+    assert not wider, "\n".join(wider[:10])

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import api, codex_rules, rules, wildcard
+from compiler import api, codex_rules, import_codex, rules, wildcard
 from compiler.calls import RANK, Call
 from compiler.config import Config, load_config
 from compiler.decide import codex as codex_model
@@ -451,7 +451,13 @@ def test_import_codex_adopts_the_roles_the_target_wrote(
     assert sorted(imported.agents) == sorted(project.agents)
     for ident, spec in project.agents.items():
         assert imported.agents[ident].body == spec.body
-    assert imported.agents["scout"].meta["permission"] == {"edit": "deny", "bash": "deny"}
+    # What Codex has no tool for, then `shell_tool = false` and the read-only sandbox.
+    no_tool = dict.fromkeys(import_codex.NO_TOOL, "deny")
+    assert imported.agents["scout"].meta["permission"] == {
+        **no_tool,
+        "bash": "deny",
+        "edit": "deny",
+    }
     assert imported.agents["smith"].meta["model"] == "openai/gpt-5.5"
     config = (tmp_path / "new" / "promptc.toml").read_text()
     assert '"openai/gpt-5.5" = "gpt-5.5"' in config

@@ -20,6 +20,23 @@ plugin carries no settings, so only Claude Code's own defaults apply):
   `./x` from the project folder, `~/x` from home, `//x` from the file-system
   root, `x` (no `/` before its end) a name at any depth in the project.
 
+A hand-written `.claude` folder (what `promptc import claude` reads) may also
+have `.claude/settings.local.json`, whose rules join those of settings.json
+and whose `defaultMode` wins, and an agent's `permissionMode`, which decides
+over the session's mode, except that a session in `acceptEdits` keeps it for
+an agent in `default` (seen on the binary, a subagent started with Agent):
+
+- `dontAsk`: whatever would be asked is refused; read-only commands and what
+  a rule allows still run (`auto`, which needs a server-side check, refuses
+  the same calls offline);
+- `plan`: Write and Edit refuse ("cannot write while in plan mode"); the
+  shell asks as by default;
+- `acceptEdits`: an edit in the project that no rule decides runs; outside
+  the project it asks;
+- `bypassPermissions` in an agent changes nothing, and as the session's mode
+  it is taken as `default` (the runtime may run more: narrower is safe for
+  the import this is held against).
+
 The tests hold this to the real `claude` (tests/oracles/claude.py).
 """
 
@@ -29,7 +46,7 @@ import json
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import yaml
@@ -85,6 +102,17 @@ READ_ONLY = frozenset(
 READ_ONLY_GIT = frozenset({"status", "diff", "log", "show", "branch", "blame", "ls-files"})
 _RULE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?", re.DOTALL)
 _ORDER = ("deny", "ask", "allow")
+LOCAL = ".claude/settings.local.json"
+# Permission modes, by how they decide (unknown ones decide as `default`).
+MODES = {
+    "default": "default",
+    "manual": "default",
+    "bypassPermissions": "default",
+    "acceptEdits": "acceptEdits",
+    "plan": "plan",
+    "dontAsk": "dontAsk",
+    "auto": "dontAsk",
+}
 
 
 @dataclass(frozen=True)
@@ -92,6 +120,7 @@ class Entry:
     tool: str
     spec: str | None
     text: str  # as written, for messages
+    source: str | None = None  # the settings file it is in, when not settings.json
 
 
 @dataclass(frozen=True)
@@ -101,6 +130,7 @@ class Agent:
     spawn: frozenset[str] | None  # None: any subagent
     denies: tuple[Entry, ...]  # disallowedTools entries with a specifier
     path: str
+    mode: str | None = None  # its permissionMode
 
 
 @dataclass(frozen=True)
@@ -109,8 +139,23 @@ class Claude:
     rules: Mapping[str, tuple[Entry, ...]]  # deny / ask / allow
     settings: str | None  # the settings file's path, when there is one
     prefix: str  # "<plugin>:" for a plugin, else ""
+    mode: str = "default"  # the settings' defaultMode
 
     def decide(self, call: Call) -> Verdict:
+        verdict = self._decide(call)
+        agent = self.agents.get(call.agent.replace("/", "-"))
+        if agent is not None and verdict.action == "ask" and self._mode(agent) == "dontAsk":
+            return Verdict("deny", f"{verdict.why}; in don't-ask mode Claude Code refuses it")
+        return verdict
+
+    def _mode(self, agent: Agent) -> str:
+        session = MODES.get(self.mode, "default")
+        own = MODES.get(agent.mode, "default") if agent.mode is not None else None
+        if session == "acceptEdits" and own in (None, "default"):
+            return session
+        return own or session
+
+    def _decide(self, call: Call) -> Verdict:
         agent = self.agents.get(call.agent.replace("/", "-"))
         if agent is None:
             return Verdict("deny", "no agent file: Claude Code has no such agent")
@@ -148,9 +193,14 @@ class Claude:
         return found or Verdict("ask", "Claude Code asks before Bash")
 
     def _single(self, agent: Agent, tool: str, value: str) -> Verdict:
+        mode = self._mode(agent)
+        if mode == "plan" and tool in EDITING:
+            return Verdict("deny", f"{agent.path}: Claude Code writes no file in plan mode")
         found = self._rules(agent, tool, value)
         if found is not None:
             return found
+        if mode == "acceptEdits" and tool in EDITING and calls.inside(calls.absolute(value)):
+            return Verdict("allow", "Claude Code accepts edits in the project (acceptEdits)")
         return Verdict(_default(tool, value), f"Claude Code's default for {tool}")
 
     def _rules(self, agent: Agent, tool: str, value: str) -> Verdict | None:
@@ -160,7 +210,8 @@ class Claude:
         for action in _ORDER:
             for entry in self.rules[action]:
                 if _matches(entry, tool, value):
-                    return Verdict(action, f"{self.settings}: {action} `{entry.text}`")
+                    where = entry.source or self.settings
+                    return Verdict(action, f"{where}: {action} `{entry.text}`")
         return None
 
 
@@ -288,7 +339,15 @@ def _agent(path: str, text: str) -> Agent | None:
             tools.discard("Agent" if entry.tool == "Task" else entry.tool)
         else:
             denies.append(entry)
-    return Agent(front["name"], frozenset(tools), spawn, tuple(denies), path)
+    mode = front.get("permissionMode")
+    return Agent(
+        front["name"],
+        frozenset(tools),
+        spawn,
+        tuple(denies),
+        path,
+        mode if isinstance(mode, str) else None,
+    )
 
 
 def load(files: Mapping[str, str]) -> Claude:
@@ -301,9 +360,19 @@ def load(files: Mapping[str, str]) -> Claude:
             if agent is not None:
                 agents[agent.name] = agent
     settings_path = None if plugin is not None else ".claude/settings.json"
-    permissions: Mapping[str, Sequence[str]] = {}
-    if settings_path is not None and settings_path in files:
-        permissions = json.loads(files[settings_path]).get("permissions", {})
-    rules = {action: tuple(map(_entry, permissions.get(action, []))) for action in _ORDER}
+    found: dict[str, list[Entry]] = {action: [] for action in _ORDER}
+    mode = "default"
+    # settings.local.json's rules join settings.json's; its defaultMode wins.
+    for rel in () if plugin is not None else (".claude/settings.json", LOCAL):
+        permissions: Mapping[str, Sequence[str]] = (
+            json.loads(files[rel]).get("permissions", {}) if rel in files else {}
+        )
+        source = rel if rel == LOCAL else None
+        for action in _ORDER:
+            texts = permissions.get(action, [])
+            found[action] += (replace(_entry(text), source=source) for text in texts)
+        own_mode = permissions.get("defaultMode")
+        mode = own_mode if isinstance(own_mode, str) else mode
+    rules = {action: tuple(entries) for action, entries in found.items()}
     prefix = f"{json.loads(plugin)['name']}:" if plugin is not None else ""
-    return Claude(agents, rules, settings_path, prefix)
+    return Claude(agents, rules, settings_path, prefix, mode)

@@ -47,6 +47,8 @@ PATHS = frozenset({"read", "edit"})
 ALL = frozenset(ALIAS.values())
 _NAMES = {"view": "read", "grep": "search", "glob": "search", "create": "edit"}
 _NAMES |= {"shell": "execute", "bash": "execute", "task": "agent", "fetch": "web"}
+# The fetch tool's own name (its status line reads `case "web_fetch": case "fetch"`).
+_NAMES |= {"web_fetch": "web"}
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,9 @@ WORKSPACE_ONLY = frozenset(
     {"read_file", "read_many_files", "list_directory", "write_file", "replace"}
 )
 ALL = frozenset(tool for tools in TOOLS.values() for tool in tools)
+# Old tool names a `tools` list may still use (TOOL_LEGACY_ALIASES in the
+# bundle: the tool registry resolves them to the current tool).
+LEGACY = {"search_file_content": "grep_search"}
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,10 @@ def load(files: Mapping[str, str]) -> Gemini:
             front = yaml.safe_load(text[4:].split("\n---", 1)[0])
             if isinstance(front, dict) and isinstance(front.get("name"), str):
                 listed = front.get("tools")
-                tools = ALL if listed is None or "*" in listed else frozenset(listed)
+                tools = (
+                    ALL
+                    if listed is None or "*" in listed
+                    else frozenset(LEGACY.get(tool, tool) for tool in listed)
+                )
                 agents[front["name"]] = Agent(tools, rel)
     return Gemini(agents)
