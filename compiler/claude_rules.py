@@ -5,6 +5,11 @@ tabled in docs/targets/claude.md); "asks" is what it does when no settings rule
 matches. OpenCode's `list` has no counterpart because Claude Code removed LS
 (Glob lists files under `glob`'s permission).
 
+Facts below were found by running claude 2.1.332 offline against a scripted
+model endpoint (one tool call per turn, the CLI's tool result read back) and
+by reading the tables the binary carries; compiler/decide/claude.py models
+them and tests/test_decisions_claude.py holds the model to the binary.
+
 A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
 
 - Bash specifiers are command globs: `*` is any run of characters, a
@@ -12,12 +17,23 @@ A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
   trailing `:*` means the same as ` *`. That is OpenCode's own wildcard
   except for `?` (one character in OpenCode, not special in Claude Code) and
   `:*`.
+- Claude Code runs its read-only commands (READ_ONLY: `cat`, `ls`, `git
+  show`, ...) without asking when no deny or ask rule matches them, whatever
+  else the settings say; an ask rule such as `Bash(cat *)` does make it ask.
 - Read and Edit specifiers are gitignore-style paths relative to the working
   directory (the project root): `*` stays inside one folder, `**` crosses
   folders, a pattern without `/` matches at any depth, a matched folder
-  covers everything in it. OpenCode's `*` crosses folders, so the two agree
-  only on some shapes (`src/**`); otherwise promptc writes a rule that is
-  surely wider (for deny and ask) or none at all (for allow).
+  covers everything in it (`src/**` matches `src` itself, `src/**/*` only
+  what is inside). OpenCode's `*` crosses folders, so the two agree only on
+  some shapes (`src/*`); otherwise promptc writes a rule that is surely wider
+  (for deny and ask) or none at all (for allow). A whole-tool `Edit` allow
+  holds outside the project too, so an allow of every path is `Edit(/**)`,
+  the project only. Read and Edit deny rules also stop the shell commands
+  that read or write the paths they match (`cat .env`, `rm .env`).
+- Skill specifiers are a skill's name or a prefix written `name:*`; a deny
+  of either holds, an ask of one is not read by 2.1.332 (only a whole-tool
+  `Skill` ask asks). A skill runs unasked when no rule decides it, unless
+  its frontmatter carries `allowed-tools`.
 
 Every rule promptc writes remembers two sets of inputs as OpenCode globs:
 `exact`, inputs the rule certainly matches (used to prove a deny or ask
@@ -40,8 +56,16 @@ from compiler import wildcard
 class Tool:
     name: str
     permission: str
-    kind: str  # command | path | name | plain
-    asks: bool  # True: Claude Code asks when no settings rule matches
+    kind: str  # command | path | name | skill | plain
+    asks: bool  # True: Claude Code may ask when no settings rule matches
+
+    @property
+    def asks_always(self) -> bool:
+        """Whether Claude Code asks for every call no settings rule decides. A skill
+        runs unasked unless it carries `allowed-tools`: `asks` stays True for the
+        importer, which must not write an allow Claude Code might ask for, and the
+        translation reads this."""
+        return self.asks and self.kind != "skill"
 
 
 TOOLS = (
@@ -57,11 +81,35 @@ TOOLS = (
     Tool("Agent", "task", "name", asks=False),
     Tool("TodoWrite", "todowrite", "plain", asks=False),
     Tool("AskUserQuestion", "question", "plain", asks=False),
-    Tool("Skill", "skill", "plain", asks=True),
+    Tool("Skill", "skill", "skill", asks=True),
     Tool("LSP", "lsp", "plain", asks=False),
 )
 TOOL_NAMES = tuple(tool.name for tool in TOOLS)
 PERMISSIONS = tuple(dict.fromkeys(tool.permission for tool in TOOLS))
+
+# The commands Claude Code may run without asking, read from the binary's own
+# lists (a command name, or a name and its subcommand): each runs unasked
+# when its arguments pass the binary's checks and no deny or ask rule
+# matches it. `cd` is left out: OpenCode never asks about it either.
+READ_ONLY = (
+    *("cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id"),
+    *("uname", "free", "df", "du", "locale", "groups", "nproc", "basename", "dirname"),
+    *("realpath", "cut", "paste", "tr", "column", "tac", "rev", "fold", "expand"),
+    *("unexpand", "fmt", "comm", "cmp", "numfmt", "readlink", "diff", "true", "false"),
+    *("sleep", "type", "expr", "seq", "tsort", "pr", "cal", "uptime"),
+    *("echo", "printf", "ls", "find", "uniq", "pwd", "whoami", "history", "arch"),
+    *("ifconfig", "jq", "test", "[", "[[", "ip addr", "node -v", "node --version"),
+    *("python --version", "python3 --version", "claude -h", "claude --help"),
+    *("xargs", "file", "sed", "sort", "man", "help", "netstat", "ps", "base64"),
+    *("grep", "egrep", "fgrep", "rg", "sha256sum", "sha1sum", "md5sum", "tree"),
+    *("date", "hostname", "which", "lsof", "pgrep", "tput", "ss", "fd", "fdfind"),
+    *("docker ps", "docker images", "docker logs", "docker inspect"),
+    *("git status", "git diff", "git log", "git show", "git shortlog", "git reflog"),
+    *("git stash list", "git stash show", "git ls-remote", "git blame", "git ls-files"),
+    *("git config --get", "git remote", "git merge-base", "git rev-parse", "git rev-list"),
+    *("git describe", "git cat-file", "git for-each-ref", "git grep", "git worktree list"),
+    *("git tag", "git branch"),
+)
 
 
 def group(permission: str) -> tuple[Tool, ...]:
@@ -103,8 +151,9 @@ def _squash(pattern: str) -> str:
 HOME = "/~"
 
 
-def cover(kind: str, pattern: str) -> Pattern:
-    """A rule matching every input the OpenCode pattern matches (and maybe more)."""
+def cover(kind: str, pattern: str, action: str = "deny") -> Pattern:
+    """A rule matching every input the OpenCode pattern matches (and maybe more),
+    for a deny or an ask."""
     if wildcard.universal(pattern):
         return WHOLE
     if kind == "command":
@@ -117,7 +166,19 @@ def cover(kind: str, pattern: str) -> Pattern:
         if pattern.startswith("/"):
             return _cover_absolute(pattern)
         return _cover_path(pattern)
+    if kind == "skill" and action == "deny":
+        return _cover_skill(pattern)
     return WHOLE
+
+
+def _cover_skill(pattern: str) -> Pattern:
+    """A skill's name, or the part before its first wildcard as a prefix (`cave:*`)."""
+    if wildcard.is_literal(pattern):
+        return Pattern(pattern, (pattern,), (pattern,))
+    prefix = re.split(r"[*?]", pattern, maxsplit=1)[0]
+    if not prefix or "(" in prefix or ")" in prefix:
+        return Pattern(None, (pattern,), ("*",))
+    return Pattern(f"{prefix}:*", (pattern,), (f"{prefix}*",))
 
 
 def _cover_absolute(pattern: str) -> Pattern:
@@ -130,11 +191,16 @@ def _cover_absolute(pattern: str) -> Pattern:
     return Pattern(specifier, (pattern,), (pattern,))
 
 
+# Every path of the project, and nothing outside it: a whole-tool `Edit` allow
+# would hold outside the project too, where OpenCode asks (external_directory).
+PROJECT = Pattern("/**", ("*",), ("*",))
+
+
 def inside(kind: str, pattern: str) -> Pattern | None:
     """A rule matching only inputs the OpenCode pattern matches, or None when
     Claude Code cannot say it without matching more."""
     if wildcard.universal(pattern):
-        return WHOLE
+        return PROJECT if kind == "path" else WHOLE
     if kind == "command":
         if _PARENS.search(pattern) or pattern.endswith(":*") or pattern.startswith(HOME):
             return None
@@ -142,8 +208,9 @@ def inside(kind: str, pattern: str) -> Pattern | None:
     if kind == "path":
         if pattern.startswith("/"):
             return None
+        # `src/**/*`: what is inside the folder; `src/**` would match `src` too.
         folder = _folder_glob(_squash(pattern))
-        return Pattern(f"{folder}/**", (pattern,), (pattern,)) if folder else None
+        return Pattern(f"{folder}/**/*", (pattern,), (pattern,)) if folder else None
     return None
 
 
@@ -173,7 +240,10 @@ def pre_approved(rule: str) -> tuple[str, str] | None:
     specifier = re.sub(r":\*$", " *", found[2] or "*")
     pattern = specifier[:-1] if tool.kind == "path" and specifier.endswith("/**") else specifier
     exact = inside(tool.kind, pattern)
-    same = exact is not None and (exact.whole or exact.specifier == specifier)
+    # `src/**` pre-approves the folder's contents as OpenCode's `src/*` allows
+    # them (and a file named `src`, which a project holding src/ cannot have).
+    spelled = {specifier, f"{specifier}/*"} if specifier.endswith("/**") else {specifier}
+    same = exact is not None and (exact.whole or exact.specifier in spelled)
     return tool.permission, pattern if same else "*"
 
 
