@@ -42,9 +42,10 @@ def render(
     command_notes: Mapping[str, Sequence[str]],
     with_settings: bool = True,
     skill_notes: Mapping[str, Sequence[str]] | None = None,
+    accepted: Sequence[str] = (),
 ) -> str:
     root = project.config.root
-    parts = [INTRO, _settings(settings, translation, with_settings)]
+    parts = [INTRO, *accepted_section(accepted), _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
     own = own_losses(translation.losses)
     for ident, tools in translation.tools.items():
@@ -74,7 +75,26 @@ def shared_section(losses: Sequence[Loss], root: Path, main: str = "") -> list[s
     ]
 
 
+def accepted_section(accepted: Sequence[str]) -> list[str]:
+    """The widenings the config accepts (`accept_wider`), first: every build prints
+    each call it lets through."""
+    if not accepted:
+        return []
+    names = ", ".join(f"`{permission}`" for permission in accepted)
+    return [
+        "## Accepted widenings\n",
+        f"The config's `accept_wider` lets this runtime decide {names} calls more permissively "
+        "than OpenCode, on purpose; `promptc build` prints each such call first.\n",
+    ]
+
+
 def _settings(settings: str, translation: Translation, written: bool) -> str:
+    if not written:
+        return (
+            "## Settings\n\nA plugin carries no settings: each agent keeps only the tools "
+            "whose Claude Code defaults decide no more than its OpenCode rules, and the "
+            "main thread is the user's own.\n"
+        )
     main = translation.main_agent
     who = (
         f"The main thread runs as `{main}` (settings `agent`)."

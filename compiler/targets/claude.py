@@ -17,11 +17,14 @@ lists every file and key):
   into it (`context: fork`), as OpenCode's subtask does.
 - `.claude/settings.json`: the shared `permissions` of the translation, and
   `agent` for the config's `default_agent`.
-- `TRANSLATION.md`: every OpenCode rule Claude Code cannot express.
+- `TRANSLATION.md`: the widenings `accept_wider` accepts, first; then every
+  OpenCode rule Claude Code cannot express.
 
 Options (`[tool.promptc.targets.claude]`):
     models (table, default {}): OpenCode model id -> Claude model (`sonnet`,
         `opus`, `haiku`, `fable`, `inherit`, or a full model id).
+    accept_wider (list, default []): OpenCode permissions Claude Code may decide
+        more permissively than OpenCode, on purpose (compiler.proof).
 """
 
 from __future__ import annotations
@@ -75,8 +78,10 @@ def layout(
     *,
     with_settings: bool,
 ) -> Iterator[tuple[str, str]]:
-    """Agents, commands and the report; settings.json when the layout has one."""
-    translation = translate(project)
+    """Agents, commands and the report; settings.json when the layout has one
+    (without one, each agent keeps only what Claude Code's defaults keep within
+    OpenCode's rules: compiler.translate)."""
+    translation = translate(project, settings=with_settings)
     models = options.get("models", {})
     dumper = yamlout.Dumper()
     for ident in translation.tools:
@@ -93,7 +98,11 @@ def layout(
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
-    yield "TRANSLATION.md", report(project, translation, namer, settings, models, with_settings)
+    accepted = tuple(options.get("accept_wider", ()))
+    yield (
+        "TRANSLATION.md",
+        report(project, translation, namer, settings, models, with_settings, accepted),
+    )
 
 
 def report(
@@ -103,6 +112,7 @@ def report(
     settings: str,
     models: Mapping[str, str],
     with_settings: bool = True,
+    accepted: tuple[str, ...] = (),
 ) -> str:
     agents = {
         ident: [message for _, message in agent_notes(project.agents[ident], models)]
@@ -117,7 +127,7 @@ def report(
         for name, skill in project.skills.items()
     }
     return translation_report.render(
-        project, translation, namer, settings, agents, commands, with_settings, skills
+        project, translation, namer, settings, agents, commands, with_settings, skills, accepted
     )
 
 
