@@ -21,15 +21,17 @@ A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
   show`, ...) without asking when no deny or ask rule matches them, whatever
   else the settings say; an ask rule such as `Bash(cat *)` does make it ask.
 - Read and Edit specifiers are gitignore-style paths relative to the working
-  directory (the project root): `*` stays inside one folder, `**` crosses
-  folders, a pattern without `/` matches at any depth, a matched folder
-  covers everything in it (`src/**` matches `src` itself, `src/**/*` only
-  what is inside). OpenCode's `*` crosses folders, so the two agree only on
-  some shapes (`src/*`); otherwise promptc writes a rule that is surely wider
-  (for deny and ask) or none at all (for allow). A whole-tool `Edit` allow
-  holds outside the project too, so an allow of every path is `Edit(/**)`,
-  the project only. Read and Edit deny rules also stop the shell commands
-  that read or write the paths they match (`cat .env`, `rm .env`).
+  directory (the project root), matched in any case (OpenCode keeps the
+  case): `*` stays inside one folder, `**` crosses folders, a pattern
+  without `/` matches at any depth, a matched folder covers everything in
+  it (`src/**` matches `src` itself, `src/**/*` only what is inside).
+  OpenCode's `*` crosses folders, so the two agree only on some shapes
+  (`src/*`, and then only without letters); otherwise promptc writes a rule
+  that is surely wider (for deny and ask) or none at all (for allow). A
+  whole-tool `Edit` allow holds outside the project too, so an allow of
+  every path is `Edit(/**)`, the project only. Read and Edit deny rules also
+  stop the shell commands that read or write the paths they match (`cat
+  .env`, `rm .env`).
 - Skill specifiers are a skill's name or a prefix written `name:*`; a deny
   of either holds, an ask of one is not read by 2.1.332 (only a whole-tool
   `Skill` ask asks). A skill runs unasked when no rule decides it, unless
@@ -206,11 +208,13 @@ def inside(kind: str, pattern: str) -> Pattern | None:
             return None
         return Pattern(pattern, (pattern,), (pattern,))
     if kind == "path":
-        if pattern.startswith("/"):
-            return None
-        # `src/**/*`: what is inside the folder; `src/**` would match `src` too.
+        # Claude Code matches path rules in any case (`Edit(src/**/*)` allows
+        # `SRC/a`), OpenCode in the case written: a folder glob is exact only
+        # without letters. `src/**/*` is what is inside; `src/**` matches `src` too.
         folder = _folder_glob(_squash(pattern))
-        return Pattern(f"{folder}/**/*", (pattern,), (pattern,)) if folder else None
+        if pattern.startswith("/") or not folder or folder.lower() != folder.upper():
+            return None
+        return Pattern(f"{folder}/**/*", (pattern,), (pattern,))
     return None
 
 
@@ -240,10 +244,7 @@ def pre_approved(rule: str) -> tuple[str, str] | None:
     specifier = re.sub(r":\*$", " *", found[2] or "*")
     pattern = specifier[:-1] if tool.kind == "path" and specifier.endswith("/**") else specifier
     exact = inside(tool.kind, pattern)
-    # `src/**` pre-approves the folder's contents as OpenCode's `src/*` allows
-    # them (and a file named `src`, which a project holding src/ cannot have).
-    spelled = {specifier, f"{specifier}/*"} if specifier.endswith("/**") else {specifier}
-    same = exact is not None and (exact.whole or exact.specifier in spelled)
+    same = exact is not None and (exact.whole or exact.specifier == specifier)
     return tool.permission, pattern if same else "*"
 
 

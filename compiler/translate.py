@@ -373,6 +373,10 @@ class _Planner:
             else:
                 self._permission(permission, kept)
         self._unmapped()
+        for name, held in kept.items():
+            if "Bash" in held and held & _SEARCH:
+                held -= _SEARCH
+                self._searches_in_bash(self.named[name])
         tools = {
             name: tuple(t for t in claude_rules.TOOL_NAMES if t in kept[name]) for name in kept
         }
@@ -785,6 +789,17 @@ class _Planner:
         if allowed:
             kept[subject.name].add("Agent")
 
+    def _searches_in_bash(self, subject: Subject) -> None:
+        for permission in ("glob", "grep"):
+            for span in spans(self.patterns, subject.rules, permission):
+                if span.action != "deny" and span.at is not None:
+                    self._note(
+                        subject,
+                        subject.rules[span.at],
+                        "Glob and Grep: lost: Claude Code offers neither to an agent that has "
+                        "Bash; it searches with find and grep through Bash",
+                    )
+
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
@@ -799,6 +814,7 @@ class _Planner:
 
 
 _AGENT = claude_rules.group("task")
+_SEARCH = frozenset({"Glob", "Grep"})  # not offered beside Bash (claude 2.1.332)
 # The tools that reach files outside the project (a path, a folder to search, a
 # shell command's file), and why an agent loses them.
 _OUTSIDE = frozenset({"read", "edit", "glob", "grep", "bash"})

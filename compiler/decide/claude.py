@@ -10,9 +10,11 @@ settings' `agent`) or a subagent started with the Agent tool attempt one
 call, the CLI's tool result and `permission_denials` read back; the decision
 tests (tests/test_decisions_claude.py) hold the model to the binary.
 
-- Which tools an agent has: its `tools` (all of them when it has none, but
-  Glob and Grep then: 2.1.332 offers those only when `tools` names them);
+- Which tools an agent has: its `tools` (all of them when it has none);
   an entry with a specifier (`Bash(git status *)`) grants the whole tool.
+  Glob and Grep are offered only when `tools` names them and the agent has
+  no Bash ("Glob is not available in this session — find files with `find`
+  via the Bash tool instead").
   `disallowedTools` takes a tool away whole, specifier or not. TodoWrite and
   AskUserQuestion are not offered in a non-interactive run. A tool the agent
   does not have is a deny.
@@ -38,10 +40,12 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
   runs; with no rule a skill runs unasked, unless its SKILL.md carries
   `allowed-tools` or `hooks` (then Claude Code asks). A skill the files do
   not ship is one the user installed: it runs unasked.
-- Paths in Read and Edit rules are gitignore patterns: `/x` and `./x` from
-  the project folder, `~/x` from home, `//x` from the file-system root, `x`
-  (no `/` before its end) a name at any depth in the project; a matched
-  folder covers what is inside it (`src/**` matches `src` too).
+- Paths in Read and Edit rules are gitignore patterns, matched in any case
+  (`Edit(lib/**/*)` allows `LIB/a.py`; Bash rules keep their case): `/x`
+  and `./x` from the project folder, `~/x` from home, `//x` from the
+  file-system root, `x` (no `/` before its end) a name at any depth in the
+  project; a matched folder covers what is inside it (`src/**` matches `src`
+  too).
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ ALL_TOOLS = frozenset(
         *("WebSearch", "Agent", "TodoWrite", "AskUserQuestion", "Skill", "LSP"),
     }
 )
-# Offered only when an agent's `tools` names them.
+# Offered only when an agent's `tools` names them, and it has no Bash.
 LISTED_ONLY = frozenset({"Glob", "Grep"})
 # Not offered in a non-interactive run, whatever `tools` says.
 NOT_OFFERED = frozenset({"TodoWrite", "AskUserQuestion"})
@@ -111,10 +115,44 @@ class Agent:
     path: str
 
 
+class Rules:
+    """One settings list (deny, ask or allow), found by tool, and Bash rules by the
+    first word of their specifier: a command is matched only against the rules
+    that can match it (the repository's settings hold a hundred Bash rules)."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.whole: dict[str, list[Entry]] = {}
+        self.by_tool: dict[str, list[Entry]] = {}
+        self.by_word: dict[str, list[Entry]] = {}
+        self.any_word: list[Entry] = []  # a wildcard in the first word
+        for entry in entries:
+            tool = "Agent" if entry.tool == "Task" else entry.tool
+            if entry.spec is None or entry.spec in ("*", ""):
+                self.whole.setdefault(tool, []).append(entry)
+            elif tool == "Bash":
+                word = entry.spec.removesuffix(":*").split(" ", 1)[0]
+                found = self.any_word if "*" in word else self.by_word.setdefault(word, [])
+                found.append(entry)
+            else:
+                self.by_tool.setdefault(tool, []).append(entry)
+
+    def candidates(self, tool: str, value: str) -> list[Entry]:
+        if tool in EDITING:
+            return [
+                *self.whole.get(tool, ()),
+                *self.whole.get("Edit", ()),
+                *self.by_tool.get("Edit", ()),
+            ]
+        if tool == "Bash":
+            word = value.split(" ", 1)[0]
+            return [*self.whole.get(tool, ()), *self.by_word.get(word, ()), *self.any_word]
+        return [*self.whole.get(tool, ()), *self.by_tool.get(tool, ())]
+
+
 @dataclass(frozen=True)
 class Claude:
     agents: Mapping[str, Agent]  # by name
-    rules: Mapping[str, tuple[Entry, ...]]  # deny / ask / allow
+    rules: Mapping[str, Rules]  # deny / ask / allow
     settings: str | None  # the settings file's path, when there is one
     prefix: str  # "<plugin>:" for a plugin, else ""
     skills: Mapping[str, bool]  # the shipped skills: name -> Claude Code asks before loading
@@ -198,7 +236,7 @@ class Claude:
         return None
 
     def _rule(self, action: str, tool: str, value: str) -> Verdict | None:
-        for entry in self.rules[action]:
+        for entry in self.rules[action].candidates(tool, value):
             if _matches(entry, tool, value, action):
                 return Verdict(action, f"{self.settings}: {action} `{entry.text}`")
         return None
@@ -251,8 +289,9 @@ def _bash_regex(spec: str) -> re.Pattern[str]:
 
 
 def path_match(spec: str, value: str) -> bool:
-    """A Read or Edit path rule against a call's path (relative to the project, or absolute)."""
-    full = calls.absolute(value)
+    """A Read or Edit path rule against a call's path (relative to the project, or
+    absolute); trailing spaces do not count (`Edit(**/*.env)` refuses `.env `)."""
+    full = calls.absolute(value.rstrip(" "))
     if spec.startswith("//"):
         base, rest = "/", spec[2:]
     elif spec.startswith("~/"):
@@ -290,7 +329,7 @@ def _path_regex(spec: str) -> re.Pattern[str]:
             out, i = out + "[^/]", i + 1
         else:
             out, i = out + re.escape(spec[i]), i + 1
-    return re.compile(out, re.DOTALL)
+    return re.compile(out, re.DOTALL | re.IGNORECASE)
 
 
 def _entries(value: object) -> list[str]:
@@ -332,6 +371,8 @@ def _agent(path: str, text: str) -> Agent | None:
                 spawn = frozenset(n.strip() for n in entry.spec.split(",") if n.strip())
     for entry in map(_entry, _entries(front.get("disallowedTools"))):
         tools.discard("Agent" if entry.tool == "Task" else entry.tool)
+    if "Bash" in tools:
+        tools -= LISTED_ONLY
     return Agent(str(front["name"]), frozenset(tools), spawn, path)
 
 
@@ -356,6 +397,6 @@ def load(files: Mapping[str, str]) -> Claude:
     permissions: Mapping[str, Sequence[str]] = {}
     if settings_path is not None and settings_path in files:
         permissions = json.loads(files[settings_path]).get("permissions", {})
-    rules = {action: tuple(map(_entry, permissions.get(action, []))) for action in _ORDER}
+    rules = {action: Rules(list(map(_entry, permissions.get(action, [])))) for action in _ORDER}
     prefix = f"{json.loads(plugin)['name']}:" if plugin is not None else ""
     return Claude(agents, rules, settings_path, prefix, skills)

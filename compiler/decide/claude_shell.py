@@ -306,16 +306,24 @@ class Files:
         return any(not calls.inside(calls.absolute(p)) for p in (*self.reads, *self.writes))
 
 
+def _by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for candidate in READ_ONLY:
+        parts = tuple(candidate.split())
+        found.setdefault(parts[0], []).append(parts)
+    # the longest first: `git stash list` before `git stash`
+    return {word: tuple(sorted(forms, key=len, reverse=True)) for word, forms in found.items()}
+
+
+_FORMS = _by_first_word()
+
+
 def form(words: tuple[str, ...]) -> str | None:
     """The read-only command the words start with (the longest: `git stash list`)."""
-    found = None
-    for candidate in READ_ONLY:
-        parts = candidate.split()
-        if tuple(words[: len(parts)]) == tuple(parts) and (
-            found is None or len(parts) > len(found.split())
-        ):
-            found = candidate
-    return found
+    for parts in _FORMS.get(words[0] if words else "", ()):
+        if words[: len(parts)] == parts:
+            return " ".join(parts)
+    return None
 
 
 def read_only(command: shell.Command) -> bool:
