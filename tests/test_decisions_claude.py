@@ -226,14 +226,19 @@ def test_generated_permission_maps_are_never_wider_on_the_model(files: dict[str,
 # --- the real claude ---------------------------------------------------------------------------
 
 
-def agreed(outcome: Outcome) -> str:
-    """A real verdict in the model's words. The driver reads a call as refused
-    only from "Permission to use ... has been denied"; Claude Code 2.1.332 also
-    refuses with "File is in a directory that is denied by your permission
-    settings" (a Read or Edit deny), "Skill execution blocked by permission
-    rules" and "Agent type ... not found" (the tool's own error, not listed in
-    permission_denials)."""
+def agreed(outcome: Outcome) -> str | None:
+    """A real verdict in the model's words, or None when the run could not tell.
+
+    The driver reads a call as refused only from "Permission to use ... has been
+    denied"; Claude Code 2.1.332 also refuses with "File is in a directory that
+    is denied by your permission settings" (a Read or Edit deny), "Skill
+    execution blocked by permission rules" and "Agent type ... not found" (the
+    tool's own error, not listed in permission_denials). An agent without Read
+    cannot Write a file that exists ("File has not been read yet") before any
+    permission is asked: no verdict."""
     text = outcome.result
+    if "File has not been read yet" in text:
+        return None
     if outcome.verdict in ("refused", "absent"):
         return "deny"
     if "denied by your permission settings" in text or "blocked by permission rules" in text:
@@ -276,7 +281,7 @@ def real(
     words, the CLI's result text). One run per agent and context."""
     plugin = target == "claude-plugin"
     (folder / "project").mkdir(parents=True)  # the plugin's files live beside it
-    project = decisions.scratch_project(folder, {} if plugin else files)
+    project = decisions.scratch_project(folder, {} if plugin else _started(files))
     home = folder / "home"
     (home / ".claude/skills/foo").mkdir(parents=True)
     (home / ".claude/skills/foo/SKILL.md").write_text(USER_SKILL)
@@ -314,8 +319,24 @@ def real(
                 delegate=delegated,
                 home=home,
             )
-            out += [(d, agreed(o), o.result) for (d, _), o in zip(pairs, outcomes, strict=True)]
+            for (d, _), outcome in zip(pairs, outcomes, strict=True):
+                seen = agreed(outcome)
+                if seen is not None:
+                    out.append((d, seen, outcome.result))
     return out
+
+
+def _started(files: Mapping[str, str]) -> dict[str, str]:
+    """The files as a run reads them: the settings' `agent` left out, so that the
+    session that starts a subagent may start any (a main agent is named with
+    `--agent`, which wins over it anyway)."""
+    found = dict(files)
+    rel = ".claude/settings.json"
+    if rel in found:
+        document = json.loads(found[rel])
+        document.pop("agent", None)
+        found[rel] = json.dumps(document)
+    return found
 
 
 def check_real(
