@@ -1,8 +1,10 @@
-"""How Claude Code 2.1.332 decides a tool call, read from the files promptc emitted.
+"""How Claude Code 2.1.332 decides a tool call, read from a `.claude` folder a user wrote.
 
-Written apart from compiler.translate, from Claude Code's documented rules,
-so the property tests check the emitted files rather than the translator's
-own bookkeeping:
+The source side of `promptc import claude`: tests/test_import_never_widens.py
+holds the importer to it. (The files promptc emits are read by
+compiler/decide/claude.py, which the build proves with and
+tests/test_decisions_claude.py holds to the real CLI.) Written apart from
+compiler.import_claude, from Claude Code's documented rules:
 
 - a tool missing from the agent's `tools` does not exist for it (deny); an
   `Agent(a, b)` entry allows starting only a and b;
@@ -22,13 +24,10 @@ own bookkeeping:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-
-import yaml
 
 TOOLS = (
     "Read",
@@ -53,12 +52,6 @@ _RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class ClaudeAgent:
-    tools: frozenset[str]
-    spawn: frozenset[str] | None  # None: any subagent
-
-
-@dataclass(frozen=True)
 class Settings:
     allow: tuple[tuple[str, str | None], ...]
     ask: tuple[tuple[str, str | None], ...]
@@ -70,41 +63,6 @@ def parse_rule(text: str) -> tuple[str, str | None]:
     match = _RULE.fullmatch(text)
     assert match, f"not a Claude Code permission rule: {text!r}"
     return match[1], match[2]
-
-
-def agent_file(text: str) -> tuple[str, ClaudeAgent]:
-    front = yaml.safe_load(text[4:].split("\n---\n", 1)[0])
-    tools: set[str] = set()
-    spawn: frozenset[str] | None = None
-    for entry in front["tools"]:
-        tool, spec = parse_rule(entry)
-        tools.add(tool)
-        if tool == "Agent" and spec is not None:
-            spawn = frozenset(n.strip() for n in spec.split(","))
-    return front["name"], ClaudeAgent(frozenset(tools), spawn)
-
-
-def settings_file(text: str) -> Settings:
-    doc = json.loads(text)
-    permissions = doc.get("permissions", {})
-    lists = {
-        k: tuple(parse_rule(r) for r in permissions.get(k, [])) for k in ("allow", "ask", "deny")
-    }
-    return Settings(lists["allow"], lists["ask"], lists["deny"], doc.get("agent"))
-
-
-MAIN_THREAD = ClaudeAgent(frozenset(TOOLS), None)
-
-
-def decide(agent: ClaudeAgent, settings: Settings, tool: str, value: str) -> str:
-    if tool not in agent.tools:
-        return "deny"
-    if tool == "Agent" and agent.spawn is not None and value not in agent.spawn:
-        return "deny"
-    for action in ("deny", "ask", "allow"):
-        if any(_matches(rule, tool, value) for rule in getattr(settings, action)):
-            return action
-    return "ask" if tool in ASKS else "allow"
 
 
 def _matches(rule: tuple[str, str | None], tool: str, value: str) -> bool:
@@ -167,16 +125,6 @@ def path_match(spec: str, path: str) -> bool:
         if regex.fullmatch(candidate):
             return True
     return False
-
-
-def load(files: Mapping[str, bytes]) -> tuple[dict[str, ClaudeAgent], Settings]:
-    """The agents (by Claude name) and settings of a `claude` target's output."""
-    agents = dict(
-        agent_file(data.decode())
-        for rel, data in files.items()
-        if rel.startswith(".claude/agents/")
-    )
-    return agents, settings_file(files[".claude/settings.json"].decode())
 
 
 # --- a `.claude` folder as Claude Code runs it (the source of `promptc import claude`) ---
