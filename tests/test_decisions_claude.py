@@ -250,10 +250,13 @@ def agreed(outcome: Outcome) -> str | None:
 
 def runnable(decided: Decided) -> bool:
     """Calls a scratch run can make: a tool Claude Code has, a file inside the
-    scratch folders (never the machine's own, such as /etc/hosts, for a write)."""
+    scratch folders (never the machine's own, such as /etc/hosts, for a write),
+    not a folder."""
     call = decided.call
     if call.permission not in model.TOOL or call.permission == "lsp":
         return False
+    if call.permission in ("edit", "read") and call.input.rstrip(" ").endswith("/"):
+        return False  # a folder: the tool refuses it before any permission is asked
     if call.permission == "edit":
         full = calls.absolute(call.input)
         return any(

@@ -34,7 +34,10 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
   read-only command runs unasked (compiler.decide.claude_shell); anything
   else asks.
 - Read runs inside the project and asks outside it; Edit and Write ask
-  everywhere; WebFetch and WebSearch ask; Glob, Grep and Agent run.
+  everywhere; WebFetch and WebSearch ask; Glob, Grep and Agent run. A path
+  Windows could read otherwise (a name ending in a dot or a space, `~1`, a
+  run of three dots, `.CON`) makes Read and Write ask whatever allows it
+  ("contains a suspicious Windows path pattern"), after the denies.
 - Skill: a deny `Skill(name)` or `Skill(prefix:*)` refuses; an ask rule
   with a specifier is not read (only a whole `Skill` ask asks); an allow
   runs; with no rule a skill runs unasked, unless its SKILL.md carries
@@ -224,6 +227,10 @@ class Claude:
 
     def _single(self, tool: str, value: str) -> Verdict:
         found = self._rules(tool, value)
+        if found is not None and found.action == "deny":
+            return found
+        if tool in ("Read", *EDITING) and _suspicious(value):
+            return Verdict("ask", "Claude Code asks: a suspicious Windows path pattern")
         if found is not None:
             return found
         return Verdict(_default(tool, value), f"Claude Code's default for {tool}")
@@ -240,6 +247,16 @@ class Claude:
             if _matches(entry, tool, value, action):
                 return Verdict(action, f"{self.settings}: {action} `{entry.text}`")
         return None
+
+
+_SUSPICIOUS_NAME = re.compile(r"[.\s]+$")
+_SUSPICIOUS_PATH = re.compile(r"~\d|(^|/)\.{3,}(/|$)|\.(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$", re.I)
+
+
+def _suspicious(path: str) -> bool:
+    """A path Claude Code asks about whatever the rules say (its own list)."""
+    names = [n for n in path.split("/") if n not in ("", ".", "..")]
+    return any(_SUSPICIOUS_NAME.search(n) for n in names) or bool(_SUSPICIOUS_PATH.search(path))
 
 
 def _default(tool: str, value: str) -> str:
