@@ -17,6 +17,8 @@ A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
   trailing `:*` means the same as ` *`. That is OpenCode's own wildcard
   except for `?` (one character in OpenCode, not special in Claude Code) and
   `:*`.
+- A command is matched as the shell reads it, backslashes gone: a Bash rule
+  with a backslash (`Bash(C:\\tools\\*)`) matches nothing it says.
 - Claude Code runs its read-only commands (READ_ONLY: `cat`, `ls`, `git
   show`, ...) without asking when no deny or ask rule matches them, whatever
   else the settings say; an ask rule such as `Bash(cat *)` does make it ask.
@@ -206,6 +208,8 @@ def inside(kind: str, pattern: str) -> Pattern | None:
     if kind == "command":
         if _PARENS.search(pattern) or pattern.endswith(":*") or pattern.startswith(HOME):
             return None
+        if "\\" in pattern:
+            return None
         return Pattern(pattern, (pattern,), (pattern,))
     if kind == "path":
         # Claude Code matches path rules in any case (`Edit(src/**/*)` allows
@@ -249,6 +253,10 @@ def pre_approved(rule: str) -> tuple[str, str] | None:
 
 
 def _cover_command(pattern: str) -> Pattern:
+    if "\\" in pattern:
+        # Claude Code matches a command as the shell reads it (`C:\tools\x` is
+        # `C:toolsx`): a rule with a backslash matches nothing it says.
+        return Pattern(None, (pattern,), ("*",))
     text = pattern.replace("?", "*")
     if text.endswith(":*"):  # Claude Code reads a trailing `:*` as ` *`
         text = text[:-2] + "*"

@@ -27,8 +27,12 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
   ask, else any matching allow. A whole-tool rule (`Edit`, `Bash`) holds
   everywhere, outside the project too.
 - Bash: a line is decided per command (compiler.shell), the strictest
-  deciding; a command substitution makes Claude Code ask for the line ("can't
-  be checked before it runs"). Per command: a Bash deny rule, or a Read
+  deciding, a substituted command too (a deny of `rm *` refuses `echo $(rm
+  x)`); a substitution makes Claude Code ask for a line it would run ("can't
+  be checked before it runs"), and so does one an escaped closing
+  parenthesis leaves open, whatever the commands inside it. A command is
+  matched as the shell reads it (`Bash(C:\\tools\\*)` does not refuse
+  `C:\\tools\\x`, which is `C:toolsx`). Per command: a Bash deny rule, or a Read
   (Edit) deny rule matching a file it reads (writes), refuses; a Bash ask
   rule asks; a file outside the project asks; a Bash allow rule runs it; a
   read-only command runs unasked (compiler.decide.claude_shell); anything
@@ -189,16 +193,24 @@ class Claude:
         return self._single("Agent", qualified if name in self.agents else name)
 
     def _bash(self, line: str) -> Verdict:
+        substituted = "$(" in line or "`" in line
+        if substituted and not _closed(line):
+            # An escaped closing parenthesis leaves the substitution open: Claude
+            # Code checks only what stands before it, and asks.
+            outer = [self._command(c) for c in shell.commands(line.split("$(", 1)[0])]
+            denied = next((v for v in outer if v.action == "deny"), None)
+            return denied or Verdict("ask", "Claude Code asks: the line can't be checked")
         verdicts = [self._command(command) for command in shell.commands(line)]
         if not verdicts:
             return Verdict("allow", "an empty command line")
         strictest = min(verdicts, key=lambda v: calls.RANK[v.action])
-        if strictest.action == "allow" and ("$(" in line or "`" in line):
+        if strictest.action == "allow" and substituted:
             return Verdict("ask", "Claude Code asks: a substituted command can't be checked")
         return strictest
 
     def _command(self, command: shell.Command) -> Verdict:
-        found = self._rules("Bash", command.text)
+        # matched as the shell reads it: `C:\tools\x` is `C:toolsx`
+        found = self._rules("Bash", _UNESCAPE.sub(r"\1", command.text))
         if found is not None and found.action == "deny":
             return found
         files = claude_shell.files(command)
@@ -247,6 +259,25 @@ class Claude:
             if _matches(entry, tool, value, action):
                 return Verdict(action, f"{self.settings}: {action} `{entry.text}`")
         return None
+
+
+_UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _closed(line: str) -> bool:
+    """Whether every `$(` of the line is closed, a backslash escaping the next character."""
+    depth, i = 0, 0
+    while i < len(line):
+        if line[i] == "\\":
+            i += 2
+            continue
+        if line.startswith("$(", i):
+            depth, i = depth + 1, i + 2
+            continue
+        if line[i] == ")" and depth:
+            depth -= 1
+        i += 1
+    return depth == 0
 
 
 _SUSPICIOUS_NAME = re.compile(r"[.\s]+$")

@@ -33,13 +33,16 @@ SAFE_FLAGS: dict[str, str] = {
     "docker inspect": "--format --size --type -f -s",
     "docker logs": "--details --follow --since --tail --timestamps --until -f -n -t",
     "egrep": (
-        "-- --after-context --before-context --binary --check --color --column --context "
-        "--count --debug --files-with-matches --files-without-match --fixed-strings --follow "
-        "--glob --heading --help --hidden --ignore-case --ignore-missing --invert-match "
-        "--json --line-number --max-count --max-depth --no-heading --no-ignore "
-        "--only-matching --quiet --regexp --smart-case --stats --status --strict --tag --text "
-        "--type --type-list --type-not --version --warn --word-regexp --zero -A -B -C -F -H "
-        "-L -S -T -a -b -c -d -e -f -g -h -i -l -m -n -o -q -t -u -v -w -z"
+        "--after-context --basic-regexp --before-context --binary --binary-files "
+        "--byte-offset --color --colour --context --count --dereference-recursive --devices "
+        "--directories --exclude --exclude-dir --exclude-from --extended-regexp --file "
+        "--files-with-matches --files-without-match --fixed-strings --group-separator --help "
+        "--ignore-case --include --initial-tab --invert-match --label --line-buffered "
+        "--line-number --line-regexp --max-count --no-filename --no-group-separator "
+        "--no-ignore-case --no-messages --null --null-data --only-matching --perl-regexp "
+        "--quiet --recursive --regexp --silent --text --unix-byte-offsets --version "
+        "--with-filename --word-regexp -A -B -C -D -E -F -G -H -I -L -P -R -T -U -V -Z -a -b "
+        "-c -d -e -f -h -i -l -m -n -o -q -r -s -u -v -w -x -z"
     ),
     "fd": (
         "--absolute-path --and --base-directory --batch-size --case-sensitive "
@@ -62,13 +65,16 @@ SAFE_FLAGS: dict[str, str] = {
         "-L -S -V -a -c -d -e -g -h -i -j -o -p -q -s -t"
     ),
     "fgrep": (
-        "-- --after-context --before-context --binary --check --color --column --context "
-        "--count --debug --files-with-matches --files-without-match --fixed-strings --follow "
-        "--glob --heading --help --hidden --ignore-case --ignore-missing --invert-match "
-        "--json --line-number --max-count --max-depth --no-heading --no-ignore "
-        "--only-matching --quiet --regexp --smart-case --stats --status --strict --tag --text "
-        "--type --type-list --type-not --version --warn --word-regexp --zero -A -B -C -F -H "
-        "-L -S -T -a -b -c -d -e -f -g -h -i -l -m -n -o -q -t -u -v -w -z"
+        "--after-context --basic-regexp --before-context --binary --binary-files "
+        "--byte-offset --color --colour --context --count --dereference-recursive --devices "
+        "--directories --exclude --exclude-dir --exclude-from --extended-regexp --file "
+        "--files-with-matches --files-without-match --fixed-strings --group-separator --help "
+        "--ignore-case --include --initial-tab --invert-match --label --line-buffered "
+        "--line-number --line-regexp --max-count --no-filename --no-group-separator "
+        "--no-ignore-case --no-messages --null --null-data --only-matching --perl-regexp "
+        "--quiet --recursive --regexp --silent --text --unix-byte-offsets --version "
+        "--with-filename --word-regexp -A -B -C -D -E -F -G -H -I -L -P -R -T -U -V -Z -a -b "
+        "-c -d -e -f -h -i -l -m -n -o -q -r -s -u -v -w -x -z"
     ),
     "file": (
         "--apple --brief --check-encoding --dereference --exclude --exclude-quiet --help "
@@ -187,13 +193,16 @@ SAFE_FLAGS: dict[str, str] = {
     ),
     "git worktree list": "--expire --porcelain --verbose -v",
     "grep": (
-        "-- --after-context --before-context --binary --check --color --column --context "
-        "--count --debug --files-with-matches --files-without-match --fixed-strings --follow "
-        "--glob --heading --help --hidden --ignore-case --ignore-missing --invert-match "
-        "--json --line-number --max-count --max-depth --no-heading --no-ignore "
-        "--only-matching --quiet --regexp --smart-case --stats --status --strict --tag --text "
-        "--type --type-list --type-not --version --warn --word-regexp --zero -A -B -C -F -H "
-        "-L -S -T -a -b -c -d -e -f -g -h -i -l -m -n -o -q -t -u -v -w -z"
+        "--after-context --basic-regexp --before-context --binary --binary-files "
+        "--byte-offset --color --colour --context --count --dereference-recursive --devices "
+        "--directories --exclude --exclude-dir --exclude-from --extended-regexp --file "
+        "--files-with-matches --files-without-match --fixed-strings --group-separator --help "
+        "--ignore-case --include --initial-tab --invert-match --label --line-buffered "
+        "--line-number --line-regexp --max-count --no-filename --no-group-separator "
+        "--no-ignore-case --no-messages --null --null-data --only-matching --perl-regexp "
+        "--quiet --recursive --regexp --silent --text --unix-byte-offsets --version "
+        "--with-filename --word-regexp -A -B -C -D -E -F -G -H -I -L -P -R -T -U -V -Z -a -b "
+        "-c -d -e -f -h -i -l -m -n -o -q -r -s -u -v -w -x -z"
     ),
     "hostname": (
         "--alias --all-fqdns --all-ip-addresses --domain --fqdn --help --ip-address --long "
