@@ -226,14 +226,22 @@ def test_generated_permission_maps_are_never_wider_on_the_model(files: dict[str,
 # --- the real claude ---------------------------------------------------------------------------
 
 
+_REFUSALS = (
+    "denied by your permission settings",
+    "blocked by permission rules",
+    "has been denied by permission rule",
+)
+
+
 def agreed(outcome: Outcome) -> str | None:
     """A real verdict in the model's words, or None when the run could not tell.
 
     The driver reads a call as refused only from "Permission to use ... has been
     denied"; Claude Code 2.1.332 also refuses with "File is in a directory that
     is denied by your permission settings" (a Read or Edit deny), "Skill
-    execution blocked by permission rules" and "Agent type ... not found" (the
-    tool's own error, not listed in permission_denials). An agent without Read
+    execution blocked by permission rules", "Agent type ... has been denied by
+    permission rule" and "Agent type ... not found" (the tool's own error, not
+    listed in permission_denials). An agent without Read
     cannot Write a file that exists ("File has not been read yet") before any
     permission is asked: no verdict."""
     text = outcome.result
@@ -241,7 +249,7 @@ def agreed(outcome: Outcome) -> str | None:
         return None
     if outcome.verdict in ("refused", "absent"):
         return "deny"
-    if "denied by your permission settings" in text or "blocked by permission rules" in text:
+    if any(words in text for words in _REFUSALS):
         return "deny"
     if outcome.verdict == "ran" and "Agent type '" in text and "not found" in text:
         return "deny"

@@ -40,8 +40,9 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
 - Read runs inside the project and asks outside it; Edit and Write ask
   everywhere; WebFetch and WebSearch ask; Glob, Grep and Agent run. A path
   Windows could read otherwise (a name ending in a dot or a space, `~1`, a
-  run of three dots, `.CON`) makes Read and Write ask whatever allows it
-  ("contains a suspicious Windows path pattern"), after the denies.
+  run of three dots, `.CON`, once trailing spaces are trimmed) makes Read
+  and Write ask whatever allows it ("contains a suspicious Windows path
+  pattern"), after the denies.
 - Skill: a deny `Skill(name)` or `Skill(prefix:*)` refuses; an ask rule
   with a specifier is not read (only a whole `Skill` ask asks); an allow
   runs; with no rule a skill runs unasked, unless its SKILL.md carries
@@ -241,7 +242,7 @@ class Claude:
         found = self._rules(tool, value)
         if found is not None and found.action == "deny":
             return found
-        if tool in ("Read", *EDITING) and _suspicious(value):
+        if tool in ("Read", *EDITING) and _suspicious(value.rstrip()):
             return Verdict("ask", "Claude Code asks: a suspicious Windows path pattern")
         if found is not None:
             return found
