@@ -204,7 +204,10 @@ def inside(kind: str, pattern: str) -> Pattern | None:
     """A rule matching only inputs the OpenCode pattern matches, or None when
     Claude Code cannot say it without matching more."""
     if wildcard.universal(pattern):
-        return PROJECT if kind == "path" else WHOLE
+        # A whole-tool Edit or Bash allow holds outside the project too (Bash
+        # runs `cat /etc/hosts` unasked): Edit(/**) says the project alone, and
+        # nothing does for Bash, which then asks.
+        return {"path": PROJECT, "command": None}.get(kind, WHOLE)
     if kind == "command":
         if _PARENS.search(pattern) or pattern.endswith(":*") or pattern.startswith(HOME):
             return None

@@ -191,8 +191,8 @@ def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
     grants: dict[str, str | None] = {}
     for rule in claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools")):
         reach = claude_rules.pre_approved(rule)
-        # a whole Read, Edit, Glob or Grep holds outside the project too
-        outside = reach is not None and reach[0] in _OUTSIDE - {"bash"} and "(" not in rule
+        # a whole Read, Edit, Glob, Grep or Bash holds outside the project too
+        outside = reach is not None and reach[0] in _OUTSIDE and "(" not in rule
         wider = [
             s.name
             for s in loaders

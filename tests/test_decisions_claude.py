@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -243,9 +244,10 @@ def agreed(outcome: Outcome) -> str | None:
     permission rule" and "Agent type ... not found" (the tool's own error, not
     listed in permission_denials). An agent without Read
     cannot Write a file that exists ("File has not been read yet") before any
-    permission is asked: no verdict."""
+    permission is asked, and a skill the scratch folders do not hold is
+    "Unknown": no verdict."""
     text = outcome.result
-    if "File has not been read yet" in text:
+    if "File has not been read yet" in text or "Unknown skill" in text:
         return None
     if outcome.verdict in ("refused", "absent"):
         return "deny"
@@ -298,7 +300,7 @@ def real(
     (home / ".claude/skills/foo/SKILL.md").write_text(USER_SKILL)
     prefix = ""
     if plugin:
-        for rel, text in files.items():
+        for rel, text in _started(files).items():
             (folder / "plugin" / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder / "plugin" / rel).write_text(text)
         prefix = json.loads(files[".claude-plugin/plugin.json"])["name"] + ":"
@@ -340,8 +342,9 @@ def real(
 def _started(files: Mapping[str, str]) -> dict[str, str]:
     """The files as a run reads them: the settings' `agent` left out, so that the
     session that starts a subagent may start any (a main agent is named with
-    `--agent`, which wins over it anyway)."""
-    found = dict(files)
+    `--agent`, which wins over it anyway), and no agent's `maxTurns`, which
+    would end a run before its calls (neither decides a call)."""
+    found = {rel: re.sub(r"(?m)^maxTurns: \d+\n", "", text) for rel, text in files.items()}
     rel = ".claude/settings.json"
     if rel in found:
         document = json.loads(found[rel])

@@ -32,7 +32,9 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
   be checked before it runs"), and so does one an escaped closing
   parenthesis leaves open, whatever the commands inside it. A command is
   matched as the shell reads it (`Bash(C:\\tools\\*)` does not refuse
-  `C:\\tools\\x`, which is `C:toolsx`). Per command: a Bash deny rule, or a Read
+  `C:\\tools\\x`, which is `C:toolsx`). A whole-tool `Bash` allow runs
+  anything no deny or ask rule matches, files outside the project and
+  substitutions included. Per command: a Bash deny rule, or a Read
   (Edit) deny rule matching a file it reads (writes), refuses; a Bash ask
   rule asks; a file outside the project asks; a Bash allow rule runs it; a
   read-only command runs unasked (compiler.decide.claude_shell); anything
@@ -43,11 +45,11 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
   run of three dots, `.CON`, once trailing spaces are trimmed) makes Read
   and Write ask whatever allows it ("contains a suspicious Windows path
   pattern"), after the denies.
-- Skill: a deny `Skill(name)` or `Skill(prefix:*)` refuses; an ask rule
-  with a specifier is not read (only a whole `Skill` ask asks); an allow
-  runs; with no rule a skill runs unasked, unless its SKILL.md carries
-  `allowed-tools` or `hooks` (then Claude Code asks). A skill the files do
-  not ship is one the user installed: it runs unasked.
+- Skill (the name trimmed): a deny `Skill(name)` or `Skill(prefix:*)`
+  refuses; an ask rule with a specifier is not read (only a whole `Skill`
+  ask asks); an allow runs; with no rule a skill runs unasked, unless its
+  SKILL.md carries `allowed-tools` or `hooks` (then Claude Code asks). A
+  skill the files do not ship is one the user installed: it runs unasked.
 - Paths in Read and Edit rules are gitignore patterns, matched in any case
   (`Edit(lib/**/*)` allows `LIB/a.py`; Bash rules keep their case): `/x`
   and `./x` from the project folder, `~/x` from home, `//x` from the
@@ -200,12 +202,15 @@ class Claude:
             # Code checks only what stands before it, and asks.
             outer = [self._command(c) for c in shell.commands(line.split("$(", 1)[0])]
             denied = next((v for v in outer if v.action == "deny"), None)
-            return denied or Verdict("ask", "Claude Code asks: the line can't be checked")
+            unchecked = self._whole_bash_allow() or Verdict(
+                "ask", "Claude Code asks: the line can't be checked"
+            )
+            return denied or unchecked
         verdicts = [self._command(command) for command in shell.commands(line)]
         if not verdicts:
             return Verdict("allow", "an empty command line")
         strictest = min(verdicts, key=lambda v: calls.RANK[v.action])
-        if strictest.action == "allow" and substituted:
+        if strictest.action == "allow" and substituted and self._whole_bash_allow() is None:
             return Verdict("ask", "Claude Code asks: a substituted command can't be checked")
         return strictest
 
@@ -222,6 +227,9 @@ class Claude:
                     return denied
         if found is not None and found.action == "ask":
             return found
+        whole = self._whole_bash_allow()
+        if whole is not None:
+            return whole  # over Claude Code's own asks: outside files, any command
         if files.outside:
             return Verdict("ask", f"Claude Code asks: `{command.name}` names a file outside")
         if found is not None:
@@ -230,7 +238,14 @@ class Claude:
             return Verdict("allow", f"Claude Code runs `{command.name}` unasked (read-only)")
         return Verdict("ask", "Claude Code asks before Bash")
 
+    def _whole_bash_allow(self) -> Verdict | None:
+        entries = self.rules["allow"].whole.get("Bash", ())
+        if not entries:
+            return None
+        return Verdict("allow", f"{self.settings}: allow `{entries[0].text}` (every command)")
+
     def _skill(self, name: str) -> Verdict:
+        name = name.strip()  # `foo ` is `foo`
         found = self._rules("Skill", name)
         if found is not None:
             return found
