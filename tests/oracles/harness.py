@@ -118,23 +118,36 @@ def inside(value: str, project: Path) -> Path:
     return path if path.is_absolute() else project.resolve() / path
 
 
-def results(
-    exchanges: Sequence[Exchange], plan: Plan
-) -> tuple[dict[int, tuple[str, str]], set[str]]:
-    """(attempt index -> (call id, the result text the CLI sent back), the tools
-    offered to the attempting conversation), read from a run's log."""
+@dataclass(frozen=True)
+class Seen:
+    """What a run's log shows of the attempting conversation."""
+
+    results: Mapping[int, tuple[str, str]]
+    """Attempt index -> (call id, the result text the CLI sent back)."""
+    offered: frozenset[str]
+    """Every tool offered to it."""
+    turns: int
+    """How many model calls it made (0: the conversation never started)."""
+
+
+def seen(exchanges: Sequence[Exchange], plan: Plan) -> Seen:
+    """Read a run's log. A subagent given no tool at all still counts: its
+    requests are side requests (no tools), but they carry MARKER."""
     found: dict[int, tuple[str, str]] = {}
     offered: set[str] = set()
+    turns = 0
     for exchange in exchanges:
         turn = exchange.turn
-        if turn.side or not plan.attempting(turn):
+        toolless_subagent = bool(plan.spawn) and MARKER in turn.user_text
+        if not plan.attempting(turn) or (turn.side and not toolless_subagent):
             continue
+        turns += 1
         offered.update(turn.tools)
         for result in turn.results:
             match = _ID.search(result.call_id)
             if match and match[1] == "a":
                 found.setdefault(int(match[2]), (result.call_id, result.text))
-    return found, offered
+    return Seen(found, frozenset(offered), turns)
 
 
 @dataclass(frozen=True)
@@ -181,9 +194,7 @@ def decide(
         plan = Plan(
             tuple(attempts[i] for i in todo), spawn, driver.id_prefix, driver.prelude, driver.fill
         )
-        fresh = _one_run(driver, plan)
-        if not fresh:
-            break
+        fresh = _one_run(driver, plan)  # decides at least one call, or raises
         decided.update((todo[i], outcome) for i, outcome in fresh.items())
         todo = [i for i in todo if i not in decided]
     return [decided[i] for i in range(len(attempts))]
@@ -196,19 +207,17 @@ def _one_run(driver: Driver, plan: Plan) -> dict[int, Outcome]:
         done = driver.launch(server, plan)
         elapsed = time.monotonic() - start
         exchanges = server.exchanges()
-    texts, offered = results(exchanges, plan)
-    if not any(not plan.attempting(e.turn) or not e.turn.side for e in exchanges) or (
-        plan.spawn and not offered
-    ):
+    log = seen(exchanges, plan)
+    if not log.turns:
         raise OracleError(_report("no conversation made the attempts", done, exchanges, elapsed))
     found: dict[int, Outcome] = {}
     for index, attempt in enumerate(plan.attempts):
-        if index in texts:
-            call_id, text = texts[index]
+        if index in log.results:
+            call_id, text = log.results[index]
             verdict = driver.classify(Evidence(attempt, text, call_id, done))
             _cross_check(driver, attempt, verdict, before[index], done, exchanges, elapsed)
             found[index] = Outcome(attempt, verdict, text)
-        elif attempt.tool not in offered:
+        elif attempt.tool not in log.offered:
             found[index] = Outcome(attempt, "absent", "")
         else:
             break  # the run stopped at this call: the next run starts here
@@ -248,7 +257,7 @@ def _report(
     elapsed: float,
 ) -> str:
     turns = [
-        f"  {e.turn.protocol} side={e.turn.side} tools={len(e.turn.tools)} "
+        f"  {e.turn.protocol} side={e.turn.side} tools={','.join(e.turn.tools):.300} "
         f"results={[r.text[:200] for r in e.turn.results]} -> {e.reply!r:.200}"
         for e in exchanges
     ]
