@@ -281,7 +281,10 @@ def _folder_glob(pattern: str) -> str | None:
 
 
 def _cover_path(pattern: str) -> Pattern:
-    squashed = _squash(pattern.replace("?", "*"))
+    # Claude Code trims a path's trailing spaces before matching (`git ` is
+    # `git`): a pattern that may match up to a space before its last star
+    # (`git *`) is covered without that space.
+    squashed = re.sub(r"\s+(\*+)$", r"\1", _squash(pattern.replace("?", "*")))
     folder = _folder_glob(squashed)
     if "*" not in squashed and "/" in squashed.strip("/") and not squashed.startswith("/"):
         # a literal path with a folder: anchored, and a folder covers its contents

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,8 @@ from compiler.project import Project
 from tests import bundles, decisions, strategies
 from tests.conftest import MakeBundle
 from tests.decisions import Decided
-from tests.oracles import Outcome, claude
+from tests.oracles import OracleError, Outcome, Verdict, claude
+from tests.oracles.harness import Evidence
 
 pytestmark = pytest.mark.slow
 
@@ -227,6 +228,7 @@ def test_generated_permission_maps_are_never_wider_on_the_model(files: dict[str,
 # --- the real claude ---------------------------------------------------------------------------
 
 
+_NO_VERDICT = ("File has not been read yet", "Unknown skill")
 _REFUSALS = (
     "denied by your permission settings",
     "blocked by permission rules",
@@ -247,7 +249,7 @@ def agreed(outcome: Outcome) -> str | None:
     permission is asked, and a skill the scratch folders do not hold is
     "Unknown": no verdict."""
     text = outcome.result
-    if "File has not been read yet" in text or "Unknown skill" in text:
+    if any(words in text for words in _NO_VERDICT):
         return None
     if outcome.verdict in ("refused", "absent"):
         return "deny"
@@ -256,6 +258,22 @@ def agreed(outcome: Outcome) -> str | None:
     if outcome.verdict == "ran" and "Agent type '" in text and "not found" in text:
         return "deny"
     return "ask" if outcome.verdict == "asked" else "allow"
+
+
+def _tolerant(classify: Callable[[Evidence], Verdict]) -> Callable[[Evidence], Verdict]:
+    """The driver's reading, except that a tool error no permission decided (an
+    unknown skill, a file not read yet) is left for `agreed` to read as no
+    verdict, where the driver would stop the run."""
+
+    def read(seen: Evidence) -> Verdict:
+        try:
+            return classify(seen)
+        except OracleError:
+            if any(words in seen.result for words in _NO_VERDICT):
+                return "ran"
+            raise
+
+    return read
 
 
 def runnable(decided: Decided) -> bool:
@@ -321,6 +339,7 @@ def real(
         )
     out = []
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(claude, "classify", _tolerant(claude.classify))
         if plugin:
             patch.setitem(claude.ENV, "CLAUDE_CODE_PLUGIN_DIRS", str(folder / "plugin"))
         for (agent, delegated), group in groups.items():

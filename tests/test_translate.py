@@ -58,6 +58,7 @@ RANK = calls.RANK
         ("path", "src/**", "src/**", ("src/**",), ("src/*",)),
         ("path", "src/*", "src/**", ("src/*",), ("src/*",)),
         ("path", "*.lock", "**/*.lock", ("*.lock",), ("*.lock",)),
+        ("path", "git *", "**/git*", ("git *",), ("*git*",)),  # Claude Code reads `git ` as `git`
         ("path", "*.env.*", "**/*.env.*", ("*.env.*",), ("*.env.*",)),
         ("path", "secret*", "**/secret*", ("secret*",), ("*secret*",)),
         ("path", "docs/a.md", "docs/a.md", ("docs/a.md",), ("docs/a.md",)),
@@ -87,7 +88,7 @@ def test_a_skill_ask_covers_every_skill() -> None:
 @pytest.mark.parametrize(
     ("kind", "pattern", "specifier"),
     [
-        ("command", "*", None),
+        ("command", "*", "no form"),  # a bare Bash runs `cat /etc/hosts` unasked
         ("command", "git log*", "git log*"),
         ("command", "git status:*", "no form"),
         ("command", "echo (a)", "no form"),

@@ -355,7 +355,7 @@ def _bash_regex(spec: str) -> re.Pattern[str]:
 def path_match(spec: str, value: str) -> bool:
     """A Read or Edit path rule against a call's path (relative to the project, or
     absolute); trailing spaces do not count (`Edit(**/*.env)` refuses `.env `)."""
-    full = calls.absolute(value.rstrip(" "))
+    full = calls.absolute(value.rstrip())
     if spec.startswith("//"):
         base, rest = "/", spec[2:]
     elif spec.startswith("~/"):
