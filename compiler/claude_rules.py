@@ -293,7 +293,11 @@ def _cover_path(pattern: str) -> Pattern:
         return Pattern(f"{folder}/**", (pattern,), (f"{folder}/*",))
     if "/" not in squashed.strip("*") and _stars_at_ends(squashed):
         reach = squashed if squashed.startswith("*") else f"*{squashed}"
-        return Pattern(f"**/{squashed}", (pattern,), (reach,))
+        # OpenCode matches a path outside the project by its relative form
+        # (`../../home/u/.env` is a `*.env`): a leading star reaches there too,
+        # and `//` is the file-system root in Claude Code.
+        root = "//" if squashed.startswith("*") else ""
+        return Pattern(f"{root}**/{squashed}", (pattern,), (reach,))
     head, tail = _split_tail(squashed)
     if head and "*" not in head and "/" not in tail.strip("*") and _stars_at_ends(tail):
         reach = f"{head}/{tail}" if tail.startswith("*") else f"{head}/*{tail}"

@@ -416,7 +416,9 @@ class _Planner:
             if outside is not None and subject.removable:
                 self._left_out(subject, group, plan, outside, _OUTSIDE_WHY)
                 continue
-            block = plan.blocking if self.shared else self._unsafe_default(group, plan)
+            block = (
+                plan.blocking if self.shared else self._unsafe_default(group, plan, subject.rules)
+            )
             if block is not None and subject.removable:
                 why = None if self.shared else _DEFAULT_WHY
                 self._left_out(subject, group, plan, block, why)
@@ -453,7 +455,11 @@ class _Planner:
 
     def _ask_read_only(self, group: Group, holders: Holders) -> None:
         """Claude Code runs its read-only commands unasked unless a rule asks or
-        denies them: ask for each one some holder's OpenCode does not allow."""
+        denies them: ask for each one some holder's OpenCode does not allow. An
+        agent with Bash searches with `find` and `grep` (Claude Code offers it no
+        Glob and Grep): where its `glob` or `grep` is not allowed, they are
+        asked for too, or denied where OpenCode denies the search."""
+        self._search_through_bash(holders)
         stopped = tuple(dict.fromkeys(self.deny.exact(group) + self.ask.exact(group)))
         for form in claude_rules.READ_ONLY:
             pattern = f"{form} *"
@@ -466,11 +472,31 @@ class _Planner:
                 for source in sources:
                     self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), source)
 
-    def _unsafe_default(self, group: Group, plan: _Plan) -> Span | None:
+    def _search_through_bash(self, holders: Holders) -> None:
+        for permission, form in _SEARCH_COMMANDS.items():
+            pattern = Pattern(f"{form} *", (f"{form} *",), (f"{form} *",))
+            for name, held in holders.items():
+                span = self._search_span(held.rules, permission)
+                if span is not None:
+                    target = self.deny if span.action == "deny" else self.ask
+                    target.add("Bash", pattern, Source(name, _rule(held, span)))
+
+    def _search_span(self, rules: tuple[Rule, ...], permission: str) -> Span | None:
+        """The first region of `glob` or `grep` OpenCode asks or denies: a deny first."""
+        found = [s for s in spans(self.patterns, rules, permission) if s.action != "allow"]
+        return next((s for s in found if s.action == "deny"), found[0] if found else None)
+
+    def _unsafe_default(self, group: Group, plan: _Plan, rules: tuple[Rule, ...]) -> Span | None:
         """With no settings: the first region where Claude Code's own default for the
         tools decides more than OpenCode (they ask: a deny; they run unasked: an
-        ask or a deny; Bash: a read-only command OpenCode asks or denies)."""
+        ask or a deny; Bash: a read-only command, or a search it makes for Glob
+        and Grep, OpenCode asks or denies)."""
         tool = group[0]
+        if tool.name == "Bash":
+            searches = (self._search_span(rules, p) for p in _SEARCH_COMMANDS)
+            searched = next((span for span in searches if span is not None), None)
+            if searched is not None:
+                return searched
         for span in plan.spans:
             # Read asks outside the project itself, as OpenCode does there
             outside = tool.name == "Read" and span.pattern.startswith("/")
@@ -796,8 +822,8 @@ class _Planner:
                     self._note(
                         subject,
                         subject.rules[span.at],
-                        "Glob and Grep: lost: Claude Code offers neither to an agent that has "
-                        "Bash; it searches with find and grep through Bash",
+                        "Glob and Grep: Claude Code offers neither beside Bash; the agent "
+                        "searches with find and grep through Bash, as the shared rules decide",
                     )
 
     # --- permissions with no Claude tool --------------------------------------------------
@@ -815,6 +841,8 @@ class _Planner:
 
 _AGENT = claude_rules.group("task")
 _SEARCH = frozenset({"Glob", "Grep"})  # not offered beside Bash (claude 2.1.332)
+# What an agent with Bash runs instead of Glob and Grep, by OpenCode permission.
+_SEARCH_COMMANDS = {"glob": "find", "grep": "grep"}
 # The tools that reach files outside the project (a path, a folder to search, a
 # shell command's file), and why an agent loses them.
 _OUTSIDE = frozenset({"read", "edit", "glob", "grep", "bash"})

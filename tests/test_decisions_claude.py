@@ -323,13 +323,19 @@ def real(
             (folder / "plugin" / rel).write_text(text)
         prefix = json.loads(files[".claude-plugin/plugin.json"])["name"] + ":"
     groups: dict[tuple[str, bool], dict[str, tuple[Decided, object]]] = {}
+    agents = model.load(files).agents
     for decided in chosen:
-        value = offline(decided, project, home)
-        if decided.call.permission == "task" and f"agents/{value}.md" in {
+        permission, value = decided.call.permission, offline(decided, project, home)
+        if permission == "task" and f"agents/{value}.md" in {
             rel.removeprefix(".claude/") for rel in files
         }:
             value = prefix + value  # a bundle agent: the plugin's name for it
-        attempt = claude.attempt(decided.call.permission, value, project)
+        tools = agents[claude_name(decided.call.agent)].tools
+        tool = model.TOOL.get(permission, "")
+        if tool in model.LISTED_ONLY and tool not in tools and "Bash" in tools:
+            # the search an agent with Bash makes instead (Claude Code offers no Glob)
+            permission, value = "bash", model.search_command(tool, value)
+        attempt = claude.attempt(permission, value, project)
         if attempt is None:
             continue
         key = json.dumps([attempt.tool, attempt.arguments], sort_keys=True)

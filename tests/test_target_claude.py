@@ -204,9 +204,9 @@ def test_settings_hold_the_shared_rules() -> None:
         "$schema": "https://json.schemastore.org/claude-code-settings.json",
         "permissions": {
             "allow": ["Bash(git log*)", "Bash(git diff*)", "WebFetch"],
-            "ask": ["Read(**/*.env)", "Read(**/*.env.*)", *read_only],
+            "ask": ["Read(//**/*.env)", "Read(//**/*.env.*)", *read_only],
             "deny": [
-                "Edit(**/*.lock)",
+                "Edit(//**/*.lock)",  # OpenCode's `*.lock` matches ../../x.lock too
                 "Bash(rm *)",
                 "Bash(git push*)",
                 "Agent(craftsman)",

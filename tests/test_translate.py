@@ -57,9 +57,9 @@ RANK = calls.RANK
         ("path", "**", None, ("*",), ("*",)),
         ("path", "src/**", "src/**", ("src/**",), ("src/*",)),
         ("path", "src/*", "src/**", ("src/*",), ("src/*",)),
-        ("path", "*.lock", "**/*.lock", ("*.lock",), ("*.lock",)),
+        ("path", "*.lock", "//**/*.lock", ("*.lock",), ("*.lock",)),  # ../../x.lock too
         ("path", "git *", "**/git*", ("git *",), ("*git*",)),  # Claude Code reads `git ` as `git`
-        ("path", "*.env.*", "**/*.env.*", ("*.env.*",), ("*.env.*",)),
+        ("path", "*.env.*", "//**/*.env.*", ("*.env.*",), ("*.env.*",)),
         ("path", "secret*", "**/secret*", ("secret*",), ("*secret*",)),
         ("path", "docs/a.md", "docs/a.md", ("docs/a.md",), ("docs/a.md",)),
         ("path", "src/*.ts", "src/**/*.ts", ("src/*.ts",), ("src/*.ts",)),
@@ -129,6 +129,8 @@ def test_inside_matches_only_what_the_opencode_pattern_matches(
         ("~/.ssh/**", "~/.ssh/id", True),
         ("~/.ssh/**", ".ssh/id", False),
         ("//etc/**", "/etc/hosts", True),
+        ("//**/*.env", "~/.env", True),
+        ("//**/*.env", "a/.env", True),
     ],
 )
 def test_the_model_reads_paths_the_gitignore_way(spec: str, path: str, expected: bool) -> None:

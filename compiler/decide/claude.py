@@ -14,7 +14,8 @@ tests (tests/test_decisions_claude.py) hold the model to the binary.
   an entry with a specifier (`Bash(git status *)`) grants the whole tool.
   Glob and Grep are offered only when `tools` names them and the agent has
   no Bash ("Glob is not available in this session — find files with `find`
-  via the Bash tool instead").
+  via the Bash tool instead"): an agent with Bash searches with `find . -name
+  PATTERN` and `grep -r PATTERN .`, decided as those commands.
   `disallowedTools` takes a tool away whole, specifier or not. TodoWrite and
   AskUserQuestion are not offered in a non-interactive run. A tool the agent
   does not have is a deny.
@@ -63,6 +64,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -176,6 +178,11 @@ class Claude:
             return Verdict("deny", f"Claude Code has no tool for `{call.permission}`")
         if tool in NOT_OFFERED:
             return Verdict("deny", f"Claude Code offers no {tool} in a non-interactive run")
+        if tool in LISTED_ONLY and tool not in agent.tools and "Bash" in agent.tools:
+            command = search_command(tool, call.input)
+            found = self._bash(command)
+            why = f"Claude Code offers no {tool} beside Bash, so `{command}`: {found.why}"
+            return Verdict(found.action, why)
         if tool not in agent.tools:
             return Verdict("deny", f"{agent.path}: the agent has no {tool}")
         if tool == "Agent":
@@ -304,6 +311,13 @@ def _suspicious(path: str) -> bool:
     """A path Claude Code asks about whatever the rules say (its own list)."""
     names = [n for n in path.split("/") if n not in ("", ".", "..")]
     return any(_SUSPICIOUS_NAME.search(n) for n in names) or bool(_SUSPICIOUS_PATH.search(path))
+
+
+def search_command(tool: str, pattern: str) -> str:
+    """The shell command Claude Code points an agent with Bash to instead of Glob or Grep."""
+    if tool == "Glob":
+        return f"find . -name {shlex.quote(pattern)}"
+    return f"grep -r {shlex.quote(pattern)} ."
 
 
 def _default(tool: str, value: str) -> str:
