@@ -14,6 +14,7 @@ runtime still lets it make.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -91,15 +92,13 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
         return None
     runtime_name, load = found
     model = load(files)
-    runtime = calls.runtime_of(project)
     options = project.config.targets.get(target, {})
     accepted = frozenset(options.get("accept_wider", ()))
     wider: list[Widening] = []
     usable = kept = 0
     usable_kinds: dict[tuple[str, str], bool] = {}  # (agent, kind) -> the runtime keeps some
-    matrix = calls.matrix(project)
-    for call in matrix:
-        opencode = calls.decide(runtime, call)
+    decided = calls.decisions(project)
+    for call, opencode in decided.items():
         verdict = model.decide(call)
         if RANK[verdict.action] > RANK[opencode.action]:
             wider.append(Widening(call, opencode, verdict, call.permission in accepted))
@@ -112,12 +111,12 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
         if kind is not None:
             key = (call.agent, kind)
             usable_kinds[key] = usable_kinds.get(key, False) or keeps
-    agents = sorted({call.agent for call in matrix})
+    agents = sorted({call.agent for call in decided})
     return Proof(
         target,
         runtime_name,
         len(agents),
-        len(matrix),
+        len(decided),
         usable,
         kept,
         tuple(wider),
@@ -142,14 +141,68 @@ def grouped(wider: Iterable[Widening]) -> dict[tuple[str, str], list[Widening]]:
 
 
 def lines(proofs: Iterable[Proof]) -> tuple[str, ...]:
-    """What a build prints of its proofs: each accepted widening first (one line per
-    agent and permission), then each target's summary."""
+    """What a build prints of its proofs: the accepted widenings first (one line per
+    target and permission), then each target's summary."""
     proofs = list(proofs)
-    accepted = [
-        f"{proof.target}: accepted wider: {proof.runtime} lets `{agent}` make "
-        f"{len(found)} `{permission}` call(s) OpenCode does not allow, e.g. "
-        f"`{found[0].call.input}` ({found[0].runtime.why})"
-        for proof in proofs
-        for (agent, permission), found in grouped(proof.accepted).items()
-    ]
+    accepted = []
+    for proof in proofs:
+        by_permission: dict[str, list[Widening]] = {}
+        for widening in proof.accepted:
+            by_permission.setdefault(widening.call.permission, []).append(widening)
+        for permission, found in by_permission.items():
+            agents = sorted({w.call.agent for w in found})
+            first = found[0]
+            accepted.append(
+                f"{proof.target}: accepted wider `{permission}`: {proof.runtime} lets "
+                f"{_agents(agents)} make {len(found)} call(s) OpenCode does not allow, e.g. "
+                f"`{first.call.agent}` `{first.call.input}`: {first.runtime.why}"
+            )
     return (*accepted, *(proof.summary() for proof in proofs))
+
+
+def _agents(names: list[str]) -> str:
+    if len(names) == 1:
+        return f"`{names[0]}`"
+    if len(names) <= 3:
+        return ", ".join(f"`{n}`" for n in names)
+    return f"{len(names)} agents"
+
+
+def with_proof(report: str, proof: Proof) -> str:
+    """A target's TRANSLATION.md with what the proof found, before its first section:
+    accepted widenings first, then the figures and the tools lost."""
+    head, sep, rest = report.partition("\n## ")
+    return f"{head.rstrip()}\n\n{section(proof)}{sep.lstrip(chr(10))}{rest}"
+
+
+def section(proof: Proof) -> str:
+    lines = ["## Decided call by call", ""]
+    accepted = grouped(proof.accepted)
+    if accepted:
+        intro = (
+            f"ACCEPTED WIDENINGS ({len(proof.accepted)} calls): the config's `accept_wider` "
+            f"lets {proof.runtime} decide these more permissively than OpenCode:"
+        )
+        lines += [*textwrap.wrap(intro, 96, break_on_hyphens=False), ""]
+        for (agent, permission), found in accepted.items():
+            first = found[0]
+            item = (
+                f"- `{agent}`, `{permission}`: {len(found)} call(s), e.g. `{first.call.input}`: "
+                f"OpenCode {first.opencode.action}s ({first.opencode.reason()}), "
+                f"{proof.runtime} {first.runtime.action}s ({first.runtime.why})"
+            )
+            lines += textwrap.wrap(item, 96, subsequent_indent="  ", break_on_hyphens=False)
+        lines.append("")
+    share = 100 * proof.kept // proof.usable if proof.usable else 100
+    figures = (
+        f"promptc decided {proof.calls} calls of the bundle's {proof.agents} agents twice, as "
+        f"OpenCode does from the specs and as {proof.runtime} does from these files: "
+        f"{len(proof.refused)} wider, {len(proof.accepted)} accepted wider; of the "
+        f"{proof.usable} calls OpenCode allows or asks, {proof.kept} ({share}%) are still "
+        "allowed or asked here."
+    )
+    lines += textwrap.wrap(figures, 96, break_on_hyphens=False)
+    if proof.lost:
+        lines += ["", "Tools an agent can use in OpenCode and not here:", ""]
+        lines += [f"- `{agent}`: {', '.join(kinds)}" for agent, kinds in proof.lost.items()]
+    return "\n".join(lines) + "\n\n"
