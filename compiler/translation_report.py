@@ -42,10 +42,9 @@ def render(
     command_notes: Mapping[str, Sequence[str]],
     with_settings: bool = True,
     skill_notes: Mapping[str, Sequence[str]] | None = None,
-    accepted: Sequence[str] = (),
 ) -> str:
     root = project.config.root
-    parts = [INTRO, *accepted_section(accepted), _settings(settings, translation, with_settings)]
+    parts = [INTRO, _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
     own = own_losses(translation.losses)
     for ident, tools in translation.tools.items():
@@ -72,19 +71,6 @@ def shared_section(losses: Sequence[Loss], root: Path, main: str = "") -> list[s
         f"OpenCode's built-in defaults and the config's `permission` hold for every agent{main}; "
         "each is listed once with the agents it affects.\n",
         *shared,
-    ]
-
-
-def accepted_section(accepted: Sequence[str]) -> list[str]:
-    """The widenings the config accepts (`accept_wider`), first: every build prints
-    each call it lets through."""
-    if not accepted:
-        return []
-    names = ", ".join(f"`{permission}`" for permission in accepted)
-    return [
-        "## Accepted widenings\n",
-        f"The config's `accept_wider` lets this runtime decide {names} calls more permissively "
-        "than OpenCode, on purpose; `promptc build` prints each such call first.\n",
     ]
 
 

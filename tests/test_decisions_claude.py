@@ -46,7 +46,7 @@ TARGETS = ("claude", "claude-plugin")
 BUNDLES = {
     "repository": bundles.REPOSITORY,
     **{name: bundles.FIXTURES / name for name in ("claude", "codex", "opencode", "permissions")},
-    **{name: bundles.FIXTURES / name for name in ("overrides", "skills")},
+    **{name: bundles.FIXTURES / name for name in ("overrides", "skills", "hard")},
 }
 # Maps each runtime is known to get wrong (issue 31): rule order, overlapping
 # wildcards, `?`, trailing spaces and case, `"*": deny` with exceptions,
@@ -311,8 +311,8 @@ def real(
     """Each chosen call as the real claude decides it: (call, verdict in the model's
     words, the CLI's result text). One run per agent and context."""
     plugin = target == "claude-plugin"
-    (folder / "project").mkdir(parents=True)  # the plugin's files live beside it
-    project = decisions.scratch_project(folder, {} if plugin else _started(files))
+    # the plugin's files live beside the project
+    project = decisions.project_for(folder, {} if plugin else _started(files))
     home = folder / "home"
     (home / ".claude/skills/foo").mkdir(parents=True)
     (home / ".claude/skills/foo/SKILL.md").write_text(USER_SKILL)
@@ -434,7 +434,14 @@ def test_the_three_calls_issue_31_saw_are_asked_or_refused(
 
 # --- conformance: at least 200 calls per target ------------------------------------------------
 
-SAMPLES = {"repository": 70, "claude": 30, "opencode": 25, "permissions": 45, "skills": 15}
+SAMPLES = {
+    "repository": 70,
+    "claude": 30,
+    "opencode": 25,
+    "permissions": 45,
+    "skills": 15,
+    "hard": 40,
+}
 
 
 @pytest.mark.conformance

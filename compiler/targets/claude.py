@@ -17,8 +17,8 @@ lists every file and key):
   into it (`context: fork`), as OpenCode's subtask does.
 - `.claude/settings.json`: the shared `permissions` of the translation, and
   `agent` for the config's `default_agent`.
-- `TRANSLATION.md`: the widenings `accept_wider` accepts, first; then every
-  OpenCode rule Claude Code cannot express.
+- `TRANSLATION.md`: what the proof found (compiler.proof: accepted
+  widenings first), then every OpenCode rule Claude Code cannot express.
 
 Options (`[tool.promptc.targets.claude]`):
     models (table, default {}): OpenCode model id -> Claude model (`sonnet`,
@@ -98,11 +98,7 @@ def layout(
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
-    accepted = tuple(options.get("accept_wider", ()))
-    yield (
-        "TRANSLATION.md",
-        report(project, translation, namer, settings, models, with_settings, accepted),
-    )
+    yield "TRANSLATION.md", report(project, translation, namer, settings, models, with_settings)
 
 
 def report(
@@ -112,7 +108,6 @@ def report(
     settings: str,
     models: Mapping[str, str],
     with_settings: bool = True,
-    accepted: tuple[str, ...] = (),
 ) -> str:
     agents = {
         ident: [message for _, message in agent_notes(project.agents[ident], models)]
@@ -127,7 +122,7 @@ def report(
         for name, skill in project.skills.items()
     }
     return translation_report.render(
-        project, translation, namer, settings, agents, commands, with_settings, skills, accepted
+        project, translation, namer, settings, agents, commands, with_settings, skills
     )
 
 

@@ -57,8 +57,9 @@ OPTIONS: dict[str, Any] = {
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     info = manifest(project, options)
     namer = names(project, info["name"])
-    kept = {"models": models(project, options), "accept_wider": options.get("accept_wider", [])}
-    yield from claude.layout(project, kept, "", namer, with_settings=False)
+    yield from claude.layout(
+        project, {"models": models(project, options)}, "", namer, with_settings=False
+    )
     yield ".claude-plugin/plugin.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n"
     yield "README.md", readme(project, info, namer)
 
