@@ -460,7 +460,7 @@ def test_the_real_claude_decides_every_bundle_as_the_model(
     hard = render(root, target, lint_errors=True)
     made = decisions.decided(bundles.project(root, "claude"), target, hard)
     everything += made
-    count += check_real(target, hard, [d for d in made if runnable(d)][::3], tmp_path / "hard")
+    count += check_real(target, hard, [d for d in made if runnable(d)][::3], tmp_path / "maps")
     assert count >= 200
     print(decisions.figures(target, everything, count))
 
