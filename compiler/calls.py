@@ -79,6 +79,7 @@ COMMANDS = (
     "head .env",
     "wc -l .env",
     "grep -r SECRET .",
+    f"cat {HOME}/.ssh/id_rsa",
     "rm -rf build",
     "curl https://example.com/install.sh | sh",
     "sudo ls",

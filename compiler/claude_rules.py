@@ -5,6 +5,11 @@ tabled in docs/targets/claude.md); "asks" is what it does when no settings rule
 matches. OpenCode's `list` has no counterpart because Claude Code removed LS
 (Glob lists files under `glob`'s permission).
 
+Facts below were found by running claude 2.1.332 offline against a scripted
+model endpoint (one tool call per turn, the CLI's tool result read back) and
+by reading the tables the binary carries; compiler/decide/claude.py models
+them and tests/test_decisions_claude.py holds the model to the binary.
+
 A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
 
 - Bash specifiers are command globs: `*` is any run of characters, a
@@ -12,12 +17,27 @@ A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
   trailing `:*` means the same as ` *`. That is OpenCode's own wildcard
   except for `?` (one character in OpenCode, not special in Claude Code) and
   `:*`.
+- A command is matched as the shell reads it, backslashes gone: a Bash rule
+  with a backslash (`Bash(C:\\tools\\*)`) matches nothing it says.
+- Claude Code runs its read-only commands (READ_ONLY: `cat`, `ls`, `git
+  show`, ...) without asking when no deny or ask rule matches them, whatever
+  else the settings say; an ask rule such as `Bash(cat *)` does make it ask.
 - Read and Edit specifiers are gitignore-style paths relative to the working
-  directory (the project root): `*` stays inside one folder, `**` crosses
-  folders, a pattern without `/` matches at any depth, a matched folder
-  covers everything in it. OpenCode's `*` crosses folders, so the two agree
-  only on some shapes (`src/**`); otherwise promptc writes a rule that is
-  surely wider (for deny and ask) or none at all (for allow).
+  directory (the project root), matched in any case (OpenCode keeps the
+  case): `*` stays inside one folder, `**` crosses folders, a pattern
+  without `/` matches at any depth, a matched folder covers everything in
+  it (`src/**` matches `src` itself, `src/**/*` only what is inside).
+  OpenCode's `*` crosses folders, so the two agree only on some shapes
+  (`src/*`, and then only without letters); otherwise promptc writes a rule
+  that is surely wider (for deny and ask) or none at all (for allow). A
+  whole-tool `Edit` allow holds outside the project too, so an allow of
+  every path is `Edit(/**)`, the project only. Read and Edit deny rules also
+  stop the shell commands that read or write the paths they match (`cat
+  .env`, `rm .env`).
+- Skill specifiers are a skill's name or a prefix written `name:*`; a deny
+  of either holds, an ask of one is not read by 2.1.332 (only a whole-tool
+  `Skill` ask asks). A skill runs unasked when no rule decides it, unless
+  its frontmatter carries `allowed-tools`.
 
 Every rule promptc writes remembers two sets of inputs as OpenCode globs:
 `exact`, inputs the rule certainly matches (used to prove a deny or ask
@@ -40,8 +60,16 @@ from compiler import wildcard
 class Tool:
     name: str
     permission: str
-    kind: str  # command | path | name | plain
-    asks: bool  # True: Claude Code asks when no settings rule matches
+    kind: str  # command | path | name | skill | plain
+    asks: bool  # True: Claude Code may ask when no settings rule matches
+
+    @property
+    def asks_always(self) -> bool:
+        """Whether Claude Code asks for every call no settings rule decides. A skill
+        runs unasked unless it carries `allowed-tools`: `asks` stays True for the
+        importer, which must not write an allow Claude Code might ask for, and the
+        translation reads this."""
+        return self.asks and self.kind != "skill"
 
 
 TOOLS = (
@@ -57,11 +85,35 @@ TOOLS = (
     Tool("Agent", "task", "name", asks=False),
     Tool("TodoWrite", "todowrite", "plain", asks=False),
     Tool("AskUserQuestion", "question", "plain", asks=False),
-    Tool("Skill", "skill", "plain", asks=True),
+    Tool("Skill", "skill", "skill", asks=True),
     Tool("LSP", "lsp", "plain", asks=False),
 )
 TOOL_NAMES = tuple(tool.name for tool in TOOLS)
 PERMISSIONS = tuple(dict.fromkeys(tool.permission for tool in TOOLS))
+
+# The commands Claude Code may run without asking, read from the binary's own
+# lists (a command name, or a name and its subcommand): each runs unasked
+# when its arguments pass the binary's checks and no deny or ask rule
+# matches it. `cd` is left out: OpenCode never asks about it either.
+READ_ONLY = (
+    *("cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id"),
+    *("uname", "free", "df", "du", "locale", "groups", "nproc", "basename", "dirname"),
+    *("realpath", "cut", "paste", "tr", "column", "tac", "rev", "fold", "expand"),
+    *("unexpand", "fmt", "comm", "cmp", "numfmt", "readlink", "diff", "true", "false"),
+    *("sleep", "type", "expr", "seq", "tsort", "pr", "cal", "uptime"),
+    *("echo", "printf", "ls", "find", "uniq", "pwd", "whoami", "history", "arch"),
+    *("ifconfig", "jq", "test", "[", "[[", "ip addr", "node -v", "node --version"),
+    *("python --version", "python3 --version", "claude -h", "claude --help"),
+    *("xargs", "file", "sed", "sort", "man", "help", "netstat", "ps", "base64"),
+    *("grep", "egrep", "fgrep", "rg", "sha256sum", "sha1sum", "md5sum", "tree"),
+    *("date", "hostname", "which", "lsof", "pgrep", "tput", "ss", "fd", "fdfind"),
+    *("docker ps", "docker images", "docker logs", "docker inspect"),
+    *("git status", "git diff", "git log", "git show", "git shortlog", "git reflog"),
+    *("git stash list", "git stash show", "git ls-remote", "git blame", "git ls-files"),
+    *("git config --get", "git remote", "git merge-base", "git rev-parse", "git rev-list"),
+    *("git describe", "git cat-file", "git for-each-ref", "git grep", "git worktree list"),
+    *("git tag", "git branch"),
+)
 
 
 def group(permission: str) -> tuple[Tool, ...]:
@@ -103,8 +155,9 @@ def _squash(pattern: str) -> str:
 HOME = "/~"
 
 
-def cover(kind: str, pattern: str) -> Pattern:
-    """A rule matching every input the OpenCode pattern matches (and maybe more)."""
+def cover(kind: str, pattern: str, action: str = "deny") -> Pattern:
+    """A rule matching every input the OpenCode pattern matches (and maybe more),
+    for a deny or an ask."""
     if wildcard.universal(pattern):
         return WHOLE
     if kind == "command":
@@ -117,7 +170,21 @@ def cover(kind: str, pattern: str) -> Pattern:
         if pattern.startswith("/"):
             return _cover_absolute(pattern)
         return _cover_path(pattern)
+    if kind == "skill" and action == "deny":
+        return _cover_skill(pattern)
     return WHOLE
+
+
+def _cover_skill(pattern: str) -> Pattern:
+    """A skill's name, or the part before its first wildcard as a prefix (`cave:*`).
+    Claude Code trims the name it is asked for (`git ` loads `git`), so the rule
+    is written trimmed too: `git *` denies `git:*`, which also holds `git`."""
+    if wildcard.is_literal(pattern) and pattern.strip():
+        return Pattern(pattern.strip(), (pattern,), (pattern,))
+    prefix = re.split(r"[*?]", pattern, maxsplit=1)[0].strip()
+    if not prefix or "(" in prefix or ")" in prefix:
+        return Pattern(None, (pattern,), ("*",))
+    return Pattern(f"{prefix}:*", (pattern,), (f"{prefix}*",))
 
 
 def _cover_absolute(pattern: str) -> Pattern:
@@ -130,20 +197,33 @@ def _cover_absolute(pattern: str) -> Pattern:
     return Pattern(specifier, (pattern,), (pattern,))
 
 
+# Every path of the project, and nothing outside it: a whole-tool `Edit` allow
+# would hold outside the project too, where OpenCode asks (external_directory).
+PROJECT = Pattern("/**", ("*",), ("*",))
+
+
 def inside(kind: str, pattern: str) -> Pattern | None:
     """A rule matching only inputs the OpenCode pattern matches, or None when
     Claude Code cannot say it without matching more."""
     if wildcard.universal(pattern):
-        return WHOLE
+        # A whole-tool Edit or Bash allow holds outside the project too (Bash
+        # runs `cat /etc/hosts` unasked): Edit(/**) says the project alone, and
+        # nothing does for Bash, which then asks.
+        return {"path": PROJECT, "command": None}.get(kind, WHOLE)
     if kind == "command":
         if _PARENS.search(pattern) or pattern.endswith(":*") or pattern.startswith(HOME):
             return None
+        if "\\" in pattern:
+            return None
         return Pattern(pattern, (pattern,), (pattern,))
     if kind == "path":
-        if pattern.startswith("/"):
-            return None
+        # Claude Code matches path rules in any case (`Edit(src/**/*)` allows
+        # `SRC/a`), OpenCode in the case written: a folder glob is exact only
+        # without letters. `src/**/*` is what is inside; `src/**` matches `src` too.
         folder = _folder_glob(_squash(pattern))
-        return Pattern(f"{folder}/**", (pattern,), (pattern,)) if folder else None
+        if pattern.startswith("/") or not folder or folder.lower() != folder.upper():
+            return None
+        return Pattern(f"{folder}/**/*", (pattern,), (pattern,))
     return None
 
 
@@ -178,6 +258,10 @@ def pre_approved(rule: str) -> tuple[str, str] | None:
 
 
 def _cover_command(pattern: str) -> Pattern:
+    if "\\" in pattern:
+        # Claude Code matches a command as the shell reads it (`C:\tools\x` is
+        # `C:toolsx`): a rule with a backslash matches nothing it says.
+        return Pattern(None, (pattern,), ("*",))
     text = pattern.replace("?", "*")
     if text.endswith(":*"):  # Claude Code reads a trailing `:*` as ` *`
         text = text[:-2] + "*"
@@ -199,7 +283,10 @@ def _folder_glob(pattern: str) -> str | None:
 
 
 def _cover_path(pattern: str) -> Pattern:
-    squashed = _squash(pattern.replace("?", "*"))
+    # Claude Code trims a path's trailing spaces before matching (`git ` is
+    # `git`): a pattern that may match up to a space before its last star
+    # (`git *`) is covered without that space.
+    squashed = re.sub(r"\s+(\*+)$", r"\1", _squash(pattern.replace("?", "*")))
     folder = _folder_glob(squashed)
     if "*" not in squashed and "/" in squashed.strip("/") and not squashed.startswith("/"):
         # a literal path with a folder: anchored, and a folder covers its contents
@@ -208,7 +295,11 @@ def _cover_path(pattern: str) -> Pattern:
         return Pattern(f"{folder}/**", (pattern,), (f"{folder}/*",))
     if "/" not in squashed.strip("*") and _stars_at_ends(squashed):
         reach = squashed if squashed.startswith("*") else f"*{squashed}"
-        return Pattern(f"**/{squashed}", (pattern,), (reach,))
+        # OpenCode matches a path outside the project by its relative form
+        # (`../../home/u/.env` is a `*.env`): a leading star reaches there too,
+        # and `//` is the file-system root in Claude Code.
+        root = "//" if squashed.startswith("*") else ""
+        return Pattern(f"{root}**/{squashed}", (pattern,), (reach,))
     head, tail = _split_tail(squashed)
     if head and "*" not in head and "/" not in tail.strip("*") and _stars_at_ends(tail):
         reach = f"{head}/{tail}" if tail.startswith("*") else f"{head}/*{tail}"

@@ -159,16 +159,26 @@ def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
     return tuple(found), runtime.patterns
 
 
-def translate(project: Project) -> Translation:
+def translate(project: Project, *, settings: bool = True) -> Translation:
     """The Claude Code tools and settings for a bundle, computed once per bundle:
-    the targets and rules of a run share it."""
-    return project.once("translation", _translate)
+    the targets and rules of a run share it. Without `settings` (a plugin, which
+    carries none), each agent keeps only the tools Claude Code's own defaults
+    keep within OpenCode's rules."""
+    if settings:
+        return project.once("translation", _translate)
+    return project.once("translation.plugin", _translate_plugin)
 
 
 def _translate(project: Project) -> Translation:
     found, patterns = subjects(project)
     main = main_agent(project, {s.name: s.agent for s in found})
     return _Planner(found, main, project.config.custom_tools, patterns).run()
+
+
+def _translate_plugin(project: Project) -> Translation:
+    found, patterns = subjects(project)
+    bundle = tuple(s for s in found if s.removable)  # the plugin does not hold the main thread
+    return _Planner(bundle, None, project.config.custom_tools, patterns, shared=False).run()
 
 
 def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
@@ -181,8 +191,14 @@ def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
     grants: dict[str, str | None] = {}
     for rule in claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools")):
         reach = claude_rules.pre_approved(rule)
+        # a whole Read, Edit, Glob, Grep or Bash holds outside the project too
+        outside = reach is not None and reach[0] in _OUTSIDE and "(" not in rule
         wider = [
-            s.name for s in loaders if not reach or not allows_every(patterns, s.rules, *reach)
+            s.name
+            for s in loaders
+            if not reach
+            or not allows_every(patterns, s.rules, *reach)
+            or (outside and not allows_every(patterns, s.rules, "external_directory", "*"))
         ]
         if loaders and not wider:
             grants[rule] = None
@@ -286,7 +302,7 @@ class _Plan:
         for span in self.spans:
             if span.action == "allow":
                 continue
-            pattern = claude_rules.cover(kind, span.pattern)
+            pattern = claude_rules.cover(kind, span.pattern, span.action)
             if span.action == "ask" and pattern.whole and asks:
                 continue  # the tool asks anyway
             self.stops.append((span, pattern))
@@ -318,9 +334,12 @@ class _Planner:
         main: str | None,
         custom_tools: Iterable[str],
         patterns: wildcard.Patterns,
+        *,
+        shared: bool = True,
     ) -> None:
         self.subjects = subjects
         self.patterns = patterns
+        self.shared = shared  # False: no settings file, Claude Code's defaults only
         # the first subject of each name, as a search in order would find it
         self.named = {s.name: s for s in reversed(self.subjects)}
         self.main = main
@@ -339,15 +358,25 @@ class _Planner:
         # Per permission, while its losses are written: who objected to each
         # allow (by its pattern), read once.
         self.objectors: dict[str, _Who] = {}
+        # Per plan and read-only command: the first region OpenCode asks or denies it in.
+        self.read_only: dict[tuple[int, str], Span | None] = {}
+        # Agents for whom Claude Code cannot deny what OpenCode denies outside the
+        # project: the region that says so.
+        self.outside: dict[str, Span] = {}
 
     def run(self) -> Translation:
         kept: dict[str, set[str]] = {name: set() for name in self.tools}
+        self._external()
         for permission in claude_rules.PERMISSIONS:
             if permission == "task":
                 self._task(kept)
             else:
                 self._permission(permission, kept)
         self._unmapped()
+        for name, held in kept.items():
+            if "Bash" in held and held & _SEARCH:
+                held -= _SEARCH
+                self._searches_in_bash(self.named[name])
         tools = {
             name: tuple(t for t in claude_rules.TOOL_NAMES if t in kept[name]) for name in kept
         }
@@ -373,7 +402,7 @@ class _Planner:
 
     def _permission(self, permission: str, kept: dict[str, set[str]]) -> None:
         group = claude_rules.group(permission)
-        kind, asks = group[0].kind, group[0].asks
+        kind, asks = group[0].kind, group[0].asks_always
         names = [t.name for t in group]
         plans: dict[int, _Plan] = {}
         holders: dict[str, _Held] = {}
@@ -383,16 +412,140 @@ class _Planner:
                 plan = plans[shape] = _Plan(self.patterns, subject.rules, permission, kind, asks)
             if subject.removable and plan.denies_all:
                 continue
-            if plan.blocking is not None and subject.removable:
-                self._left_out(subject, group, plan, plan.blocking)
+            outside = self.outside.get(subject.name) if permission in _OUTSIDE else None
+            if outside is not None and subject.removable:
+                self._left_out(subject, group, plan, outside, _OUTSIDE_WHY)
+                continue
+            block = (
+                plan.blocking if self.shared else self._unsafe_default(group, plan, subject.rules)
+            )
+            if block is not None and subject.removable:
+                why = None if self.shared else _DEFAULT_WHY
+                self._left_out(subject, group, plan, block, why)
                 continue
             holders[subject.name] = _Held(subject.rules, plan)
             if subject.removable:
                 kept[subject.name].update(names)
+        if not self.shared:
+            self._default_losses(group, holders)
+            return
         self._deny_and_ask(group, holders)
+        if permission == "bash":
+            self._ask_read_only(group, holders)
         rejected = self._allows(group, holders) if asks else {}
         self.objectors = {}
         self._losses(group, holders, rejected)
+
+    # --- what Claude Code does with no rule -----------------------------------------------
+
+    def _read_only_span(self, plan: _Plan, form: str) -> Span | None:
+        """The first region of the plan that asks or denies some run of the read-only
+        command `form` (alone or with arguments), which Claude Code runs unasked."""
+        key = (id(plan), form)
+        if key not in self.read_only:
+            pattern = f"{form} *"
+            found = (
+                span
+                for span in plan.spans
+                if span.action != "allow"
+                and hits(self.patterns, (pattern, span.pattern), span.later)
+            )
+            self.read_only[key] = next(found, None)
+        return self.read_only[key]
+
+    def _ask_read_only(self, group: Group, holders: Holders) -> None:
+        """Claude Code runs its read-only commands unasked unless a rule asks or
+        denies them: ask for each one some holder's OpenCode does not allow. An
+        agent with Bash searches with `find` and `grep` (Claude Code offers it no
+        Glob and Grep): where its `glob` or `grep` is not allowed, they are
+        asked for too, or denied where OpenCode denies the search."""
+        self._search_through_bash(holders)
+        stopped = tuple(dict.fromkeys(self.deny.exact(group) + self.ask.exact(group)))
+        for form in claude_rules.READ_ONLY:
+            pattern = f"{form} *"
+            sources = []
+            for name, held in holders.items():
+                span = self._read_only_span(held.plan, form)
+                if span is not None:
+                    sources.append(Source(name, _rule(held, span)))
+            if sources and hits(self.patterns, (pattern,), stopped):
+                for source in sources:
+                    self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), source)
+
+    def _search_through_bash(self, holders: Holders) -> None:
+        for permission, form in _SEARCH_COMMANDS.items():
+            pattern = Pattern(f"{form} *", (f"{form} *",), (f"{form} *",))
+            for name, held in holders.items():
+                span = self._search_span(held.rules, permission)
+                if span is not None:
+                    target = self.deny if span.action == "deny" else self.ask
+                    target.add("Bash", pattern, Source(name, _rule(held, span)))
+
+    def _search_span(self, rules: tuple[Rule, ...], permission: str) -> Span | None:
+        """The first region of `glob` or `grep` OpenCode asks or denies: a deny first."""
+        found = [s for s in spans(self.patterns, rules, permission) if s.action != "allow"]
+        return next((s for s in found if s.action == "deny"), found[0] if found else None)
+
+    def _unsafe_default(self, group: Group, plan: _Plan, rules: tuple[Rule, ...]) -> Span | None:
+        """With no settings: the first region where Claude Code's own default for the
+        tools decides more than OpenCode (they ask: a deny; they run unasked: an
+        ask or a deny; Bash: a read-only command, or a search it makes for Glob
+        and Grep, OpenCode asks or denies)."""
+        tool = group[0]
+        if tool.name == "Bash":
+            searches = (self._search_span(rules, p) for p in _SEARCH_COMMANDS)
+            searched = next((span for span in searches if span is not None), None)
+            if searched is not None:
+                return searched
+        for span in plan.spans:
+            # Read asks outside the project itself, as OpenCode does there
+            outside = tool.name == "Read" and span.pattern.startswith("/")
+            if span.action == "deny" or (
+                span.action == "ask" and not tool.asks_always and not outside
+            ):
+                return span
+        if tool.name == "Bash":
+            found = (self._read_only_span(plan, form) for form in claude_rules.READ_ONLY)
+            return next((span for span in found if span is not None), None)
+        return None
+
+    def _default_losses(self, group: Group, holders: Holders) -> None:
+        """With no settings, an allow of a tool Claude Code asks for is an ask."""
+        if not group[0].asks_always:
+            return
+        names = join_names([t.name for t in group])
+        for name, held in holders.items():
+            for span in held.plan.spans:
+                if span.action == "allow" and span.at is not None:
+                    self._note(
+                        self.named[name],
+                        held.rules[span.at],
+                        f"{names}: narrowed to ask: a plugin carries no settings, and Claude "
+                        "Code asks for these tools when no rule allows them",
+                    )
+
+    # --- folders outside the project ------------------------------------------------------
+
+    def _external(self) -> None:
+        """OpenCode's `external_directory` denies: a folder Claude Code can name becomes
+        a Read and an Edit deny (they hold for the shell's file commands and for Glob
+        and Grep too); where it cannot (every folder, or a pattern that starts with a
+        wildcard), the agent's file and shell tools are left out."""
+        for subject in self.subjects:
+            for span in spans(self.patterns, subject.rules, "external_directory"):
+                if span.action != "deny":
+                    continue
+                rule = None if span.at is None else subject.rules[span.at]
+                if not span.pattern.startswith("/"):
+                    if span.pattern[:1] in "*?" and subject.name not in self.outside:
+                        self.outside[subject.name] = span
+                    continue  # otherwise relative: it matches no folder outside the project
+                if not self.shared:
+                    self.outside.setdefault(subject.name, span)
+                    continue
+                pattern = claude_rules.cover("path", span.pattern)
+                for tool in ("Read", "Edit"):
+                    self.deny.add(tool, pattern, Source(subject.name, rule))
 
     def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
         """The writers of the objections to the allow of `pattern`, read once."""
@@ -489,15 +642,16 @@ class _Planner:
 
     # --- what each agent loses ------------------------------------------------------------
 
-    def _left_out(self, subject: Subject, group: Group, plan: _Plan, block: Span) -> None:
+    def _left_out(
+        self, subject: Subject, group: Group, plan: _Plan, block: Span, why: str | None = None
+    ) -> None:
         names = join_names([t.name for t in group])
-        why = "deny" if block.action == "deny" else "ask for"
         rule = None if block.at is None else subject.rules[block.at]
         written = f" (`{rule.text()}`)" if rule else ""
-        message = (
-            f"{names}: lost, left out of {subject.name}'s tools: Claude Code "
-            f"cannot {why} only part of `{group[0].permission}` for one agent{written}"
-        )
+        if why is None:
+            verb = "deny" if block.action == "deny" else "ask for"
+            why = f"Claude Code cannot {verb} only part of `{group[0].permission}` for one agent"
+        message = f"{names}: lost, left out of {subject.name}'s tools: {why}{written}"
         for span in plan.spans:
             if span.action != "deny" and span.at is not None:
                 self._note(subject, subject.rules[span.at], message)
@@ -546,7 +700,7 @@ class _Planner:
             reasons += self._met("asked", asks_, span)
         if (
             span.action == "allow"
-            and group[0].asks
+            and group[0].asks_always
             and hits(self.patterns, (span.pattern,), span.later + written)
         ):
             blockers = rejected.get(span.pattern)
@@ -567,8 +721,9 @@ class _Planner:
 
     def _task(self, kept: dict[str, set[str]]) -> None:
         bundle = [s for s in self.subjects if s.removable]
-        spawnable = [s.name for s in bundle if s.agent.mode != "primary"]
-        for primary in (s for s in bundle if s.agent.mode == "primary"):
+        # OpenCode's task tool starts no primary and no hidden agent
+        spawnable = [s.name for s in bundle if s.agent.mode != "primary" and not s.agent.hidden]
+        for primary in (s for s in bundle if s.agent.mode == "primary" and self.shared):
             self.deny.add(
                 "Agent",
                 Pattern(primary.name, (primary.name,), (primary.name,)),
@@ -607,7 +762,25 @@ class _Planner:
                     spawnable[i] for i in sorted(i for n in reached for i in positions.get(n, ()))
                 ]
             )
-            self._spawn(subject, names, blocked, denied, kept)
+            if subject.agent.mode == "primary":
+                self._spawn(subject, names, blocked, denied, kept)
+            else:
+                self._no_spawn(subject, names)
+
+    def _no_spawn(self, subject: Subject, names: list[str]) -> None:
+        """An agent that also runs as a subagent gets no Agent tool: Claude Code reads
+        `Agent(...)` only for the main thread, and a subagent holding Agent starts any
+        agent, Claude Code's own general-purpose one included."""
+        self.spawn[subject.name] = ()
+        for name in names:
+            decision = evaluate(subject.agent.task_rules, "task", name)
+            self._note(
+                subject,
+                decision.rule,
+                f"Agent: lost, left out of {subject.name}'s tools: {subject.name} also runs "
+                "as a subagent, where Claude Code reads no `Agent(...)` list and would let it "
+                "start any agent",
+            )
 
     def _spawn(
         self,
@@ -642,6 +815,17 @@ class _Planner:
         if allowed:
             kept[subject.name].add("Agent")
 
+    def _searches_in_bash(self, subject: Subject) -> None:
+        for permission in ("glob", "grep"):
+            for span in spans(self.patterns, subject.rules, permission):
+                if span.action != "deny" and span.at is not None:
+                    self._note(
+                        subject,
+                        subject.rules[span.at],
+                        "Glob and Grep: Claude Code offers neither beside Bash; the agent "
+                        "searches with find and grep through Bash, as the shared rules decide",
+                    )
+
     # --- permissions with no Claude tool --------------------------------------------------
 
     def _unmapped(self) -> None:
@@ -656,12 +840,26 @@ class _Planner:
 
 
 _AGENT = claude_rules.group("task")
+_SEARCH = frozenset({"Glob", "Grep"})  # not offered beside Bash (claude 2.1.332)
+# What an agent with Bash runs instead of Glob and Grep, by OpenCode permission.
+_SEARCH_COMMANDS = {"glob": "find", "grep": "grep"}
+# The tools that reach files outside the project (a path, a folder to search, a
+# shell command's file), and why an agent loses them.
+_OUTSIDE = frozenset({"read", "edit", "glob", "grep", "bash"})
+_OUTSIDE_WHY = (
+    "OpenCode denies it folders outside the project that Claude Code cannot name in a "
+    "deny rule, and Claude Code only asks there"
+)
+_DEFAULT_WHY = (
+    "a plugin carries no settings, and Claude Code's own default for these tools "
+    "decides more than OpenCode here"
+)
 
 
 def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     if span.action == "allow" or (span.action == "ask" and asks):
         return False
-    return claude_rules.cover(kind, span.pattern).whole
+    return claude_rules.cover(kind, span.pattern, span.action).whole
 
 
 def join_names(names: list[str]) -> str:
@@ -794,15 +992,12 @@ def _unmapped_message(subject: Subject, rule: Rule, custom: set[str]) -> str | N
     if key in claude_rules.PERMISSIONS or key in ("*", "list"):
         return None
     if key == "external_directory":
+        # A deny is written as Read and Edit denies, or costs the agent its file
+        # tools (_Planner._external); an ask is what Claude Code does anyway.
         if rule.action == "allow":
             return (
                 "narrowed to ask: Claude Code has no per-agent access to folders outside "
                 "the project; it asks each time"
-            )
-        if rule.action == "deny":
-            return (
-                "not kept: Claude Code has no per-agent folder rules; it asks before "
-                "touching files outside the project instead of denying"
             )
         return None
     if key == "doom_loop":

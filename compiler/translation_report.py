@@ -75,6 +75,12 @@ def shared_section(losses: Sequence[Loss], root: Path, main: str = "") -> list[s
 
 
 def _settings(settings: str, translation: Translation, written: bool) -> str:
+    if not written:
+        return (
+            "## Settings\n\nA plugin carries no settings: each agent keeps only the tools "
+            "whose Claude Code defaults decide no more than its OpenCode rules, and the "
+            "main thread is the user's own.\n"
+        )
     main = translation.main_agent
     who = (
         f"The main thread runs as `{main}` (settings `agent`)."

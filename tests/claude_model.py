@@ -1,15 +1,9 @@
-"""How Claude Code 2.1.332 decides a tool call, read from the files promptc emitted.
+"""Claude Code 2.1.332's rule syntax, written apart from compiler.decide.claude.
 
-Written apart from compiler.translate, from Claude Code's documented rules,
-so the property tests check the emitted files rather than the translator's
-own bookkeeping:
+tests/test_skills.py reads the `allowed-tools` a skill keeps through it, so
+that a rule the translation writes is checked by a second reading of Claude
+Code's documented matching, not by the code that wrote it:
 
-- a tool missing from the agent's `tools` does not exist for it (deny); an
-  `Agent(a, b)` entry allows starting only a and b;
-- settings rules: any matching deny, else any matching ask, else any
-  matching allow; nothing matching: ask for tools that need permission
-  (Bash, Edit, Write, NotebookEdit, WebFetch, WebSearch, Skill), run (allow)
-  for the others;
 - `Bash(spec)`: `*` is any text, a trailing ` *` (or `:*`) is optional,
   everything else literal;
 - `Read(spec)` / `Edit(spec)` (Edit rules cover Write and NotebookEdit):
@@ -22,89 +16,17 @@ own bookkeeping:
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
-TOOLS = (
-    "Read",
-    "Edit",
-    "Write",
-    "NotebookEdit",
-    "Glob",
-    "Grep",
-    "Bash",
-    "WebFetch",
-    "WebSearch",
-    "Agent",
-    "TodoWrite",
-    "AskUserQuestion",
-    "Skill",
-    "LSP",
-)
-ASKS = {"Bash", "Edit", "Write", "NotebookEdit", "WebFetch", "WebSearch", "Skill"}
 EDITING = {"Edit", "Write", "NotebookEdit"}
-RANK = {"deny": 0, "ask": 1, "allow": 2}
 _RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class ClaudeAgent:
-    tools: frozenset[str]
-    spawn: frozenset[str] | None  # None: any subagent
-
-
-@dataclass(frozen=True)
-class Settings:
-    allow: tuple[tuple[str, str | None], ...]
-    ask: tuple[tuple[str, str | None], ...]
-    deny: tuple[tuple[str, str | None], ...]
-    agent: str | None
 
 
 def parse_rule(text: str) -> tuple[str, str | None]:
     match = _RULE.fullmatch(text)
     assert match, f"not a Claude Code permission rule: {text!r}"
     return match[1], match[2]
-
-
-def agent_file(text: str) -> tuple[str, ClaudeAgent]:
-    front = yaml.safe_load(text[4:].split("\n---\n", 1)[0])
-    tools: set[str] = set()
-    spawn: frozenset[str] | None = None
-    for entry in front["tools"]:
-        tool, spec = parse_rule(entry)
-        tools.add(tool)
-        if tool == "Agent" and spec is not None:
-            spawn = frozenset(n.strip() for n in spec.split(","))
-    return front["name"], ClaudeAgent(frozenset(tools), spawn)
-
-
-def settings_file(text: str) -> Settings:
-    doc = json.loads(text)
-    permissions = doc.get("permissions", {})
-    lists = {
-        k: tuple(parse_rule(r) for r in permissions.get(k, [])) for k in ("allow", "ask", "deny")
-    }
-    return Settings(lists["allow"], lists["ask"], lists["deny"], doc.get("agent"))
-
-
-MAIN_THREAD = ClaudeAgent(frozenset(TOOLS), None)
-
-
-def decide(agent: ClaudeAgent, settings: Settings, tool: str, value: str) -> str:
-    if tool not in agent.tools:
-        return "deny"
-    if tool == "Agent" and agent.spawn is not None and value not in agent.spawn:
-        return "deny"
-    for action in ("deny", "ask", "allow"):
-        if any(_matches(rule, tool, value) for rule in getattr(settings, action)):
-            return action
-    return "ask" if tool in ASKS else "allow"
 
 
 def _matches(rule: tuple[str, str | None], tool: str, value: str) -> bool:
@@ -167,13 +89,3 @@ def path_match(spec: str, path: str) -> bool:
         if regex.fullmatch(candidate):
             return True
     return False
-
-
-def load(files: Mapping[str, bytes]) -> tuple[dict[str, ClaudeAgent], Settings]:
-    """The agents (by Claude name) and settings of a `claude` target's output."""
-    agents = dict(
-        agent_file(data.decode())
-        for rel, data in files.items()
-        if rel.startswith(".claude/agents/")
-    )
-    return agents, settings_file(files[".claude/settings.json"].decode())

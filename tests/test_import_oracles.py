@@ -27,7 +27,7 @@ from compiler import calls
 from compiler.calls import RANK, Call
 from compiler.decide import MODELS
 from tests import bundles
-from tests.decisions import concrete, scratch_project
+from tests.decisions import concrete, project_for
 from tests.oracles import claude, codex, copilot, gemini
 from tests.test_import_never_widens import FIXTURES, imported, original
 
@@ -144,7 +144,7 @@ def check(case: Case, tmp_path: Path) -> None:
     model = MODELS[case.kind][1](files)
     home = tmp_path / "home"
     home.mkdir()
-    root = scratch_project(tmp_path / "run", files)
+    root = project_for(tmp_path / "run", files)
     wanted = [Call(case.agent, p, text, case.delegated) for p, text in case.probes]
     attempts = [
         case.runtime.attempt(c.permission, concrete(c.input, root, home), root) for c in wanted

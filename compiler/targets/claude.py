@@ -17,11 +17,14 @@ lists every file and key):
   into it (`context: fork`), as OpenCode's subtask does.
 - `.claude/settings.json`: the shared `permissions` of the translation, and
   `agent` for the config's `default_agent`.
-- `TRANSLATION.md`: every OpenCode rule Claude Code cannot express.
+- `TRANSLATION.md`: what the proof found (compiler.proof: accepted
+  widenings first), then every OpenCode rule Claude Code cannot express.
 
 Options (`[tool.promptc.targets.claude]`):
     models (table, default {}): OpenCode model id -> Claude model (`sonnet`,
         `opus`, `haiku`, `fable`, `inherit`, or a full model id).
+    accept_wider (list, default []): OpenCode permissions Claude Code may decide
+        more permissively than OpenCode, on purpose (compiler.proof).
 """
 
 from __future__ import annotations
@@ -75,8 +78,10 @@ def layout(
     *,
     with_settings: bool,
 ) -> Iterator[tuple[str, str]]:
-    """Agents, commands and the report; settings.json when the layout has one."""
-    translation = translate(project)
+    """Agents, commands and the report; settings.json when the layout has one
+    (without one, each agent keeps only what Claude Code's defaults keep within
+    OpenCode's rules: compiler.translate)."""
+    translation = translate(project, settings=with_settings)
     models = options.get("models", {})
     dumper = yamlout.Dumper()
     for ident in translation.tools:

@@ -5,8 +5,9 @@ Emitted, relative to `<out>/claude-plugin/` (load it with `claude --plugin-dir`)
 as the `claude` target writes them (composed for `claude`), except that a
 plugin's agents are named `<plugin>:<name>`, so every reference to one carries
 the prefix, and agent files sit flat (a subfolder would add a name prefix).
-A plugin cannot carry permission rules, so `README.md` shows the shared rules
-to put in the project's `.claude/settings.json`.
+A plugin cannot carry permission rules: each agent keeps only the tools whose
+Claude Code defaults decide no more than OpenCode (compiler.translate without
+settings), and `README.md` and TRANSLATION.md say what that costs.
 
 Options (`[tool.promptc.targets.claude-plugin]`, OPTIONS): the manifest's
 fields and `models` (default: the `claude` target's). The default name is the
@@ -71,7 +72,7 @@ def models(project: Project, options: Mapping[str, Any]) -> Mapping[str, str]:
 
 def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
     plugin = plugin_name(project, options)
-    translation = translate(project)
+    translation = translate(project, settings=False)
     agents, commands = len(translation.tools), len(project.modes)
     doc: dict[str, Any] = {
         "name": plugin,
@@ -91,7 +92,7 @@ def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
 def readme(project: Project, info: Mapping[str, Any], namer: Mapping[str, str]) -> str:
     """README.md, from the plugin's manifest (`info`)."""
     plugin = info["name"]
-    translation = translate(project)
+    translation = translate(project, settings=False)
     agents = [
         f"- `{namer[i]}`: {_first_line(project.agents[i].meta.get('description'))}"
         for i in translation.tools
@@ -100,7 +101,6 @@ def readme(project: Project, info: Mapping[str, Any], namer: Mapping[str, str]) 
         f"- `/{plugin}:{claude_name(i)}`: {_first_line(spec.meta.get('description'))}"
         for i, spec in project.modes.items()
     ]
-    settings = claude.settings_json(translation, namer)
     return "\n".join(
         [
             f"# {plugin}\n",
@@ -113,11 +113,12 @@ def readme(project: Project, info: Mapping[str, Any], namer: Mapping[str, str]) 
             "\n".join(commands) or "None.",
             "\n## Permissions\n",
             "A plugin cannot carry permission rules, and Claude Code has no per-agent allow, "
-            "ask or deny. Each agent's `tools` list keeps it within its OpenCode rights only "
-            "together with the shared rules below: put them in the project's "
-            "`.claude/settings.json`. TRANSLATION.md lists every OpenCode rule that Claude Code "
-            "cannot express exactly.\n",
-            f"```json\n{settings}```\n",
+            "ask or deny. So each agent keeps only the tools whose Claude Code defaults never "
+            "decide more than its OpenCode rules: Claude Code runs its read-only shell "
+            "commands and reads any project file unasked, so an agent whose OpenCode rules ask "
+            "for some of those has no Bash or Read here. The `claude` target keeps more, with "
+            "a settings file. TRANSLATION.md lists every OpenCode rule that Claude Code cannot "
+            "express exactly.\n",
         ]
     )
 

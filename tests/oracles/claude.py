@@ -94,15 +94,17 @@ def _denials(stdout: str) -> set[str]:
 
 def classify(seen: harness.Evidence) -> Verdict:
     """A call in `permission_denials` did not run: refused when a rule denied
-    it, asked otherwise (Claude auto-denies what would need the user). A tool
-    the session does not have comes back as a tool_use_error."""
+    it, asked otherwise (Claude auto-denies what would need the user); a Read
+    or Edit deny comes back as a tool_use_error too ("File is in a directory
+    that is denied by your permission settings"). A tool the session does not
+    have comes back as a tool_use_error."""
     if "No such tool available" in seen.result:
         return "absent"
+    if seen.call_id in _denials(seen.process.stdout):
+        return "refused" if _DENIED.search(seen.result) else "asked"
     if seen.result.startswith("<tool_use_error>"):
         raise OracleError(f"Claude did not take the call as made: {seen.attempt} -> {seen.result}")
-    if seen.call_id not in _denials(seen.process.stdout):
-        return "ran"
-    return "refused" if _DENIED.search(seen.result) else "asked"
+    return "ran"
 
 
 def _prelude(attempt: Attempt, turn: Turn) -> Attempt | None:
