@@ -70,9 +70,18 @@ class Runtime:
     # Keys of a spec's `targets.<target>` the agent file takes as written (the
     # schema checks them; none says what the agent may do).
     overrides: tuple[str, ...]
-    skills: str  # the project folder the runtime reads skills from
+    skills: str  # the folder (relative to the output) the runtime reads skills from
     # SKILL.md keys the runtime reads as a grant (OpenCode grants nothing through a skill).
     skill_grants: tuple[str, ...]
+    # Tools whose calls the runtime decides input by input from rules promptc
+    # writes (Gemini's policy rules): kept unless OpenCode denies them wholly.
+    scoped: tuple[str, ...] = ()
+    # Tools the runtime can make ask for every call of one agent (a rule, or its
+    # own default): kept, asking, wherever OpenCode denies none of their calls.
+    asking: tuple[str, ...] = ()
+    # Tools every agent the main session runs has whatever `tools` says (fixed
+    # applies to every agent when False).
+    fixed_main_only: bool = False
 
     @property
     def permissions(self) -> tuple[str, ...]:
@@ -92,6 +101,7 @@ COPILOT = Runtime(
         ("execute", ("bash",)),
         ("agent", ("task",)),
         ("web", ("webfetch", "websearch")),
+        ("skill", ("skill",)),
     ),
     (("skill", "skill"), ("sql", "todowrite")),
     primaries=True,
@@ -101,6 +111,11 @@ COPILOT = Runtime(
     skills=".github/skills/",
     # Copilot runs the tools a skill's `allowed-tools` names without asking.
     skill_grants=("allowed-tools",),
+    # Copilot asks before every `create` and `edit`, inside the project or not.
+    asking=("edit",),
+    # A subagent started by `task` has exactly its `tools`; an agent run as the
+    # main session (`copilot --agent`) also has `skill` and `sql`.
+    fixed_main_only=True,
 )
 GEMINI = Runtime(
     "gemini",
@@ -125,8 +140,21 @@ GEMINI = Runtime(
     folders="keeps its file tools inside the workspace, but not its shell",
     dropped=_DROPPED,
     overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
-    skills=".gemini/skills/",
+    skills="skills/",
     skill_grants=(),  # Gemini reads a skill's name, description and body only
+    # Policy rules scoped to the subagent decide these by their arguments.
+    scoped=("run_shell_command", "read_file", "replace", "write_file", "activate_skill"),
+    # A policy rule may make any tool ask, for one subagent.
+    asking=(
+        "read_many_files",
+        "list_directory",
+        "glob",
+        "grep_search",
+        "web_fetch",
+        "google_web_search",
+        "write_todos",
+        "ask_user",
+    ),
 )
 RUNTIMES = (COPILOT, GEMINI)
 # OpenCode permissions that no tool asks for: their losses are told apart.
@@ -160,6 +188,7 @@ class _Verdict:
     granting: tuple[int, ...]  # rules deciding an allowed or asked region
     withholding: tuple[int, ...]  # rules deciding a denied or asked region
     asks_only: bool  # every region asks
+    denies: bool  # some region is denied
 
 
 def plan(project: Project, runtime: Runtime) -> Plan:
@@ -209,13 +238,26 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
             judged = verdicts[shape] = {
                 p: _verdict(patterns, subject.rules, p) for p in (*runtime.permissions, *lacking)
             }
-        # A tool is kept only when OpenCode allows everything it does.
         tools[name] = tuple(
-            tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
+            tool for tool, perms in runtime.tools if _keeps(runtime, tool, perms, judged)
         )
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
     return Plan(tools, tuple(hidden), Loss.gather(notes), left_out, agents)
+
+
+def _keeps(
+    runtime: Runtime, tool: str, perms: tuple[str, ...], judged: Mapping[str, _Verdict]
+) -> bool:
+    """Whether the agent keeps the tool: OpenCode allows everything it does; or
+    the runtime decides its calls one by one (scoped) and OpenCode allows or
+    asks some; or the runtime can ask before each call and OpenCode denies none."""
+    verdicts = [judged[p] for p in perms]
+    if all(v.action == "allow" for v in verdicts):
+        return True
+    if tool in runtime.scoped:
+        return not all(v.action == "deny" for v in verdicts)
+    return tool in runtime.asking and not any(v.denies for v in verdicts)
 
 
 def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str) -> _Verdict:
@@ -224,7 +266,7 @@ def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: s
     action = "allow" if actions == {"allow"} else "deny" if actions == {"deny"} else "part"
     granting = tuple(s.at for s in found if s.action != "deny" and s.at is not None)
     withholding = tuple(s.at for s in found if s.action != "allow" and s.at is not None)
-    return _Verdict(action, granting, withholding, actions == {"ask"})
+    return _Verdict(action, granting, withholding, actions == {"ask"}, "deny" in actions)
 
 
 def _losses(
@@ -249,7 +291,18 @@ def _losses(
         for permission in perms:
             for at in judged[permission].granting:
                 yield rules[at], message
-    for tool, permission in runtime.fixed:
+    for tool, perms in runtime.tools:
+        if tool in kept and tool in runtime.asking and any(judged[p].action != "allow" for p in perms):
+            message = (
+                f"`{tool}`: narrowed to ask: {runtime.label} can only ask before every `{tool}` "
+                f"call of {subject.name}, not allow part of them"
+            )
+            for permission in perms:
+                for at in judged[permission].granting:
+                    if rules[at].action == "allow":
+                        yield rules[at], message
+    main = subject.agent.mode != "subagent"
+    for tool, permission in runtime.fixed if main or not runtime.fixed_main_only else ():
         message = (
             f"`{tool}`: not kept, {runtime.label} gives every agent its `{tool}` tool "
             f"and `tools` cannot take it away, so {subject.name} may use it for any input"
