@@ -3,14 +3,23 @@
 Read from a `copilot` output (`.github/agents/*.agent.md`). An agent has the
 tools its `tools` list names (every tool without a list), aliases resolved
 as Copilot does (`read` -> view, `search` -> grep and glob, `edit` -> edit and
-create, `execute` -> the shell, `agent` -> task, `web` -> fetch); every agent
-has `skill` and its todo list whatever it says. Then Copilot's own
-behaviour, as a user meets it interactively (permission rules are
-command-line flags, not agent-file keys, so a bundle carries none):
+create, `execute` -> the shell, `agent` -> task, `web` -> fetch). Run as the
+main session (`copilot --agent`) it also has `skill` and `sql` whatever the
+list says; started by `task` it has exactly its list (`tools: ["view"]`
+offered `view` alone, and `skill` only when listed: seen on the binary,
+tests/test_decisions_copilot.py). A `tools` entry such as `shell(git
+status:*)` names no tool (the shell is then not offered), and a `skills:`
+key limits nothing. Then Copilot's own behaviour, as a user meets it
+interactively (permission rules are command-line flags, not agent-file
+keys, so a bundle carries none):
 
-- reading and searching run; editing, the shell and fetching ask; paths
-  outside the project ask;
-- `task` starts any custom agent.
+- reading (`.env` too) and searching inside the project run; a path outside
+  it asks;
+- `create` and `edit` ask, inside the project or not; fetching asks;
+- a shell line whose every command is read-only (`ls`, `cat`, `head`, `wc`,
+  `grep`, `echo`, `git status`, `git log`, `git diff`, `git show`, ...) and
+  names no path outside the project runs unasked; any other line asks;
+- `task` starts any custom agent; `skill` loads any skill.
 
 In non-interactive runs (`copilot -p`) an ask is refused "because no
 interactive user response was available": the oracle counts it as asked.
@@ -23,7 +32,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from compiler import calls
+from compiler import calls, shell
 from compiler.calls import Call, Verdict
 
 RUNTIME = "Copilot CLI"
@@ -41,10 +50,17 @@ ALIAS = {
     "webfetch": "web",
     "websearch": "web",
 }
+ALIAS["skill"] = "skill"
+# What an agent run as the main session has whatever its list says.
 ALWAYS = {"skill": "skill", "todowrite": "sql"}
-ASKS = frozenset({"edit", "execute", "web"})
+ASKS = frozenset({"edit", "web"})
 PATHS = frozenset({"read", "edit"})
 ALL = frozenset(ALIAS.values())
+# Commands Copilot's shell runs unasked (its read-only set, as far as seen).
+READ_ONLY = frozenset(
+    {"ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "stat", "file", "which", "rg"}
+)
+READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "ls-files", "branch"})
 _NAMES = {"view": "read", "grep": "search", "glob": "search", "create": "edit"}
 _NAMES |= {"shell": "execute", "bash": "execute", "task": "agent", "fetch": "web"}
 
@@ -63,8 +79,8 @@ class Copilot:
         agent = self.agents.get(call.agent.replace("/", "-"))
         if agent is None:
             return Verdict("deny", "no agent file: Copilot CLI has no such agent")
-        if call.permission in ALWAYS:
-            return Verdict("allow", f"Copilot CLI gives every agent `{ALWAYS[call.permission]}`")
+        if call.permission in ALWAYS and not call.delegated:
+            return Verdict("allow", f"Copilot CLI gives its main session `{ALWAYS[call.permission]}`")
         alias = ALIAS.get(call.permission)
         if alias is None or alias not in agent.tools:
             return Verdict("deny", f"{agent.path}: `tools` has no tool for `{call.permission}`")
@@ -72,9 +88,27 @@ class Copilot:
             return Verdict("deny", "task: no such agent")
         if alias in PATHS and not calls.inside(calls.absolute(call.input)):
             return Verdict("ask", "Copilot CLI asks before touching files outside the project")
+        if alias == "execute":
+            return _shell(call.input)
         if alias in ASKS:
             return Verdict("ask", f"Copilot CLI asks before `{alias}` calls")
         return Verdict("allow", f"Copilot CLI runs `{alias}` calls")
+
+
+def _shell(line: str) -> Verdict:
+    found = shell.commands(line)
+    if found and all(_read_only(c.words) for c in found) and not calls.outside_folders(line):
+        if not any(w.startswith(("/", "~")) or ".." in w for c in found for w in c.words[1:]):
+            return Verdict("allow", "Copilot CLI runs read-only commands unasked")
+    return Verdict("ask", "Copilot CLI asks before this shell line")
+
+
+def _read_only(words: tuple[str, ...]) -> bool:
+    if not words:
+        return False
+    if words[0] == "git":
+        return len(words) > 1 and words[1] in READ_ONLY_GIT
+    return words[0] in READ_ONLY
 
 
 def _alias(name: str) -> str:
