@@ -32,7 +32,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from compiler import wildcard
 from compiler.permissions import names_home
 from compiler.tool_lists import GEMINI, Plan, runtime_name
 
@@ -119,7 +118,8 @@ def _regex(argument: str, pattern: str, strict: bool) -> str:
 def _pattern(pattern: str) -> str:
     """OpenCode's wildcard (`*` any text, `?` one character, a trailing ` *`
     optional) as an expression over the JSON-encoded text."""
-    units = wildcard.normal(pattern)
+    # Code points, not wildcard.normal's UTF-16 units: the file is UTF-8.
+    units = pattern.replace("\\", "/")
     tail = units.endswith(" *")
     if tail:
         units = units[:-2]

@@ -383,7 +383,8 @@ def description_for(spec: Spec, runtime: Runtime) -> str:
 def offered(found: Plan, ident: str) -> bool:
     """Whether OpenCode may start the agent as a subagent from its default agent
     `build`: a primary never is, nor one `build` may not start without asking."""
-    return found.agents[ident].mode != "primary" and ident not in found.hidden
+    agent = found.agents[ident]
+    return agent.mode != "primary" and not agent.hidden and ident not in found.hidden
 
 
 def agent_notes(

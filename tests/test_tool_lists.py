@@ -116,7 +116,7 @@ def test_the_property_is_not_vacuous(target: str) -> None:
     ("target", "folder", "tool"),
     [
         ("copilot", ".github/agents/smith.agent.md", "execute"),
-        ("gemini", "agents/smith.md", "web_fetch"),
+        ("gemini", "agents/smith.md", "ask_user"),
     ],
 )
 def test_the_property_catches_an_agent_file_that_grants_too_much(
@@ -128,7 +128,7 @@ def test_the_property_catches_an_agent_file_that_grants_too_much(
     widened = widened.replace("tools: []\n", f"tools:\n  - {tool}\n")
     assert widened != text
     wrong = check(target, project, {**files, folder: widened.encode()})
-    permission = "bash" if tool == "execute" else "webfetch"
+    permission = "bash" if tool == "execute" else "question"
     assert ("wider", "smith", permission) in {w[:3] for w in wrong}
 
 

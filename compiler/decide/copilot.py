@@ -69,6 +69,7 @@ _NAMES |= {"shell": "execute", "bash": "execute", "task": "agent", "fetch": "web
 class Agent:
     tools: frozenset[str]
     path: str
+    offered: bool = True  # `task` may start it (no `infer: false`)
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,9 @@ class Copilot:
         alias = ALIAS.get(call.permission)
         if alias is None or alias not in agent.tools:
             return Verdict("deny", f"{agent.path}: `tools` has no tool for `{call.permission}`")
-        if alias == "agent" and call.input.replace("/", "-") not in self.agents:
-            return Verdict("deny", "task: no such agent")
+        target = self.agents.get(call.input.replace("/", "-"))
+        if alias == "agent" and (target is None or not target.offered):
+            return Verdict("deny", "task starts no such agent (none, or `infer: false`)")
         if alias in PATHS and not calls.inside(calls.absolute(call.input)):
             return Verdict("ask", "Copilot CLI asks before touching files outside the project")
         if alias == "execute":
@@ -127,5 +129,5 @@ def load(files: Mapping[str, str]) -> Copilot:
             if isinstance(listed, str):
                 listed = [listed]
             tools = ALL if listed is None or "*" in listed else frozenset(map(_alias, listed))
-            agents[str(name)] = Agent(tools, rel)
+            agents[str(name)] = Agent(tools, rel, front.get("infer") is not False)
     return Copilot(agents)
