@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter, importer
+from compiler import delegation, emitter, importer, shell
 from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
-from compiler.calls import Call, Verdict
+from compiler.calls import RANK, Call, Verdict
 from compiler.compose import Composition, compose_bundle
 from compiler.config import Config, load_config
 from compiler.decide import MODELS
@@ -424,6 +424,9 @@ class Answer:
     as_subagent: bool
     decision: Decision
     matching: tuple[Rule, ...]  # every rule that matched, in order; the last decided
+    # A command line of several commands: each one and its decision, as OpenCode
+    # asks about them (the strictest decides the line; `matching` is its rules).
+    commands: tuple[tuple[str, Decision], ...] = ()
 
 
 def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
@@ -460,14 +463,15 @@ def can(
         raise PromptcError(_blocked(f"cannot answer for `{agent}`", mine or list(blocking)))
     subagent = found.runs_as_subagent if as_subagent is None else as_subagent
     rules = found.effective(subagent)
-    return Answer(
-        found,
-        permission,
-        text,
-        subagent,
-        permission_model.evaluate(rules, permission, text),
-        tuple(permission_model.matching(rules, permission, text)),
-    )
+    asked = [c.text for c in shell.asked(text)] if permission == "bash" else [text]
+    if asked == [text] or not asked:
+        decision = permission_model.evaluate(rules, permission, text)
+        matching = permission_model.matching(rules, permission, text)
+        return Answer(found, permission, text, subagent, decision, tuple(matching))
+    commands = tuple((c, permission_model.evaluate(rules, "bash", c)) for c in asked)
+    deciding, decision = min(commands, key=lambda part: RANK[part[1].action])
+    matching = permission_model.matching(rules, "bash", deciding)
+    return Answer(found, permission, text, subagent, decision, tuple(matching), commands)
 
 
 @dataclass(frozen=True)

@@ -300,7 +300,8 @@ def _commands(patterns: list[str]) -> Iterator[str]:
     yield from singles
     # Compound lines: an everyday command joined with each written one, so a
     # runtime that decides a line by its first command shows it.
-    for command in dict.fromkeys(_filled(patterns) or ["rm -rf build"]):
+    written = [p.replace("*", "").replace("?", "a").strip() for p in patterns]
+    for command in dict.fromkeys(c for c in written if c) or ["rm -rf build"]:
         yield f"git status && {command}"
         yield f"ls | {command}"
         yield f"ls; {command}"
@@ -326,6 +327,16 @@ def _filled(patterns: Iterable[str]) -> list[str]:
             if text.strip():
                 found[text] = None
     return list(found)
+
+
+def decisions(project: Project) -> Mapping[Call, Decided]:
+    """OpenCode's decision of every call of the matrix: once per project, for every target."""
+    return project.once("calls.decisions", _decisions)
+
+
+def _decisions(project: Project) -> dict[Call, Decided]:
+    runtime = runtime_of(project)
+    return {call: decide(runtime, call) for call in matrix(project)}
 
 
 def by_agent(calls: Iterable[Call]) -> Mapping[str, list[Call]]:

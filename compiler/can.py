@@ -9,7 +9,6 @@ The second line reads like a diagnostic, so editors jump to the rule.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +20,6 @@ from compiler.suggest import did_you_mean
 if TYPE_CHECKING:
     from compiler.api import Answer, TargetAnswer
 
-# Shell syntax that makes OpenCode split a command into several permission checks.
-_SHELL_LIST = re.compile(r"\|\||&&|[|;&\n]|\$\(|`")
-
 
 def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> Iterator[str]:
     if fmt == "json":
@@ -33,6 +29,10 @@ def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> It
     shown = json.dumps(answer.input, ensure_ascii=False)
     yield f"{decision.action}  {answer.agent.name}  {answer.permission} {shown}"
     yield _line(decision.rule, display, answer)
+    if answer.commands:
+        yield "each command, as OpenCode asks about it (the strictest decides the line):"
+        for command, part in answer.commands:
+            yield f"  {part.action}  {command}  {_line(part.rule, display, answer)}"
     if trace:
         yield "matching rules, in order (the last one decides):"
         for rule in answer.matching:
@@ -85,6 +85,10 @@ def _json(answer: Answer, display: Display) -> dict[str, Any]:
         "action": answer.decision.action,
         "rule": _rule(answer.decision.rule, display),
         "matching": [_rule(r, display) for r in answer.matching],
+        "commands": [
+            {"command": c, "action": d.action, "rule": _rule(d.rule, display)}
+            for c, d in answer.commands
+        ],
     }
 
 
@@ -101,17 +105,6 @@ def _rule(rule: Rule | None, display: Display) -> dict[str, Any] | None:
         "column": origin.column if origin.path else None,
         "label": origin.label,
     }
-
-
-def shell_note(permission: str, text: str) -> str | None:
-    """OpenCode asks bash permission once per command of a list or pipeline."""
-    if permission != "bash" or not _SHELL_LIST.search(text):
-        return None
-    return (
-        "OpenCode checks each command of a pipeline or list (`|`, `&&`, `;`, `$(…)`) "
-        "on its own and runs the line only if every one is allowed; this answer treats "
-        "the input as one command, so ask about each command separately"
-    )
 
 
 def permission_note(permission: str, custom_tools: Sequence[str]) -> str | None:

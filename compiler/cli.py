@@ -349,7 +349,6 @@ def can(
         permission_note,
         render_answer,
         render_target_answer,
-        shell_note,
     )
 
     config = _load(config_path)
@@ -362,9 +361,9 @@ def can(
     answer = api.can(config, agent, permission, text, as_subagent=subagent)
     for line in render_answer(answer, fmt, config.display, trace):
         click.echo(line)
-    for note in (permission_note(permission, config.custom_tools), shell_note(permission, text)):
-        if note:
-            click.echo(f"note: {note}", err=True)
+    note = permission_note(permission, config.custom_tools)
+    if note:
+        click.echo(f"note: {note}", err=True)
 
 
 @cli.command()

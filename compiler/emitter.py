@@ -19,7 +19,7 @@ from compiler.compose import compose_bundle
 from compiler.config import Config
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec, make_project
-from compiler.proof import Proof, Widening, grouped, prove
+from compiler.proof import Proof, Widening, grouped, prove, with_proof
 from compiler.validate import Schemas, check_emitted, output_schema
 
 
@@ -36,6 +36,9 @@ class Collector(Protocol):
     def failed(self, shown: str | None) -> bool: ...
 
     def proved(self, proof: Proof) -> None: ...
+
+
+REPORT = "TRANSLATION.md"  # where a target says what its files could not keep
 
 
 def compose_as(name: str) -> str:
@@ -56,6 +59,7 @@ def emit(
     findings are the caller's."""
     config = collector.config
     projects = {lint_project.target: lint_project}  # by the target composed for
+    proofs: list[tuple[Project, Proof]] = []
     for name in sorted(names):
         composed_for = compose_as(name)
         project = projects.get(composed_for)
@@ -72,8 +76,12 @@ def emit(
             files[f"{name}/{rel}"] = text.encode("utf-8")
         proof = prove(project, name, texts)
         if proof is not None:
-            _report_proof(collector, project, proof)
+            proofs.append((project, proof))
             collector.proved(proof)
+            if REPORT in texts:
+                text = with_proof(texts[REPORT], proof)
+                files[f"{name}/{REPORT}"] = text.encode("utf-8")
+    _report_proofs(collector, proofs)
     return [project for project in projects.values() if project is not lint_project]
 
 
@@ -137,29 +145,39 @@ def unmanaged(out: Path, names: Iterable[str], generated: Collection[str]) -> It
         yield from sorted(found)
 
 
-def _report_proof(collector: Collector, project: Project, proof: Proof) -> None:
-    """Each refused widening an error, each lost tool a warning, at the spec that says it."""
-    for (agent, permission), found in grouped(proof.refused).items():
-        spec = project.agents[agent]
-        first = found[0]
-        rule = next((r for r in first.opencode.rules if r is not None and r.origin.path), None)
-        if rule is not None:
-            path, line, column = rule.origin.path, rule.origin.line, rule.origin.column
-        else:
+_Place = tuple[str, Path, int, int]  # rule, file, line, column
+
+
+def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) -> None:
+    """Each refused widening an error, each lost tool a warning, at the spec line that
+    says it; what several targets find at one place is one message."""
+    found: dict[_Place, list[str]] = {}
+    for project, proof in proofs:
+        for (_, permission), wider in grouped(proof.refused).items():
+            place = _wider_place(project, wider[0])
+            found.setdefault(place, []).append(_wider_message(proof, permission, wider))
+        for agent, kinds in proof.lost.items():
+            spec = project.agents[agent]
             pos = spec.where("permission", key=True)
-            path, line, column = spec.source.path, pos.line, pos.column
-        message = _wider_message(proof, permission, found)
-        assert path is not None
-        collector.add("wider-translation", path, Problem(line, column, message, path=path))
-    for agent, kinds in proof.lost.items():
-        spec = project.agents[agent]
-        pos = spec.where("permission", key=True)
-        shown = ", ".join(kinds)
-        message = (
-            f"{proof.runtime} ({proof.target}): `{agent}` loses {shown}: OpenCode lets it make "
-            f"such calls, the {proof.target} files none"
-        )
-        collector.add("lost-tool", spec.source.path, Problem(pos.line, pos.column, message))
+            message = (
+                f"{proof.runtime} ({proof.target}): `{agent}` loses {', '.join(kinds)}: "
+                f"OpenCode lets it make such calls, the {proof.target} files none"
+            )
+            place = ("lost-tool", spec.source.path, pos.line, pos.column)
+            found.setdefault(place, []).append(message)
+    for (rule, path, line, column), messages in found.items():
+        problem = Problem(line, column, " Also: ".join(messages), path=path)
+        collector.add(rule, path, problem)
+
+
+def _wider_place(project: Project, widening: Widening) -> _Place:
+    """The OpenCode rule that decided the call, else the agent's `permission` key."""
+    rule = next((r for r in widening.opencode.rules if r is not None), None)
+    if rule is not None and rule.origin.path is not None:
+        return ("wider-translation", rule.origin.path, rule.origin.line, rule.origin.column)
+    spec = project.agents[widening.call.agent]
+    pos = spec.where("permission", key=True)
+    return ("wider-translation", spec.source.path, pos.line, pos.column)
 
 
 def _wider_message(proof: Proof, permission: str, found: list[Widening]) -> str:

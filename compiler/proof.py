@@ -14,6 +14,7 @@ runtime still lets it make.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -91,15 +92,13 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
         return None
     runtime_name, load = found
     model = load(files)
-    runtime = calls.runtime_of(project)
     options = project.config.targets.get(target, {})
     accepted = frozenset(options.get("accept_wider", ()))
     wider: list[Widening] = []
     usable = kept = 0
     usable_kinds: dict[tuple[str, str], bool] = {}  # (agent, kind) -> the runtime keeps some
-    matrix = calls.matrix(project)
-    for call in matrix:
-        opencode = calls.decide(runtime, call)
+    decided = calls.decisions(project)
+    for call, opencode in decided.items():
         verdict = model.decide(call)
         if RANK[verdict.action] > RANK[opencode.action]:
             wider.append(Widening(call, opencode, verdict, call.permission in accepted))
@@ -112,12 +111,12 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
         if kind is not None:
             key = (call.agent, kind)
             usable_kinds[key] = usable_kinds.get(key, False) or keeps
-    agents = sorted({call.agent for call in matrix})
+    agents = sorted({call.agent for call in decided})
     return Proof(
         target,
         runtime_name,
         len(agents),
-        len(matrix),
+        len(decided),
         usable,
         kept,
         tuple(wider),
@@ -153,3 +152,43 @@ def lines(proofs: Iterable[Proof]) -> tuple[str, ...]:
         for (agent, permission), found in grouped(proof.accepted).items()
     ]
     return (*accepted, *(proof.summary() for proof in proofs))
+
+
+def with_proof(report: str, proof: Proof) -> str:
+    """A target's TRANSLATION.md with what the proof found, before its first section:
+    accepted widenings first, then the figures and the tools lost."""
+    head, sep, rest = report.partition("\n## ")
+    return f"{head.rstrip()}\n\n{section(proof)}{sep.lstrip(chr(10))}{rest}"
+
+
+def section(proof: Proof) -> str:
+    lines = ["## Decided call by call", ""]
+    accepted = grouped(proof.accepted)
+    if accepted:
+        intro = (
+            f"ACCEPTED WIDENINGS ({len(proof.accepted)} calls): the config's `accept_wider` "
+            f"lets {proof.runtime} decide these more permissively than OpenCode:"
+        )
+        lines += [*textwrap.wrap(intro, 96, break_on_hyphens=False), ""]
+        for (agent, permission), found in accepted.items():
+            first = found[0]
+            item = (
+                f"- `{agent}`, `{permission}`: {len(found)} call(s), e.g. `{first.call.input}`: "
+                f"OpenCode {first.opencode.action}s ({first.opencode.reason()}), "
+                f"{proof.runtime} {first.runtime.action}s ({first.runtime.why})"
+            )
+            lines += textwrap.wrap(item, 96, subsequent_indent="  ", break_on_hyphens=False)
+        lines.append("")
+    share = 100 * proof.kept // proof.usable if proof.usable else 100
+    figures = (
+        f"promptc decided {proof.calls} calls of the bundle's {proof.agents} agents twice, as "
+        f"OpenCode does from the specs and as {proof.runtime} does from these files: "
+        f"{len(proof.refused)} wider, {len(proof.accepted)} accepted wider; of the "
+        f"{proof.usable} calls OpenCode allows or asks, {proof.kept} ({share}%) are still "
+        "allowed or asked here."
+    )
+    lines += textwrap.wrap(figures, 96, break_on_hyphens=False)
+    if proof.lost:
+        lines += ["", "Tools an agent can use in OpenCode and not here:", ""]
+        lines += [f"- `{agent}`: {', '.join(kinds)}" for agent, kinds in proof.lost.items()]
+    return "\n".join(lines) + "\n\n"

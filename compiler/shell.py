@@ -32,6 +32,10 @@ _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"}
 )
 _SEPARATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n")
+# Substitutions and subshells nested deeper than this are each taken as one
+# command, unsplit: each level is scanned again, so depth costs time, and no
+# real line nests so deep.
+MAX_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,15 @@ class Command:
 def commands(line: str) -> list[Command]:
     """Every command of the line, outer ones before the ones substituted inside them."""
     found: list[Command] = []
-    _split(line, found)
+    pending = [(line, 0)]  # a list, not recursion: nesting depth is the input's to choose
+    while pending:
+        text, depth = pending.pop()
+        inner = _split(text, found)
+        if depth < MAX_DEPTH:
+            pending.extend((part, depth + 1) for part in reversed(inner))
+        else:  # too deep to split further: each nested part asked about as one command
+            for part in inner:
+                _add(part, found)
     return found
 
 
@@ -56,7 +68,9 @@ def asked(line: str) -> list[Command]:
     return [c for c in commands(line) if c.name not in FOLDER_COMMANDS]
 
 
-def _split(text: str, found: list[Command]) -> None:
+def _split(text: str, found: list[Command]) -> list[str]:
+    """The commands of `text` at its own level into `found`; what is nested inside
+    them (substitutions, subshells), to be split next."""
     inner: list[str] = []  # substitutions and subshells, split after their holder
     start = 0
     i = 0
@@ -94,8 +108,7 @@ def _split(text: str, found: list[Command]) -> None:
             continue
         i += 1
     _add(text[start:], found)
-    for part in inner:
-        _split(part, found)
+    return inner
 
 
 def _separator_at(text: str, i: int) -> str:

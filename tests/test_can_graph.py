@@ -117,10 +117,37 @@ def test_can_json(team: None, run: Runner) -> None:
     assert len(data["matching"]) == 3
 
 
-def test_can_notes_shell_lists(team: None, run: Runner) -> None:
+def test_can_decides_a_command_line_per_command(team: None, run: Runner) -> None:
+    # OpenCode asks about each command of a list, pipeline or substitution:
+    # the strictest decides the line (`git add` alone is allowed).
     result = run("can", "craftsman", "bash", "git add . && git push")
     assert result.code == 0
-    assert result.err.startswith("note: OpenCode checks each command of a pipeline or list")
+    assert result.out == (
+        'deny  craftsman  bash "git add . && git push"\n'
+        'specs/agents/craftsman.md:8:5: bash "git push*": deny\n'
+        "each command, as OpenCode asks about it (the strictest decides the line):\n"
+        '  allow  git add .  specs/agents/craftsman.md:7:5: bash "git *": allow\n'
+        '  deny  git push  specs/agents/craftsman.md:8:5: bash "git push*": deny\n'
+    )
+    assert result.err == ""
+    line = run("can", "craftsman", "bash", "echo $(rm -rf /)", "--format", "json")
+    commands = json.loads(line.out)["commands"]
+    assert [(c["command"], c["action"]) for c in commands] == [
+        ("echo $(rm -rf /)", "ask"),
+        ("rm -rf /", "ask"),
+    ]
+
+
+def test_can_answers_for_a_target_from_its_files(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "bash", "git status", "--target", "claude")
+    assert result.code == 0, result.err
+    first, why, opencode = result.out.splitlines()
+    assert first.endswith('craftsman  bash "git status"  (Claude Code, from the claude files)')
+    assert why
+    assert opencode.startswith("OpenCode: allow  specs/agents/craftsman.md:7:5:")
+    unknown = run("can", "craftsman", "bash", "ls", "--target", "vim")
+    assert unknown.code == 2
+    assert "no decision model for target `vim`" in unknown.err
 
 
 def test_can_names_a_permission_no_tool_asks_for(team: None, run: Runner) -> None:

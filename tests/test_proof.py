@@ -1,0 +1,143 @@
+"""compiler.proof: every call of the matrix decided by OpenCode and by the runtime's model.
+
+The files proven here are written by hand, so the proof is tested on its own,
+not through whatever a translation emits today.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler import proof
+from compiler.calls import Call, Verdict
+from compiler.project import Project
+from tests import bundles
+from tests.conftest import MakeBundle, Run
+from tests.rules.conftest import agent
+
+CODER = """
+description: Writes code and runs the tests.
+mode: subagent
+permission:
+  bash:
+    "*": ask
+    "npm test": allow
+  edit: allow
+  webfetch: deny
+"""
+
+
+def _project(make_bundle: MakeBundle, config: str = "") -> Project:
+    root = make_bundle({"promptc.toml": config, "specs/agents/coder.md": agent(CODER)})
+    return bundles.project(Path(root), "claude")
+
+
+def _claude(tools: str, allow: list[str], ask: list[str], deny: list[str]) -> dict[str, str]:
+    front = f"---\nname: coder\ndescription: Writes code.\ntools: {tools}\n---\nBody.\n"
+    settings = {"permissions": {"allow": allow, "ask": ask, "deny": deny}}
+    return {".claude/agents/coder.md": front, ".claude/settings.json": json.dumps(settings)}
+
+
+def test_files_that_hold_opencodes_rules_are_never_wider(make_bundle: MakeBundle) -> None:
+    files = _claude(
+        "Read, Edit, Write, Glob, Grep, Bash",
+        allow=["Bash(npm test)", "Edit(/**)"],
+        ask=["Bash", "Read(**/*.env)", "Read(**/*.env.*)"],
+        deny=[f"Bash({command} *)" for command in ("cat", "head", "wc", "grep", "ls", "git")],
+    )
+    found = proof.prove(_project(make_bundle), "claude", files)
+    assert found is not None
+    assert found.wider == ()
+    assert found.runtime == "Claude Code" and found.agents == 1
+    # It keeps the shell and edits: lost only what it has no tool for.
+    assert "shell" not in found.lost.get("coder", ())
+    assert "edit" not in found.lost.get("coder", ())
+
+
+def test_a_bare_edit_allow_is_wider_outside_the_project(make_bundle: MakeBundle) -> None:
+    files = _claude("Edit, Write", allow=["Edit"], ask=[], deny=[])
+    found = proof.prove(_project(make_bundle), "claude", files)
+    assert found is not None
+    wider = {(w.call.permission, w.call.input) for w in found.refused}
+    assert ("edit", "/home/user/.ssh/authorized_keys") in wider
+    assert ("edit", "src/app.py") not in wider  # OpenCode allows that one too
+    assert found.accepted == ()
+
+
+def test_an_accepted_widening_is_kept_and_shown_first(make_bundle: MakeBundle) -> None:
+    project = _project(make_bundle, '[targets.claude]\naccept_wider = ["edit"]\n')
+    found = proof.prove(project, "claude", _claude("Edit, Write", ["Edit"], [], []))
+    assert found is not None and found.refused == () and found.accepted
+    lines = proof.lines([found])
+    assert lines[0].startswith("claude: accepted wider: Claude Code lets `coder` make")
+    assert "ACCEPTED WIDER" in lines[-1]
+
+
+def test_a_tool_taken_away_is_lost_and_counted(make_bundle: MakeBundle) -> None:
+    found = proof.prove(_project(make_bundle), "claude", _claude("Read", [], [], []))
+    assert found is not None
+    assert set(found.lost["coder"]) >= {"shell", "edit"}
+    assert found.kept < found.usable
+    assert found.summary().startswith("claude: 1 agents; ")
+    assert "lost shell" in found.summary()
+
+
+def test_a_target_without_a_model_is_not_proven(make_bundle: MakeBundle) -> None:
+    assert proof.prove(_project(make_bundle), "opencode", {}) is None
+
+
+class _AllowsEverything:
+    def decide(self, call: Call) -> Verdict:
+        return Verdict("allow", "this stand-in runtime allows everything")
+
+
+READER = """
+description: Reads only.
+mode: subagent
+permission:
+  edit: deny
+  bash: deny
+"""
+
+
+@pytest.mark.parametrize("accept", ["", 'accept_wider = ["edit", "bash"]'])
+def test_the_build_refuses_a_wider_translation_unless_accepted(
+    make_bundle: MakeBundle, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch, accept: str
+) -> None:
+    # The codex target's files read by a model that allows every call: the
+    # build must refuse them at the rules they widen, or print them first.
+    monkeypatch.setitem(proof.MODELS, "codex", ("Codex", lambda files: _AllowsEverything()))
+    make_bundle(
+        {
+            "promptc.toml": f"[targets.codex]\n{accept}\n",
+            "specs/agents/reader.md": agent(READER),
+        }
+    )
+    done = run("build", "--no-cache")
+    wider = [line for line in done.out.splitlines() if "[wider-translation]" in line]
+    edit = [line for line in wider if line.startswith("specs/agents/reader.md:5:3: error")]
+    if not accept:
+        assert done.code == 1
+        assert edit and "Codex (codex) would allow `reader` as a subagent `edit`" in edit[0]
+        assert "`edit: deny`" in edit[0]
+        assert "accept_wider" in edit[0]
+        assert not (Path("build") / "codex").exists()  # nothing written
+    else:
+        assert not edit
+        assert "codex: accepted wider: Codex lets `reader` make" in done.err.splitlines()[0]
+    assert "codex: 1 agents;" in done.err
+
+
+def test_translation_md_says_the_proof_accepted_widenings_first(make_bundle: MakeBundle) -> None:
+    project = _project(make_bundle, '[targets.claude]\naccept_wider = ["edit"]\n')
+    found = proof.prove(project, "claude", _claude("Edit, Write", ["Edit"], [], []))
+    assert found is not None
+    report = proof.with_proof("# Title\n\nIntro.\n\n## Agents\n\nText.\n", found)
+    assert report.startswith("# Title\n\nIntro.\n\n## Decided call by call\n\nACCEPTED WIDENINGS")
+    assert "- `coder`, `edit`: " in report
+    assert report.endswith("## Agents\n\nText.\n")
+    assert "Tools an agent can use in OpenCode and not here:\n\n- `coder`: " in report
