@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NPM_STAMP := tests/node_modules/.installed
 
-.PHONY: all build bytecode test test-pythons lint typecheck layers pytest npm clean fuzz adversarial docs
+.PHONY: all build bytecode test test-pythons conformance lint typecheck layers pytest npm clean fuzz adversarial docs
 
 all: build
 
@@ -66,6 +66,14 @@ test: lint typecheck layers pytest
 	$(BIN)/promptc check
 	# Not --quiet: mkdocs then stops counting warnings, and --strict passes anything.
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The decision oracles (tests/oracles): each real runtime, offline, decides the
+# tool calls a scripted model server on 127.0.0.1 makes it attempt. Too slow
+# for `make test` (an OpenCode run takes 20-40 s), whose pytest leaves the
+# `conformance` marker out (pyproject.toml's addopts); tests spread one by one
+# over the cores, as a file holds many runs.
+conformance: $(VENV)/.installed npm bytecode
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist load -m conformance
 
 # The documentation site (mkdocs.yml, docs/) at http://127.0.0.1:8000, rebuilt on save.
 # The rule and config references are generated first (tests/docs_pages.py).

@@ -16,11 +16,9 @@ per question where Codex allows it:
 
 from __future__ import annotations
 
-import http.server
 import json
 import re
 import shutil
-import threading
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,9 @@ import pytest
 
 from compiler.targets import codex
 from tests import bundles, codex_model, oracle
+from tests.oracles import Attempt, harness
+from tests.oracles import codex as codex_oracle
+from tests.oracles.server import serve
 from tests.test_target_codex import RANK, can, commands_of, opencode_answers
 
 pytestmark = pytest.mark.slow
@@ -219,90 +220,36 @@ def test_a_main_session_without_a_shell_has_no_exec_command(tmp_path: Path) -> N
     assert "write_stdin" in before and "write_stdin" not in after
 
 
-class _Model(http.server.BaseHTTPRequestHandler):
-    """A Responses API stand-in: the main session spawns the roles it is told to,
-    then waits for them; every role answers at once. Requests are kept."""
-
-    spawn: tuple[str, ...] = ()
-    seen: list[tuple[dict[str, Any], dict[str, Any]]]
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        meta = json.loads(self.headers.get("x-codex-turn-metadata", "{}"))
-        kinds = [item.get("type") for item in body.get("input", [])]
-        if meta.get("agent_name") != "/root":
-            if meta.get("request_kind") == "turn":
-                self.seen.append((meta, body))
-            items = [_message()]
-        elif "function_call_output" not in kinds:
-            items = [
-                _call("spawn_agent", {"agent_type": role, "task_name": f"t{i}", "message": "go"})
-                for i, role in enumerate(self.spawn)
-            ]
-        elif len(self.seen) < len(self.spawn):  # wait until every role has answered
-            items = [_call("wait_agent", {"timeout_ms": 10000, "n": kinds.count("function_call")})]
-        else:
-            items = [_message()]
-        events = [{"type": "response.created", "response": {"id": "r"}}]
-        events += [{"type": "response.output_item.done", "item": item} for item in items]
-        usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
-        events.append({"type": "response.completed", "response": {"id": "r", "usage": usage}})
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.end_headers()
-        self.wfile.write("".join(f"data: {json.dumps(e)}\n\n" for e in events).encode())
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    call = f"call_{name}_{arguments.pop('n', arguments.get('task_name', ''))}"
-    return {
-        "type": "function_call",
-        "call_id": call,
-        "name": name,
-        "namespace": "collaboration",
-        "arguments": json.dumps(arguments),
-    }
-
-
-def _message() -> dict[str, Any]:
-    text = {"type": "output_text", "text": "done", "annotations": []}
-    return {"type": "message", "role": "assistant", "status": "completed", "content": [text]}
-
-
 def test_a_spawned_role_runs_with_its_model_and_without_the_shell_promptc_took(
     tmp_path: Path,
 ) -> None:
-    # What the translation counts on, seen on a local stand-in for the model
-    # API: a role file's model and effort reach the spawned role, and its
-    # `[features] shell_tool = false` takes exec_command away (its sandbox_mode
-    # does not apply, so promptc never counts on that).
+    # What the translation counts on, seen on the scripted model server
+    # (tests/oracles): a role file's model and effort reach the spawned role,
+    # and its `[features] shell_tool = false` takes exec_command away (its
+    # sandbox_mode does not apply, so promptc never counts on that). The main
+    # session spawns both roles, then waits; each role only answers.
     oracle.binary("codex")
     folder = emit("codex", tmp_path)
-    handler = type("Model", (_Model,), {"spawn": ("smith", "scout"), "seen": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    message = f"{harness.QUIET}: answer done."
+    spawn = [
+        Attempt("spawn_agent", {"agent_type": role, "task_name": f"t{i}", "message": message})
+        for i, role in enumerate(("smith", "scout"))
+    ]
+    wait = Attempt("wait_agent", {"timeout_ms": 10000})
+    plan = harness.Plan((), (*spawn, wait), fill=codex_oracle.fill)
     home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    (home / ".codex" / "config.toml").write_text(
-        'model = "gpt-6.2-sol"\nmodel_provider = "stand-in"\n\n'
-        "[model_providers.stand-in]\n"
-        f'name = "stand-in"\nbase_url = "http://127.0.0.1:{server.server_address[1]}/v1"\n'
-        'wire_api = "responses"\nrequires_openai_auth = false\nsupports_websockets = false\n\n'
-        f'[projects.{json.dumps(str(folder.resolve()))}]\ntrust_level = "trusted"\n'
-    )
-    try:
-        args = ["exec", "--skip-git-repo-check", "spawn the roles"]
-        oracle.run("codex", args, folder, timeout=120, home=home)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-    roles = {m["agent_name"].rsplit("/", 1)[-1]: (m, b) for m, b in handler.seen}
-    assert set(roles) == {"t0", "t1"}, [m.get("agent_name") for m, _ in handler.seen]
+    with serve(plan) as server:
+        # A model name Codex does not know: the agent tools are offered at once.
+        codex_oracle.prepare(home, folder, server.url, model="gpt-6.2-sol")
+        args = [str(oracle.binary("codex")), "exec", "--skip-git-repo-check", "spawn the roles"]
+        oracle.capture(args, folder, codex_oracle.environment(home), 120)
+        exchanges = server.exchanges()
+    roles: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for exchange in exchanges:
+        meta = json.loads(exchange.turn.headers.get("x-codex-turn-metadata", "{}"))
+        if meta.get("agent_name", "/root") != "/root" and meta.get("request_kind") == "turn":
+            roles[meta["agent_name"].rsplit("/", 1)[-1]] = (meta, dict(exchange.turn.body))
+    assert set(roles) == {"t0", "t1"}, [(e.turn.tools, e.reply) for e in exchanges]
     (smith, smith_body), (scout, scout_body) = roles["t0"], roles["t1"]
     assert (smith["model"], smith["reasoning_effort"]) == ("gpt-5.5", "high")
     assert (scout["model"], scout["reasoning_effort"]) == ("gpt-5.5", "low")

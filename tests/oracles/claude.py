@@ -1,6 +1,32 @@
 """Claude Code (claude 2.1.332) as a decision oracle.
 
-(facts are filled in below as they are found)
+Run: `claude -p PROMPT --output-format json [--agent NAME]` in the project,
+HOME a scratch folder whose `.claude.json` trusts the project and skips
+onboarding, `ANTHROPIC_BASE_URL` the server (Anthropic Messages), the
+non-essential traffic off. Never a bypass or accept-edits flag.
+
+Seen on the binary (tests/oracles/FACTS.md has the configs):
+- Tools offered in `-p` mode: Agent, Bash, Edit, ListAgents, Read,
+  ReportFindings, ScheduleWakeup, Skill, ToolSearch, Workflow, Write.
+  Deferred behind ToolSearch (listed in the system prompt, loaded with
+  `select:NAME`, then in the tool list): WebFetch, WebSearch, NotebookEdit,
+  Monitor, SendMessage, TaskStop, Cron*, *Worktree; the driver makes that
+  call first. No Glob, Grep, TodoWrite, AskUserQuestion or LS: a call
+  answers "No such tool available: Glob. Glob is not available in this
+  session - find files with `find` via the Bash tool instead." (absent).
+- Every call that did not run is in stdout's `permission_denials`
+  (`tool_use_id`), asks and denies alike; the text tells them apart. Ask:
+  "Claude requested permissions to use Bash, but you haven't granted it
+  yet." ("... to write to PATH", "... to read from PATH"), "This command
+  requires approval", "Output redirection to 'PATH' needs approval. ...".
+  Deny: "Permission to use Bash with command rm -f .env has been denied.",
+  "Skill execution blocked by permission rules".
+- It goes on after an ask or a deny: one run decides a whole batch.
+- Delegation: `Agent {description, prompt, subagent_type, run_in_background:
+  false}` (in the background the subagent's asks are auto-denied and the run
+  may end first); the subagent's denials land in the same
+  `permission_denials`.
+- Timing (2 cores under a load of 13-16): 2-3.5 s a run.
 """
 
 from __future__ import annotations
@@ -29,7 +55,7 @@ ENV = {
 # The system prompt names the tools it defers: "... available via ToolSearch
 # ... before calling them:\nCronCreate\nCronDelete\n...\n\n".
 _DEFERRED = re.compile(r"deferred tools are now available via ToolSearch.*?:\n((?:\w+\n)+)", re.S)
-_DENIED = re.compile(r"Permission to use \S+ .*(?:has been denied|denied by)", re.S)
+_DENIED = re.compile(r"has been denied|denied by|is denied|blocked by permission rules")
 
 
 def prepare(home: Path, project: Path) -> None:
@@ -68,7 +94,12 @@ def _denials(stdout: str) -> set[str]:
 
 def classify(seen: harness.Evidence) -> Verdict:
     """A call in `permission_denials` did not run: refused when a rule denied
-    it, asked otherwise (Claude auto-denies what would need the user)."""
+    it, asked otherwise (Claude auto-denies what would need the user). A tool
+    the session does not have comes back as a tool_use_error."""
+    if "No such tool available" in seen.result:
+        return "absent"
+    if seen.result.startswith("<tool_use_error>"):
+        raise OracleError(f"Claude did not take the call as made: {seen.attempt} -> {seen.result}")
     if seen.call_id not in _denials(seen.process.stdout):
         return "ran"
     return "refused" if _DENIED.search(seen.result) else "asked"
@@ -89,9 +120,59 @@ def _system_text(turn: Turn) -> str:
     return "\n".join(block.get("text", "") for block in system if isinstance(block, dict))
 
 
-def _creates(attempt: Attempt) -> Path | None:
-    if attempt.tool == "Write":
-        return Path(attempt.arguments["file_path"])
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The Claude Code call that exercises an OpenCode permission with `value`.
+
+    `edit` writes a new file (Write); `webfetch` needs a 127.0.0.1 URL (the
+    run must stay offline). Claude 2.1.332 has no `list` tool (LS was removed).
+    """
+    path = str(harness.inside(value, project))
+    calls = {
+        "bash": lambda: Attempt("Bash", {"command": value, "description": "oracle"}),
+        "edit": lambda: Attempt("Write", {"file_path": path, "content": harness.CONTENT}),
+        "read": lambda: Attempt("Read", {"file_path": path}),
+        "glob": lambda: Attempt("Glob", {"pattern": value}),
+        "grep": lambda: Attempt("Grep", {"pattern": value}),
+        "webfetch": lambda: Attempt("WebFetch", {"url": value, "prompt": "Summarise."}),
+        "websearch": lambda: Attempt("WebSearch", {"query": value}),
+        "task": lambda: Attempt(
+            "Agent",
+            {
+                "description": "oracle",
+                "prompt": f"{harness.QUIET}: answer done.",
+                "subagent_type": value,
+                "run_in_background": False,
+            },
+        ),
+        "skill": lambda: Attempt("Skill", {"skill": value}),
+        "todowrite": lambda: Attempt(
+            "TodoWrite",
+            {"todos": [{"content": value, "status": "pending", "activeForm": value}]},
+        ),
+        "question": lambda: Attempt(
+            "AskUserQuestion",
+            {
+                "questions": [
+                    {
+                        "question": value,
+                        "header": "oracle",
+                        "multiSelect": False,
+                        "options": [
+                            {"label": "yes", "description": "yes"},
+                            {"label": "no", "description": "no"},
+                        ],
+                    }
+                ]
+            },
+        ),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "Write":
+        return Path(call.arguments["file_path"])
     return None
 
 

@@ -1,6 +1,33 @@
 """GitHub Copilot CLI (copilot 1.0.102) as a decision oracle.
 
-(facts below)
+Run: `copilot -p PROMPT --output-format json --no-auto-update
+--disable-client-telemetry [flags] [--agent NAME]` in the project, with the
+bring-your-own-key provider (`COPILOT_PROVIDER_BASE_URL` the server, Chat
+Completions, model gpt-4.1), `COPILOT_OFFLINE=true`, `COPILOT_HOME` in a
+scratch HOME whose config.json trusts the project, and the ~235 MB package
+unpacked once into `.pytest_cache/copilot-pkg` (`COPILOT_PKG_CACHE_HOME`).
+Never `--allow-all-tools`, `--allow-all` or `--yolo`; permission rules are
+flags (`--allow-tool 'shell(git status:*)'`, `--deny-tool ...`), given
+through `run(..., flags=)`.
+
+Seen on the binary (tests/oracles/FACTS.md has the configs):
+- Tools offered (main session): bash, read_bash, stop_bash, list_bash,
+  view, create, edit, fetch_copilot_cli_documentation, skill, sql,
+  session_store_sql, read_agent, list_agents, write_agent, grep, glob,
+  task. No web_fetch or web_search (offline), no ask_user in `-p` mode.
+  An agent's `tools:` list selects tools by name or alias (`execute` gives
+  bash and its helpers); `--agent` adds skill and sql to it, a subagent
+  started by `task` gets exactly its list. A command pattern there
+  (`shell(touch:*)`) is no tool name: that agent gets no tool at all.
+- In `-p` mode a call no flag allows is refused "Permission denied because
+  no interactive user response was available. Retry in an interactive
+  session ..." (asked), except read-only commands (`cat`, `git status`)
+  and `view`, which run; a `--deny-tool` match: "Permission to run this
+  tool was denied due to the following rules: `shell(rm:*)`" (refused).
+  It goes on after each: one run decides a batch.
+- Delegation: `task {description, prompt, agent_type, name}`.
+- Timing (2 cores under a load of 13-16): 4-6 s a run (the first run on a
+  machine unpacks the package: ~6 s more).
 """
 
 from __future__ import annotations
@@ -64,6 +91,46 @@ def classify(seen: harness.Evidence) -> Verdict:
     return "ran"
 
 
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The Copilot CLI call that exercises `permission` with `value`.
+
+    `edit` creates a new file (`create`); `read` and `list` both view a path;
+    `webfetch` needs a 127.0.0.1 URL. Copilot keeps its todo list in its
+    `sql` session store, which no OpenCode permission governs: `todowrite`
+    has no call.
+    """
+    path = str(harness.inside(value, project))
+    calls = {
+        "bash": lambda: Attempt("bash", {"command": value, "description": "oracle"}),
+        "edit": lambda: Attempt("create", {"path": path, "file_text": harness.CONTENT}),
+        "read": lambda: Attempt("view", {"path": path}),
+        "list": lambda: Attempt("view", {"path": path}),
+        "glob": lambda: Attempt("glob", {"pattern": value}),
+        "grep": lambda: Attempt("grep", {"pattern": value}),
+        "webfetch": lambda: Attempt("web_fetch", {"url": value}),
+        "websearch": lambda: Attempt("web_search", {"query": value}),
+        "task": lambda: Attempt(
+            "task",
+            {
+                "description": "oracle",
+                "prompt": f"{harness.QUIET}: answer done.",
+                "agent_type": value,
+                "name": "oracle",
+            },
+        ),
+        "skill": lambda: Attempt("skill", {"skill": value}),
+        "question": lambda: Attempt("ask_user", {"question": value}),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "create":
+        return Path(call.arguments["path"])
+    return None
+
+
 def _spawn(agent: str) -> tuple[Attempt, ...]:
     prompt = f"{harness.MARKER}: do the task."
     arguments = {"description": "oracle", "prompt": prompt, "agent_type": agent, "name": "oracle"}
@@ -87,5 +154,6 @@ def run(
             launch=_Launch(project, home or Path(scratch), None if delegate else agent, flags),
             classify=classify,
             spawn=_spawn,
+            creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +28,16 @@ MARKER = "ORACLESUBAGENT"
 """The word the delegated prompt carries: the subagent's conversation has it
 in its own user text, the main session's has it only inside a tool call."""
 
+QUIET = "ORACLEQUIET"
+"""The word in the prompt of a subagent an attempt starts (OpenCode's `task`
+permission): that conversation only answers "done", so the subagent neither
+makes the attempts nor delegates again."""
+
 PROMPT = "Do the task."
 """The main session's prompt."""
+
+CONTENT = "written by an oracle\n"
+"""What an edit attempt writes."""
 
 _ID = re.compile(r"oracle_([aps])(\d+)$")
 
@@ -63,12 +71,16 @@ class Plan:
 
     def attempting(self, turn: Turn) -> bool:
         """Whether this turn belongs to the conversation that makes the attempts."""
+        if QUIET in turn.user_text:
+            return False
         if not self.spawn:
             return True
         spawned = any((m := _ID.search(r.call_id)) and m[1] == "s" for r in turn.results)
         return MARKER in turn.user_text and not spawned
 
     def __call__(self, turn: Turn) -> Reply:
+        if QUIET in turn.user_text:
+            return "done"
         if self.attempting(turn):
             return self._next(turn, self.attempts, "a")
         return self._next(turn, self.spawn, "s")
@@ -86,23 +98,56 @@ class Plan:
         return "done"
 
 
-def results(
-    exchanges: Sequence[Exchange], plan: Plan
-) -> tuple[dict[int, tuple[str, str]], set[str]]:
-    """(attempt index -> (call id, the result text the CLI sent back), the tools
-    offered to the attempting conversation), read from a run's log."""
+SECRET = "oracle-secret-4f1c"
+"""The value in a scratch project's `.env`: a command output holding it read the file."""
+
+
+def scratch_project(folder: Path, files: Mapping[str, str]) -> Path:
+    """A project to run a CLI in: `files` (relative path -> text), a `.env`
+    holding SECRET, and a git repository (the runtimes look for one)."""
+    for rel, text in {".env": f"SECRET={SECRET}\n", **files}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
+    return folder.resolve()
+
+
+def inside(value: str, project: Path) -> Path:
+    """An attempt's path: relative ones are taken from the project folder."""
+    path = Path(value)
+    return path if path.is_absolute() else project.resolve() / path
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a run's log shows of the attempting conversation."""
+
+    results: Mapping[int, tuple[str, str]]
+    """Attempt index -> (call id, the result text the CLI sent back)."""
+    offered: frozenset[str]
+    """Every tool offered to it."""
+    turns: int
+    """How many model calls it made (0: the conversation never started)."""
+
+
+def seen(exchanges: Sequence[Exchange], plan: Plan) -> Seen:
+    """Read a run's log. A subagent given no tool at all still counts: its
+    requests are side requests (no tools), but they carry MARKER."""
     found: dict[int, tuple[str, str]] = {}
     offered: set[str] = set()
+    turns = 0
     for exchange in exchanges:
         turn = exchange.turn
-        if turn.side or not plan.attempting(turn):
+        toolless_subagent = bool(plan.spawn) and MARKER in turn.user_text
+        if not plan.attempting(turn) or (turn.side and not toolless_subagent):
             continue
+        turns += 1
         offered.update(turn.tools)
         for result in turn.results:
             match = _ID.search(result.call_id)
             if match and match[1] == "a":
                 found.setdefault(int(match[2]), (result.call_id, result.text))
-    return found, offered
+    return Seen(found, frozenset(offered), turns)
 
 
 @dataclass(frozen=True)
@@ -164,19 +209,17 @@ def _one_run(driver: Driver, plan: Plan) -> dict[int, Outcome]:
         done = driver.launch(server, plan)
         elapsed = time.monotonic() - start
         exchanges = server.exchanges()
-    texts, offered = results(exchanges, plan)
-    if not any(not plan.attempting(e.turn) or not e.turn.side for e in exchanges) or (
-        plan.spawn and not offered
-    ):
+    log = seen(exchanges, plan)
+    if not log.turns:
         raise OracleError(_report("no conversation made the attempts", done, exchanges, elapsed))
     found: dict[int, Outcome] = {}
     for index, attempt in enumerate(plan.attempts):
-        if index in texts:
-            call_id, text = texts[index]
+        if index in log.results:
+            call_id, text = log.results[index]
             verdict = driver.classify(Evidence(attempt, text, call_id, done))
             _cross_check(driver, attempt, verdict, before[index], done, exchanges, elapsed)
             found[index] = Outcome(attempt, verdict, text)
-        elif attempt.tool not in offered:
+        elif attempt.tool not in log.offered:
             found[index] = Outcome(attempt, "absent", "")
         else:
             break  # the run stopped at this call: the next run starts here

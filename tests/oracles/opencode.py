@@ -1,11 +1,36 @@
 """OpenCode (opencode 1.18.33) as a decision oracle.
 
-(facts below)
+Run: `opencode run --format json -m mock/mock-model --title oracle [--agent
+NAME] PROMPT` in the project, HOME a scratch folder whose global config
+(`~/.config/opencode/opencode.json`) adds the `mock` provider
+(`@ai-sdk/openai-compatible`, bundled, Chat Completions to the server) and
+turns snapshots off; the project's own opencode.json and `.opencode/` are
+read as they are. `--agent` takes primary (or `all`) agents only.
+
+Seen on the binary (tests/oracles/FACTS.md has the configs):
+- Tools offered (build, no rules): bash, edit, glob, grep, read, skill,
+  task, todowrite, webfetch, write. No tool for `list`; `websearch` needs
+  Exa and `question` an interactive client, so both come back absent. A
+  subagent loses task and todowrite; a tool whose last rule is `"*": deny`
+  is not offered (absent).
+- Deny: "The user has specified a rule which prevents you from using this
+  specific tool call. Here are some of the relevant rules [...]"; the run
+  goes on. Ask: stderr "permission requested: bash (ls -la); auto-rejecting"
+  and the run ENDS there, unless the config sets
+  `experimental.continue_loop_on_deny: true` (the driver does): then the
+  model gets "The user rejected permission to use this specific tool call."
+  and the batch goes on.
+- Delegation: `task {description, prompt, subagent_type}`.
+- Timing (2 cores under a load of 13-16): 24-32 s a run with a data dir
+  used before, ~36 s with a fresh one (its database is set up first), ~12 s
+  more with snapshots on. Without `home`, runs share one data dir per
+  pytest-xdist worker under .pytest_cache.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -16,6 +41,9 @@ from tests.oracles import Attempt, OracleError, Outcome, Verdict, harness
 from tests.oracles.server import MODEL, ModelServer
 
 TIMEOUT = 240
+DATA = Path(__file__).resolve().parents[2] / ".pytest_cache" / "opencode-data"
+"""OpenCode's data dir (its database) when the caller gives no HOME: one per
+pytest-xdist worker, kept between runs, as a fresh one costs ~10 s to set up."""
 
 ENV = {
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
@@ -43,6 +71,8 @@ def prepare(home: Path, url: str) -> None:
         "small_model": f"mock/{MODEL}",
         "autoupdate": False,
         "share": "disabled",
+        # No git snapshot of the project before and after every step: seconds a call.
+        "snapshot": False,
         # An auto-rejected ask ends the run unless this is set; a deny does not.
         "experimental": {"continue_loop_on_deny": True},
     }
@@ -50,12 +80,14 @@ def prepare(home: Path, url: str) -> None:
 
 
 class _Launch:
-    def __init__(self, project: Path, home: Path, agent: str | None) -> None:
-        self.project, self.home, self.agent = project, home, agent
+    def __init__(self, project: Path, home: Path, agent: str | None, data: Path | None) -> None:
+        self.project, self.home, self.agent, self.data = project, home, agent, data
 
     def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
         prepare(self.home, server.url)
         env = {**oracle.scratch_env(self.home), **ENV}
+        if self.data is not None:
+            env["XDG_DATA_HOME"] = str(self.data)
         args = [str(oracle.binary("opencode")), "run", "--format", "json", "-m", f"mock/{MODEL}"]
         args += ["--title", "oracle"]
         if self.agent:
@@ -75,6 +107,51 @@ def classify(seen: harness.Evidence) -> Verdict:
     return "ran"
 
 
+def attempt(permission: str, value: str, project: Path) -> Attempt | None:
+    """The OpenCode call that exercises `permission` with `value`.
+
+    `edit` writes a new file (the `write` tool, which the edit permission
+    governs); `webfetch` needs a 127.0.0.1 URL. OpenCode 1.18.33 has no
+    tool for `list`; `websearch` and `question` are offered only with Exa or
+    to an interactive client, so they come back absent here.
+    """
+    path = str(harness.inside(value, project))
+    todo = {"content": value, "status": "pending", "priority": "low", "id": "oracle"}
+    question = {
+        "question": value,
+        "header": "oracle",
+        "options": [{"label": "yes", "description": "yes"}, {"label": "no", "description": "no"}],
+    }
+    calls = {
+        "bash": lambda: Attempt("bash", {"command": value, "description": "oracle"}),
+        "edit": lambda: Attempt("write", {"filePath": path, "content": harness.CONTENT}),
+        "read": lambda: Attempt("read", {"filePath": path}),
+        "glob": lambda: Attempt("glob", {"pattern": value}),
+        "grep": lambda: Attempt("grep", {"pattern": value}),
+        "webfetch": lambda: Attempt("webfetch", {"url": value, "format": "text"}),
+        "websearch": lambda: Attempt("websearch", {"query": value}),
+        "task": lambda: Attempt(
+            "task",
+            {
+                "description": "oracle",
+                "prompt": f"{harness.QUIET}: answer done.",
+                "subagent_type": value,
+            },
+        ),
+        "skill": lambda: Attempt("skill", {"name": value}),
+        "todowrite": lambda: Attempt("todowrite", {"todos": [todo]}),
+        "question": lambda: Attempt("question", {"questions": [question]}),
+    }
+    make = calls.get(permission)
+    return make() if make else None
+
+
+def _creates(call: Attempt) -> Path | None:
+    if call.tool == "write":
+        return Path(call.arguments["filePath"])
+    return None
+
+
 def _spawn(agent: str) -> tuple[Attempt, ...]:
     prompt = f"{harness.MARKER}: do the task."
     return (Attempt("task", {"description": "oracle", "prompt": prompt, "subagent_type": agent}),)
@@ -88,10 +165,12 @@ def run(
     delegate: bool = False,
     home: Path | None = None,
 ) -> list[Outcome]:
+    data = None if home else DATA / os.environ.get("PYTEST_XDIST_WORKER", "main")
     with tempfile.TemporaryDirectory(prefix="opencode-home-") as scratch:
         driver = harness.Driver(
-            launch=_Launch(project, home or Path(scratch), None if delegate else agent),
+            launch=_Launch(project, home or Path(scratch), None if delegate else agent, data),
             classify=classify,
             spawn=_spawn,
+            creates=_creates,
         )
         return harness.decide(driver, attempts, agent, delegate)

@@ -243,10 +243,11 @@ def _codex_tools(body: Mapping[str, Any]) -> dict[str, tuple[str, str | None]]:
                 found[tool.get("name", kind)] = (kind, namespace)
 
     walk(body.get("tools", []), None)
-    # Tools a client-run tool_search loaded are offered from then on.
+    # Tools a client-run tool_search loaded are offered from then on; the
+    # "responses lite" request of some models lists its tools in the input.
     items = body.get("input", [])
     for item in items if isinstance(items, list) else []:
-        if item.get("type") == "tool_search_output":
+        if item.get("type") in ("tool_search_output", "additional_tools"):
             walk(item.get("tools", []), None)
     return found
 
