@@ -7,18 +7,26 @@ and a regular expression over the call's arguments (`argsPattern`), tested
 against a stable JSON text of them in which each top-level pair stands
 between NUL characters: `{\\x00"command":"git status"\\x00}`. OpenCode decides
 by the last matching rule, so each agent's rules for a tool become rules in
-OpenCode's order with rising priorities (the later, the higher), under one
+OpenCode's order with rising priorities (the later, the higher), above one
 rule that asks for every call (so Gemini's own shortcuts, such as running a
 read-only command unasked, never decide for the agent).
 
-A pattern cannot say everything OpenCode's path and command handling does
-(a path given absolute, `./x`, `a/../b`; a command naming a folder outside
-the project, which OpenCode asks `external_directory` about). So a deny or
-an ask rule matches more than its pattern does (any leading folders, any
-leading words), and an allow matches less: only a plain relative path, only
-a command that names no absolute, home or parent path. What falls between
-asks. Gemini's check of a regular expression refuses a quantified group, so
-none is written.
+Those rules see the input as OpenCode does only when it is plain: a path
+relative to the project with no `.`, `..` or empty segment; a command that
+names no absolute, home or parent path (OpenCode would ask
+`external_directory` about one outside the project). Each rule is guarded to
+plain inputs. Any other input is never allowed: it is refused when a deny
+rule could decide it in OpenCode, and asks otherwise. A clean absolute path
+(Gemini's file tools refuse one outside the project) is refused by the deny
+patterns with any leading folders; another path by any deny rule of the
+permission or of `external_directory`; a command naming such a path by the
+deny patterns with any leading words, and by any deny rule of
+`external_directory`. Reading OpenCode's order any other way is unsound: a
+loosened ask placed after a deny (`rm *: deny`, then `git *: ask`) would ask
+for `rm git x`, which OpenCode refuses. Gemini drops a rule whose
+expression looks like it could backtrack without end (a `)` followed by a
+quantifier after a `(` and a quantifier, or over 2,048 characters), so
+none is written that way.
 
 An extension may not allow (Gemini drops such rules), so the extension holds
 the deny and ask rules and a user policy file holds them all: without the
@@ -29,10 +37,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from compiler.permissions import names_home
+from compiler.permissions import Rule, names_home
 from compiler.tool_lists import GEMINI, Plan, runtime_name
 
 EXTENSION_FILE = "policies/promptc.toml"
@@ -50,18 +58,40 @@ DECISIONS = {"allow": "allow", "ask": "ask_user", "deny": "deny"}
 
 _ANY = "[^\\x00]*"  # any part of a JSON string value (NUL is always escaped there)
 _ONE = "(?:\\\\u[0-9a-fA-F]{4}|\\\\.|[^\\\\\\x00])"  # one character, JSON-encoded
-# A plain relative path, as OpenCode compares it: not absolute, home or `./`;
-# no `..` or `.` segment, no `//`, no `/` at its end, no backslash.
-_PLAIN_PATH = (
-    '(?![/~]|\\.\\.?(?:/|"\\x00)|[^\\x00]*/\\.\\.?(?:/|"\\x00)|[^\\x00]*//'
-    '|[^\\x00]*/"\\x00|[^\\x00]*\\\\\\\\)'
+# What makes a path other than plain: absolute, home or `./`; a `..` or `.`
+# segment, `//`, a `/` at its end, a backslash.
+_ODD_PATH = (
+    '[/~]|\\.\\.?(?:/|"\\x00)|[^\\x00]*/\\.\\.?(?:/|"\\x00)|[^\\x00]*//'
+    '|[^\\x00]*/"\\x00|[^\\x00]*\\\\\\\\'
 )
-# A command naming no absolute, home or parent path (OpenCode would ask
-# external_directory for one outside the project).
-_LOCAL_COMMAND = "(?![/~]|[^\\x00]*\\.\\.|[^\\x00]*[^\\w.\\-/\\x00][/~])"
-# What may stand before a deny's or an ask's path (folders) or command (words).
+# A clean absolute path: `/` first, no `.` or `..` segment, `//`, final `/` or backslash.
+_CLEAN_ABSOLUTE = (
+    '(?=/)(?![^\\x00]*/\\.\\.?(?:/|"\\x00)|[^\\x00]*//|[^\\x00]*/"\\x00|[^\\x00]*\\\\\\\\)'
+)
+# What makes a command other than plain: it names an absolute, home or parent path.
+_ODD_COMMAND = "[/~]|[^\\x00]*\\.\\.|[^\\x00]*[^\\w.\\-/\\x00][/~]"
+# A line Gemini may not split as OpenCode does, or not at all (it then asks,
+# whatever each command would get): quotes, escapes, substitutions, brackets,
+# redirections, comments; an operator with no command before or after it; a
+# reserved word opening a command.
+_OP = "(?:&&|\\|\\||(?<!&)&(?!&)|(?<!\\|)\\|(?!\\|)|;)"
+_WORDS = "if|then|else|elif|fi|do|done|while|until|for|case|esac|select|function|time|coproc"
+_RESERVED = f'(?:{_WORDS}|[{{}}!])(?: |"\\x00)'
+_ODD_SYNTAX = "|".join(
+    (
+        "[^\\x00]*[\\\\'`{}()\\[\\]<>#$]",
+        " *[&|;]",
+        f"[^\\x00]*{_OP} *[&|;]",
+        '[^\\x00]*(?:&&|\\|\\||(?<!\\|)\\|(?!\\|)) *"\\x00',
+        f" *{_RESERVED}",
+        f"[^\\x00]*[;&|] *{_RESERVED}",
+    )
+)
+# What may stand before a deny's path (folders) or command (words), and after
+# a command (the next word or operator).
 _PATH_LEAD = "(?:|[^\\x00]*/)"
 _COMMAND_LEAD = "(?:|[^\\x00]*[^\\w.\\-/\\x00])"
+_COMMAND_END = "(?![\\w.\\-/])"
 
 
 @dataclass(frozen=True)
@@ -77,23 +107,64 @@ def rules(found: Plan) -> tuple[PolicyRule, ...]:
     """Every policy rule of the written agents, agent by agent, tool by tool."""
     out: list[PolicyRule] = []
     for ident, tools in found.tools.items():
-        agent = found.agents[ident]
-        own = agent.effective(as_subagent=True)
+        own = found.agents[ident].effective(as_subagent=True)
         name = runtime_name(ident)
         for tool, perms in GEMINI.tools:
             if tool not in tools:
                 continue
             argument = ARGUMENT.get(tool)
-            if argument is None:
-                out.append(_whole(name, tool, [r.action for r in own if r.names(perms[0])]))
-                continue
-            out.append(PolicyRule(name, tool, "ask_user", BASE, _value(argument, _ANY)))
             written = [r for r in own if r.names(perms[0])]
-            for offset, rule in enumerate(written, start=1):
-                pattern = rule.written if rule.written and names_home(rule.written) else rule.pattern
-                regex = _regex(argument, pattern, strict=rule.action == "allow")
-                out.append(PolicyRule(name, tool, DECISIONS[rule.action], BASE + offset, regex))
+            if argument is None:
+                out.append(_whole(name, tool, [r.action for r in written]))
+                continue
+            folders = [r for r in own if r.names("external_directory")]
+            out += _scoped(name, tool, argument, written, folders)
     return tuple(out)
+
+
+def _scoped(
+    name: str, tool: str, argument: str, written: Sequence[Rule], folders: Sequence[Rule]
+) -> Iterator[PolicyRule]:
+    """The rules of one tool whose argument OpenCode's patterns decide."""
+    yield PolicyRule(name, tool, "ask_user", BASE, _value(argument, _ANY))
+    guard = {"file_path": f"(?!{_ODD_PATH})", "command": f"(?!{_ODD_COMMAND})"}.get(argument, "")
+    for offset, rule in enumerate(written, start=1):
+        regex = _value(argument, guard + _pattern(_written(rule)))
+        yield PolicyRule(name, tool, DECISIONS[rule.action], BASE + offset, regex)
+    if not guard:
+        return
+    # Inputs that are not plain: refused where a deny rule could decide them.
+    top = BASE + len(written) + 1
+    denies = [r for r in written if r.action == "deny"]
+    blanket = any(names_home(_written(r)) for r in denies) or any(
+        r.action == "deny" for r in folders
+    )
+    if argument == "command":
+        if blanket:
+            yield PolicyRule(
+                name, tool, "deny", top, _value(argument, f"(?={_ODD_COMMAND})" + _ANY)
+            )
+        odd = f"(?={_ODD_COMMAND}|{_ODD_SYNTAX})"
+        for rule in denies:
+            regex = _value(argument, odd + _COMMAND_LEAD + _pattern(rule.pattern) + _COMMAND_END)
+            yield PolicyRule(name, tool, "deny", top, regex)
+        return
+    if blanket or denies:
+        yield PolicyRule(
+            name,
+            tool,
+            "deny",
+            top,
+            _value(argument, f"(?!{_CLEAN_ABSOLUTE})(?={_ODD_PATH})" + _ANY),
+        )
+    for rule in denies:
+        regex = _value(argument, _CLEAN_ABSOLUTE + _PATH_LEAD + _pattern(rule.pattern))
+        yield PolicyRule(name, tool, "deny", top, regex)
+
+
+def _written(rule: Rule) -> str:
+    """The pattern as OpenCode matches it, but a home-relative one as written."""
+    return rule.written if rule.written and names_home(rule.written) else rule.pattern
 
 
 def _whole(name: str, tool: str, actions: list[str]) -> PolicyRule:
@@ -104,15 +175,6 @@ def _whole(name: str, tool: str, actions: list[str]) -> PolicyRule:
 
 def _value(argument: str, body: str) -> str:
     return f'\\x00"{argument}":"{body}"\\x00'
-
-
-def _regex(argument: str, pattern: str, strict: bool) -> str:
-    body = _pattern(pattern)
-    if argument in PATH_ARGUMENTS:
-        return _value(argument, (_PLAIN_PATH if strict else _PATH_LEAD) + body)
-    if argument == "command":
-        return _value(argument, (_LOCAL_COMMAND if strict else _COMMAND_LEAD) + body)
-    return _value(argument, body)
 
 
 def _pattern(pattern: str) -> str:
@@ -164,4 +226,3 @@ def _rule(rule: PolicyRule) -> str:
 def _basic(text: str) -> str:
     """A TOML basic string (JSON's escapes are TOML's, but for DEL)."""
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
-
