@@ -56,6 +56,15 @@ def agent_files(files: Mapping[str, bytes], target: str) -> dict[str, Any]:
     return {rel: agent_file(rel, data) for rel, data in files.items() if rel.startswith(folder)}
 
 
+def in_project(target: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """A build as a project holds it: the gemini target writes an extension, whose
+    `agents/`, `commands/` and `skills/` a project keeps under `.gemini/`."""
+    if target != "gemini":
+        return dict(files)
+    folders = ("agents/", "commands/", "skills/")
+    return {f".gemini/{rel}" if rel.startswith(folders) else rel: d for rel, d in files.items()}
+
+
 def _write(root: Path, files: Mapping[str, bytes]) -> None:
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +76,7 @@ def _write(root: Path, files: Mapping[str, bytes]) -> None:
 def test_a_build_imported_and_built_again_gives_the_same_agent_files(
     source: str, target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
 ) -> None:
-    built = bundles.render(SOURCES[source], target)
+    built = in_project(target, bundles.render(SOURCES[source], target))
     _write(tmp_path / "built", built)
     bundle = tmp_path / "bundle"
     bundle.mkdir()
@@ -79,12 +88,12 @@ def test_a_build_imported_and_built_again_gives_the_same_agent_files(
         (bundle / "promptc.toml").write_text(f"{config}\n[targets.{target}]\n")
     before = agent_files(built, target)
     assert before
-    assert agent_files(bundles.render(bundle, target), target) == before
+    assert agent_files(in_project(target, bundles.render(bundle, target)), target) == before
 
 
 @pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
 def test_the_notes_name_no_carried_key(target: str, tmp_path: Path) -> None:
-    _write(tmp_path, bundles.render(SOURCES["overrides"], target))
+    _write(tmp_path, in_project(target, bundles.render(SOURCES["overrides"], target)))
     (tmp_path / "bundle").mkdir()
     plan = plan_import(target, tmp_path, load_config(cwd=tmp_path / "bundle"))
     imported = {
