@@ -1,14 +1,17 @@
-"""Per-agent tool lists for runtimes without permission rules: Copilot CLI and Gemini CLI.
+"""Per-agent tool lists for Copilot CLI and Gemini CLI, and the rules beside them.
 
-Neither runtime reads per-pattern rules from a project. A Copilot custom agent
-(@github/copilot 1.0.102) and a Gemini subagent (@google/gemini-cli 0.61.0)
-each have one thing: a `tools` list (Gemini's project policies are disabled in
-0.61). So promptc keeps a runtime tool in an agent's list only when OpenCode
-allows, for that agent, every input of every permission the tool acts under,
-and leaves it out otherwise: a permission OpenCode allows only in part, or
-asks for, is never allowed. An agent's rules are the ones compiler.translate
-decides with (a subagent's with the task tool's `task` and `todowrite`
-denies), cut into spans the same way (translate.spans).
+A Copilot custom agent (@github/copilot 1.0.102) and a Gemini subagent
+(@google/gemini-cli 0.61.0) each have a `tools` list, and each runtime decides
+every call of a tool by rules promptc writes beside the agent: Copilot runs
+the agent file's own preToolUse hook (compiler.copilot_hooks), Gemini the
+policy rules that name the subagent (compiler.gemini_policy). So a tool is
+kept wherever OpenCode lets the agent make some of its calls (`scoped`), and
+those rules decide each call as OpenCode does, or narrower. A Gemini tool
+with no argument the rules can see (`asking`) is kept only where OpenCode
+denies none of its calls: it then asks, or runs where OpenCode allows it
+wholly. An agent's rules are the ones compiler.translate decides with (a
+subagent's with the task tool's `task` and `todowrite` denies), cut into
+spans the same way (translate.spans).
 
     Copilot alias   OpenCode permissions    Gemini tool                      OpenCode permission
     read            read and list           read_file, read_many_files       read
@@ -17,19 +20,19 @@ denies), cut into spans the same way (translate.spans).
     execute         bash                    replace, write_file              edit
     agent           task                    run_shell_command                bash
     web             webfetch and websearch  web_fetch / google_web_search    webfetch / websearch
-                                            write_todos / ask_user           todowrite / question
+    skill           skill                   write_todos / ask_user           todowrite / question
                                             activate_skill                   skill
 
-Copilot gives every custom agent `skill` and `sql` (its session store, where
-its todo list lives) whatever `tools` says, `tools: []` included: where
-OpenCode does not allow `skill` or `todowrite` wholly, that is reported as not
-kept. Gemini subagents start no subagents, so `task` has no Gemini tool, and a
-primary agent (which OpenCode never starts as a subagent) is not written for
-Gemini at all. Both runtimes' main session may start any custom agent, as
-OpenCode's default agent `build` may: a subagent `build` may not start is
-hidden from Copilot's `task` (`infer: false`) and not written for Gemini.
+Copilot gives an agent run as its main session `skill` and `sql` (its session
+store, where its todo list lives) whatever `tools` says; the hook decides
+those calls too. Gemini subagents start no subagents, so `task` has no Gemini
+tool, and a primary agent (which OpenCode never starts as a subagent) is not
+written for Gemini at all. Both runtimes' main session may start any custom
+agent, as OpenCode's default agent `build` may: a subagent `build` may not
+start is hidden from Copilot's `task` (`infer: false`) and not written for
+Gemini.
 
-Both read a project's skills (`.github/skills/`, `.gemini/skills/`). Copilot
+Both read skills (`.github/skills/`, the extension's `skills/`). Copilot
 runs the tools a skill's `allowed-tools` names without asking, for any agent
 that loads it, where OpenCode grants nothing through a skill: the key is left
 out of Copilot's SKILL.md (reported).
@@ -105,14 +108,15 @@ COPILOT = Runtime(
     ),
     (("skill", "skill"), ("sql", "todowrite")),
     primaries=True,
-    folders="asks before touching files outside the project, whatever the agent",
+    folders="asks before a call outside the project that OpenCode allows (the agent's hook)",
     dropped=(*_DROPPED, "steps", "maxSteps"),
     overrides=("description", "model"),
     skills=".github/skills/",
     # Copilot runs the tools a skill's `allowed-tools` names without asking.
     skill_grants=("allowed-tools",),
-    # Copilot asks before every `create` and `edit`, inside the project or not.
-    asking=("edit",),
+    # The agent's preToolUse hook decides every call of its tools, `skill` and
+    # `sql` too (compiler.copilot_hooks).
+    scoped=("read", "search", "edit", "execute", "agent", "web", "skill", "sql"),
     # A subagent started by `task` has exactly its `tools`; an agent run as the
     # main session (`copilot --agent`) also has `skill` and `sql`.
     fixed_main_only=True,
@@ -292,7 +296,11 @@ def _losses(
             for at in judged[permission].granting:
                 yield rules[at], message
     for tool, perms in runtime.tools:
-        if tool in kept and tool in runtime.asking and any(judged[p].action != "allow" for p in perms):
+        if (
+            tool in kept
+            and tool in runtime.asking
+            and any(judged[p].action != "allow" for p in perms)
+        ):
             message = (
                 f"`{tool}`: narrowed to ask: {runtime.label} can only ask before every `{tool}` "
                 f"call of {subject.name}, not allow part of them"
@@ -303,6 +311,8 @@ def _losses(
                         yield rules[at], message
     main = subject.agent.mode != "subagent"
     for tool, permission in runtime.fixed if main or not runtime.fixed_main_only else ():
+        if tool in runtime.scoped:
+            continue  # decided call by call, as OpenCode decides it
         message = (
             f"`{tool}`: not kept, {runtime.label} gives every agent its `{tool}` tool "
             f"and `tools` cannot take it away, so {subject.name} may use it for any input"
@@ -339,10 +349,10 @@ def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, .
     if key in runtime.permissions or key == "*":
         return None
     if key == "external_directory":
-        shell = "run_shell_command" in kept or "execute" in kept
+        shell = "run_shell_command" in kept
         if rule.action == "allow":
             return f"narrowed: {runtime.label} {runtime.folders}"
-        if rule.action == "deny" and (runtime is COPILOT or shell):
+        if rule.action == "deny" and shell:
             return f"not kept: {runtime.label} has no per-agent folder rules; it {runtime.folders}"
         return None
     if key == "doom_loop":

@@ -178,6 +178,8 @@ class Gemini:
         agent = self.agents.get(call.agent.replace("/", "-"))
         if agent is None:
             return Verdict("deny", "no agent file: Gemini CLI has no such agent")
+        if not call.delegated:
+            return Verdict("deny", "Gemini CLI runs no custom agent as its main session")
         if call.permission == "task":
             return Verdict("deny", "a Gemini CLI subagent starts no agents")
         offered = [t for t in TOOLS.get(call.permission, ()) if t in agent.tools]

@@ -1,14 +1,16 @@
 """Gemini CLI (@google/gemini-cli 0.61.0): an extension holding the bundle's subagents, their
 policy rules, commands and skills.
 
-Gemini CLI reads no policy rules from a project (its workspace policies are
-disabled in 0.61), but it does from an extension, and an extension's policy
-rules may deny or ask, never allow (Gemini drops an extension's `allow` rules
-itself). So the agents travel in an extension with the rules that narrow
-them, and the rules that allow travel in a user policy file beside it:
+Gemini CLI 0.61 reads no policy rules from a project's `.gemini/policies/`
+on its own (its workspace policy tier is off), but it does from an
+extension, and an extension's policy rules may deny or ask, never allow
+(Gemini drops an extension's `allow` rules itself). So the agents travel in
+an extension with the rules that narrow them, and the rules that allow
+travel in a user policy file beside it:
 
-    gemini extensions link build/gemini          # or: gemini extensions install build/gemini
-    cp build/gemini/user-policies/<name>.toml ~/.gemini/policies/   # or: gemini --policy <that file>
+    gemini extensions link build/gemini     # or: gemini extensions install
+    cp build/gemini/user-policies/<name>.toml ~/.gemini/policies/
+    # (or pass that file to each run: gemini --policy <file>)
 
 Skipping the second step narrows (what OpenCode allows asks), never widens:
 the extension's deny and ask rules hold whatever the user tier says or does
@@ -100,7 +102,9 @@ OPTIONS: dict[str, Any] = {
         "type": "string",
         "pattern": "^[a-z0-9][a-z0-9-]*$",
         "default": "promptc",
-        "description": "the extension's name (`gemini extensions list`), and its user policy file's",
+        "description": (
+            "the extension's name (`gemini extensions list`), and its user policy file's"
+        ),
     },
 }
 INTRO = """\
