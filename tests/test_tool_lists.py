@@ -112,24 +112,21 @@ def test_the_property_is_not_vacuous(target: str) -> None:
     assert ("deny", "allow") in found and ("deny", "ask") in found
 
 
-@pytest.mark.parametrize(
-    ("target", "folder", "tool"),
-    [
-        ("copilot", ".github/agents/smith.agent.md", "execute"),
-        ("gemini", "agents/smith.md", "ask_user"),
-    ],
-)
-def test_the_property_catches_an_agent_file_that_grants_too_much(
-    target: str, folder: str, tool: str
-) -> None:
-    project, files = case("claude", target)
-    text = files[folder].decode()
-    widened = re.sub(r"^tools:\n", f"tools:\n  - {tool}\n", text, count=1, flags=re.MULTILINE)
-    widened = widened.replace("tools: []\n", f"tools:\n  - {tool}\n")
+def test_the_property_catches_an_agent_file_that_grants_too_much() -> None:
+    # Gemini: a tool added to a subagent's list; Copilot: an agent's hook taken
+    # away (Copilot then runs read-only commands unasked, which OpenCode asks for).
+    project, files = case("claude", "gemini")
+    text = files["agents/smith.md"].decode()
+    widened = re.sub(r"^tools:\n", "tools:\n  - ask_user\n", text, count=1, flags=re.MULTILINE)
     assert widened != text
-    wrong = check(target, project, {**files, folder: widened.encode()})
-    permission = "bash" if tool == "execute" else "question"
-    assert ("wider", "smith", permission) in {w[:3] for w in wrong}
+    wrong = check("gemini", project, {**files, "agents/smith.md": widened.encode()})
+    assert ("wider", "smith", "question") in {w[:3] for w in wrong}
+    project, files = case("claude", "copilot")
+    rel = ".github/agents/smith.agent.md"
+    unhooked = files[rel].replace(b"\nhooks:\n", b"\nhooked:\n")
+    assert unhooked != files[rel]
+    wrong = check("copilot", project, {**files, rel: unhooked})
+    assert ("wider", "smith", "bash") in {w[:3] for w in wrong}
 
 
 def test_the_start_check_catches_a_primary_copilot_may_start() -> None:
