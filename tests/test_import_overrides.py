@@ -51,9 +51,22 @@ def agent_file(rel: str, data: bytes) -> tuple[list[tuple[str, Any]], str]:
     return list(front.items()), body
 
 
+# Keys a build writes from the agent's permission rules, which an import reads
+# back coarser: Copilot's `tools` and its preToolUse hook, which holds the
+# rules themselves (the import reads the list only; the keys this file is about
+# are the override table's).
+FROM_RULES = {"copilot": ("tools", "hooks")}
+
+
 def agent_files(files: Mapping[str, bytes], target: str) -> dict[str, Any]:
     folder = AGENT_FOLDERS[target]
-    return {rel: agent_file(rel, data) for rel, data in files.items() if rel.startswith(folder)}
+    found = {}
+    for rel, data in files.items():
+        if rel.startswith(folder):
+            keys, body = agent_file(rel, data)
+            kept = [(k, v) for k, v in keys if k not in FROM_RULES.get(target, ())]
+            found[rel] = (kept, body)
+    return found
 
 
 def in_project(target: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
