@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from compiler.copilot_script import EDGE, ONE, STAR, Hook, Pattern, Table
+from compiler.copilot_script import EDGE, HOME, ONE, STAR, TOKENS, Hook, Pattern, Table
 from compiler.permissions import Rule, evaluate, names_home
 from compiler.runtime import Agent
 from compiler.tool_lists import COPILOT, Plan, runtime_name
@@ -87,7 +87,7 @@ def exact(name: str, rules: Sequence[Rule]) -> Table:
     """OpenCode's decision of a plain value: the last matching rule, else ask."""
     items = []
     for rule in reversed(rules):
-        alternatives = _alternatives(rule.pattern)
+        alternatives = _alternatives(_as_written(rule))
         if alternatives is None:
             continue
         items.append((alternatives, rule.action))
@@ -122,14 +122,26 @@ def starts(name: str, found: Plan, rules: Sequence[Rule]) -> Table:
     return Table(name, (*items, (((STAR,),), "deny")))
 
 
+def _as_written(rule: Rule) -> str:
+    """The pattern OpenCode matches, but one naming the home folder as written
+    (the script expands it on the user's machine)."""
+    return rule.written if rule.written and names_home(rule.written) else rule.pattern
+
+
 def _alternatives(pattern: str) -> tuple[Pattern, ...] | None:
     """The pattern as case alternatives (two where a trailing ` *` is optional),
-    or None where it can match no plain value."""
+    or None where it can match no plain value. `~/`, `~` and `$HOME` open it
+    with the home folder, as OpenCode expands them."""
+    lead: Pattern = ()
+    if pattern == "~" or pattern.startswith("~/"):
+        lead, pattern = (HOME,), pattern[1:]
+    elif pattern.startswith("$HOME"):
+        lead, pattern = (HOME,), pattern[5:]
     text = pattern.replace("\\", "/")
     if any(not (" " <= c <= "~") or c == '"' for c in text):
         return None
     tail = text.endswith(" *")
-    tokens = _tokens(text[:-2] if tail else text)
+    tokens = _merged((*lead, *_tokens(text[:-2] if tail else text)))
     return (tokens, _merged((*tokens, " ", STAR))) if tail else (tokens,)
 
 
@@ -137,7 +149,7 @@ def _tokens(text: str) -> Pattern:
     tokens: list[str] = []
     for char in text:
         token = STAR if char == "*" else ONE if char == "?" else char
-        if token in (STAR, ONE) or not tokens or tokens[-1] in (STAR, ONE, EDGE):
+        if token in (STAR, ONE) or not tokens or tokens[-1] in TOKENS:
             tokens.append(token)
         else:
             tokens[-1] += token
@@ -154,7 +166,7 @@ def _loose(pattern: str) -> Pattern:
         if not plain:
             if not tokens or tokens[-1] != STAR:
                 tokens.append(STAR)
-        elif tokens and tokens[-1] not in (STAR, ONE, EDGE):
+        elif tokens and tokens[-1] not in TOKENS:
             tokens[-1] += char
         else:
             tokens.append(char)
@@ -175,9 +187,9 @@ def _merged(tokens: Sequence[str]) -> Pattern:
     form copilot_script reads a script back in)."""
     out: list[str] = []
     for token in tokens:
-        if token in (STAR, ONE, EDGE):
+        if token in TOKENS:
             out.append(token)
-        elif token and out and out[-1] not in (STAR, ONE, EDGE):
+        elif token and out and out[-1] not in TOKENS:
             out[-1] += token
         elif token:
             out.append(token)

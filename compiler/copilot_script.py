@@ -79,11 +79,13 @@ RESERVED = (
 )
 BOUNDARY = "[!A-Za-z0-9_./-]"  # a character that cannot go on a word
 
-# A pattern is a tuple of tokens: a literal string, STAR (`*`), ONE (`?`) or
-# EDGE (BOUNDARY).
+# A pattern is a tuple of tokens: a literal string, STAR (`*`), ONE (`?`),
+# EDGE (BOUNDARY) or HOME (`"$HOME"`).
 STAR = "\x00*"
 ONE = "\x00?"
 EDGE = "\x00|"
+HOME = "\x00~"  # the home folder, as OpenCode expands `~/` and `$HOME` in a pattern
+TOKENS = (STAR, ONE, EDGE, HOME)
 Token = str
 Pattern = tuple[Token, ...]
 
@@ -95,9 +97,9 @@ class Table:
     name: str
     items: tuple[tuple[tuple[Pattern, ...], str], ...]  # (alternatives, action), in order
 
-    def decide(self, value: str) -> str:
+    def decide(self, value: str, home: str) -> str:
         for alternatives, action in self.items:
-            if any(_regex(p).fullmatch(value) for p in alternatives):
+            if any(_regex(p, home).fullmatch(value) for p in alternatives):
                 return action
         return "ask"  # unreachable for a table promptc writes: its last item is `*`
 
@@ -139,6 +141,8 @@ def _word(pattern: Pattern) -> str:
             out.append("?")
         elif token == EDGE:
             out.append(BOUNDARY)
+        elif token == HOME:
+            out.append('"$HOME"')
         else:
             out.append("\\'".join(f"'{part}'" if part else "" for part in token.split("'")))
     return "".join(out)
@@ -149,7 +153,6 @@ _HEAD = """\
 # Written by promptc from the agent's spec (see TRANSLATION.md): edit the spec, not this.
 LC_ALL=C
 export LC_ALL
-i=$(cat)
 say() {
   case $1 in
     allow) printf '{"permissionDecision":"allow"}\\n' ;;
@@ -160,6 +163,8 @@ say() {
   esac
   exit 0
 }
+i=$(cat)
+[ -n "${HOME:-}" ] || say deny
 one() {
   case $i in
     *"\\"$1\\":\\""*"\\"$1\\":\\""*) return 1 ;;
@@ -369,6 +374,9 @@ def _words(text: str) -> tuple[Pattern, ...] | None:
         elif text.startswith(BOUNDARY, i):
             tokens.append(EDGE)
             i += len(BOUNDARY)
+        elif text.startswith('"$HOME"', i):
+            tokens.append(HOME)
+            i += len('"$HOME"')
         elif char == "|":
             found.append(tuple(tokens))
             tokens = []
@@ -380,32 +388,26 @@ def _words(text: str) -> tuple[Pattern, ...] | None:
 
 
 def _literal(tokens: list[Token], text: str) -> None:
-    if tokens and tokens[-1] not in (STAR, ONE, EDGE):
+    if tokens and tokens[-1] not in TOKENS:
         tokens[-1] += text
     else:
         tokens.append(text)
 
 
-_REGEXES: dict[Pattern, re.Pattern[str]] = {}
+_REGEXES: dict[tuple[Pattern, str], re.Pattern[str]] = {}
 
 
-def _regex(pattern: Pattern) -> re.Pattern[str]:
+def _regex(pattern: Pattern, home: str) -> re.Pattern[str]:
     """A case pattern as sh matches it, in the C locale (one byte is one
     character: every value a pattern with `?` meets is printable ASCII)."""
-    found = _REGEXES.get(pattern)
+    found = _REGEXES.get((pattern, home))
     if found is None:
-        parts = [
-            ".*"
-            if t == STAR
-            else "."
-            if t == ONE
-            else "[^A-Za-z0-9_./-]"
-            if t == EDGE
-            else re.escape(t)
-            for t in pattern
-        ]
-        found = _REGEXES[pattern] = re.compile("".join(parts), re.DOTALL)
+        parts = [_PART.get(t) or re.escape(home if t == HOME else t) for t in pattern]
+        found = _REGEXES[(pattern, home)] = re.compile("".join(parts), re.DOTALL)
     return found
+
+
+_PART = {STAR: ".*", ONE: ".", EDGE: "[^A-Za-z0-9_./-]"}
 
 
 # --- what the script decides ----------------------------------------------------------------
@@ -416,12 +418,17 @@ def escaped(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
-def decide(hook: Hook, tool: str, args: Mapping[str, str], parent: bool, root: str) -> str | None:
+def decide(
+    hook: Hook, tool: str, args: Mapping[str, str], parent: bool, root: str, home: str
+) -> str | None:
     """What the script answers for a call of `tool` with these string arguments,
     made by a subagent (`parent`) or the main session, in a project whose folder
-    is `root`: allow, ask or deny, or None where it leaves the call to Copilot."""
+    is `root`, for a user whose home folder is `home`: allow, ask or deny, or
+    None where it leaves the call to Copilot."""
+    if not home:
+        return "deny"
     x = "s" if hook.contexts == "s" or (hook.contexts == "ms" and parent) else "m"
-    run = _Run(hook, x, {k: escaped(v) for k, v in args.items()}, escaped(root))
+    run = _Run(hook, x, {k: escaped(v) for k, v in args.items()}, escaped(root), home)
     return run.tool(tool)
 
 
@@ -431,11 +438,12 @@ class _Run:
     x: str
     args: Mapping[str, str]  # JSON-escaped
     root: str
+    home: str
 
     def table(self, name: str, value: str = "") -> str:
         """A table's answer; a missing one fails in sh, which refuses the call."""
         found = self.hook.tables.get(name)
-        return found.decide(value) if found is not None else "deny"
+        return found.decide(value, self.home) if found is not None else "deny"
 
     def value(self, permission: str, value: str) -> str:
         if _printable(value) and "\\" not in value:

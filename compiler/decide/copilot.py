@@ -140,7 +140,9 @@ class Copilot:
             value = value.replace("/", "-")
         args = {argument: value} if argument else {}
         assert isinstance(agent.hook, Hook)
-        found = copilot_script.decide(agent.hook, tool, args, call.delegated, calls.PROJECT)
+        found = copilot_script.decide(
+            agent.hook, tool, args, call.delegated, calls.PROJECT, calls.HOME
+        )
         if found is None:
             return None
         return Verdict(found, f"{agent.path}: its preToolUse hook answers {found}")
