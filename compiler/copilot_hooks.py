@@ -9,8 +9,9 @@ first, as a shell `case` takes the first match and OpenCode the last, and
 asks when none matches, as OpenCode does. OpenCode's wildcards are the
 shell's: `*` any text, `?` one character, a trailing ` *` optional; a `\\`
 in a pattern is a `/`, as OpenCode reads it. Those tables only ever see a
-plain value (printable ASCII, no backslash): a rule whose pattern holds any
-other character matches none, so it is left out.
+plain value (printable ASCII, no backslash; a `"` only in a one-command
+line): a rule whose pattern holds any other character matches none, so it
+is left out.
 
 The `_odd` table of a permission decides every other value, never above
 OpenCode: it refuses where a deny rule could decide the value and asks
@@ -138,7 +139,7 @@ def _alternatives(pattern: str) -> tuple[Pattern, ...] | None:
     elif pattern.startswith("$HOME"):
         lead, pattern = (HOME,), pattern[5:]
     text = pattern.replace("\\", "/")
-    if any(not (" " <= c <= "~") or c == '"' for c in text):
+    if any(not (" " <= c <= "~") for c in text):
         return None
     tail = text.endswith(" *")
     tokens = _merged((*lead, *_tokens(text[:-2] if tail else text)))

@@ -22,9 +22,10 @@ last rule first; any other value goes to `<permission>_<context>_odd`, which
 refuses where a deny rule could decide it and asks otherwise. `m` is the
 context of the main session, `s` of a subagent. In detail:
 
-- `bash`: a line made only of plain commands joined by `;`, `&` and `|`,
-  naming no absolute, home or parent path and no command opening with a
-  reserved word, is split at those operators; each command but a folder
+- `bash`: a line made only of plain commands joined by `;`, `&` and `|`
+  (or one command with double-quoted words, `git commit -m "fix"`), naming
+  no absolute, home or parent path and no command opening with a reserved
+  word, is split at those operators; each command but a folder
   change is decided by `bash_<c>` (a deny refuses the line, an ask asks).
   Any other line goes to `bash_<c>_odd`, and to `folders_<c>` (OpenCode's
   `external_directory`) when it holds a `/` or a `~`.
@@ -251,13 +252,23 @@ line() {
   c=$(one command) || say deny
   [ -n "$c" ] || say deny
   printable "$c" || odd bash "$c" "$c"
+  q=$c
   case $c in
+    *\\\\\\"*)
+      q=$(printf '%s\\n' "$c" | sed 's/\\\\"/"/g')
+      case $q in
+        *\\;* | *\\&* | *\\|*) odd bash "$c" "$c" ;;
+      esac
+      ;;
+  esac
+  case $q in
     *\\\\* | *\\'* | *\\`* | *\\$* | *\\(* | *\\)* | *\\{*) odd bash "$c" "$c" ;;
     *\\}* | *\\<* | *\\>* | *\\#* | *\\[* | *\\]*) odd bash "$c" "$c" ;;
-    /* | ~* | *' /'* | *' ~'* | *..* | *[\\;\\&\\|]/* | *[\\;\\&\\|]~*) odd bash "$c" "$c" ;;
+    /* | ~* | *' /'* | *' ~'* | *'"/'* | *'"~'* | *..*) odd bash "$c" "$c" ;;
+    *[\\;\\&\\|]/* | *[\\;\\&\\|]~*) odd bash "$c" "$c" ;;
   esac
   d=allow
-  rest=$c
+  rest=$q
   while [ -n "$rest" ]; do
     piece=${rest%%[\\;\\&\\|]*}
     case $rest in
@@ -481,10 +492,17 @@ class _Run:
         line = self.args.get("command")
         if not line:
             return "deny"
-        if not _printable(line) or _ODD_CHARS.search(line) or _OUTSIDE.search(line):
+        if not _printable(line):
+            return self.odd("bash", line, line)
+        plain = line
+        if '\\"' in line:  # quoted words: one command with nothing else special
+            plain = line.replace('\\"', '"')
+            if re.search("[;&|]", plain):
+                return self.odd("bash", line, line)
+        if _ODD_CHARS.search(plain) or _OUTSIDE.search(plain):
             return self.odd("bash", line, line)
         found = "allow"
-        for piece in re.split(r"[;&|]", line):
+        for piece in re.split(r"[;&|]", plain):
             piece = piece.strip(" ")
             first = piece.split(" ", 1)[0]
             if not piece or first in FOLDER_COMMANDS:
@@ -537,7 +555,7 @@ _TOOLS = frozenset(
     | {"web_search", "sql", "ask_user", "write_bash", "read_bash", "stop_bash", "list_bash"}
 )
 _ODD_CHARS = re.compile(r"[\\'`$(){}<>#\[\]]")
-_OUTSIDE = re.compile(r"^[/~]| [/~]|\.\.|[;&|][/~]")
+_OUTSIDE = re.compile(r'^[/~]|[ "][/~]|\.\.|[;&|][/~]')
 
 
 def _printable(text: str) -> bool:
