@@ -25,6 +25,7 @@ import functools
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 
-from compiler import api, copilot_script
+from compiler import api, calls, copilot_script
 from compiler.calls import Call
 from compiler.decide import copilot as model_of
 from compiler.project import Project
@@ -183,17 +184,72 @@ def scripts(files: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
 def test_every_hook_answers_as_the_model_reads_it(bundle: str, tmp_path: Path) -> None:
+    # A sample of each matrix (every permission and decision present) in
+    # `make test`; every call, the repository's too, in the conformance run.
+    assert hooks_disagree(bundle, decisions.sample(decided(bundle), size=200), tmp_path) == []
+
+
+# Lines the matrix does not build: quotes, escapes, controls, reserved words,
+# a folder outside named in quotes, a comment.
+ODD_LINES = (
+    'git commit -m "fix"',
+    'git commit -m "a; rm -rf x"',
+    'cat "/etc/hosts"',
+    'echo "\\"',
+    "ls\nrm -rf x",
+    "ls\trm -rf x",
+    "ls;\x0brm -rf x",
+    "git status && rm -rf build",
+    "echo é && rm -rf x",
+    "cd /etc && ls",
+    "FOO=1 rm -rf x",
+    "if true; then rm -rf x; fi",
+    "rm -rf x # comment",
+    "sudo rm -rf x",
+    "git push --force origin main",
+    "git  push --force",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bundle", ["repository", "claude"])
+def test_odd_lines_are_never_wider_and_every_hook_agrees(bundle: str, tmp_path: Path) -> None:
+    project, files = emitted(bundle)
+    model = model_of.load(files)
+    runtime = calls.runtime_of(project)
+    found = []
+    for d in decided(bundle):
+        if d.call.permission == "bash" and d.call.input == "ls":  # one per agent and context
+            for line in ODD_LINES:
+                call = Call(d.call.agent, "bash", line, d.call.delegated)
+                theirs = calls.decide(runtime, call).action
+                found.append(decisions.Decided(call, theirs, model.decide(call).action, ""))
+    assert len(found) > len(ODD_LINES) and decisions.wider(found) == []
+    assert {d.model for d in found} == {"allow", "ask", "deny"}
+    assert hooks_disagree(bundle, found, tmp_path) == []
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("bundle", list(BUNDLES))
+def test_every_hook_answers_every_call_as_the_model_reads_it(bundle: str, tmp_path: Path) -> None:
+    assert hooks_disagree(bundle, list(decided(bundle)), tmp_path) == []
+
+
+def hooks_disagree(
+    bundle: str, chosen: list[decisions.Decided], tmp_path: Path
+) -> list[tuple[Any, ...]]:
     _, files = emitted(bundle)
     project = decisions.scratch_project(tmp_path, {"README.md": "# scratch\n"})
     home = tmp_path / "home"
     model = model_of.load(files)
-    wrong = []
+    wrong: list[tuple[Any, ...]] = []
     for name, script in scripts(files).items():
         hook = model.agents[name].hook
         assert isinstance(hook, copilot_script.Hook)
-        for d in decided(bundle):
+        for d in chosen:
             if d.call.agent.replace("/", "-") != name:
                 continue
             found = hook_input(d.call, project, home)
@@ -206,17 +262,18 @@ def test_every_hook_answers_as_the_model_reads_it(bundle: str, tmp_path: Path) -
             real = run_hook(script, tool, args, d.call.delegated, project, home)
             if (mine or "none") != real:
                 wrong.append((name, d.call, mine, real))
-    assert wrong == []
+    return wrong
 
 
 # --- the real CLI ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sampled_calls_are_decided_by_the_real_copilot_as_by_the_model(tmp_path: Path) -> None:
     oracle_ = pytest.importorskip("tests.oracles.copilot")
     found = decided("claude")
     chosen = decisions.sample([d for d in found if d.call.agent == "smith"], size=10)
-    real = run_on_copilot(oracle_, "claude", chosen, tmp_path)
+    real = run_on_copilot(oracle_, emitted("claude")[1], chosen, tmp_path)
     assert real == {d.call: d.model for d in chosen if d.call in real}
     assert {"allow", "ask", "deny"} <= set(real.values())
     print(decisions.figures(TARGET, found, len(real)))
@@ -231,11 +288,32 @@ def test_the_conformance_sample_is_decided_by_the_real_copilot_as_by_the_model(
     for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
         found = decided(bundle)
         chosen = decisions.sample(found, size=70, seed=index)
-        real = run_on_copilot(oracle_, bundle, chosen, tmp_path / bundle)
+        real = run_on_copilot(oracle_, emitted(bundle)[1], chosen, tmp_path / bundle)
         assert real == {d.call: d.model for d in chosen if d.call in real}, bundle
         total += len(real)
         print(decisions.figures(f"{TARGET} ({bundle})", found, len(real)))
     assert total >= 200
+
+
+@pytest.mark.conformance
+@settings(max_examples=4, deadline=None, derandomize=True, database=None)
+@given(files=strategies.tool_list_bundles())
+def test_generated_maps_are_decided_by_the_real_copilot_as_by_the_model(
+    files: dict[str, bytes],
+) -> None:
+    # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
+    # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
+    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    with strategies.bundle_on_disk(files) as (root, config):
+        result = api.render(config, only=[TARGET])
+        texts = {r.removeprefix("copilot/"): d.decode() for r, d in result.files.items()}
+        project = bundles.project(Path(root), TARGET)
+    found = tuple(decisions.decided(project, TARGET, texts))
+    chosen = decisions.sample(found, size=30)
+    with tempfile.TemporaryDirectory(prefix="copilot-generated-") as folder:
+        real = run_on_copilot(oracle_, texts, chosen, Path(folder))
+    assert real == {d.call: d.model for d in chosen if d.call in real}
+    print(decisions.figures(f"{TARGET} (generated)", found, len(real)))
 
 
 def verdict(outcome: Any) -> str:
@@ -247,11 +325,10 @@ def verdict(outcome: Any) -> str:
 
 
 def run_on_copilot(
-    oracle_: Any, bundle: str, chosen: list[decisions.Decided], folder: Path
+    oracle_: Any, files: Mapping[str, str], chosen: list[decisions.Decided], folder: Path
 ) -> dict[Call, str]:
     """Each chosen call made by its agent on the real CLI, as the main session or
     started by `task` as the call says: the verdict as an action."""
-    _, files = emitted(bundle)
     folder.mkdir(parents=True, exist_ok=True)
     project = decisions.scratch_project(folder, dict(files))
     home = folder / "home"
@@ -265,6 +342,10 @@ def run_on_copilot(
             if call.permission in ("question", "websearch", "webfetch"):
                 continue  # no such tool offline in `-p` mode
             value = decisions.concrete(call.input, project, home)
+            if call.permission == "task":  # Copilot names `team/reviewer` `team-reviewer`
+                value = value.replace("/", "-")
+            if call.permission == "edit":  # `create` makes no folder: a call it refuses
+                (project / value).parent.mkdir(parents=True, exist_ok=True)
             attempt = oracle_.attempt(call.permission, value, project)
             if call.permission == "todowrite":  # Copilot's todo list is its `sql` store
                 attempt = Attempt("sql", {"description": "todo", "query": "SELECT 1"})
@@ -274,11 +355,14 @@ def run_on_copilot(
                 attempts.append((call, attempt))
         if not attempts:
             continue
+        # `task` starts no agent with `infer: false`: the user runs it (`--agent`),
+        # and its hook decides its calls with the same rules.
+        name = agent.replace("/", "-")
         outcomes = oracle_.run(
             project,
             [a for _, a in attempts],
-            agent=agent.replace("/", "-"),
-            delegate=delegated,
+            agent=name,
+            delegate=delegated and model_of.load(files).agents[name].offered,
             home=home,
             flags=["--disallow-temp-dir"],
         )

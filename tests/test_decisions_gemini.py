@@ -37,6 +37,7 @@ import contextlib
 import functools
 import json
 import subprocess
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -200,6 +201,7 @@ class Engine:
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[Engine]:
+    """Gemini's engine in node: loading the bundle's chunk takes seconds, once."""
     node = oracle.binary("gemini").parent / "node"
     command = ["node" if not node.exists() else str(node), str(ENGINE), str(GEMINI_BUNDLE)]
     if not (GEMINI_BUNDLE / "chunk-JDPZ4CE3.js").exists():
@@ -320,12 +322,14 @@ def test_the_engine_sees_a_rule_loosened(engine: Engine, tmp_path: Path) -> None
 # --- the real CLI ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sampled_calls_are_decided_by_the_real_gemini_as_by_the_model(tmp_path: Path) -> None:
     oracle_ = pytest.importorskip("tests.oracles.gemini")
     found = decided("claude")
     chosen = decisions.sample([d for d in found if d.call.agent == "smith"], size=10)
-    real = run_on_gemini(oracle_, "claude", chosen, tmp_path)
-    assert real == expected("claude", [d for d in chosen if d.call in real])
+    _, files = emitted("claude")
+    real = run_on_gemini(oracle_, files, chosen, tmp_path)
+    assert real == expected(files, [d for d in chosen if d.call in real])
     assert {"allow", "ask", "deny"} <= set(real.values())
     print(decisions.figures(TARGET, found, len(real)))
 
@@ -341,16 +345,37 @@ def test_the_conformance_sample_is_decided_by_the_real_gemini_as_by_the_model(
     for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
         found = decided(bundle)
         chosen = decisions.sample(found, size=70, seed=index)
-        real = run_on_gemini(oracle_, bundle, chosen, tmp_path / bundle)
-        assert real == expected(bundle, [d for d in chosen if d.call in real]), bundle
+        _, files = emitted(bundle)
+        real = run_on_gemini(oracle_, files, chosen, tmp_path / bundle)
+        assert real == expected(files, [d for d in chosen if d.call in real]), bundle
         total += len(real)
         print(decisions.figures(f"{TARGET} ({bundle})", found, len(real)))
     assert total >= 200
 
 
-def expected(bundle: str, chosen: list[decisions.Decided]) -> dict[Call, str]:
+@pytest.mark.conformance
+@settings(max_examples=4, deadline=None, derandomize=True, database=None)
+@given(files=strategies.tool_list_bundles())
+def test_generated_maps_are_decided_by_the_real_gemini_as_by_the_model(
+    files: dict[str, bytes],
+) -> None:
+    # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
+    # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
+    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    with strategies.bundle_on_disk(files) as (root, config):
+        result = api.render(config, only=[TARGET])
+        texts = {r.removeprefix("gemini/"): d.decode() for r, d in result.files.items()}
+        project = bundles.project(Path(root), TARGET)
+    found = tuple(decisions.decided(project, TARGET, texts))
+    chosen = [d for d in decisions.sample(found, size=30) if d.call.delegated]
+    with tempfile.TemporaryDirectory(prefix="gemini-generated-") as folder:
+        real = run_on_gemini(oracle_, texts, chosen, Path(folder))
+    assert real == expected(texts, [d for d in chosen if d.call in real])
+    print(decisions.figures(f"{TARGET} (generated)", found, len(real)))
+
+
+def expected(files: Mapping[str, str], chosen: list[decisions.Decided]) -> dict[Call, str]:
     """The model's decision of each call in a `gemini -p` run with OFFER."""
-    _, files = emitted(bundle)
     model = model_of.headless({**files, "user-policies/offer.toml": OFFER})
     return {d.call: model.decide(d.call).action for d in chosen}
 
@@ -372,10 +397,9 @@ def install(files: Mapping[str, str], folder: Path, home: Path) -> None:
 
 
 def run_on_gemini(
-    oracle_: Any, bundle: str, chosen: list[decisions.Decided], folder: Path
+    oracle_: Any, files: Mapping[str, str], chosen: list[decisions.Decided], folder: Path
 ) -> dict[Call, str]:
     """Each chosen call made by its subagent on the real CLI: the verdict as an action."""
-    _, files = emitted(bundle)
     folder.mkdir(parents=True, exist_ok=True)
     project = decisions.scratch_project(folder, {"README.md": "# scratch\n"})
     home = folder / "home"
