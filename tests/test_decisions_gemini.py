@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -362,6 +363,8 @@ def test_generated_maps_are_decided_by_the_real_gemini_as_by_the_model(
     # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
     # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
     oracle_ = pytest.importorskip("tests.oracles.gemini")
+    # Room for every attempt: a generated `steps` (max_turns) may be 1.
+    files = {rel: re.sub(rb"(?m)^steps: \d+$", b"steps: 200", data) for rel, data in files.items()}
     with strategies.bundle_on_disk(files) as (root, config):
         result = api.render(config, only=[TARGET])
         texts = {r.removeprefix("gemini/"): d.decode() for r, d in result.files.items()}
@@ -436,9 +439,16 @@ def run_on_gemini(
 def checked_first(call: Call, project: Path, home: Path, skills: set[str]) -> bool:
     """Whether Gemini asks its policy about the call before its tool refuses its
     input (a file tool given a folder, `list_directory` given a file,
-    `activate_skill` given a skill it does not have)."""
+    `activate_skill` given a skill it does not have, `grep_search` given a
+    pattern that is no regular expression)."""
     if call.permission == "skill":
         return call.input in skills
+    if call.permission == "grep":
+        try:
+            re.compile(call.input)
+        except re.error:
+            return False
+        return True
     if call.permission not in ("read", "edit", "list"):
         return True
     path = project / decisions.concrete(call.input, project, home)
