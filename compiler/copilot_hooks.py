@@ -47,18 +47,15 @@ _LEADS: tuple[Pattern, ...] = (
 )
 
 
-def hooks(found: Plan) -> dict[str, Hook]:
-    """Every written agent's hook, by agent id."""
-    return {ident: hook(found, ident) for ident in found.tools}
-
-
 def contexts(agent: Agent) -> str:
+    """Where OpenCode runs the agent: as the main session, started by another, or both."""
     if agent.mode == "primary":
         return "m"
     return "s" if agent.mode == "subagent" else "ms"
 
 
 def hook(found: Plan, ident: str) -> Hook:
+    """The hook of one written agent."""
     agent = found.agents[ident]
     tools = found.tools[ident]
     where = contexts(agent)

@@ -128,13 +128,21 @@ def _scoped(
     """The rules of one tool whose argument OpenCode's patterns decide."""
     yield PolicyRule(name, tool, "ask_user", BASE, _value(argument, _ANY))
     guard = {"file_path": f"(?!{_ODD_PATH})", "command": f"(?!{_ODD_COMMAND})"}.get(argument, "")
+    top = BASE + len(written) + 1
     for offset, rule in enumerate(written, start=1):
+        if not guard and names_home(_written(rule)):
+            continue  # below: the home folder is the user's, not the build's
         regex = _value(argument, guard + _pattern(_written(rule)))
         yield PolicyRule(name, tool, DECISIONS[rule.action], BASE + offset, regex)
     if not guard:
+        # A value naming the home folder (a skill called `~/x`): refused wherever
+        # a deny or an ask rule could decide it, whatever the home folder is.
+        for rule in written:
+            if rule.action != "allow" and names_home(home := _written(rule)):
+                rest = home.removeprefix("$HOME").removeprefix("~")
+                yield PolicyRule(name, tool, "deny", top, _value(argument, _ANY + _pattern(rest)))
         return
     # Inputs that are not plain: refused where a deny rule could decide them.
-    top = BASE + len(written) + 1
     denies = [r for r in written if r.action == "deny"]
     blanket = any(names_home(_written(r)) for r in denies) or any(
         r.action == "deny" for r in folders

@@ -159,6 +159,33 @@ def test_a_later_ask_never_undoes_an_earlier_deny(tmp_path: Path) -> None:
         assert model.decide(call).action == ours, (text, model.decide(call))
 
 
+HOME_SKILL = """\
+---
+description: An agent whose skill rule names the home folder.
+mode: subagent
+permission:
+  skill:
+    "*": allow
+    "~/notas/*": ask
+---
+Body.
+"""
+
+
+def test_a_skill_pattern_naming_the_home_folder_is_refused_not_read_as_written() -> None:
+    # OpenCode expands `~/` to the user's home folder, which a policy file cannot
+    # know: where such a rule could decide a skill, Gemini refuses it.
+    files = {"promptc.toml": b"[targets.gemini]\n", "specs/agents/x.md": HOME_SKILL.encode()}
+    with strategies.bundle_on_disk(files) as (_, config):
+        result = api.render(config, only=[TARGET])
+        assert result.ok, result.diagnostics
+        model = model_of.load(
+            {r.removeprefix("gemini/"): d.decode() for r, d in result.files.items()}
+        )
+    assert model.decide(Call("x", "skill", "/home/user/notas/a", delegated=True)).action == "deny"
+    assert model.decide(Call("x", "skill", "caveman", delegated=True)).action == "allow"
+
+
 # --- Gemini's own engine, in node ----------------------------------------------------------
 
 
