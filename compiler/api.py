@@ -23,11 +23,11 @@ from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
 from compiler.calls import RANK, Call, Verdict
 from compiler.compose import Composition, compose_bundle
-from compiler.config import Config, load_config
+from compiler.config import Config, ConfigErrors, load_config
 from compiler.decide import MODELS
 from compiler.delegation import Graph
 from compiler.diagnostics import Diagnostic, Problem, Severity, has_errors
-from compiler.errors import PromptcError, UsageError
+from compiler.errors import ConfigError, PromptcError, UsageError
 from compiler.fix import fix_until_stable
 from compiler.lint import run_rules
 from compiler.loader import KeptFiles, SourceFile
@@ -80,10 +80,7 @@ class _Collector:
     def __init__(self, config: Config, kept: Kept | None = None) -> None:
         self.config = config
         self.kept = kept
-        # The rules' and targets' tables checked where they are known (a
-        # ConfigError at the table's line ends the run before it reads a spec).
-        target_registry.check_options(config)
-        self.settings: lint_rules.Settings = lint_rules.settings(config)
+        self.settings = _checked_settings(config)
         self.schemas = Schemas()  # the run's validators
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
@@ -120,6 +117,25 @@ class _Collector:
         shown = _capped(_ordered(set(self.items)))
         summaries = proof_lines(self.proofs)
         return Result(tuple(shown), summaries=summaries, **kwargs)  # type: ignore[arg-type]
+
+
+def _checked_settings(config: Config) -> lint_rules.Settings:
+    """The rules' settings, after the targets' and rules' tables are checked
+    where they are known: the problems of both at once, a ConfigError at each
+    table's line that ends the run before it reads a spec."""
+    errors: list[ConfigError] = []
+    settings: lint_rules.Settings = {}
+    try:
+        target_registry.check_options(config)
+    except ConfigError as exc:
+        errors.append(exc)
+    try:
+        settings = lint_rules.settings(config)
+    except ConfigError as exc:
+        errors.append(exc)
+    if errors:
+        raise ConfigErrors.of(errors)
+    return settings
 
 
 # Past this many diagnostics of one rule in one file, one summary stands for
@@ -297,7 +313,7 @@ def build(
     if has_errors(collector.items):
         return collector.result(files=files, generated=generated)
     try:
-        outcome = apply(config.out, files, force=force, only=only)
+        outcome = apply(config.out, files, force=force, only=only, area=config.area())
     except ManifestError as exc:
         collector.add("write", exc.path, Problem(1, 1, exc.message))
         return collector.result(files=files, generated=generated)
@@ -379,7 +395,8 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     if has_errors(collector.items):
         return collector.result(generated=done)
     try:
-        planner = Planner(config.out, owned(read_manifest(config.out), only), digests=True)
+        manifest = owned(read_manifest(config.out), only)
+        planner = Planner(config.out, manifest, digests=True, area=config.area())
         for rel in done:
             planner.add(rel, files[rel])
         todo = planner.plan()
@@ -399,7 +416,11 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     ]
     for rel, message in stale:
         collector.add("stale-output", config.out / rel, Problem(1, 1, message))
-    for rel in emitter.unmanaged(config.out, names, {*done, *todo.remove}):
+    # A refused output folder (a symlink) is not walked for files it holds.
+    extra = (
+        emitter.unmanaged(config.out, names, {*done, *todo.remove}) if not planner.refused else ()
+    )
+    for rel in extra:
         runtime = target_registry.TARGETS[rel.split("/", 1)[0]].RUNTIME
         message = f"promptc did not generate this file, and {runtime} loads it from here"
         collector.add("unmanaged-file", config.out / rel, Problem(1, 1, message))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from compiler.config import Config
 from compiler.diagnostics import Problem
+from compiler.files import NotRegular, read_regular
 from compiler.loader import KeptFiles, SourceFile, load_file
 
 _FRAGMENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -146,7 +147,10 @@ def _load_skill(folder: Path, root: Path, findings: Findings, read: Read) -> Ski
 def _asset_text(path: Path, findings: Findings) -> str | None:
     """A supporting file's text, unchanged; None (and a finding) when it is not UTF-8 text."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, follow_symlinks=True)  # a FIFO would block the run for good
+    except NotRegular as exc:
+        findings.append(("syntax", path, Problem(1, 1, f"{exc}; refused")))
+        return None
     except OSError as exc:
         findings.append(("syntax", path, Problem(1, 1, f"cannot read file: {exc.strerror}")))
         return None

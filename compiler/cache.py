@@ -9,6 +9,14 @@ miss. A hit is looked up before the pipeline is imported (`lookup_run`): this
 module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
 TOML without validating it (an entry exists only for a config that validated
 when it was stored).
+
+The cache folder sits in the repository, so it is hostile input too
+(docs/robustness.md, "The cache"): each entry is sealed with a keyed hash
+whose key, a random secret, lives in the user's own cache folder, never in the
+repository. An entry committed, planted or copied from another machine does not
+verify and is a miss, never a verdict; a file that does not verify is never
+pruned. The folder and its entries are never followed through a symlink, read
+past MAX_ENTRY_BYTES, or opened when they are FIFOs or devices.
 """
 
 from __future__ import annotations
@@ -17,23 +25,41 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import tomllib
 from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from compiler import __version__, resources
+from compiler.confine import Area, is_link, safe_relative
 from compiler.diagnostics import Diagnostic, Fix, Severity
-from compiler.files import MANIFEST, TEMPORARY, read_regular, replace_file
+from compiler.files import (
+    CACHE_FOLDER,
+    MANIFEST,
+    TEMPORARY,
+    read_config,
+    read_regular,
+    replace_file,
+    write_new,
+)
 
-FOLDER = ".promptc-cache"
-FORMAT = 5  # bump when the entry layout or the key changes
+FOLDER = CACHE_FOLDER
+FORMAT = 6  # bump when the entry layout or the key changes
 KEEP = 16  # entries kept per bundle; the oldest go first
 ENVIRONMENT = ("HOME", "XDG_DATA_HOME", "TMPDIR", "TMP", "TEMP")
 DEPENDENCIES = ("yaml", "jinja2", "jsonschema", "click")
+# An entry holds a run's diagnostics: a few KB, a few MB for a bundle of
+# thousands of agents. Larger is not one promptc wrote: refused unread.
+MAX_ENTRY_BYTES = 64 << 20
+# The seal's first line (SEAL, the keyed hash in hex), then the entry's JSON.
+SEAL = b"promptc-cache "
+SECRET = "secret"  # its file in the user's cache folder (user_folder)
+SECRET_BYTES = 32
 # The layout keys of compiler.config.DEFAULTS, without importing the config
 # module (tests/test_cache.py keeps the two equal).
 LAYOUT_DEFAULTS = {"specs": "specs", "fragments": "fragments", "out": "build"}
+SOURCES = ("specs", "fragments")
 DEFAULT_TARGETS = ("opencode",)
 
 
@@ -59,12 +85,15 @@ class Layout(NamedTuple):
 
 
 class Key(NamedTuple):
-    """The hash of everything one run reads (`digest`), and the hash of each
-    input file's bytes (`inputs`, by path in key order: see unchanged)."""
+    """The hash of everything one run reads (`digest`), the hash of each input
+    file's bytes (`inputs`, by path in key order: see unchanged), and the
+    user's cache folder, where the secret that seals entries is (None: none
+    is known, and nothing is cached)."""
 
     layout: Layout
     digest: str
     inputs: Mapping[str, bytes]
+    user: str | None = None
 
 
 class Hit:
@@ -126,9 +155,9 @@ def raw_layout(
         source, table = found or (None, {})
         root = os.path.dirname(source) if source else cwd
         merged = {**LAYOUT_DEFAULTS, **table}
-        specs, fragments, out = (
-            os.path.realpath(os.path.join(root, merged[k])) for k in LAYOUT_DEFAULTS
-        )
+        specs, fragments = (os.path.realpath(os.path.join(root, merged[k])) for k in SOURCES)
+        # As compiler.config has it: not resolved (a symlink on the way is refused).
+        out = os.path.normpath(os.path.join(root, merged["out"]))
         targets = tuple(sorted(table.get("targets", dict.fromkeys(DEFAULT_TARGETS))))
         layout = Layout(root, source, specs, fragments, out, targets)
         return layout, table.get("cache", True) is not False
@@ -139,8 +168,7 @@ def raw_layout(
 def _table(source: str) -> Any:
     """promptc's table of a config file: all of a promptc.toml, `[tool.promptc]`
     of a pyproject.toml (None when it has none)."""
-    with open(source, encoding="utf-8") as handle:
-        data = tomllib.loads(handle.read())
+    data = tomllib.loads(read_config(source))
     if os.path.basename(source) == "pyproject.toml":
         return data.get("tool", {}).get("promptc")
     return data
@@ -165,11 +193,24 @@ def _find_config(start: str) -> tuple[str, Any] | None:
 
 def may_hit(layout: Layout) -> bool:
     """Whether the cache holds any result for this bundle (else a lookup must miss)."""
+    folder = _folder(layout)
     try:
-        with os.scandir(os.path.join(layout.root, FOLDER)) as entries:
+        if folder is None:
+            return False
+        with os.scandir(folder) as entries:
             return any(_is_entry(entry.name) for entry in entries)
     except OSError:
         return False
+
+
+def _folder(layout: Layout) -> str | None:
+    """The cache folder when it is a real folder (a symlink is never followed)."""
+    folder = os.path.join(layout.root, FOLDER)
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    return folder if stat.S_ISDIR(info.st_mode) and not is_link(info) else None
 
 
 def _is_entry(name: str) -> bool:
@@ -200,7 +241,7 @@ def key(
     parts += [environ.get(name) for name in ENVIRONMENT]
     parts += [*layout, tuple(sorted(only)), run_mode]
     parts += [part for path, digest in inputs.items() for part in (path, digest)]
-    return Key(layout, _framed(parts), inputs)
+    return Key(layout, _framed(parts), inputs, user_folder(environ))
 
 
 def unchanged(probe: Key, taken: Collection[str] = ()) -> bool:
@@ -343,8 +384,14 @@ def _entry_path(probe: Key) -> str:
 def lookup(probe: Key) -> Hit | None:
     """The stored result for `probe`, if any and if the output folder still matches."""
     try:
-        with open(_entry_path(probe), encoding="utf-8") as handle:
-            data = json.load(handle)
+        secret = _secret(probe.user, create=False)
+        if secret is None or _folder(probe.layout) is None:
+            return None
+        sealed = read_regular(_entry_path(probe), MAX_ENTRY_BYTES)
+        body = _unseal(secret, probe.digest, sealed)
+        if body is None:  # not written here: planted, committed or copied
+            return None
+        data = json.loads(body)
         if data.get("format") != FORMAT or data.get("key") != probe.digest:
             return None
         outputs = data["outputs"]
@@ -377,13 +424,13 @@ def store(
     them now would record the edit and replay a verdict about the old bytes.
     None for `outputs` means the result does not depend on the output folder."""
     layout = probe.layout
-    folder = os.path.join(layout.root, FOLDER)
     try:
-        os.makedirs(folder, exist_ok=True)
-        ignore = os.path.join(folder, ".gitignore")
-        if not os.path.exists(ignore):
-            with open(ignore, "w", encoding="utf-8") as handle:
-                handle.write("# Created by promptc: the cache is never committed.\n*\n")
+        secret = _secret(probe.user, create=True)
+        if secret is None:
+            return  # no user cache folder to keep the secret in: no cache
+        # Inside the project, never through a symlink (compiler.confine).
+        folder = Area(layout.root).make_folder(os.path.join(layout.root, FOLDER))
+        _ignore_itself(folder)
         snapshot = (
             None
             if outputs is None
@@ -397,18 +444,99 @@ def store(
             "diagnostics": [_encode(d) for d in diagnostics],
             "summaries": list(summaries),
         }
-        replace_file(_entry_path(probe), json.dumps(entry).encode())
-        _prune(folder)
+        body = json.dumps(entry).encode()
+        replace_file(_entry_path(probe), _seal(secret, probe.digest, body))
+        _prune(folder, secret)
     except OSError:
         return  # a cache that cannot be written only costs speed
 
 
+def _ignore_itself(folder: str) -> None:
+    """A .gitignore that keeps the folder out of commits, made only where
+    nothing stands (a dangling symlink is never written through)."""
+    with contextlib.suppress(FileExistsError):
+        write_new(
+            os.path.join(folder, ".gitignore"),
+            b"# Created by promptc: the cache is never committed.\n*\n",
+        )
+
+
+# --- sealing: an entry is one this user's promptc wrote ----------------------------
+
+
+def user_folder(environ: Mapping[str, str]) -> str | None:
+    """promptc's folder in the user's cache folder (XDG_CACHE_HOME, else the
+    platform's: LOCALAPPDATA on Windows, ~/Library/Caches on macOS, ~/.cache);
+    None when the environment names none."""
+    base = environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = environ.get("HOME", "")
+        if os.name == "nt":
+            base = environ.get("LOCALAPPDATA", "")
+        elif home and sys.platform == "darwin":
+            base = os.path.join(home, "Library", "Caches")
+        elif home:
+            base = os.path.join(home, ".cache")
+    return os.path.join(base, "promptc") if os.path.isabs(base) else None
+
+
+def _secret(user: str | None, *, create: bool) -> bytes | None:
+    """The key entries are sealed with, from the user's cache folder; made
+    there (`create`) when missing. None: no key, no cache."""
+    if user is None:
+        return None
+    path = os.path.join(user, SECRET)
+    try:
+        secret = read_regular(path, 4 * SECRET_BYTES)
+    except FileNotFoundError:
+        if not create:
+            return None
+        secret = _new_secret(user, path)
+    except OSError:
+        return None
+    return secret if len(secret) >= SECRET_BYTES else None
+
+
+def _new_secret(user: str, path: str) -> bytes:
+    os.makedirs(user, mode=0o700, exist_ok=True)
+    secret = os.urandom(SECRET_BYTES).hex().encode()
+    try:
+        write_new(path, secret, 0o600)  # readable by its user only
+    except FileExistsError:  # another run made it first: theirs holds
+        return read_regular(path, 4 * SECRET_BYTES)
+    return secret
+
+
+def _seal(secret: bytes, name: str, body: bytes) -> bytes:
+    return SEAL + _mac(secret, name, body) + b"\n" + body
+
+
+def _unseal(secret: bytes, name: str, sealed: bytes) -> bytes | None:
+    """The entry's body when its seal verifies for this name, else None."""
+    head, newline, body = sealed.partition(b"\n")
+    if not newline or not head.startswith(SEAL):
+        return None
+    # Compared as plain bytes: nobody who could forge an entry can time this
+    # comparison over many tries, and hmac.compare_digest is one more import
+    # on the warm path.
+    return body if head[len(SEAL) :] == _mac(secret, name, body) else None
+
+
+def _mac(secret: bytes, name: str, body: bytes) -> bytes:
+    """BLAKE2b keyed with the secret: a MAC without HMAC's construction (and import)."""
+    mac = hashlib.blake2b(key=secret[:64], digest_size=32)
+    mac.update(name.encode() + b"\0")
+    mac.update(body)
+    return mac.hexdigest().encode()
+
+
 def _with_manifest(layout: Layout, outputs: Iterable[str]) -> list[str]:
-    """The outputs, the manifest and every file the manifest names."""
+    """The outputs, the manifest and every file the manifest names (each a
+    path inside the output folder: the writer refuses a manifest naming another)."""
     names = {*outputs, MANIFEST}
     try:
-        manifest = json.loads(read_regular(os.path.join(layout.out, MANIFEST)))
-        names.update(str(name) for name in manifest.get("files", {}))
+        manifest = json.loads(read_regular(os.path.join(layout.out, MANIFEST), MAX_ENTRY_BYTES))
+        names.update(str(name) for name in manifest.get("files", {}) if safe_relative(str(name)))
     except (OSError, ValueError, AttributeError):
         pass
     return sorted(names)
@@ -431,22 +559,40 @@ def _snapshot(
 
 def _listing(out: str) -> list[str] | None:
     """Every file name under the output folder, or None when a killed build left
-    temporary files behind (only a real build clears them, so theirs is a miss): a
-    file added or removed anywhere in it (one a runtime loads, that the result
-    names) makes a miss."""
+    temporary files behind (only a real build clears them, so theirs is a miss),
+    or when the folder is a symlink (which a build refuses): a file added or
+    removed anywhere in it (one a runtime loads, that the result names) makes a
+    miss. The cache folder is left out when the output holds it (`out = "."`)."""
+    if os.path.islink(out):
+        return None
     # Each path by its text past `out/`, as os.path.relpath gives it (which,
     # per file, cost more than the walk).
     cut = len(os.path.join(out, ""))
-    found = sorted(
-        os.path.join(folder, name)[cut:] for folder, _, names in os.walk(out) for name in names
-    )
+    found: list[str] = []
+    for folder, dirs, names in os.walk(out):
+        if folder == out and FOLDER in dirs:
+            dirs.remove(FOLDER)
+        found += (os.path.join(folder, name)[cut:] for name in names)
+    found.sort()
     return None if any(TEMPORARY.match(os.path.basename(p)) for p in found) else found
 
 
-def _prune(folder: str) -> None:
-    entries = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json")]
-    entries.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
-    for old in entries[KEEP:]:
+def _prune(folder: str, secret: bytes) -> None:
+    """Keep the KEEP newest entries. Only a file whose seal verifies (one this
+    user's promptc wrote) counts or is removed: never a file of someone else's,
+    even one named like an entry."""
+    with os.scandir(folder) as found:
+        named = [e for e in found if _is_entry(e.name) and e.is_file(follow_symlinks=False)]
+    if len(named) <= KEEP:
+        return  # nothing to remove: no entry is read
+    ours: list[tuple[int, str]] = []
+    for entry in named:
+        with contextlib.suppress(OSError):
+            sealed = read_regular(entry.path, MAX_ENTRY_BYTES)
+            if _unseal(secret, entry.name.partition(".")[0], sealed) is not None:
+                ours.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+    ours.sort(reverse=True)
+    for _, old in ours[KEEP:]:
         with contextlib.suppress(OSError):
             os.unlink(old)
 

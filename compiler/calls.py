@@ -30,8 +30,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from compiler import shell
-from compiler.permissions import Decision, Environment, Rule, evaluate
+from compiler import shell, wildcard
+from compiler.permissions import Decision, Environment, Rule, disabled_tools, evaluate
 from compiler.project import Project
 from compiler.runtime import Agent, Runtime, resolve
 
@@ -118,6 +118,14 @@ class Decided:
     action: str
     rules: tuple[Rule | None, ...]
     why: str = ""  # OpenCode's own reason, when no rule decided
+    # What a run with nobody to answer shows: OpenCode asks in stages (the
+    # folders outside the project, then the tool's own permission) and stops at
+    # the first stage that asks or denies, so an ask before a deny shows as ask.
+    headless: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.headless:
+            object.__setattr__(self, "headless", self.action)
 
     def reason(self) -> str:
         """The rule that decided, as a spec writes it, or OpenCode's own reason."""
@@ -150,6 +158,10 @@ def decide(runtime: Runtime, call: Call) -> Decided:
     """What OpenCode decides for the call."""
     agent = runtime.agents[call.agent]
     rules = agent.effective(call.delegated)
+    if disabled_tools([call.permission], rules):
+        # The tool is not offered at all: nothing is asked, not even a folder.
+        last = next(r for r in reversed(rules) if r.names(wildcard.normal(call.permission)))
+        return Decided("deny", (last,))
     if call.permission == "task":
         return _task(runtime, agent, rules, call.input)
     if call.permission == "bash":
@@ -163,12 +175,23 @@ def _one(decision: Decision) -> Decided:
     return Decided(decision.action, (decision.rule,))
 
 
-def _strictest(decisions: Iterable[Decision]) -> Decided:
-    found = list(decisions)
+def _strictest(*stages: Sequence[Decision]) -> Decided:
+    """The decision of calls OpenCode asks about in stages: within a stage one
+    deny refuses and one ask asks; a later stage is reached only if every
+    earlier one allowed."""
+    found = [d for stage in stages for d in stage]
     if not found:
         return Decided("allow", (), "nothing on the line is asked about")
     action = min((d.action for d in found), key=RANK.__getitem__)
-    return Decided(action, tuple(d.rule for d in found if d.action == action))
+    headless = next(
+        (_least(stage) for stage in stages if stage and _least(stage) != "allow"), "allow"
+    )
+    rules = tuple(d.rule for d in found if d.action == action)
+    return Decided(action, rules, headless=headless)
+
+
+def _least(stage: Sequence[Decision]) -> str:
+    return min((d.action for d in stage), key=RANK.__getitem__)
 
 
 def _task(runtime: Runtime, agent: Agent, rules: Sequence[Rule], name: str) -> Decided:
@@ -183,19 +206,18 @@ def _task(runtime: Runtime, agent: Agent, rules: Sequence[Rule], name: str) -> D
 
 
 def _bash(rules: Sequence[Rule], line: str) -> Decided:
-    decisions = [evaluate(rules, "bash", command.text) for command in shell.asked(line)]
-    for folder in outside_folders(line):
-        decisions.append(evaluate(rules, "external_directory", f"{folder}/*"))
-    return _strictest(decisions)
+    folders = [evaluate(rules, "external_directory", f"{f}/*") for f in outside_folders(line)]
+    commands = [evaluate(rules, "bash", command.text) for command in shell.asked(line)]
+    return _strictest(folders, commands)
 
 
 def _path(rules: Sequence[Rule], permission: str, path: str) -> Decided:
     full = absolute(path)
-    decisions = []
+    folders = []
     if not inside(full):
-        decisions.append(evaluate(rules, "external_directory", f"{posixpath.dirname(full)}/*"))
-    decisions.append(evaluate(rules, permission, posixpath.relpath(full, PROJECT)))
-    return _strictest(decisions)
+        folders.append(evaluate(rules, "external_directory", f"{posixpath.dirname(full)}/*"))
+    own = evaluate(rules, permission, posixpath.relpath(full, PROJECT))
+    return _strictest(folders, [own])
 
 
 def absolute(path: str) -> str:

@@ -281,7 +281,7 @@ def lsp() -> None:
     """Run the language server on stdin and stdout, for editors (docs/editors.md)."""
     from compiler import lsp as server  # noqa: PLC0415 (the pipeline: module docstring)
 
-    server.serve()
+    raise SystemExit(server.serve())
 
 
 @cli.command()

@@ -3,28 +3,35 @@
 Where a config is found and what it holds: docs/reference/config.md. Defaults
 live here, in code; the loaded result is immutable and passed explicitly.
 
-This module validates the config's own keys (schemas/config.schema.json).
-The tables of `[rules.<id>]` and `[targets.<name>]` are kept as written: the
-rule runner (compiler.lint) and the target registry check them against each
-rule's and target's own options, where they are used, and report a problem
-at its line here (`Config.fail`, `Config.check_table`).
+This module validates the config's own keys (schemas/config.schema.json)
+and where its folders lie: `specs`, `fragments` and `out` inside the project
+(the folder holding the config), the output never in the sources (the rule:
+docs/robustness.md, "Where promptc writes"). Every problem is reported at
+once, each at its key's line (ConfigErrors). The tables of `[rules.<id>]` and
+`[targets.<name>]` are kept as written: the rule runner (compiler.lint) and
+the target registry check them against each rule's and target's own options,
+where they are used, and report a problem at its line here (`Config.fail`,
+`Config.check_table`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from compiler.confine import Area, inside
 from compiler.errors import ConfigError
+from compiler.files import CACHE_FOLDER, read_config
 from compiler.resources import load_schema
 from compiler.tomlpos import locate
-from compiler.validate import SchemaValidator, first_error
+from compiler.validate import SchemaValidator, issues
 
 DEFAULTS: Mapping[str, Any] = MappingProxyType(
     {
@@ -46,6 +53,25 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
 _TOML_AT = re.compile(
     r"^(?P<message>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$"
 )
+
+
+# The folders a bundle is read from: never written, never holding the output.
+SOURCES = ("specs", "fragments")
+
+
+class ConfigErrors(ConfigError):
+    """Every problem found in a config, each `file:line:col: message` on a line
+    of its own, in the order of the file (`messages`, one per problem)."""
+
+    def __init__(self, messages: Sequence[str]) -> None:
+        super().__init__("\n".join(messages))
+        self.messages = tuple(messages)
+
+    @classmethod
+    def of(cls, errors: Iterable[ConfigError]) -> ConfigErrors:
+        """The problems of several errors as one."""
+        found = [getattr(e, "messages", None) or (str(e),) for e in errors]
+        return cls([message for messages in found for message in messages])
 
 
 @dataclass(frozen=True)
@@ -110,17 +136,41 @@ class Config:
 
     def fail(self, path: tuple[str, ...], message: str) -> ConfigError:
         """A ConfigError about the key at `path` (below promptc's table), at its line."""
+        return ConfigError(self._placed(path, message)[2])
+
+    def _placed(self, path: tuple[str, ...], message: str) -> tuple[int, int, str]:
         line, column = self.where(path)
         where = f"{shown(self.source)}:{line}:{column}" if self.source else "<defaults>"
-        return ConfigError(f"{where}: {message}")
+        return line, column, f"{where}: {message}"
 
     def check_table(self, where: tuple[str, ...], value: Any, schema: Mapping[str, Any]) -> None:
-        """Raise a ConfigError at the first problem of the table at `where` against `schema`."""
+        """Raise a ConfigError naming every problem of the table at `where` against
+        `schema`, each at its line."""
+        found = self.table_problems(where, value, schema)
+        if found:
+            raise self.failures(found)
+
+    def table_problems(
+        self, where: tuple[str, ...], value: Any, schema: Mapping[str, Any]
+    ) -> list[tuple[tuple[str, ...], str]]:
+        """Each problem of the table at `where` against `schema`: (key path, message)."""
         plain = thaw(value)  # a schema's "object" and "array" are dict and list
-        error = first_error(plain, SchemaValidator(schema), lambda p: self.table_name(where + p))
-        if error is not None:
-            path, message = error
-            raise self.fail(where + path, message)
+        found = issues(
+            plain, SchemaValidator(schema), lambda p: self.table_name(where + p), yaml=False
+        )
+        return [(where + tuple(map(str, path)), message) for path, message, _ in found]
+
+    def failures(self, problems: Iterable[tuple[tuple[str, ...], str]]) -> ConfigErrors:
+        """One ConfigError for every (key path, message), in the order of the file."""
+        placed = sorted(self._placed(path, message) for path, message in problems)
+        return ConfigErrors([text for _, _, text in placed])
+
+    def area(self) -> Area:
+        """Where a run may write (compiler.confine): inside the project, never
+        through a symlink, never in the sources or the result cache."""
+        barred = {str(folder): "the sources" for folder in (self.specs, self.fragments)}
+        barred[str(self.root / CACHE_FOLDER)] = "the result cache"
+        return Area(self.root, barred)
 
     def table_name(self, path: tuple[str | int, ...]) -> str:
         """How messages name the table at `path`: `[tool.promptc.rules.x]`."""
@@ -205,7 +255,7 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any], str] | None:
 
 def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{shown(path)}: cannot read config: {exc}") from None
     try:
@@ -255,14 +305,20 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
     unchecked = Config(root, source, root, root, root, {}, (), None, text=text, prefix=prefix)
     if not prefix:
         _check_pasted_prefix(unchecked, table)
-    unchecked.check_table((), table, load_schema("config"))
+    problems = unchecked.table_problems((), table, load_schema("config"))
+    wrong = {path[0] for path, _ in problems if path}
     merged = {**DEFAULTS, **table}
+    problems += _layout_problems(root, source, merged, wrong, given=table)
+    if problems:
+        raise unchecked.failures(problems)
     return Config(
         root=root,
         source=source,
         specs=(root / merged["specs"]).resolve(),
         fragments=(root / merged["fragments"]).resolve(),
-        out=(root / merged["out"]).resolve(),
+        # As written, not resolved: the writer refuses a symlink on the way
+        # (compiler.confine) instead of writing where it leads.
+        out=Path(os.path.normpath(root / merged["out"])),
         targets=freeze(merged["targets"]),
         custom_tools=tuple(merged["custom_tools"]),
         default_agent=merged["default_agent"],
@@ -272,3 +328,63 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
         text=text,
         prefix=prefix,
     )
+
+
+def _layout_problems(
+    root: Path,
+    source: Path | None,
+    merged: Mapping[str, Any],
+    wrong: Collection[str],
+    given: Mapping[str, Any],
+) -> list[tuple[tuple[str, ...], str]]:
+    """Where the folders lie: each inside the project, the sources a folder in it
+    (symlinks resolved: they are read through), the output (as written: it is
+    never written through a symlink) neither in the sources nor in the cache.
+    The output may hold the sources (`out = "."`): the writer never writes in
+    them (Config.area). `wrong`: keys the schema refused already."""
+    holder = f"the folder holding {source.name}" if source else "the working directory"
+    found: list[tuple[tuple[str, ...], str]] = []
+    folders: dict[str, str] = {}
+    for key in (*SOURCES, "out"):
+        if key in wrong:
+            continue
+        setting = f"`{key} = {json.dumps(merged[key], ensure_ascii=False)}`"
+        setting += "" if key in given else " (the default)"
+        folder, problem = _folder_problem(str(root), key, merged[key], holder)
+        if problem is None:
+            folders[key] = folder
+        else:
+            found.append(((key,), f"{setting} {problem}"))
+    out = folders.get("out")
+    for key in SOURCES:
+        if out is not None and key in folders and inside(out, folders[key]):
+            at = f"`out = {json.dumps(merged['out'], ensure_ascii=False)}`"
+            found.append(
+                (("out",), f"{at} lies in the sources (`{key}`): a build would write over them")
+            )
+    return found
+
+
+def _folder_problem(project: str, key: str, value: str, holder: str) -> tuple[str, str | None]:
+    """The folder `key` names (absolute), and what is wrong with where it lies."""
+    written = os.path.normpath(os.path.join(project, value))
+    real = os.path.realpath(written) if key in SOURCES else written
+    does = "reads its sources" if key in SOURCES else "writes"
+    if not inside(written, project):
+        return (
+            real,
+            f"leads outside the project ({project}, {holder}); promptc {does} only inside it",
+        )
+    if not inside(real, project):
+        return real, (
+            f"leads outside the project through a symlink (to {real}); "
+            f"promptc {does} only inside the project"
+        )
+    if key in SOURCES and real == project:
+        return (
+            real,
+            "is the whole project: the sources are a folder inside it, apart from the output",
+        )
+    if inside(real, os.path.join(project, CACHE_FOLDER)):
+        return real, f"lies in promptc's result cache (`{CACHE_FOLDER}`): choose another folder"
+    return real, None

@@ -1,12 +1,13 @@
 """Files: read a file only when it is a regular one, replace one atomically,
-and the names promptc gives its own files in an output folder.
+and the names promptc gives its own files.
 
 The loader reads specs with it, the writer its manifest and the files it
-generated, the cache the output folder it compares. A FIFO or a device named
-like a spec or an output would block the run or never end, so the file is
-looked at (os.stat) before it is opened. This module imports only the
-standard library's cheapest parts: a cache hit reads through it before
-anything else of promptc is loaded.
+generated, the cache its entries and the output folder it compares. A FIFO or
+a device named like a spec or an output would block the run or never end, and
+a symlink would lead anywhere: the file is opened through compiler.confine,
+which looks at it before and after it is opened and never follows a symlink
+unless asked. This module imports only the standard library's cheapest parts:
+a cache hit reads through it before anything else of promptc is loaded.
 """
 
 from __future__ import annotations
@@ -14,22 +15,17 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import stat
+
+from compiler.confine import NotRegular as NotRegular
+from compiler.confine import create_new, open_regular
+from compiler.confine import kind as kind
 
 MANIFEST = ".promptc-manifest.json"
+# The result cache's folder, next to the config (compiler.cache).
+CACHE_FOLDER = ".promptc-cache"
 # A file's new bytes, written next to it under this name, then renamed over
 # it (replace_file); a build that was killed leaves one.
 TEMPORARY = re.compile(r"^\..+\.promptc-\d+\.tmp$")
-
-# Windows translates line endings of a descriptor opened without O_BINARY.
-_BINARY = getattr(os, "O_BINARY", 0)
-
-
-class NotRegular(OSError):
-    """A path that holds a folder, a symlink (when not followed), a FIFO or a device."""
-
-    def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
-        super().__init__(f"not a regular file but {kind(mode)}")
 
 
 class TooLarge(OSError):
@@ -46,19 +42,30 @@ def read_regular(
     """The bytes of the regular file at `path`; NotRegular for anything else
     (a symlink too, unless `follow_symlinks`), TooLarge past `limit` bytes,
     refused from its size before it is read."""
-    info = os.stat(path, follow_symlinks=follow_symlinks)
-    if not stat.S_ISREG(info.st_mode):
-        raise NotRegular(path, info.st_mode)
-    if limit is not None and info.st_size > limit:
-        raise TooLarge(path, info.st_size, limit)
-    fd = os.open(path, os.O_RDONLY | _BINARY)
+    fd, info = open_regular(path, follow_symlinks=follow_symlinks)
     try:
-        data = _read_to_end(fd, info.st_size, None if limit is None else limit + 1)
+        size = info.st_size
+        if limit is not None and size > limit:
+            raise TooLarge(path, size, limit)
+        data = _read_to_end(fd, size, None if limit is None else limit + 1)
     finally:
         os.close(fd)
     if limit is not None and len(data) > limit:  # it grew since it was looked at
         raise TooLarge(path, len(data), limit)
     return data
+
+
+# A pyproject.toml of a large project is tens of KB.
+MAX_CONFIG_BYTES = 4 << 20
+
+
+def read_config(path: str | os.PathLike[str]) -> str:
+    """A config file's text (compiler.config, and the cache before it), newlines
+    read as Python's text mode reads them. Followed when a symlink (a config
+    may be shared), but never a FIFO or a device, which would block or never
+    end, and never past MAX_CONFIG_BYTES."""
+    data = read_regular(path, MAX_CONFIG_BYTES, follow_symlinks=True)
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_to_end(fd: int, size: int, cap: int | None) -> bytes:
@@ -78,32 +85,18 @@ def _read_to_end(fd: int, size: int, cap: int | None) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def kind(mode: int) -> str:
-    """What a file of this mode is, for messages: `a folder`, `a FIFO`..."""
-    kinds = (
-        (stat.S_ISREG, "a regular file"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISLNK, "a symlink"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-    )
-    return next((name for test, name in kinds if test(mode)), "a special file")
-
-
 def temporary_name(path: str) -> str:
     """Where `path`'s new bytes are written before they replace it (TEMPORARY)."""
     folder, name = os.path.split(path)
     return os.path.join(folder, f".{name}.promptc-{os.getpid()}.tmp")
 
 
-def write_new(path: str, content: bytes) -> None:
+def write_new(path: str, content: bytes, mode: int = 0o666) -> None:
     """Create `path` holding `content`. Exclusive creation: a file or symlink
     planted under the name fails the write instead of redirecting it."""
-    handle = open(path, "xb")  # noqa: SIM115 - closed below, the file removed if the write fails
+    fd = create_new(path, mode)
     try:
-        with handle:
+        with open(fd, "wb", closefd=True) as handle:
             handle.write(content)
     except BaseException:
         unlink(path)

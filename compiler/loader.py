@@ -249,6 +249,8 @@ def load_file(
     the bytes read ahead of the run rather than the file read again."""
     if overlays and path in overlays:
         raw = overlays[path].encode("utf-8", "surrogatepass")
+        if len(raw) > MAX_FILE_BYTES:  # an editor's buffer is held to the cap of a file
+            return _broken(path, 1, 1, _too_large(len(raw), MAX_FILE_BYTES))
     else:
         ahead = None if kept is None else kept.load_ahead(path)
         if ahead is not None:
@@ -273,10 +275,14 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     except NotRegular as exc:
         raise _Unreadable(f"{exc}; refused") from None
     except TooLarge as exc:
-        raise _Unreadable(
-            f"file is {exc.size:,} bytes; promptc reads spec files up to {limit:,} bytes "
-            "(no runtime can use a prompt this long)"
-        ) from None
+        raise _Unreadable(_too_large(exc.size, limit)) from None
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"file is {size:,} bytes; promptc reads spec files up to {limit:,} bytes "
+        "(no runtime can use a prompt this long)"
+    )
 
 
 def load_bytes(path: Path, raw: bytes) -> SourceFile:

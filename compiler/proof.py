@@ -141,17 +141,31 @@ def grouped(wider: Iterable[Widening]) -> dict[tuple[str, str], list[Widening]]:
 
 
 def lines(proofs: Iterable[Proof]) -> tuple[str, ...]:
-    """What a build prints of its proofs: each accepted widening first (one line per
-    agent and permission), then each target's summary."""
+    """What a build prints of its proofs: the accepted widenings first (one line per
+    target and permission), then each target's summary."""
     proofs = list(proofs)
-    accepted = [
-        f"{proof.target}: accepted wider: {proof.runtime} lets `{agent}` make "
-        f"{len(found)} `{permission}` call(s) OpenCode does not allow, e.g. "
-        f"`{found[0].call.input}` ({found[0].runtime.why})"
-        for proof in proofs
-        for (agent, permission), found in grouped(proof.accepted).items()
-    ]
+    accepted = []
+    for proof in proofs:
+        by_permission: dict[str, list[Widening]] = {}
+        for widening in proof.accepted:
+            by_permission.setdefault(widening.call.permission, []).append(widening)
+        for permission, found in by_permission.items():
+            agents = sorted({w.call.agent for w in found})
+            first = found[0]
+            accepted.append(
+                f"{proof.target}: accepted wider `{permission}`: {proof.runtime} lets "
+                f"{_agents(agents)} make {len(found)} call(s) OpenCode does not allow, e.g. "
+                f"`{first.call.agent}` `{first.call.input}`: {first.runtime.why}"
+            )
     return (*accepted, *(proof.summary() for proof in proofs))
+
+
+def _agents(names: list[str]) -> str:
+    if len(names) == 1:
+        return f"`{names[0]}`"
+    if len(names) <= 3:
+        return ", ".join(f"`{n}`" for n in names)
+    return f"{len(names)} agents"
 
 
 def with_proof(report: str, proof: Proof) -> str:

@@ -3,7 +3,11 @@
 The specs and fragments folders are watched (watchfiles, debounced: a save
 that touches several files makes one run); the config file is looked at on
 every change and once a second, since an editor that saves by renaming would
-leave a watch on the file itself behind. Each run starts from the config
+leave a watch on the file itself behind. So are the folders themselves: a
+watch on a folder ends with the folder, and one removed and made again
+(`git checkout`, `git stash`, `rm -rf` and a restore) or made after the watch
+started is watched anew, and its coming is a change. The folders are the
+ones the config names, as last loaded. Each run starts from the config
 read again and the files as they are; what it worked out from a file is kept
 for the next run (api.Kept, as the language server keeps it) and serves only
 a file whose bytes did not change, so a run reports and writes what a fresh
@@ -13,9 +17,8 @@ watch goes on. Ctrl-C ends it with exit code 0: stopping is how a watch ends.
 
 from __future__ import annotations
 
-import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import watchfiles
@@ -25,38 +28,89 @@ from compiler.config import Config
 from compiler.errors import PromptcError
 
 DEBOUNCE_MS = 200  # how long the folders must be quiet before a run
-POLL_MS = 1000  # how often the config file is looked at without any other change
+POLL_MS = 1000  # how often the config file and the folders are looked at without any change
 
 Echo = Callable[[str], None]
+Changes = set[tuple[watchfiles.Change, str]]
+# A watched folder and what it is: its device and inode, which a folder made
+# again under the same name does not keep.
+Folders = dict[Path, tuple[int, int]]
 
 
 def watch(load: Callable[[], Config], run: Callable[[Config, Kept], object], echo: Echo) -> int:
-    """Run, then run again after each change, until Ctrl-C; the exit code (0).
+    """Run, then run again after each change, until Ctrl-C; the exit code (0, or 1
+    when the folders cannot be watched).
     Every run of this watch gets its one Kept: it lives as long as the watch."""
     kept = Kept()
     try:
         config = load()  # a config that does not load at the start says what to watch: none
-        folders = [folder for folder in (config.specs, config.fragments) if folder.is_dir()]
+
+        def again() -> None:
+            nonlocal config
+            config = load()  # a config that stopped loading leaves the last one's folders
+            run(config, kept)
+
         stamp = _stamp(config.source)
-        changes = _changes(folders, config)
+        changes = _changes(lambda: config)
         # The watch starts on the first step (at most POLL_MS): before the first
         # run, so that an edit made while it runs is the next change.
-        early = next(changes)
+        found = next(changes)
         _attempt(lambda: run(config, kept), echo)
-        echo(f"promptc: watching {', '.join(map(config.display, folders))} (Ctrl-C to stop)")
-        for found in itertools.chain([early], changes):
+        shown = ", ".join(map(config.display, _folders(config)))
+        echo(f"promptc: watching {shown or 'no folder yet'} (Ctrl-C to stop)")
+        while True:
             now = _stamp(config.source)
-            if not found and now == stamp:
-                continue
-            stamp = now
-            echo(f"promptc: {_what(found, config)} changed; running again")
-            _attempt(lambda: run(load(), kept), echo)
+            if found or now != stamp:
+                stamp = now
+                echo(f"promptc: {_what(found, config)} changed; running again")
+                _attempt(again, echo)
+            found = next(changes)
     except KeyboardInterrupt:
         echo("promptc: stopped watching")
+    except OSError as exc:  # the system's limit of watches, say
+        echo(f"promptc: cannot watch the folders: {exc}")
+        return 1
     return 0
 
 
-def _changes(folders: list[Path], config: Config) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+def _changes(current: Callable[[], Config]) -> Iterator[Changes]:
+    """The changes in the folders of the `current` config, a set at a time, and an
+    empty set every POLL_MS without any. When the folders there are are not the
+    ones watched (one is gone, back, new or made again), the watch starts again
+    on them, and each folder that went or came is a change."""
+    came: Changes = set()
+    while True:
+        config = current()
+        watched = _folders(config)
+        steps = _watch(watched, config)
+        try:
+            for found in steps:
+                # A folder that went or came is told on the new watch's first
+                # step: what is written in it meanwhile is seen by the run that
+                # starts, or by the next.
+                yield came | found
+                came = set()
+                now = _folders(current())
+                if now != watched:
+                    # What the watch saw (a folder's removal) was told already.
+                    came = _moved(watched, now) - found
+                    break
+        except OSError:
+            if _folders(current()) == watched:
+                raise  # not a folder that went as the watch started on it
+        finally:
+            steps.close()
+
+
+def _moved(watched: Folders, now: Folders) -> Changes:
+    """The folders gone and the folders come (a folder made again is both), as changes:
+    a folder moved away leaves no event behind, one made again none at all."""
+    gone = {(watchfiles.Change.deleted, str(p)) for p in watched if now.get(p) != watched[p]}
+    came = {(watchfiles.Change.added, str(p)) for p in now if watched.get(p) != now[p]}
+    return gone | came
+
+
+def _watch(folders: Folders, config: Config) -> Generator[Changes, None, None]:
     out = str(config.out) + os.sep
     plain = watchfiles.DefaultFilter()  # editors' swap and backup files, .git, caches
 
@@ -70,6 +124,19 @@ def _changes(folders: list[Path], config: Config) -> Iterator[set[tuple[watchfil
         rust_timeout=POLL_MS,
         yield_on_timeout=True,
     )
+
+
+def _folders(config: Config) -> Folders:
+    """The specs and fragments folders there are, each with its identity."""
+    found: Folders = {}
+    for folder in (config.specs, config.fragments):
+        try:
+            info = folder.stat()
+        except OSError:
+            continue
+        if folder.is_dir():
+            found[folder] = (info.st_dev, info.st_ino)
+    return found
 
 
 def _attempt(run: Callable[[], object], echo: Echo) -> None:
@@ -90,7 +157,7 @@ def _stamp(path: Path | None) -> tuple[int, int, int] | None:
     return info.st_mtime_ns, info.st_size, info.st_ino
 
 
-def _what(changes: set[tuple[watchfiles.Change, str]], config: Config) -> str:
+def _what(changes: Changes, config: Config) -> str:
     if not changes:
         return config.display(config.source) if config.source else "the config"
     paths = sorted({path for _, path in changes})

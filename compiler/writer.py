@@ -23,6 +23,8 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiler.confine import Area, create_new
+from compiler.confine import safe_relative as safe_relative
 from compiler.files import MANIFEST as MANIFEST
 from compiler.files import (
     TEMPORARY,
@@ -117,22 +119,6 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
     return {str(k): [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
 
 
-def safe_relative(rel: str) -> bool:
-    """A plain relative POSIX path with no `.`, `..` or empty parts: it stays inside."""
-    parts = rel.split("/")
-    return (
-        bool(rel)
-        and "\0" not in rel
-        and not any(mark in rel for mark in _FOREIGN_SEPARATORS)
-        and all(p not in ("", ".", "..") for p in parts)
-    )
-
-
-# What Windows also reads as a separator or a drive: there `..\\x` and `C:x`
-# would lead out of the output folder.
-_FOREIGN_SEPARATORS = ("\\", ":") if os.name == "nt" else ()
-
-
 # What stands at a generated path when it is not a regular file: never equal to
 # a content hash, so the plan treats it as a file promptc did not write.
 _FOLDER = "folder"
@@ -157,27 +143,23 @@ def _disk_hash(path: str | Path, expected: bytes | None = None) -> str | None:
     return _SAME if content == expected else digest(content)
 
 
-def _escapes(out: Path, rel: str, seen: dict[str, bool]) -> bool:
-    """True when writing `out/rel` would leave `out` (bad name, or a symlinked folder).
-
-    `seen` remembers the answer per folder within one plan: a bundle writes
-    thousands of files into a handful of folders, and resolving is the cost.
-    """
-    if not safe_relative(rel):
-        return True
-    folder = rel.rpartition("/")[0]
-    if folder not in seen:
-        parent = (out / folder).resolve()
-        root = out.resolve()
-        seen[folder] = parent != root and root not in parent.parents
-    return seen[folder]
+def default_area(out: Path) -> Area:
+    """Where a build into `out` may write when no project says more: inside
+    `out`, which must not be a symlink itself."""
+    return Area(os.path.dirname(os.path.abspath(out)))
 
 
 def plan(
-    out: Path, files: Mapping[str, bytes], manifest: Mapping[str, list[str]], *, force: bool = False
+    out: Path,
+    files: Mapping[str, bytes],
+    manifest: Mapping[str, list[str]],
+    *,
+    force: bool = False,
+    area: Area | None = None,
 ) -> Plan:
-    """What a build of `files` into `out` would do."""
-    planner = Planner(out, manifest, force=force)
+    """What a build of `files` into `out` would do (`area`: where it may write,
+    the project's Config.area(); by default inside `out`)."""
+    planner = Planner(out, manifest, force=force, area=area)
     for rel in sorted(files):
         planner.add(rel, files[rel])
     return planner.plan()
@@ -185,7 +167,12 @@ def plan(
 
 class Planner:
     """A plan built one generated file at a time (apply touches the lock between
-    files); with `digests`, the hash of each file compared, for the cache."""
+    files); with `digests`, the hash of each file compared, for the cache.
+
+    Every path is checked against `area` (compiler.confine): a file whose
+    folder is reached through a symlink, or lies in the sources, is a
+    conflict; an output folder that is refused itself is the only conflict.
+    """
 
     def __init__(
         self,
@@ -194,16 +181,18 @@ class Planner:
         *,
         force: bool = False,
         digests: bool = False,
+        area: Area | None = None,
     ) -> None:
         self.out = out
         self.manifest = manifest
         self.force = force
+        self.area = area or default_area(out)
+        self.refused = self.area.problem(out)  # the output folder itself
         self.names: set[str] = set()
         self.write: list[str] = []
         self.missing: list[str] = []
         self.unchanged: list[str] = []
         self.conflicts: list[Conflict] = []
-        self.seen: dict[str, bool] = {}  # _escapes' answers by folder
         # With `digests`, the hash of each regular file compared (None: missing).
         self.digests: dict[str, str | None] | None = {} if digests else None
 
@@ -211,8 +200,9 @@ class Planner:
         """Compare one generated file with what stands on disk."""
         self.names.add(rel)
         manifest, force = self.manifest, self.force
-        if _escapes(self.out, rel, self.seen):
-            self.conflicts.append(Conflict(rel, _OUTSIDE))
+        refused = self.refusal(rel)
+        if refused is not None:
+            self.conflicts.append(Conflict(rel, refused))
             return
         # Text, not a Path: per file, pathlib cost more than the system calls.
         on_disk = _disk_hash(os.path.join(self.out, rel), data)
@@ -240,7 +230,19 @@ class Planner:
                 )
             )
 
+    def refusal(self, rel: str) -> str | None:
+        """Why the generated path `rel` may not be written or removed, or None."""
+        if self.refused is not None:
+            return self.refused
+        if not safe_relative(rel):
+            return _OUTSIDE
+        folder, _, name = rel.rpartition("/")
+        # Text, not a Path: per file, pathlib cost more than the system calls.
+        return self.area.file_problem(os.path.join(self.out, folder), name)
+
     def plan(self) -> Plan:
+        if self.refused is not None:  # one conflict says it, not one per file
+            return Plan(conflicts=(Conflict("", self.refused),))
         conflicts = sorted(self.conflicts, key=lambda conflict: conflict.path)
         remove, forget = self._obsolete(conflicts)
         return Plan(
@@ -257,8 +259,9 @@ class Planner:
         remove: list[str] = []
         forget: list[str] = []
         for rel in sorted(set(self.manifest) - self.names):
-            if _escapes(self.out, rel, self.seen):
-                conflicts.append(Conflict(rel, _OUTSIDE))
+            refused = self.refusal(rel)
+            if refused is not None:
+                conflicts.append(Conflict(rel, refused))
                 continue
             on_disk = _disk_hash(self.out / rel)
             if on_disk is None:
@@ -276,7 +279,7 @@ class Planner:
 _SPECIAL_MESSAGE = (
     "a symlink, FIFO or device stands where a generated file goes; not replaced without --force"
 )
-_OUTSIDE = "path leads outside the output folder (through a symlink?); refused"
+_OUTSIDE = "path leads outside the output folder; refused"
 
 
 def owned(manifest: Mapping[str, list[str]], only: Collection[str]) -> dict[str, list[str]]:
@@ -290,21 +293,31 @@ def _in(rel: str, only: Collection[str]) -> bool:
 
 
 def apply(
-    out: Path, files: Mapping[str, bytes], *, force: bool = False, only: Collection[str] = ()
+    out: Path,
+    files: Mapping[str, bytes],
+    *,
+    force: bool = False,
+    only: Collection[str] = (),
+    area: Area | None = None,
 ) -> Outcome:
     """Bring `out` in line with `files`, the output of the targets `only` (all when
-    empty). Nothing is written if any conflict exists."""
-    out.mkdir(parents=True, exist_ok=True)
+    empty). Nothing is written if any conflict exists. `area`: where the build
+    may write (the project's Config.area()); by default inside `out`."""
+    area = area or default_area(out)
+    refused = area.problem(out)
+    if refused is not None:
+        return Outcome(errors=(Conflict("", refused),))
+    area.make_folder(out)
     with _locked(out) as lock:
         manifest = _manifest_or_empty(out, force)
-        planner = Planner(out, owned(manifest, only), force=force)
+        planner = Planner(out, owned(manifest, only), force=force, area=area)
         for rel in sorted(files):
             planner.add(rel, files[rel])
             lock.touch()
         todo = planner.plan()
         if todo.conflicts:
             return Outcome(errors=todo.conflicts)
-        _clear_leftovers(out, [*files, *manifest])
+        _clear_leftovers(out, [*files, *manifest], area)
         changing = (*todo.missing, *todo.write)
         others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only)}
         final = {**others, **{rel: [digest(files[rel])] for rel in files}}
@@ -315,7 +328,7 @@ def apply(
                 pending[rel] = [*pending.get(rel, []), *final[rel]]
             _write_manifest(out, pending)
             current = pending
-        _write_all(out, changing, files, lock)
+        _write_all(out, changing, files, lock, area)
         for rel in todo.remove:
             _remove(out, rel)
         # Into an empty folder the pending manifest is the final one already.
@@ -343,7 +356,9 @@ def _atomic_write(path: Path, content: bytes) -> None:
     replace_file(path, content)
 
 
-def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock: _Lock) -> None:
+def _write_all(
+    out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock: _Lock, area: Area
+) -> None:
     """Replace each of `rels` under `out` with its new bytes, every file old or new
     at any moment: all are written under temporary names first, and renamed into
     place only once every one is written. An error before the renames leaves
@@ -356,8 +371,8 @@ def _write_all(out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock:
             # Text, not a Path: per file, pathlib cost a third of the writes.
             path = os.path.join(out, rel)
             folder = os.path.dirname(path)
-            if folder not in folders:  # one mkdir per folder, not per file
-                os.makedirs(folder, exist_ok=True)
+            if folder not in folders:  # once per folder, not per file
+                area.make_folder(folder)  # never through a symlink
                 folders.add(folder)
             temp = temporary_name(path)
             _stage(temp, files[rel])
@@ -381,16 +396,19 @@ def _rename(temp: str, path: str) -> None:
     os.replace(temp, path)
 
 
-def _clear_leftovers(out: Path, rels: list[str]) -> None:
+def _clear_leftovers(out: Path, rels: list[str], area: Area) -> None:
     """Remove temporary files a killed build left next to the files promptc manages.
 
     Runs under the lock, so no other build is writing: every temp file is stale.
-    Only the folders promptc writes to are looked at, never the whole tree.
+    Only the folders promptc writes to are looked at, never the whole tree, and
+    never one `area` refuses (a symlink's target is not listed).
     """
     # Each folder once, by the text before a path's last `/` (a Path per file
     # cost more than the listings).
     folders = {out} | {out / folder for folder in {rel.rpartition("/")[0] for rel in rels}}
     for folder in sorted(folders):
+        if area.problem(folder) is not None:
+            continue
         try:
             names = os.listdir(folder)
         except OSError:
@@ -418,17 +436,23 @@ def _prune(out: Path, folder: Path) -> None:
 
 # --- the lock ------------------------------------------------------------------
 #
-# A file made with O_CREAT | O_EXCL, which only one process can make, holding
-# its maker's pid and removed when the build ends. A build killed while it
-# writes (SIGKILL, a power cut) cannot remove it, and no portable call tells
-# whether a pid still runs: so a build touches its lock at least every
-# _TOUCH_SECONDS while it holds it, and a lock untouched for _STALE_SECONDS
-# was left by a build that is gone and is taken over. A build waits at most
-# _WAIT_SECONDS for a lock that stays fresh, then gives up with a [write] error.
+# A file made with O_CREAT | O_EXCL, which only one process can make, naming
+# its owner (pid, host, and a random token that tells two owners of one pid
+# apart), removed when the build ends. A build killed while it writes
+# (SIGKILL, a power cut) cannot remove it. When the owner is on this host and
+# its pid no longer runs (os.kill(pid, 0), POSIX), the lock is taken over at
+# once. Otherwise no portable call tells: on Windows os.kill would end the
+# process, and a lock from another host (a shared folder), an old promptc or a
+# pid reused since proves nothing. So a build also touches its lock at least
+# every _TOUCH_SECONDS while it holds it, and a lock untouched for
+# _STALE_SECONDS was left by a build that is gone and is taken over. A build
+# waits at most _WAIT_SECONDS for a lock that stays fresh, then gives up with a
+# [write] error.
 _TOUCH_SECONDS = 1.0
 _STALE_SECONDS = 10.0
 _WAIT_SECONDS = 120.0
 _POLL_SECONDS = 0.05
+_MAX_LOCK_BYTES = 512
 
 
 class _Lock:
@@ -443,15 +467,68 @@ class _Lock:
         now = time.monotonic()
         if now - self.touched >= _TOUCH_SECONDS:
             with contextlib.suppress(OSError):  # gone: the build goes on all the same
-                os.utime(self.path)
+                os.utime(self.path, follow_symlinks=os.utime not in os.supports_follow_symlinks)
             self.touched = now
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who holds a lock, as its file says: pid, host and token (None where the
+    file does not say, as an older promptc's `pid` alone)."""
+
+    pid: int | None
+    host: str | None
+    token: str | None
+
+    def text(self) -> bytes:
+        return f"pid {self.pid}\nhost {self.host}\ntoken {self.token}\n".encode()
+
+    @classmethod
+    def parse(cls, data: bytes) -> Owner:
+        text = data.decode("utf-8", "replace")
+        if text.strip().isdigit():  # an older promptc wrote the pid alone
+            return cls(int(text), None, None)
+        fields = dict(line.partition(" ")[::2] for line in text.splitlines())
+        pid = fields.get("pid", "")
+        return cls(int(pid) if pid.isdigit() else None, fields.get("host"), fields.get("token"))
+
+    def gone(self) -> bool:
+        """Whether the owner is known to be dead: on this host, and its pid runs no more."""
+        if self.pid is None or self.pid <= 0 or self.host != host_name():
+            return False  # os.kill(0 or -1, 0) would ask about whole process groups
+        return self.pid != os.getpid() and not _running(self.pid)
+
+    def shown(self) -> str:
+        where = f" on {self.host}" if self.host else ""
+        return f"pid {'?' if self.pid is None else self.pid}{where}"
+
+
+def host_name() -> str:
+    """This machine's name, without importing socket."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    return os.environ.get("COMPUTERNAME", "")
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` runs; True when that cannot be told (Windows, where os.kill
+    with signal 0 would terminate the process)."""
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it runs, as another user
+        return True
+    return True
 
 
 @contextlib.contextmanager
 def _locked(out: Path) -> Iterator[_Lock]:
     # Two builds at once would race on the manifest: the second one waits.
     path = os.path.join(out, LOCK)
-    mine = f"{os.getpid()}\n".encode()
+    mine = Owner(os.getpid(), host_name(), os.urandom(8).hex()).text()
     _acquire(path, mine)
     try:
         yield _Lock(path)
@@ -462,13 +539,8 @@ def _locked(out: Path) -> Iterator[_Lock]:
 def _acquire(path: str, mine: bytes) -> None:
     started = time.monotonic()
     while True:
-        try:
-            # Exclusive creation fails on anything already there, a symlink too.
-            with open(path, "xb") as handle:
-                handle.write(mine)
+        if _create(path, mine):
             return
-        except FileExistsError:
-            pass
         try:
             info = os.lstat(path)
         except FileNotFoundError:
@@ -476,29 +548,57 @@ def _acquire(path: str, mine: bytes) -> None:
         if not stat.S_ISREG(info.st_mode):
             message = f"{kind(info.st_mode)} stands where the build's lock goes; remove it"
             raise LockError(errno.EEXIST, message, path)
-        if time.time() - info.st_mtime > _STALE_SECONDS:
-            unlink(path)  # left by a build that was killed
+        held = _held(path)
+        abandoned = held is not None and Owner.parse(held).gone()
+        if abandoned or time.time() - info.st_mtime > _STALE_SECONDS:
+            _take_over(path, held)
             continue
         if time.monotonic() - started > _WAIT_SECONDS:
-            raise LockError(errno.EBUSY, _busy(path), path)
+            raise LockError(errno.EBUSY, _busy(held), path)
         time.sleep(_POLL_SECONDS)
 
 
-def _busy(path: str) -> str:
+def _create(path: str, mine: bytes) -> bool:
+    """Make the lock holding `mine`; False when a lock is there already. A write
+    that fails (a full disk) removes the file it made: no empty lock is left."""
     try:
-        holder = read_regular(path, 64).decode("ascii", "replace").strip()
+        fd = create_new(path)
+    except FileExistsError:
+        return False  # exclusive creation fails on anything there, a symlink too
+    try:
+        with open(fd, "wb", closefd=True) as handle:
+            handle.write(mine)
+    except BaseException:
+        unlink(path)
+        raise
+    return True
+
+
+def _held(path: str) -> bytes | None:
+    """What the lock says (None: gone or unreadable)."""
+    try:
+        return read_regular(path, _MAX_LOCK_BYTES)
     except OSError:
-        holder = "?"
+        return None
+
+
+def _take_over(path: str, held: bytes | None) -> None:
+    """Remove a lock left by a build that is gone, unless it changed since it
+    was read: another build took it over first, and it is that build's now."""
+    if _held(path) == held:
+        unlink(path)
+
+
+def _busy(held: bytes | None) -> str:
+    owner = Owner.parse(held or b"").shown()
     return (
-        f"another promptc build (pid {holder}) has been writing this folder for "
+        f"another promptc build ({owner}) has been writing this folder for "
         f"{_WAIT_SECONDS:.0f} s; if none is running, delete its lock"
     )
 
 
 def _release(path: str, mine: bytes) -> None:
     """Remove the lock, unless another build took it over meanwhile."""
-    try:
-        if read_regular(path, 64) == mine:
+    if _held(path) == mine:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-    except OSError:
-        pass  # gone, or another build's: not ours to remove

@@ -10,7 +10,6 @@ file drives its CLI (tests/oracles/<runtime>.py) and compares.
 from __future__ import annotations
 
 import random
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +18,7 @@ from compiler import calls
 from compiler.calls import RANK, Call
 from compiler.decide import MODELS
 from compiler.project import Project
-
-SECRET = "SECRET_VALUE_7f3a"  # what the project's .env holds: seen in a result, the read ran
+from tests.oracles import harness
 
 
 @dataclass(frozen=True)
@@ -72,21 +70,15 @@ def concrete(text: str, project: Path, home: Path) -> str:
     )
 
 
-def scratch_project(folder: Path, files: Mapping[str, str]) -> Path:
-    """A git project holding a target's files, a `.env` with a secret, a source file,
+def project_for(folder: Path, files: Mapping[str, str]) -> Path:
+    """A scratch git project holding a target's files (tests/oracles/harness.py, with
+    a `.env` holding its SECRET), a source file and README the matrix's paths name,
     and a folder beside it (the matrix's OUTSIDE)."""
     project = folder / "project"
-    for rel, text in files.items():
-        path = project / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (project / ".env").write_text(f"TOKEN={SECRET}\n")
-    (project / "src").mkdir(exist_ok=True)
-    (project / "src" / "app.py").write_text("print('hello')\n")
-    (project / "README.md").write_text("# scratch\n")
-    (folder / Path(calls.OUTSIDE).name).mkdir(exist_ok=True)
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    return project
+    project.mkdir(parents=True)
+    everyday = {"src/app.py": "print('hello')\n", "README.md": "# scratch\n"}
+    (folder / Path(calls.OUTSIDE).name).mkdir()
+    return harness.scratch_project(project, {**everyday, **files})
 
 
 def figures(target: str, found: Sequence[Decided], real: int) -> str:

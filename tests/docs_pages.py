@@ -16,10 +16,11 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from compiler import rules
+from compiler import api, rules
 from compiler.cli import cli
+from compiler.config import load_config
 from compiler.resources import load_schema
-from compiler.targets import TARGETS
+from compiler.targets import TARGETS, options_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,12 +84,20 @@ def targets_block() -> str:
     lines = []
     for name, target in TARGETS.items():
         lines += ["", f"`[targets.{name}]`", ""]
-        if not target.OPTIONS:
+        options = options_schema(target)["properties"]
+        if not options:
             lines.append("No options.")
             continue
         lines += ["| option | type | default | meaning |", "|---|---|---|---|"]
-        lines += [row(key, schema) for key, schema in target.OPTIONS.items()]
+        lines += [row(key, schema) for key, schema in options.items()]
     return "\n".join(lines[1:]) + "\n"
+
+
+def figures_block() -> str:
+    """What every build of the repository's bundle proves, per target (compiler.proof)."""
+    result = api.render(load_config(cwd=ROOT))
+    lines = ["```text", *result.summaries, "```"]
+    return "\n".join(lines) + "\n"
 
 
 # name -> (the page, what generates its block)
@@ -96,6 +105,7 @@ GENERATED: dict[str, tuple[str, Callable[[], str]]] = {
     "rules": ("docs/reference/rules.md", rules_block),
     "config": ("docs/reference/config.md", config_block),
     "targets": ("docs/reference/config.md", targets_block),
+    "figures": ("docs/targets/never-wider.md", figures_block),
 }
 
 

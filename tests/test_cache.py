@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -32,8 +34,11 @@ def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
 
 
 @pytest.fixture(autouse=True)
-def _cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+def _cache_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cache on, the secret that seals its entries in a user cache folder of
+    the test's own."""
     monkeypatch.delenv("PROMPTC_NO_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
 
 def test_second_check_is_a_hit_with_the_same_report(
@@ -531,3 +536,83 @@ def test_lint_with_fix_or_a_config_that_says_no_is_never_stored(sample: Path) ->
     (sample / "promptc.toml").write_text("cache = false\n")
     api.lint(load_config(), cache=True)
     assert not (sample / cache.FOLDER).exists()
+
+
+# --- entries: sealed, and only ever this user's -----------------------------------------
+
+
+def test_an_entry_is_sealed_with_a_secret_kept_outside_the_project(
+    sample: Path, tmp_path: Path
+) -> None:
+    api.lint(load_config(), cache=True)
+    [entry] = (sample / cache.FOLDER).glob("*.json")
+    head, _, body = entry.read_bytes().partition(b"\n")
+    assert head.startswith(cache.SEAL) and json.loads(body)["key"] == entry.stem
+    secret = tmp_path / "user-cache/promptc" / cache.SECRET
+    assert len(secret.read_bytes()) == 2 * cache.SECRET_BYTES
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert not any(p.name == cache.SECRET for p in sample.rglob("*"))
+
+
+@pytest.mark.parametrize("change", ["body", "seal", "unsealed", "other-secret"])
+def test_an_entry_whose_seal_does_not_verify_is_a_miss(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    agent = sample / "specs/agents/scout.md"
+    agent.write_text(agent.read_text().replace("mode: subagent", "mode: subagnet"))
+    api.lint(load_config(), cache=True)
+    assert _lint_hit(sample) is not None
+    [entry] = (sample / cache.FOLDER).glob("*.json")
+    head, _, body = entry.read_bytes().partition(b"\n")
+    clean = body.replace(json.dumps(json.loads(body)["diagnostics"]).encode(), b"[]")
+    assert clean != body
+    if change == "body":  # the verdict edited: "no problems"
+        entry.write_bytes(head + b"\n" + clean)
+    elif change == "seal":
+        entry.write_bytes(head[:-1] + (b"0" if head[-1:] != b"0" else b"1") + b"\n" + body)
+    elif change == "unsealed":
+        entry.write_bytes(body)
+    else:  # the same entry, but this user's cache folder holds another secret
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another-user"))
+    assert _lint_hit(sample) is None
+
+
+def test_without_a_user_cache_folder_nothing_is_cached(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA"):
+        monkeypatch.delenv(name, raising=False)
+    api.lint(load_config(), cache=True)
+    assert not (sample / cache.FOLDER).exists()
+    assert _lint_hit(sample) is None
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"}, "/x/cache/promptc"),
+        ({"XDG_CACHE_HOME": "relative", "HOME": "/home/u"}, "/home/u/.cache/promptc"),
+        ({"HOME": "/home/u"}, "/home/u/.cache/promptc"),
+        ({"HOME": "relative"}, None),
+        ({}, None),
+    ],
+)
+def test_the_user_cache_folder(environ: dict[str, str], expected: str | None) -> None:
+    if sys.platform == "darwin" and expected and "XDG" not in str(environ):
+        expected = "/home/u/Library/Caches/promptc"
+    assert cache.user_folder(environ) == expected
+
+
+def test_a_cache_folder_that_is_not_a_real_folder_is_never_used(
+    sample: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (sample / cache.FOLDER).symlink_to(elsewhere, target_is_directory=True)
+    api.lint(load_config(), cache=True)
+    assert list(elsewhere.iterdir()) == []
+    (sample / cache.FOLDER).unlink()
+    api.lint(load_config(), cache=True)  # stored in a real folder
+    os.rename(sample / cache.FOLDER, elsewhere / "real")
+    (sample / cache.FOLDER).symlink_to(elsewhere / "real", target_is_directory=True)
+    assert _lint_hit(sample) is None  # a lookup does not follow it either

@@ -51,10 +51,10 @@ def test_promptc_toml_wins_in_the_same_folder(tmp_path: Path) -> None:
 
 
 def test_explicit_path(tmp_path: Path) -> None:
-    config_file = write(tmp_path / "conf" / "promptc.toml", 'specs = "../s"\n')
+    config_file = write(tmp_path / "conf" / "promptc.toml", 'specs = "s/../prompts"\n')
     config = load_config(config_file, cwd=Path("/"))
     assert config.root == tmp_path / "conf"
-    assert config.specs == tmp_path.resolve() / "s"
+    assert config.specs == tmp_path.resolve() / "conf" / "prompts"
 
 
 @pytest.mark.parametrize(

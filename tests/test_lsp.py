@@ -10,10 +10,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
+import io
+import json
+import os
+import queue
+import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import IO, Any
 
 import pytest
 import pytest_lsp
@@ -23,7 +30,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from compiler import api
 from compiler.config import load_config
-from compiler.lsp import Session
+from compiler.loader import MAX_FILE_BYTES
+from compiler.lsp import MAX_MESSAGE_BYTES, FdInput, Frame, Frames, Session
 from compiler.navigate import Snapshot, complete, definition, hover
 from tests.conftest import every_field
 from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, SNIPPET, agent
@@ -297,6 +305,304 @@ async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_cl
     assert change.new_text == fixed
     edit(client, at, change.new_text)  # what the editor does when the action is picked
     await published(client, at, lambda ds: "missing-catch-all" not in rules(ds))
+
+
+# --- what no editor should send, and the server survives -------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+@pytest.mark.asyncio
+async def test_a_fifo_in_the_bundle_gets_the_command_lines_diagnostic_and_the_server_answers(
+    client: LanguageClient, bundle: Path
+) -> None:
+    fifos = ("fragments/pipe.md", "specs/agents/pipe.md", "specs/skills/tone/pipe.txt")
+    for rel in fifos:
+        os.mkfifo(bundle / rel)  # opened, it would block until a writer came
+    at = open_file(client, bundle / "specs/agents/scout.md")
+    for rel in fifos:
+        found = await published(client, uri(bundle / rel), lambda ds: bool(ds))
+        assert [d.message for d in found] == ["not a regular file but a FIFO; refused"]
+    # Asked about the FIFO itself, not open in the editor: answered, nothing read.
+    pipe = types.TextDocumentIdentifier(uri=uri(bundle / "fragments/pipe.md"))
+    hovered = await asyncio.wait_for(
+        client.text_document_hover_async(types.HoverParams(pipe, types.Position(0, 0))), 60
+    )
+    assert hovered is None
+    edit(client, at, SCOUT.replace("permission:", "permisson:"))
+    await published(client, at, lambda ds: "key-typo" in rules(ds))
+
+
+@pytest.mark.asyncio
+async def test_a_uri_with_a_nul_byte_is_refused_and_only_that_document_is_told(
+    client: LanguageClient, bundle: Path
+) -> None:
+    nul = uri(bundle / "specs/agents") + "/sc%00out.md"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(nul, "markdown", 1, SCOUT))
+    )
+    untitled = "untitled:Untitled-1"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(untitled, "markdown", 1, SCOUT))
+    )
+    [refused] = await published(client, nul, lambda ds: bool(ds))
+    assert refused.message == (
+        "promptc cannot check this document: its path holds a NUL byte (%00), "
+        "which no file name can"
+    )
+    # Every other document is checked as before: a run ends with no error logged.
+    at = open_file(
+        client, bundle / "specs/agents/scout.md", SCOUT.replace("permission:", "permisson:")
+    )
+    await published(client, at, lambda ds: "key-typo" in rules(ds))
+    edit(client, at, SCOUT)
+    await published(client, at, lambda ds: "key-typo" not in rules(ds))
+    logged = [m.message for m in client.log_messages]
+    assert any(m.startswith(f"{untitled} is not checked: not a file (untitled)") for m in logged)
+    assert not [m for m in logged if "Traceback" in m]
+    assert untitled not in client.diagnostics  # an untitled buffer is only logged
+    # Closing the refused document takes its diagnostic away.
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(nul))
+    )
+    await published(client, nul, lambda ds: not ds)
+
+
+@pytest.mark.asyncio
+async def test_a_buffer_past_the_file_cap_is_refused_as_that_file_would_be(
+    client: LanguageClient, bundle: Path
+) -> None:
+    fragment = bundle / "fragments/caveman.md"
+    text = FRAGMENT + SNIPPET * (MAX_FILE_BYTES // len(SNIPPET.encode()) + 1)
+    size = len(text.encode())
+    at = open_file(client, fragment, text)
+    found = await published(client, at, lambda ds: "syntax" in rules(ds))
+    assert [d.message for d in found if d.code == "syntax"] == [
+        f"file is {size:,} bytes; promptc reads spec files up to {MAX_FILE_BYTES:,} bytes "
+        "(no runtime can use a prompt this long)"
+    ]
+    # What `promptc lint` says of the same text saved: the same, at the same place.
+    fragment.write_text(text, encoding="utf-8")
+    [linted] = [d for d in api.lint(load_config(cwd=bundle)).diagnostics if d.rule == "syntax"]
+    assert (linted.line, linted.column, linted.message) == (1, 1, found[0].message)
+
+
+class RawServer:
+    """`promptc lsp` spoken to byte by byte, to send what no client library would."""
+
+    def __init__(self, root: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "compiler", "lsp"],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.stderr: list[bytes] = []
+        assert self.process.stdout is not None and self.process.stderr is not None
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+        threading.Thread(
+            target=self.stderr.extend, args=(self.process.stderr,), daemon=True
+        ).start()
+        self.send(
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {"capabilities": {}, "rootUri": uri(root)},
+                }
+            )
+        )
+        assert "capabilities" in self.answer(0)["result"]
+
+    def _read(self, stdout: IO[bytes]) -> None:
+        while True:
+            length = None
+            while (line := stdout.readline()) not in (b"\r\n", b""):
+                name, _, value = line.partition(b":")
+                if name.lower() == b"content-length":
+                    length = int(value)
+            if not line or length is None:
+                self.messages.put(None)
+                return
+            self.messages.put(json.loads(stdout.read(length)))
+
+    def send(self, raw: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(raw)
+        self.process.stdin.flush()
+
+    def answer(self, msg_id: int | None) -> dict[str, Any]:
+        """The response to `msg_id` (None: an error response with a null id)."""
+        while True:
+            message = self.messages.get(timeout=60)  # a deaf server fails the test here
+            assert message is not None, f"the server ended; stderr: {self.errors()}"
+            if "method" not in message and message.get("id") == msg_id:
+                return message
+
+    def exit(self, shutdown: bool) -> int:
+        if shutdown:
+            self.send(frame({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}))
+            assert self.answer(99)["result"] is None
+        self.send(frame({"jsonrpc": "2.0", "method": "exit"}))
+        return self.process.wait(timeout=60)
+
+    def errors(self) -> str:
+        return b"".join(self.stderr).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=60)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def frame(message: dict[str, Any], ending: bytes = b"\r\n") -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d%s%s" % (len(body), ending, ending) + body
+
+
+def hover_request(msg_id: int, at: str, line: object = 0) -> dict[str, Any]:
+    position = {"line": line, "character": 0}
+    params = {"textDocument": {"uri": at}, "position": position}
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover", "params": params}
+
+
+@pytest.fixture
+def raw(bundle: Path) -> Iterator[RawServer]:
+    server = RawServer(bundle)
+    yield server
+    server.close()
+
+
+def test_ill_typed_params_and_malformed_json_are_answered_with_errors(
+    raw: RawServer, bundle: Path
+) -> None:
+    at = uri(bundle / "specs/agents/scout.md")
+    raw.send(frame(hover_request(1, at, line="first")))
+    wrong = raw.answer(1)["error"]
+    assert wrong["code"] == -32602
+    assert "expected int @ $.params.position.line" in wrong["message"]
+    raw.send(b'Content-Length: 9\r\n\r\n{"id": 2,')
+    assert raw.answer(None)["error"]["code"] == -32700
+    raw.send(frame({"jsonrpc": "2.0", "id": 3}))  # neither a method nor a result
+    assert raw.answer(3)["error"]["code"] == -32600
+    raw.send(frame(hover_request(4, at)))
+    assert raw.answer(4)["result"] is None  # still answering
+    assert raw.exit(shutdown=True) == 0
+    assert "a message that is not JSON" in raw.errors()
+    assert "Traceback" not in raw.errors()
+
+
+@pytest.mark.parametrize(
+    ("garbled", "said"),
+    [
+        (b"Content-Length: abc\r\n\r\n", "Content-Length 'abc' is not a number of bytes"),
+        (b"Content-Type: application/json\r\n\r\n", "a message without a Content-Length"),
+        (b"Content-Length: 3\r\n\r\n", "a message that is not JSON"),  # too short
+    ],
+)
+def test_a_bad_content_length_is_logged_and_the_next_message_answered(
+    raw: RawServer, bundle: Path, garbled: bytes, said: str
+) -> None:
+    body = json.dumps(hover_request(1, uri(bundle / "specs/agents/scout.md"))).encode()
+    raw.send(garbled + body + frame(hover_request(2, uri(bundle / "specs/agents/lead.md"))))
+    assert raw.answer(2)["result"] is None
+    assert raw.exit(shutdown=True) == 0
+    assert f"promptc lsp: {said}" in raw.errors()
+    assert "Traceback" not in raw.errors()
+
+
+def test_headers_that_end_in_lf_alone_are_read_and_said_once(raw: RawServer, bundle: Path) -> None:
+    at = uri(bundle / "specs/agents/scout.md")
+    raw.send(frame(hover_request(1, at), ending=b"\n") + frame(hover_request(2, at), ending=b"\n"))
+    assert raw.answer(1)["result"] is None
+    assert raw.answer(2)["result"] is None
+    assert raw.exit(shutdown=True) == 0
+    assert raw.errors().count("header lines end in LF alone, not CRLF") == 1
+
+
+def test_exit_without_shutdown_ends_with_1_and_a_request_after_shutdown_is_refused(
+    bundle: Path,
+) -> None:
+    quitter = RawServer(bundle)
+    try:
+        assert quitter.exit(shutdown=False) == 1
+    finally:
+        quitter.close()
+    polite = RawServer(bundle)
+    try:
+        polite.send(frame({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}))
+        polite.answer(1)
+        polite.send(frame(hover_request(2, uri(bundle / "specs/agents/scout.md"))))
+        assert polite.answer(2)["error"]["code"] == -32600  # pygls dropped it, unanswered
+        assert polite.exit(shutdown=False) == 0  # shut down before
+    finally:
+        polite.close()
+
+
+# --- reading frames, in process --------------------------------------------------------
+
+
+def frames(raw: bytes) -> list[Frame]:
+    """Every frame of `raw`, up to the end of the input."""
+    reader = Frames(io.BytesIO(raw))
+    found = [reader.next()]
+    while not found[-1].ended:
+        found.append(reader.next())
+    return found
+
+
+def test_frames_in_order_then_the_end() -> None:
+    one, two = frame({"id": 1}), frame({"id": "é"})
+    assert frames(one + two) == [
+        Frame(json.dumps({"id": 1}).encode()),
+        Frame(json.dumps({"id": "é"}).encode()),
+        Frame(None, ended=True),
+    ]
+
+
+def test_stdin_read_through_its_descriptor_frames_as_a_stream_does() -> None:
+    # LF-only headers, a bad length whose body is glued to the next message,
+    # a long line, a body longer than a read: every path of FdInput's reading.
+    sent = (
+        frame({"id": 1}, ending=b"\n")
+        + b"Content-Length: x\r\n\r\n"
+        + b"{" * 200_000
+        + frame({"id": "x" * 100_000})
+    )
+    reading, writing = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(writing, sent), os.close(writing)))
+    writer.start()
+    try:
+        reader = Frames(FdInput(reading))
+        found = [reader.next() for _ in range(3)]
+    finally:
+        writer.join(timeout=60)
+        os.close(reading)
+    assert found == frames(sent)
+    assert [f.body is not None for f in found] == [True, True, False]
+
+
+def test_a_body_cut_short_by_the_end_of_the_input_is_said() -> None:
+    [cut] = frames(b"Content-Length: 50\r\n\r\n{}")
+    assert cut == Frame(None, ("the input ended 2 bytes into a message of 50",), ended=True)
+
+
+def test_a_message_past_the_limit_is_skipped_unread_and_the_next_one_read() -> None:
+    big = MAX_MESSAGE_BYTES + 1
+    first, second, end = frames(b"Content-Length: %d\r\n\r\n" % big + b" " * big + frame({}))
+    assert first.body is None and "past the 67,108,864 promptc reads" in first.problems[0]
+    assert second.body == b"{}" and end.ended
+
+
+def test_a_content_length_of_thousands_of_digits_is_no_number() -> None:
+    first, *_ = frames(b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n{}" + frame({}))
+    assert first.problems[0].startswith("Content-Length '9999")
+    assert first.body == b"{}"
 
 
 # --- the same answers, in process -------------------------------------------------------

@@ -1,6 +1,10 @@
 """The decision oracles tell the four verdicts apart on every runtime.
 
-Each runtime's pinned CLI runs, offline, on a tiny hand-written project whose
+First, without any runtime, the scripted model server: each protocol's
+request is read into a Turn and the script's answer written back in that
+protocol, and a Plan makes its calls in order, skipping tools not offered.
+
+Then (marked `conformance`: `make conformance` runs them) each runtime's pinned CLI runs, offline, on a tiny hand-written project whose
 settings allow one command (`touch ran.txt`), deny another (`rm -f .env`)
 and ask for a third (`mkdir asked`), with an agent that lacks the edit tool.
 One run makes the agent attempt all four calls; a second run has the main
@@ -13,14 +17,15 @@ tool. tests/oracles/FACTS.md holds what the runtimes were seen to decide.
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.oracles import Attempt, Outcome, claude, codex, copilot, gemini, harness, opencode
-
-pytestmark = [pytest.mark.slow, pytest.mark.conformance]
+from tests.oracles.server import Call, Result, Turn, serve
 
 ALLOWED, DENIED, ASKED = "touch ran.txt", "rm -f .env", "mkdir asked"
 DELEGATED = "touch delegated.txt"
@@ -42,6 +47,183 @@ def main_calls(make: MakeAttempt, project: Path) -> list[Attempt]:
     return [*calls(make, project, ALLOWED, DENIED, ASKED), edit]
 
 
+BASH = Attempt("Bash", {"command": "ls"})
+EDIT = Attempt("Write", {"file_path": "x", "content": "y"})
+SPAWN = Attempt("Agent", {"prompt": f"{harness.MARKER}: go", "subagent_type": "helper"})
+
+
+def turn(tools: Sequence[str], *results: tuple[str, str], said: str = "go") -> Turn:
+    found = tuple(Result(call_id, text) for call_id, text in results)
+    return Turn("anthropic", "/v1/messages", tuple(tools), said, found, False, {}, {})
+
+
+def test_a_plan_makes_its_calls_in_order_and_skips_tools_not_offered() -> None:
+    plan = harness.Plan((EDIT, BASH, EDIT))
+    first = plan(turn(["Bash"]))
+    assert isinstance(first, Call) and (first.attempt, first.call_id) == (BASH, "call_oracle_a1")
+    assert plan(turn(["Bash"], ("call_oracle_a1", "ok"))) == "done"
+    second = plan(turn(["Bash", "Write"], ("call_oracle_a0", "ok")))
+    assert isinstance(second, Call) and second.call_id == "call_oracle_a1"
+
+
+def test_a_delegating_plan_spawns_once_and_the_subagent_makes_the_calls() -> None:
+    plan = harness.Plan((BASH,), (SPAWN,))
+    spawn = plan(turn(["Agent", "Bash"]))
+    assert isinstance(spawn, Call) and spawn.attempt == SPAWN
+    subagent = turn(["Bash"], said=f"{harness.MARKER}: go")
+    call = plan(subagent)
+    assert isinstance(call, Call) and call.attempt == BASH and plan.attempting(subagent)
+    # Back in the main session, which quotes the marker only in a tool result.
+    back = turn(["Agent", "Bash"], ("call_oracle_s0", f"{harness.MARKER} done"))
+    assert plan(back) == "done" and not plan.attempting(back)
+    assert plan(turn(["Bash"], said=f"{harness.QUIET}: answer")) == "done"
+
+
+def test_a_prelude_loads_a_deferred_tool_first() -> None:
+    def search(attempt: Attempt, seen: Turn) -> Attempt | None:
+        return (
+            None if attempt.tool in seen.tools else Attempt("ToolSearch", {"query": attempt.tool})
+        )
+
+    plan = harness.Plan((EDIT,), prelude=search)
+    first = plan(turn(["ToolSearch"]))
+    assert isinstance(first, Call) and first.call_id == "call_oracle_p0"
+    loaded = plan(turn(["ToolSearch", "Write"], ("call_oracle_p0", "Write")))
+    assert isinstance(loaded, Call) and loaded.attempt == EDIT
+    assert plan(turn(["ToolSearch"], ("call_oracle_p0", "nothing"))) == "done"
+
+
+def requests(tool: str, call_id: str) -> dict[str, tuple[str, Callable[[bool], dict[str, Any]]]]:
+    """Per protocol: its path, and a request offering `tool`, with or without
+    the result of `call_id` ("it ran")."""
+
+    def anthropic(answered: bool) -> dict[str, Any]:
+        result = [{"type": "tool_result", "tool_use_id": call_id, "content": "it ran"}]
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+        messages += [{"role": "user", "content": result}] if answered else []
+        return {"stream": True, "tools": [{"name": tool}], "messages": messages}
+
+    def chat(answered: bool) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+        messages += (
+            [{"role": "tool", "tool_call_id": call_id, "content": "it ran"}] if answered else []
+        )
+        return {"stream": True, "tools": [{"function": {"name": tool}}], "messages": messages}
+
+    def responses(answered: bool) -> dict[str, Any]:
+        items: list[dict[str, Any]] = [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ]
+        items += (
+            [{"type": "function_call_output", "call_id": call_id, "output": "it ran"}]
+            if answered
+            else []
+        )
+        tools = [
+            {"type": "namespace", "name": "space", "tools": [{"type": "function", "name": tool}]}
+        ]
+        return {"stream": True, "tools": tools, "input": items}
+
+    def gemini(answered: bool) -> dict[str, Any]:
+        contents: list[dict[str, Any]] = [{"role": "user", "parts": [{"text": "go"}]}]
+        if answered:
+            contents.append(
+                {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": tool, "args": {}, "id": call_id}}],
+                }
+            )
+            # No id on the response: the server takes the call's, by position.
+            response = {"functionResponse": {"name": tool, "response": {"output": "it ran"}}}
+            contents.append({"role": "user", "parts": [response]})
+        return {"tools": [{"functionDeclarations": [{"name": tool}]}], "contents": contents}
+
+    return {
+        "toolu_": ("/v1/messages", anthropic),
+        "call_": ("/v1/chat/completions", chat),
+        "": ("/v1/responses", responses),
+        "gemini": ("/v1beta/models/m:streamGenerateContent?alt=sse", gemini),
+    }
+
+
+def post(url: str, body: dict[str, Any]) -> str:
+    request = urllib.request.Request(
+        url, json.dumps(body).encode(), {"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        text: str = answer.read().decode()
+        return text
+
+
+@pytest.mark.parametrize("prefix", ["toolu_", "call_", "", "gemini"])
+def test_the_server_speaks_each_protocol(prefix: str) -> None:
+    call_id = "call_oracle_a0" if prefix == "gemini" else f"{prefix}oracle_a0"
+    path, build = requests("Bash", call_id)[prefix]
+    plan = harness.Plan((BASH,), id_prefix="call_" if prefix == "gemini" else prefix)
+    with serve(plan) as server:
+        first = post(server.url + path, build(False))
+        second = post(server.url + path, build(True))
+        models = urllib.request.urlopen(server.url + "/v1/models", timeout=30).read()
+        log = server.exchanges()
+    assert "Bash" in first and call_id in first and "command" in first
+    assert '"done"' in second and "Bash" not in second
+    assert [e.turn.tools for e in log] == [("Bash",), ("Bash",)]
+    assert log[1].turn.results == (Result(call_id, "it ran"),) and log[1].turn.user_text == "go"
+    assert json.loads(models)["data"][0]["id"] == "mock-model"
+
+
+def test_the_server_answers_side_requests_without_the_script() -> None:
+    def never(seen: Turn) -> str:
+        raise AssertionError("a side request reached the script")
+
+    with serve(never) as server:
+        title = post(
+            server.url + "/v1/chat/completions", {"messages": [{"role": "user", "content": "t"}]}
+        )
+        config = {"responseMimeType": "application/json"}
+        side = post(
+            server.url + "/v1beta/models/m:generateContent",
+            {"generationConfig": config, "tools": [{"functionDeclarations": [{"name": "x"}]}]},
+        )
+        tokens = post(server.url + "/v1/messages/count_tokens", {})
+    assert '"done"' in title
+    assert (
+        json.loads(json.loads(side)["candidates"][0]["content"]["parts"][0]["text"])["next_speaker"]
+        == "user"
+    )
+    assert json.loads(tokens)["input_tokens"] == 1
+
+
+PERMISSIONS = ["bash", "edit", "read", "glob", "grep", "list", "webfetch", "websearch"]
+PERMISSIONS += ["task", "skill", "todowrite", "question"]
+TOOLS = {  # per runtime, the tool each permission's call uses (None: no call)
+    "claude": "Bash Write Read Glob Grep None WebFetch WebSearch Agent Skill TodoWrite AskUserQuestion",
+    "opencode": "bash write read glob grep None webfetch websearch task skill todowrite question",
+    "codex": "exec_command apply_patch None None None None None None spawn_agent None None request_user_input",
+    "gemini": "run_shell_command write_file read_file glob grep_search list_directory web_fetch google_web_search invoke_agent activate_skill write_todos ask_user",
+    "copilot": "bash create view glob grep view web_fetch web_search task skill None ask_user",
+}
+MODULES = {
+    "claude": claude,
+    "opencode": opencode,
+    "codex": codex,
+    "gemini": gemini,
+    "copilot": copilot,
+}
+
+
+@pytest.mark.parametrize("runtime", list(TOOLS))
+def test_every_opencode_permission_has_its_call_in_each_runtime(
+    runtime: str, tmp_path: Path
+) -> None:
+    make: MakeAttempt = MODULES[runtime].attempt
+    found = [make(permission, "notes.md", tmp_path) for permission in PERMISSIONS]
+    assert [str(a.tool if a else None) for a in found] == TOOLS[runtime].split()
+    edit = make("edit", "notes.md", tmp_path)
+    assert edit is not None and str(tmp_path.resolve() / "notes.md") in json.dumps(edit.arguments)
+    assert make("nosuch", "x", tmp_path) is None
+
+
 def check_main(project: Path, found: Sequence[Outcome]) -> None:
     assert [o.verdict for o in found] == ["ran", "refused", "asked", "absent"], found
     assert (project / "ran.txt").exists()
@@ -56,6 +238,8 @@ def check_delegated(project: Path, found: Sequence[Outcome]) -> None:
     assert (project / ".env").exists()
 
 
+@pytest.mark.slow
+@pytest.mark.conformance
 def test_claude(tmp_path: Path) -> None:
     settings = {
         "permissions": {
@@ -75,6 +259,8 @@ def test_claude(tmp_path: Path) -> None:
     check_delegated(project, found)
 
 
+@pytest.mark.slow
+@pytest.mark.conformance
 def test_opencode(tmp_path: Path) -> None:
     config = {
         "$schema": "https://opencode.ai/config.json",
@@ -101,6 +287,8 @@ def test_opencode(tmp_path: Path) -> None:
 ROLE = 'name = "helper"\ndescription = "Helps."\ndeveloper_instructions = "You help."\n'
 
 
+@pytest.mark.slow
+@pytest.mark.conformance
 def test_codex(tmp_path: Path) -> None:
     rules = (
         'prefix_rule(pattern=["touch"], decision="allow")\n'
@@ -151,6 +339,8 @@ priority = 100
 """
 
 
+@pytest.mark.slow
+@pytest.mark.conformance
 def test_gemini(tmp_path: Path) -> None:
     # Gemini 0.61 reads no policy from the project: the rules are the user's.
     home = tmp_path / "home"
@@ -165,6 +355,8 @@ def test_gemini(tmp_path: Path) -> None:
     check_delegated(project, found)
 
 
+@pytest.mark.slow
+@pytest.mark.conformance
 def test_copilot(tmp_path: Path) -> None:
     helper = "---\nname: helper\ndescription: Helps.\ntools: [execute]\n---\nYou help.\n"
     project = harness.scratch_project(

@@ -73,7 +73,7 @@ def test_an_accepted_widening_is_kept_and_shown_first(make_bundle: MakeBundle) -
     found = proof.prove(project, "claude", _claude("Edit, Write", ["Edit"], [], []))
     assert found is not None and found.refused == () and found.accepted
     lines = proof.lines([found])
-    assert lines[0].startswith("claude: accepted wider: Claude Code lets `coder` make")
+    assert lines[0].startswith("claude: accepted wider `edit`: Claude Code lets `coder` make")
     assert "ACCEPTED WIDER" in lines[-1]
 
 
@@ -128,7 +128,7 @@ def test_the_build_refuses_a_wider_translation_unless_accepted(
         assert not (Path("build") / "codex").exists()  # nothing written
     else:
         assert not edit
-        assert "codex: accepted wider: Codex lets `reader` make" in done.err.splitlines()[0]
+        assert "codex: accepted wider `bash`: Codex lets `reader` make" in done.err.splitlines()[0]
     assert "codex: 1 agents;" in done.err
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -247,12 +248,62 @@ def test_a_schema_error_its_fix_and_the_same_error_again_are_each_reported(
         assert built.read_text("utf-8").endswith(f"# Lead {attempt}\n")  # written nothing
 
 
+def git(root: Path, *args: str) -> None:
+    author = ["-c", "user.name=promptc", "-c", "user.email=promptc@example.com"]
+    subprocess.run(["git", *author, *args], cwd=root, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_specs_removed_and_checked_out_again_are_watched_again(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    assert main(["init", str(root)]) == 0
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a new bundle")
+    watching = Watching(root, "build")
+    try:
+        watching.until(lambda line: line.startswith("promptc: watching"))
+        shutil.rmtree(root / "specs")  # `git stash` or a branch switch do the same
+        watching.until(lambda line: "specs folder not found" in line)
+        git(root, "checkout", "specs")
+        back = watching.until(summary)
+        assert "promptc: specs changed; running again" in back
+        assert back[-1].startswith("promptc: no problems")
+        # The folder that came back is watched: an edit in it rebuilds.
+        lead = root / "specs/agents/lead.md"
+        lead.write_text(lead.read_text("utf-8") + "\nOne more line.\n", encoding="utf-8")
+        rebuilt = watching.until(summary)
+        assert rebuilt[-1] == "promptc: no problems; wrote 1, removed 0 file(s)"
+        built = root / AGENTS / "lead.md"
+        assert built.read_text("utf-8").endswith("One more line.\n")
+    finally:
+        watching.close()
+
+
+def test_fragments_moved_away_and_back_are_watched_again(
+    build_watch: Watching, bundle: Path, tmp_path: Path
+) -> None:
+    build_watch.until(lambda line: line.startswith("promptc: watching"))
+    (bundle / "fragments").rename(tmp_path / "away")
+    gone = build_watch.until(summary)
+    assert "specs/agents/lead.md:8:1: error [compose] unknown fragment 'tone'" in gone
+    (tmp_path / "away").rename(bundle / "fragments")
+    back = build_watch.until(summary)
+    assert "promptc: fragments changed; running again" in back
+    assert back[-1] == "promptc: no problems"
+    save(bundle, "fragments/tone.md", "Be terse.\n")
+    rebuilt = build_watch.until(summary)
+    assert rebuilt[-1] == "promptc: no problems; wrote 1, removed 0 file(s)"
+    assert "Be terse." in (bundle / AGENTS / "lead.md").read_text("utf-8")
+
+
 def test_every_run_of_one_watch_is_handed_the_same_kept_and_a_new_watch_a_new_one(
     bundle: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tone = str(bundle / "fragments/tone.md")
 
-    def changes(folders: object, config: object) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+    def changes(current: object) -> Iterator[set[tuple[watchfiles.Change, str]]]:
         yield set()  # the watch's first step, before its first run
         yield {(watchfiles.Change.modified, tone)}
         yield {(watchfiles.Change.modified, tone)}

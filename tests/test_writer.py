@@ -465,7 +465,7 @@ def test_a_build_leaves_no_lock_behind(sample: Path, run: Runner) -> None:
 
 def test_a_lock_a_killed_build_left_is_taken_over(tmp_path: Path) -> None:
     """A build touches its lock while it holds it: one untouched for longer than
-    that was left by a build that is gone."""
+    that was left by a build that is gone (whoever its owner was)."""
     out = tmp_path / "build"
     out.mkdir()
     lock = out / writer.LOCK
@@ -474,6 +474,47 @@ def test_a_lock_a_killed_build_left_is_taken_over(tmp_path: Path) -> None:
     os.utime(lock, (old, old))
     assert writer.apply(out, files_of(3, 1)).errors == ()
     assert on_disk(out) == files_of(3, 1) and not lock.exists()
+
+
+def test_a_lock_names_its_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pid, host and a token of its own: two builds of one pid are told apart."""
+    out = tmp_path / "build"
+    seen: list[str] = []
+    real = writer._write_all
+
+    def looking(*args: object) -> None:
+        seen.append((out / writer.LOCK).read_text())
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer, "_write_all", looking)
+    writer.apply(out, files_of(3, 1))
+    writer.apply(out, files_of(3, 2))
+    owners = [writer.Owner.parse(text.encode()) for text in seen]
+    assert [(o.pid, o.host) for o in owners] == [(os.getpid(), writer.host_name())] * 2
+    assert owners[0].token and owners[1].token and owners[0].token != owners[1].token
+    assert not (out / writer.LOCK).exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("pid {dead}\nhost {host}\ntoken 1\n", True),
+        ("pid {me}\nhost {host}\ntoken 1\n", False),  # this very process
+        ("pid {parent}\nhost {host}\ntoken 1\n", False),
+        ("pid {dead}\nhost elsewhere\ntoken 1\n", False),
+        ("{dead}\n", False),
+        ("pid 0\nhost {host}\n", False),
+        ("pid -5\nhost {host}\n", False),
+        ("pid x\nhost {host}\n", False),
+        ("\x00\xff", False),
+    ],
+)
+def test_only_an_owner_known_dead_gives_up_its_lock_at_once(text: str, gone: bool) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    host, me, parent = writer.host_name(), os.getpid(), os.getppid()
+    held = text.format(dead=dead.pid, host=host, me=me, parent=parent).encode("latin-1")
+    assert writer.Owner.parse(held).gone() is gone
 
 
 def test_a_lock_another_build_holds_is_waited_for(

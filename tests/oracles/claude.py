@@ -195,6 +195,11 @@ def run(
     delegate: bool = False,
     home: Path | None = None,
 ) -> list[Outcome]:
+    """Decide `attempts` with Claude Code in `project` (see the module docstring).
+
+    `home` gets a `.claude.json` entry trusting the project (merged into one
+    already there); user settings a test puts in `home/.claude/` apply.
+    """
     with tempfile.TemporaryDirectory(prefix="claude-home-") as scratch:
         driver = harness.Driver(
             launch=_Launch(project, home or Path(scratch), None if delegate else agent),

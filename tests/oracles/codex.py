@@ -193,6 +193,11 @@ def run(
     delegate: bool = False,
     home: Path | None = None,
 ) -> list[Outcome]:
+    """Decide `attempts` with Codex in `project` (see the module docstring).
+
+    `home/.codex/config.toml` is the driver's (provider, sandbox, trust); the
+    project's `.codex/` decides. `agent` names a role, run only delegated.
+    """
     if agent and not delegate:
         raise ValueError("Codex runs a role only as a subagent (delegate=True)")
     with tempfile.TemporaryDirectory(prefix="codex-home-") as scratch:

@@ -146,8 +146,12 @@ def run(
     home: Path | None = None,
     flags: Sequence[str] = (),
 ) -> list[Outcome]:
-    """`flags`: Copilot's permission rules, which are command-line flags
-    (`--allow-tool 'shell(git status:*)'`, `--deny-tool ...`)."""
+    """Decide `attempts` with Copilot CLI in `project` (see the module docstring).
+
+    `home/.copilot/config.json` is the driver's (it trusts the project).
+    `flags`: Copilot's permission rules, which are command-line flags
+    (`--allow-tool 'shell(git status:*)'`, `--deny-tool ...`).
+    """
     PACKAGES.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="copilot-home-") as scratch:
         driver = harness.Driver(

@@ -159,7 +159,12 @@ def run(
     home: Path | None = None,
     flags: Sequence[str] = (),
 ) -> list[Outcome]:
-    """`flags`: more command-line arguments (`--policy FILE`)."""
+    """Decide `attempts` with Gemini CLI in `project` (see the module docstring).
+
+    Settings are merged into `home/.gemini/settings.json`; user policies a
+    test puts in `home/.gemini/policies/` apply. `flags`: more command-line
+    arguments (`--policy FILE`). `agent` is a subagent, run only delegated.
+    """
     if agent and not delegate:
         raise ValueError("Gemini CLI runs a subagent only through invoke_agent (delegate=True)")
     with tempfile.TemporaryDirectory(prefix="gemini-home-") as scratch:

@@ -194,9 +194,7 @@ def decide(
         plan = Plan(
             tuple(attempts[i] for i in todo), spawn, driver.id_prefix, driver.prelude, driver.fill
         )
-        fresh = _one_run(driver, plan)
-        if not fresh:
-            break
+        fresh = _one_run(driver, plan)  # decides at least one call, or raises
         decided.update((todo[i], outcome) for i, outcome in fresh.items())
         todo = [i for i in todo if i not in decided]
     return [decided[i] for i in range(len(attempts))]
@@ -259,7 +257,7 @@ def _report(
     elapsed: float,
 ) -> str:
     turns = [
-        f"  {e.turn.protocol} side={e.turn.side} tools={len(e.turn.tools)} "
+        f"  {e.turn.protocol} side={e.turn.side} tools={','.join(e.turn.tools):.300} "
         f"results={[r.text[:200] for r in e.turn.results]} -> {e.reply!r:.200}"
         for e in exchanges
     ]

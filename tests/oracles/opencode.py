@@ -23,8 +23,8 @@ Seen on the binary (tests/oracles/FACTS.md has the configs):
 - Delegation: `task {description, prompt, subagent_type}`.
 - Timing (2 cores under a load of 13-16): 24-32 s a run with a data dir
   used before, ~36 s with a fresh one (its database is set up first), ~12 s
-  more with snapshots on. Without `home`, runs share one data dir per
-  pytest-xdist worker under .pytest_cache.
+  more with snapshots on. Runs share one data dir per pytest-xdist worker
+  under .pytest_cache.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from tests.oracles.server import MODEL, ModelServer
 
 TIMEOUT = 240
 DATA = Path(__file__).resolve().parents[2] / ".pytest_cache" / "opencode-data"
-"""OpenCode's data dir (its database) when the caller gives no HOME: one per
-pytest-xdist worker, kept between runs, as a fresh one costs ~10 s to set up."""
+"""OpenCode's data dir (its database): one per pytest-xdist worker, kept
+between runs, as a fresh one costs ~10 s to set up."""
 
 ENV = {
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
@@ -165,7 +165,14 @@ def run(
     delegate: bool = False,
     home: Path | None = None,
 ) -> list[Outcome]:
-    data = None if home else DATA / os.environ.get("PYTEST_XDIST_WORKER", "main")
+    """Decide `attempts` with OpenCode in `project` (see the module docstring).
+
+    `home/.config/opencode/opencode.json` is the driver's (the provider); the
+    project's own config and `.opencode/` decide. The runs of one pytest
+    worker share a data dir.
+    """
+    # One data dir per worker, whatever the HOME: its database costs ~10 s to set up.
+    data = DATA / os.environ.get("PYTEST_XDIST_WORKER", "main")
     with tempfile.TemporaryDirectory(prefix="opencode-home-") as scratch:
         driver = harness.Driver(
             launch=_Launch(project, home or Path(scratch), None if delegate else agent, data),

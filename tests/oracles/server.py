@@ -87,6 +87,8 @@ class Turn:
 
 Reply = Call | str
 Script = Callable[[Turn], Reply]
+Reading = tuple[tuple[str, ...], str, tuple[Result, ...]]
+"""What a request says: the tools offered, the user's own text, the results."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def _text(content: Any) -> str:
 # --- Anthropic Messages ---------------------------------------------------
 
 
-def _read_anthropic(body: Mapping[str, Any]) -> tuple[tuple[str, ...], str, tuple[Result, ...]]:
+def _read_anthropic(body: Mapping[str, Any]) -> Reading:
     tools = tuple(t["name"] for t in body.get("tools", []) if "name" in t)
     said: list[str] = []
     results: list[Result] = []
@@ -138,17 +140,21 @@ def _sse(events: Sequence[tuple[str | None, Mapping[str, Any]]]) -> bytes:
 
 
 def _write_anthropic(turn: Turn, reply: Reply) -> tuple[str, bytes]:
+    """A streamed reply opens the block empty and sends its content as one delta."""
     if isinstance(reply, Call):
-        block: dict[str, Any] = {
+        arguments = dict(reply.attempt.arguments)
+        whole: dict[str, Any] = {
             "type": "tool_use",
             "id": reply.call_id,
             "name": reply.attempt.tool,
-            "input": {},
+            "input": arguments,
         }
-        delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.attempt.arguments)}
+        start = dict(whole, input={})
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
         stop = "tool_use"
     else:
-        block = {"type": "text", "text": ""}
+        whole = {"type": "text", "text": reply}
+        start = dict(whole, text="")
         delta = {"type": "text_delta", "text": reply}
         stop = "end_turn"
     usage = {"input_tokens": 1, "output_tokens": 1}
@@ -163,28 +169,19 @@ def _write_anthropic(turn: Turn, reply: Reply) -> tuple[str, bytes]:
         "usage": usage,
     }
     if not turn.body.get("stream"):
-        whole = dict(block, input=dict(reply.attempt.arguments)) if isinstance(reply, Call) else {}
-        if not isinstance(reply, Call):
-            whole = {"type": "text", "text": reply}
         done = dict(message, content=[whole], stop_reason=stop)
         return "application/json", json.dumps(done).encode()
+    ended = {"stop_reason": stop, "stop_sequence": None}
     return "text/event-stream", _sse(
         [
             ("message_start", {"type": "message_start", "message": message}),
             (
                 "content_block_start",
-                {"type": "content_block_start", "index": 0, "content_block": block},
+                {"type": "content_block_start", "index": 0, "content_block": start},
             ),
             ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            (
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": stop, "stop_sequence": None},
-                    "usage": usage,
-                },
-            ),
+            ("message_delta", {"type": "message_delta", "delta": ended, "usage": usage}),
             ("message_stop", {"type": "message_stop"}),
         ]
     )
@@ -193,7 +190,7 @@ def _write_anthropic(turn: Turn, reply: Reply) -> tuple[str, bytes]:
 # --- OpenAI Chat Completions ----------------------------------------------
 
 
-def _read_chat(body: Mapping[str, Any]) -> tuple[tuple[str, ...], str, tuple[Result, ...]]:
+def _read_chat(body: Mapping[str, Any]) -> Reading:
     tools = tuple(t["function"]["name"] for t in body.get("tools", []) if "function" in t)
     said: list[str] = []
     results: list[Result] = []
@@ -252,7 +249,7 @@ def _codex_tools(body: Mapping[str, Any]) -> dict[str, tuple[str, str | None]]:
     return found
 
 
-def _read_responses(body: Mapping[str, Any]) -> tuple[tuple[str, ...], str, tuple[Result, ...]]:
+def _read_responses(body: Mapping[str, Any]) -> Reading:
     said: list[str] = []
     results: list[Result] = []
     items = body.get("input", [])
@@ -317,7 +314,7 @@ def _write_responses(turn: Turn, reply: Reply) -> tuple[str, bytes]:
 # --- Gemini ---------------------------------------------------------------
 
 
-def _read_gemini(body: Mapping[str, Any]) -> tuple[tuple[str, ...], str, tuple[Result, ...]]:
+def _read_gemini(body: Mapping[str, Any]) -> Reading:
     tools = tuple(
         declaration["name"]
         for tool in body.get("tools", [])
@@ -361,9 +358,7 @@ def _write_gemini(turn: Turn, reply: Reply) -> tuple[str, bytes]:
     return "application/json", json.dumps(data).encode()
 
 
-_READERS: dict[
-    Protocol, Callable[[Mapping[str, Any]], tuple[tuple[str, ...], str, tuple[Result, ...]]]
-] = {
+_READERS: dict[Protocol, Callable[[Mapping[str, Any]], Reading]] = {
     "anthropic": _read_anthropic,
     "chat": _read_chat,
     "responses": _read_responses,
@@ -502,6 +497,8 @@ def _read_body(handler: http.server.BaseHTTPRequestHandler) -> bytes:
 
 def _handler(server: ModelServer) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
+        timeout = 120  # seconds a connection may sit idle: no thread waits forever
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 

@@ -1,0 +1,173 @@
+"""OpenCode decides every call as promptc says it does: compiler.calls held to the real CLI.
+
+The reference side of the never-wider promise. Every translation is compared
+with `compiler.calls.decide` (OpenCode's decision of a call from the specs); here
+the real `opencode` (1.18.33), run offline against the scripted model server
+(tests/oracles/opencode.py), decides a sample of the same calls from the files
+the opencode target wrote, and each must come out as promptc says: allow = ran,
+ask = asked (auto-rejected), deny = refused or not offered. That checks the
+emitted files and the decision model at once: compound command lines decided
+per command, `external_directory` before a path outside the project, a
+subagent session's own denies, the task tool's reach.
+
+`make test` runs one batched sample of the hard maps (tests/fixtures/hard);
+`make conformance` runs at least 200 calls over the repository bundle and
+the hard maps, and prints the figures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from compiler import api, calls
+from compiler.calls import Call
+from compiler.config import load_config
+from tests import bundles, decisions
+from tests.oracles import opencode
+
+HARD = bundles.FIXTURES / "hard"
+# The verdict OpenCode's decision stands for, in a non-interactive run.
+VERDICTS = {"allow": {"ran"}, "ask": {"asked"}, "deny": {"refused", "absent"}}
+# Tools the CLI never offers offline (Exa's web search; question to interactive clients only).
+NEVER_OFFERED = {"websearch", "question"}
+
+
+def _files(root: Path) -> dict[str, str]:
+    """The opencode target's files, each agent's `model` left out: the scratch HOME
+    has only the scripted model, and permissions do not depend on the model."""
+    result = api.render(load_config(cwd=root), only=["opencode"])
+    prefix = "opencode/"
+    return {
+        k[len(prefix) :]: _without_model(v.decode())
+        for k, v in result.files.items()
+        if k.startswith(prefix)
+    }
+
+
+def _without_model(text: str) -> str:
+    if not text.startswith("---\n"):
+        return text
+    front, sep, body = text[4:].partition("\n---\n")
+    kept = [line for line in front.split("\n") if not line.startswith("model:")]
+    return "---\n" + "\n".join(kept) + sep + body
+
+
+def _drivable(call: Call) -> bool:
+    """OpenCode has a tool for it here: no tool asks for `list`, and a custom or
+    MCP tool (`plan_db`) is not installed in a scratch project."""
+    return call.permission in calls.BUILT_IN and call.permission not in {*NEVER_OFFERED, "list"}
+
+
+def _parent(runtime: calls.Runtime, agent: str) -> str | None:
+    """A primary agent whose task rules allow starting `agent`."""
+    for name, found in runtime.agents.items():
+        if found.mode != "subagent" and not found.native and not found.hidden:
+            decided = calls.decide(runtime, Call(name, "task", agent))
+            if decided.action == "allow":
+                return name
+    return None
+
+
+def _skill(name: str) -> str:
+    return f"---\nname: {name}\ndescription: A skill the oracle loads.\n---\nSay done.\n"
+
+
+def check(root: Path, sample: Sequence[decisions.Decided], folder: Path) -> int:
+    """Run `sample` (decided calls of root's matrix) on the real CLI; the calls run."""
+    project_model = bundles.project(root, "opencode")
+    runtime = calls.runtime_of(project_model)
+    files = _files(root)
+    groups: dict[tuple[str, bool], list[decisions.Decided]] = {}
+    for found in sample:
+        if _drivable(found.call):
+            groups.setdefault((found.call.agent, found.call.delegated), []).append(found)
+    mismatches: list[str] = []
+    ran = 0
+    for index, ((agent, delegated), group) in enumerate(sorted(groups.items())):
+        config = json.loads(files.get("opencode.json", "{}"))
+        main = agent
+        if delegated:
+            parent = _parent(runtime, agent)
+            if parent is None:
+                continue  # no primary may start it: OpenCode never runs its calls
+            main = parent
+        config["default_agent"] = main
+        base = folder / f"run{index}"
+        home = base / "home"
+        home.mkdir(parents=True)
+        # A skill must exist for OpenCode to ask about it: one per skill call.
+        skills = {
+            f".opencode/skills/{d.call.input}/SKILL.md": _skill(d.call.input)
+            for d in group
+            if d.call.permission == "skill"
+        }
+        written = {**files, **skills, "opencode.json": json.dumps(config)}
+        project = decisions.project_for(base, written)
+        attempts = []
+        for found in group:
+            value = decisions.concrete(found.call.input, project, home)
+            made = opencode.attempt(found.call.permission, value, project)
+            assert made is not None, found.call
+            attempts.append(made)
+        outcomes = opencode.run(project, attempts, agent=agent, delegate=delegated, home=home)
+        ran += len(outcomes)
+        for found, outcome in zip(group, outcomes, strict=True):
+            if outcome.verdict not in VERDICTS[found.opencode]:
+                mismatches.append(
+                    f"{found.call}: promptc says {found.opencode}, OpenCode {outcome.verdict}: "
+                    f"{outcome.result[:200]!r}"
+                )
+    assert not mismatches, "\n".join(mismatches)
+    return ran
+
+
+def _decided(root: Path, picked: Sequence[Call] = ()) -> list[decisions.Decided]:
+    """OpenCode's decision, by promptc, of the calls picked (the matrix by default)."""
+    project = bundles.project(root, "opencode")
+    runtime = calls.runtime_of(project)
+    # What a run with nobody to answer shows: an ask before a deny shows as ask.
+    return [
+        decisions.Decided(call, calls.decide(runtime, call).headless, "", "")
+        for call in picked or calls.matrix(project)
+    ]
+
+
+# Calls where an error in the model would show: compound lines, a path outside
+# the project, rule order, `?`, a trailing space, case, exceptions to a deny.
+PICKED = [
+    Call("lead", "bash", "npm run test:unit"),
+    Call("lead", "bash", "npm install && npm run build"),
+    Call("lead", "bash", "git status | git push origin main"),
+    Call("lead", "bash", "echo $(git push --force)"),
+    Call("lead", "edit", "config/.env.local"),
+    Call("lead", "edit", f"{calls.OUTSIDE}/notes.txt"),
+    Call("lead", "read", ".env"),
+    Call("strict", "bash", "ls a", delegated=True),
+    Call("strict", "bash", "ls ab", delegated=True),
+    Call("strict", "bash", "make", delegated=True),
+    Call("strict", "bash", "make test", delegated=True),
+    Call("strict", "bash", "Make test", delegated=True),
+]
+
+
+@pytest.mark.slow
+def test_opencode_decides_the_hard_calls_as_promptc_does(tmp_path: Path) -> None:
+    sample = _decided(HARD, PICKED)
+    assert {d.opencode for d in sample} == {"allow", "ask", "deny"}
+    assert check(HARD, sample, tmp_path) == len(PICKED)
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize(("root", "size"), [(bundles.REPOSITORY, 160), (HARD, 80)])
+def test_opencode_decides_a_sample_of_the_matrix_as_promptc_does(
+    root: Path, size: int, tmp_path: Path
+) -> None:
+    found = _decided(root)
+    sample = decisions.sample(found, size, seed=1)
+    ran = check(root, sample, tmp_path)
+    print(f"\nopencode ({root.name}): {len(found)} calls in the matrix, {ran} on the real CLI")
+    assert ran >= size * 3 // 4
