@@ -242,7 +242,7 @@ def hooks_disagree(
     bundle: str, chosen: list[decisions.Decided], tmp_path: Path
 ) -> list[tuple[Any, ...]]:
     _, files = emitted(bundle)
-    project = decisions.scratch_project(tmp_path, {"README.md": "# scratch\n"})
+    project = decisions.project_for(tmp_path, {"README.md": "# scratch\n"})
     home = tmp_path / "home"
     model = model_of.load(files)
     wrong: list[tuple[Any, ...]] = []
@@ -330,7 +330,7 @@ def run_on_copilot(
     """Each chosen call made by its agent on the real CLI, as the main session or
     started by `task` as the call says: the verdict as an action."""
     folder.mkdir(parents=True, exist_ok=True)
-    project = decisions.scratch_project(folder, dict(files))
+    project = decisions.project_for(folder, dict(files))
     home = folder / "home"
     real: dict[Call, str] = {}
     groups: dict[tuple[str, bool], list[Call]] = {}

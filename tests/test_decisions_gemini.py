@@ -431,7 +431,7 @@ def run_on_gemini(
 ) -> dict[Call, str]:
     """Each chosen call made by its subagent on the real CLI: the verdict as an action."""
     folder.mkdir(parents=True, exist_ok=True)
-    project = decisions.scratch_project(folder, {"README.md": "# scratch\n"})
+    project = decisions.project_for(folder, {"README.md": "# scratch\n"})
     home = folder / "home"
     install(files, folder, home)
     skills = {rel.split("/")[1] for rel in files if rel.startswith("skills/")}
