@@ -116,10 +116,11 @@ from the bundle's OpenCode specs. OpenCode gives every agent its own ordered per
 priority first; a rule may name the subagent it is for. promptc writes each agent's rules as
 such rules, in OpenCode's order, for the shell, `read_file`, `write_file`, `replace` and
 `activate_skill`; another tool is kept only where OpenCode denies none of its calls (it then
-asks, or runs where OpenCode allows it wholly). An allow covers only plain paths relative to
-the project and commands naming no path outside it; everything else asks. Gemini has no
-primary agents and its subagents start no subagents. Every rule this costs is listed below,
-once.
+asks, or runs where OpenCode allows it wholly). The rules decide exactly for plain paths
+relative to the project and commands naming no path outside it (run `gemini` in the project
+folder); any other call is refused where a deny rule could decide it and asks otherwise.
+Gemini has no primary agents and its subagents start no subagents. Every rule this costs is
+listed below, once.
 """
 SETUP = """
 ## Setting it up
