@@ -1,14 +1,17 @@
-"""Per-agent tool lists for runtimes without permission rules: Copilot CLI and Gemini CLI.
+"""Per-agent tool lists for Copilot CLI and Gemini CLI, and the rules beside them.
 
-Neither runtime reads per-pattern rules from a project. A Copilot custom agent
-(@github/copilot 1.0.102) and a Gemini subagent (@google/gemini-cli 0.61.0)
-each have one thing: a `tools` list (Gemini's project policies are disabled in
-0.61). So promptc keeps a runtime tool in an agent's list only when OpenCode
-allows, for that agent, every input of every permission the tool acts under,
-and leaves it out otherwise: a permission OpenCode allows only in part, or
-asks for, is never allowed. An agent's rules are the ones compiler.translate
-decides with (a subagent's with the task tool's `task` and `todowrite`
-denies), cut into spans the same way (translate.spans).
+A Copilot custom agent (@github/copilot 1.0.102) and a Gemini subagent
+(@google/gemini-cli 0.61.0) each have a `tools` list, and each runtime decides
+every call of a tool by rules promptc writes beside the agent: Copilot runs
+the agent file's own preToolUse hook (compiler.copilot_hooks), Gemini the
+policy rules that name the subagent (compiler.gemini_policy). So a tool is
+kept wherever OpenCode lets the agent make some of its calls (`scoped`), and
+those rules decide each call as OpenCode does, or narrower. A Gemini tool
+with no argument the rules can see (`asking`) is kept only where OpenCode
+denies none of its calls: it then asks, or runs where OpenCode allows it
+wholly. An agent's rules are the ones compiler.translate decides with (a
+subagent's with the task tool's `task` and `todowrite` denies), cut into
+spans the same way (translate.spans).
 
     Copilot alias   OpenCode permissions    Gemini tool                      OpenCode permission
     read            read and list           read_file, read_many_files       read
@@ -17,19 +20,19 @@ denies), cut into spans the same way (translate.spans).
     execute         bash                    replace, write_file              edit
     agent           task                    run_shell_command                bash
     web             webfetch and websearch  web_fetch / google_web_search    webfetch / websearch
-                                            write_todos / ask_user           todowrite / question
+    skill           skill                   write_todos / ask_user           todowrite / question
                                             activate_skill                   skill
 
-Copilot gives every custom agent `skill` and `sql` (its session store, where
-its todo list lives) whatever `tools` says, `tools: []` included: where
-OpenCode does not allow `skill` or `todowrite` wholly, that is reported as not
-kept. Gemini subagents start no subagents, so `task` has no Gemini tool, and a
-primary agent (which OpenCode never starts as a subagent) is not written for
-Gemini at all. Both runtimes' main session may start any custom agent, as
-OpenCode's default agent `build` may: a subagent `build` may not start is
-hidden from Copilot's `task` (`infer: false`) and not written for Gemini.
+Copilot gives an agent run as its main session `skill` and `sql` (its session
+store, where its todo list lives) whatever `tools` says; the hook decides
+those calls too. Gemini subagents start no subagents, so `task` has no Gemini
+tool, and a primary agent (which OpenCode never starts as a subagent) is not
+written for Gemini at all. Both runtimes' main session may start any custom
+agent, as OpenCode's default agent `build` may: a subagent `build` may not
+start is hidden from Copilot's `task` (`infer: false`) and not written for
+Gemini.
 
-Both read a project's skills (`.github/skills/`, `.gemini/skills/`). Copilot
+Both read skills (`.github/skills/`, the extension's `skills/`). Copilot
 runs the tools a skill's `allowed-tools` names without asking, for any agent
 that loads it, where OpenCode grants nothing through a skill: the key is left
 out of Copilot's SKILL.md (reported).
@@ -70,9 +73,18 @@ class Runtime:
     # Keys of a spec's `targets.<target>` the agent file takes as written (the
     # schema checks them; none says what the agent may do).
     overrides: tuple[str, ...]
-    skills: str  # the project folder the runtime reads skills from
+    skills: str  # the folder (relative to the output) the runtime reads skills from
     # SKILL.md keys the runtime reads as a grant (OpenCode grants nothing through a skill).
     skill_grants: tuple[str, ...]
+    # Tools whose calls the runtime decides input by input from rules promptc
+    # writes (Gemini's policy rules): kept unless OpenCode denies them wholly.
+    scoped: tuple[str, ...] = ()
+    # Tools the runtime can make ask for every call of one agent (a rule, or its
+    # own default): kept, asking, wherever OpenCode denies none of their calls.
+    asking: tuple[str, ...] = ()
+    # Tools every agent the main session runs has whatever `tools` says (fixed
+    # applies to every agent when False).
+    fixed_main_only: bool = False
 
     @property
     def permissions(self) -> tuple[str, ...]:
@@ -92,15 +104,22 @@ COPILOT = Runtime(
         ("execute", ("bash",)),
         ("agent", ("task",)),
         ("web", ("webfetch", "websearch")),
+        ("skill", ("skill",)),
     ),
     (("skill", "skill"), ("sql", "todowrite")),
     primaries=True,
-    folders="asks before touching files outside the project, whatever the agent",
+    folders="asks before a call outside the project that OpenCode allows (the agent's hook)",
     dropped=(*_DROPPED, "steps", "maxSteps"),
     overrides=("description", "model"),
     skills=".github/skills/",
     # Copilot runs the tools a skill's `allowed-tools` names without asking.
     skill_grants=("allowed-tools",),
+    # The agent's preToolUse hook decides every call of its tools, `skill` and
+    # `sql` too (compiler.copilot_hooks).
+    scoped=("read", "search", "edit", "execute", "agent", "web", "skill", "sql"),
+    # A subagent started by `task` has exactly its `tools`; an agent run as the
+    # main session (`copilot --agent`) also has `skill` and `sql`.
+    fixed_main_only=True,
 )
 GEMINI = Runtime(
     "gemini",
@@ -125,8 +144,21 @@ GEMINI = Runtime(
     folders="keeps its file tools inside the workspace, but not its shell",
     dropped=_DROPPED,
     overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
-    skills=".gemini/skills/",
+    skills="skills/",
     skill_grants=(),  # Gemini reads a skill's name, description and body only
+    # Policy rules scoped to the subagent decide these by their arguments.
+    scoped=("run_shell_command", "read_file", "replace", "write_file", "activate_skill"),
+    # A policy rule may make any tool ask, for one subagent.
+    asking=(
+        "read_many_files",
+        "list_directory",
+        "glob",
+        "grep_search",
+        "web_fetch",
+        "google_web_search",
+        "write_todos",
+        "ask_user",
+    ),
 )
 RUNTIMES = (COPILOT, GEMINI)
 # OpenCode permissions that no tool asks for: their losses are told apart.
@@ -160,6 +192,7 @@ class _Verdict:
     granting: tuple[int, ...]  # rules deciding an allowed or asked region
     withholding: tuple[int, ...]  # rules deciding a denied or asked region
     asks_only: bool  # every region asks
+    denies: bool  # some region is denied
 
 
 def plan(project: Project, runtime: Runtime) -> Plan:
@@ -209,13 +242,26 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
             judged = verdicts[shape] = {
                 p: _verdict(patterns, subject.rules, p) for p in (*runtime.permissions, *lacking)
             }
-        # A tool is kept only when OpenCode allows everything it does.
         tools[name] = tuple(
-            tool for tool, perms in runtime.tools if all(judged[p].action == "allow" for p in perms)
+            tool for tool, perms in runtime.tools if _keeps(runtime, tool, perms, judged)
         )
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
     return Plan(tools, tuple(hidden), Loss.gather(notes), left_out, agents)
+
+
+def _keeps(
+    runtime: Runtime, tool: str, perms: tuple[str, ...], judged: Mapping[str, _Verdict]
+) -> bool:
+    """Whether the agent keeps the tool: OpenCode allows everything it does; or
+    the runtime decides its calls one by one (scoped) and OpenCode allows or
+    asks some; or the runtime can ask before each call and OpenCode denies none."""
+    verdicts = [judged[p] for p in perms]
+    if all(v.action == "allow" for v in verdicts):
+        return True
+    if tool in runtime.scoped:
+        return not all(v.action == "deny" for v in verdicts)
+    return tool in runtime.asking and not any(v.denies for v in verdicts)
 
 
 def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str) -> _Verdict:
@@ -224,7 +270,7 @@ def _verdict(patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: s
     action = "allow" if actions == {"allow"} else "deny" if actions == {"deny"} else "part"
     granting = tuple(s.at for s in found if s.action != "deny" and s.at is not None)
     withholding = tuple(s.at for s in found if s.action != "allow" and s.at is not None)
-    return _Verdict(action, granting, withholding, actions == {"ask"})
+    return _Verdict(action, granting, withholding, actions == {"ask"}, "deny" in actions)
 
 
 def _losses(
@@ -249,7 +295,24 @@ def _losses(
         for permission in perms:
             for at in judged[permission].granting:
                 yield rules[at], message
-    for tool, permission in runtime.fixed:
+    for tool, perms in runtime.tools:
+        if (
+            tool in kept
+            and tool in runtime.asking
+            and any(judged[p].action != "allow" for p in perms)
+        ):
+            message = (
+                f"`{tool}`: narrowed to ask: {runtime.label} can only ask before every `{tool}` "
+                f"call of {subject.name}, not allow part of them"
+            )
+            for permission in perms:
+                for at in judged[permission].granting:
+                    if rules[at].action == "allow":
+                        yield rules[at], message
+    main = subject.agent.mode != "subagent"
+    for tool, permission in runtime.fixed if main or not runtime.fixed_main_only else ():
+        if tool in runtime.scoped:
+            continue  # decided call by call, as OpenCode decides it
         message = (
             f"`{tool}`: not kept, {runtime.label} gives every agent its `{tool}` tool "
             f"and `tools` cannot take it away, so {subject.name} may use it for any input"
@@ -286,10 +349,10 @@ def _unmapped(runtime: Runtime, subject: Subject, rule: Rule, kept: tuple[str, .
     if key in runtime.permissions or key == "*":
         return None
     if key == "external_directory":
-        shell = "run_shell_command" in kept or "execute" in kept
+        shell = "run_shell_command" in kept
         if rule.action == "allow":
             return f"narrowed: {runtime.label} {runtime.folders}"
-        if rule.action == "deny" and (runtime is COPILOT or shell):
+        if rule.action == "deny" and shell:
             return f"not kept: {runtime.label} has no per-agent folder rules; it {runtime.folders}"
         return None
     if key == "doom_loop":
@@ -330,7 +393,8 @@ def description_for(spec: Spec, runtime: Runtime) -> str:
 def offered(found: Plan, ident: str) -> bool:
     """Whether OpenCode may start the agent as a subagent from its default agent
     `build`: a primary never is, nor one `build` may not start without asking."""
-    return found.agents[ident].mode != "primary" and ident not in found.hidden
+    agent = found.agents[ident]
+    return agent.mode != "primary" and not agent.hidden and ident not in found.hidden
 
 
 def agent_notes(

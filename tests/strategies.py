@@ -446,7 +446,9 @@ PERMISSION_KEYS = [
     "doom_loop",
     "plan_db",
 ]
+# Overlapping wildcards, `?`, a trailing space, another case, the home folder.
 PERMISSION_PATTERNS = ["*", "git *", "git status*", "rm *", "*.env", "src/*", "scout", "sm*", "ls"]
+PERMISSION_PATTERNS += ["git st?tus *", "Git *", "ls ", "~/notas/*", "*.en?", "team-*"]
 _rules = st.dictionaries(st.sampled_from(PERMISSION_PATTERNS), _ACTIONS, min_size=1, max_size=4)
 _SCALAR = {"todowrite", "question", "webfetch", "websearch", "doom_loop"}  # no pattern maps
 permission_maps = st.lists(st.sampled_from(PERMISSION_KEYS), max_size=7, unique=True).flatmap(

@@ -1,6 +1,8 @@
 """Conformance: the real `gemini` (tests/package.json, 0.61.0) loads every agent and command promptc emits.
 
-Gemini CLI loads project agents the way the fact sheet says: the folder
+promptc writes an extension (`agents/`, `commands/`, `skills/`, `policies/`);
+Gemini CLI reads the same files from a project's `.gemini/` folder, and loads
+project agents the way the fact sheet says: the folder
 trusted (`GEMINI_CLI_TRUST_WORKSPACE=true`) and every agent acknowledged in
 the scratch HOME's `acknowledgments/agents.json` (its file's sha256). Each
 gemini start costs seconds of CPU, so one scratch project holds the agent
@@ -14,8 +16,9 @@ runs answer everything.
   every skill it read from `.gemini/skills/` (the repository's and those of
   tests/fixtures/skills), with the file it came from; a skill it cannot read
   is absent.
-- The same files in an extension (`gemini-extension.json`, `agents/`),
-  linked with `gemini extensions link DIR --consent`: `gemini extensions list
+- The same agent files in the repository's extension (its
+  `gemini-extension.json` and `policies/`, which must load without an
+  error), linked with `gemini extensions link DIR --consent`: `gemini extensions list
   -o json` prints, on stderr, an "Error loading agent" line for every file
   refused, then each agent as Gemini resolved it, with the file it came from
   (`toolConfig.tools`, `modelConfig.model`, `runConfig.maxTurns`, and the
@@ -132,19 +135,17 @@ def project(scratch: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]
     wrote: dict[str, tuple[str, dict[str, Any]]] = {}
     for bundle in BUNDLES:
         for rel, data in emitted(bundle).items():
-            if rel.startswith(".gemini/agents/"):
+            if rel.startswith("agents/"):
                 name = f"{bundle}--{rel.rsplit('/', 1)[1]}"
                 (agents / name).write_bytes(data)
                 wrote[name] = (bundle, front(data.decode()))
-            elif (
-                rel.startswith((".gemini/commands/", ".gemini/skills/")) and bundle == "repository"
-            ):
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_bytes(data)
+            elif rel.startswith(("commands/", "skills/")) and bundle == "repository":
+                (root / ".gemini" / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / ".gemini" / rel).write_bytes(data)
     for rel, data in bundles.render(SKILLS, "gemini").items():
-        if rel.startswith(".gemini/skills/"):
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_bytes(data)
+        if rel.startswith("skills/"):
+            (root / ".gemini" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / ".gemini" / rel).write_bytes(data)
     scout = (agents / "repository--scout.md").read_text()
     (agents / BROKEN).write_text(scout.replace("kind: local\n", "kind: local\nsandbox: x\n", 1))
     (root / ".gemini/skills/zz-broken").mkdir()
@@ -174,7 +175,10 @@ def listing(root: Path, home: Path, scratch: Path) -> tuple[list[str], list[dict
     """Link the project's agents as an extension and list it: (errors, agents)."""
     folder = scratch / "extension"
     shutil.copytree(root / ".gemini" / "agents", folder / "agents")
-    (folder / "gemini-extension.json").write_text('{"name": "promptc", "version": "0.0.0"}')
+    for rel, data in emitted("repository").items():
+        if rel == "gemini-extension.json" or rel.startswith("policies/"):
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_bytes(data)
     done = gemini(["extensions", "link", str(folder), "--consent"], scratch, home)
     assert "linked successfully" in done.stdout + done.stderr, done
     done = gemini(["extensions", "list", "-o", "json"], scratch, home)
@@ -182,6 +186,7 @@ def listing(root: Path, home: Path, scratch: Path) -> tuple[list[str], list[dict
     assert start is not None, done
     extensions = json.loads(done.stderr[start.start() :])
     assert [e["name"] for e in extensions] == ["promptc"]
+    assert "Policy file" not in done.stdout + done.stderr, done  # the policy rules load
     return ERROR.findall(done.stderr[: start.start()]), extensions[0]["agents"]
 
 

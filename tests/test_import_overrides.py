@@ -65,9 +65,31 @@ def agent_file(rel: str, data: bytes) -> tuple[list[tuple[str, Any]], str]:
     return list(front.items()), body
 
 
+# Keys a build writes from the agent's permission rules, which an import reads
+# back coarser: Copilot's `tools` and its preToolUse hook, which holds the
+# rules themselves (the import reads the list only; the keys this file is about
+# are the override table's).
+FROM_RULES = {"copilot": ("tools", "hooks")}
+
+
 def agent_files(files: Mapping[str, bytes], target: str) -> dict[str, Any]:
     folder = AGENT_FOLDERS[target]
-    return {rel: agent_file(rel, data) for rel, data in files.items() if rel.startswith(folder)}
+    found = {}
+    for rel, data in files.items():
+        if rel.startswith(folder):
+            keys, body = agent_file(rel, data)
+            kept = [(k, v) for k, v in keys if k not in FROM_RULES.get(target, ())]
+            found[rel] = (kept, body)
+    return found
+
+
+def in_project(target: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """A build as a project holds it: the gemini target writes an extension, whose
+    `agents/`, `commands/` and `skills/` a project keeps under `.gemini/`."""
+    if target != "gemini":
+        return dict(files)
+    folders = ("agents/", "commands/", "skills/")
+    return {f".gemini/{rel}" if rel.startswith(folders) else rel: d for rel, d in files.items()}
 
 
 def _write(root: Path, files: Mapping[str, bytes]) -> None:
@@ -81,7 +103,7 @@ def _write(root: Path, files: Mapping[str, bytes]) -> None:
 def test_a_build_imported_and_built_again_gives_the_same_agent_files(
     source: str, target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
 ) -> None:
-    built = bundles.render(SOURCES[source], target)
+    built = in_project(target, bundles.render(SOURCES[source], target))
     _write(tmp_path / "built", built)
     bundle = tmp_path / "bundle"
     bundle.mkdir()
@@ -93,7 +115,7 @@ def test_a_build_imported_and_built_again_gives_the_same_agent_files(
         (bundle / "promptc.toml").write_text(f"{config}\n[targets.{target}]\n")
     before = agent_files(built, target)
     assert before
-    after = agent_files(bundles.render(bundle, target), target)
+    after = agent_files(in_project(target, bundles.render(bundle, target)), target)
     # A tool the import narrows (an OpenCode ask, or a read with `.env` denied) a
     # build may leave out of the list (never wider); everything else comes back.
     assert unasked(after, target) == unasked(before, target)
@@ -115,7 +137,7 @@ def unasked(files: Mapping[str, Any], target: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
 def test_the_notes_name_no_carried_key(target: str, tmp_path: Path) -> None:
-    _write(tmp_path, bundles.render(SOURCES["overrides"], target))
+    _write(tmp_path, in_project(target, bundles.render(SOURCES["overrides"], target)))
     (tmp_path / "bundle").mkdir()
     plan = plan_import(target, tmp_path, load_config(cwd=tmp_path / "bundle"))
     imported = {

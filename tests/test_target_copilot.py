@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 from compiler import api
+from compiler.calls import Call
 from compiler.config import load_config
+from compiler.decide import copilot as copilot_model
 from compiler.errors import ConfigError
 from tests import bundles
 from tests.conftest import MakeBundle, Run
@@ -42,13 +44,22 @@ def test_an_agent_file_has_name_description_tools_model_in_that_order(
         }
     )
     text = emitted(root)[".github/agents/team-reviewer.agent.md"]
-    assert list(front(text)) == ["name", "description", "tools", "model"]
+    assert list(front(text)) == ["name", "description", "tools", "model", "hooks"]
     assert front(text)["name"] == "team-reviewer"
     assert front(text)["model"] == "gpt-4.1"
     assert text.endswith("---\nCuerpo.\n")
+    # One command hook: its POSIX script (a literal block), and a PowerShell form
+    # (what Copilot runs on Windows) that refuses every call.
+    (hook,) = front(text)["hooks"]["preToolUse"]
+    assert list(hook) == ["type", "bash", "powershell"] and hook["type"] == "command"
+    assert hook["bash"].startswith("# promptc: OpenCode's permission rules for team-reviewer,")
+    assert "      bash: |\n        # promptc:" in text
+    assert '\\"permissionDecision\\":\\"deny\\"' in text
 
 
-def test_tools_hold_only_aliases_opencode_allows_for_every_input(make_bundle: MakeBundle) -> None:
+def test_tools_hold_every_alias_opencode_does_not_deny_wholly_and_the_hook_decides(
+    make_bundle: MakeBundle,
+) -> None:
     permission = """
         read: allow
         edit: deny
@@ -59,9 +70,25 @@ def test_tools_hold_only_aliases_opencode_allows_for_every_input(make_bundle: Ma
         websearch: ask
     """
     root = make_bundle({"promptc.toml": "", "specs/agents/a.md": agent("subagent", permission)})
-    tools = front(emitted(root)[".github/agents/a.agent.md"])["tools"]
-    # read needs read and list; search grep and glob; web webfetch and websearch.
-    assert tools == ["read", "search"]
+    files = emitted(root)
+    assert front(files[".github/agents/a.agent.md"])["tools"] == [
+        "read",
+        "search",
+        "execute",
+        "web",
+        "skill",
+    ]
+    model = copilot_model.load(files)
+    for permission_, text, action in (
+        ("bash", "git status", "allow"),
+        ("bash", "git status && rm -rf x", "deny"),
+        ("bash", "ls", "deny"),
+        ("edit", "src/a.py", "deny"),
+        ("read", "src/a.py", "allow"),
+        ("webfetch", "https://example.com/", "allow"),
+        ("websearch", "*", "ask"),
+    ):
+        assert model.decide(Call("a", permission_, text, delegated=True)).action == action, text
 
 
 def test_an_agent_allowed_nothing_wholly_gets_an_empty_list_not_the_default(
@@ -98,6 +125,7 @@ def test_every_lost_rule_and_key_is_reported_at_its_line(make_bundle: MakeBundle
         bash:
           "*": deny
           "git status*": allow
+        question: allow
     """
     make_bundle(
         {
@@ -110,9 +138,10 @@ def test_every_lost_rule_and_key_is_reported_at_its_line(make_bundle: MakeBundle
     result: Run = run("lint", "--verbose")
     lines = [line for line in result.out.splitlines() if "lossy-translation" in line]
     assert any(
-        "specs/agents/a.md:9:5:" in line and "`execute`: lost, left out of a's tools" in line
+        "specs/agents/a.md:10:3:" in line and "Copilot CLI gives a no `question` tool" in line
         for line in lines
     ), lines
+    assert not any("`bash" in line for line in lines), lines  # the hook keeps those rules
     assert any("a.md:4:1:" in line and "`temperature` has no Copilot CLI" in line for line in lines)
     assert any(
         "a.md:5:1:" in line and "model `x/y` has no Copilot CLI counterpart" in line

@@ -1,4 +1,4 @@
-"""The gemini target: `.gemini/agents/<name>.md` subagents, `.gemini/commands/<mode>.toml`, reports."""
+"""The gemini target: an extension (`agents/`, `commands/`, `skills/`), its policy rules, reports."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
+from compiler.calls import Call
+from compiler.decide import gemini as gemini_model
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 
@@ -41,7 +43,7 @@ def test_a_subagent_file_has_the_keys_gemini_takes_in_order(make_bundle: MakeBun
             ),
         }
     )
-    text = emitted(root)[".gemini/agents/team-reviewer.md"]
+    text = emitted(root)["agents/team-reviewer.md"]
     assert front(text) == {
         "kind": "local",
         "name": "team-reviewer",
@@ -53,27 +55,54 @@ def test_a_subagent_file_has_the_keys_gemini_takes_in_order(make_bundle: MakeBun
     assert list(front(text)) == ["kind", "name", "description", "tools", "model", "max_turns"]
 
 
-def test_a_tool_opencode_allows_only_in_part_or_asks_for_is_left_out(
+def test_a_tool_opencode_allows_in_part_is_kept_under_policy_rules_for_the_agent(
     make_bundle: MakeBundle,
 ) -> None:
     permission = """
         edit:
           "*": allow
           "*.env": deny
+        read:
+          "*": allow
+          "*.env": deny
         bash: ask
+        webfetch: ask
         skill:
           "*": deny
           "team-*": allow
     """
     root = make_bundle({"promptc.toml": "", "specs/agents/a.md": agent("subagent", permission)})
     files = emitted(root)
-    tools = front(files[".gemini/agents/a.md"])["tools"]
-    assert not {"replace", "write_file", "run_shell_command", "activate_skill", "read_file"} & set(
-        tools
-    )
+    tools = front(files["agents/a.md"])["tools"]
+    kept = {
+        "replace",
+        "write_file",
+        "run_shell_command",
+        "activate_skill",
+        "read_file",
+        "web_fetch",
+    }
+    assert kept <= set(tools) and "read_many_files" not in tools
+    user = tomllib.loads(files["user-policies/promptc.toml"])["rule"]
+    extension = tomllib.loads(files["policies/promptc.toml"])["rule"]
+    assert all(rule["subagent"] == "a" for rule in user)
+    # The extension holds every rule but the allows (Gemini drops an extension's allow).
+    assert extension == [rule for rule in user if rule["decision"] != "allow"]
+    decided = {(r["toolName"], r["decision"]) for r in user}
+    assert {("write_file", "allow"), ("write_file", "deny"), ("web_fetch", "ask_user")} <= decided
+    model = gemini_model.load(files)
+    for permission, text, action in (
+        ("bash", "ls", "ask"),
+        ("edit", "src/a.py", "allow"),
+        ("edit", "x.env", "deny"),
+        ("skill", "team-flow", "allow"),
+        ("skill", "other", "deny"),
+        ("webfetch", "https://example.com/", "ask"),
+    ):
+        assert model.decide(Call("a", permission, text, delegated=True)).action == action, text
     report = files["TRANSLATION.md"]
-    assert "`replace` and `write_file`: lost, left out of a's tools" in report
-    assert "OpenCode asks before every `bash` call; Gemini CLI cannot ask" in report
+    assert "`read_many_files`: lost, left out of a's tools" in report
+    assert "gemini extensions link build/gemini" in report
 
 
 def test_primaries_are_not_written_and_say_why(make_bundle: MakeBundle) -> None:
@@ -85,7 +114,7 @@ def test_primaries_are_not_written_and_say_why(make_bundle: MakeBundle) -> None:
         }
     )
     files = emitted(root)
-    assert ".gemini/agents/lead.md" not in files and ".gemini/agents/helper.md" in files
+    assert "agents/lead.md" not in files and "agents/helper.md" in files
     assert (
         "### lead\n\nNot written.\n\n- not written for Gemini CLI: a primary agent"
         in files["TRANSLATION.md"]
@@ -112,7 +141,7 @@ def test_modes_become_commands_with_args_and_the_shell_lines_their_agent_may_run
         }
     )
     files = emitted(root)
-    command = tomllib.loads(files[".gemini/commands/build.toml"])
+    command = tomllib.loads(files["commands/build.toml"])
     assert command == {
         "description": 'Construye: con "comillas"',
         "prompt": "Estado: !{git status}\nBorra: !`rm -rf tmp`\nPedido: {{args}}\n",
@@ -132,7 +161,7 @@ def test_a_prompt_no_literal_string_can_hold_is_written_as_a_basic_string(
             "specs/modes/m.md": f"---\ndescription: Modo de prueba.\n---\n{body}\n",
         }
     )
-    assert tomllib.loads(emitted(root)[".gemini/commands/m.toml"])["prompt"] == body + "\n"
+    assert tomllib.loads(emitted(root)["commands/m.toml"])["prompt"] == body + "\n"
 
 
 def test_what_gemini_would_refuse_or_run_otherwise_is_an_error(
@@ -208,7 +237,7 @@ def test_targets_gemini_keys_are_written_as_given_and_temperature_reported(
         }
     )
     files = emitted(Path.cwd())
-    meta = front(files[".gemini/agents/rev.md"])
+    meta = front(files["agents/rev.md"])
     assert {key: meta[key] for key in ("description", "model", "max_turns")} == {
         "description": "Reviews diffs for Gemini users.",
         "model": "gemini-2.5-pro",
@@ -257,9 +286,9 @@ def test_skills_are_written_where_gemini_reads_them_as_opencode_gets_them() -> N
     files = emitted(fixture)
     opencode = bundles.render(fixture, "opencode")
     skills = {
-        rel.removeprefix(".gemini/skills/"): text
+        rel.removeprefix("skills/"): text
         for rel, text in files.items()
-        if rel.startswith(".gemini/skills/")
+        if rel.startswith("skills/")
     }
     assert "team-flow/roles/coder/role.md" in skills
     assert skills == {
@@ -313,6 +342,6 @@ def test_a_positional_argument_in_a_mode_is_reported_where_it_stands(
             "in Gemini CLI: a command takes its arguments whole"
         ) in result.out
     assert "review.md:5:" not in result.out
-    command = tomllib.loads(emitted(Path.cwd())[".gemini/commands/review.toml"])
+    command = tomllib.loads(emitted(Path.cwd())["commands/review.toml"])
     assert command["prompt"] == "Revisa $1 y luego $2.\nCuesta $$1; todo: {{args}}\n"
     assert "`$1` stays text in Gemini CLI" in emitted(Path.cwd())["TRANSLATION.md"]

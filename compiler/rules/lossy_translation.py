@@ -11,10 +11,10 @@ files leave out (`temperature`, an unmapped `model`, a mode whose primary
 agent Claude Code does not start on its own). For Codex
 (compiler.codex_rules): a role left without a shell, a command rule that
 forbids or asks where OpenCode allows, and the permissions and keys a Codex
-role has no place for. Copilot CLI and Gemini CLI have only a per-agent tool
-list (compiler.tool_lists): a tool OpenCode does not allow wholly is left
-out, a tool the runtime gives every agent anyway is not kept (Copilot's
-`skill`), an agent Gemini cannot have is not written, and an override that
+role has no place for. For Copilot CLI and Gemini CLI
+(compiler.tool_lists): a tool the runtime has no rules or hook for and that
+OpenCode allows only in part is left out or asks, a tool or permission the
+runtime lacks is lost, an agent Gemini cannot have is not written, and an override that
 cannot hold (`targets.gemini.temperature`, which 0.61 does not send;
 `targets.copilot.infer: true` on an agent OpenCode does not start as a
 subagent) is reported at its key, as is a skill's `allowed-tools`, which

@@ -7,17 +7,21 @@ Emitted, relative to `<out>/copilot/` (copy or link it into a project root):
   Frontmatter, in this order:
   - `name`, `description`.
   - `tools`: always an explicit list, since an agent without one gets every
-    tool: the aliases `read`, `search`, `edit`, `execute`, `agent` and `web`
-    whose OpenCode permissions the agent's rules allow for every input
-    (compiler.tool_lists); `[]` when none is. Copilot gives every agent
-    `skill` and `sql` whatever the list says: where OpenCode withholds
-    `skill` or `todowrite`, the rule is reported as not kept.
+    tool: the aliases `read`, `search`, `edit`, `execute`, `agent`, `web`
+    and `skill` whose OpenCode permissions the agent's rules do not deny
+    wholly (compiler.tool_lists); `[]` when none is.
   - `model`: the OpenCode model through the `models` option; left out (the
     session's model) when the spec names none or an unmapped one (reported).
   - `infer: false` for a primary agent, which OpenCode never starts as a
     subagent, and for a subagent OpenCode's default agent `build` may not
     start: Copilot's `task` tool then does not offer it (`copilot --agent
     <name>` still runs it).
+  - `hooks.preToolUse`: one command hook whose POSIX shell script decides
+    every call the agent makes as OpenCode's rules do, or narrower
+    (compiler.copilot_script, compiler.copilot_hooks): Copilot runs an agent
+    file's hooks for that agent's calls only, as the main session or started
+    by `task`. Its `powershell` form (what Copilot runs on Windows) refuses
+    every call.
   A spec's `targets.copilot` sets `description`, `model` (a Copilot model,
   in place of the `models` mapping) and `infer`, which may hide an agent
   from `task` but never offers one OpenCode does not start as a subagent
@@ -45,7 +49,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import translation_report, yamlout
+from compiler import copilot_hooks, copilot_script, translation_report, yamlout
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
@@ -70,24 +74,37 @@ INTRO = """\
 # GitHub Copilot CLI translation
 
 promptc wrote these Copilot CLI custom agents from the bundle's OpenCode specs. OpenCode gives
-every agent its own ordered permission rules (the last matching rule wins). A Copilot agent
-has only a `tools` list (`read`, `search`, `edit`, `execute`, `agent`, `web`), and the project
-cannot ask or deny per command or path. promptc never grants more than OpenCode does: a tool
-goes in an agent's list only when OpenCode allows, for that agent, everything the tool does;
-otherwise it is left out. Copilot gives every agent `skill` and `sql` whatever the list says.
-Modes are not translated (Copilot CLI reads no command files from a project), and a skill's
-`allowed-tools` is left out (Copilot would run those tools unasked for any agent that loads
-the skill). Every rule this costs is listed below, once.
+every agent its own ordered permission rules (the last matching rule wins). Each agent file
+here has a `tools` list and a preToolUse hook: a POSIX shell script, written from the agent's
+rules, that Copilot CLI runs before each of that agent's tool calls (as the main session or
+started by `task`) and that answers allow, ask or deny as OpenCode does. It decides exactly
+where the call is plain (a path in the project with no `.` or `..` segment, a command line of
+plain commands joined by `;`, `&&`, `||` or `|` naming no folder outside the project); any
+other call is refused where a deny rule could decide it and asks otherwise. A tool goes in an
+agent's list where OpenCode lets the agent make some of its calls. The hooks need a POSIX
+shell, `sed` and `tr` (and `git`, for the project folder): on Windows, Copilot CLI runs a
+hook's PowerShell form, which refuses every call. Modes are not translated (Copilot CLI reads
+no command files from a project), and a skill's `allowed-tools` is left out (Copilot would run
+those tools unasked for any agent that loads the skill). Every rule this costs is listed
+below, once.
 """
+HOOK_DENIES = (
+    'Write-Output \'{"permissionDecision":"deny","permissionDecisionReason":'
+    '"promptc wrote the rules of this agent as a POSIX shell script"}\''
+)
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     found = plan(project, COPILOT)
     models = options.get("models", {})
+    dumper = yamlout.Dumper()
     for ident in found.tools:
         spec = project.agents[ident]
-        front = agent_frontmatter(spec, found, models)
-        yield f".github/agents/{runtime_name(ident)}.agent.md", yamlout.document(front, spec.body)
+        front = dumper.dump(agent_frontmatter(spec, found, models))
+        script = copilot_script.render(copilot_hooks.hook(found, ident))
+        body = spec.body if spec.body.endswith("\n") or not spec.body else spec.body + "\n"
+        text = f"---\n{front}{hooks_block(script)}---\n{body}"
+        yield f".github/agents/{runtime_name(ident)}.agent.md", text
     yield from emit_skills(project, COPILOT.skills, drop=COPILOT.skill_grants).items()
     yield "TRANSLATION.md", translation_report.render_lists(project, INTRO, COPILOT, found, models)
 
@@ -109,3 +126,13 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
     elif infer is True:
         front["infer"] = True
     return front
+
+
+def hooks_block(script: str) -> str:
+    """The `hooks` key of an agent file: the script as a literal block, which keeps
+    it as written (it is printable ASCII, one command per line)."""
+    body = "".join(f"        {line}\n" if line else "\n" for line in script.splitlines())
+    return (
+        "hooks:\n  preToolUse:\n    - type: command\n      bash: |\n"
+        f"{body}      powershell: {yamlout.quote(HOOK_DENIES)}\n"
+    )
