@@ -164,7 +164,7 @@ def init_(folder: Path, target: str) -> None:
     # Built at once, so that `promptc check` passes before the first edit.
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
-    code = _report(api.build(_load(folder / "promptc.toml"), cache=True), Options())
+    code = _report(api.build(_load(folder / "promptc.toml"), cache=True), Options(), built=True)
     click.echo(f"\n{done.next_steps}", nl=False)
     raise SystemExit(code)
 
@@ -224,14 +224,14 @@ def build(
             _known_targets(config, only)
             return api.build(config, only=only, force=force, check=check_only, kept=kept)
 
-        raise SystemExit(_watching(options, one))
+        raise SystemExit(_watching(options, one, built=True))
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
     # A depfile lists what the full run read: it always runs.
     use_cache = not (no_cache or depfile or stamp)
     mode = cache.mode("check" if check_only else "build", force=force)
     hit = _cached(options.config_path, only, mode) if use_cache else None
     if hit is not None:
-        raise SystemExit(_report(hit, options))
+        raise SystemExit(_report(hit, options, built=True))
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
     from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
 
@@ -240,7 +240,7 @@ def build(
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
     if (depfile or stamp) and not _failed(_severities(result), options.strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
-    raise SystemExit(_report(result, options))
+    raise SystemExit(_report(result, options, built=True))
 
 
 @cli.command()
@@ -478,14 +478,16 @@ def _known_targets(config: Config, only: Iterable[str]) -> None:
             raise click.UsageError(f"target '{name}' is not configured{hint}")
 
 
-def _watching(options: Options, run: Callable[[Config, Kept], Result]) -> int:
+def _watching(
+    options: Options, run: Callable[[Config, Kept], Result], *, built: bool = False
+) -> int:
     """--watch: each run reported as one run of the command is (compiler.watch), and
     handed the watch's Kept, what the runs before it worked out from unchanged files."""
     from compiler import watch  # noqa: PLC0415 (the pipeline: module docstring)
 
     return watch.watch(
         lambda: _load(options.config_path),
-        lambda config, kept: _report(run(config, kept), options),
+        lambda config, kept: _report(run(config, kept), options, built=built),
         lambda line: click.echo(line, err=True),
     )
 
@@ -498,8 +500,10 @@ def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> cache.H
 # --- reporting ------------------------------------------------------------------------
 
 
-def _report(result: Result | cache.Hit, options: Options) -> int:
-    """Print the diagnostics and the summary; the exit code they mean."""
+def _report(result: Result | cache.Hit, options: Options, *, built: bool = False) -> int:
+    """Print the diagnostics and the summary; the exit code they mean. A build also
+    prints what its proofs found (accepted widenings, each target's usable share):
+    `lint` and `check` stay one line when all is well, as hooks and CI want."""
     # `github` inside GitHub Actions, so annotations appear without any flag.
     fmt = options.fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     severities = _severities(result)
@@ -523,7 +527,7 @@ def _report(result: Result | cache.Hit, options: Options) -> int:
             click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
     if not options.quiet and fmt in ("text", "github"):
-        for line in result.summaries:
+        for line in result.summaries if built else ():
             click.echo(f"promptc: {line}", err=True)
         _summary(result, severities, options.verbose)
     return EXIT_PROBLEMS if _failed(severities, options.strict) else EXIT_OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -61,7 +62,13 @@ def test_a_new_bundle_passes_every_rule_and_its_build_is_fresh(
     checked = run("check", "--strict", "--verbose", "--no-cache")
     assert (checked.code, checked.out, checked.err) == (0, "", "promptc: no problems\n")
     built = run("build", "--strict")
-    assert (built.code, built.err) == (0, "promptc: no problems\n")
+    # A build also says what the Claude Code files keep: every tool, for this bundle.
+    kept = r"promptc: claude: 3 agents; no tool lost; \d+% of \d+ usable calls kept"
+    *summaries, count = built.err.splitlines()
+    assert (built.code, count) == (0, "promptc: no problems")
+    assert len(summaries) == (target != "opencode") and all(
+        re.fullmatch(kept, s) for s in summaries
+    )
     expected = {"opencode": ["opencode"], "claude": ["claude"], "both": ["claude", "opencode"]}
     assert sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir()) == expected[target]
 
