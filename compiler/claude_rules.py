@@ -179,10 +179,11 @@ def _cover_skill(pattern: str) -> Pattern:
     """A skill's name, or the part before its first wildcard as a prefix (`cave:*`).
     Claude Code trims the name it is asked for (`git ` loads `git`), so the rule
     is written trimmed too: `git *` denies `git:*`, which also holds `git`."""
-    if wildcard.is_literal(pattern) and pattern.strip():
+    if wildcard.is_literal(pattern) and pattern.strip() and not pattern.startswith(HOME):
         return Pattern(pattern.strip(), (pattern,), (pattern,))
     prefix = re.split(r"[*?]", pattern, maxsplit=1)[0].strip()
-    if not prefix or "(" in prefix or ")" in prefix:
+    # `~/x*`: OpenCode reads the machine's home folder there, unknown to the build.
+    if not prefix or "(" in prefix or ")" in prefix or prefix.startswith(HOME):
         return Pattern(None, (pattern,), ("*",))
     return Pattern(f"{prefix}:*", (pattern,), (f"{prefix}*",))
 
@@ -285,8 +286,8 @@ def _folder_glob(pattern: str) -> str | None:
 def _cover_path(pattern: str) -> Pattern:
     # Claude Code trims a path's trailing spaces before matching (`git ` is
     # `git`): a pattern that may match up to a space before its last star
-    # (`git *`) is covered without that space.
-    squashed = re.sub(r"\s+(\*+)$", r"\1", _squash(pattern.replace("?", "*")))
+    # (`git *`), or that ends in spaces (`ls `), is covered without them.
+    squashed = re.sub(r"\s+(\*+)$", r"\1", _squash(pattern.replace("?", "*"))).rstrip()
     folder = _folder_glob(squashed)
     if "*" not in squashed and "/" in squashed.strip("/") and not squashed.startswith("/"):
         # a literal path with a folder: anchored, and a folder covers its contents

@@ -201,7 +201,7 @@ def test_an_accepted_widening_is_built_and_shown_first(make_bundle: MakeBundle, 
     assert done.code == 0, done.out + done.err
     shown = (done.out + done.err).splitlines()
     first = next(i for i, line in enumerate(shown) if line.startswith("promptc: codex:"))
-    assert "codex: accepted wider: Codex lets `reader`" in shown[first]
+    assert "codex: accepted wider `edit`: Codex lets `reader` make" in shown[first]
     report = Path("build/codex/TRANSLATION.md").read_text()
     assert report.index("## Accepted widenings") < report.index("## Agents")
     assert "`reader` `edit`" in report
