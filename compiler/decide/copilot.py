@@ -1,12 +1,13 @@
 """How GitHub Copilot CLI (@github/copilot 1.0.102) decides a call, from the files promptc wrote.
 
 Read from a `copilot` output (`.github/agents/*.agent.md`). An agent has the
-tools its `tools` list names (every tool without a list), aliases resolved
-as Copilot does (`read` -> view, `search` -> grep and glob, `edit` -> edit and
-create, `execute` -> the shell, `agent` -> task, `web` -> web_fetch and
-web_search, `skill` -> skill). Run as the main session (`copilot --agent`)
-it also has `skill` and `sql` whatever the list says; started by `task` it
-has exactly its list (`tools: ["view"]` offered `view` alone). A `tools`
+tools its `tools` list names (every tool, `sql` included, without a list or
+with `"*"`), aliases resolved as Copilot does (`read` -> view, `search` ->
+grep and glob, `edit` -> edit and create, `execute` -> the shell, `agent` ->
+task, `web` -> web_fetch and web_search, `skill` -> skill). Run as the main
+session (`copilot --agent`) it also has `skill` and `sql` whatever the list
+says; started by `task` it has exactly its list (`tools: ["view"]` offered
+`view` alone; no list, or `"*"`, ran `sql`). A `tools`
 entry such as `shell(git status:*)` names no tool, and a `skills:` key
 limits nothing. `task` starts no agent whose file says `infer: false`.
 
@@ -27,7 +28,7 @@ Copilot's own behaviour decides, as a user meets it interactively
 - a shell line whose every command is read-only (`ls`, `cat`, `head`, `wc`,
   `grep`, `echo`, `git status`, `git log`, `git diff`, `git show`, ...) and
   names no path outside the project runs unasked; any other line asks;
-- `task` starts any custom agent; `skill` loads any skill.
+- `task` starts any custom agent; `skill` loads any skill; `sql` runs.
 
 In non-interactive runs (`copilot -p`) an ask is refused "because no
 interactive user response was available" (a hook's ask: "unable to ask user
@@ -64,6 +65,8 @@ ALIAS = {
     "webfetch": "web",
     "websearch": "web",
     "skill": "skill",
+    # Its session store, where its todo list lives: a tool of its own, no alias.
+    "todowrite": "sql",
 }
 # OpenCode permission -> the Copilot tool a call is made with, and the argument
 # its input goes in.

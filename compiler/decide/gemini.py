@@ -7,7 +7,10 @@ documented set-up meets, interactively, with Gemini CLI started in the
 project folder: the extension linked or installed, the user policy copied
 to `~/.gemini/policies/` (or passed with `--policy`). Skipping the user
 policy only narrows (its allow rules are missing; the extension's deny and
-ask rules still hold).
+ask rules still hold). A project's own `.gemini/agents/*.md` (a hand-written
+folder, what `promptc import gemini` reads) are agents the same way: Gemini
+loads them once acknowledged, as tests/oracles/gemini.py does; 0.61 reads no
+project `.gemini/policies/` (its workspace policies are switched off).
 
 Gemini CLI has no primary agents: an OpenCode primary is not written, and
 its calls have no agent to make them. A subagent (`invoke_agent` from the
@@ -447,11 +450,17 @@ def _build_file(path: str) -> bool:
     return posixpath.splitext(name)[1].lower() in BUILD_SUFFIXES
 
 
+# Where Gemini CLI finds an agent file: an extension's `agents/` (what the
+# gemini target writes) and a project's own `.gemini/agents/` (what `promptc
+# import gemini` reads), decided alike.
+AGENT_FOLDERS = ("agents/", ".gemini/agents/")
+
+
 def load(files: Mapping[str, str], *, interactive: bool = True) -> Gemini:
     agents: dict[str, Agent] = {}
     found: list[Rule] = list(DEFAULTS)
     for rel, text in sorted(files.items()):
-        if rel.startswith("agents/") and rel.endswith(".md") and text.startswith("---\n"):
+        if rel.startswith(AGENT_FOLDERS) and rel.endswith(".md") and text.startswith("---\n"):
             front = yaml.safe_load(text[4:].split("\n---", 1)[0])
             if isinstance(front, dict) and isinstance(front.get("name"), str):
                 listed = front.get("tools")
