@@ -6,12 +6,15 @@ it to the runtime's decision model, compiler.decide): `"*": deny` first, for
 every tool the agent does not have (an MCP tool, a tool OpenCode has and the
 runtime has not), then each OpenCode permission one of its tools acts under
 (the tables of compiler.tool_lists), at what the runtime does with such a call
-when nobody configured anything: reading and searching run, the shell, edits
-and web fetches ask (`_ASKS`). An agent without `tools`, or with `"*"`, has
-every tool of the runtime, each decided that way. Files outside the project:
-Copilot asks (`external_directory: ask`), Gemini's file tools refuse them
+when nobody configured anything: reading and searching run; in Copilot the
+shell, edits and the web ask (`_COPILOT_ASKS`), in Gemini every tool but
+read_file, list_directory, glob, grep_search and google_web_search asks
+(`_GEMINI_RUNS`). An agent without `tools`, or with `"*"`, has every tool of
+the runtime, each decided that way. Files outside the project: Copilot asks
+(`external_directory: ask`), Gemini's file tools refuse them
 (`external_directory` stays denied, which also stops its shell there: OpenCode
-decides outside folders for all of an agent's tools at once), nor a `.env`. Copilot gives
+decides outside folders for all of an agent's tools at once), and a path
+through `.env`, `.git` or `node_modules` in any case (`_BLOCKED`). Copilot gives
 its main agent `skill` and its todo list (`sql`) whatever `tools` says, but a
 subagent its `task` starts gets exactly its list (tests/oracles/FACTS.md):
 they are allowed only when listed. Copilot's `task` starts the folder's own
@@ -60,18 +63,43 @@ OWN_NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     },
     "gemini": {"search_file_content": ("grep",)},
 }
-# The OpenCode permissions whose calls the runtime asks about by default (the
+# The OpenCode permissions whose calls Copilot asks about by default (the
 # others its tools make run unasked).
-_ASKS = {
-    "copilot": frozenset({"edit", "bash", "webfetch", "websearch"}),
-    "gemini": frozenset({"edit", "bash", "webfetch"}),
-}
+_COPILOT_ASKS = frozenset({"edit", "bash", "webfetch", "websearch"})
+# The tools whose calls Gemini's own policies run unasked (its read-only.toml);
+# it asks before a call of any other tool. A permission is decided by the first
+# tool of the agent's that makes its calls, in the order of GEMINI.tools
+# (`read_file` before `read_many_files`, which asks).
+_GEMINI_RUNS = frozenset(
+    {"read_file", "list_directory", "glob", "grep_search", "search_file_content"}
+    | {"google_web_search"}
+)
 # What the runtime does with a file outside the project, as `external_directory`
 # (None: refused, left to `"*": deny`).
 _OUTSIDE = {"copilot": "ask", "gemini": None}
-# Gemini's read_file refuses a `.env` ("Path not in workspace") and reads a
-# `.env.example` (tests/oracles/FACTS.md); a `.env.local` is taken as refused.
-_READ = {"gemini": {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"}}
+# Gemini's file tools (OpenCode's `read`, `list` and `edit`) refuse a path one of
+# whose folders or file is `.env`, `.git` or `node_modules` in any case, with
+# trailing dots and spaces or a `:stream` after the name, an 8.3 short name of
+# one (`GIT~1`) or a `gha-creds-*.json` (compiler.decide.gemini). OpenCode
+# matches in the case written, so each name is written with `?` for its
+# letters (`.???` stands for `.env` and `.git`): denied at the start of the
+# path or after a `/`, followed by nothing, a space, a `/` or a `:`, or a dot
+# and one of those, or a second dot. This also denies the few paths of the same
+# shape (a `.tox` folder); a `.env.example` or `.gitignore` is not one.
+_PATH_TOOLS = ("read", "list", "edit")
+_BLOCKED_NAMES = (".???", "????_???????")
+_AFTER_NAME = (" *", "/*", ":*", ". *", "./*", ".:*", "..*")
+_BLOCKED = (
+    *(
+        f"{lead}{name}{after}"
+        for name in _BLOCKED_NAMES
+        for after in _AFTER_NAME
+        for lead in ("", "*/")
+    ),
+    "*~?*",  # a short name: `GIT~1`, `NODE_M~1`, `EN1A2B~2`
+    "???-?????-*",  # `gha-creds-`
+    "*/???-?????-*",
+)
 # Keys of the agent file that the target's override table takes as written and
 # that have no OpenCode key of their own (schemas/agent.schema.json lists them).
 OVERRIDES = {
@@ -144,10 +172,12 @@ def permission_map(
     listed = [tools] if isinstance(tools, str) else [str(t) for t in tools or ()]
     every = tools is None or "*" in listed
     table = {**dict(runtime.tools), **OWN_NAMES[runtime.target]}
-    having: set[str] = set(runtime.permissions) if every else set()
-    for tool in () if every else listed:
+    # OpenCode permission -> the agent's tools that make its calls, in the runtime's order.
+    having: dict[str, list[str]] = {}
+    for tool in (tool for tool, _ in runtime.tools) if every else _in_order(runtime, listed):
         if tool in table:
-            having.update(table[tool])
+            for key in table[tool]:
+                having.setdefault(key, []).append(tool)
         else:
             notes.append(Note("tools", f"`{tool}` has no OpenCode permission promptc knows"))
     permission: dict[str, Any] = {"*": "deny"}
@@ -156,14 +186,30 @@ def permission_map(
             continue
         if key == "task":  # only the folder's own agents are there to start
             permission[key] = {"*": "deny", **dict.fromkeys(agents, "allow")} if agents else "deny"
-        elif key == "read" and runtime.target in _READ:
-            permission[key] = dict(_READ[runtime.target])
         else:
-            permission[key] = "ask" if key in _ASKS[runtime.target] else "allow"
+            permission[key] = _unasked(runtime, key, having[key][0])
     outside = _OUTSIDE[runtime.target]
     if outside is not None:
         permission["external_directory"] = outside
     return permission
+
+
+def _in_order(runtime: Runtime, listed: Sequence[str]) -> list[str]:
+    """The listed tools, the runtime's own in its order first (the one that makes
+    a permission's calls comes first), then its other names as listed."""
+    order = [tool for tool, _ in runtime.tools]
+    known = [tool for tool in order if tool in listed]
+    return known + [tool for tool in dict.fromkeys(listed) if tool not in order]
+
+
+def _unasked(runtime: Runtime, key: str, tool: str) -> Any:
+    """What the runtime does by default with the permission's calls made with `tool`."""
+    if runtime is COPILOT:
+        return "ask" if key in _COPILOT_ASKS else "allow"
+    action = "allow" if tool in _GEMINI_RUNS else "ask"
+    if key not in _PATH_TOOLS:
+        return action
+    return {"*": action, **dict.fromkeys(_BLOCKED, "deny")}
 
 
 def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, list[Note]]:

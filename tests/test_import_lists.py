@@ -105,8 +105,68 @@ def test_a_gemini_web_fetch_asks_as_gemini_does(make_bundle: MakeBundle, run: Ru
     )
     assert run("import", "gemini", "in").code == 0
     spec = front(Path("specs/agents/web.md").read_text())
-    # read_file refuses a `.env`, not a `.env.example`.
-    read = {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"}
-    assert spec["permission"] == {"*": "deny", "read": read, "webfetch": "ask"}
+    read = spec["permission"].pop("read")
+    assert spec["permission"] == {"*": "deny", "webfetch": "ask"}
+    # read_file runs unasked, but never through `.env`, `.git` or `node_modules`,
+    # in any case, with trailing dots or spaces, a `:stream` or an 8.3 short name.
+    assert next(iter(read.items())) == ("*", "allow")
+    assert set(list(read.values())[1:]) == {"deny"}
+    for path, action in [
+        ("src/app.py", "allow"),
+        (".env.example", "allow"),
+        (".gitignore", "allow"),
+        (".github/workflows/ci.yml", "allow"),
+        ("src/test_helpers.py", "allow"),
+        (".env", "deny"),
+        ("config/.Env", "deny"),
+        (".ENV. ", "deny"),
+        (".env:secret", "deny"),
+        (".git/config", "deny"),
+        ("a/.GIT./HEAD", "deny"),
+        ("node_modules/x/index.js", "deny"),
+        ("web/Node_Modules/x.js", "deny"),
+        ("GIT~1/config", "deny"),
+        ("gha-creds-1234.json", "deny"),
+    ]:
+        done = run("can", "web", "read", path)
+        assert done.out.startswith(f"{action}  web  read"), (path, done.out)
     # Gemini's file tools refuse paths outside the workspace.
     assert run("can", "web", "external_directory", "/etc/*").out.startswith("deny")
+
+
+def test_gemini_asks_before_every_tool_its_policies_do_not_run(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    """Only read_file, list_directory, glob, grep_search and google_web_search run
+    unasked; a permission is decided by the first of the agent's tools for it
+    (read_file before read_many_files)."""
+    make_bundle(
+        {
+            "in/.gemini/agents/all.md": "---\nname: all\ndescription: Todo.\n---\nx\n",
+            "in/.gemini/agents/many.md": (
+                "---\nname: many\ndescription: Lee.\ntools: [read_many_files]\n---\nx\n"
+            ),
+        }
+    )
+    assert run("import", "gemini", "in").code == 0
+    for agent, permission, text, action in [
+        ("all", "read", "src/a.py", "allow"),
+        ("all", "list", "src", "allow"),
+        ("all", "glob", "*.py", "allow"),
+        ("all", "grep", "TODO", "allow"),
+        ("all", "websearch", "opencode", "allow"),
+        ("all", "edit", "src/a.py", "ask"),
+        ("all", "bash", "ls", "ask"),
+        ("all", "webfetch", "https://example.com", "ask"),
+        ("all", "skill", "caveman", "ask"),
+        ("all", "todowrite", "*", "ask"),
+        ("all", "question", "*", "ask"),
+        ("all", "edit", ".git/config", "deny"),
+        ("all", "list", "node_modules", "deny"),
+        ("all", "task", "many", "deny"),  # a Gemini subagent starts none
+        ("many", "read", "src/a.py", "ask"),
+        ("many", "read", ".env", "deny"),
+        ("many", "list", "src", "deny"),
+    ]:
+        done = run("can", agent, permission, text)
+        assert done.out.startswith(f"{action}  {agent}  {permission}"), (agent, text, done.out)
