@@ -19,7 +19,10 @@ tools away: `shell_tool = false` gives `bash: deny`, `multi_agent = false`
 `task: deny`; `apply_patch_freeform = false` gives `edit: deny` and so does a
 `read-only` sandbox (the role's or the project's), as the role meant,
 although Codex 0.171 keeps apply_patch for the first and runs a role in its
-parent's sandbox (tests/oracles/FACTS.md): narrower, never wider.
+parent's sandbox (tests/oracles/FACTS.md): narrower, never wider. The role
+still edits in Codex, so the proposed config accepts that for the codex target
+(`accept_wider = ["edit"]`, `accepted_wider`): built back, the role is what it
+was, where the target would otherwise refuse it.
 
 Command rules (`prefix_rule`) become the config's `permission.bash`: `"*":
 ask` first (Codex runs a command no rule names in its sandbox, which OpenCode
@@ -35,7 +38,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,6 +125,17 @@ def _permission(
     if project.never_asks:
         permission["external_directory"] = "deny"
     return permission
+
+
+def accepted_wider(specs: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The codex target's `accept_wider` the imported roles need to build back as
+    they were: `edit` when a role's `edit: deny` came from `apply_patch_freeform =
+    false` or a read-only sandbox. Codex 0.171 gives such a role apply_patch all
+    the same (the sandbox is its parent's), so the codex target refuses the spec
+    unless told that Codex may edit wider than OpenCode: what the role did before
+    the import, and every build prints each such call."""
+    denied = any(spec.get("permission", {}).get("edit") == "deny" for spec in specs)
+    return ["edit"] if denied else []
 
 
 def _unknown_features(features: Mapping[str, Any]) -> list[tuple[str, str]]:

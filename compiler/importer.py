@@ -331,6 +331,7 @@ def _read_codex(root: Path, reader: _Reader) -> None:
         for key, message in notes:
             reader.note(config, message, (_toml_line(text, key), 1))
     models: dict[str, str] = {}
+    specs: list[dict[str, Any]] = []
     folder = root / "agents"
     for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
         ident = path.relative_to(folder).with_suffix("").as_posix()
@@ -349,9 +350,13 @@ def _read_codex(root: Path, reader: _Reader) -> None:
             reader.note(path, message, (_toml_line(text, key), 1))
         if "model" in spec:
             models[spec["model"]] = role["model"]
+        specs.append(spec)
         reader.keep(ident, path, _front(spec), escaped, body)
-    if models:
-        reader.settings["targets"] = {"codex": {"models": models}}
+    target: dict[str, Any] = {"models": models} if models else {}
+    if accepted := import_codex.accepted_wider(specs):
+        target["accept_wider"] = accepted
+    if target:
+        reader.settings["targets"] = {"codex": target}
     found: dict[str, list[str]] = {}
     for path in sorted((root / "rules").glob("*.rules")):
         rules, skipped = import_codex.prefix_rules(path.read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import import_codex, import_lists, validate
+from compiler import import_codex, import_lists, importer, validate
 from compiler.config import load_config
 from compiler.importer import plan_import
 from compiler.resources import load_schema
@@ -214,3 +214,42 @@ def test_every_override_key_is_carried_as_written_and_never_noted(
     assert set(table) == written | ({"infer"} if meta.get("infer") is True else set())
     schemas = validate.Schemas()
     assert schemas.valid("agent", spec), list(validate.issues(spec, schemas.validator("agent")))
+
+
+# --- Codex's apply_patch, accepted back -------------------------------------------------------
+
+
+def test_a_codex_role_denied_edits_is_built_back_with_its_apply_patch_accepted(
+    tmp_path: Path,
+) -> None:
+    """A read-only role (or one without apply_patch_freeform) is imported with
+    `edit: deny`, as it meant, while Codex still gives it apply_patch: the
+    proposed config accepts that widening for the codex target, so the role
+    builds back; a folder with no such role proposes nothing of the kind."""
+    roles = {
+        "writer": 'name = "writer"\ndescription = "Writes."\ndeveloper_instructions = "Write."\n',
+        "reader": (
+            'name = "reader"\ndescription = "Reads."\nsandbox_mode = "read-only"\n'
+            'developer_instructions = "Read."\n'
+        ),
+    }
+    for case, names in (("both", ("writer", "reader")), ("writer", ("writer",))):
+        source = tmp_path / case / "source/.codex/agents"
+        source.mkdir(parents=True)
+        for name in names:
+            (source / f"{name}.toml").write_text(roles[name])
+        bundle = tmp_path / case / "bundle"
+        bundle.mkdir()
+        plan = plan_import("codex", source.parent.parent, load_config(cwd=bundle))
+        accepted = plan.config.get("targets", {}).get("codex", {}).get("accept_wider")
+        assert accepted == (["edit"] if "reader" in names else None), case
+        for rel, text in plan.files.items():
+            (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
+            (bundle / rel).write_text(text)
+        (bundle / "promptc.toml").write_text(
+            importer.config_toml(plan.config) + ("" if accepted else "\n[targets.codex]\n")
+        )
+        built = bundles.render(bundle, "codex")
+        assert {rel for rel in built if rel.startswith(".codex/agents/")} == {
+            f".codex/agents/{name}.toml" for name in names
+        }
