@@ -280,7 +280,7 @@ def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
         meta = json.loads(exchange.turn.headers.get("x-codex-turn-metadata", "{}"))
         if meta.get("agent_name", "/root") != "/root" and meta.get("request_kind") == "turn":
             roles[meta["agent_name"].rsplit("/", 1)[-1]] = (meta, dict(exchange.turn.body))
-    assert set(roles) == {"t0", "t1"}, [(e.turn.tools, e.reply) for e in exchanges]
+    assert set(roles) == {"t0", "t1"}, [(e.turn.results, e.reply) for e in exchanges]
     (smith, smith_body), (scout, scout_body) = roles["t0"], roles["t1"]
     assert (smith["model"], smith["reasoning_effort"]) == ("gpt-5.5", "high")
     assert (scout["model"], scout["reasoning_effort"]) == ("gpt-5.5", "low")

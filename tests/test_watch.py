@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -268,7 +269,11 @@ def test_specs_removed_and_checked_out_again_are_watched_again(tmp_path: Path) -
         watching.until(lambda line: "specs folder not found" in line)
         git(root, "checkout", "specs")
         back = watching.until(summary)
-        assert "promptc: specs changed; running again" in back
+        # One change or several, as the file watcher batches the checkout's events.
+        assert any(
+            re.fullmatch(r"promptc: specs( and \d+ more file\(s\))? changed; running again", line)
+            for line in back
+        ), back
         assert back[-1].startswith("promptc: no problems")
         # The folder that came back is watched: an edit in it rebuilds.
         lead = root / "specs/agents/lead.md"

@@ -166,13 +166,15 @@ def _prelude(attempt: Attempt, turn: Turn) -> Attempt | None:
     return Attempt("tool_search", {"query": attempt.tool})
 
 
+_AGENT_ID = re.compile(r'"agent_id"\s*:\s*"([^"]+)"')
+
+
 def fill(attempt: Attempt, turn: Turn) -> Attempt:
     """wait_agent (with no `targets`) waits for every agent spawn_agent started."""
     if attempt.tool != "wait_agent" or "targets" in attempt.arguments:
         return attempt
-    spawned = [
-        json.loads(r.text)["agent_id"] for r in turn.results if r.text.startswith('{"agent_id"')
-    ]
+    # Read from anywhere in a result: its JSON is not always the result's whole text.
+    spawned = [m[1] for r in turn.results for m in _AGENT_ID.finditer(r.text)]
     return Attempt(attempt.tool, {**attempt.arguments, "targets": spawned})
 
 
