@@ -18,15 +18,16 @@ docs/permissions.md.
 
 A pattern is a tiny automaton, and this module has one engine for it (a set
 of positions as the bits of an int, `Masks` and `step`). `match` runs it over
-the text, one step per code unit: time linear in pattern times text, where
-the backtracking regular expression OpenCode builds takes exponential time on
-`*a*a*a*a*b` against a run of `a`s. Beyond matching, rules need to know what
-a pattern *can* match: whether one pattern covers another, or which text a
-set of patterns lets through. These questions have exact answers (`witness`,
-`covers`), found by a breadth-first search over the product of the automata
-with an alphabet of the patterns' own characters plus "any other". The
-functions answer each question afresh; a run that asks many holds one
-`Patterns`, which answers each once.
+the text, one step per code unit: time linear in pattern times text. (A
+backtracking engine running the expression above tries every way to place
+the stars of `*a*a*a*a*b` in a run of `a`s: a power of the text's length,
+one per star.) Beyond matching, rules need to know what a pattern *can*
+match: whether one pattern covers another, or which text a set of patterns
+lets through. These questions have exact answers (`witness`, `covers`),
+found by a breadth-first search over the product of the automata with an
+alphabet of the patterns' own characters plus "any other". The functions
+answer each question afresh; a run that asks many holds one `Patterns`,
+which answers each once.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class Matcher(NamedTuple):
 
 
 def matcher(pattern: str) -> Matcher:
+    """The pattern, ready to match (see accepts)."""
     machine = masks(pattern)
     units = normal(pattern)
     last = max(units.rfind("*"), units.rfind("?"))
@@ -127,9 +129,10 @@ def accepts(found: Matcher, units: str) -> bool:
 def step(state: int, moves: int, star: int) -> int:
     """The positions after reading one unit: from `state`, those that read it
     (`moves`) go to the next position and a `*` stays; then a `*` reached may
-    match nothing, so the position after a run of `*` is reached too. Adding
-    the stars to the reached ones carries a bit up through its run to the
-    position after it: the closure in one addition, however long the run."""
+    match nothing, so the rest of its run of `*` and the position after it are
+    reached too. `star + (reached stars)` carries each reached bit up through
+    the rest of its run to the position after it, and `^ star` keeps the bits
+    that changed: the closure in one addition, however long the run."""
     found = ((state & moves) << 1) | (state & star)
     return found | ((star + (found & star)) ^ star)
 
