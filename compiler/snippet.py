@@ -47,12 +47,20 @@ class Snippet:
     name: str
     path: Path
     text: str
-    pattern: re.Pattern[str]  # the fragment with each parameter as a named group
+    body: str  # the fragment as written, <<slots>> and all, without surrounding blank lines
+    slots: tuple[str, ...]  # the parameters that `pattern` reads where their slots are
     expected: Mapping[str, str]
     order: tuple[str, ...]  # declared parameters, for positional arguments
     defaults: Mapping[str, str]
     allowed: Mapping[str, tuple[str, ...]]
     placeholder: str
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The fragment with each parameter as a named group, to read the values a
+        drifted copy holds: compiled when a copy asks (Python's compiler takes
+        half a second over a fragment of 400 KB)."""
+        return _pattern(self.body, self.slots)
 
     @functools.cached_property
     def target(self) -> _Target:
@@ -120,10 +128,9 @@ def render(fragment: SourceFile, values: Mapping[str, str]) -> str:
     return body.strip("\n")
 
 
-def _pattern(fragment: SourceFile, names: Sequence[str]) -> re.Pattern[str]:
+def _pattern(body: str, names: Sequence[str]) -> re.Pattern[str]:
     parts: list[str] = []
     seen: set[str] = set()
-    body = fragment.body.strip("\n")
     last = 0
     for match in _SLOT.finditer(body):
         name = match.group(1)
@@ -159,7 +166,8 @@ def make_snippet(
         name=name,
         path=fragment.path,
         text=render(fragment, expected),
-        pattern=_pattern(fragment, names),
+        body=fragment.body.strip("\n"),
+        slots=tuple(names),
         expected=expected,
         order=tuple(declared),
         defaults=defaults,
@@ -245,21 +253,15 @@ class _Target:
         self.text = _normal(text)
         self.words = frozenset(self.text.split())
         self.longest = 1.5 * len(self.text)  # longer windows only resemble it less
+        self.shortest = PART * len(self.text)  # shorter ones are never a copy
         # The pieces it falls into when cut every `anchor` characters: a window
         # that resembles it holds half of them (see _windows).
         self.anchor = max(1, min(ANCHOR, len(self.text) // 4))
         size = self.anchor
         cuts = range(0, len(self.text) - size + 1, size)
         self.pieces = list(dict.fromkeys(self.text[i : i + size] for i in cuts))
+        self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
         self.needed = (len(self.pieces) + 1) // 2
-        # The snippet as difflib's second sequence (indexing it costs as much as
-        # comparing): each window only sets the first one.
-        self.matcher = difflib.SequenceMatcher(None, autojunk=False)
-        self.matcher.set_seq2(self.text)
-        # character -> the positions holding it, as bits (see common)
-        self.positions: dict[str, int] = {}
-        for at, char in enumerate(self.text):
-            self.positions[char] = self.positions.get(char, 0) | 1 << at
         # What the search works out for one agent and serves the others of the
         # run (they share their fragments' lines and their layout): each line's
         # normal form, and difflib's opcodes per pattern of equal lines (see
@@ -269,6 +271,25 @@ class _Target:
         self.held: dict[str, tuple[tuple[int, int], ...]] = {}  # see occurrences
         self.held_chars = 0
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
+
+    @functools.cached_property
+    def matcher(self) -> difflib.SequenceMatcher[str]:
+        """The snippet as difflib's second sequence (indexing it costs as much as
+        comparing): each window only sets the first one. Built for the first
+        window scored: most runs score none."""
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(self.text)
+        return matcher
+
+    @functools.cached_property
+    def positions(self) -> dict[str, int]:
+        """character -> the positions holding it, as the bits of an int (see
+        common). Each int is written as bytes at once: or-ing in one bit at a
+        time would copy it once per position, quadratic in the snippet."""
+        found: dict[str, list[int]] = {}
+        for at, char in enumerate(self.text):
+            found.setdefault(char, []).append(at)
+        return {char: _bits(where, len(self.text)) for char, where in found.items()}
 
     def normal(self, lines: Sequence[str]) -> list[str]:
         """_normal of each line."""
@@ -286,7 +307,7 @@ class _Target:
             if self.held_chars > MEMO_CHARS:
                 self.held.clear()
                 self.held_chars = 0
-            found = self.held[text] = tuple(_occurrences(text, self.pieces))
+            found = self.held[text] = tuple(_occurrences(text, self.numbers, self.anchor))
             self.held_chars += len(text)
         return found
 
@@ -318,12 +339,23 @@ class _Target:
         return size - row.bit_count()
 
 
-def _occurrences(text: str, pieces: Sequence[str]) -> Iterator[tuple[int, int]]:
-    for number, piece in enumerate(pieces):
-        at = text.find(piece)
-        while at >= 0:
-            yield at, number
-            at = text.find(piece, at + 1)
+def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
+    """(where, which) of every piece in `text`, in order, overlaps included: the
+    pieces are all `size` long, so the units at each position are looked up
+    among them, one pass over the text however many pieces a long snippet has."""
+    number = numbers.get
+    for at in range(len(text) - size + 1):
+        which = number(text[at : at + size])
+        if which is not None:
+            yield at, which
+
+
+def _bits(positions: Iterable[int], size: int) -> int:
+    """An int of `size` bits with those at `positions` set."""
+    row = bytearray((size + 7) // 8)
+    for at in positions:
+        row[at >> 3] |= 1 << (at & 7)
+    return int.from_bytes(row, "little")
 
 
 def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
@@ -344,8 +376,11 @@ class _Reading:
     whitespace-normalised and joined by spaces, and where each of the snippet's
     pieces starts in it. Code lines part it into stretches: no window crosses one.
 
-    Every line is read, in a few passes at C speed; the windows are read only
-    where the pieces are (see _scored).
+    Every line is read, in a few passes at C speed. A window is at most
+    MAX_WINDOW lines: the lines from which no window is long enough to be a
+    copy (PART of the snippet) are never looked at again, so a long snippet
+    costs nothing more in a body of short lines. From the others, the windows
+    are read only where the pieces are (see _scored).
     """
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
@@ -359,11 +394,26 @@ class _Reading:
         lengths = [len(text) + 1 for text in self.read]  # each with the space that joins it
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
-        found = self._pieces(target)
+        self.size = target.anchor
+        # The lines read (by position) from which a window may be long enough:
+        # most lines of prose are, alone, for a snippet of a few lines.
+        shortest = target.shortest
+        self.open = [
+            p
+            for p, text in enumerate(self.read)
+            if len(text) >= shortest or self._reach(p) >= shortest
+        ]
+        found = self._pieces(target) if self.open else []
         found.sort()
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
-        self.size = target.anchor
+
+    def _reach(self, position: int) -> int:
+        """The length of the longest window from the `position`-th line read: to
+        the last line read in its stretch and within MAX_WINDOW lines."""
+        stop = min(self.stretch_end(position), self.lines[position] + MAX_WINDOW)
+        last = bisect.bisect_left(self.lines, stop)  # the position after the last line
+        return self.offsets[last] - 1 - self.offsets[position]
 
     def _pieces(self, target: _Target) -> list[tuple[int, int]]:
         """(where, which) of every piece in the text, overlaps included.
@@ -391,21 +441,34 @@ class _Reading:
         return len(set(self.piece[low:high]))
 
     def starts(self, target: _Target) -> list[int]:
-        """The lines read (by position) from which a window may read a part of the
-        snippet (its first line is one) or half of its pieces (a piece is within
-        reach)."""
-        parts = {i for i, inside in enumerate(target.parts(self.read)) if inside}
-        near: set[int] = set()
-        reach = int(target.longest) - self.size
-        for at in self.at:
-            low = bisect.bisect_left(self.offsets, at - reach)
-            high = bisect.bisect_right(self.offsets, at)
-            near.update(range(low, min(high, len(self.lines))))
-        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
+        """The open lines (by position) from which a window may read a part of the
+        snippet (its first line is one) or half of its pieces."""
+        parts = target.parts([self.read[p] for p in self.open])
+        reaches = self._reaches(target)
+        return [p for p, part, far in zip(self.open, parts, reaches, strict=True) if part or far]
 
-    def _reaches(self, position: int, target: _Target) -> bool:
-        begin = self.offsets[position]
-        return self.pieces(begin, begin + int(target.longest)) >= target.needed
+    def _reaches(self, target: _Target) -> list[bool]:
+        """For each open line, whether the text from it holds half of the pieces
+        within the longest a window may be (pieces(begin, begin + longest)).
+        Both ends only move forward, so one pass over the pieces found counts
+        them all: each piece's occurrences in between, and how many are held."""
+        counts = [0] * len(target.pieces)
+        held = low = high = 0
+        at, piece = self.at, self.piece
+        reach = int(target.longest) - self.size  # the last start of a piece in reach
+        found: list[bool] = []
+        for position in self.open:
+            begin = self.offsets[position]
+            while high < len(at) and at[high] <= begin + reach:
+                counts[piece[high]] += 1
+                held += counts[piece[high]] == 1
+                high += 1
+            while low < high and at[low] < begin:
+                counts[piece[low]] -= 1
+                held -= counts[piece[low]] == 0
+                low += 1
+            found.append(held >= target.needed)
+        return found
 
     def stretch_end(self, position: int) -> int:
         """The first code line after the `position`-th line read (or past the end)."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
 
 
 def _snippet(text: str) -> Snippet:
-    return Snippet("s", Path("s.md"), text, re.compile(re.escape(text)), {}, (), {}, {}, "<<s>>")
+    return Snippet("s", Path("s.md"), text, text, (), {}, (), {}, {}, "<<s>>")
 
 
 class _Source:
@@ -172,6 +173,46 @@ def test_windows_reach_as_far_as_max_window_lines() -> None:
         for lines in ([head, *[""] * blanks, tail], ["x", *[""] * blanks, head, tail]):
             found = snippet._windows(lines, _snippet(target))
             assert found == windows_read(lines, target)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab c", max_size=40), target=st.text(alphabet="ab c", max_size=24))
+def test_occurrences_are_every_place_each_piece_is_found(text: str, target: str) -> None:
+    pieces = snippet._Target(target)
+    expected = sorted(
+        (at, number)
+        for number, piece in enumerate(pieces.pieces)
+        for at in range(len(text))
+        if text.startswith(piece, at)
+    )
+    assert list(snippet._occurrences(text, pieces.numbers, pieces.anchor)) == expected
+
+
+def test_a_snippet_longer_than_any_window_is_never_compared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No window of MAX_WINDOW lines of 80 characters is PART of a snippet of
+    1,000 such lines: the search reads no window and looks for none of its
+    10,000 pieces (it did, in every body: time quadratic in the snippet)."""
+    lines = [f"{n:>5} " + "the snippet's own words, one line of many, " * 2 for n in range(1000)]
+    compared: list[str] = []
+    verdict = snippet._verdict
+
+    def counted(
+        text: str, target: snippet._Target, pieces: Callable[[], int]
+    ) -> tuple[float, bool] | None:
+        compared.append(text)
+        return verdict(text, target, pieces)
+
+    monkeypatch.setattr(snippet, "_verdict", counted)
+    found = _snippet("\n".join(lines))
+    assert snippet._windows(["Intro.", "", *lines, "", *lines[:500]], found) == []
+    assert compared == []
+    assert found.target.held == {}
+    # A snippet within reach is compared, and found.
+    short = _snippet("\n".join(lines[:30]))
+    assert snippet._windows(["Intro.", "", *lines[:30]], short) == [(2, 32)]
+    assert compared
 
 
 CALL_LINES = ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)>>", "<<", "<<t>>"]
