@@ -26,6 +26,7 @@ from compiler.project import Spec
 
 THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
 PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
+DRIFT = 2000  # characters inserted or deleted: a copy that differs more is a rewrite
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
@@ -247,7 +248,13 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
 
 
 class _Target:
-    """The snippet's text, whitespace-normalised, as windows are compared with it."""
+    """The snippet's text, whitespace-normalised, as windows are compared with it.
+
+    A window's score is their similarity: twice the length of their longest
+    common subsequence over their lengths together (difflib's ratio, had it
+    found the longest: its matching blocks hold a common subsequence, found
+    greedily, in time quadratic in the window or worse).
+    """
 
     def __init__(self, text: str) -> None:
         self.text = _normal(text)
@@ -273,23 +280,17 @@ class _Target:
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
 
     @functools.cached_property
-    def matcher(self) -> difflib.SequenceMatcher[str]:
-        """The snippet as difflib's second sequence (indexing it costs as much as
-        comparing): each window only sets the first one. Built for the first
-        window scored: most runs score none."""
-        matcher = difflib.SequenceMatcher(None, autojunk=False)
-        matcher.set_seq2(self.text)
-        return matcher
-
-    @functools.cached_property
-    def positions(self) -> dict[str, int]:
-        """character -> the positions holding it, as the bits of an int (see
-        common). Each int is written as bytes at once: or-ing in one bit at a
-        time would copy it once per position, quadratic in the snippet."""
+    def where(self) -> dict[str, list[int]]:
+        """character -> the positions holding it, in order (see common). Built
+        for the first window scored: most runs score none."""
         found: dict[str, list[int]] = {}
         for at, char in enumerate(self.text):
-            found.setdefault(char, []).append(at)
-        return {char: _bits(where, len(self.text)) for char, where in found.items()}
+            held = found.get(char)
+            if held is None:
+                found[char] = [at]
+            else:
+                held.append(at)
+        return found
 
     def normal(self, lines: Sequence[str]) -> list[str]:
         """_normal of each line."""
@@ -311,32 +312,94 @@ class _Target:
             self.held_chars += len(text)
         return found
 
-    def score(self, text: str) -> float:
-        """difflib's ratio of the window to the snippet."""
-        self.matcher.set_seq1(text)
-        return self.matcher.ratio()
-
     def bound(self, text: str) -> float:
-        """At least score(text), from the lengths alone (difflib's real_quick_ratio)."""
+        """At least the window's score, from the lengths alone (difflib's real_quick_ratio)."""
         return 2.0 * min(len(text), len(self.text)) / (len(text) + len(self.text))
 
-    def closer(self, text: str) -> float:
-        """At least score(text), at most bound(text): the ratio of the longest common
-        subsequence, which holds difflib's matching blocks."""
-        return 2.0 * self.common(text) / (len(text) + len(self.text))
-
-    def common(self, text: str) -> int:
-        """The length of the longest common subsequence of `text` and the snippet,
-        bit-parallel: one step of a few integer operations per character (Hyyrö's
-        formulation of Allison and Dix's algorithm)."""
+    def scores(self, text: str, lengths: Iterable[int]) -> dict[int, float]:
+        """The score of each window text[:length] that holds a copy, by its length:
+        2 * common / (length + the snippet's length), `common` the length of their
+        longest common subsequence, when that is THRESHOLD or more and they
+        differ by at most DRIFT characters inserted or deleted. The windows of
+        one start are prefixes of its longest, so one pass reads them all."""
         size = len(self.text)
-        full = (1 << size) - 1
+        lengths = sorted(lengths)
+        # A window that is a copy differs from the snippet by at most this much.
+        band = min(DRIFT, int((1 - THRESHOLD) * (lengths[-1] + size)) + 1)
+        found: dict[int, float] = {}
+        for length, common in self.common(text, lengths, band).items():
+            differ = length + size - 2 * common  # characters inserted or deleted
+            score = 2.0 * common / (length + size)
+            if differ <= DRIFT and score >= THRESHOLD:
+                found[length] = score
+        return found
+
+    def common(self, text: str, lengths: Sequence[int], band: int) -> dict[int, int]:
+        """For each of `lengths` (in order) within `band` of the snippet's length:
+        the length of the longest common subsequence of text[:length] and the
+        snippet when they differ by at most `band` characters inserted or
+        deleted; when they differ by more, the length of a common subsequence,
+        one that leaves them more than `band` apart too.
+
+        Bit-parallel (Hyyrö's formulation of Allison and Dix's algorithm) on
+        Ukkonen's band: two texts that differ by at most `band` insertions and
+        deletions pair no character more than `band` places from its own, so
+        each character read is compared only with the snippet's from `band`
+        places before it to `band` after: one step of a few operations on an
+        int of 2 * band + 1 bits, whatever the snippet's length. As the band
+        moves on, the place that leaves it keeps its count (a character of
+        the text left out) and the one that enters takes its neighbour's (a
+        character of the snippet left out): every count is a common
+        subsequence's, and the longest is found when it lies in the band.
+        """
+        size, where = len(self.text), self.where
+        width = 2 * band + 1
+        full, top = (1 << width) - 1, 1 << (width - 1)
+        # Bit d of the row: the snippet's character at read - band - 1 + d, 0
+        # where the longest common subsequence grows by taking it.
         row = full
-        positions = self.positions
-        for char in text:
-            matched = row & positions.get(char, 0)
-            row = ((row + matched) | (row - matched)) & full
-        return size - row.bit_count()
+        below = 0  # the longest common subsequence up to the band
+        masks: dict[str, list[int]] = {}  # char -> [its places in the band, read at, next]
+        found: dict[int, int] = {}
+        wanted = iter(lengths)
+        want = next(wanted, None)
+        for read, char in enumerate(text, 1):
+            # The band moves on by one place: the lowest leaves it, one enters on top.
+            below += not row & 1
+            row = (row >> 1) | top
+            places = where.get(char)
+            if places is not None:
+                mask = _mask(masks, char, places, read, band)
+                matched = row & mask
+                row = ((row + matched) | (row - matched)) & full
+            while want == read:
+                last = size - read + band  # the snippet's end, as a place of the band
+                if 0 <= last < width:
+                    held = row & ((2 << last) - 1)
+                    found[read] = below + last + 1 - held.bit_count()
+                want = next(wanted, None)
+        return found
+
+
+def _mask(
+    masks: dict[str, list[int]], char: str, places: Sequence[int], read: int, band: int
+) -> int:
+    """The places of the band where the snippet holds `char`, after `read`
+    characters of the text (bit 0: the snippet's position read - band - 1).
+    Each character's bits are moved along from where they were last used and
+    the positions that entered the band since are added: each position of
+    the snippet is looked at once a pass."""
+    state = masks.get(char)
+    if state is None:
+        state = masks[char] = [0, read, 0]
+    mask = state[0] >> (read - state[1])
+    low, high, at = read - band - 1, read + band - 1, state[2]
+    while at < len(places) and places[at] <= high:
+        if places[at] >= low:
+            mask |= 1 << (places[at] - low)
+        at += 1
+    state[:] = mask, read, at
+    return mask
 
 
 def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
@@ -348,14 +411,6 @@ def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[t
         which = number(text[at : at + size])
         if which is not None:
             yield at, which
-
-
-def _bits(positions: Iterable[int], size: int) -> int:
-    """An int of `size` bits with those at `positions` set."""
-    row = bytearray((size + 7) // 8)
-    for at in positions:
-        row[at >> 3] |= 1 << (at & 7)
-    return int.from_bytes(row, "little")
 
 
 def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
@@ -487,30 +542,40 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     least: a copy that lost a line), or when it resembles the whole snippet:
     as long as two thirds of it at least, with half of its words and half of
     its pieces (its text cut every ANCHOR characters, in four for a shorter
-    one: a copy keeps every piece but the two each change touches), and a
-    difflib ratio of THRESHOLD or more. The most similar windows win, then
+    one: a copy keeps every piece but the two each change touches), and
+    close to it: the longest subsequence they have in common is THRESHOLD
+    of their lengths together or more (twice it over their sum: their
+    similarity, a window's score), which is to say that at most a fifth of
+    their characters are inserted or deleted to make one the other, and at
+    most DRIFT characters (a text that differs more is a rewrite, and the
+    search compares each character with DRIFT of the snippet's on either
+    side, whatever the snippet's length). The most similar windows win, then
     the shortest, then the first.
 
     Only starts from which a window can read a part, or half of the pieces,
-    are tried: the lines of prose around them are never compared (difflib's
-    ratio is quadratic in the window), and a window is compared only when it
-    could still win (see _choose).
+    are tried: the lines of prose around them are never compared, and a
+    window is compared only when it could still win (see _choose).
     """
     target = snippet.target
     if not target.text:
         return []
     reading = _Reading(lines, target)
-    texts: dict[tuple[int, int], str] = {}
-    return _choose(_scored(reading, target, texts), texts, target)
+    pending: dict[int, tuple[str, list[int]]] = {}
+    return _choose(_scored(reading, target, pending), pending, target)
+
+
+# A window that may hold a copy: (its score or a bound on it, start, end, its
+# length in characters, True when the score is known).
+Scored = tuple[float, int, int, int, bool]
 
 
 def _scored(
-    reading: _Reading, target: _Target, texts: dict[tuple[int, int], str]
-) -> list[tuple[float, int, int, bool]]:
-    """The windows that may hold a copy, as (score, start, end, True) when their
-    score is known at once, else (a bound on it, start, end, False), with their
-    text in `texts`."""
-    found: list[tuple[float, int, int, bool]] = []
+    reading: _Reading, target: _Target, pending: dict[int, tuple[str, list[int]]]
+) -> list[Scored]:
+    """The windows that may hold a copy, each with its score when known at
+    once, else with a bound on it; the text of the longest of those of each
+    start and their lengths in `pending`, by start (they are its prefixes)."""
+    found: list[Scored] = []
     lines, text = reading.lines, reading.text
     for position in reading.starts(target):
         start = lines[position]
@@ -526,9 +591,11 @@ def _scored(
             verdict = _verdict(window, target, lambda: reading.pieces(low, high))  # noqa: B023
             if verdict is not None:
                 score, exact = verdict
-                found.append((score, start, last + 1, exact))
+                found.append((score, start, last + 1, len(window), exact))
                 if not exact:
-                    texts[start, last + 1] = window
+                    lengths = pending[start][1] if start in pending else []
+                    lengths.append(len(window))
+                    pending[start] = (window, lengths)  # the longest so far
             if target.text in window:
                 # A longer window from this start holds this one and scores
                 # less, so it never wins over it: none is chosen.
@@ -543,15 +610,14 @@ def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[flo
     part = len(text) >= PART * len(snippet) and text in snippet
     if part:
         return 2.0 * len(text) / (len(text) + len(snippet)), True
-    if len(text) < 0.66 * len(snippet):
-        return None  # too short to reach THRESHOLD
+    if len(text) < 0.66 * len(snippet) or abs(len(text) - len(snippet)) > DRIFT:
+        return None  # too short to reach THRESHOLD, or too long to be drift
     if pieces() < target.needed:
         return None  # a copy keeps most of the snippet's text (a whole one, all of it)
     if len(target.words & set(text.split())) < len(target.words) / 2:
         return None  # a copy shares most of the snippet's words
     if snippet in text:
-        # The window holds it whole: difflib's longest match is the snippet,
-        # and nothing is left beside it, so its ratio is this (the same float).
+        # The window holds it whole: it is their longest common subsequence.
         score = 2.0 * len(snippet) / (len(text) + len(snippet))
         return (score, True) if score >= THRESHOLD else None
     bound = target.bound(text)
@@ -559,36 +625,38 @@ def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[flo
 
 
 def _choose(
-    scored: list[tuple[float, int, int, bool]],
-    texts: Mapping[tuple[int, int], str],
-    target: _Target,
+    scored: list[Scored], pending: Mapping[int, tuple[str, list[int]]], target: _Target
 ) -> list[tuple[int, int]]:
     """The copies: by score, then shortness, then position, each window that
     overlaps none chosen before it.
 
-    A window known only by a bound on its score is looked at more closely when
-    it comes first by that bound (a closer bound, then the score itself): its
-    score is at most the bound, so every window before it by score is before
-    it by bound too. One that overlaps a chosen window is never compared: it
-    could not be chosen.
+    A window known only by a bound on its score is scored when it comes
+    first by that bound: its score is at most the bound, so every window
+    before it by score is before it by bound too. Its start's windows are
+    scored with it, in one pass (see _Target.scores). One that overlaps a
+    chosen window is never compared: it could not be chosen.
     """
-    # (-score or -bound, length, start, end, 0 for a score, 1 and 2 for bounds)
+    # (-score or -bound, lines, start, end, characters, 0 for a score, 1 for a bound)
     heap = [
-        (-value, end - start, start, end, 0 if exact else 2) for value, start, end, exact in scored
+        (-value, end - start, start, end, length, 0 if exact else 1)
+        for value, start, end, length, exact in scored
     ]
     heapq.heapify(heap)
     chosen: list[tuple[int, int]] = []
+    scores: dict[int, dict[int, float]] = {}  # start -> length -> score, of the copies
     while heap:
-        _, size, start, end, level = heapq.heappop(heap)
+        _, size, start, end, length, level = heapq.heappop(heap)
         if any(start < b and a < end for a, b in chosen):
             continue
         if level == 0:
             chosen.append((start, end))
             continue
-        text = texts[start, end]
-        value = target.closer(text) if level == 2 else target.score(text)
-        if value >= THRESHOLD:
-            heapq.heappush(heap, (-value, size, start, end, level - 1))
+        if start not in scores:
+            text, lengths = pending[start]
+            scores[start] = target.scores(text, lengths)
+        value = scores[start].get(length)
+        if value is not None:
+            heapq.heappush(heap, (-value, size, start, end, length, 0))
     return sorted(chosen)
 
 

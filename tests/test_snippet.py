@@ -4,7 +4,9 @@ reading every window (long bodies: tests/test_fuzz_bodies.py)."""
 from __future__ import annotations
 
 import difflib
+import random
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler import snippet
-from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
+from compiler.snippet import DRIFT, MAX_WINDOW, PART, THRESHOLD, Snippet
 
 
 def _snippet(text: str) -> Snippet:
@@ -53,10 +55,19 @@ def code_lines(lines: Sequence[str]) -> set[int]:
     return inside
 
 
+def _lcs(a: str, b: str) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        previous = 0
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], previous + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
 def score(text: str, target: str) -> float | None:
     """A window's score by the definition (compiler.snippet._windows), or None."""
     if len(text) >= PART * len(target) and text in target:
-        return difflib.SequenceMatcher(None, text, target, False).ratio()
+        return 2 * len(text) / (len(text) + len(target))
     if len(text) < 0.66 * len(target):
         return None
     size = max(1, min(snippet.ANCHOR, len(target) // 4))
@@ -66,8 +77,10 @@ def score(text: str, target: str) -> float | None:
     words = set(target.split())
     if 2 * len(words & set(text.split())) < len(words):
         return None
-    ratio = difflib.SequenceMatcher(None, text, target, False).ratio()
-    return ratio if ratio >= THRESHOLD else None
+    common = _lcs(text, target)
+    ratio = 2 * common / (len(text) + len(target))
+    differ = len(text) + len(target) - 2 * common
+    return ratio if ratio >= THRESHOLD and differ <= snippet.DRIFT else None
 
 
 def windows_read(lines: Sequence[str], target_text: str) -> list[tuple[int, int]]:
@@ -139,12 +152,21 @@ TARGETS = [
 
 
 @settings(max_examples=500, deadline=None)
-@given(lines=st.lists(LINE, max_size=16), target=st.sampled_from(TARGETS))
-def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
+@given(
+    lines=st.lists(LINE, max_size=16),
+    target=st.sampled_from(TARGETS),
+    drift=st.sampled_from([DRIFT, 2, 12]),
+)
+def test_windows_are_those_of_reading_every_window(
+    lines: list[str], target: str, drift: int
+) -> None:
+    """`drift`: DRIFT as it is, or small enough to set some of these copies aside."""
     body = "\n".join(lines)
     lines = body.split("\n")
     assert snippet._code_lines(lines, range(len(lines))) == code_lines(lines)
-    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snippet, "DRIFT", drift)
+        assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
 @settings(max_examples=300, deadline=None)
@@ -215,6 +237,112 @@ def test_a_snippet_longer_than_any_window_is_never_compared(
     assert compared
 
 
+# Frequent short words: text in which difflib's ratio, which scored a window
+# before, compared each character with most of the snippet's.
+WORDS = [
+    *("the", "of", "to", "and", "a", "in", "is", "it", "you", "that", "was"),
+    *("for", "on", "are", "with", "as", "they", "be", "at", "one", "have"),
+]
+
+
+def _prose(count: int, width: int, seed: int) -> list[str]:
+    """`count` lines of seeded random words, `width` characters each."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        words = [rng.choice(WORDS)]
+        while sum(map(len, words)) + len(words) <= width:
+            words.append(rng.choice(WORDS))
+        lines.append(" ".join(words)[:width])
+    return lines
+
+
+def _drifted(lines: list[str], changed: Sequence[int]) -> list[str]:
+    """The lines with a word changed in each of those `changed`."""
+    copy = list(lines)
+    for index in changed:
+        words = copy[index].split(" ")
+        words[len(words) // 2] += "x"
+        copy[index] = " ".join(words)
+    return copy
+
+
+def _passes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """(characters read, band) of each pass that scores windows, as they run."""
+    passes: list[tuple[int, int]] = []
+    common = snippet._Target.common
+
+    def counted(
+        target: snippet._Target, text: str, lengths: Sequence[int], band: int
+    ) -> dict[int, int]:
+        passes.append((len(text), band))
+        return common(target, text, lengths, band)
+
+    monkeypatch.setattr(snippet._Target, "common", counted)
+    return passes
+
+
+@pytest.mark.parametrize(
+    ("count", "width", "wrap"),
+    [(30, 2_000, None), (200, 500, 5_000), (40, 1_000, 1_500)],
+    ids=[
+        "30 lines of 2,000",
+        "200 lines of 500 in lines of 5 KB",
+        "40 lines of 1,000 in lines of 1,500",
+    ],
+)
+def test_a_drifted_copy_of_long_lines_is_read_once_each_character_against_a_band(
+    monkeypatch: pytest.MonkeyPatch, count: int, width: int, wrap: int | None
+) -> None:
+    """A window that may be a drifted copy was scored by difflib's ratio, which
+    compares each of its characters with each of the snippet's, and more: two
+    and a half minutes for 30 lines of 2,000 characters, five for the copy of
+    200 lines of 500 in lines of 5 KB. Now the copy is read once, and each
+    character it holds is compared with at most 2 * DRIFT + 1 of the
+    snippet's, however long the snippet is: work in the copy's length."""
+    lines = _prose(count, width, seed=count)
+    copy = _drifted(lines, [0, count // 2, count - 1])
+    if wrap:
+        copy = textwrap.wrap(" ".join(copy), wrap)
+    after = _prose(6, 80, seed=1)
+    body = ["# Agent", "", "Read the code first.", "", *copy, "", *after]
+    passes = _passes(monkeypatch)
+    found = snippet._windows(body, _snippet("\n".join(lines)))
+    assert found == [(4, 4 + len(copy))]
+    # One pass, from the copy's first line, to its end: the windows from
+    # there are prefixes of its longest, at most DRIFT characters longer.
+    assert len(passes) == 1
+    read, band = passes[0]
+    assert len(" ".join(copy)) <= read <= len(" ".join(copy)) + DRIFT
+    assert band <= DRIFT
+
+
+def test_a_copy_that_differs_by_more_than_drift_characters_is_a_rewrite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four of twelve lines of 1,000 characters written anew: the text is still
+    similar to the snippet (THRESHOLD and more of it in common), but more than
+    DRIFT characters are inserted and deleted, and no part of a quarter of it
+    is left word for word: not a copy."""
+    lines = _prose(12, 1_000, seed=12)
+    other = _prose(4, 1_000, seed=13)
+    rewritten = list(lines)
+    for index, line in zip([2, 5, 8, 11], other, strict=True):
+        rewritten[index] = line
+    target = snippet._Target("\n".join(lines))
+    text = " ".join(rewritten)
+    size = len(text) + len(target.text)
+    common = target.common(text, [len(text)], size)[len(text)]  # a band as wide as both
+    assert 2 * common / size >= THRESHOLD
+    assert size - 2 * common > DRIFT
+    passes = _passes(monkeypatch)
+    assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == []
+    assert passes and all(band <= DRIFT for _, band in passes)
+    # The same with DRIFT characters more to spare is a drifted copy.
+    monkeypatch.setattr(snippet, "DRIFT", size - 2 * common)
+    assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == [(2, 14)]
+
+
 CALL_LINES = ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)>>", "<<", "<<t>>"]
 
 
@@ -236,24 +364,54 @@ def test_calls_are_those_of_every_line_outside_code(lines: list[str]) -> None:
     assert all(m.string == lines[i] for i, m in found)
 
 
-def _lcs(a: str, b: str) -> int:
-    row = [0] * (len(b) + 1)
-    for x in a:
-        previous = 0
-        for j, y in enumerate(b, 1):
-            previous, row[j] = row[j], previous + 1 if x == y else max(row[j], row[j - 1])
-    return row[-1]
+TEXT = st.text(alphabet="ab c\u00e9", max_size=30)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(a=TEXT, b=TEXT, band=st.integers(0, 40), cut=st.integers(0, 30))
+def test_the_common_subsequence_in_the_band_is_the_longest_when_they_differ_as_little(
+    a: str, b: str, band: int, cut: int
+) -> None:
+    """Read in a band of `band` places, the common subsequence of a prefix of `a`
+    and `b` is their longest when they differ by at most `band` characters
+    inserted or deleted; when they differ by more, it says so: never more
+    than the longest, never enough to pass for a difference within `band`."""
+    target = snippet._Target(b)
+    lengths = sorted({min(cut, len(a)), len(a)} - {0})
+    found = target.common(a, lengths, band)
+    for length in lengths:
+        size = length + len(target.text)
+        if abs(length - len(target.text)) > band:
+            assert length not in found  # they differ by that much at least
+            continue
+        longest = _lcs(a[:length], target.text)
+        if size - 2 * longest <= band:
+            assert found[length] == longest
+        else:
+            assert found[length] <= longest
+            assert size - 2 * found[length] > band
 
 
 @settings(max_examples=500, deadline=None)
-@given(a=st.text(alphabet="ab c\u00e9", max_size=30), b=st.text(alphabet="ab c\u00e9", max_size=30))
-def test_the_common_subsequence_is_the_longest(a: str, b: str) -> None:
+@given(a=TEXT, b=TEXT, drift=st.sampled_from([DRIFT, 0, 3]))
+def test_scores_are_the_similarity_of_copies(a: str, b: str, drift: int) -> None:
+    """A window's score: twice its longest common subsequence with the snippet
+    over their lengths together, when that is THRESHOLD or more and they differ
+    by at most DRIFT characters inserted or deleted; no score when not."""
     target = snippet._Target(b)
-    found = target.common(a)
-    assert found == _lcs(a, target.text)
-    # it bounds difflib's ratio from above, as the search relies on
-    if a and target.text:
-        assert target.closer(a) >= target.score(a)
+    if not a or not target.text:
+        return
+    expected = {}
+    for length in range(1, len(a) + 1):
+        common = _lcs(a[:length], target.text)
+        size = length + len(target.text)
+        if 2 * common / size >= THRESHOLD and size - 2 * common <= drift:
+            expected[length] = 2 * common / size
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snippet, "DRIFT", drift)
+        assert target.scores(a, range(1, len(a) + 1)) == expected
+    # the bound it is ordered by before it is scored is at least the score
+    assert all(target.bound(a[:length]) >= value for length, value in expected.items())
 
 
 @settings(max_examples=300, deadline=None)
