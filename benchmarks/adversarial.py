@@ -22,6 +22,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,19 +109,37 @@ WORDS = [
 ]
 
 
-def prose(count: int, seed: int) -> str:
-    """`count` lines of seeded random words, 76 to 80 characters each, in
-    paragraphs of about ten lines."""
+def prose(count: int, seed: int, width: int = 80) -> str:
+    """`count` lines of seeded random words, `width` - 4 to `width` characters
+    each, in paragraphs of about ten lines."""
     rng = random.Random(seed)
     lines: list[str] = []
     for _ in range(count):
         line = rng.choice(WORDS)
-        while len(line) < 76:
+        while len(line) < width - 4:
             line += " " + rng.choice(WORDS)
-        lines.append(line[:80])
+        lines.append(line[:width])
         if rng.random() < 0.1:
             lines.append("")
     return "\n".join(lines)
+
+
+def drifted(text: str, wrap: int | None = None) -> str:
+    """`text` with a word changed in its first, middle and last lines, and
+    re-wrapped in lines of `wrap` characters if given."""
+    lines = text.split("\n")
+    for index in (0, len(lines) // 2, len(lines) - 1):
+        words = lines[index].split(" ")
+        words[len(words) // 2] += "x"
+        lines[index] = " ".join(words)
+    return "\n".join(textwrap.wrap(" ".join(lines), wrap)) if wrap else "\n".join(lines)
+
+
+def long_drift(count: int, width: int, wrap: int | None = None) -> Files:
+    """A snippet of `count` lines of `width` characters, and one agent that
+    carries a drifted copy of it after its placeholder."""
+    fragment = prose(count, count, width)
+    return long_snippet(fragment, drifted(fragment, wrap))
 
 
 def long_snippet(fragment: str, body: str) -> Files:
@@ -235,6 +254,9 @@ CASES = [
         (0,),
     ),
     Case("snippet-750kb-prose", lambda: long_snippet(prose(9_600, 3), "x"), (0,)),
+    # ...a drifted copy of a snippet of long lines (difflib's ratio took minutes)
+    Case("snippet-drift-30-lines-of-2000", lambda: long_drift(30, 2_000)),
+    Case("snippet-drift-200x500-5kb-lines", lambda: long_drift(200, 500, 5_000)),
     # permissions
     Case(
         "can-backtracking-rule",
