@@ -26,7 +26,7 @@ from compiler.project import Spec
 
 THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
 PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
-DRIFT = 2000  # characters inserted or deleted: a copy that differs more is a rewrite
+DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs more is a rewrite
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
@@ -250,10 +250,14 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
 class _Target:
     """The snippet's text, whitespace-normalised, as windows are compared with it.
 
-    A window's score is their similarity: twice the length of their longest
-    common subsequence over their lengths together (difflib's ratio, had it
-    found the longest: its matching blocks hold a common subsequence, found
-    greedily, in time quadratic in the window or worse).
+    A window's score is its similarity to the snippet: how many pairs of
+    adjacent characters they keep in common, in order (the longest common
+    subsequence of their pairs), twice that over their pairs together. Pairs,
+    not characters: any two texts in one language hold about half of their
+    characters in some common order (an unrelated line next to a copy that
+    lost one would then make it score higher, and --fix replace that line
+    too), but few of their pairs; copied text keeps all of its pairs but the
+    two each changed character touches.
     """
 
     def __init__(self, text: str) -> None:
@@ -281,13 +285,15 @@ class _Target:
 
     @functools.cached_property
     def where(self) -> dict[str, list[int]]:
-        """character -> the positions holding it, in order (see common). Built
-        for the first window scored: most runs score none."""
+        """pair of adjacent characters -> where it starts in the snippet, in order
+        (see common). Built for the first window scored: most runs score none."""
         found: dict[str, list[int]] = {}
-        for at, char in enumerate(self.text):
-            held = found.get(char)
+        text = self.text
+        for at in range(len(text) - 1):
+            pair = text[at : at + 2]
+            held = found.get(pair)
             if held is None:
-                found[char] = [at]
+                found[pair] = [at]
             else:
                 held.append(at)
         return found
@@ -312,86 +318,95 @@ class _Target:
             self.held_chars += len(text)
         return found
 
+    def similarity(self, common: int, length: int) -> float:
+        """The score of a window of `length` characters that keeps `common` of the
+        snippet's pairs in order (1 for two single characters: the same one)."""
+        pairs = length + len(self.text) - 2
+        return 2.0 * common / pairs if pairs else 1.0
+
     def bound(self, text: str) -> float:
         """At least the window's score, from the lengths alone (difflib's real_quick_ratio)."""
-        return 2.0 * min(len(text), len(self.text)) / (len(text) + len(self.text))
+        return self.similarity(min(len(text), len(self.text)) - 1, len(text))
 
     def scores(self, text: str, lengths: Iterable[int]) -> dict[int, float]:
         """The score of each window text[:length] that holds a copy, by its length:
-        2 * common / (length + the snippet's length), `common` the length of their
-        longest common subsequence, when that is THRESHOLD or more and they
-        differ by at most DRIFT characters inserted or deleted. The windows of
-        one start are prefixes of its longest, so one pass reads them all."""
-        size = len(self.text)
+        its similarity, when that is THRESHOLD or more and at most DRIFT pairs
+        are inserted or deleted to make it the snippet. The windows of one
+        start are prefixes of its longest, so one pass reads them all."""
+        size = len(self.text) - 1  # the snippet's pairs
         lengths = sorted(lengths)
-        # A window that is a copy differs from the snippet by at most this much.
-        band = min(DRIFT, int((1 - THRESHOLD) * (lengths[-1] + size)) + 1)
+        # A window that is a copy differs from the snippet by at most this many pairs.
+        band = min(DRIFT, int((1 - THRESHOLD) * (lengths[-1] - 1 + size)) + 1)
         found: dict[int, float] = {}
         for length, common in self.common(text, lengths, band).items():
-            differ = length + size - 2 * common  # characters inserted or deleted
-            score = 2.0 * common / (length + size)
-            if differ <= DRIFT and score >= THRESHOLD:
+            differ = length - 1 + size - 2 * common  # pairs inserted or deleted
+            score = self.similarity(common, length)
+            # (Two single characters have no pairs: the same one is a part.)
+            if differ <= DRIFT and score >= THRESHOLD and length - 1 + size:
                 found[length] = score
         return found
 
     def common(self, text: str, lengths: Sequence[int], band: int) -> dict[int, int]:
-        """For each of `lengths` (in order) within `band` of the snippet's length:
-        the length of the longest common subsequence of text[:length] and the
-        snippet when they differ by at most `band` characters inserted or
-        deleted; when they differ by more, the length of a common subsequence,
-        one that leaves them more than `band` apart too.
+        """For each of `lengths` (in order) whose pairs are within `band` of the
+        snippet's in number: the length of the longest common subsequence of
+        the pairs of text[:length] and the snippet's when they differ by at
+        most `band` pairs inserted or deleted; when they differ by more, the
+        length of a common subsequence, one that leaves them more than `band`
+        apart too.
 
         Bit-parallel (Hyyrö's formulation of Allison and Dix's algorithm) on
         Ukkonen's band: two texts that differ by at most `band` insertions and
         deletions pair no character more than `band` places from its own, so
-        each character read is compared only with the snippet's from `band`
-        places before it to `band` after: one step of a few operations on an
-        int of 2 * band + 1 bits, whatever the snippet's length. As the band
-        moves on, the place that leaves it keeps its count (a character of
-        the text left out) and the one that enters takes its neighbour's (a
-        character of the snippet left out): every count is a common
-        subsequence's, and the longest is found when it lies in the band.
+        each pair read is compared only with the snippet's from `band` places
+        before it to `band` after: one step of a few operations on an int of
+        2 * band + 1 bits, whatever the snippet's length. As the band moves
+        on, the place that leaves it keeps its count (a pair of the text left
+        out) and the one that enters takes its neighbour's (a pair of the
+        snippet left out): every count is a common subsequence's, and the
+        longest is found when it lies in the band.
         """
-        size, where = len(self.text), self.where
+        size, where = len(self.text) - 1, self.where
         width = 2 * band + 1
         full, top = (1 << width) - 1, 1 << (width - 1)
-        # Bit d of the row: the snippet's character at read - band - 1 + d, 0
-        # where the longest common subsequence grows by taking it.
+        # Bit d of the row: the snippet's pair at read - band - 1 + d, 0 where
+        # the longest common subsequence grows by taking it.
         row = full
         below = 0  # the longest common subsequence up to the band
-        masks: dict[str, list[int]] = {}  # char -> [its places in the band, read at, next]
+        masks: dict[str, list[int]] = {}  # pair -> [its places in the band, read at, next]
         found: dict[int, int] = {}
         wanted = iter(lengths)
         want = next(wanted, None)
-        for read, char in enumerate(text, 1):
-            # The band moves on by one place: the lowest leaves it, one enters on top.
-            below += not row & 1
-            row = (row >> 1) | top
-            places = where.get(char)
-            if places is not None:
-                mask = _mask(masks, char, places, read, band)
-                matched = row & mask
-                row = ((row + matched) | (row - matched)) & full
-            while want == read:
-                last = size - read + band  # the snippet's end, as a place of the band
+        for read in range(len(text)):  # `read` pairs read: text[: read + 1]
+            if read:
+                # The band moves on by one place: the lowest leaves it, one enters on top.
+                below += not row & 1
+                row = (row >> 1) | top
+                pair = text[read - 1 : read + 1]
+                places = where.get(pair)
+                if places is not None:
+                    mask = _mask(masks, pair, places, read, band)
+                    matched = row & mask
+                    row = ((row + matched) | (row - matched)) & full
+            while want == read + 1:
+                last = size - read + band  # the snippet's last pair, as a place of the band
                 if 0 <= last < width:
                     held = row & ((2 << last) - 1)
-                    found[read] = below + last + 1 - held.bit_count()
+                    found[read + 1] = below + last + 1 - held.bit_count()
                 want = next(wanted, None)
         return found
 
 
 def _mask(
-    masks: dict[str, list[int]], char: str, places: Sequence[int], read: int, band: int
+    masks: dict[str, list[int]], pair: str, places: Sequence[int], read: int, band: int
 ) -> int:
-    """The places of the band where the snippet holds `char`, after `read`
-    characters of the text (bit 0: the snippet's position read - band - 1).
-    Each character's bits are moved along from where they were last used and
-    the positions that entered the band since are added: each position of
-    the snippet is looked at once a pass."""
-    state = masks.get(char)
+    """The places of the band where the snippet holds `pair`, after `read` pairs
+    of the text (bit 0: the snippet's pair at read - band - 1). Each pair's
+    bits are moved along from where they were last used and the positions
+    that entered the band since are added: each position of the snippet is
+    looked at once a pass."""
+    state = masks.get(pair)
     if state is None:
-        state = masks[char] = [0, read, 0]
+        state = masks[pair] = [0, read, 0]
     mask = state[0] >> (read - state[1])
     low, high, at = read - band - 1, read + band - 1, state[2]
     while at < len(places) and places[at] <= high:
@@ -609,7 +624,7 @@ def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[flo
     snippet = target.text
     part = len(text) >= PART * len(snippet) and text in snippet
     if part:
-        return 2.0 * len(text) / (len(text) + len(snippet)), True
+        return target.similarity(len(text) - 1, len(text)), True  # it keeps all its pairs
     if len(text) < 0.66 * len(snippet) or abs(len(text) - len(snippet)) > DRIFT:
         return None  # too short to reach THRESHOLD, or too long to be drift
     if pieces() < target.needed:
@@ -617,8 +632,8 @@ def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[flo
     if len(target.words & set(text.split())) < len(target.words) / 2:
         return None  # a copy shares most of the snippet's words
     if snippet in text:
-        # The window holds it whole: it is their longest common subsequence.
-        score = 2.0 * len(snippet) / (len(text) + len(snippet))
+        # The window holds it whole, and with it every pair of the snippet.
+        score = target.similarity(len(snippet) - 1, len(text))
         return (score, True) if score >= THRESHOLD else None
     bound = target.bound(text)
     return (bound, False) if bound >= THRESHOLD else None

@@ -55,7 +55,7 @@ def code_lines(lines: Sequence[str]) -> set[int]:
     return inside
 
 
-def _lcs(a: str, b: str) -> int:
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
     row = [0] * (len(b) + 1)
     for x in a:
         previous = 0
@@ -64,10 +64,22 @@ def _lcs(a: str, b: str) -> int:
     return row[-1]
 
 
+def _pairs(text: str) -> list[str]:
+    return [text[i : i + 2] for i in range(len(text) - 1)]
+
+
+def similarity(text: str, target: str) -> tuple[float, int]:
+    """(the pairs of adjacent characters two texts keep in common, in order,
+    twice over both texts' pairs; the pairs inserted or deleted between them)."""
+    common = _lcs(_pairs(text), _pairs(target))
+    pairs = len(text) + len(target) - 2
+    return (2 * common / pairs if pairs else 1.0), pairs - 2 * common
+
+
 def score(text: str, target: str) -> float | None:
     """A window's score by the definition (compiler.snippet._windows), or None."""
     if len(text) >= PART * len(target) and text in target:
-        return 2 * len(text) / (len(text) + len(target))
+        return similarity(text, target)[0]
     if len(text) < 0.66 * len(target):
         return None
     size = max(1, min(snippet.ANCHOR, len(target) // 4))
@@ -77,9 +89,7 @@ def score(text: str, target: str) -> float | None:
     words = set(target.split())
     if 2 * len(words & set(text.split())) < len(words):
         return None
-    common = _lcs(text, target)
-    ratio = 2 * common / (len(text) + len(target))
-    differ = len(text) + len(target) - 2 * common
+    ratio, differ = similarity(text, target)
     return ratio if ratio >= THRESHOLD and differ <= snippet.DRIFT else None
 
 
@@ -268,7 +278,7 @@ def _drifted(lines: list[str], changed: Sequence[int]) -> list[str]:
 
 
 def _passes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """(characters read, band) of each pass that scores windows, as they run."""
+    """(characters read, band in pairs) of each pass that scores windows."""
     passes: list[tuple[int, int]] = []
     common = snippet._Target.common
 
@@ -291,15 +301,16 @@ def _passes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
         "40 lines of 1,000 in lines of 1,500",
     ],
 )
-def test_a_drifted_copy_of_long_lines_is_read_once_each_character_against_a_band(
+def test_a_drifted_copy_of_long_lines_is_read_once_each_pair_against_a_band(
     monkeypatch: pytest.MonkeyPatch, count: int, width: int, wrap: int | None
 ) -> None:
     """A window that may be a drifted copy was scored by difflib's ratio, which
     compares each of its characters with each of the snippet's, and more: two
     and a half minutes for 30 lines of 2,000 characters, five for the copy of
     200 lines of 500 in lines of 5 KB. Now the copy is read once, and each
-    character it holds is compared with at most 2 * DRIFT + 1 of the
-    snippet's, however long the snippet is: work in the copy's length."""
+    pair of adjacent characters it holds is compared with at most
+    2 * DRIFT + 1 of the snippet's, however long the snippet is: work in the
+    copy's length."""
     lines = _prose(count, width, seed=count)
     copy = _drifted(lines, [0, count // 2, count - 1])
     if wrap:
@@ -317,12 +328,12 @@ def test_a_drifted_copy_of_long_lines_is_read_once_each_character_against_a_band
     assert band <= DRIFT
 
 
-def test_a_copy_that_differs_by_more_than_drift_characters_is_a_rewrite(
+def test_a_copy_that_differs_by_more_than_drift_pairs_is_a_rewrite(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Four of twelve lines of 1,000 characters written anew: the text is still
-    similar to the snippet (THRESHOLD and more of it in common), but more than
-    DRIFT characters are inserted and deleted, and no part of a quarter of it
+    """Four of twelve lines of 1,000 characters written anew (in the same few
+    words): the text is still similar to the snippet (THRESHOLD), but more
+    than DRIFT pairs are inserted and deleted, and no part of a quarter of it
     is left word for word: not a copy."""
     lines = _prose(12, 1_000, seed=12)
     other = _prose(4, 1_000, seed=13)
@@ -331,15 +342,15 @@ def test_a_copy_that_differs_by_more_than_drift_characters_is_a_rewrite(
         rewritten[index] = line
     target = snippet._Target("\n".join(lines))
     text = " ".join(rewritten)
-    size = len(text) + len(target.text)
-    common = target.common(text, [len(text)], size)[len(text)]  # a band as wide as both
-    assert 2 * common / size >= THRESHOLD
-    assert size - 2 * common > DRIFT
+    pairs = len(text) + len(target.text) - 2
+    common = target.common(text, [len(text)], pairs)[len(text)]  # a band as wide as both
+    assert target.similarity(common, len(text)) >= THRESHOLD
+    assert pairs - 2 * common > DRIFT
     passes = _passes(monkeypatch)
     assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == []
     assert passes and all(band <= DRIFT for _, band in passes)
-    # The same with DRIFT characters more to spare is a drifted copy.
-    monkeypatch.setattr(snippet, "DRIFT", size - 2 * common)
+    # The same with as many pairs to spare is a drifted copy.
+    monkeypatch.setattr(snippet, "DRIFT", pairs - 2 * common)
     assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == [(2, 14)]
 
 
@@ -372,43 +383,46 @@ TEXT = st.text(alphabet="ab c\u00e9", max_size=30)
 def test_the_common_subsequence_in_the_band_is_the_longest_when_they_differ_as_little(
     a: str, b: str, band: int, cut: int
 ) -> None:
-    """Read in a band of `band` places, the common subsequence of a prefix of `a`
-    and `b` is their longest when they differ by at most `band` characters
-    inserted or deleted; when they differ by more, it says so: never more
-    than the longest, never enough to pass for a difference within `band`."""
+    """Read in a band of `band` places, the common subsequence of the pairs of
+    a prefix of `a` and of `b` is their longest when they differ by at most
+    `band` pairs inserted or deleted; when they differ by more, it says so:
+    never more than the longest, never enough to pass for a difference
+    within `band`."""
     target = snippet._Target(b)
+    if not target.text:
+        return  # an empty snippet has no copies to look for
     lengths = sorted({min(cut, len(a)), len(a)} - {0})
     found = target.common(a, lengths, band)
     for length in lengths:
-        size = length + len(target.text)
+        pairs = length + len(target.text) - 2
         if abs(length - len(target.text)) > band:
             assert length not in found  # they differ by that much at least
             continue
-        longest = _lcs(a[:length], target.text)
-        if size - 2 * longest <= band:
+        longest = _lcs(_pairs(a[:length]), _pairs(target.text))
+        if pairs - 2 * longest <= band:
             assert found[length] == longest
         else:
             assert found[length] <= longest
-            assert size - 2 * found[length] > band
+            assert pairs - 2 * found[length] > band
 
 
 @settings(max_examples=500, deadline=None)
 @given(a=TEXT, b=TEXT, drift=st.sampled_from([DRIFT, 0, 3]))
 def test_scores_are_the_similarity_of_copies(a: str, b: str, drift: int) -> None:
-    """A window's score: twice its longest common subsequence with the snippet
-    over their lengths together, when that is THRESHOLD or more and they differ
-    by at most DRIFT characters inserted or deleted; no score when not."""
+    """A window's score: twice the pairs of adjacent characters it keeps in
+    common with the snippet, in order, over their pairs together, when that is
+    THRESHOLD or more and at most DRIFT pairs are inserted or deleted between
+    them; no score when not."""
     target = snippet._Target(b)
     if not a or not target.text:
         return
     expected = {}
-    for length in range(1, len(a) + 1):
-        common = _lcs(a[:length], target.text)
-        size = length + len(target.text)
-        if 2 * common / size >= THRESHOLD and size - 2 * common <= drift:
-            expected[length] = 2 * common / size
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(snippet, "DRIFT", drift)
+        for length in range(1, len(a) + 1):
+            ratio, differ = similarity(a[:length], target.text)
+            if ratio >= THRESHOLD and differ <= drift and length + len(target.text) > 2:
+                expected[length] = ratio
         assert target.scores(a, range(1, len(a) + 1)) == expected
     # the bound it is ordered by before it is scored is at least the score
     assert all(target.bound(a[:length]) >= value for length, value in expected.items())
