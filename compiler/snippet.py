@@ -14,6 +14,7 @@ import difflib
 import functools
 import heapq
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -328,93 +329,110 @@ class _Target:
         """At least the window's score, from the lengths alone (difflib's real_quick_ratio)."""
         return self.similarity(min(len(text), len(self.text)) - 1, len(text))
 
-    def scores(self, text: str, lengths: Iterable[int]) -> dict[int, float]:
-        """The score of each window text[:length] that holds a copy, by its length:
+    def scan(self, text: str, lengths: Sequence[int]) -> _Scan:
+        """The windows text[:length] of one start (its longest is `text`) read
+        against the snippet, in a band as wide as a copy may differ from it."""
+        pairs = len(text) + len(self.text) - 2
+        return _Scan(self, text, lengths, min(DRIFT, int((1 - THRESHOLD) * pairs) + 1))
+
+    def score(self, scan: _Scan, length: int) -> float | None:
+        """The score of the window text[:length] of `scan` when it holds a copy:
         its similarity, when that is THRESHOLD or more and at most DRIFT pairs
-        are inserted or deleted to make it the snippet. The windows of one
-        start are prefixes of its longest, so one pass reads them all."""
-        size = len(self.text) - 1  # the snippet's pairs
-        lengths = sorted(lengths)
-        # A window that is a copy differs from the snippet by at most this many pairs.
-        band = min(DRIFT, int((1 - THRESHOLD) * (lengths[-1] - 1 + size)) + 1)
-        found: dict[int, float] = {}
-        for length, common in self.common(text, lengths, band).items():
-            differ = length - 1 + size - 2 * common  # pairs inserted or deleted
-            score = self.similarity(common, length)
-            # (Two single characters have no pairs: the same one is a part.)
-            if differ <= DRIFT and score >= THRESHOLD and length - 1 + size:
-                found[length] = score
-        return found
-
-    def common(self, text: str, lengths: Sequence[int], band: int) -> dict[int, int]:
-        """For each of `lengths` (in order) whose pairs are within `band` of the
-        snippet's in number: the length of the longest common subsequence of
-        the pairs of text[:length] and the snippet's when they differ by at
-        most `band` pairs inserted or deleted; when they differ by more, the
-        length of a common subsequence, one that leaves them more than `band`
-        apart too.
-
-        Bit-parallel (Hyyrö's formulation of Allison and Dix's algorithm) on
-        Ukkonen's band: two texts that differ by at most `band` insertions and
-        deletions pair no character more than `band` places from its own, so
-        each pair read is compared only with the snippet's from `band` places
-        before it to `band` after: one step of a few operations on an int of
-        2 * band + 1 bits, whatever the snippet's length. As the band moves
-        on, the place that leaves it keeps its count (a pair of the text left
-        out) and the one that enters takes its neighbour's (a pair of the
-        snippet left out): every count is a common subsequence's, and the
-        longest is found when it lies in the band.
-        """
-        size, where = len(self.text) - 1, self.where
-        width = 2 * band + 1
-        full, top = (1 << width) - 1, 1 << (width - 1)
-        # Bit d of the row: the snippet's pair at read - band - 1 + d, 0 where
-        # the longest common subsequence grows by taking it.
-        row = full
-        below = 0  # the longest common subsequence up to the band
-        masks: dict[str, list[int]] = {}  # pair -> [its places in the band, read at, next]
-        found: dict[int, int] = {}
-        wanted = iter(lengths)
-        want = next(wanted, None)
-        for read in range(len(text)):  # `read` pairs read: text[: read + 1]
-            if read:
-                # The band moves on by one place: the lowest leaves it, one enters on top.
-                below += not row & 1
-                row = (row >> 1) | top
-                pair = text[read - 1 : read + 1]
-                places = where.get(pair)
-                if places is not None:
-                    mask = _mask(masks, pair, places, read, band)
-                    matched = row & mask
-                    row = ((row + matched) | (row - matched)) & full
-            while want == read + 1:
-                last = size - read + band  # the snippet's last pair, as a place of the band
-                if 0 <= last < width:
-                    held = row & ((2 << last) - 1)
-                    found[read + 1] = below + last + 1 - held.bit_count()
-                want = next(wanted, None)
-        return found
+        are inserted or deleted to make it the snippet."""
+        common = scan.common(length)
+        pairs = length + len(self.text) - 2  # (a single character has none: see _verdict)
+        if common is None or not pairs or pairs - 2 * common > DRIFT:
+            return None
+        score = self.similarity(common, length)
+        return score if score >= THRESHOLD else None
 
 
-def _mask(
-    masks: dict[str, list[int]], pair: str, places: Sequence[int], read: int, band: int
-) -> int:
-    """The places of the band where the snippet holds `pair`, after `read` pairs
-    of the text (bit 0: the snippet's pair at read - band - 1). Each pair's
-    bits are moved along from where they were last used and the positions
-    that entered the band since are added: each position of the snippet is
-    looked at once a pass."""
-    state = masks.get(pair)
-    if state is None:
-        state = masks[pair] = [0, read, 0]
-    mask = state[0] >> (read - state[1])
-    low, high, at = read - band - 1, read + band - 1, state[2]
+class _Scan:
+    """The pairs of one start's windows, read against the snippet's as far as a
+    window asks: the length of their longest common subsequence for each.
+
+    Bit-parallel (Hyyrö's formulation of Allison and Dix's algorithm) on
+    Ukkonen's band: two texts that differ by at most `band` pairs inserted or
+    deleted pair nothing more than `band` places from its own, so each pair
+    read is compared only with the snippet's from `band` places before it to
+    `band` after: one step of a few operations on an int of 2 * band + 1 bits,
+    whatever the snippet's length. As the band moves on, the place that
+    leaves it keeps its count (a pair of the text left out) and the one that
+    enters takes its neighbour's (a pair of the snippet left out): every
+    count is that of a common subsequence, and the longest is found when it
+    lies in the band. A window that differs by more gets the count of a
+    common subsequence that leaves it more than `band` pairs apart too.
+    """
+
+    def __init__(self, target: _Target, text: str, lengths: Sequence[int], band: int) -> None:
+        self.size = len(target.text) - 1  # the snippet's pairs
+        self.where = target.where
+        self.band = band
+        # Bit d: the snippet's pair at read - band - 1 + d, 0 where the longest
+        # common subsequence grows by taking it.
+        self.row = (1 << (2 * band + 1)) - 1
+        self.below = 0  # the longest common subsequence left of the band
+        self.read = 0  # pairs read
+        self.pairs = map(operator.add, text, text[1:])
+        self.masks: dict[str, list[int]] = {}  # pair -> [its places in the band, read at, next]
+        self.wanted = sorted(lengths, reverse=True)  # the windows not reached yet
+        self.found: dict[int, int | None] = {}
+        self._settle()
+
+    def common(self, length: int) -> int | None:
+        """The common pairs of text[:length] (one of `lengths`), None when their
+        number differs from the snippet's by more than the band."""
+        if length not in self.found:
+            self._advance(length - 1)
+        return self.found[length]
+
+    def _advance(self, until: int) -> None:
+        """Read pairs until `until` are read. With each, the band moves on by one
+        place: the lowest leaves it, one enters on top."""
+        row, below, read, band = self.row, self.below, self.read, self.band
+        full = (1 << (2 * band + 1)) - 1
+        top = 1 << (2 * band)
+        where, masks = self.where, self.masks
+        for pair in itertools.islice(self.pairs, until - read):
+            read += 1
+            below += not row & 1
+            row = (row >> 1) | top
+            places = where.get(pair)
+            if places is not None:
+                state = masks.get(pair)
+                if state is None:
+                    state = masks[pair] = [0, read, 0]
+                mask, at = state[0] >> (read - state[1]), state[2]
+                if at < len(places) and places[at] <= read + band - 1:
+                    at, mask = _enter(places, at, mask, read - band - 1, read + band - 1)
+                state[0], state[1], state[2] = mask, read, at
+                matched = row & mask
+                row = ((row + matched) | (row - matched)) & full
+            if self.wanted and self.wanted[-1] == read + 1:
+                self.row, self.below, self.read = row, below, read
+                self._settle()
+        self.row, self.below, self.read = row, below, read
+
+    def _settle(self) -> None:
+        """The count of the window that ends with the pairs read, if one does."""
+        wanted = self.wanted
+        while wanted and wanted[-1] == self.read + 1:
+            last = self.size - self.read + self.band  # the snippet's last pair, in the band
+            held = None
+            if 0 <= last <= 2 * self.band:
+                held = self.below + last + 1 - (self.row & ((2 << last) - 1)).bit_count()
+            self.found[wanted.pop()] = held
+
+
+def _enter(places: Sequence[int], at: int, mask: int, low: int, high: int) -> tuple[int, int]:
+    """(where to look next, the mask): the snippet's positions of a pair from
+    places[at] up to `high` added to its mask (bit 0: position `low`), those
+    below `low` passed by. Each position is looked at once a pass."""
     while at < len(places) and places[at] <= high:
         if places[at] >= low:
             mask |= 1 << (places[at] - low)
         at += 1
-    state[:] = mask, read, at
-    return mask
+    return at, mask
 
 
 def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
@@ -558,14 +576,14 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     as long as two thirds of it at least, with half of its words and half of
     its pieces (its text cut every ANCHOR characters, in four for a shorter
     one: a copy keeps every piece but the two each change touches), and
-    close to it: the longest subsequence they have in common is THRESHOLD
-    of their lengths together or more (twice it over their sum: their
-    similarity, a window's score), which is to say that at most a fifth of
-    their characters are inserted or deleted to make one the other, and at
-    most DRIFT characters (a text that differs more is a rewrite, and the
-    search compares each character with DRIFT of the snippet's on either
-    side, whatever the snippet's length). The most similar windows win, then
-    the shortest, then the first.
+    close to it: of their pairs of adjacent characters, the longest
+    subsequence they have in common is THRESHOLD of them all or more (twice
+    it over their sum: their similarity, a window's score; see _Target),
+    which is to say that at most a fifth of their pairs are inserted or
+    deleted to make one the other, and at most DRIFT pairs (a text that
+    differs more is a rewrite, and the search compares each pair with DRIFT
+    of the snippet's on either side, whatever the snippet's length). The
+    most similar windows win, then the shortest, then the first.
 
     Only starts from which a window can read a part, or half of the pieces,
     are tried: the lines of prose around them are never compared, and a
@@ -647,9 +665,10 @@ def _choose(
 
     A window known only by a bound on its score is scored when it comes
     first by that bound: its score is at most the bound, so every window
-    before it by score is before it by bound too. Its start's windows are
-    scored with it, in one pass (see _Target.scores). One that overlaps a
-    chosen window is never compared: it could not be chosen.
+    before it by score is before it by bound too. The windows of one start
+    are prefixes of its longest, so one pass reads them, as far as the
+    longest scored (see _Scan). One that overlaps a chosen window is never
+    compared: it could not be chosen.
     """
     # (-score or -bound, lines, start, end, characters, 0 for a score, 1 for a bound)
     heap = [
@@ -658,7 +677,7 @@ def _choose(
     ]
     heapq.heapify(heap)
     chosen: list[tuple[int, int]] = []
-    scores: dict[int, dict[int, float]] = {}  # start -> length -> score, of the copies
+    scans: dict[int, _Scan] = {}  # by start
     while heap:
         _, size, start, end, length, level = heapq.heappop(heap)
         if any(start < b and a < end for a, b in chosen):
@@ -666,10 +685,10 @@ def _choose(
         if level == 0:
             chosen.append((start, end))
             continue
-        if start not in scores:
-            text, lengths = pending[start]
-            scores[start] = target.scores(text, lengths)
-        value = scores[start].get(length)
+        scan = scans.get(start)
+        if scan is None:
+            scan = scans[start] = target.scan(*pending[start])
+        value = target.score(scan, length)
         if value is not None:
             heapq.heappush(heap, (-value, size, start, end, length, 0))
     return sorted(chosen)

@@ -277,19 +277,17 @@ def _drifted(lines: list[str], changed: Sequence[int]) -> list[str]:
     return copy
 
 
-def _passes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """(characters read, band in pairs) of each pass that scores windows."""
-    passes: list[tuple[int, int]] = []
-    common = snippet._Target.common
+def _scans(monkeypatch: pytest.MonkeyPatch) -> list[snippet._Scan]:
+    """Each pass that scores windows, as the search makes them."""
+    scans: list[snippet._Scan] = []
+    scan = snippet._Target.scan
 
-    def counted(
-        target: snippet._Target, text: str, lengths: Sequence[int], band: int
-    ) -> dict[int, int]:
-        passes.append((len(text), band))
-        return common(target, text, lengths, band)
+    def kept(target: snippet._Target, text: str, lengths: Sequence[int]) -> snippet._Scan:
+        scans.append(scan(target, text, lengths))
+        return scans[-1]
 
-    monkeypatch.setattr(snippet._Target, "common", counted)
-    return passes
+    monkeypatch.setattr(snippet._Target, "scan", kept)
+    return scans
 
 
 @pytest.mark.parametrize(
@@ -317,15 +315,14 @@ def test_a_drifted_copy_of_long_lines_is_read_once_each_pair_against_a_band(
         copy = textwrap.wrap(" ".join(copy), wrap)
     after = _prose(6, 80, seed=1)
     body = ["# Agent", "", "Read the code first.", "", *copy, "", *after]
-    passes = _passes(monkeypatch)
+    scans = _scans(monkeypatch)
     found = snippet._windows(body, _snippet("\n".join(lines)))
     assert found == [(4, 4 + len(copy))]
-    # One pass, from the copy's first line, to its end: the windows from
-    # there are prefixes of its longest, at most DRIFT characters longer.
-    assert len(passes) == 1
-    read, band = passes[0]
-    assert len(" ".join(copy)) <= read <= len(" ".join(copy)) + DRIFT
-    assert band <= DRIFT
+    # One pass, from the copy's first line to its end (the windows from there
+    # are prefixes of one another), each pair against 2 * DRIFT + 1 at most.
+    copied = " ".join(" ".join(copy).split())  # as the search reads it
+    assert [scan.read for scan in scans] == [len(copied) - 1]
+    assert scans[0].band <= DRIFT
 
 
 def test_a_copy_that_differs_by_more_than_drift_pairs_is_a_rewrite(
@@ -343,12 +340,13 @@ def test_a_copy_that_differs_by_more_than_drift_pairs_is_a_rewrite(
     target = snippet._Target("\n".join(lines))
     text = " ".join(rewritten)
     pairs = len(text) + len(target.text) - 2
-    common = target.common(text, [len(text)], pairs)[len(text)]  # a band as wide as both
+    common = snippet._Scan(target, text, [len(text)], pairs).common(len(text))
+    assert common is not None  # a band as wide as both: the longest
     assert target.similarity(common, len(text)) >= THRESHOLD
     assert pairs - 2 * common > DRIFT
-    passes = _passes(monkeypatch)
+    scans = _scans(monkeypatch)
     assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == []
-    assert passes and all(band <= DRIFT for _, band in passes)
+    assert scans and all(scan.band <= DRIFT for scan in scans)
     # The same with as many pairs to spare is a drifted copy.
     monkeypatch.setattr(snippet, "DRIFT", pairs - 2 * common)
     assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == [(2, 14)]
@@ -392,18 +390,20 @@ def test_the_common_subsequence_in_the_band_is_the_longest_when_they_differ_as_l
     if not target.text:
         return  # an empty snippet has no copies to look for
     lengths = sorted({min(cut, len(a)), len(a)} - {0})
-    found = target.common(a, lengths, band)
-    for length in lengths:
+    scan = snippet._Scan(target, a, lengths, band)
+    for length in lengths[::-1]:  # a shorter window after a longer one: read already
+        found = scan.common(length)
         pairs = length + len(target.text) - 2
         if abs(length - len(target.text)) > band:
-            assert length not in found  # they differ by that much at least
+            assert found is None  # they differ by that much at least
             continue
+        assert found is not None
         longest = _lcs(_pairs(a[:length]), _pairs(target.text))
         if pairs - 2 * longest <= band:
-            assert found[length] == longest
+            assert found == longest
         else:
-            assert found[length] <= longest
-            assert pairs - 2 * found[length] > band
+            assert found <= longest
+            assert pairs - 2 * found > band
 
 
 @settings(max_examples=500, deadline=None)
@@ -423,7 +423,9 @@ def test_scores_are_the_similarity_of_copies(a: str, b: str, drift: int) -> None
             ratio, differ = similarity(a[:length], target.text)
             if ratio >= THRESHOLD and differ <= drift and length + len(target.text) > 2:
                 expected[length] = ratio
-        assert target.scores(a, range(1, len(a) + 1)) == expected
+        scan = target.scan(a, range(1, len(a) + 1))
+        scores = {n: target.score(scan, n) for n in range(1, len(a) + 1)}
+        assert {n: value for n, value in scores.items() if value is not None} == expected
     # the bound it is ordered by before it is scored is at least the score
     assert all(target.bound(a[:length]) >= value for length, value in expected.items())
 
