@@ -1,11 +1,14 @@
 """Adversarial inputs, timed: each case must answer in under 2 s and 200 MB.
 
 Every case writes a bundle to a scratch folder and runs `promptc lint` on it
-in a fresh process, measuring wall time and that process's peak resident
-memory (os.wait4 gives the child's own rusage). A case passes when promptc
-exits 0 or 1 as the case expects (an exit-1 run must print an error
-diagnostic), never with a traceback or an internal error (exit 3), within
-both budgets. Prints a table; exits 1 if any case fails.
+(or the command the case names, such as `promptc can`) in a fresh process,
+measuring wall time and that process's peak resident memory (os.wait4 gives
+the child's own rusage). A case passes when promptc exits 0 or 1 as the case
+expects (an exit-1 run must print an error diagnostic), never with a
+traceback or an internal error (exit 3), within both budgets. Prints a
+table, each case's time also as a ratio to the baseline's (`promptc lint` on
+one plain agent, timed first in the same run, so that a loaded machine shows
+in it); exits 1 if any case fails.
 
     .venv/bin/python benchmarks/adversarial.py            # every case
     .venv/bin/python benchmarks/adversarial.py alias deep # cases whose name contains a word
@@ -14,10 +17,12 @@ both budgets. Prints a table; exits 1 if any case fails.
 from __future__ import annotations
 
 import os
+import random
 import resource
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,12 +102,69 @@ def near_limit(unit: str) -> str:
     return unit * ((1_000_000 - len(HEAD)) // len(unit))
 
 
+WORDS = [
+    *("the", "of", "to", "and", "a", "in", "is", "it", "you", "that", "was", "for", "on"),
+    *("are", "with", "as", "they", "be", "at", "one", "have", "this", "from", "or", "by"),
+    *("word", "but", "what", "some", "we", "can", "out", "other", "were", "all", "when"),
+]
+
+
+def prose(count: int, seed: int, width: int = 80) -> str:
+    """`count` lines of seeded random words, `width` - 4 to `width` characters
+    each, in paragraphs of about ten lines."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    for _ in range(count):
+        line = rng.choice(WORDS)
+        while len(line) < width - 4:
+            line += " " + rng.choice(WORDS)
+        lines.append(line[:width])
+        if rng.random() < 0.1:
+            lines.append("")
+    return "\n".join(lines)
+
+
+def drifted(text: str, wrap: int | None = None) -> str:
+    """`text` with a word changed in its first, middle and last lines, and
+    re-wrapped in lines of `wrap` characters if given."""
+    lines = text.split("\n")
+    for index in (0, len(lines) // 2, len(lines) - 1):
+        words = lines[index].split(" ")
+        words[len(words) // 2] += "x"
+        lines[index] = " ".join(words)
+    return "\n".join(textwrap.wrap(" ".join(lines), wrap)) if wrap else "\n".join(lines)
+
+
+def long_drift(count: int, width: int, wrap: int | None = None) -> Files:
+    """A snippet of `count` lines of `width` characters, and one agent that
+    carries a drifted copy of it after its placeholder."""
+    fragment = prose(count, count, width)
+    return long_snippet(fragment, drifted(fragment, wrap))
+
+
+def long_snippet(fragment: str, body: str) -> Files:
+    """Two subagents open with the snippet `tone` (the required-snippet rule's
+    fragment), then `body`: their composed bodies are both long."""
+    return {
+        "promptc.toml": '[rules.required-snippet]\nfragment = "tone"\n',
+        "fragments/tone.md": fragment + "\n",
+        "specs/agents/a.md": HEAD + "<<tone>>\n\n" + body + "\n",
+        "specs/agents/b.md": HEAD + "<<tone>>\n\nOther words.\n\n" + body + "\n",
+    }
+
+
+# A rule OpenCode's own matcher (a regular expression) backtracks on: each `*`
+# may end at any `a` of the input.
+BACKTRACKING = 'permission:\n  bash:\n    "*": ask\n    "*a*a*a*a*a*a*b": deny'
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     files: Callable[[], Files]
     exits: tuple[int, ...] = (1,)  # acceptable exit codes
     setup: Callable[[Path], None] | None = None  # for what files cannot express
+    command: tuple[str, ...] = ("lint", "--no-color")  # promptc's arguments
 
 
 def _symlink_file(root: Path) -> None:
@@ -185,7 +247,25 @@ CASES = [
     Case("jinja-giant-string", lambda: agent("<<'x' * 10**9>>"), (0, 1)),
     # the Claude translation
     Case("claude-300-distinct-maps", lambda: distinct_maps(300), (0,)),
+    # the required-snippet search: a long fragment, long bodies
+    Case(
+        "snippet-5000-lines-750kb-bodies",
+        lambda: long_snippet(prose(5_000, 1), prose(4_600, 2)),
+        (0,),
+    ),
+    Case("snippet-750kb-prose", lambda: long_snippet(prose(9_600, 3), "x"), (0,)),
+    # ...a drifted copy of a snippet of long lines (difflib's ratio took minutes)
+    Case("snippet-drift-30-lines-of-2000", lambda: long_drift(30, 2_000)),
+    Case("snippet-drift-200x500-5kb-lines", lambda: long_drift(200, 500, 5_000)),
+    # permissions
+    Case(
+        "can-backtracking-rule",
+        lambda: frontmatter(BACKTRACKING),
+        (0,),
+        command=("can", "a", "bash", "a" * 250),
+    ),
 ]
+BASELINE = Case("baseline: one plain agent", lambda: agent("Reads the code."), (0,))
 
 
 @dataclass(frozen=True)
@@ -199,7 +279,7 @@ class Outcome:
 
 def write_case(name: str, root: Path) -> None:
     """Lay out one case's bundle (run in a separate process: see run_case)."""
-    case = next(c for c in CASES if c.name == name)
+    case = next(c for c in [BASELINE, *CASES] if c.name == name)
     (root / "specs/agents").mkdir(parents=True)
     (root / "promptc.toml").write_text("")
     for rel, content in case.files().items():
@@ -217,13 +297,13 @@ def run_case(case: Case, scratch: Path) -> Outcome:
     # The bundle is written by a separate process. On Linux a child's peak RSS
     # starts from its parent's high-water mark at exec, so this process must
     # never hold a 10 MB case itself or every later reading would include it.
-    root = scratch / case.name / "bundle"
+    root = scratch / case.name.replace(" ", "-").replace(":", "") / "bundle"
     subprocess.run([sys.executable, __file__, "--write", case.name, str(root)], check=True)
     out, err = root.parent / "stdout", root.parent / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         start = time.perf_counter()
         child = subprocess.Popen(
-            [sys.executable, "-m", "compiler", "lint", "--no-color"],
+            [sys.executable, "-m", "compiler", *case.command],
             cwd=root,
             stdout=stdout,
             stderr=stderr,
@@ -271,18 +351,21 @@ def _wait(child: subprocess.Popen[bytes], deadline: float) -> tuple[int, resourc
 
 def main(words: list[str]) -> int:
     cases = [c for c in CASES if not words or any(w in c.name for w in words)]
-    print(f"{'case':28} {'exit':>4} {'diags':>6} {'seconds':>8} {'MB':>7}  verdict")
+    print(f"{'case':32} {'exit':>4} {'diags':>6} {'seconds':>8} {'ratio':>6} {'MB':>7}  verdict")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="promptc-adversarial-") as scratch:
-        for case in cases:
+        baseline = 0.0
+        for case in [BASELINE, *cases]:
             result = run_case(case, Path(scratch))
+            baseline = baseline or result.seconds
             failed += bool(result.problem)
             verdict = result.problem or "ok"
             print(
-                f"{case.name:28} {result.code:>4} {result.diagnostics:>6} "
-                f"{result.seconds:>8.2f} {result.mebibytes:>7.1f}  {verdict}"
+                f"{case.name:32} {result.code:>4} {result.diagnostics:>6} "
+                f"{result.seconds:>8.2f} {result.seconds / baseline:>5.1f}x "
+                f"{result.mebibytes:>7.1f}  {verdict}"
             )
-    print(f"{len(cases) - failed} passed, {failed} failed")
+    print(f"{len(cases) + 1 - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

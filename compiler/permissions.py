@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,9 +90,9 @@ class Rule:
     action: str
     origin: Origin
     written: str | None = None  # the pattern as written, when it was a map entry
-    # OpenCode's expressions for `permission` and `pattern` (wildcard.regex), given
-    # by from_config from the run's Patterns, or built when first asked.
-    regexes: tuple[re.Pattern[str], re.Pattern[str]] | None = field(
+    # The matchers of `permission` and `pattern` (wildcard.matcher), given by
+    # from_config from the run's Patterns, or built when first asked.
+    matchers: tuple[wildcard.Matcher, wildcard.Matcher] | None = field(
         default=None, repr=False, compare=False
     )
 
@@ -108,16 +107,16 @@ class Rule:
 
     def names(self, permission: str) -> bool:
         """The rule's key matches this permission name (in wildcard.normal form)."""
-        return (self.regexes or self._compiled())[0].fullmatch(permission) is not None
+        return wildcard.accepts((self.matchers or self._built())[0], permission)
 
     def applies(self, permission: str, text: str) -> bool:
         """The rule matches this permission name and input (both in wildcard.normal form)."""
-        key, pattern = self.regexes or self._compiled()
-        return key.fullmatch(permission) is not None and pattern.fullmatch(text) is not None
+        key, pattern = self.matchers or self._built()
+        return wildcard.accepts(key, permission) and wildcard.accepts(pattern, text)
 
-    def _compiled(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        found = (wildcard.regex(self.permission), wildcard.regex(self.pattern))
-        object.__setattr__(self, "regexes", found)
+    def _built(self) -> tuple[wildcard.Matcher, wildcard.Matcher]:
+        found = (wildcard.matcher(self.permission), wildcard.matcher(self.pattern))
+        object.__setattr__(self, "matchers", found)
         return found
 
 
@@ -264,18 +263,20 @@ def from_config(
     data: Mapping[str, Any], home: str, locate: Locate, patterns: wildcard.Patterns
 ) -> list[Rule]:
     """OpenCode's Permission.fromConfig over a validated permission object; each
-    rule's expressions come from the run's `patterns`."""
+    rule's matchers come from the run's `patterns`."""
     rules: list[Rule] = []
-    regexes = patterns.regexes
+    matchers = patterns.matchers
     for key in js_keys(data):
         value = data[key]
         if isinstance(value, str):
-            rules.append(Rule(key, "*", value, locate((key,)), None, regexes(key, "*")))
+            rules.append(Rule(key, "*", value, locate((key,)), None, matchers(key, "*")))
             continue
         for written in js_keys(value):
             pattern = expand_home(written, home)
             origin = locate((key, written))
-            rules.append(Rule(key, pattern, value[written], origin, written, regexes(key, pattern)))
+            rules.append(
+                Rule(key, pattern, value[written], origin, written, matchers(key, pattern))
+            )
     return rules
 
 

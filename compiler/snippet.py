@@ -14,6 +14,7 @@ import difflib
 import functools
 import heapq
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from compiler.project import Spec
 
 THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
 PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
+DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs more is a rewrite
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
@@ -47,12 +49,20 @@ class Snippet:
     name: str
     path: Path
     text: str
-    pattern: re.Pattern[str]  # the fragment with each parameter as a named group
+    body: str  # the fragment as written, <<slots>> and all, without surrounding blank lines
+    slots: tuple[str, ...]  # the parameters that `pattern` reads where their slots are
     expected: Mapping[str, str]
     order: tuple[str, ...]  # declared parameters, for positional arguments
     defaults: Mapping[str, str]
     allowed: Mapping[str, tuple[str, ...]]
     placeholder: str
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The fragment with each parameter as a named group, to read the values a
+        drifted copy holds: compiled when a copy asks (Python's compiler takes
+        half a second over a fragment of 400 KB)."""
+        return _pattern(self.body, self.slots)
 
     @functools.cached_property
     def target(self) -> _Target:
@@ -120,10 +130,9 @@ def render(fragment: SourceFile, values: Mapping[str, str]) -> str:
     return body.strip("\n")
 
 
-def _pattern(fragment: SourceFile, names: Sequence[str]) -> re.Pattern[str]:
+def _pattern(body: str, names: Sequence[str]) -> re.Pattern[str]:
     parts: list[str] = []
     seen: set[str] = set()
-    body = fragment.body.strip("\n")
     last = 0
     for match in _SLOT.finditer(body):
         name = match.group(1)
@@ -159,7 +168,8 @@ def make_snippet(
         name=name,
         path=fragment.path,
         text=render(fragment, expected),
-        pattern=_pattern(fragment, names),
+        body=fragment.body.strip("\n"),
+        slots=tuple(names),
         expected=expected,
         order=tuple(declared),
         defaults=defaults,
@@ -239,27 +249,31 @@ def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, i
 
 
 class _Target:
-    """The snippet's text, whitespace-normalised, as windows are compared with it."""
+    """The snippet's text, whitespace-normalised, as windows are compared with it.
+
+    A window's score is its similarity to the snippet: how many pairs of
+    adjacent characters they keep in common, in order (the longest common
+    subsequence of their pairs), twice that over their pairs together. Pairs,
+    not characters: any two texts in one language hold about half of their
+    characters in some common order (an unrelated line next to a copy that
+    lost one would then make it score higher, and --fix replace that line
+    too), but few of their pairs; copied text keeps all of its pairs but the
+    two each changed character touches.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = _normal(text)
         self.words = frozenset(self.text.split())
         self.longest = 1.5 * len(self.text)  # longer windows only resemble it less
+        self.shortest = PART * len(self.text)  # shorter ones are never a copy
         # The pieces it falls into when cut every `anchor` characters: a window
         # that resembles it holds half of them (see _windows).
         self.anchor = max(1, min(ANCHOR, len(self.text) // 4))
         size = self.anchor
         cuts = range(0, len(self.text) - size + 1, size)
         self.pieces = list(dict.fromkeys(self.text[i : i + size] for i in cuts))
+        self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
         self.needed = (len(self.pieces) + 1) // 2
-        # The snippet as difflib's second sequence (indexing it costs as much as
-        # comparing): each window only sets the first one.
-        self.matcher = difflib.SequenceMatcher(None, autojunk=False)
-        self.matcher.set_seq2(self.text)
-        # character -> the positions holding it, as bits (see common)
-        self.positions: dict[str, int] = {}
-        for at, char in enumerate(self.text):
-            self.positions[char] = self.positions.get(char, 0) | 1 << at
         # What the search works out for one agent and serves the others of the
         # run (they share their fragments' lines and their layout): each line's
         # normal form, and difflib's opcodes per pattern of equal lines (see
@@ -269,6 +283,21 @@ class _Target:
         self.held: dict[str, tuple[tuple[int, int], ...]] = {}  # see occurrences
         self.held_chars = 0
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
+
+    @functools.cached_property
+    def where(self) -> dict[str, list[int]]:
+        """pair of adjacent characters -> where it starts in the snippet, in order
+        (see common). Built for the first window scored: most runs score none."""
+        found: dict[str, list[int]] = {}
+        text = self.text
+        for at in range(len(text) - 1):
+            pair = text[at : at + 2]
+            held = found.get(pair)
+            if held is None:
+                found[pair] = [at]
+            else:
+                held.append(at)
+        return found
 
     def normal(self, lines: Sequence[str]) -> list[str]:
         """_normal of each line."""
@@ -286,44 +315,135 @@ class _Target:
             if self.held_chars > MEMO_CHARS:
                 self.held.clear()
                 self.held_chars = 0
-            found = self.held[text] = tuple(_occurrences(text, self.pieces))
+            found = self.held[text] = tuple(_occurrences(text, self.numbers, self.anchor))
             self.held_chars += len(text)
         return found
 
-    def score(self, text: str) -> float:
-        """difflib's ratio of the window to the snippet."""
-        self.matcher.set_seq1(text)
-        return self.matcher.ratio()
+    def similarity(self, common: int, length: int) -> float:
+        """The score of a window of `length` characters that keeps `common` of the
+        snippet's pairs in order (1 for two single characters: the same one)."""
+        pairs = length + len(self.text) - 2
+        return 2.0 * common / pairs if pairs else 1.0
 
     def bound(self, text: str) -> float:
-        """At least score(text), from the lengths alone (difflib's real_quick_ratio)."""
-        return 2.0 * min(len(text), len(self.text)) / (len(text) + len(self.text))
+        """At least the window's score, from the lengths alone (difflib's real_quick_ratio)."""
+        return self.similarity(min(len(text), len(self.text)) - 1, len(text))
 
-    def closer(self, text: str) -> float:
-        """At least score(text), at most bound(text): the ratio of the longest common
-        subsequence, which holds difflib's matching blocks."""
-        return 2.0 * self.common(text) / (len(text) + len(self.text))
+    def scan(self, text: str, lengths: Sequence[int]) -> _Scan:
+        """The windows text[:length] of one start (its longest is `text`) read
+        against the snippet, in a band as wide as a copy may differ from it."""
+        pairs = len(text) + len(self.text) - 2
+        return _Scan(self, text, lengths, min(DRIFT, int((1 - THRESHOLD) * pairs) + 1))
 
-    def common(self, text: str) -> int:
-        """The length of the longest common subsequence of `text` and the snippet,
-        bit-parallel: one step of a few integer operations per character (Hyyrö's
-        formulation of Allison and Dix's algorithm)."""
-        size = len(self.text)
-        full = (1 << size) - 1
-        row = full
-        positions = self.positions
-        for char in text:
-            matched = row & positions.get(char, 0)
-            row = ((row + matched) | (row - matched)) & full
-        return size - row.bit_count()
+    def score(self, scan: _Scan, length: int) -> float | None:
+        """The score of the window text[:length] of `scan` when it holds a copy:
+        its similarity, when that is THRESHOLD or more and at most DRIFT pairs
+        are inserted or deleted to make it the snippet."""
+        common = scan.common(length)
+        pairs = length + len(self.text) - 2  # (a single character has none: see _verdict)
+        if common is None or not pairs or pairs - 2 * common > DRIFT:
+            return None
+        score = self.similarity(common, length)
+        return score if score >= THRESHOLD else None
 
 
-def _occurrences(text: str, pieces: Sequence[str]) -> Iterator[tuple[int, int]]:
-    for number, piece in enumerate(pieces):
-        at = text.find(piece)
-        while at >= 0:
-            yield at, number
-            at = text.find(piece, at + 1)
+class _Scan:
+    """The pairs of one start's windows, read against the snippet's as far as a
+    window asks: the length of their longest common subsequence for each.
+
+    Bit-parallel (Hyyrö's formulation of Allison and Dix's algorithm) on
+    Ukkonen's band: two texts that differ by at most `band` pairs inserted or
+    deleted pair nothing more than `band` places from its own, so each pair
+    read is compared only with the snippet's from `band` places before it to
+    `band` after: one step of a few operations on an int of 2 * band + 1 bits,
+    whatever the snippet's length. As the band moves on, the place that
+    leaves it keeps its count (a pair of the text left out) and the one that
+    enters takes its neighbour's (a pair of the snippet left out): every
+    count is that of a common subsequence, and the longest is found when it
+    lies in the band. A window that differs by more gets the count of a
+    common subsequence that leaves it more than `band` pairs apart too.
+    """
+
+    def __init__(self, target: _Target, text: str, lengths: Sequence[int], band: int) -> None:
+        self.size = len(target.text) - 1  # the snippet's pairs
+        self.where = target.where
+        self.band = band
+        # Bit d: the snippet's pair at read - band - 1 + d, 0 where the longest
+        # common subsequence grows by taking it.
+        self.row = (1 << (2 * band + 1)) - 1
+        self.below = 0  # the longest common subsequence left of the band
+        self.read = 0  # pairs read
+        self.pairs = map(operator.add, text, text[1:])
+        self.masks: dict[str, list[int]] = {}  # pair -> [its places in the band, read at, next]
+        self.wanted = sorted(lengths, reverse=True)  # the windows not reached yet
+        self.found: dict[int, int | None] = {}
+        self._settle()
+
+    def common(self, length: int) -> int | None:
+        """The common pairs of text[:length] (one of `lengths`), None when their
+        number differs from the snippet's by more than the band."""
+        if length not in self.found:
+            self._advance(length - 1)
+        return self.found[length]
+
+    def _advance(self, until: int) -> None:
+        """Read pairs until `until` are read. With each, the band moves on by one
+        place: the lowest leaves it, one enters on top."""
+        row, below, read, band = self.row, self.below, self.read, self.band
+        full = (1 << (2 * band + 1)) - 1
+        top = 1 << (2 * band)
+        where, masks = self.where, self.masks
+        for pair in itertools.islice(self.pairs, until - read):
+            read += 1
+            below += not row & 1
+            row = (row >> 1) | top
+            places = where.get(pair)
+            if places is not None:
+                state = masks.get(pair)
+                if state is None:
+                    state = masks[pair] = [0, read, 0]
+                mask, at = state[0] >> (read - state[1]), state[2]
+                if at < len(places) and places[at] <= read + band - 1:
+                    at, mask = _enter(places, at, mask, read - band - 1, read + band - 1)
+                state[0], state[1], state[2] = mask, read, at
+                matched = row & mask
+                row = ((row + matched) | (row - matched)) & full
+            if self.wanted and self.wanted[-1] == read + 1:
+                self.row, self.below, self.read = row, below, read
+                self._settle()
+        self.row, self.below, self.read = row, below, read
+
+    def _settle(self) -> None:
+        """The count of the window that ends with the pairs read, if one does."""
+        wanted = self.wanted
+        while wanted and wanted[-1] == self.read + 1:
+            last = self.size - self.read + self.band  # the snippet's last pair, in the band
+            held = None
+            if 0 <= last <= 2 * self.band:
+                held = self.below + last + 1 - (self.row & ((2 << last) - 1)).bit_count()
+            self.found[wanted.pop()] = held
+
+
+def _enter(places: Sequence[int], at: int, mask: int, low: int, high: int) -> tuple[int, int]:
+    """(where to look next, the mask): the snippet's positions of a pair from
+    places[at] up to `high` added to its mask (bit 0: position `low`), those
+    below `low` passed by. Each position is looked at once a pass."""
+    while at < len(places) and places[at] <= high:
+        if places[at] >= low:
+            mask |= 1 << (places[at] - low)
+        at += 1
+    return at, mask
+
+
+def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
+    """(where, which) of every piece in `text`, in order, overlaps included: the
+    pieces are all `size` long, so the units at each position are looked up
+    among them, one pass over the text however many pieces a long snippet has."""
+    number = numbers.get
+    for at in range(len(text) - size + 1):
+        which = number(text[at : at + size])
+        if which is not None:
+            yield at, which
 
 
 def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
@@ -344,8 +464,11 @@ class _Reading:
     whitespace-normalised and joined by spaces, and where each of the snippet's
     pieces starts in it. Code lines part it into stretches: no window crosses one.
 
-    Every line is read, in a few passes at C speed; the windows are read only
-    where the pieces are (see _scored).
+    Every line is read, in a few passes at C speed. A window is at most
+    MAX_WINDOW lines: the lines from which no window is long enough to be a
+    copy (PART of the snippet) are never looked at again, so a long snippet
+    costs nothing more in a body of short lines. From the others, the windows
+    are read only where the pieces are (see _scored).
     """
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
@@ -359,11 +482,26 @@ class _Reading:
         lengths = [len(text) + 1 for text in self.read]  # each with the space that joins it
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
-        found = self._pieces(target)
+        self.size = target.anchor
+        # The lines read (by position) from which a window may be long enough:
+        # most lines of prose are, alone, for a snippet of a few lines.
+        shortest = target.shortest
+        self.open = [
+            p
+            for p, text in enumerate(self.read)
+            if len(text) >= shortest or self._reach(p) >= shortest
+        ]
+        found = self._pieces(target) if self.open else []
         found.sort()
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
-        self.size = target.anchor
+
+    def _reach(self, position: int) -> int:
+        """The length of the longest window from the `position`-th line read: to
+        the last line read in its stretch and within MAX_WINDOW lines."""
+        stop = min(self.stretch_end(position), self.lines[position] + MAX_WINDOW)
+        last = bisect.bisect_left(self.lines, stop)  # the position after the last line
+        return self.offsets[last] - 1 - self.offsets[position]
 
     def _pieces(self, target: _Target) -> list[tuple[int, int]]:
         """(where, which) of every piece in the text, overlaps included.
@@ -391,21 +529,34 @@ class _Reading:
         return len(set(self.piece[low:high]))
 
     def starts(self, target: _Target) -> list[int]:
-        """The lines read (by position) from which a window may read a part of the
-        snippet (its first line is one) or half of its pieces (a piece is within
-        reach)."""
-        parts = {i for i, inside in enumerate(target.parts(self.read)) if inside}
-        near: set[int] = set()
-        reach = int(target.longest) - self.size
-        for at in self.at:
-            low = bisect.bisect_left(self.offsets, at - reach)
-            high = bisect.bisect_right(self.offsets, at)
-            near.update(range(low, min(high, len(self.lines))))
-        return sorted(parts | {i for i in near - parts if self._reaches(i, target)})
+        """The open lines (by position) from which a window may read a part of the
+        snippet (its first line is one) or half of its pieces."""
+        parts = target.parts([self.read[p] for p in self.open])
+        reaches = self._reaches(target)
+        return [p for p, part, far in zip(self.open, parts, reaches, strict=True) if part or far]
 
-    def _reaches(self, position: int, target: _Target) -> bool:
-        begin = self.offsets[position]
-        return self.pieces(begin, begin + int(target.longest)) >= target.needed
+    def _reaches(self, target: _Target) -> list[bool]:
+        """For each open line, whether the text from it holds half of the pieces
+        within the longest a window may be (pieces(begin, begin + longest)).
+        Both ends only move forward, so one pass over the pieces found counts
+        them all: each piece's occurrences in between, and how many are held."""
+        counts = [0] * len(target.pieces)
+        held = low = high = 0
+        at, piece = self.at, self.piece
+        reach = int(target.longest) - self.size  # the last start of a piece in reach
+        found: list[bool] = []
+        for position in self.open:
+            begin = self.offsets[position]
+            while high < len(at) and at[high] <= begin + reach:
+                counts[piece[high]] += 1
+                held += counts[piece[high]] == 1
+                high += 1
+            while low < high and at[low] < begin:
+                counts[piece[low]] -= 1
+                held -= counts[piece[low]] == 0
+                low += 1
+            found.append(held >= target.needed)
+        return found
 
     def stretch_end(self, position: int) -> int:
         """The first code line after the `position`-th line read (or past the end)."""
@@ -424,30 +575,40 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     least: a copy that lost a line), or when it resembles the whole snippet:
     as long as two thirds of it at least, with half of its words and half of
     its pieces (its text cut every ANCHOR characters, in four for a shorter
-    one: a copy keeps every piece but the two each change touches), and a
-    difflib ratio of THRESHOLD or more. The most similar windows win, then
-    the shortest, then the first.
+    one: a copy keeps every piece but the two each change touches), and
+    close to it: of their pairs of adjacent characters, the longest
+    subsequence they have in common is THRESHOLD of them all or more (twice
+    it over their sum: their similarity, a window's score; see _Target),
+    which is to say that at most a fifth of their pairs are inserted or
+    deleted to make one the other, and at most DRIFT pairs (a text that
+    differs more is a rewrite, and the search compares each pair with DRIFT
+    of the snippet's on either side, whatever the snippet's length). The
+    most similar windows win, then the shortest, then the first.
 
     Only starts from which a window can read a part, or half of the pieces,
-    are tried: the lines of prose around them are never compared (difflib's
-    ratio is quadratic in the window), and a window is compared only when it
-    could still win (see _choose).
+    are tried: the lines of prose around them are never compared, and a
+    window is compared only when it could still win (see _choose).
     """
     target = snippet.target
     if not target.text:
         return []
     reading = _Reading(lines, target)
-    texts: dict[tuple[int, int], str] = {}
-    return _choose(_scored(reading, target, texts), texts, target)
+    pending: dict[int, tuple[str, list[int]]] = {}
+    return _choose(_scored(reading, target, pending), pending, target)
+
+
+# A window that may hold a copy: (its score or a bound on it, start, end, its
+# length in characters, True when the score is known).
+Scored = tuple[float, int, int, int, bool]
 
 
 def _scored(
-    reading: _Reading, target: _Target, texts: dict[tuple[int, int], str]
-) -> list[tuple[float, int, int, bool]]:
-    """The windows that may hold a copy, as (score, start, end, True) when their
-    score is known at once, else (a bound on it, start, end, False), with their
-    text in `texts`."""
-    found: list[tuple[float, int, int, bool]] = []
+    reading: _Reading, target: _Target, pending: dict[int, tuple[str, list[int]]]
+) -> list[Scored]:
+    """The windows that may hold a copy, each with its score when known at
+    once, else with a bound on it; the text of the longest of those of each
+    start and their lengths in `pending`, by start (they are its prefixes)."""
+    found: list[Scored] = []
     lines, text = reading.lines, reading.text
     for position in reading.starts(target):
         start = lines[position]
@@ -463,9 +624,11 @@ def _scored(
             verdict = _verdict(window, target, lambda: reading.pieces(low, high))  # noqa: B023
             if verdict is not None:
                 score, exact = verdict
-                found.append((score, start, last + 1, exact))
+                found.append((score, start, last + 1, len(window), exact))
                 if not exact:
-                    texts[start, last + 1] = window
+                    lengths = pending[start][1] if start in pending else []
+                    lengths.append(len(window))
+                    pending[start] = (window, lengths)  # the longest so far
             if target.text in window:
                 # A longer window from this start holds this one and scores
                 # less, so it never wins over it: none is chosen.
@@ -479,53 +642,55 @@ def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[flo
     snippet = target.text
     part = len(text) >= PART * len(snippet) and text in snippet
     if part:
-        return 2.0 * len(text) / (len(text) + len(snippet)), True
-    if len(text) < 0.66 * len(snippet):
-        return None  # too short to reach THRESHOLD
+        return target.similarity(len(text) - 1, len(text)), True  # it keeps all its pairs
+    if len(text) < 0.66 * len(snippet) or abs(len(text) - len(snippet)) > DRIFT:
+        return None  # too short to reach THRESHOLD, or too long to be drift
     if pieces() < target.needed:
         return None  # a copy keeps most of the snippet's text (a whole one, all of it)
     if len(target.words & set(text.split())) < len(target.words) / 2:
         return None  # a copy shares most of the snippet's words
     if snippet in text:
-        # The window holds it whole: difflib's longest match is the snippet,
-        # and nothing is left beside it, so its ratio is this (the same float).
-        score = 2.0 * len(snippet) / (len(text) + len(snippet))
+        # The window holds it whole, and with it every pair of the snippet.
+        score = target.similarity(len(snippet) - 1, len(text))
         return (score, True) if score >= THRESHOLD else None
     bound = target.bound(text)
     return (bound, False) if bound >= THRESHOLD else None
 
 
 def _choose(
-    scored: list[tuple[float, int, int, bool]],
-    texts: Mapping[tuple[int, int], str],
-    target: _Target,
+    scored: list[Scored], pending: Mapping[int, tuple[str, list[int]]], target: _Target
 ) -> list[tuple[int, int]]:
     """The copies: by score, then shortness, then position, each window that
     overlaps none chosen before it.
 
-    A window known only by a bound on its score is looked at more closely when
-    it comes first by that bound (a closer bound, then the score itself): its
-    score is at most the bound, so every window before it by score is before
-    it by bound too. One that overlaps a chosen window is never compared: it
-    could not be chosen.
+    A window known only by a bound on its score is scored when it comes
+    first by that bound: its score is at most the bound, so every window
+    before it by score is before it by bound too. The windows of one start
+    are prefixes of its longest, so one pass reads them, as far as the
+    longest scored (see _Scan). One that overlaps a chosen window is never
+    compared: it could not be chosen.
     """
-    # (-score or -bound, length, start, end, 0 for a score, 1 and 2 for bounds)
+    # (-score or -bound, lines, start, end, characters, 0 for a score, 1 for a bound)
     heap = [
-        (-value, end - start, start, end, 0 if exact else 2) for value, start, end, exact in scored
+        (-value, end - start, start, end, length, 0 if exact else 1)
+        for value, start, end, length, exact in scored
     ]
     heapq.heapify(heap)
     chosen: list[tuple[int, int]] = []
+    scans: dict[int, _Scan] = {}  # by start
     while heap:
-        _, size, start, end, level = heapq.heappop(heap)
+        _, size, start, end, length, level = heapq.heappop(heap)
         if any(start < b and a < end for a, b in chosen):
             continue
         if level == 0:
             chosen.append((start, end))
             continue
-        text = texts[start, end]
-        value = target.closer(text) if level == 2 else target.score(text)
-        if value >= THRESHOLD:
-            heapq.heappush(heap, (-value, size, start, end, level - 1))
+        scan = scans.get(start)
+        if scan is None:
+            scan = scans[start] = target.scan(*pending[start])
+        value = target.score(scan, length)
+        if value is not None:
+            heapq.heappush(heap, (-value, size, start, end, length, 0))
     return sorted(chosen)
 
 

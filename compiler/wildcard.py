@@ -16,18 +16,22 @@ What that means for a pattern (`*` crosses `/`, `?` is one UTF-16 code unit,
 a trailing ` *` is optional, the permission name is a pattern too):
 docs/permissions.md.
 
-Beyond matching, rules need to know what a pattern *can* match: whether one
-pattern covers another, or which text a set of patterns lets through. A
-pattern is a tiny automaton, so these questions have exact answers
-(`witness`, `covers`), found by a breadth-first search over the product of the
-automata with an alphabet of the patterns' own characters plus "any other".
-The functions answer each question afresh; a run that asks many holds one
-`Patterns`, which answers each once.
+A pattern is a tiny automaton, and this module has one engine for it (a set
+of positions as the bits of an int, `Masks` and `step`). `match` runs it over
+the text, one step per code unit: time linear in pattern times text. (A
+backtracking engine running the expression above tries every way to place
+the stars of `*a*a*a*a*b` in a run of `a`s: a power of the text's length,
+one per star.) Beyond matching, rules need to know what a pattern *can*
+match: whether one pattern covers another, or which text a set of patterns
+lets through. These questions have exact answers (`witness`, `covers`),
+found by a breadth-first search over the product of the automata with an
+alphabet of the patterns' own characters plus "any other". The functions
+answer each question afresh; a run that asks many holds one `Patterns`,
+which answers each once.
 """
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -65,18 +69,6 @@ def from_units(units: str) -> str:
     return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def regex(pattern: str) -> re.Pattern[str]:
-    """The expression OpenCode builds from the pattern, to match against `normal` texts."""
-    units = utf16_units(pattern.replace("\\", "/"))
-    optional_tail = units.endswith(" *")
-    if optional_tail:
-        units = units[:-2]
-    body = re.escape(units).replace(r"\*", ".*").replace(r"\?", ".")
-    if optional_tail:
-        body += "(?: .*)?"
-    return re.compile(body, re.DOTALL)
-
-
 def normal(text: str) -> str:
     """The text as OpenCode compares it: backslashes as `/`, in UTF-16 code units.
     A pattern without `*` or `?` matches exactly the texts with its normal form."""
@@ -85,7 +77,64 @@ def normal(text: str) -> str:
 
 def match(text: str, pattern: str) -> bool:
     """True when OpenCode's Wildcard.match(text, pattern) is true."""
-    return regex(pattern).fullmatch(normal(text)) is not None
+    return accepts(matcher(pattern), normal(text))
+
+
+class Matcher(NamedTuple):
+    """A pattern ready to match texts: its automaton, and the units every text it
+    matches starts and ends with."""
+
+    head: str  # see head()
+    tail: str  # the units after its last `*` or `?` ("" when it has none, or ends in ` *`)
+    least: int  # len(head) + len(tail)
+    after: int  # the automaton's positions once it has read `head`
+    machine: Masks
+
+
+def matcher(pattern: str) -> Matcher:
+    """The pattern, ready to match (see accepts)."""
+    machine = masks(pattern)
+    units = normal(pattern)
+    last = max(units.rfind("*"), units.rfind("?"))
+    tail = "" if last < 0 or units.endswith(" *") else units[last + 1 :]
+    first = head(pattern)
+    state = machine.start
+    for unit in first:
+        state = step(state, machine.any | machine.units.get(unit, 0), machine.star)
+    return Matcher(first, tail, len(first) + len(tail), state, machine)
+
+
+def accepts(found: Matcher, units: str) -> bool:
+    """Whether the pattern matches a text in `normal` form: its automaton run
+    over the text, one step per unit, each a few operations on ints of the
+    pattern's length; time linear in pattern times text, whatever both hold.
+
+    Most texts a rule is asked about differ from its pattern in their first or
+    last units (`task` against `bash`, `a.ts` against `*.env`), so those are
+    compared first, and the run starts after the head. It stops as soon as no
+    position is left, or one accepts whatever follows (a trailing `*`)."""
+    head, tail, least, state, machine = found
+    if len(units) < least or not units.startswith(head) or not units.endswith(tail):
+        return False
+    universal = machine.universal
+    if len(units) > len(head) and not state & universal:
+        star, table, any_ = machine.star, machine.units, machine.any
+        for unit in units[len(head) :]:
+            state = step(state, any_ | table.get(unit, 0), star)
+            if not state or state & universal:
+                break
+    return bool(state & machine.accept)
+
+
+def step(state: int, moves: int, star: int) -> int:
+    """The positions after reading one unit: from `state`, those that read it
+    (`moves`) go to the next position and a `*` stays; then a `*` reached may
+    match nothing, so the rest of its run of `*` and the position after it are
+    reached too. `star + (reached stars)` carries each reached bit up through
+    the rest of its run to the position after it, and `^ star` keeps the bits
+    that changed: the closure in one addition, however long the run."""
+    found = ((state & moves) << 1) | (state & star)
+    return found | ((star + (found & star)) ^ star)
 
 
 @dataclass(frozen=True)
@@ -158,37 +207,35 @@ class Patterns:
     """
 
     def __init__(self) -> None:
-        self._regexes: dict[str, re.Pattern[str]] = {}
-        self._pairs: dict[tuple[str, str], tuple[re.Pattern[str], re.Pattern[str]]] = {}
+        self._pairs: dict[tuple[str, str], tuple[Matcher, Matcher]] = {}
+        self._matchers: dict[str, Matcher] = {}
         self._matches: dict[tuple[str, str], bool] = {}
-        self._masks: dict[str, _Masks] = {}
+        self._masks: dict[str, Masks] = {}
         # the exclude lists asked about, side by side (see Product)
-        self._blocks: dict[tuple[str, ...], tuple[_Masks, tuple[int, ...]]] = {}
+        self._blocks: dict[tuple[str, ...], tuple[Masks, tuple[int, ...]]] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._universal: dict[str, bool] = {}
         self._heads: dict[str, str] = {}
 
-    def regex(self, pattern: str) -> re.Pattern[str]:
-        found = self._regexes.get(pattern)
+    def matcher(self, pattern: str) -> Matcher:
+        found = self._matchers.get(pattern)
         if found is None:
-            found = self._regexes[pattern] = regex(pattern)
+            found = self._matchers[pattern] = matcher(pattern)
         return found
 
-    def regexes(self, key: str, pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        """A rule's two expressions (its key's, its pattern's), one tuple for every
+    def matchers(self, key: str, pattern: str) -> tuple[Matcher, Matcher]:
+        """A rule's two matchers (its key's, its pattern's), one tuple for every
         rule that writes both alike: bundles repeat their maps, and each rule
         would otherwise hold a pair of its own for the whole run."""
         found = self._pairs.get((key, pattern))
         if found is None:
-            found = self._pairs[key, pattern] = (self.regex(key), self.regex(pattern))
+            found = self._pairs[key, pattern] = (self.matcher(key), self.matcher(pattern))
         return found
 
     def match(self, text: str, pattern: str) -> bool:
         found = self._matches.get((text, pattern))
         if found is None:
-            found = self._matches[text, pattern] = (
-                self.regex(pattern).fullmatch(normal(text)) is not None
-            )
+            found = self._matches[text, pattern] = accepts(self.matcher(pattern), normal(text))
         return found
 
     def witness(self, include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str | None:
@@ -226,13 +273,13 @@ class Patterns:
     def apart(self, patterns: Sequence[str]) -> bool:
         return apart(patterns, self.head)
 
-    def masks(self, pattern: str) -> _Masks:
+    def masks(self, pattern: str) -> Masks:
         found = self._masks.get(pattern)
         if found is None:
-            found = self._masks[pattern] = _masks(glob(pattern))
+            found = self._masks[pattern] = masks(pattern)
         return found
 
-    def block(self, patterns: tuple[str, ...]) -> tuple[_Masks, tuple[int, ...]]:
+    def block(self, patterns: tuple[str, ...]) -> tuple[Masks, tuple[int, ...]]:
         """The patterns' masks side by side (see _block), with each one's accepting bits."""
         found = self._blocks.get(patterns)
         if found is None:
@@ -243,7 +290,7 @@ class Patterns:
         return Product(self, include, exclude)
 
 
-class _Masks(NamedTuple):
+class Masks(NamedTuple):
     """One pattern's automaton as bit masks over its positions 0..n (n: the end)."""
 
     size: int  # n + 1 bits
@@ -256,7 +303,9 @@ class _Masks(NamedTuple):
     literals: frozenset[str]
 
 
-def _masks(machine: Glob) -> _Masks:
+def masks(pattern: str) -> Masks:
+    """The pattern's automaton as bit masks."""
+    machine = glob(pattern)
     star = any_ = 0
     units: dict[str, int] = {}
     for position, token in enumerate(machine.tokens):
@@ -266,7 +315,7 @@ def _masks(machine: Glob) -> _Masks:
             any_ |= 1 << position
         else:
             units[token] = units.get(token, 0) | 1 << position
-    return _Masks(
+    return Masks(
         len(machine.tokens) + 1,
         star,
         any_,
@@ -282,7 +331,7 @@ def _bits(states: Iterable[int]) -> int:
     return sum(1 << state for state in states)
 
 
-def _block(machines: Sequence[_Masks]) -> tuple[_Masks, tuple[int, ...]]:
+def _block(machines: Sequence[Masks]) -> tuple[Masks, tuple[int, ...]]:
     """Several patterns side by side, as one set of masks: `accept` holds every
     one's accepting bits, `universal` every one's all-accepting bits; and each
     one's accepting bits in it."""
@@ -301,7 +350,7 @@ def _block(machines: Sequence[_Masks]) -> tuple[_Masks, tuple[int, ...]]:
         universal |= masks.universal << size
         literals |= masks.literals
         size += masks.size
-    block = _Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
+    block = Masks(size, star, any_, units, start, accept, universal, frozenset(literals))
     return block, tuple(parts)
 
 
@@ -352,16 +401,10 @@ class Product:
 
     def step(self, state: int, symbol: str | None) -> int:
         """Every machine reads one unit (None: one no pattern names)."""
-        star = self.star
         moves = self.moves.get(symbol)
         if moves is None:
             moves = self.moves[symbol] = self.any | (self.units[symbol] if symbol else 0)
-        found = ((state & moves) << 1) | (state & star)
-        grown = (found & star) << 1  # a `*` may match nothing: its next position too
-        while grown & ~found:
-            found |= grown
-            grown = (found & star) << 1
-        return found
+        return step(state, moves, self.star)
 
     # symbols and search test a state against each mask with map(state.__and__,
     # masks), not a generator or a comprehension: they run for every state of a

@@ -4,20 +4,23 @@ reading every window (long bodies: tests/test_fuzz_bodies.py)."""
 from __future__ import annotations
 
 import difflib
+import random
 import re
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler import snippet
-from compiler.snippet import MAX_WINDOW, PART, THRESHOLD, Snippet
+from compiler.snippet import DRIFT, MAX_WINDOW, PART, THRESHOLD, Snippet
 
 
 def _snippet(text: str) -> Snippet:
-    return Snippet("s", Path("s.md"), text, re.compile(re.escape(text)), {}, (), {}, {}, "<<s>>")
+    return Snippet("s", Path("s.md"), text, text, (), {}, (), {}, {}, "<<s>>")
 
 
 class _Source:
@@ -52,10 +55,31 @@ def code_lines(lines: Sequence[str]) -> set[int]:
     return inside
 
 
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        previous = 0
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], previous + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
+def _pairs(text: str) -> list[str]:
+    return [text[i : i + 2] for i in range(len(text) - 1)]
+
+
+def similarity(text: str, target: str) -> tuple[float, int]:
+    """(the pairs of adjacent characters two texts keep in common, in order,
+    twice over both texts' pairs; the pairs inserted or deleted between them)."""
+    common = _lcs(_pairs(text), _pairs(target))
+    pairs = len(text) + len(target) - 2
+    return (2 * common / pairs if pairs else 1.0), pairs - 2 * common
+
+
 def score(text: str, target: str) -> float | None:
     """A window's score by the definition (compiler.snippet._windows), or None."""
     if len(text) >= PART * len(target) and text in target:
-        return difflib.SequenceMatcher(None, text, target, False).ratio()
+        return similarity(text, target)[0]
     if len(text) < 0.66 * len(target):
         return None
     size = max(1, min(snippet.ANCHOR, len(target) // 4))
@@ -65,8 +89,8 @@ def score(text: str, target: str) -> float | None:
     words = set(target.split())
     if 2 * len(words & set(text.split())) < len(words):
         return None
-    ratio = difflib.SequenceMatcher(None, text, target, False).ratio()
-    return ratio if ratio >= THRESHOLD else None
+    ratio, differ = similarity(text, target)
+    return ratio if ratio >= THRESHOLD and differ <= snippet.DRIFT else None
 
 
 def windows_read(lines: Sequence[str], target_text: str) -> list[tuple[int, int]]:
@@ -138,12 +162,21 @@ TARGETS = [
 
 
 @settings(max_examples=500, deadline=None)
-@given(lines=st.lists(LINE, max_size=16), target=st.sampled_from(TARGETS))
-def test_windows_are_those_of_reading_every_window(lines: list[str], target: str) -> None:
+@given(
+    lines=st.lists(LINE, max_size=16),
+    target=st.sampled_from(TARGETS),
+    drift=st.sampled_from([DRIFT, 2, 12]),
+)
+def test_windows_are_those_of_reading_every_window(
+    lines: list[str], target: str, drift: int
+) -> None:
+    """`drift`: DRIFT as it is, or small enough to set some of these copies aside."""
     body = "\n".join(lines)
     lines = body.split("\n")
     assert snippet._code_lines(lines, range(len(lines))) == code_lines(lines)
-    assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snippet, "DRIFT", drift)
+        assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
 
 
 @settings(max_examples=300, deadline=None)
@@ -174,6 +207,151 @@ def test_windows_reach_as_far_as_max_window_lines() -> None:
             assert found == windows_read(lines, target)
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab c", max_size=40), target=st.text(alphabet="ab c", max_size=24))
+def test_occurrences_are_every_place_each_piece_is_found(text: str, target: str) -> None:
+    pieces = snippet._Target(target)
+    expected = sorted(
+        (at, number)
+        for number, piece in enumerate(pieces.pieces)
+        for at in range(len(text))
+        if text.startswith(piece, at)
+    )
+    assert list(snippet._occurrences(text, pieces.numbers, pieces.anchor)) == expected
+
+
+def test_a_snippet_longer_than_any_window_is_never_compared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No window of MAX_WINDOW lines of 80 characters is PART of a snippet of
+    1,000 such lines: the search reads no window and looks for none of its
+    10,000 pieces (it did, in every body: time quadratic in the snippet)."""
+    lines = [f"{n:>5} " + "the snippet's own words, one line of many, " * 2 for n in range(1000)]
+    compared: list[str] = []
+    verdict = snippet._verdict
+
+    def counted(
+        text: str, target: snippet._Target, pieces: Callable[[], int]
+    ) -> tuple[float, bool] | None:
+        compared.append(text)
+        return verdict(text, target, pieces)
+
+    monkeypatch.setattr(snippet, "_verdict", counted)
+    found = _snippet("\n".join(lines))
+    assert snippet._windows(["Intro.", "", *lines, "", *lines[:500]], found) == []
+    assert compared == []
+    assert found.target.held == {}
+    # A snippet within reach is compared, and found.
+    short = _snippet("\n".join(lines[:30]))
+    assert snippet._windows(["Intro.", "", *lines[:30]], short) == [(2, 32)]
+    assert compared
+
+
+# Frequent short words: text in which difflib's ratio, which scored a window
+# before, compared each character with most of the snippet's.
+WORDS = [
+    *("the", "of", "to", "and", "a", "in", "is", "it", "you", "that", "was"),
+    *("for", "on", "are", "with", "as", "they", "be", "at", "one", "have"),
+]
+
+
+def _prose(count: int, width: int, seed: int) -> list[str]:
+    """`count` lines of seeded random words, `width` characters each."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        words = [rng.choice(WORDS)]
+        while sum(map(len, words)) + len(words) <= width:
+            words.append(rng.choice(WORDS))
+        lines.append(" ".join(words)[:width])
+    return lines
+
+
+def _drifted(lines: list[str], changed: Sequence[int]) -> list[str]:
+    """The lines with a word changed in each of those `changed`."""
+    copy = list(lines)
+    for index in changed:
+        words = copy[index].split(" ")
+        words[len(words) // 2] += "x"
+        copy[index] = " ".join(words)
+    return copy
+
+
+def _scans(monkeypatch: pytest.MonkeyPatch) -> list[snippet._Scan]:
+    """Each pass that scores windows, as the search makes them."""
+    scans: list[snippet._Scan] = []
+    scan = snippet._Target.scan
+
+    def kept(target: snippet._Target, text: str, lengths: Sequence[int]) -> snippet._Scan:
+        scans.append(scan(target, text, lengths))
+        return scans[-1]
+
+    monkeypatch.setattr(snippet._Target, "scan", kept)
+    return scans
+
+
+@pytest.mark.parametrize(
+    ("count", "width", "wrap"),
+    [(30, 2_000, None), (200, 500, 5_000), (40, 1_000, 1_500)],
+    ids=[
+        "30 lines of 2,000",
+        "200 lines of 500 in lines of 5 KB",
+        "40 lines of 1,000 in lines of 1,500",
+    ],
+)
+def test_a_drifted_copy_of_long_lines_is_read_once_each_pair_against_a_band(
+    monkeypatch: pytest.MonkeyPatch, count: int, width: int, wrap: int | None
+) -> None:
+    """A window that may be a drifted copy was scored by difflib's ratio, which
+    compares each of its characters with each of the snippet's, and more: two
+    and a half minutes for 30 lines of 2,000 characters, five for the copy of
+    200 lines of 500 in lines of 5 KB. Now the copy is read once, and each
+    pair of adjacent characters it holds is compared with at most
+    2 * DRIFT + 1 of the snippet's, however long the snippet is: work in the
+    copy's length."""
+    lines = _prose(count, width, seed=count)
+    copy = _drifted(lines, [0, count // 2, count - 1])
+    if wrap:
+        copy = textwrap.wrap(" ".join(copy), wrap)
+    after = _prose(6, 80, seed=1)
+    body = ["# Agent", "", "Read the code first.", "", *copy, "", *after]
+    scans = _scans(monkeypatch)
+    found = snippet._windows(body, _snippet("\n".join(lines)))
+    assert found == [(4, 4 + len(copy))]
+    # One pass, from the copy's first line to its end (the windows from there
+    # are prefixes of one another), each pair against 2 * DRIFT + 1 at most.
+    copied = " ".join(" ".join(copy).split())  # as the search reads it
+    assert [scan.read for scan in scans] == [len(copied) - 1]
+    assert scans[0].band <= DRIFT
+
+
+def test_a_copy_that_differs_by_more_than_drift_pairs_is_a_rewrite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four of twelve lines of 1,000 characters written anew (in the same few
+    words): the text is still similar to the snippet (THRESHOLD), but more
+    than DRIFT pairs are inserted and deleted, and no part of a quarter of it
+    is left word for word: not a copy."""
+    lines = _prose(12, 1_000, seed=12)
+    other = _prose(4, 1_000, seed=13)
+    rewritten = list(lines)
+    for index, line in zip([2, 5, 8, 11], other, strict=True):
+        rewritten[index] = line
+    target = snippet._Target("\n".join(lines))
+    text = " ".join(rewritten)
+    pairs = len(text) + len(target.text) - 2
+    common = snippet._Scan(target, text, [len(text)], pairs).common(len(text))
+    assert common is not None  # a band as wide as both: the longest
+    assert target.similarity(common, len(text)) >= THRESHOLD
+    assert pairs - 2 * common > DRIFT
+    scans = _scans(monkeypatch)
+    assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == []
+    assert scans and all(scan.band <= DRIFT for scan in scans)
+    # The same with as many pairs to spare is a drifted copy.
+    monkeypatch.setattr(snippet, "DRIFT", pairs - 2 * common)
+    assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == [(2, 14)]
+
+
 CALL_LINES = ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)>>", "<<", "<<t>>"]
 
 
@@ -195,24 +373,61 @@ def test_calls_are_those_of_every_line_outside_code(lines: list[str]) -> None:
     assert all(m.string == lines[i] for i, m in found)
 
 
-def _lcs(a: str, b: str) -> int:
-    row = [0] * (len(b) + 1)
-    for x in a:
-        previous = 0
-        for j, y in enumerate(b, 1):
-            previous, row[j] = row[j], previous + 1 if x == y else max(row[j], row[j - 1])
-    return row[-1]
+TEXT = st.text(alphabet="ab c\u00e9", max_size=30)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(a=TEXT, b=TEXT, band=st.integers(0, 40), cut=st.integers(0, 30))
+def test_the_common_subsequence_in_the_band_is_the_longest_when_they_differ_as_little(
+    a: str, b: str, band: int, cut: int
+) -> None:
+    """Read in a band of `band` places, the common subsequence of the pairs of
+    a prefix of `a` and of `b` is their longest when they differ by at most
+    `band` pairs inserted or deleted; when they differ by more, it says so:
+    never more than the longest, never enough to pass for a difference
+    within `band`."""
+    target = snippet._Target(b)
+    if not target.text:
+        return  # an empty snippet has no copies to look for
+    lengths = sorted({min(cut, len(a)), len(a)} - {0})
+    scan = snippet._Scan(target, a, lengths, band)
+    for length in lengths[::-1]:  # a shorter window after a longer one: read already
+        found = scan.common(length)
+        pairs = length + len(target.text) - 2
+        if abs(length - len(target.text)) > band:
+            assert found is None  # they differ by that much at least
+            continue
+        assert found is not None
+        longest = _lcs(_pairs(a[:length]), _pairs(target.text))
+        if pairs - 2 * longest <= band:
+            assert found == longest
+        else:
+            assert found <= longest
+            assert pairs - 2 * found > band
 
 
 @settings(max_examples=500, deadline=None)
-@given(a=st.text(alphabet="ab c\u00e9", max_size=30), b=st.text(alphabet="ab c\u00e9", max_size=30))
-def test_the_common_subsequence_is_the_longest(a: str, b: str) -> None:
+@given(a=TEXT, b=TEXT, drift=st.sampled_from([DRIFT, 0, 3]))
+def test_scores_are_the_similarity_of_copies(a: str, b: str, drift: int) -> None:
+    """A window's score: twice the pairs of adjacent characters it keeps in
+    common with the snippet, in order, over their pairs together, when that is
+    THRESHOLD or more and at most DRIFT pairs are inserted or deleted between
+    them; no score when not."""
     target = snippet._Target(b)
-    found = target.common(a)
-    assert found == _lcs(a, target.text)
-    # it bounds difflib's ratio from above, as the search relies on
-    if a and target.text:
-        assert target.closer(a) >= target.score(a)
+    if not a or not target.text:
+        return
+    expected = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snippet, "DRIFT", drift)
+        for length in range(1, len(a) + 1):
+            ratio, differ = similarity(a[:length], target.text)
+            if ratio >= THRESHOLD and differ <= drift and length + len(target.text) > 2:
+                expected[length] = ratio
+        scan = target.scan(a, range(1, len(a) + 1))
+        scores = {n: target.score(scan, n) for n in range(1, len(a) + 1)}
+        assert {n: value for n, value in scores.items() if value is not None} == expected
+    # the bound it is ordered by before it is scored is at least the score
+    assert all(target.bound(a[:length]) >= value for length, value in expected.items())
 
 
 @settings(max_examples=300, deadline=None)

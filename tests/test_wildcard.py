@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -54,6 +55,51 @@ MATCH = [
 @pytest.mark.parametrize(("text", "pattern", "expected"), MATCH)
 def test_match(text: str, pattern: str, expected: bool) -> None:
     assert match(text, pattern) is expected
+
+
+def opencode_expression(pattern: str) -> re.Pattern[str]:
+    """OpenCode's expression for the pattern (see compiler/wildcard.py), in
+    Python's syntax: a reference for short texts (it backtracks)."""
+    units = wildcard.normal(pattern)
+    optional_tail = units.endswith(" *")
+    body = re.escape(units[:-2] if optional_tail else units)
+    body = body.replace(r"\*", ".*").replace(r"\?", ".") + ("(?: .*)?" if optional_tail else "")
+    return re.compile(body, re.DOTALL)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    text=st.text(alphabet="ab */?\\.(\n\U0001f600", max_size=8),
+    pattern=st.text(alphabet="ab */?\\.(\U0001f600", max_size=6),
+)
+def test_match_is_opencodes_expression(text: str, pattern: str) -> None:
+    expected = opencode_expression(pattern).fullmatch(wildcard.normal(text)) is not None
+    assert match(text, pattern) is expected
+    # with the pattern's own units, so that its head and tail are met
+    filled = pattern.replace("*", "ab").replace("?", "b")
+    expected = opencode_expression(pattern).fullmatch(wildcard.normal(filled)) is not None
+    assert match(filled, pattern) is expected
+
+
+def test_match_reads_each_unit_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenCode's backtracking expression takes minutes on this pair; the
+    # automaton steps once per unit after the pattern's head, whatever the pattern.
+    steps = 0
+    real = wildcard.step
+
+    def counted(state: int, moves: int, star: int) -> int:
+        nonlocal steps
+        steps += 1
+        return real(state, moves, star)
+
+    monkeypatch.setattr(wildcard, "step", counted)
+    pattern = "*a*a*a*a*a*a*a*a*b?"  # no head nor tail to tell the answer at once
+    text = "a" * 500
+    assert not match(text, pattern)
+    assert steps == len(text)
+    steps = 0
+    assert match(text + "bb", pattern)
+    assert steps == len(text) + 2
 
 
 @pytest.mark.parametrize(
