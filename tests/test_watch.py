@@ -271,7 +271,9 @@ def test_specs_removed_and_checked_out_again_are_watched_again(tmp_path: Path) -
         back = watching.until(summary)
         # One change or several, as the file watcher batches the checkout's events.
         assert any(
-            re.fullmatch(r"promptc: specs( and \d+ more file\(s\))? changed; running again", line)
+            re.fullmatch(
+                r"promptc: specs(/\S+)?( and \d+ more file\(s\))? changed; running again", line
+            )
             for line in back
         ), back
         assert back[-1].startswith("promptc: no problems")
