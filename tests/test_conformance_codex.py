@@ -266,7 +266,7 @@ def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
         Attempt("spawn_agent", {"agent_type": role, "task_name": f"t{i}", "message": message})
         for i, role in enumerate(("smith", "scout"))
     ]
-    wait = Attempt("wait_agent", {"timeout_ms": 10000})
+    wait = Attempt("wait_agent", {"timeout_ms": 60000})
     plan = harness.Plan((), (*spawn, wait), fill=codex_oracle.fill)
     home = tmp_path / "home"
     with serve(plan) as server:

@@ -175,6 +175,10 @@ def fill(attempt: Attempt, turn: Turn) -> Attempt:
         return attempt
     # Read from anywhere in a result: its JSON is not always the result's whole text.
     spawned = [m[1] for r in turn.results for m in _AGENT_ID.finditer(r.text)]
+    if not spawned:
+        # Spawned by task_name (`{"task_name": "/root/t0"}`): that wait_agent takes
+        # only timeout_ms ("unknown field `targets`") and waits for them all.
+        return attempt
     return Attempt(attempt.tool, {**attempt.arguments, "targets": spawned})
 
 
