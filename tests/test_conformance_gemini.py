@@ -51,7 +51,8 @@ import yaml
 
 from tests import bundles, oracle
 
-pytestmark = pytest.mark.slow
+# Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 BUNDLES = {
     "repository": bundles.REPOSITORY,

@@ -38,7 +38,8 @@ from compiler.project import Project
 from compiler.targets import opencode
 from tests import bundles, oracle
 
-pytestmark = pytest.mark.slow
+# Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 BUNDLES = {"repository": bundles.REPOSITORY, "fixture": bundles.FIXTURES / "opencode"}
 # The agents OpenCode 1.18.33 defines itself; a bundle may override any of them.

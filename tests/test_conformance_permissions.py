@@ -57,7 +57,8 @@ from compiler.runtime import Runtime, resolve
 from compiler.targets.opencode import agent_frontmatter
 from tests import opencode_js, oracle
 
-pytestmark = pytest.mark.slow
+# Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "permissions"

@@ -24,7 +24,8 @@ import pytest
 from compiler.skills import emit_skills
 from tests import bundles, oracle
 
-pytestmark = pytest.mark.slow
+# Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 BUNDLES = {"repository": bundles.REPOSITORY, "fixture": bundles.FIXTURES / "skills"}
 PLUGIN = "promptc-skills"

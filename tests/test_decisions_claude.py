@@ -12,7 +12,7 @@ targets emit as Claude Code 2.1.332 decides them. Here:
   a few calls of two agents in `make test`, at least 200 calls per target
   in `make conformance` (the repository, the fixtures, hard maps written
   here and generated ones), each target's figures printed;
-- the three calls issue 31 found Claude Code running: a Write to
+- the three calls Claude Code was once seen running unasked: a Write to
   `~/.ssh/authorized_keys` by the main agent, `cat .env`, and `Skill foo`
   for an agent whose skills OpenCode asks for.
 """
@@ -48,7 +48,7 @@ BUNDLES = {
     **{name: bundles.FIXTURES / name for name in ("claude", "codex", "opencode", "permissions")},
     **{name: bundles.FIXTURES / name for name in ("overrides", "skills", "hard")},
 }
-# Maps each runtime is known to get wrong (issue 31): rule order, overlapping
+# Maps each runtime is known to get wrong: rule order, overlapping
 # wildcards, `?`, trailing spaces and case, `"*": deny` with exceptions,
 # external_directory and skill patterns; one primary starts the others.
 HARD = {
@@ -406,7 +406,7 @@ def test_the_real_claude_decides_a_sample_as_the_model(target: str, tmp_path: Pa
 
 
 @pytest.mark.conformance
-def test_the_three_calls_issue_31_saw_are_asked_or_refused(
+def test_the_three_calls_claude_once_ran_unasked_are_asked_or_refused(
     make_bundle: MakeBundle, tmp_path: Path
 ) -> None:
     files = emitted("repository", "claude")

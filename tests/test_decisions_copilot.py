@@ -185,7 +185,15 @@ def scripts(files: Mapping[str, str]) -> dict[str, str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
+# One bundle here; the others in `make conformance` (each hook run is a node process).
+@pytest.mark.parametrize(
+    "bundle",
+    [
+        pytest.param("claude", marks=pytest.mark.conformance),
+        pytest.param("opencode", marks=pytest.mark.conformance),
+        "permissions",
+    ],
+)
 def test_every_hook_answers_as_the_model_reads_it(bundle: str, tmp_path: Path) -> None:
     # A sample of each matrix (every permission and decision present) in
     # `make test`; every call, the repository's too, in the conformance run.
