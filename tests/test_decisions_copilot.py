@@ -337,14 +337,15 @@ def run_on_copilot(
 ) -> dict[Call, str]:
     """Each chosen call made by its agent on the real CLI, as the main session or
     started by `task` as the call says: the verdict as an action."""
-    folder.mkdir(parents=True, exist_ok=True)
-    project = decisions.project_for(folder, dict(files))
-    home = folder / "home"
     real: dict[Call, str] = {}
     groups: dict[tuple[str, bool], list[Call]] = {}
     for d in chosen:
         groups.setdefault((d.call.agent, d.call.delegated), []).append(d.call)
-    for (agent, delegated), found in groups.items():
+    for index, ((agent, delegated), found) in enumerate(groups.items()):
+        # A project of its own per run: a run's allowed edits (a file named
+        # `.claude`, say) must not change what the next run's calls meet.
+        project = decisions.project_for(folder / f"run{index}", dict(files))
+        home = folder / f"run{index}" / "home"
         attempts = []
         for call in found:
             if call.permission in ("question", "websearch", "webfetch"):

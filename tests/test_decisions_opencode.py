@@ -58,7 +58,12 @@ def _without_model(text: str) -> str:
 
 def _drivable(call: Call) -> bool:
     """OpenCode has a tool for it here: no tool asks for `list`, and a custom or
-    MCP tool (`plan_db`) is not installed in a scratch project."""
+    MCP tool (`plan_db`) is not installed in a scratch project. OpenCode looks a
+    skill up before it asks about it ("Skill ... not found"), and the SKILL.md
+    written for the call names it in plain YAML, which trims: a name with spaces
+    at its ends never exists, and its call says nothing about the rules."""
+    if call.permission == "skill" and call.input != call.input.strip():
+        return False
     return call.permission in calls.BUILT_IN and call.permission not in {*NEVER_OFFERED, "list"}
 
 
