@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, settings
 
 from compiler.cli import main
 from compiler.diagnostics import Diagnostic
+from tests.decisions import FIGURES
 from tests.strategies import EXAMPLES
 
 # Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (the default, in
@@ -36,11 +37,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # controller adds up the workers' counts as each one finishes, before its own
 # session ends, so the minimum and the summary below cover the whole run.
 _WORKER_COUNTS = "fuzz_examples"
+_WORKER_FIGURES = "decision_figures"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     EXAMPLES.update(node.workeroutput.get(_WORKER_COUNTS, {}))
+    FIGURES.extend(node.workeroutput.get(_WORKER_FIGURES, []))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -48,6 +51,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: the controller judges
         workeroutput[_WORKER_COUNTS] = dict(EXAMPLES)
+        workeroutput[_WORKER_FIGURES] = list(FIGURES)
         return
     minimum = int(os.environ.get("FUZZ_MIN_EXAMPLES", "0"))
     if sum(EXAMPLES.values()) < minimum and session.exitstatus == 0:
@@ -55,6 +59,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if FIGURES:
+        terminalreporter.write_line("decisions: never wider, call by call (tests/decisions.py)")
+        for line in sorted(FIGURES):
+            terminalreporter.write_line(f"  {line}")
     total = sum(EXAMPLES.values())
     if not total:
         return

@@ -10,7 +10,7 @@ file drives its CLI (tests/oracles/<runtime>.py) and compares.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,9 @@ from compiler.calls import RANK, Call
 from compiler.decide import MODELS
 from compiler.project import Project
 from tests.oracles import harness
+
+# The figures of this process's decision tests, for the run's summary.
+FIGURES: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -81,13 +84,22 @@ def project_for(folder: Path, files: Mapping[str, str]) -> Path:
     return harness.scratch_project(project, {**everyday, **files})
 
 
-def figures(target: str, found: Sequence[Decided], real: int) -> str:
+def figures(
+    target: str, found: Sequence[Decided], real: int, accepted: Collection[str] = ()
+) -> str:
     """What a target's decision suite prints: calls, wider, and the usable share
-    (of the calls OpenCode allows or asks, the part the runtime still allows or asks)."""
+    (of the calls OpenCode allows or asks, the part the runtime still allows or asks).
+    Kept in FIGURES too, which the run's summary prints (tests/conftest.py)."""
     usable = [d for d in found if d.opencode != "deny"]
     kept = [d for d in usable if d.model != "deny"]
     share = 100 * len(kept) // len(usable) if usable else 100
-    return (
+    wide = wider(found)
+    taken = sorted({d.call.permission for d in wide if d.call.permission in accepted})
+    on_purpose = [d for d in wide if d.call.permission in accepted]
+    also = f" (and {len(on_purpose)} accepted: {', '.join(taken)})" if on_purpose else ""
+    line = (
         f"{target}: {len(found)} calls on the model, {real} on the real CLI, "
-        f"{len(wider(found))} wider, {share}% of {len(usable)} usable calls kept"
+        f"{len(wide) - len(on_purpose)} wider{also}, {share}% of {len(usable)} usable calls kept"
     )
+    FIGURES.append(line)
+    return line

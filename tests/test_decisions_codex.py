@@ -82,7 +82,7 @@ def test_no_call_is_wider_than_opencode_but_what_the_config_accepts(bundle: str)
     assert set(accepted) <= set(CANNOT_SAY), accepted
     wider = [d for d in decisions.wider(found) if d.call.permission not in accepted]
     assert wider == []
-    print(decisions.figures(f"{TARGET} ({bundle})", found, 0))
+    print(decisions.figures(f"{TARGET} ({bundle})", found, 0, accepted))
 
 
 def test_the_repository_accepts_only_apply_patch() -> None:
@@ -107,7 +107,7 @@ def test_the_repository_keeps_what_codex_can_say() -> None:
     kept = {(d.call.permission, d.model) for d in found if d.opencode != "deny"}
     assert ("edit", "allow") in kept
     assert all(d.model == "deny" for d in found if d.call.permission in ("task", "question"))
-    print(decisions.figures(TARGET, found, 0))
+    print(decisions.figures(TARGET, found, 0, codex_rules.accepted(emitted("repository")[0])))
 
 
 # --- the model is not vacuous ---------------------------------------------------------------
@@ -266,7 +266,8 @@ def check_on_codex(
         real = on_codex(files, chosen, Path(scratch))
     expected = {d.call: d.model for d in chosen if d.call in real}
     assert real == expected, bundle
-    print(decisions.figures(f"{TARGET} ({bundle})", found, len(real)))
+    accepted = codex_rules.accepted(emitted(bundle)[0])
+    print(decisions.figures(f"{TARGET} ({bundle})", found, len(real), accepted))
     return len(real)
 
 
