@@ -31,13 +31,17 @@ from compiler.rules import (
     emit,
     empty_body,
     encoding,
+    hidden_markup,
+    hidden_text,
     home_path,
     import_,
     internal,
     key_typo,
     lossy_translation,
     missing_catch_all,
+    mixed_script,
     positional_arguments,
+    prompt_injection,
     required_snippet,
     runtime_limits,
     schema,
@@ -116,6 +120,10 @@ _MODULES: tuple[ModuleType, ...] = (
     unknown_skill,
     unloadable_skill,
     skill_levels,
+    hidden_text,
+    mixed_script,
+    hidden_markup,
+    prompt_injection,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
