@@ -30,7 +30,9 @@ from compiler.rules import (
     description_length,
     emit,
     empty_body,
+    encoded_blob,
     encoding,
+    exfiltration_url,
     hidden_markup,
     hidden_text,
     home_path,
@@ -45,6 +47,7 @@ from compiler.rules import (
     required_snippet,
     runtime_limits,
     schema,
+    secret,
     session_agent,
     shadowed_rule,
     skill_levels,
@@ -124,6 +127,9 @@ _MODULES: tuple[ModuleType, ...] = (
     mixed_script,
     hidden_markup,
     prompt_injection,
+    exfiltration_url,
+    encoded_blob,
+    secret,
 )
 
 RULES: Mapping[str, Rule] = {module.ID: module for module in _MODULES}
