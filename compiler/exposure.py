@@ -72,6 +72,46 @@ class Source:
         return self.text[start:end]
 
     @functools.cached_property
+    def lowered(self) -> str | None:
+        """The text in lower case, offset for offset; None where lowering changes
+        its length (a rare letter such as U+0130 lowers to two code points)."""
+        low = self.text.lower()
+        return low if len(low) == len(self.text) else None
+
+    def windows(self, triggers: Sequence[str], around: int = 0) -> Iterator[tuple[int, int]]:
+        """Offsets (start, end) of the lines that hold one of `triggers` (lower-case
+        words, looked for in the lowered text), with `around` lines on each side,
+        merged where they touch; the whole text where it cannot be lowered.
+
+        A rule whose patterns each hold one of its triggers runs them on these
+        windows only: a literal search costs a fraction of a regular expression's
+        scan, and triggers are rare in prose.
+        """
+        low = self.lowered
+        if low is None:
+            yield 0, len(self.text)
+            return
+        lines: set[int] = set()
+        for word in triggers:
+            at = low.find(word)
+            while at >= 0:
+                line = self.position(at)[0]
+                lines.add(line)
+                at = low.find(word, self.line_span(line)[1])  # the next line on
+        last = len(self._starts)
+        start = end = 0
+        for line in sorted(lines):
+            first, final = max(1, line - around), min(last, line + around)
+            if end and first <= end + 1:
+                end = max(end, final)
+                continue
+            if end:
+                yield self._starts[start - 1], self.line_span(end)[1]
+            start, end = first, final
+        if end:
+            yield self._starts[start - 1], self.line_span(end)[1]
+
+    @functools.cached_property
     def code(self) -> tuple[tuple[int, int], ...]:
         """Offsets (start, end) of the body's fenced code blocks, fences included."""
         return tuple(_fences(self.text, self.body)) if self.role in PROMPTS else ()

@@ -53,10 +53,10 @@ OPTIONS: dict[str, Any] = {
     "accept": exposure.accept_option(KINDS),
 }
 
-# Runs of each alphabet, found whole (a run is never cut in two); hex first,
-# since every hex run is also a base64 run.
-_HEX = re.compile(r"(?<![0-9A-Za-z+/_=-])[0-9A-Fa-f]{16,}(?![0-9A-Za-z+/_=-])")
-_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+# Whole runs of the base64 alphabets (URL-safe included, padding kept); a run
+# of hex digits alone is judged as hex.
+_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
 _ESCAPED = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,}|(?:%[0-9A-Fa-f]{2}){8,}")
 PREVIEW = 50
 # Decoded text counts as text when nearly every character prints and most are letters or blanks.
@@ -75,17 +75,14 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source, min_text: int, min_any: int) -> Iterator[Finding]:
-    shortest = min(min_text, min_any)
-    text = source.text
-    hex_runs: set[int] = set()
-    for match in _HEX.finditer(text):
-        hex_runs.add(match.start())
-        yield from _judge(source, match, "hex", _from_hex, min_text, min_any)
-    for match in _BASE64.finditer(text):
-        if len(match.group()) >= shortest and match.start() not in hex_runs:
+    for match in _RUN.finditer(source.text):
+        if _HEX.fullmatch(match.group()):
+            yield from _judge(source, match, "hex", _from_hex, min_text, min_any)
+        else:
             yield from _judge(source, match, "base64", _from_base64, min_text, min_any)
-    for match in _ESCAPED.finditer(text):
-        yield from _judge(source, match, "escaped-bytes", _from_escaped, min_text, min_any)
+    for start, end in source.windows(("\\x", "%")):
+        for match in _ESCAPED.finditer(source.text, start, end):
+            yield from _judge(source, match, "escaped-bytes", _from_escaped, min_text, min_any)
 
 
 def _judge(

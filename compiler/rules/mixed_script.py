@@ -149,4 +149,4 @@ def _word(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _in_word(char: str) -> bool:
-    return char.isalnum() or char in "_-"
+    return char.isalnum() or char == "_"

@@ -68,6 +68,9 @@ class Pattern:
 
     kind: str
     does: str
+    # Lower-case words of which every match holds one: the regex runs only on
+    # the lines around them (Source.windows).
+    triggers: tuple[str, ...]
     regex: re.Pattern[str]
     needs: re.Pattern[str] | None = None  # the match must also hold this
 
@@ -83,6 +86,20 @@ _DATA = (
     r"messages|conversación|historial|contexto|secretos?|claves?|contraseñas?|credenciales|"
     r"variables\s+de\s+entorno|código|repositorio|archivos?|contenido|datos|salida"
 )
+_SECRET_FILE_NAMES = (
+    ".env",
+    "id_rsa",
+    "id_ed25519",
+    ".ssh/",
+    ".aws/",
+    "credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    "/etc/passwd",
+    "/etc/shadow",
+)
 _SECRET_FILES = (
     r"(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|credentials\b|\.netrc|\.npmrc|\.pypirc|"
     r"\.git-credentials|/etc/passwd|/etc/shadow)"
@@ -95,6 +112,17 @@ PATTERNS = (
     Pattern(
         "override-instructions",
         "tells the model to drop the instructions it was given",
+        (
+            "ignor",
+            "disregard",
+            "forget",
+            "overrid",
+            "bypass",
+            "your",
+            "olvida",
+            "descarta",
+            "omite",
+        ),
         _compile(
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?"
             r"(?:the\s+|your\s+|these\s+|those\s+|my\s+)?(?:previous|prior|above|earlier|preceding|"
@@ -112,6 +140,20 @@ PATTERNS = (
     Pattern(
         "conceal-from-user",
         "tells the agent to hide what it does from its user",
+        (
+            "user",
+            "human",
+            "operator",
+            "developer",
+            "anyone",
+            "reviewer",
+            "keep",
+            "secretly",
+            "covertly",
+            "silently",
+            "usuario",
+            "nadie",
+        ),
         _compile(
             r"\bwithout\s+(?:telling|informing|notifying|alerting|letting)\s+(?:the\s+)?"
             r"(?:user|human|operator|developer|anyone)\b",
@@ -131,6 +173,7 @@ PATTERNS = (
     Pattern(
         "exfiltrate-data",
         "tells the agent to send data to an outside address",
+        ("://", *_SECRET_FILE_NAMES),
         _compile(
             r"\b(?:send|post|upload|transmit|forward|exfiltrate|leak|submit)\b[^\n]{0,80}?"
             r"\b(?:to|at|into)\s+<?(?:https?|ftp)://[^\s)>\]]*",
@@ -146,6 +189,7 @@ PATTERNS = (
     Pattern(
         "download-and-run",
         "runs a script fetched from the network, read by no one",
+        ("curl", "wget", "iex", "invoke-", "iwr", "irm"),
         _compile(
             rf"\b(?:curl|wget)\b[^\n|]{{0,300}}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*{_SHELLS}",
             r"\b(?:(?:ba|z)?sh|source)\s+(?:-c\s+)?[\"']?(?:\$\(|<\()\s*(?:curl|wget)\b",
@@ -157,6 +201,19 @@ PATTERNS = (
     Pattern(
         "disable-confirmation",
         "tells the agent to act without the confirmations that protect its user",
+        (
+            "confirm",
+            "permis",
+            "approv",
+            "consent",
+            "sandbox",
+            "safety",
+            "dangerously",
+            "yolo",
+            "bypasspermissions",
+            "aprob",
+            "autoriz",
+        ),
         _compile(
             r"\b(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|wait|prompt)\s+(?:the\s+user\s+)?"
             r"(?:for\s+)?(?:confirmation|permission|approval|consent)\b",
@@ -176,6 +233,7 @@ PATTERNS = (
     Pattern(
         "forged-turn",
         "a chat-template token that forges a system or user turn",
+        ("<|", "[inst]", "[/inst]"),
         _compile(
             r"<\|(?:im_start|im_end|im_sep|endoftext|system|user|assistant|eot_id|"
             r"start_header_id|end_header_id|begin_of_text)\|>",
@@ -200,12 +258,17 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 def _scan(source: Source) -> Iterator[Finding]:
     for pattern in PATTERNS:
-        for match in pattern.regex.finditer(source.text):
-            if pattern.needs is not None and not pattern.needs.search(match.group()):
-                continue
-            shown = exposure.shown(match.group(), PREVIEW)
-            message = f"`{shown}` {pattern.does}"
-            yield Finding(source, match.start(), pattern.kind, message, _HINT)
+        for start, end in source.windows(pattern.triggers, around=1):
+            yield from _matches(source, pattern, start, end)
+
+
+def _matches(source: Source, pattern: Pattern, start: int, end: int) -> Iterator[Finding]:
+    for match in pattern.regex.finditer(source.text, start, end):
+        if pattern.needs is not None and not pattern.needs.search(match.group()):
+            continue
+        shown = exposure.shown(match.group(), PREVIEW)
+        message = f"`{shown}` {pattern.does}"
+        yield Finding(source, match.start(), pattern.kind, message, _HINT)
 
 
 _HINT = "remove it, or accept it with the reason it is safe (docs/security.md)"

@@ -119,6 +119,13 @@ _NOT_SECRET = re.compile(
     r"placeholder|dummy|\.\.\.|<|\{\{",
     re.IGNORECASE,
 )
+# Lower-case words every match of a group holds: its regex runs only on their lines.
+FORMAT_TRIGGERS = (
+    "akia", "asia", "abia", "acca", "a3t", "aws", "aiza", "accountkey=", "ghp_", "gho_", "ghu_",
+    "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "xapp-", "hooks.slack.com", "sk_",
+    "rk_", "npm_", "pypi-", "hf_", "sg.", "eyj", "private key",
+)  # fmt: skip
+ASSIGNED_TRIGGERS = ("key", "secret", "token", "passw", "pwd", "credential", "bearer")
 KINDS = (*dict.fromkeys(kind for kind, _, _ in FORMATS), "url-password", "assigned-secret")
 OPTIONS: dict[str, Any] = {
     "min_entropy": {"type": "number", "minimum": 0, "default": 3.0},
@@ -137,8 +144,17 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source, min_entropy: float) -> Iterator[Finding]:
+    for start, end in source.windows(FORMAT_TRIGGERS):
+        yield from _formats(source, start, end)
+    for start, end in source.windows(("://",)):
+        yield from _url_passwords(source, start, end)
+    for start, end in source.windows(ASSIGNED_TRIGGERS):
+        yield from _assigned(source, start, end, min_entropy)
+
+
+def _formats(source: Source, start: int, end: int) -> Iterator[Finding]:
     text = source.text
-    for match in _FORMATS.finditer(text):
+    for match in _FORMATS.finditer(text, start, end):
         start, end = match.span()
         if (start and text[start - 1] in _WORD) or (end < len(text) and text[end] in _WORD):
             continue
@@ -148,11 +164,17 @@ def _scan(source: Source, min_entropy: float) -> Iterator[Finding]:
         if kind == "aws-access-key" and token.endswith("EXAMPLE"):
             continue  # AWS's documentation key
         yield _finding(source, match.start(), kind, what, token)
-    for match in _URL_PASSWORD.finditer(text):
+
+
+def _url_passwords(source: Source, start: int, end: int) -> Iterator[Finding]:
+    for match in _URL_PASSWORD.finditer(source.text, start, end):
         password = match.group(1)
         if not _NOT_SECRET.search(password) and password.lower() not in ("password", "pass"):
             yield _finding(source, match.start(1), "url-password", "a password in a URL", password)
-    for match in _ASSIGNED.finditer(text):
+
+
+def _assigned(source: Source, start: int, end: int, min_entropy: float) -> Iterator[Finding]:
+    for match in _ASSIGNED.finditer(source.text, start, end):
         group = "value" if match.group("value") else "bearer"
         value = match.group(group)
         if _secret_like(value, min_entropy):

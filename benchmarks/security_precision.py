@@ -1,0 +1,128 @@
+"""Per-rule precision and recall of the security rules, and what they cost a lint.
+
+Lints the labelled set (benchmarks/security_set.py: planted cases, clean
+lines, clean documents) once and prints, for each security rule, the planted
+cases it found (true positives), those it missed (false negatives) and the
+clean cases it reported (false positives), with precision and recall. Then it
+lints clean bundles that must raise nothing: the repository's own bundle and
+real-shape bundles (benchmarks/real_shape.py), and prints what each raised.
+Last, the lint time of a real-shape bundle with the security rules on, as a
+ratio to the same lint with them off (median of `--repeat` runs each).
+
+    .venv/bin/python benchmarks/security_precision.py --agents 40 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from real_shape import make_real_bundle  # benchmarks/ is on sys.path
+from security_set import CASES, DOCUMENTS, Case, write_bundle
+
+from compiler import api
+from compiler.config import load_config
+from compiler.diagnostics import Diagnostic
+
+RULES = (
+    "hidden-text",
+    "mixed-script",
+    "hidden-markup",
+    "prompt-injection",
+    "encoded-blob",
+    "exfiltration-url",
+    "secret",
+)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lint(root: Path, config: str = "promptc.toml") -> list[Diagnostic]:
+    here = os.getcwd()
+    os.chdir(root)  # diagnostics name files relative to the working directory
+    try:
+        return list(api.lint(load_config(root / config)).diagnostics)
+    finally:
+        os.chdir(here)
+
+
+def judged(found: Iterable[Diagnostic], cases: dict[str, Case]) -> dict[str, list[int]]:
+    """Per rule: [true positives, false negatives, false positives]."""
+    reported: dict[str, set[tuple[str, str]]] = {path: set() for path in cases}
+    for d in found:
+        if d.rule in RULES and d.path in reported:
+            reported[d.path].add((d.rule, d.message.split(":", 1)[0]))
+    counts = {rule: [0, 0, 0] for rule in RULES}
+    for path, case in cases.items():
+        said = reported[path]
+        if case.expected is not None:
+            counts[case.expected[0]][0 if case.expected in said else 1] += 1
+        for rule, kind in said:
+            if (rule, kind) != case.expected:
+                counts[rule][2] += 1
+    return counts
+
+
+def table(counts: dict[str, list[int]]) -> list[str]:
+    rows = [
+        "| rule | planted | found | missed | false positives | precision | recall |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for rule, (tp, fn, fp) in counts.items():
+        precision = f"{tp / (tp + fp):.2f}" if tp + fp else "-"
+        recall = f"{tp / (tp + fn):.2f}" if tp + fn else "-"
+        rows.append(f"| {rule} | {tp + fn} | {tp} | {fn} | {fp} | {precision} | {recall} |")
+    return rows
+
+
+def security(found: Iterable[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in found if d.rule in RULES]
+
+
+def timed(root: Path, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        lint(root)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=40, help="agents per real-shape bundle")
+    parser.add_argument("--repeat", type=int, default=5, help="timed lints per setting")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        labelled = base / "labelled"
+        cases = write_bundle(labelled, [*CASES, *DOCUMENTS])
+        planted = sum(1 for case in CASES if case.expected)
+        print(f"labelled set: {planted} planted cases, {len(cases) - planted} clean")
+        print(f"({len(DOCUMENTS)} of them whole documents)\n")
+        print("\n".join(table(judged(lint(labelled), cases))))
+        print("\nclean bundles (any finding is a false positive):")
+        print(f"- the repository's bundle: {len(security(lint(ROOT, 'pyproject.toml')))} findings")
+        shaped = base / "shaped"
+        size = make_real_bundle(shaped, args.agents)
+        (shaped / "promptc.toml").write_text("[targets.opencode]\n[targets.claude]\n")
+        found = security(lint(shaped))
+        print(f"- real shape, {args.agents} agents ({size:,} bytes): {len(found)} findings")
+        for d in found[:10]:
+            print(f"    {d.as_text()}")
+        off = "".join(f'[rules.{rule}]\nlevel = "off"\n' for rule in RULES)
+        on_time = timed(shaped, args.repeat)
+        (shaped / "promptc.toml").write_text("[targets.opencode]\n[targets.claude]\n" + off)
+        off_time = timed(shaped, args.repeat)
+        print(
+            f"\nlint of the real-shape bundle: {on_time * 1000:.0f} ms with the security rules, "
+            f"{off_time * 1000:.0f} ms without (x{on_time / off_time:.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()
