@@ -10,7 +10,7 @@ modes and skills that line reaches, for each runtime the bundle is built for.
 - `sources`: every file the rules scan (agents, modes, fragments, skill files,
   skill supporting files and, for secrets, the config), each with offsets to
   line and column.
-- `report`: findings to Problems: one per place, with what it reaches, less the
+- `report`: findings to Problems: one per line and kind, with what it reaches, less the
   ones the rule's `accept` list accepts (each entry with a required reason);
   an entry that accepts nothing is reported too.
 - `Reach`: built from the composed bodies' source maps only when a rule
@@ -228,25 +228,29 @@ def accept_option(kinds: Sequence[str]) -> dict[str, Any]:
 def report(
     project: Project, rule: str, options: Mapping[str, Any], findings: Iterable[Finding]
 ) -> Iterator[Problem]:
-    """One Problem per place (path, line, column), with what it reaches; accepted
+    """One Problem per line and kind (at the first finding), with what it reaches; accepted
     findings left out, and every `accept` entry that accepts nothing reported."""
     accepted = list(options.get("accept", ()))
     used: set[int] = set()
-    seen: set[tuple[Path, int, int]] = set()
-    reach: Reach | None = None
+    # One finding per line and kind, at the first: the rest of the line is counted.
+    first: dict[tuple[Path, int, str], tuple[Finding, int]] = {}
     for finding in findings:
         source = finding.source
-        line, column = source.position(finding.offset)
-        if (source.path, line, column) in seen:
-            continue
-        seen.add((source.path, line, column))
+        line = source.position(finding.offset)[0]
         hit = _accepting(project, accepted, finding, line)
         if hit is not None:
             used.add(hit)
             continue
+        key = (source.path, line, finding.kind)
+        found = first.get(key)
+        first[key] = (finding, 1) if found is None else (found[0], found[1] + 1)
+    reach: Reach | None = None
+    for finding, count in first.values():
+        source = finding.source
+        line, column = source.position(finding.offset)
         reach = reach or project.once("exposure:reach", Reach)
-        where = reach.text(source, line)
-        message = f"{finding.kind}: {finding.message}{where}"
+        more = f" (and {count - 1} more on this line)" if count > 1 else ""
+        message = f"{finding.kind}: {finding.message}{more}{reach.text(source, line)}"
         yield Problem(line, column, message, finding.hint, finding.fix, path=source.path)
     config = project.config
     for index, entry in enumerate(accepted):

@@ -79,6 +79,7 @@ _RANGES = {
 }
 _HIDDEN = re.compile("[" + "".join(_RANGES.values()) + "]+")
 _KIND_OF = [(re.compile(f"[{chars}]"), kind) for kind, chars in _RANGES.items()]
+_SELECTOR = re.compile(f"[{_RANGES['variation-selectors']}]")
 _RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _MARKS = frozenset("\u200e\u200f\u061c")
 _JOINERS = frozenset("\u200c\u200d")
@@ -103,17 +104,20 @@ def _scan(source: Source) -> Iterator[Finding]:
         flagged = [i for i in range(match.start(), match.end()) if _reported(text, i, match)]
         if flagged:
             runs.append(flagged)
-    by_line: dict[int, list[int]] = {}
+    # One finding per line and kind, at its first character: `\u202e ... \u202c`
+    # is one override, and the fix removes every reported character of the line.
+    by_line: dict[int, dict[str, list[int]]] = {}
     for run in runs:
-        by_line.setdefault(source.position(run[0])[0], []).extend(run)
-    for run in runs:
-        line = source.position(run[0])[0]
+        kinds = by_line.setdefault(source.position(run[0])[0], {})
+        for i in run:
+            kinds.setdefault(_kind(text[i]), []).append(i)
+    for line, kinds in by_line.items():
         start, end = source.line_span(line)
-        cut = set(by_line[line])
+        cut = {i for found in kinds.values() for i in found}
         kept = "".join(c for i, c in enumerate(text[start:end], start) if i not in cut)
-        kind = _kind(text[run[0]])
         fix = exposure.line_fix(source, line, kept)
-        yield Finding(source, run[0], kind, _message(text, run), _HINT, fix)
+        for kind, found in kinds.items():
+            yield Finding(source, found[0], kind, _message(text, found), _HINT, fix)
 
 
 _HINT = "remove it (`promptc lint --fix` does); if the text needs it, accept it with a reason"
@@ -137,7 +141,8 @@ def _reported(text: str, i: int, run: re.Match[str]) -> bool:
     if char == "\ufeff":
         return i > 0
     if _kind(char) == "variation-selectors":
-        alone = run.end() - run.start() == 1
+        # One after a visible character picks a style; two in a row carry data.
+        alone = not _SELECTOR.match(before) and not _SELECTOR.match(after)
         return not (alone and before and not before.isspace())
     if _kind(char) == "tag-character":
         return not _flag_sequence(text, run)

@@ -159,7 +159,7 @@ PATTERNS = (
             r"(?:user|human|operator|developer|anyone)\b",
             r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|let)\s+(?:the\s+)?"
             r"(?:user|human|operator)\s+(?:know\b|about\b|that\s+you\b|what\s+you\b|you\s+)",
-            r"\b(?:hide|conceal)\s+(?:this|it|that|these|them|your\s+\w+|the\s+\w+)\s+from\s+"
+            r"\b(?:hide|conceal)\s+(?:\S+\s+){0,3}?from\s+"
             r"(?:the\s+)?(?:user|human|operator|reviewer)s?\b",
             r"\bkeep\s+(?:this|it|that|these)\s+(?:hidden|secret)\s+from\b",
             r"\b(?:secretly|covertly)\s+\w+|\bsilently\s+(?:send|upload|post|exfiltrate|forward)\b",

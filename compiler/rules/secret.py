@@ -144,12 +144,19 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source, min_entropy: float) -> Iterator[Finding]:
+    known: list[Finding] = []
     for start, end in source.windows(FORMAT_TRIGGERS):
-        yield from _formats(source, start, end)
+        known.extend(_formats(source, start, end))
     for start, end in source.windows(("://",)):
-        yield from _url_passwords(source, start, end)
+        known.extend(_url_passwords(source, start, end))
+    yield from known
+    # A value a known format already names (`aws_secret_access_key = ...`) is
+    # not reported again as an assigned secret.
+    lines = {source.position(finding.offset)[0] for finding in known}
     for start, end in source.windows(ASSIGNED_TRIGGERS):
-        yield from _assigned(source, start, end, min_entropy)
+        for finding in _assigned(source, start, end, min_entropy):
+            if source.position(finding.offset)[0] not in lines:
+                yield finding
 
 
 def _formats(source: Source, start: int, end: int) -> Iterator[Finding]:
