@@ -6,8 +6,9 @@ cases it found (true positives), those it missed (false negatives) and the
 clean cases it reported (false positives), with precision and recall. Then it
 lints clean bundles that must raise nothing: the repository's own bundle and
 real-shape bundles (benchmarks/real_shape.py), and prints what each raised.
-Last, the lint time of a real-shape bundle with the security rules on, as a
-ratio to the same lint with them off (median of `--repeat` runs each).
+Last, the lint time of a real-shape bundle and of the repository's bundle
+with the security rules on, next to the same lint with them off (median of
+`--repeat` runs each, in this process, one after the other).
 
     .venv/bin/python benchmarks/security_precision.py --agents 40 --repeat 5
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -83,11 +85,11 @@ def security(found: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in found if d.rule in RULES]
 
 
-def timed(root: Path, repeat: int) -> float:
+def timed(root: Path, repeat: int, config: str) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        lint(root)
+        lint(root, config)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -114,14 +116,27 @@ def main() -> None:
         print(f"- real shape, {args.agents} agents ({size:,} bytes): {len(found)} findings")
         for d in found[:10]:
             print(f"    {d.as_text()}")
+        print("\nlint time, median of each setting, security rules on / off:")
         off = "".join(f'[rules.{rule}]\nlevel = "off"\n' for rule in RULES)
-        on_time = timed(shaped, args.repeat)
-        (shaped / "promptc.toml").write_text("[targets.opencode]\n[targets.claude]\n" + off)
-        off_time = timed(shaped, args.repeat)
-        print(
-            f"\nlint of the real-shape bundle: {on_time * 1000:.0f} ms with the security rules, "
-            f"{off_time * 1000:.0f} ms without (x{on_time / off_time:.2f})"
-        )
+        targets = "[targets.opencode]\n[targets.claude]\n"
+        print(f"- real shape, {args.agents} agents: {compare(shaped, targets, off, args.repeat)}")
+        ndomo = base / "ndomo"
+        for folder in ("specs", "fragments"):
+            shutil.copytree(ROOT / folder, ndomo / folder)
+        own = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+        promptc = own.split("[tool.promptc]", 1)[1]
+        prefixed = off.replace("[rules.", "[tool.promptc.rules.")
+        times = compare(ndomo, "[tool.promptc]" + promptc, prefixed, args.repeat, "pyproject.toml")
+        print(f"- the repository's bundle: {times}")
+
+
+def compare(root: Path, config: str, off: str, repeat: int, name: str = "promptc.toml") -> str:
+    """`on ms / off ms (xratio)`: lint times with the security rules and without."""
+    (root / name).write_text(config, encoding="utf-8")
+    on_time = timed(root, repeat, name)
+    (root / name).write_text(config + off, encoding="utf-8")
+    off_time = timed(root, repeat, name)
+    return f"{on_time * 1000:.0f} ms / {off_time * 1000:.0f} ms (x{on_time / off_time:.2f})"
 
 
 if __name__ == "__main__":
