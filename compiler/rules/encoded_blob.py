@@ -9,7 +9,7 @@ archive has no place in a prompt). The message shows the start of the
 decoded text. Kinds: base64 (standard and URL-safe alphabets), hex,
 escaped-bytes (`\\x69\\x67...`, `%69%67...`).
 
-Not reported: hashes and ids (a SHA-256 in hex is 64 characters and decodes
+Not reported: runs of a few characters repeated (`9999...`), hashes and ids (a SHA-256 in hex is 64 characters and decodes
 to no text), words joined by `-`, `_` or `/` (paths, URLs, identifiers: they
 decode to no text either), anything shorter than the thresholds. False
 positives: a test fixture that a prompt shows on purpose; accept it.
@@ -59,6 +59,7 @@ _RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _ESCAPED = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,}|(?:%[0-9A-Fa-f]{2}){8,}")
 PREVIEW = 50
+MIN_VARIED = 8  # distinct characters a long blob holds (random hex holds all 16)
 # Decoded text counts as text when nearly every character prints and most are letters or blanks.
 PRINTABLE = 0.95
 WORDY = 0.7
@@ -104,12 +105,18 @@ def _judge(
         shown = exposure.shown(readable, PREVIEW)
         message = f"{len(blob)} characters of {kind} that decode to text: `{shown}`"
         yield Finding(source, match.start(), kind, message, _HINT)
-    elif len(blob) >= min_any:
+    elif len(blob) >= min_any and _varied(blob):
         message = f"{len(blob)} characters of {kind} that no reviewer can read"
         yield Finding(source, match.start(), kind, message, _HINT)
 
 
 _HINT = "write what it says as text, or accept it with the reason it must stay encoded"
+
+
+def _varied(blob: str) -> bool:
+    """Whether the blob's characters vary as encoded data does: a run of one or
+    two characters (`999...`, a rule line) is not data."""
+    return len(set(blob[:MIN_VARIED * 4])) >= MIN_VARIED
 
 
 def _from_hex(blob: str) -> bytes | None:
