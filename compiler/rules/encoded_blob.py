@@ -9,9 +9,10 @@ archive has no place in a prompt). The message shows the start of the
 decoded text. Kinds: base64 (standard and URL-safe alphabets), hex,
 escaped-bytes (`\\x69\\x67...`, `%69%67...`).
 
-Not reported: runs of a few characters repeated (`9999...`), hashes and ids (a SHA-256 in hex is 64 characters and decodes
-to no text), words joined by `-`, `_` or `/` (paths, URLs, identifiers: they
-decode to no text either), anything shorter than the thresholds. False
+Not reported: runs of a few characters repeated (`9999...`), hashes and ids
+(a SHA-256 in hex is 64 characters and decodes to no text), words joined by
+`-`, `_` or `/` (paths, URLs, identifiers: they decode to no text either),
+anything shorter than the thresholds. False
 positives: a test fixture that a prompt shows on purpose; accept it.
 
 Options:
