@@ -117,7 +117,7 @@ _HINT = "write what it says as text, or accept it with the reason it must stay e
 def _varied(blob: str) -> bool:
     """Whether the blob's characters vary as encoded data does: a run of one or
     two characters (`999...`, a rule line) is not data."""
-    return len(set(blob[:MIN_VARIED * 4])) >= MIN_VARIED
+    return len(set(blob[: MIN_VARIED * 4])) >= MIN_VARIED
 
 
 def _from_hex(blob: str) -> bytes | None:
