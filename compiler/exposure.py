@@ -71,6 +71,15 @@ class Source:
         start, end = self.line_span(line)
         return self.text[start:end]
 
+    def is_prose(self, offset: int) -> bool:
+        """Whether `offset` is in text the model reads as words: the body, a
+        supporting file, or a `description` in the frontmatter (the rest of the
+        frontmatter is configuration, such as `permissionMode: ...`)."""
+        if offset >= self.body or self.role == ASSET:
+            return True
+        line = self.position(offset)[0]
+        return self.line_text(line).lstrip().startswith("description:")
+
     @functools.cached_property
     def lowered(self) -> str | None:
         """The text in lower case, offset for offset; None where lowering changes

@@ -9,6 +9,10 @@ archive has no place in a prompt). The message shows the start of the
 decoded text. Kinds: base64 (standard and URL-safe alphabets), hex,
 escaped-bytes (`\\x69\\x67...`, `%69%67...`).
 
+Read in bodies, skill supporting files and frontmatter `description` values;
+the rest of a frontmatter is configuration (`permissionMode: ...` is not an
+instruction to the model).
+
 Not reported: runs of a few characters repeated (`9999...`), hashes and ids
 (a SHA-256 in hex is 64 characters and decodes to no text), words joined by
 `-`, `_` or `/` (paths, URLs, identifiers: they decode to no text either),
@@ -96,7 +100,7 @@ def _judge(
     min_any: int,
 ) -> Iterator[Finding]:
     blob = match.group()
-    if len(blob) < min(min_text, min_any):
+    if len(blob) < min(min_text, min_any) or not source.is_prose(match.start()):
         return
     decoded = decode(blob)
     if decoded is None:

@@ -12,6 +12,10 @@ name where to go (`{owner}/{repo}`, `{id}`, `{version}`, `{file}`,
 `$ARGUMENTS`) are not reported. Kinds: data-placeholder, command-output (`$(...)`), and
 image-placeholder (the same in a markdown image, fetched without a click).
 
+Read in bodies, skill supporting files and frontmatter `description` values;
+the rest of a frontmatter is configuration (`permissionMode: ...` is not an
+instruction to the model).
+
 False positives: an API whose documented URL takes a key in its query
 (`?api_key={API_KEY}`); the key then travels in logs, so prefer a header,
 or accept it.
@@ -79,6 +83,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 def _scan(source: Source) -> Iterator[Finding]:
     text = source.text
     for match in _URL.finditer(text):
+        if not source.is_prose(match.start()):
+            continue
         url = _trimmed(match.group())
         host_end = url.find("/", url.index("://") + 3)
         if host_end < 0:

@@ -18,7 +18,8 @@ and runtimes it reaches. Kinds:
   visible character is how an emoji picks its style; a run carries bytes);
 - invisible-filler: Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), which
   render as blank letters;
-- control-character: C0 and C1 control characters other than tab and newline;
+- control-character: C0 and C1 control characters other than tab, newline
+  and DEL (an escape sequence can hide or overwrite text in a terminal);
 - invisible-format: U+FFF9-U+FFFB (interlinear annotations) and U+206A-U+206F.
 
 Not reported: a zero-width joiner or non-joiner between two emoji or between
@@ -74,7 +75,9 @@ _RANGES = {
     "tag-character": "\U000e0000-\U000e007f",
     "variation-selectors": "\ufe00-\ufe0f\U000e0100-\U000e01ef",
     "invisible-filler": "\u115f\u1160\u3164\uffa0",
-    "control-character": "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f",
+    # ESC starts terminal sequences that hide or overwrite text, BS overwrites;
+    # DEL alone moves nothing and hides nothing, and is left out.
+    "control-character": "\x00-\x08\x0b\x0c\x0e-\x1f\x80-\x9f",
     "invisible-format": "\ufff9-\ufffb\u206a-\u206f",
 }
 _HIDDEN = re.compile("[" + "".join(_RANGES.values()) + "]+")

@@ -32,6 +32,10 @@ in docs/security.md. Kinds:
   `<|endoftext|>`, `[INST]`) that forge a system or user turn. False
   positives: a prompt about chat templates themselves.
 
+Read in bodies, skill supporting files and frontmatter `description` values;
+the rest of a frontmatter is configuration (`permissionMode: ...` is not an
+instruction to the model).
+
 No fix is offered: what the text should say instead is for a person to decide.
 
 Options:
@@ -265,6 +269,8 @@ def _scan(source: Source) -> Iterator[Finding]:
 def _matches(source: Source, pattern: Pattern, start: int, end: int) -> Iterator[Finding]:
     for match in pattern.regex.finditer(source.text, start, end):
         if pattern.needs is not None and not pattern.needs.search(match.group()):
+            continue
+        if not source.is_prose(match.start()):
             continue
         shown = exposure.shown(match.group(), PREVIEW)
         message = f"`{shown}` {pattern.does}"
