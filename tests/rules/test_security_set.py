@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -80,3 +81,25 @@ def test_every_kind_of_every_rule_has_a_planted_case() -> None:
     planted = {case.expected for case in SET.CASES if case.expected}
     kinds = {(rule, kind) for rule in SECURITY for kind in rules.RULES[rule].KINDS}  # type: ignore[attr-defined]
     assert kinds - planted == set()
+
+
+@pytest.mark.slow
+def test_the_benchmark_prints_a_row_for_every_rule(tmp_path: Path) -> None:
+    """benchmarks/security_precision.py runs as a user runs it and prints the
+    figures docs/security.md quotes (only that, never a time, is checked)."""
+    script = str(ROOT / "benchmarks/security_precision.py")
+    done = subprocess.run(
+        [sys.executable, script, "--agents", "3", "--repeat", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [
+        line.split("|")[1].strip() for line in done.stdout.splitlines() if line.startswith("| ")
+    ]
+    assert rows == ["rule", *SECURITY]
+    assert "- the repository's bundle: 0 findings" in done.stdout
+    assert "- real shape, 3 agents" in done.stdout and "): 0 findings" in done.stdout
