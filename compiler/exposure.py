@@ -305,9 +305,10 @@ class Reach:
 
     Built from the source maps of every target the bundle is built for (the
     lint target's composition, and the others composed as the emitter composes
-    them): a line reaches a body when a line of that body comes from it. A
-    fragment included in the middle of a line has no map entry for its first
-    line; that line reaches the bodies whose text holds it word for word.
+    them): a line reaches a body when a line of that body comes from it, or
+    when the body's text holds it word for word (a fragment included in the
+    middle of a line has no map entry for its first line). Lines shorter than
+    MIN_SEARCHED, or holding a placeholder or tag, are not searched for.
     """
 
     def __init__(self, project: Project) -> None:
