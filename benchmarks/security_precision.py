@@ -4,8 +4,10 @@ Lints the labelled set (benchmarks/security_set.py: planted cases, clean
 lines, clean documents) once and prints, for each security rule, the planted
 cases it found (true positives), those it missed (false negatives) and the
 clean cases it reported (false positives), with precision and recall. Then it
-lints clean bundles that must raise nothing: the repository's own bundle and
-real-shape bundles (benchmarks/real_shape.py), and prints what each raised.
+lints clean bundles that must raise nothing: the repository's own bundle,
+real-shape bundles (benchmarks/real_shape.py, one per seed) and the bundles
+benchmarks/speed.py and benchmarks/compose.py time, and prints what each
+raised.
 Last, the lint time of a real-shape bundle and of the repository's bundle
 with the security rules on, next to the same lint with them off (median of
 `--repeat` runs each, in this process, one after the other).
@@ -24,7 +26,9 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from real_shape import make_real_bundle  # benchmarks/ is on sys.path
+import compose  # benchmarks/ is on sys.path
+import speed
+from real_shape import make_real_bundle
 from security_set import CASES, DOCUMENTS, Case, write_bundle
 
 from compiler import api
@@ -98,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=40, help="agents per real-shape bundle")
     parser.add_argument("--repeat", type=int, default=5, help="timed lints per setting")
+    parser.add_argument("--seeds", type=int, default=8, help="real-shape bundles, one per seed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         base = Path(scratch)
@@ -109,13 +114,20 @@ def main() -> None:
         print("\n".join(table(judged(lint(labelled), cases))))
         print("\nclean bundles (any finding is a false positive):")
         print(f"- the repository's bundle: {len(security(lint(ROOT, 'pyproject.toml')))} findings")
+        for seed in range(1, args.seeds + 1):
+            size = make_real_bundle(base / f"shaped{seed}", args.agents, seed)
+            found = clean_lint(base / f"shaped{seed}", "[targets.opencode]\n[targets.claude]\n")
+            print(f"- real shape, {args.agents} agents, seed {seed} ({size:,} bytes): ", end="")
+            show(found)
+        speed.write_promptc(base / "speed", args.agents)
+        print(f"- benchmarks/speed.py's bundle, {args.agents} agents: ", end="")
+        show(clean_lint(base / "speed"))
+        (base / "compose").mkdir()
+        compose.write_bundle(base / "compose", args.agents)
+        print(f"- benchmarks/compose.py's bundle, {args.agents} agents: ", end="")
+        show(clean_lint(base / "compose"))
         shaped = base / "shaped"
-        size = make_real_bundle(shaped, args.agents)
-        (shaped / "promptc.toml").write_text("[targets.opencode]\n[targets.claude]\n")
-        found = security(lint(shaped))
-        print(f"- real shape, {args.agents} agents ({size:,} bytes): {len(found)} findings")
-        for d in found[:10]:
-            print(f"    {d.as_text()}")
+        make_real_bundle(shaped, args.agents)
         print("\nlint time, median of each setting, security rules on / off:")
         off = "".join(f'[rules.{rule}]\nlevel = "off"\n' for rule in RULES)
         targets = "[targets.opencode]\n[targets.claude]\n"
@@ -128,6 +140,19 @@ def main() -> None:
         prefixed = off.replace("[rules.", "[tool.promptc.rules.")
         times = compare(ndomo, "[tool.promptc]" + promptc, prefixed, args.repeat, "pyproject.toml")
         print(f"- the repository's bundle: {times}")
+
+
+def clean_lint(root: Path, config: str | None = None) -> list[Diagnostic]:
+    """The security findings of a bundle a benchmark wrote (with `config`, if given)."""
+    if config is not None:
+        (root / "promptc.toml").write_text(config, encoding="utf-8")
+    return security(lint(root))
+
+
+def show(found: list[Diagnostic]) -> None:
+    print(f"{len(found)} findings")
+    for d in found[:10]:
+        print(f"    {d.as_text()}")
 
 
 def compare(root: Path, config: str, off: str, repeat: int, name: str = "promptc.toml") -> str:

@@ -89,7 +89,7 @@ def test_the_benchmark_prints_a_row_for_every_rule(tmp_path: Path) -> None:
     figures docs/security.md quotes (only that, never a time, is checked)."""
     script = str(ROOT / "benchmarks/security_precision.py")
     done = subprocess.run(
-        [sys.executable, script, "--agents", "3", "--repeat", "1"],
+        [sys.executable, script, "--agents", "3", "--repeat", "1", "--seeds", "2"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -101,5 +101,12 @@ def test_the_benchmark_prints_a_row_for_every_rule(tmp_path: Path) -> None:
         line.split("|")[1].strip() for line in done.stdout.splitlines() if line.startswith("| ")
     ]
     assert rows == ["rule", *SECURITY]
-    assert "- the repository's bundle: 0 findings" in done.stdout
-    assert "- real shape, 3 agents" in done.stdout and "): 0 findings" in done.stdout
+    clean = done.stdout.split("clean bundles", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [line.split(" (", 1)[0].split(":", 1)[0] for line in clean] == [
+        "- the repository's bundle",
+        "- real shape, 3 agents, seed 1",
+        "- real shape, 3 agents, seed 2",
+        "- benchmarks/speed.py's bundle, 3 agents",
+        "- benchmarks/compose.py's bundle, 3 agents",
+    ]
+    assert all(line.endswith(": 0 findings") for line in clean), clean
