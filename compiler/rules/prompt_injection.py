@@ -3,9 +3,10 @@
 Text copied into a prompt from the web (a public skill, an agent file, an
 issue) can carry instructions meant for the model, not for the team. Each
 pattern below is reported where it is written, naming the agents and
-runtimes it reaches. The patterns are in English and Spanish; each has test
-cases in tests/rules/test_prompt_injection.py and its measured precision is
-in docs/security.md. Kinds:
+runtimes it reaches. The patterns are in English and Spanish; each has
+planted and look-alike clean cases in the labelled set
+(benchmarks/security_set.py, held by tests/rules/test_security_set.py), and
+its measured precision is in docs/security.md. Kinds:
 
 - override-instructions: "ignore all previous instructions", "disregard the
   system prompt", "your real task is", "ignora las instrucciones anteriores".

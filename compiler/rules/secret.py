@@ -27,6 +27,10 @@ the formats gitleaks and detect-secrets document:
   `os.environ[...]`, and values saying they are examples (`your-token`,
   `changeme`, `xxxx`, `example`, `redacted`, `...`).
 
+The list is promptc's own rather than detect-secrets' plugins, which miss
+OpenAI and Anthropic keys written in a sentence and cost seconds on a large
+bundle: docs/security.md has the comparison and its figures.
+
 False positives: a made-up key in an example; write it as a placeholder
 (`$OPENAI_API_KEY`, `<token>`), which the model reads as well. No fix is
 offered: the secret must be rotated, not only removed.
