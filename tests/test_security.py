@@ -7,6 +7,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from compiler import api
 from compiler.config import load_config
@@ -109,20 +110,28 @@ def test_sarif_ranks_them_for_code_scanning(make_bundle: MakeBundle, run: Runner
         assert "security" in properties["tags"]
         assert 0 < float(properties["security-severity"]) <= 10
     results = [r for r in log["runs"][0]["results"] if r["ruleId"] in SECURITY]
-    places = [
-        (
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            r["locations"][0]["physicalLocation"]["region"]["startLine"],
-            r["ruleId"],
-        )
-        for r in results
+    assert [_place(r) for r in results] == [
+        (path, line, column, rule, kind, f"{reached} (claude, opencode)")
+        for path, line, column, rule, kind, reached in EXPECTED
     ]
-    assert places == [(path, line, rule) for path, line, _, rule, _, _ in EXPECTED]
     for result in results:
         severity = result["properties"]["security-severity"]
         assert severity == described[result["ruleId"]]["properties"]["security-severity"]
-        assert "; reaches agents " in result["message"]["text"]
     assert "properties" not in described["description-length"]
+
+
+def _place(result: dict[str, Any]) -> tuple[str, int, int, str, str, str]:
+    """Where a SARIF result is, its rule and kind, and what it says it reaches."""
+    location = result["locations"][0]["physicalLocation"]
+    text = result["message"]["text"].split("\n", 1)[0]  # a hint may follow
+    return (
+        location["artifactLocation"]["uri"],
+        location["region"]["startLine"],
+        location["region"]["startColumn"],
+        result["ruleId"],
+        text.split(":", 1)[0],
+        text.rsplit("; reaches ", 1)[-1],
+    )
 
 
 def test_the_repository_bundle_is_clean() -> None:
