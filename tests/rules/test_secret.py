@@ -33,3 +33,21 @@ def test_a_skill_supporting_file_is_read(lint: Lint) -> None:
         "specs/skills/deploy/env.sh": f"export GITHUB_TOKEN={key}\n",
     }
     assert lint(RULE, files) == [("specs/skills/deploy/env.sh", 1, 21, RULE)]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "line"),
+    [
+        ("specs/modes/deploy.md", "---\ndescription: Deploys.\n---\nToken: {key}\n", 4),
+        (
+            "specs/skills/deploy/SKILL.md",
+            "---\nname: deploy\ndescription: Deploys the service.\n---\nUsa {key}.\n",
+            5,
+        ),
+        ("fragments/ops.md", "Despliegue.\nUsa {key}.\n", 2),
+    ],
+)
+def test_modes_skills_and_fragments_are_read(lint: Lint, path: str, text: str, line: int) -> None:
+    key = "sk-ant-api03-" + "Q9x2Lm7Kp4Rt1Nw8Yc3Bd6Fg0Hj5Ts2Ue9Vi4Wo7Ay1Z"
+    found = lint(RULE, {path: text.format(key=key)})
+    assert [(p, n) for p, n, _, _ in found] == [(path, line)]
