@@ -112,13 +112,14 @@ def sarif(
     """The SARIF log; `rules` (the registry, compiler.rules.RULES) describes every rule."""
     described = _sarif_rules(rules or {})
     index = {rule["id"]: i for i, rule in enumerate(described)}
+    severities = {rule["id"]: rule["properties"] for rule in described if "properties" in rule}
     driver = {"name": "promptc", "version": __version__, "semanticVersion": __version__}
     run = {
         "tool": {"driver": {**driver, "rules": described}},
         # Loader columns count characters (code points), not UTF-16 units.
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": True}],
-        "results": [_sarif_result(d, index) for d in diagnostics],
+        "results": [_sarif_result(d, index, severities) for d in diagnostics],
     }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     yield json.dumps(log, indent=2, ensure_ascii=False)
@@ -133,15 +134,19 @@ def _sarif_rules(rules: Mapping[str, Rule]) -> list[dict[str, Any]]:
             else {"level": _SARIF_LEVEL[Severity(rule.DEFAULT_LEVEL)]}
         )
         doc = inspect.cleandoc(rule.__doc__ or "")
-        described.append(
-            {
-                "id": rule_id,
-                "shortDescription": {"text": doc.splitlines()[0] if doc else ""},
-                "fullDescription": {"text": _description(doc)},
-                "help": {"text": doc},
-                "defaultConfiguration": configuration,
-            }
-        )
+        descriptor: dict[str, Any] = {
+            "id": rule_id,
+            "shortDescription": {"text": doc.splitlines()[0] if doc else ""},
+            "fullDescription": {"text": _description(doc)},
+            "help": {"text": doc},
+            "defaultConfiguration": configuration,
+        }
+        severity = getattr(rule, "SECURITY_SEVERITY", None)
+        if severity is not None:
+            # GitHub code scanning ranks a result by its rule's `security-severity`
+            # (0.0 to 10.0, a string), shown only on rules tagged `security`.
+            descriptor["properties"] = {"tags": ["security"], "security-severity": severity}
+        described.append(descriptor)
     return described
 
 
@@ -151,10 +156,14 @@ def _description(doc: str) -> str:
     return head.strip()
 
 
-def _sarif_result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
+def _sarif_result(
+    d: Diagnostic, index: dict[str, int], severities: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     result: dict[str, Any] = {"ruleId": d.rule}
     if d.rule in index:
         result["ruleIndex"] = index[d.rule]
+    if d.rule in severities:
+        result["properties"] = {"security-severity": severities[d.rule]["security-severity"]}
     region = {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}
     result |= {
         "level": _SARIF_LEVEL[d.severity],

@@ -87,7 +87,11 @@ def test_bom_inside_the_frontmatter(make_bundle: MakeBundle, run: Runner) -> Non
     raw = HEAD + "mode: \ufeffsubagent\n---\nbody\n".encode()
     result = lint(make_bundle, run, {"specs/agents/a.md": raw})
     assert result.code == 1
-    assert diagnostics(result) == ["specs/agents/a.md:3:7: error [schema]"]
+    # Past the start of a file, U+FEFF is an invisible character too.
+    assert diagnostics(result) == [
+        "specs/agents/a.md:3:7: error [hidden-text]",
+        "specs/agents/a.md:3:7: error [schema]",
+    ]
 
 
 def test_control_characters_never_reach_the_terminal(make_bundle: MakeBundle, run: Runner) -> None:
