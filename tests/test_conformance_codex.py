@@ -34,7 +34,8 @@ from tests.oracles.server import serve
 from tests.test_target_codex import RANK, can, commands_of, load, opencode_answers, render, shell_of
 from tests.test_target_codex import policy as model_policy
 
-pytestmark = pytest.mark.slow
+# Each test starts the real runtime, many times: `make conformance` runs them.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 BUNDLES = {
     "repository": bundles.REPOSITORY,

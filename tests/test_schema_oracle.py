@@ -33,7 +33,8 @@ from compiler.diagnostics import Severity
 from tests import oracle
 from tests.schema_cases import CASES, REFERENCE_AGENT, Case
 
-pytestmark = pytest.mark.slow
+# Each test starts the real runtime, many times: `make conformance` runs them.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 OPENCODE = Path(__file__).resolve().parent / "node_modules" / ".bin" / "opencode"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
