@@ -214,6 +214,7 @@ class Patterns:
         # the exclude lists asked about, side by side (see Product)
         self._blocks: dict[tuple[str, ...], tuple[Masks, tuple[int, ...]]] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
+        self._asked: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._universal: dict[str, bool] = {}
         self._heads: dict[str, str] = {}
 
@@ -240,8 +241,15 @@ class Patterns:
 
     def witness(self, include: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str | None:
         """wildcard.witness over patterns: remembered, as TooComplex is not."""
-        # The same pattern twice adds nothing but states to the search.
-        exclude = tuple(dict.fromkeys(exclude))
+        # What cannot change the answer only adds states and keys: an include that
+        # matches every text, the same exclude twice, and an exclude no text of
+        # the includes can start like (so the same question is asked again less).
+        asked = (include, exclude)
+        if asked in self._asked:  # the question as asked: no filtering again
+            return self._asked[asked]
+        include = tuple(p for p in include if not self.universal(p))
+        heads = [self.head(i) for i in include]
+        exclude = tuple(p for p in dict.fromkeys(exclude) if may_meet(heads, self.head(p)))
         key = (include or ("*",), exclude)
         if key not in self._found:
             block, _ = self.block(exclude)
@@ -249,6 +257,7 @@ class Patterns:
             # that matches every text leaves nothing to find.
             saturated = block.start & block.universal
             self._found[key] = None if saturated else self.product(*key).search()
+        self._asked[asked] = self._found[key]
         return self._found[key]
 
     def covers(self, outer: str, inner: str) -> bool:
@@ -271,6 +280,8 @@ class Patterns:
         return found
 
     def apart(self, patterns: Sequence[str]) -> bool:
+        if len(patterns) == 2:  # the common question, asked hundreds of thousands of times
+            return not may_meet((self.head(patterns[0]),), self.head(patterns[1]))
         return apart(patterns, self.head)
 
     def masks(self, pattern: str) -> Masks:
@@ -471,6 +482,16 @@ def apart(patterns: Sequence[str], head_of: Callable[[str], str] = head) -> bool
             if not one.startswith(other) and not other.startswith(one):
                 return len(one) + len(other) < SEARCH_LIMIT
     return False
+
+
+def may_meet(heads: Sequence[str], other: str) -> bool:
+    """Some text may start with each of `heads` and with `other`: the heads of
+    patterns (see head) that `apart` does not tell apart."""
+    for one in heads:
+        differ = not one.startswith(other) and not other.startswith(one)
+        if differ and len(one) + len(other) < SEARCH_LIMIT:
+            return False
+    return True
 
 
 def is_literal(pattern: str) -> bool:
