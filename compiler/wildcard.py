@@ -214,7 +214,6 @@ class Patterns:
         # the exclude lists asked about, side by side (see Product)
         self._blocks: dict[tuple[str, ...], tuple[Masks, tuple[int, ...]]] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
-        self._asked: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._universal: dict[str, bool] = {}
         self._heads: dict[str, str] = {}
 
@@ -244,9 +243,6 @@ class Patterns:
         # What cannot change the answer only adds states and keys: an include that
         # matches every text, the same exclude twice, and an exclude no text of
         # the includes can start like (so the same question is asked again less).
-        asked = (include, exclude)
-        if asked in self._asked:  # the question as asked: no filtering again
-            return self._asked[asked]
         include = tuple(p for p in include if not self.universal(p))
         heads = [self.head(i) for i in include]
         exclude = tuple(p for p in dict.fromkeys(exclude) if may_meet(heads, self.head(p)))
@@ -257,7 +253,6 @@ class Patterns:
             # that matches every text leaves nothing to find.
             saturated = block.start & block.universal
             self._found[key] = None if saturated else self.product(*key).search()
-        self._asked[asked] = self._found[key]
         return self._found[key]
 
     def covers(self, outer: str, inner: str) -> bool:
