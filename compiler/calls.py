@@ -262,7 +262,7 @@ def matrix(project: Project) -> tuple[Call, ...]:
 def _matrix(project: Project) -> tuple[Call, ...]:
     runtime = runtime_of(project)
     agents = runtime.bundle_agents()
-    names = sorted({*runtime.agents, "no-such-agent"})
+    names = [*_task_names(runtime, agents), "no-such-agent"]
     skills = sorted({*project.skills, "foo"})
     calls: dict[Call, None] = {}
     for agent in agents:
@@ -272,6 +272,38 @@ def _matrix(project: Project) -> tuple[Call, ...]:
                 for text in inputs:
                     calls[Call(agent.name, permission, text, delegated)] = None
     return tuple(calls)
+
+
+# Names of each kind of agent the task calls ask about (see _task_names).
+NAMES_PER_KIND = 3
+
+
+def _task_names(runtime: Runtime, agents: Sequence[Agent]) -> list[str]:
+    """The agent names task calls ask about: a few of each kind, where a kind is
+    the agent's mode, whether it is hidden or built in, and which task patterns of
+    the bundle's rules match its name. Asking every agent about every other agent
+    made the matrix grow with the square of the bundle (1,000 agents: a million
+    task calls); names of one kind are decided alike by every rule promptc
+    translates, so a few of each say as much."""
+    patterns = sorted(
+        {
+            rule.pattern
+            for agent in agents
+            for delegated in _contexts(agent)
+            for rule in agent.effective(delegated)
+            if rule.permission == "task"
+        }
+    )
+    match = wildcard.Patterns().match
+    kinds: dict[tuple[object, ...], list[str]] = {}
+    for name in sorted(runtime.agents):
+        agent = runtime.agents[name]
+        matched = tuple(p for p in patterns if match(name, p))
+        kind = (agent.mode, agent.hidden, agent.native, matched)
+        found = kinds.setdefault(kind, [])
+        if len(found) < NAMES_PER_KIND:
+            found.append(name)
+    return sorted(name for found in kinds.values() for name in found)
 
 
 def _contexts(agent: Agent) -> tuple[bool, ...]:

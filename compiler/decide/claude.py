@@ -83,7 +83,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import yaml
@@ -199,6 +199,9 @@ class Claude:
     prefix: str  # "<plugin>:" for a plugin, else ""
     skills: Mapping[str, bool]  # the shipped skills: name -> Claude Code asks before loading
     mode: str = "default"  # the settings' defaultMode
+    # A command line is decided by the session's settings alone, whoever runs it:
+    # each line once, though every agent of a bundle is asked about it.
+    lines: dict[str, Verdict] = field(default_factory=dict, compare=False, repr=False)
 
     def decide(self, call: Call) -> Verdict:
         verdict = self._decide(call)
@@ -248,6 +251,12 @@ class Claude:
         return self._single("Agent", qualified if name in self.agents else name, "default")
 
     def _bash(self, line: str) -> Verdict:
+        found = self.lines.get(line)
+        if found is None:
+            found = self.lines[line] = self._line(line)
+        return found
+
+    def _line(self, line: str) -> Verdict:
         substituted = "$(" in line or "`" in line
         if substituted and not _closed(line):
             # An escaped closing parenthesis leaves the substitution open: Claude
