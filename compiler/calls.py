@@ -155,8 +155,14 @@ def runtime_of(project: Project) -> Runtime:
     return project.once("calls.runtime", lambda p: resolve(p, ENVIRONMENT))
 
 
-def decide(runtime: Runtime, call: Call) -> Decided:
-    """What OpenCode decides for the call."""
+# A command line as OpenCode asks about it: the folders outside the project it
+# names, and the text of each command (see _bash).
+Line = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def decide(runtime: Runtime, call: Call, lines: dict[str, Line] | None = None) -> Decided:
+    """What OpenCode decides for the call; `lines` keeps command lines split for
+    the next calls (a matrix asks every agent about the same lines)."""
     agent = runtime.agents[call.agent]
     rules = agent.effective(call.delegated)
     if disabled_tools([call.permission], rules):
@@ -166,7 +172,7 @@ def decide(runtime: Runtime, call: Call) -> Decided:
     if call.permission == "task":
         return _task(runtime, agent, rules, call.input)
     if call.permission == "bash":
-        return _bash(rules, call.input)
+        return _bash(rules, call.input, {} if lines is None else lines)
     if call.permission in PATH_TOOLS:
         return _path(rules, call.permission, call.input)
     return _one(evaluate(rules, call.permission, call.input))
@@ -206,9 +212,15 @@ def _task(runtime: Runtime, agent: Agent, rules: Sequence[Rule], name: str) -> D
     return _one(evaluate(rules, "task", name))
 
 
-def _bash(rules: Sequence[Rule], line: str) -> Decided:
-    folders = [evaluate(rules, "external_directory", f"{f}/*") for f in outside_folders(line)]
-    commands = [evaluate(rules, "bash", command.text) for command in shell.asked(line)]
+def _bash(rules: Sequence[Rule], line: str, lines: dict[str, Line]) -> Decided:
+    split = lines.get(line)
+    if split is None:
+        split = lines[line] = (
+            tuple(outside_folders(line)),
+            tuple(command.text for command in shell.asked(line)),
+        )
+    folders = [evaluate(rules, "external_directory", f"{f}/*") for f in split[0]]
+    commands = [evaluate(rules, "bash", text) for text in split[1]]
     return _strictest(folders, commands)
 
 
@@ -391,7 +403,8 @@ def decisions(project: Project) -> Mapping[Call, Decided]:
 
 def _decisions(project: Project) -> dict[Call, Decided]:
     runtime = runtime_of(project)
-    return {call: decide(runtime, call) for call in matrix(project)}
+    lines: dict[str, Line] = {}
+    return {call: decide(runtime, call, lines) for call in matrix(project)}
 
 
 def by_agent(calls: Iterable[Call]) -> Mapping[str, list[Call]]:
