@@ -168,6 +168,9 @@ def _agents(names: list[str]) -> str:
     return f"{len(names)} agents"
 
 
+_VERB = {"allow": "allows", "ask": "asks", "deny": "denies"}
+
+
 def with_proof(report: str, proof: Proof) -> str:
     """A target's TRANSLATION.md with what the proof found, before its first section:
     accepted widenings first, then the figures and the tools lost."""
@@ -188,8 +191,8 @@ def section(proof: Proof) -> str:
             first = found[0]
             item = (
                 f"- `{agent}`, `{permission}`: {len(found)} call(s), e.g. `{first.call.input}`: "
-                f"OpenCode {first.opencode.action}s ({first.opencode.reason()}), "
-                f"{proof.runtime} {first.runtime.action}s ({first.runtime.why})"
+                f"OpenCode {_VERB[first.opencode.action]} ({first.opencode.reason()}), "
+                f"{proof.runtime} {_VERB[first.runtime.action]} ({first.runtime.why})"
             )
             lines += textwrap.wrap(item, 96, subsequent_indent="  ", break_on_hyphens=False)
         lines.append("")
