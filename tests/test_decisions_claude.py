@@ -276,6 +276,10 @@ def _tolerant(classify: Callable[[Evidence], Verdict]) -> Callable[[Evidence], V
     return read
 
 
+# The folders decisions.project_for makes, on the stand-in paths.
+SCRATCH_FOLDERS = frozenset({calls.PROJECT, f"{calls.PROJECT}/src", calls.OUTSIDE, calls.HOME})
+
+
 def runnable(decided: Decided) -> bool:
     """Calls a scratch run can make: a tool Claude Code has, a file inside the
     scratch folders (never the machine's own, such as /etc/hosts, for a write),
@@ -285,6 +289,8 @@ def runnable(decided: Decided) -> bool:
         return False
     if call.permission in ("edit", "read") and call.input.rstrip(" ").endswith("/"):
         return False  # a folder: the tool refuses it before any permission is asked
+    if call.permission in ("edit", "read") and calls.absolute(call.input) in SCRATCH_FOLDERS:
+        return False  # a folder of the scratch project (decisions.project_for), so too
     if call.permission == "edit":
         full = calls.absolute(call.input)
         return any(
