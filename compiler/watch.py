@@ -91,9 +91,13 @@ def _changes(current: Callable[[], Config]) -> Iterator[Changes]:
                 yield came | found
                 came = set()
                 now = _folders(current())
-                if now != watched:
+                # A folder removed and made again between two looks may get its
+                # old inode back: the watch's own word that it went counts too.
+                went = {p for p in watched if (watchfiles.Change.deleted, str(p)) in found}
+                if now != watched or went:
                     # What the watch saw (a folder's removal) was told already.
-                    came = _moved(watched, now) - found
+                    back = {(watchfiles.Change.added, str(p)) for p in went if p in now}
+                    came = (_moved(watched, now) | back) - found
                     break
         except OSError:
             if _folders(current()) == watched:
