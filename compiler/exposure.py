@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -232,6 +232,19 @@ def accept_option(kinds: Sequence[str]) -> dict[str, Any]:
         },
     }
     return {"type": "array", "items": entry, "default": []}
+
+
+def report_prompts(
+    project: Project,
+    rule: str,
+    options: Mapping[str, Any],
+    scan: Callable[[Source], Iterable[Finding]],
+) -> Iterator[Problem]:
+    """`report` of what `scan` finds in every source a model reads as prompt text."""
+    found = (
+        finding for source in sources(project) if source.role in PROMPTS for finding in scan(source)
+    )
+    yield from report(project, rule, options, found)
 
 
 def report(

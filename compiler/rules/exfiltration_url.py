@@ -71,13 +71,7 @@ _DATA = re.compile(
 
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    found = (
-        finding
-        for source in exposure.sources(project)
-        if source.role in exposure.PROMPTS
-        for finding in _scan(source)
-    )
-    yield from exposure.report(project, ID, options, found)
+    yield from exposure.report_prompts(project, ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:
