@@ -32,18 +32,6 @@ SAFE_FLAGS: dict[str, str] = {
     ),
     "docker inspect": "--format --size --type -f -s",
     "docker logs": "--details --follow --since --tail --timestamps --until -f -n -t",
-    "egrep": (
-        "--after-context --basic-regexp --before-context --binary --binary-files "
-        "--byte-offset --color --colour --context --count --dereference-recursive --devices "
-        "--directories --exclude --exclude-dir --exclude-from --extended-regexp --file "
-        "--files-with-matches --files-without-match --fixed-strings --group-separator --help "
-        "--ignore-case --include --initial-tab --invert-match --label --line-buffered "
-        "--line-number --line-regexp --max-count --no-filename --no-group-separator "
-        "--no-ignore-case --no-messages --null --null-data --only-matching --perl-regexp "
-        "--quiet --recursive --regexp --silent --text --unix-byte-offsets --version "
-        "--with-filename --word-regexp -A -B -C -D -E -F -G -H -I -L -P -R -T -U -V -Z -a -b "
-        "-c -d -e -f -h -i -l -m -n -o -q -r -s -u -v -w -x -z"
-    ),
     "fd": (
         "--absolute-path --and --base-directory --batch-size --case-sensitive "
         "--changed-before --changed-within --color --exact-depth --exclude --extension "
@@ -53,28 +41,6 @@ SAFE_FLAGS: dict[str, str] = {
         "--owner --path-separator --print0 --prune --quiet --regex --search-path "
         "--show-errors --size --strip-cwd-prefix --threads --type --version -0 -1 -E -F -H -I "
         "-L -S -V -a -c -d -e -g -h -i -j -o -p -q -s -t"
-    ),
-    "fdfind": (
-        "--absolute-path --and --base-directory --batch-size --case-sensitive "
-        "--changed-before --changed-within --color --exact-depth --exclude --extension "
-        "--fixed-strings --follow --format --full-path --glob --help --hidden --hyperlink "
-        "--ignore-case --ignore-file --max-buffer-time --max-depth --max-results --min-depth "
-        "--no-ignore --no-ignore-parent --no-ignore-vcs --no-require-git --one-file-system "
-        "--owner --path-separator --print0 --prune --quiet --regex --search-path "
-        "--show-errors --size --strip-cwd-prefix --threads --type --version -0 -1 -E -F -H -I "
-        "-L -S -V -a -c -d -e -g -h -i -j -o -p -q -s -t"
-    ),
-    "fgrep": (
-        "--after-context --basic-regexp --before-context --binary --binary-files "
-        "--byte-offset --color --colour --context --count --dereference-recursive --devices "
-        "--directories --exclude --exclude-dir --exclude-from --extended-regexp --file "
-        "--files-with-matches --files-without-match --fixed-strings --group-separator --help "
-        "--ignore-case --include --initial-tab --invert-match --label --line-buffered "
-        "--line-number --line-regexp --max-count --no-filename --no-group-separator "
-        "--no-ignore-case --no-messages --null --null-data --only-matching --perl-regexp "
-        "--quiet --recursive --regexp --silent --text --unix-byte-offsets --version "
-        "--with-filename --word-regexp -A -B -C -D -E -F -G -H -I -L -P -R -T -U -V -Z -a -b "
-        "-c -d -e -f -h -i -l -m -n -o -q -r -s -u -v -w -x -z"
     ),
     "file": (
         "--apple --brief --check-encoding --dereference --exclude --exclude-quiet --help "
@@ -272,6 +238,8 @@ SAFE_FLAGS: dict[str, str] = {
     ),
     "xargs": "-0 -E -I -L -P -d -n -r -s -t -x",
 }
+# Names of the same programs, with the same flags.
+SAFE_FLAGS |= {"egrep": SAFE_FLAGS["grep"], "fgrep": SAFE_FLAGS["grep"], "fdfind": SAFE_FLAGS["fd"]}
 
 # The commands whose file arguments Claude Code checks against the working
 # folders and the Read and Edit rules (the binary's own list), by what they
