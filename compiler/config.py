@@ -30,7 +30,7 @@ from compiler.confine import Area, inside
 from compiler.errors import ConfigError
 from compiler.files import CACHE_FOLDER, read_config
 from compiler.resources import load_schema
-from compiler.tomlpos import locate
+from compiler.tomlpos import locate, toml_error
 from compiler.validate import SchemaValidator, issues
 
 DEFAULTS: Mapping[str, Any] = MappingProxyType(
@@ -38,6 +38,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "specs": "specs",
         "fragments": "fragments",
         "out": "build",
+        "layout": "out",
         "targets": {"opencode": {}},
         "custom_tools": [],
         "default_agent": None,
@@ -47,13 +48,10 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
     }
 )
 
-# Where tomllib says a syntax error is: "... (at line 8, column 63)" or
-# "... (at end of document)". Python 3.11's TOMLDecodeError holds no position
-# of its own, only this text.
-_TOML_AT = re.compile(
-    r"^(?P<message>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$"
-)
-
+# `layout = "root"`: each runtime's files at the project root, where the
+# runtime reads them (compiler.emitter.place); "out": each target under
+# `<out>/<target>/`, ready to copy.
+ROOT_LAYOUT = "root"
 
 # The folders a bundle is read from: never written, never holding the output.
 SOURCES = ("specs", "fragments")
@@ -92,6 +90,8 @@ class Config:
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
     # Store results in .promptc-cache/ so an unchanged bundle skips the work (compiler.cache).
     cache: bool = True
+    # "out" or ROOT_LAYOUT: where each target's files land.
+    layout: str = "out"
     # The config file's text, and the table promptc's keys live under in it:
     # where a problem found in a table later is reported.
     text: str = field(default="", repr=False, compare=False)
@@ -129,6 +129,17 @@ class Config:
         else:
             text = path.as_posix()
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+    @property
+    def at_root(self) -> bool:
+        """Whether the runtimes' files land at the project root (`layout = "root"`)."""
+        return self.layout == ROOT_LAYOUT
+
+    @property
+    def base(self) -> Path:
+        """The folder the writer keeps its manifest in, and every generated path is
+        relative to: the project root in the root layout, else `out`."""
+        return self.root if self.at_root else self.out
 
     def where(self, path: tuple[str, ...]) -> tuple[int, int]:
         """Line and column of the key at `path` (below promptc's table) in the config file."""
@@ -267,15 +278,10 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
 def _invalid_toml(path: Path, text: str, error: str) -> ConfigError:
     """A TOML syntax error at `path:line:col:`, as every other config problem is named
     (an editor places it by that); "at end of document" is the end of the last line."""
-    found = _TOML_AT.match(error)
-    if found is None:
+    message, line, column = toml_error(text, error)
+    if not line:
         return ConfigError(f"{shown(path)}: invalid TOML: {error}")
-    if found["line"] is None:
-        last = text.rsplit("\n", 1)[-1]
-        line, column = text.count("\n") + 1, len(last) + 1
-    else:
-        line, column = int(found["line"]), int(found["column"])
-    return ConfigError(f"{shown(path)}:{line}:{column}: invalid TOML: {found['message']}")
+    return ConfigError(f"{shown(path)}:{line}:{column}: invalid TOML: {message}")
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
@@ -325,6 +331,7 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
         permission=freeze(merged["permission"]),
         rules=freeze(merged["rules"]),
         cache=merged["cache"],
+        layout=merged["layout"],
         text=text,
         prefix=prefix,
     )

@@ -21,6 +21,32 @@ def _split_dotted(key: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def sections(lines: list[str]) -> list[tuple[tuple[str, ...], int, int]]:
+    """(header path, header line index, end line index) for each table; the
+    top level first, as () from line 0 (compiler.merge edits tables by them)."""
+    return _sections(lines)
+
+
+# Where tomllib says a syntax error is: "... (at line 8, column 63)" or
+# "... (at end of document)". Python 3.11's TOMLDecodeError holds no position
+# of its own, only this text.
+_TOML_AT = re.compile(
+    r"^(?P<message>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$"
+)
+
+
+def toml_error(text: str, error: str) -> tuple[str, int, int]:
+    """A tomllib error's message, line and column ("at end of document": the end
+    of the last line; no position: line 0)."""
+    found = _TOML_AT.match(error)
+    if found is None:
+        return error, 0, 0
+    if found["line"] is None:
+        last = text.rsplit("\n", 1)[-1]
+        return found["message"], text.count("\n") + 1, len(last) + 1
+    return found["message"], int(found["line"]), int(found["column"])
+
+
 def _sections(lines: list[str]) -> list[tuple[tuple[str, ...], int, int]]:
     """(header path, first line index, end line index) for each table."""
     found: list[tuple[tuple[str, ...], int]] = [((), 0)]
