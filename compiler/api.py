@@ -38,7 +38,7 @@ from compiler.proof import lines as proof_lines
 from compiler.runtime import Agent, Runtime
 from compiler.suggest import did_you_mean
 from compiler.validate import Schemas, check_frontmatter
-from compiler.writer import ManifestError, Planner, apply, owned, read_manifest
+from compiler.writer import ManifestError, Planner, apply, load_manifest, owned
 
 
 @dataclass(frozen=True)
@@ -309,19 +309,29 @@ def build(
     if check:
         return _check_output(config, only, kept)
     collector, files = _render(config, selected_targets(config, only), kept)
-    generated = tuple(sorted(files))
     if has_errors(collector.items):
-        return collector.result(files=files, generated=generated)
+        return collector.result(files=files, generated=tuple(sorted(files)))
+    placed = emitter.place(config, files)
+    generated = tuple(sorted(placed.files))
     try:
-        outcome = apply(config.out, files, force=force, only=only, area=config.area())
+        outcome = apply(
+            config.base,
+            placed.files,
+            force=force,
+            only=only,
+            area=config.area(),
+            shared=placed.shared,
+            owner=lambda path: emitter.owner(config, path),
+        )
     except ManifestError as exc:
         collector.add("write", exc.path, Problem(1, 1, exc.message))
         return collector.result(files=files, generated=generated)
     except OSError as exc:
-        collector.add("write", config.out, Problem(1, 1, _os_message(exc)))
+        collector.add("write", config.base, Problem(1, 1, _os_message(exc)))
         return collector.result(files=files, generated=generated)
     for conflict in outcome.errors:
-        collector.add("write", config.out / conflict.path, Problem(1, 1, conflict.message))
+        where = Problem(conflict.line, conflict.column, conflict.message)
+        collector.add("write", config.base / conflict.path, where)
     return collector.result(
         written=outcome.written,
         removed=outcome.removed,
@@ -350,7 +360,8 @@ def _cached(
     depends on the output folder too (build, check), which the entry then
     records. `kept`: what the last run worked out, as for build.
     """
-    if not config.cache or result_cache.disabled(os.environ):
+    # The root layout's output is the whole project: its listing would be.
+    if not config.cache or config.at_root or result_cache.disabled(os.environ):
         return run(kept)
     source = None if config.source is None else str(config.source)
     folders = (str(config.specs), str(config.fragments), str(config.out))
@@ -391,40 +402,55 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     compared with the output folder."""
     names = selected_targets(config, only)
     collector, files = _render(config, names, kept)
-    done = tuple(sorted(files))
     if has_errors(collector.items):
-        return collector.result(generated=done)
+        return collector.result(generated=tuple(sorted(files)))
+    placed = emitter.place(config, files)
+    done = tuple(sorted(placed.files))
     try:
-        manifest = owned(read_manifest(config.out), only)
-        planner = Planner(config.out, manifest, digests=True, area=config.area())
+        manifest, keys = load_manifest(config.base)
+        manifest = owned(manifest, only, lambda path: emitter.owner(config, path))
+        planner = Planner(
+            config.base,
+            manifest,
+            digests=True,
+            area=config.area(),
+            shared=placed.shared,
+            keys={rel: found for rel, found in keys.items() if rel in manifest},
+        )
         for rel in done:
-            planner.add(rel, files[rel])
+            planner.add(rel, placed.files[rel])
         todo = planner.plan()
     except ManifestError as exc:
         collector.add("stale-output", exc.path, Problem(1, 1, exc.message))
         return collector.result(generated=done)
     except OSError as exc:
-        where = Path(exc.filename) if isinstance(exc.filename, str) else config.out
+        where = Path(exc.filename) if isinstance(exc.filename, str) else config.base
         message = f"cannot read the output: {exc.strerror or exc}"
         collector.add("stale-output", where, Problem(1, 1, message))
         return collector.result(generated=done)
     stale = [
-        *((rel, "generated file is missing; run promptc build") for rel in todo.missing),
-        *((rel, "generated file is stale; run promptc build") for rel in todo.write),
-        *((rel, "file is no longer generated; run promptc build") for rel in todo.remove),
-        *((conflict.path, conflict.message) for conflict in todo.conflicts),
+        *((rel, 1, 1, _stale(rel, placed.shared)) for rel in todo.write),
+        *((rel, 1, 1, "generated file is missing; run promptc build") for rel in todo.missing),
+        *((rel, 1, 1, "file is no longer generated; run promptc build") for rel in todo.remove),
+        *((c.path, c.line, c.column, c.message) for c in todo.conflicts),
     ]
-    for rel, message in stale:
-        collector.add("stale-output", config.out / rel, Problem(1, 1, message))
+    for rel, line, column, message in stale:
+        collector.add("stale-output", config.base / rel, Problem(line, column, message))
     # A refused output folder (a symlink) is not walked for files it holds.
     extra = (
-        emitter.unmanaged(config.out, names, {*done, *todo.remove}) if not planner.refused else ()
+        emitter.unmanaged(config, names, {*done, *todo.remove}) if not planner.refused else ()
     )
     for rel in extra:
-        runtime = target_registry.TARGETS[rel.split("/", 1)[0]].RUNTIME
+        runtime = target_registry.TARGETS[emitter.owner(config, rel)].RUNTIME
         message = f"promptc did not generate this file, and {runtime} loads it from here"
-        collector.add("unmanaged-file", config.out / rel, Problem(1, 1, message))
+        collector.add("unmanaged-file", config.base / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=planner.digests or {})
+
+
+def _stale(rel: str, shared: Mapping[str, tuple[str, ...]]) -> str:
+    if rel in shared:  # the user's own keys are never drift: only promptc's are
+        return "keys promptc manages in this file are stale; run promptc build"
+    return "generated file is stale; run promptc build"
 
 
 def _os_message(exc: OSError) -> str:

@@ -7,8 +7,8 @@ those errors explain them.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -126,13 +126,81 @@ def _origin(project: Project, target: str, rel: str) -> Spec | None:
     return None
 
 
-def unmanaged(out: Path, names: Iterable[str], generated: Collection[str]) -> Iterator[str]:
-    """Paths (`<target>/<path>`, sorted) of files in the output that promptc did not
+@dataclass(frozen=True)
+class Placed:
+    """The generated files by their path under Config.base (the project root in
+    the root layout, else `out`), the shared files among them (path -> the keys
+    managed one level down: compiler.merge), and the target of each."""
+
+    files: dict[str, bytes]
+    shared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)
+
+
+def place(config: Config, files: Mapping[str, bytes]) -> Placed:
+    """Where each file (`<target>/<path>`) lands. In the root layout a target's
+    project files (its ROOT paths) land at the project root, where the runtime
+    reads them, and the rest (TRANSLATION.md, a plugin, an extension) under
+    `<out>/<target>/`; two targets writing one path is a config error at
+    `layout`."""
+    if not config.at_root:
+        return Placed(dict(files), {}, {rel: rel.split("/", 1)[0] for rel in files})
+    placed = Placed({})
+    folder = _out_folder(config)
+    for key in sorted(files):
+        name, rel = key.split("/", 1)
+        target = target_registry.TARGETS[name]
+        at_root = target.ROOT is not None and target.ROOT.fullmatch(rel) is not None
+        path = rel if at_root else folder + key
+        other = placed.owners.get(path)
+        if other is not None and other != name:
+            raise config.fail(
+                ("layout",),
+                f"targets `{other}` and `{name}` both write `{path}` in the root layout; "
+                'enable one of them, or use `layout = "out"`',
+            )
+        placed.files[path] = files[key]
+        placed.owners[path] = name
+        if at_root and rel in target.SHARED:
+            placed.shared[path] = target.SHARED[rel]
+    return placed
+
+
+def _out_folder(config: Config) -> str:
+    """`out` from the project root, as a path prefix (`build/`; "" for `out = "."`)."""
+    rel = os.path.relpath(config.out, config.root).replace(os.sep, "/")
+    return "" if rel == "." else rel + "/"
+
+
+def owner(config: Config, path: str) -> str:
+    """The target a path under Config.base belongs to (one it no longer generates
+    too: the manifest's entries are answered for by their target)."""
+    if not config.at_root:
+        return path.split("/", 1)[0]
+    folder = _out_folder(config)
+    if path.startswith(folder):
+        name = path[len(folder) :].split("/", 1)[0]
+        if name in target_registry.TARGETS:
+            return name
+    for name, target in target_registry.TARGETS.items():
+        if target.ROOT is not None and target.ROOT.fullmatch(path):
+            return name
+    return ""
+
+
+def unmanaged(config: Config, names: Iterable[str], generated: Collection[str]) -> Iterator[str]:
+    """Paths (under Config.base, sorted) of files in the output that promptc did not
     generate, where the target's runtime loads files from: the runtime would load them
-    as if they were the bundle's."""
+    as if they were the bundle's. In the root layout a runtime's folders at the
+    project root are the project's own too: only the targets written under
+    `<out>/<target>/` (a plugin, an extension) are looked at."""
+    prefix = _out_folder(config) if config.at_root else ""
     for name in names:
-        loaded = target_registry.TARGETS[name].LOADED
-        base = out / name
+        target = target_registry.TARGETS[name]
+        if config.at_root and target.ROOT is not None:
+            continue
+        loaded = target.LOADED
+        base = config.out / name
         # Each path by its text past `<base>/`, in POSIX form (a Path per file,
         # made relative, cost more than the walk).
         cut = len(os.path.join(base, ""))
@@ -140,8 +208,8 @@ def unmanaged(out: Path, names: Iterable[str], generated: Collection[str]) -> It
         for folder, _, files in os.walk(base):
             for file in files:
                 rel = os.path.join(folder, file)[cut:].replace(os.sep, "/")
-                if loaded.fullmatch(rel) and f"{name}/{rel}" not in generated:
-                    found.append(f"{name}/{rel}")
+                if loaded.fullmatch(rel) and f"{prefix}{name}/{rel}" not in generated:
+                    found.append(f"{prefix}{name}/{rel}")
         yield from sorted(found)
 
 

@@ -314,8 +314,11 @@ def _json_set(text: str, path: KeyPath, value: Any) -> str:
     key = json.dumps(rest[0], ensure_ascii=False)
     if members:
         last = members[-1]
-        indent = _indent(text, last.start)
-        member = f",\n{indent}{key}: {_render(value, indent)}"
+        if "\n" not in text[open_at : last.start]:  # an object on one line stays on one
+            member = f", {key}: {json.dumps(value, ensure_ascii=False)}"
+        else:
+            indent = _indent(text, last.start)
+            member = f",\n{indent}{key}: {_render(value, indent)}"
         return text[: last.value_end] + member + text[last.value_end :]
     outer = _indent(text, open_at)
     indent = outer + "  "

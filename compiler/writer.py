@@ -19,7 +19,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from compiler.confine import safe_relative as safe_relative
 from compiler.files import MANIFEST as MANIFEST
 from compiler.files import (
     TEMPORARY,
+    NotRegular,
     kind,
     read_regular,
     replace_file,
@@ -35,9 +36,16 @@ from compiler.files import (
     unlink,
     write_new,
 )
+from compiler.merge import KeyPath, MergeError, decode_path, encode_path, merge, strip
 
 LOCK = ".promptc.lock"
 MAX_MANIFEST_BYTES = 16 << 20
+# A shared file (opencode.json, .claude/settings.json, .codex/config.toml) is
+# read whole to merge promptc's keys into it: a few KB in any real project.
+MAX_SHARED_BYTES = 4 << 20
+
+# The hash of each managed key promptc wrote, by shared file (compiler.merge).
+Keys = Mapping[str, Mapping[KeyPath, str]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class Conflict:
 
     path: str
     message: str
+    line: int = 1  # where in the file, when the file itself is wrong (a shared file)
+    column: int = 1
 
 
 @dataclass(frozen=True)
@@ -94,11 +104,17 @@ class LockError(OSError):
 
 def read_manifest(out: Path) -> dict[str, list[str]]:
     """Manifest entries: relative path -> hashes promptc wrote there."""
+    return load_manifest(out)[0]
+
+
+def load_manifest(out: Path) -> tuple[dict[str, list[str]], dict[str, dict[KeyPath, str]]]:
+    """Manifest entries, and the managed keys of each shared file: key path ->
+    the hash of the value promptc wrote (compiler.merge)."""
     path = out / MANIFEST
     try:
         data = json.loads(read_regular(path, MAX_MANIFEST_BYTES))
     except FileNotFoundError:
-        return {}
+        return {}, {}
     except (OSError, ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise ManifestError(
@@ -116,7 +132,22 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
                 f"names {rel!r}, which is not a path inside the output folder; "
                 "delete the manifest or use --force",
             )
-    return {str(k): [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
+    entries = {str(k): [str(h) for h in v] for k, v in files.items() if isinstance(v, list)}
+    return entries, _keys(data.get("keys"), entries)
+
+
+def _keys(found: object, entries: Mapping[str, list[str]]) -> dict[str, dict[KeyPath, str]]:
+    """The manifest's `keys`, for the files it lists; anything malformed is left out
+    (the file then counts as one promptc never merged into: nothing of it is removed)."""
+    keys: dict[str, dict[KeyPath, str]] = {}
+    if not isinstance(found, dict):
+        return keys
+    for rel, paths in found.items():
+        if rel not in entries or not isinstance(paths, dict):
+            continue
+        decoded = {decode_path(str(p)): str(h) for p, h in paths.items()}
+        keys[rel] = {p: h for p, h in decoded.items() if p is not None}
+    return keys
 
 
 # What stands at a generated path when it is not a regular file: never equal to
@@ -165,6 +196,11 @@ def plan(
     return planner.plan()
 
 
+def first_folder(rel: str) -> str:
+    """The target a path under `<out>/` belongs to, in the default layout."""
+    return rel.split("/", 1)[0]
+
+
 class Planner:
     """A plan built one generated file at a time (apply touches the lock between
     files); with `digests`, the hash of each file compared, for the cache.
@@ -182,10 +218,19 @@ class Planner:
         force: bool = False,
         digests: bool = False,
         area: Area | None = None,
+        shared: Mapping[str, Sequence[str]] | None = None,
+        keys: Keys | None = None,
     ) -> None:
         self.out = out
         self.manifest = manifest
         self.force = force
+        # The shared files among the generated ones (the root layout), and the
+        # managed keys promptc wrote into each last time (compiler.merge).
+        self.shared = shared or {}
+        self.keys = keys or {}
+        # A shared file's bytes as merged, and the hash of each managed key.
+        self.merged: dict[str, bytes] = {}
+        self.key_digests: dict[str, Mapping[KeyPath, str]] = {}
         self.area = area or default_area(out)
         self.refused = self.area.problem(out)  # the output folder itself
         self.names: set[str] = set()
@@ -203,6 +248,9 @@ class Planner:
         refused = self.refusal(rel)
         if refused is not None:
             self.conflicts.append(Conflict(rel, refused))
+            return
+        if rel in self.shared:
+            self._add_shared(rel, data)
             return
         # Text, not a Path: per file, pathlib cost more than the system calls.
         on_disk = _disk_hash(os.path.join(self.out, rel), data)
@@ -229,6 +277,61 @@ class Planner:
                     "file exists and was not generated by promptc; not overwritten without --force",
                 )
             )
+
+    def _add_shared(self, rel: str, data: bytes) -> None:
+        """A shared file: promptc's keys merged into what stands there. Its own
+        keys being the user's, only a managed key edited by hand is a conflict."""
+        disk = self._read_shared(rel)
+        if disk is False:
+            return
+        try:
+            merged = merge(rel, disk, data, self.shared[rel], self.keys.get(rel), force=self.force)
+        except MergeError as exc:
+            self.conflicts.append(Conflict(rel, exc.message, exc.line, exc.column))
+            return
+        self.merged[rel] = merged.content
+        self.key_digests[rel] = merged.digests
+        if self.digests is not None:
+            self.digests[rel] = None if disk is None else digest(disk)
+        if disk is None:
+            self.missing.append(rel)
+        elif disk == merged.content:
+            self.unchanged.append(rel)
+        else:
+            self.write.append(rel)
+
+    def _read_shared(self, rel: str) -> bytes | None | bool:
+        """A shared file's bytes (None: there is none); False when it cannot be
+        merged into (a conflict then says why)."""
+        try:
+            return read_regular(os.path.join(self.out, rel), MAX_SHARED_BYTES)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except NotRegular as exc:
+            self.conflicts.append(Conflict(rel, f"{exc}; promptc merges its keys into a file only"))
+        except OSError as exc:
+            self.conflicts.append(Conflict(rel, f"cannot read it: {exc.strerror or exc}"))
+        return False
+
+    def _strip_shared(self, rel: str, remove: list[str], conflicts: list[Conflict]) -> None:
+        """A shared file no target generates any more: promptc's keys taken out of
+        it (and the file removed when nothing else is left)."""
+        disk = self._read_shared(rel)
+        if disk is None:
+            return
+        if disk is False:
+            conflicts.append(self.conflicts.pop())
+            return
+        try:
+            left = strip(rel, disk, self.keys[rel], force=self.force)
+        except MergeError as exc:
+            conflicts.append(Conflict(rel, exc.message, exc.line, exc.column))
+            return
+        if left is None:
+            remove.append(rel)
+        elif left != disk:
+            self.merged[rel] = left
+            self.write.append(rel)
 
     def refusal(self, rel: str) -> str | None:
         """Why the generated path `rel` may not be written or removed, or None."""
@@ -263,6 +366,9 @@ class Planner:
             if refused is not None:
                 conflicts.append(Conflict(rel, refused))
                 continue
+            if rel in self.keys:
+                self._strip_shared(rel, remove, conflicts)
+                continue
             on_disk = _disk_hash(self.out / rel)
             if on_disk is None:
                 forget.append(rel)
@@ -282,14 +388,19 @@ _SPECIAL_MESSAGE = (
 _OUTSIDE = "path leads outside the output folder; refused"
 
 
-def owned(manifest: Mapping[str, list[str]], only: Collection[str]) -> dict[str, list[str]]:
+Owner = Callable[[str], str]  # the target a path belongs to
+
+
+def owned(
+    manifest: Mapping[str, list[str]], only: Collection[str], owner: Owner = first_folder
+) -> dict[str, list[str]]:
     """The manifest's entries a build of the targets `only` (all when empty) answers
     for: `promptc build --target claude` neither removes nor reports OpenCode's files."""
-    return {rel: hashes for rel, hashes in manifest.items() if _in(rel, only)}
+    return {rel: hashes for rel, hashes in manifest.items() if _in(rel, only, owner)}
 
 
-def _in(rel: str, only: Collection[str]) -> bool:
-    return not only or rel.split("/", 1)[0] in only
+def _in(rel: str, only: Collection[str], owner: Owner = first_folder) -> bool:
+    return not only or owner(rel) in only
 
 
 def apply(
@@ -299,18 +410,30 @@ def apply(
     force: bool = False,
     only: Collection[str] = (),
     area: Area | None = None,
+    shared: Mapping[str, Sequence[str]] | None = None,
+    owner: Owner = first_folder,
 ) -> Outcome:
     """Bring `out` in line with `files`, the output of the targets `only` (all when
     empty). Nothing is written if any conflict exists. `area`: where the build
-    may write (the project's Config.area()); by default inside `out`."""
+    may write (the project's Config.area()); by default inside `out`. `shared`:
+    the files whose other keys are the user's (compiler.merge), with the keys
+    managed one level down; `owner`: the target of a path."""
     area = area or default_area(out)
     refused = area.problem(out)
     if refused is not None:
         return Outcome(errors=(Conflict("", refused),))
     area.make_folder(out)
     with _locked(out) as lock:
-        manifest = _manifest_or_empty(out, force)
-        planner = Planner(out, owned(manifest, only), force=force, area=area)
+        manifest, keys = _manifest_or_empty(out, force)
+        mine = owned(manifest, only, owner)
+        planner = Planner(
+            out,
+            mine,
+            force=force,
+            area=area,
+            shared=shared,
+            keys={rel: found for rel, found in keys.items() if rel in mine},
+        )
         for rel in sorted(files):
             planner.add(rel, files[rel])
             lock.touch()
@@ -319,36 +442,51 @@ def apply(
             return Outcome(errors=todo.conflicts)
         _clear_leftovers(out, [*files, *manifest], area)
         changing = (*todo.missing, *todo.write)
-        others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only)}
-        final = {**others, **{rel: [digest(files[rel])] for rel in files}}
-        current = manifest  # what the manifest on disk says
+        content = {**files, **planner.merged}
+        others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only, owner)}
+        final = {**others, **{rel: [digest(content[rel])] for rel in files}}
+        final_keys = {rel: found for rel, found in keys.items() if rel in others}
+        final_keys.update(planner.key_digests)
+        current, current_keys = manifest, keys  # what the manifest on disk says
         if changing:
             pending = {rel: list(hashes) for rel, hashes in manifest.items()}
             for rel in changing:
-                pending[rel] = [*pending.get(rel, []), *final[rel]]
-            _write_manifest(out, pending)
-            current = pending
-        _write_all(out, changing, files, lock, area)
+                pending[rel] = [*pending.get(rel, []), *final.get(rel, [])]
+            current, current_keys = pending, {**keys, **planner.key_digests}
+            _write_manifest(out, current, current_keys)
+        _write_all(out, changing, content, lock, area)
         for rel in todo.remove:
             _remove(out, rel)
         # Into an empty folder the pending manifest is the final one already.
-        if current != final:
-            _write_manifest(out, final)
+        if current != final or current_keys != final_keys:
+            _write_manifest(out, final, final_keys)
         digests = {rel: final[rel][0] for rel in files}
         return Outcome(written=changing, removed=todo.remove, digests=digests)
 
 
-def _manifest_or_empty(out: Path, force: bool) -> dict[str, list[str]]:
+def _manifest_or_empty(
+    out: Path, force: bool
+) -> tuple[dict[str, list[str]], dict[str, dict[KeyPath, str]]]:
     try:
-        return read_manifest(out)
+        return load_manifest(out)
     except ManifestError:
         if force:
-            return {}
+            return {}, {}
         raise
 
 
-def _write_manifest(out: Path, files: Mapping[str, list[str]]) -> None:
-    body = {"generator": "promptc", "format": 1, "files": dict(sorted(files.items()))}
+def _write_manifest(out: Path, files: Mapping[str, list[str]], keys: Keys | None = None) -> None:
+    body: dict[str, object] = {
+        "generator": "promptc",
+        "format": 1,
+        "files": dict(sorted(files.items())),
+    }
+    if keys:  # the root layout's shared files (an older promptc ignores the key)
+        body["keys"] = {
+            rel: {encode_path(path): value for path, value in sorted(found.items())}
+            for rel, found in sorted(keys.items())
+            if rel in files
+        }
     _atomic_write(out / MANIFEST, (json.dumps(body, indent=2) + "\n").encode())
 
 

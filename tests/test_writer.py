@@ -363,9 +363,9 @@ def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     written: list[dict[str, list[str]]] = []
     real = writer._write_manifest
 
-    def record(out: Path, files: dict[str, list[str]]) -> None:
+    def record(out: Path, files: dict[str, list[str]], keys: writer.Keys | None = None) -> None:
         written.append(dict(files))
-        real(out, files)
+        real(out, files, keys)
 
     monkeypatch.setattr(writer, "_write_manifest", record)
     out = tmp_path / "build"

@@ -4,7 +4,9 @@ A target module has `NAME`, `OPTIONS` (JSON Schema properties of its options
 in `[tool.promptc.targets.<name>]`), `files(project, options)` yielding the
 files it produces, relative to `<out>/<name>/`, as (path, text) one at a time
 (agents first; see compiler.emitter); `RUNTIME` and `LOADED` say which runtime
-reads the output and which paths it loads from it. An optional `COMPOSE_AS`
+reads the output and which paths it loads from it; `ROOT` and `SHARED` say
+which of its files the root layout writes at the project root, and which of
+those are shared with the user (compiler.merge). An optional `COMPOSE_AS`
 names the target whose composition (the `target` variable) it emits, when two
 targets must carry the same bodies.
 """
@@ -29,6 +31,10 @@ class Target(Protocol):
     OPTIONS: Mapping[str, Any]
     RUNTIME: str  # the runtime that loads the files, as messages name it
     LOADED: re.Pattern[str]  # paths (relative to <out>/<name>/) the runtime reads
+    # `layout = "root"`: the paths written at the project root (None: none), and
+    # the shared files among them with the keys managed one level down.
+    ROOT: re.Pattern[str] | None
+    SHARED: Mapping[str, tuple[str, ...]]
 
     def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 

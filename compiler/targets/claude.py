@@ -64,6 +64,10 @@ OPTIONS: dict[str, Any] = {
     "models": models_option("Claude Code", "sonnet, opus, haiku, fable, inherit or a full model id")
 }
 SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
+# In the root layout: `.claude/` at the project root (TRANSLATION.md stays in
+# `<out>/claude/`); settings.json's `permissions` are managed list by list.
+ROOT = re.compile(r"\.claude/.+")
+SHARED: dict[str, tuple[str, ...]] = {".claude/settings.json": ("permissions",)}
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

@@ -32,6 +32,10 @@ NAME = PLUGIN
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
 _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 # What Claude Code reads from a plugin (paths under <out>/claude-plugin/).
+# A plugin is a folder of its own, not a project's files: `<out>/claude-plugin/`
+# in either layout.
+ROOT = None
+SHARED: dict[str, tuple[str, ...]] = {}
 RUNTIME = "Claude Code"
 LOADED = re.compile(
     r"(agents|commands)/.+\.md|skills/[^/]+/SKILL\.md"

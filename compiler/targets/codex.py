@@ -64,6 +64,10 @@ from compiler.translate import MAIN
 NAME = codex_rules.NAME
 OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}
 RULES_FILE = ".codex/rules/promptc.rules"
+# In the root layout: `.codex/` at the project root (TRANSLATION.md stays in
+# `<out>/codex/`); config.toml's keys are managed one by one.
+ROOT = re.compile(r"\.codex/.+")
+SHARED: dict[str, tuple[str, ...]] = {".codex/config.toml": ()}
 # What Codex reads from a project (paths under <out>/codex/), so that a check
 # can name a file there that promptc did not write.
 RUNTIME = "Codex CLI"

@@ -67,6 +67,9 @@ NAME = COPILOT.target
 RUNTIME = COPILOT.label
 # Copilot reads custom agents from both folders (plain `.md` files too).
 LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/.+/SKILL\.md")
+# In the root layout: `.github/agents/` and `.github/skills/` at the project root.
+ROOT = re.compile(r"\.github/(agents|skills)/.+")
+SHARED: dict[str, tuple[str, ...]] = {}
 OPTIONS: dict[str, Any] = {
     "models": models_option("Copilot CLI", "claude-sonnet-4.5, gpt-4.1, ...")
 }

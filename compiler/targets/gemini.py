@@ -96,6 +96,12 @@ LOADED = re.compile(
     r"agents/[^/_][^/]*\.md|commands/.+\.toml|skills/([^/]+/)?SKILL\.md"
     r"|gemini-extension\.json|policies/[^/]+\.toml|user-policies/[^/]+\.toml|GEMINI\.md"
 )
+# Nothing at the project root, whatever the layout: Gemini CLI 0.61 reads no
+# policy rules from a project's `.gemini/policies/`, so subagents written to
+# `.gemini/agents/` would run without the deny and ask rules that keep them
+# within OpenCode's. The extension keeps them together, in `<out>/gemini/`.
+ROOT = None
+SHARED: dict[str, tuple[str, ...]] = {}
 OPTIONS: dict[str, Any] = {
     "models": models_option("Gemini CLI", "gemini-2.5-pro, ..."),
     "name": {

@@ -43,6 +43,10 @@ LOADED = re.compile(
 COMMAND_KEYS = ("description", "agent", "model", "subtask")
 SCHEMA_URL = "https://opencode.ai/config.json"
 SKILLS_DIR = ".opencode/skills/"
+# In the root layout (`layout = "root"`): the paths written at the project root,
+# and the shared files, whose own keys stay the user's (compiler.merge).
+ROOT = re.compile(r"\.opencode/.+|opencode\.json")
+SHARED: dict[str, tuple[str, ...]] = {"opencode.json": ()}
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
