@@ -437,9 +437,7 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     for rel, line, column, message in stale:
         collector.add("stale-output", config.base / rel, Problem(line, column, message))
     # A refused output folder (a symlink) is not walked for files it holds.
-    extra = (
-        emitter.unmanaged(config, names, {*done, *todo.remove}) if not planner.refused else ()
-    )
+    extra = emitter.unmanaged(config, names, {*done, *todo.remove}) if not planner.refused else ()
     for rel in extra:
         runtime = target_registry.TARGETS[emitter.owner(config, rel)].RUNTIME
         message = f"promptc did not generate this file, and {runtime} loads it from here"

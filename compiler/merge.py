@@ -60,7 +60,9 @@ class Merged:
 
 def key_name(path: KeyPath) -> str:
     """A key path as messages name it: `permissions.allow`."""
-    return ".".join(part if re.fullmatch(r"[A-Za-z0-9_$-]+", part) else json.dumps(part) for part in path)
+    return ".".join(
+        part if re.fullmatch(r"[A-Za-z0-9_$-]+", part) else json.dumps(part) for part in path
+    )
 
 
 def encode_path(path: KeyPath) -> str:
@@ -106,7 +108,9 @@ def merge(
     try:
         text = disk.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise MergeError(f"not UTF-8 (byte {exc.start}); promptc merges its keys into UTF-8 files only") from None
+        raise MergeError(
+            f"not UTF-8 (byte {exc.start}); promptc merges its keys into UTF-8 files only"
+        ) from None
     document = editor.parse(text)
     if not force:
         _check_owner(document, wanted, recorded, editor)
@@ -116,7 +120,9 @@ def merge(
     return Merged(edited.encode("utf-8"), digests)
 
 
-def strip(name: str, disk: bytes, recorded: Mapping[KeyPath, str], *, force: bool = False) -> bytes | None:
+def strip(
+    name: str, disk: bytes, recorded: Mapping[KeyPath, str], *, force: bool = False
+) -> bytes | None:
     """`disk` without the managed keys promptc wrote (a target no longer built);
     None when nothing of the user's is left in it."""
     editor = _TomlFile if name.endswith(".toml") else _JsonFile
@@ -156,13 +162,19 @@ def _check_owner(
 
 
 def _verify(
-    editor: type[_Editor], before: Any, after: Any, wanted: Mapping[KeyPath, Any], gone: Sequence[KeyPath]
+    editor: type[_Editor],
+    before: Any,
+    after: Any,
+    wanted: Mapping[KeyPath, Any],
+    gone: Sequence[KeyPath],
 ) -> None:
     """The edited text holds the managed values, and every other value as before."""
     managed = [*wanted, *gone]
-    if editor.without(after, managed) != editor.without(before, managed) or any(
-        _get(after, path) != value for path, value in wanted.items()
-    ) or any(_get(after, path) is not _MISSING for path in gone):
+    if (
+        editor.without(after, managed) != editor.without(before, managed)
+        or any(_get(after, path) != value for path, value in wanted.items())
+        or any(_get(after, path) is not _MISSING for path in gone)
+    ):
         where = ", ".join(f"`{key_name(p)}`" for p in managed[:3])
         raise MergeError(
             f"cannot edit {where} in place (a dotted key, an inline table or a value over "

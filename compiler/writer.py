@@ -281,8 +281,8 @@ class Planner:
     def _add_shared(self, rel: str, data: bytes) -> None:
         """A shared file: promptc's keys merged into what stands there. Its own
         keys being the user's, only a managed key edited by hand is a conflict."""
-        disk = self._read_shared(rel)
-        if disk is False:
+        readable, disk = self._read_shared(rel)
+        if not readable:
             return
         try:
             merged = merge(rel, disk, data, self.shared[rel], self.keys.get(rel), force=self.force)
@@ -300,27 +300,27 @@ class Planner:
         else:
             self.write.append(rel)
 
-    def _read_shared(self, rel: str) -> bytes | None | bool:
-        """A shared file's bytes (None: there is none); False when it cannot be
-        merged into (a conflict then says why)."""
+    def _read_shared(self, rel: str) -> tuple[bool, bytes | None]:
+        """Whether a shared file can be merged into (else a conflict says why),
+        and its bytes (None: there is none)."""
         try:
-            return read_regular(os.path.join(self.out, rel), MAX_SHARED_BYTES)
+            return True, read_regular(os.path.join(self.out, rel), MAX_SHARED_BYTES)
         except (FileNotFoundError, NotADirectoryError):
-            return None
+            return True, None
         except NotRegular as exc:
             self.conflicts.append(Conflict(rel, f"{exc}; promptc merges its keys into a file only"))
         except OSError as exc:
             self.conflicts.append(Conflict(rel, f"cannot read it: {exc.strerror or exc}"))
-        return False
+        return False, None
 
     def _strip_shared(self, rel: str, remove: list[str], conflicts: list[Conflict]) -> None:
         """A shared file no target generates any more: promptc's keys taken out of
         it (and the file removed when nothing else is left)."""
-        disk = self._read_shared(rel)
-        if disk is None:
-            return
-        if disk is False:
+        readable, disk = self._read_shared(rel)
+        if not readable:
             conflicts.append(self.conflicts.pop())
+            return
+        if disk is None:
             return
         try:
             left = strip(rel, disk, self.keys[rel], force=self.force)
@@ -388,18 +388,18 @@ _SPECIAL_MESSAGE = (
 _OUTSIDE = "path leads outside the output folder; refused"
 
 
-Owner = Callable[[str], str]  # the target a path belongs to
+PathOwner = Callable[[str], str]  # the target a path belongs to
 
 
 def owned(
-    manifest: Mapping[str, list[str]], only: Collection[str], owner: Owner = first_folder
+    manifest: Mapping[str, list[str]], only: Collection[str], owner: PathOwner = first_folder
 ) -> dict[str, list[str]]:
     """The manifest's entries a build of the targets `only` (all when empty) answers
     for: `promptc build --target claude` neither removes nor reports OpenCode's files."""
     return {rel: hashes for rel, hashes in manifest.items() if _in(rel, only, owner)}
 
 
-def _in(rel: str, only: Collection[str], owner: Owner = first_folder) -> bool:
+def _in(rel: str, only: Collection[str], owner: PathOwner = first_folder) -> bool:
     return not only or owner(rel) in only
 
 
@@ -411,7 +411,7 @@ def apply(
     only: Collection[str] = (),
     area: Area | None = None,
     shared: Mapping[str, Sequence[str]] | None = None,
-    owner: Owner = first_folder,
+    owner: PathOwner = first_folder,
 ) -> Outcome:
     """Bring `out` in line with `files`, the output of the targets `only` (all when
     empty). Nothing is written if any conflict exists. `area`: where the build
@@ -445,9 +445,12 @@ def apply(
         content = {**files, **planner.merged}
         others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only, owner)}
         final = {**others, **{rel: [digest(content[rel])] for rel in files}}
-        final_keys = {rel: found for rel, found in keys.items() if rel in others}
+        final_keys: dict[str, Mapping[KeyPath, str]] = {
+            rel: found for rel, found in keys.items() if rel in others
+        }
         final_keys.update(planner.key_digests)
-        current, current_keys = manifest, keys  # what the manifest on disk says
+        current: Mapping[str, list[str]] = manifest  # what the manifest on disk says
+        current_keys: Keys = keys
         if changing:
             pending = {rel: list(hashes) for rel, hashes in manifest.items()}
             for rel in changing:
