@@ -444,7 +444,7 @@ def apply(
         changing = (*todo.missing, *todo.write)
         content = {**files, **planner.merged}
         others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only, owner)}
-        final = {**others, **{rel: [digest(content[rel])] for rel in files}}
+        final = {**others, **{rel: [_entry(rel, content, planner.key_digests)] for rel in files}}
         final_keys: dict[str, Mapping[KeyPath, str]] = {
             rel: found for rel, found in keys.items() if rel in others
         }
@@ -465,6 +465,15 @@ def apply(
             _write_manifest(out, final, final_keys)
         digests = {rel: final[rel][0] for rel in files}
         return Outcome(written=changing, removed=todo.remove, digests=digests)
+
+
+def _entry(rel: str, content: Mapping[str, bytes], keys: Keys) -> str:
+    """A generated file's manifest hash: of its bytes, or for a shared file of the
+    managed keys alone (the project's own keys may change: they are not promptc's)."""
+    if rel in keys:
+        managed = sorted((encode_path(path), value) for path, value in keys[rel].items())
+        return digest(json.dumps(managed).encode())
+    return digest(content[rel])
 
 
 def _manifest_or_empty(

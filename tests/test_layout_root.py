@@ -1,0 +1,315 @@
+"""`layout = "root"`: every target's files at the project root, where each runtime reads
+them, in a project that holds files of its own (docs/reference/output.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler import api
+from compiler.config import load_config
+from compiler.merge import MergeError, merge, strip
+from tests.conftest import MakeBundle, Run
+
+Runner = Callable[..., Run]
+
+SCOUT = """\
+    ---
+    description: Reads the code and answers questions about it.
+    mode: subagent
+    permission:
+      edit: deny
+      bash:
+        "*": ask
+        "git status*": allow
+    ---
+    You explore the code base and report what you find.
+    """
+LEAD = """\
+    ---
+    description: Plans the work and hands it to scout.
+    mode: primary
+    permission:
+      bash:
+        "*": ask
+      task:
+        "*": deny
+        scout: allow
+    ---
+    You plan the work.
+    """
+CONFIG = """\
+    layout = "root"
+    default_agent = "lead"
+
+    [targets.opencode]
+    [targets.claude]
+    [targets.claude-plugin]
+    [targets.codex]
+    accept_wider = ["edit"]
+    [targets.gemini]
+    [targets.copilot]
+    """
+# The project's own files, each with keys promptc must keep byte for byte.
+USER_OPENCODE = """\
+    {
+      "$schema": "https://opencode.ai/config.json",
+      "mcp": {
+        "docs": { "type": "local", "command": ["npx", "docs-mcp"] }
+      },
+      "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "x"}}}
+    }
+    """
+USER_SETTINGS = """\
+    {
+      "env": {"FOO": "1"},
+      "permissions": {
+        "defaultMode": "default"
+      }
+    }
+    """
+USER_CODEX = """\
+    model = "gpt-5.5"   # the team's model
+
+    [mcp_servers.docs]
+    command = "npx"
+    args = ["docs-mcp"]
+    """
+OWN_AGENT = "---\nname: own\ndescription: the project's own agent\n---\nHello.\n"
+
+
+@pytest.fixture
+def project(make_bundle: MakeBundle) -> Path:
+    return make_bundle(
+        {
+            "promptc.toml": CONFIG,
+            "specs/agents/scout.md": SCOUT,
+            "specs/agents/lead.md": LEAD,
+            "opencode.json": USER_OPENCODE,
+            ".claude/settings.json": USER_SETTINGS,
+            ".codex/config.toml": USER_CODEX,
+            ".github/agents/own.agent.md": OWN_AGENT,
+        }
+    )
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".promptc-cache" not in p.parts
+    }
+
+
+def test_every_runtime_reads_its_files_from_the_project_root(project: Path, run: Runner) -> None:
+    result = run("build")
+    assert result.code == 0, result.out + result.err
+    files = set(tree(project))
+    for rel in (
+        ".opencode/agents/scout.md",
+        ".opencode/agents/lead.md",
+        ".claude/agents/scout.md",
+        ".codex/agents/scout.toml",
+        ".codex/rules/promptc.rules",
+        ".github/agents/scout.agent.md",
+        # What no runtime reads from a project stays in a folder of its own.
+        "build/claude/TRANSLATION.md",
+        "build/codex/TRANSLATION.md",
+        "build/claude-plugin/.claude-plugin/plugin.json",
+        "build/gemini/gemini-extension.json",
+        "build/gemini/policies/promptc.toml",
+    ):
+        assert rel in files, rel
+    assert not any(rel.startswith(("build/opencode/", "opencode/", ".gemini/")) for rel in files)
+
+
+def test_the_projects_own_keys_stay_byte_for_byte(project: Path, run: Runner) -> None:
+    before = tree(project)
+    assert run("build").code == 0
+    opencode = (project / "opencode.json").read_text()
+    # The user's members, as they were written, and promptc's key after them.
+    assert '"mcp": {\n    "docs": { "type": "local", "command": ["npx", "docs-mcp"] }\n  }' in (
+        opencode
+    )
+    assert '"provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL"' in (
+        opencode
+    )
+    assert json.loads(opencode)["default_agent"] == "lead"
+    settings = json.loads((project / ".claude/settings.json").read_text())
+    assert settings["env"] == {"FOO": "1"}
+    assert settings["permissions"]["defaultMode"] == "default"
+    assert settings["permissions"]["deny"] or settings["permissions"]["ask"]
+    codex = (project / ".codex/config.toml").read_text()
+    assert codex.startswith('model = "gpt-5.5"   # the team\'s model\n')
+    assert '[mcp_servers.docs]\ncommand = "npx"\nargs = ["docs-mcp"]\n' in codex
+    assert tomllib.loads(codex)["sandbox_mode"] == "workspace-write"
+    assert (project / ".github/agents/own.agent.md").read_bytes() == before[
+        ".github/agents/own.agent.md"
+    ]
+    manifest = json.loads((project / ".promptc-manifest.json").read_text())
+    assert ".github/agents/own.agent.md" not in manifest["files"]
+    assert set(manifest["keys"]) == {"opencode.json", ".claude/settings.json", ".codex/config.toml"}
+
+
+def test_a_second_build_changes_nothing_and_check_finds_no_drift(
+    project: Path, run: Runner
+) -> None:
+    assert run("build").code == 0
+    first = tree(project)
+    again = run("build")
+    assert again.code == 0 and "wrote" not in again.err
+    assert tree(project) == first
+    checked = run("check")
+    assert checked.code == 0, checked.out
+    assert "stale-output" not in checked.out and "unmanaged-file" not in checked.out
+
+
+def test_editing_the_projects_own_keys_is_not_drift(project: Path, run: Runner) -> None:
+    assert run("build").code == 0
+    path = project / "opencode.json"
+    path.write_text(path.read_text().replace("docs-mcp", "docs-mcp@2"))
+    codex = project / ".codex/config.toml"
+    codex.write_text(codex.read_text().replace("gpt-5.5", "gpt-5.4"))
+    edited = tree(project)
+    assert run("check").code == 0
+    assert run("build").code == 0
+    assert tree(project) == edited
+
+
+def test_a_managed_key_edited_by_hand_is_drift_and_is_kept(project: Path, run: Runner) -> None:
+    assert run("build").code == 0
+    path = project / "opencode.json"
+    path.write_text(path.read_text().replace('"default_agent": "lead"', '"default_agent": "x"'))
+    edited = path.read_bytes()
+    checked = run("check")
+    assert checked.code == 1
+    assert "opencode.json:1:1: error [stale-output] `default_agent`" in checked.out
+    built = run("build")
+    assert built.code == 1 and "edited by hand" in built.out
+    assert path.read_bytes() == edited
+    assert run("build", "--force").code == 0
+    assert json.loads(path.read_text())["default_agent"] == "lead"
+
+
+def test_a_project_key_promptc_would_manage_is_not_taken_without_force(
+    project: Path, run: Runner
+) -> None:
+    path = project / ".claude/settings.json"
+    path.write_text('{"permissions": {"allow": ["Bash(make *)"]}}\n')
+    built = run("build")
+    assert built.code == 1
+    assert "`permissions.allow` is the project's own" in built.out
+    assert path.read_text() == '{"permissions": {"allow": ["Bash(make *)"]}}\n'
+    assert not (project / ".opencode").exists()  # nothing written at all
+
+
+def test_a_shared_file_that_does_not_parse_is_an_error_at_its_place(
+    project: Path, run: Runner
+) -> None:
+    (project / "opencode.json").write_text('{\n  "mcp": {},\n}\n')
+    built = run("build")
+    assert built.code == 1
+    assert "opencode.json:3:1: error [write] invalid JSON" in built.out
+    assert not (project / ".opencode").exists()
+    (project / "opencode.json").write_text("{}\n")
+    (project / ".codex/config.toml").write_text('model = "a"\nmodel = "b"\n')
+    built = run("build")
+    assert built.code == 1
+    assert ".codex/config.toml:2:" in built.out and "invalid TOML" in built.out
+
+
+def test_removing_an_agent_removes_only_its_generated_files(project: Path, run: Runner) -> None:
+    assert run("build").code == 0
+    (project / "specs/agents/scout.md").unlink()
+    lead = project / "specs/agents/lead.md"
+    lead.write_text(lead.read_text().replace("    scout: allow\n", ""))
+    before = tree(project)
+    assert run("build").code == 0
+    after = tree(project)
+    gone = set(before) - set(after)
+    assert gone and all("scout" in rel for rel in gone)
+    assert ".github/agents/own.agent.md" in after
+    codex = tomllib.loads(after[".codex/config.toml"].decode())
+    assert "scout" not in codex["agents"] and codex["model"] == "gpt-5.5"
+
+
+def test_a_target_no_longer_built_leaves_only_the_projects_keys(project: Path, run: Runner) -> None:
+    assert run("build").code == 0
+    config = project / "promptc.toml"
+    config.write_text(config.read_text().replace('[targets.codex]\naccept_wider = ["edit"]\n', ""))
+    assert run("build").code == 0
+    assert not (project / ".codex/agents").exists()
+    assert (project / ".codex/config.toml").read_text() == textwrap.dedent(USER_CODEX)
+
+
+def test_a_build_of_one_target_keeps_the_others(project: Path, run: Runner) -> None:
+    assert run("build").code == 0
+    before = tree(project)
+    assert run("build", "--target", "claude").code == 0
+    assert tree(project) == before
+    assert run("build", "--check", "--target", "codex").code == 0
+
+
+def test_never_writes_in_the_sources_or_through_a_symlink(
+    make_bundle: MakeBundle, run: Runner, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = make_bundle(
+        {"promptc.toml": 'layout = "root"\n[targets.claude]\n', "specs/agents/scout.md": SCOUT}
+    )
+    (root / ".claude").symlink_to(outside)
+    built = run("build")
+    assert built.code == 1 and "symlink" in built.out
+    assert list(outside.iterdir()) == []
+
+
+def test_two_targets_writing_one_path_is_a_config_error(
+    project: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler.targets import copilot
+
+    # Copilot reads `.claude/agents/` too: a target that wrote there would collide.
+    monkeypatch.setattr(copilot, "ROOT", re.compile(r"\.claude/.+|\.github/.+"))
+    original = copilot.files
+
+    def colliding(project_: object, options: object) -> object:
+        yield ".claude/agents/scout.md", "x"
+        yield from original(project_, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(copilot, "files", colliding)
+    with pytest.raises(Exception, match="targets `claude` and `copilot` both write"):
+        api.build(load_config())
+
+
+def test_the_default_layout_is_unchanged(make_bundle: MakeBundle, run: Runner) -> None:
+    root = make_bundle({"promptc.toml": "[targets.claude]\n", "specs/agents/scout.md": SCOUT})
+    assert run("build").code == 0
+    assert (root / "build/claude/.claude/agents/scout.md").is_file()
+    assert "keys" not in json.loads((root / "build/.promptc-manifest.json").read_text())
+
+
+# --- compiler.merge on its own ------------------------------------------------------------
+
+
+def test_merge_keeps_every_other_byte_and_strip_gives_the_file_back() -> None:
+    user = b'{\n  "a": [1,2],\n  "b": {"c": true}\n}\n'
+    generated = b'{"$schema": "s", "permission": {"bash": "ask"}, "default_agent": "x"}'
+    merged = merge("opencode.json", user, generated, (), None)
+    text = merged.content.decode()
+    assert text.startswith('{\n  "a": [1,2],\n  "b": {"c": true},\n  "permission": {')
+    assert "$schema" not in text  # a project's file keeps its own
+    assert strip("opencode.json", merged.content, merged.digests) == user
+    assert merge("opencode.json", merged.content, generated, (), merged.digests) == merged
+
+
+def test_merge_refuses_a_value_it_cannot_edit_in_place() -> None:
+    user = b"[features]\nview_image = [\n  true,\n]\n"
+    with pytest.raises(MergeError):
+        merge("config.toml", user, b"[features]\nview_image = false\n", (), None, force=True)
