@@ -626,7 +626,12 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     written_config = None
     if config.source is None:
         toml = config.root / "promptc.toml"
-        toml.write_text(importer.config_toml(plan.config), encoding="utf-8")
+        text = importer.config_toml(plan.config)
+        if config.root in (folder.resolve(), *folder.resolve().parents):
+            # The runtime's folders are this project's own: the build writes back
+            # where the runtime reads them (docs/import.md).
+            text = 'layout = "root"\n' + text
+        toml.write_text(text, encoding="utf-8")
         written_config = config.display(toml)
         config = load_config(toml)
     written = tuple(config.display(config.root / rel) for rel in sorted(plan.files))

@@ -146,11 +146,18 @@ def cli(traceback: bool) -> None:
     show_default=True,
     help="The runtimes the bundle is built for.",
 )
-def init_(folder: Path, target: str) -> None:
+@click.option(
+    "--layout",
+    type=click.Choice(["out", "root"]),
+    default="out",
+    show_default=True,
+    help="root: write each runtime's files at the project root, where it reads them.",
+)
+def init_(folder: Path, target: str, layout: str) -> None:
     """Write a small, commented bundle into DIR (default: here) and build it.
 
     Never replaces a file: when one is in the way, nothing is written."""
-    done = init.init(folder, target)
+    done = init.init(folder, target, layout)
     for reason in done.refused:
         click.echo(reason)
     if done.refused:

@@ -21,6 +21,17 @@ TEMPLATES = Path(__file__).resolve().parent / "templates" / "init"
 # `--target` -> the targets the config enables.
 TARGETS = {"opencode": ("opencode",), "claude": ("claude",), "both": ("opencode", "claude")}
 MARK = "@targets@"
+# `--layout root`: the runtimes' files at the project root (docs/reference/config.md).
+OUT_LINE = 'out = "build"            # promptc build writes build/<target>/\n'
+ROOT_LINES = (
+    'out = "build"            # what no runtime reads from the project: build/<target>/\n'
+    "# Each runtime's files at the project root, where it reads them (.opencode/,\n"
+    "# opencode.json, .claude/, .codex/, .github/agents/); the project's own keys in\n"
+    "# opencode.json, .claude/settings.json and .codex/config.toml are kept.\n"
+    'layout = "root"\n'
+)
+# Where each target's files land in the root layout, for the next steps.
+AT_ROOT = {"opencode": ".opencode/ and opencode.json", "claude": ".claude/"}
 
 
 @dataclass
@@ -34,19 +45,22 @@ class Created:
     next_steps: str = ""
 
 
-def bundle_files(target: str) -> dict[str, str]:
+def bundle_files(target: str, layout: str = "out") -> dict[str, str]:
     """Relative path -> text of every bundle file init writes (not .gitignore)."""
     targets = _text(f"targets/{target}.toml").rstrip("\n")
-    files = {"promptc.toml": _text("promptc.toml").replace(MARK, targets)}
+    config = _text("promptc.toml").replace(MARK, targets)
+    if layout == "root":
+        config = config.replace(OUT_LINE, ROOT_LINES)
+    files = {"promptc.toml": config}
     for folder in ("specs", "fragments"):
         for path in sorted((TEMPLATES / folder).rglob("*.md")):
             files[path.relative_to(TEMPLATES).as_posix()] = path.read_text(encoding="utf-8")
     return files
 
 
-def init(folder: Path, target: str) -> Created:
+def init(folder: Path, target: str, layout: str = "out") -> Created:
     """Write the bundle into `folder` (made if missing), or nothing when a file is in the way."""
-    files = bundle_files(target)
+    files = bundle_files(target, layout)
     done = Created(refused=_refusals(folder, files))
     if done.refused:
         return done
@@ -61,7 +75,9 @@ def init(folder: Path, target: str) -> Created:
             (folder / rel).unlink(missing_ok=True)
         where = Path(exc.filename).as_posix() if exc.filename else folder.as_posix()
         raise PromptcError(f"cannot write {where}: {exc.strerror or exc}; nothing written") from exc
-    outputs = " and ".join(f"build/{name}/" for name in TARGETS[target])
+    outputs = " and ".join(
+        AT_ROOT[name] if layout == "root" else f"build/{name}/" for name in TARGETS[target]
+    )
     steps = _text("next-steps.txt").replace(MARK, outputs)
     if folder != Path("."):  # the commands run inside the bundle
         header, rest = steps.split("\n", 1)

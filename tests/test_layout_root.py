@@ -313,3 +313,26 @@ def test_merge_refuses_a_value_it_cannot_edit_in_place() -> None:
     user = b"[features]\nview_image = [\n  true,\n]\n"
     with pytest.raises(MergeError):
         merge("config.toml", user, b"[features]\nview_image = false\n", (), None, force=True)
+
+
+# --- the real runtime ---------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.conformance
+def test_opencode_loads_the_root_layout_and_keeps_the_projects_mcp(
+    project: Path, run: Runner, tmp_path: Path
+) -> None:
+    from tests.oracle import run as runtime
+
+    assert run("build").code == 0
+    home = tmp_path / "home"
+    home.mkdir()
+    listed = runtime("opencode", ["agent", "list"], project, home=home)
+    assert listed.returncode == 0, listed.stderr
+    assert "lead (primary)" in listed.stdout and "scout (subagent)" in listed.stdout
+    config = runtime("opencode", ["debug", "config"], project, home=home)
+    assert config.returncode == 0, config.stderr
+    loaded = json.loads(config.stdout)
+    assert loaded["mcp"]["docs"]["command"] == ["npx", "docs-mcp"]
+    assert loaded["default_agent"] == "lead"
