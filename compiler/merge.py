@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.tomlpos import sections, toml_error
+from compiler.tomlpos import locate, sections, toml_error
 
 KeyPath = tuple[str, ...]
 _MISSING = object()  # a managed key absent from a document
@@ -113,7 +113,7 @@ def merge(
         ) from None
     document = editor.parse(text)
     if not force:
-        _check_owner(document, wanted, recorded, editor)
+        _check_owner(text, document, wanted, recorded, editor)
     gone = [path for path in (recorded or {}) if path not in wanted]
     edited = editor.edit(text, wanted, gone)
     _verify(editor, document, editor.parse(edited), wanted, gone)
@@ -129,13 +129,14 @@ def strip(
     text = disk.decode("utf-8", "replace")
     document = editor.parse(text)
     if not force:
-        _check_owner(document, {}, recorded, editor)
+        _check_owner(text, document, {}, recorded, editor)
     edited = editor.edit(text, {}, list(recorded))
     _verify(editor, document, editor.parse(edited), {}, list(recorded))
     return None if not editor.parse(edited) else edited.encode("utf-8")
 
 
 def _check_owner(
+    text: str,
     document: Any,
     wanted: Mapping[KeyPath, Any],
     recorded: Mapping[KeyPath, str] | None,
@@ -148,7 +149,8 @@ def _check_owner(
         if edited:
             raise MergeError(
                 f"`{key_name(edited[0])}`, which promptc manages here, was edited by hand; "
-                "not overwritten without --force"
+                "not overwritten without --force",
+                *editor.where(text, edited[0]),
             )
     for path, value in wanted.items():
         if recorded is not None and path in recorded:
@@ -157,7 +159,8 @@ def _check_owner(
         if there is not _MISSING and there != value:
             raise MergeError(
                 f"`{key_name(path)}` is the project's own, and promptc manages it in the root "
-                "layout; remove it (promptc import reads it into the specs) or use --force"
+                "layout; remove it (promptc import reads it into the specs) or use --force",
+                *editor.where(text, path),
             )
 
 
@@ -201,6 +204,11 @@ class _Editor:
 
     @staticmethod
     def edit(text: str, wanted: Mapping[KeyPath, Any], gone: Sequence[KeyPath]) -> str:
+        raise NotImplementedError
+
+    @staticmethod
+    def where(text: str, path: KeyPath) -> tuple[int, int]:
+        """1-based line and column of the key at `path` (or its nearest parent)."""
         raise NotImplementedError
 
     @staticmethod
@@ -257,6 +265,21 @@ class _JsonFile(_Editor):
             else:
                 found[(key,)] = value
         return found
+
+    @staticmethod
+    def where(text: str, path: KeyPath) -> tuple[int, int]:
+        offset = 0
+        start: int | None = _SPACE.match(text).end()  # type: ignore[union-attr]
+        for part in path:
+            if start is None or text[start] != "{":
+                break
+            members, _, _ = _members(text, start)
+            found = next((m for m in members if m.key == part), None)
+            if found is None:
+                break
+            offset, start = found.start, found.value_start
+        line = text.count("\n", 0, offset) + 1
+        return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
     @staticmethod
     def edit(text: str, wanted: Mapping[KeyPath, Any], gone: Sequence[KeyPath]) -> str:
@@ -379,6 +402,10 @@ class _TomlFile(_Editor):
 
         walk(document, ())
         return found
+
+    @staticmethod
+    def where(text: str, path: KeyPath) -> tuple[int, int]:
+        return locate(text, path)
 
     @staticmethod
     def edit(text: str, wanted: Mapping[KeyPath, Any], gone: Sequence[KeyPath]) -> str:

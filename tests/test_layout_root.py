@@ -189,7 +189,8 @@ def test_a_managed_key_edited_by_hand_is_drift_and_is_kept(project: Path, run: R
     edited = path.read_bytes()
     checked = run("check")
     assert checked.code == 1
-    assert "opencode.json:1:1: error [stale-output] `default_agent`" in checked.out
+    line = path.read_text().splitlines().index('  "default_agent": "x"') + 1
+    assert f"opencode.json:{line}:3: error [stale-output] `default_agent`" in checked.out
     built = run("build")
     assert built.code == 1 and "edited by hand" in built.out
     assert path.read_bytes() == edited
@@ -204,7 +205,9 @@ def test_a_project_key_promptc_would_manage_is_not_taken_without_force(
     path.write_text('{"permissions": {"allow": ["Bash(make *)"]}}\n')
     built = run("build")
     assert built.code == 1
-    assert "`permissions.allow` is the project's own" in built.out
+    assert ".claude/settings.json:1:18: error [write] `permissions.allow` is the project's own" in (
+        built.out
+    )
     assert path.read_text() == '{"permissions": {"allow": ["Bash(make *)"]}}\n'
     assert not (project / ".opencode").exists()  # nothing written at all
 
