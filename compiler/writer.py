@@ -457,7 +457,7 @@ def apply(
                 pending[rel] = [*pending.get(rel, []), *final.get(rel, [])]
             current, current_keys = pending, {**keys, **planner.key_digests}
             _write_manifest(out, current, current_keys)
-        _write_all(out, changing, content, lock, area)
+        _write_all(out, changing, content, lock, area, planner.merged)
         for rel in todo.remove:
             _remove(out, rel)
         # Into an empty folder the pending manifest is the final one already.
@@ -507,7 +507,12 @@ def _atomic_write(path: Path, content: bytes) -> None:
 
 
 def _write_all(
-    out: Path, rels: Sequence[str], files: Mapping[str, bytes], lock: _Lock, area: Area
+    out: Path,
+    rels: Sequence[str],
+    files: Mapping[str, bytes],
+    lock: _Lock,
+    area: Area,
+    keep_mode: Collection[str] = (),
 ) -> None:
     """Replace each of `rels` under `out` with its new bytes, every file old or new
     at any moment: all are written under temporary names first, and renamed into
@@ -527,6 +532,8 @@ def _write_all(
             temp = temporary_name(path)
             _stage(temp, files[rel])
             staged.append((temp, path))
+            if rel in keep_mode:  # a shared file keeps the project's permission bits
+                _keep_mode(temp, path)
             lock.touch()
         for temp, path in staged:
             _rename(temp, path)
@@ -535,6 +542,11 @@ def _write_all(
     finally:
         for temp, _ in staged[renamed:]:
             unlink(temp)
+
+
+def _keep_mode(temp: str, path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):  # a new file: the default bits
+        os.chmod(temp, stat.S_IMODE(os.lstat(path).st_mode))
 
 
 def _stage(temp: str, content: bytes) -> None:

@@ -157,6 +157,14 @@ def test_the_projects_own_keys_stay_byte_for_byte(project: Path, run: Runner) ->
     assert set(manifest["keys"]) == {"opencode.json", ".claude/settings.json", ".codex/config.toml"}
 
 
+def test_a_shared_file_keeps_its_permission_bits(project: Path, run: Runner) -> None:
+    settings = project / ".claude/settings.json"
+    settings.chmod(0o600)
+    assert run("build").code == 0
+    assert settings.stat().st_mode & 0o777 == 0o600
+    assert "permissions" in json.loads(settings.read_text())
+
+
 def test_a_second_build_changes_nothing_and_check_finds_no_drift(
     project: Path, run: Runner
 ) -> None:
