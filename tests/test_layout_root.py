@@ -347,3 +347,22 @@ def test_opencode_loads_the_root_layout_and_keeps_the_projects_mcp(
     loaded = json.loads(config.stdout)
     assert loaded["mcp"]["docs"]["command"] == ["npx", "docs-mcp"]
     assert loaded["default_agent"] == "lead"
+
+
+@pytest.mark.slow
+@pytest.mark.conformance
+def test_codex_loads_the_merged_config_and_the_roles_without_a_warning(
+    project: Path, run: Runner, tmp_path: Path
+) -> None:
+    from tests.oracle import run as runtime
+
+    assert run("build").code == 0
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    trust = f'[projects.{json.dumps(str(project.resolve()))}]\ntrust_level = "trusted"\n'
+    (home / ".codex/config.toml").write_text(trust)
+    # doctor exits 1 without credentials: its JSON says what it loaded.
+    report = json.loads(runtime("codex", ["doctor", "--json"], project, home=home).stdout)
+    details = report["checks"]["config.load"]["details"]
+    assert details.get("startup warning") is None
+    assert details["model"] == "gpt-5.5"  # the project's own key, read from the merged file
