@@ -326,6 +326,10 @@ def _indent(text: str, offset: int) -> str:
     return re.match(r"[ \t]*", text[line_start:]).group()  # type: ignore[union-attr]
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _render(value: Any, indent: str) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
 
@@ -343,14 +347,16 @@ def _json_set(text: str, path: KeyPath, value: Any) -> str:
         value = {part: value}
     members, open_at, close_at = _members(text, start)
     found = next((m for m in members if m.key == rest[0]), None)
+    # An object written on one line stays on one.
+    inline = "\n" not in text[open_at:close_at]
     if found is not None:
-        indent = _indent(text, found.start)
-        return text[: found.value_start] + _render(value, indent) + text[found.value_end :]
+        shown = _compact(value) if inline else _render(value, _indent(text, found.start))
+        return text[: found.value_start] + shown + text[found.value_end :]
     key = json.dumps(rest[0], ensure_ascii=False)
     if members:
         last = members[-1]
-        if "\n" not in text[open_at : last.start]:  # an object on one line stays on one
-            member = f", {key}: {json.dumps(value, ensure_ascii=False)}"
+        if inline:
+            member = f", {key}: {_compact(value)}"
         else:
             indent = _indent(text, last.start)
             member = f",\n{indent}{key}: {_render(value, indent)}"
@@ -409,9 +415,11 @@ class _TomlFile(_Editor):
 
     @staticmethod
     def edit(text: str, wanted: Mapping[KeyPath, Any], gone: Sequence[KeyPath]) -> str:
-        lines = text.splitlines(keepends=True)
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
+        # Lines end at "\n" only: str.splitlines would also end one at a NEL or
+        # a U+2028 inside a string value.
+        lines = [line + "\n" for line in text.split("\n")]
+        if lines[-1] == "\n":
+            lines.pop()
         for path in gone:
             _toml_remove(lines, path)
         for path, value in wanted.items():
@@ -426,8 +434,16 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    # A JSON string is a TOML basic string: the same escapes, `\uXXXX` included.
-    return json.dumps(str(value), ensure_ascii=False)
+    return '"' + _TOML_ESCAPE.sub(_toml_escaped, str(value)) + '"'
+
+
+# What a TOML basic string must escape: the quote, the backslash, control characters.
+_TOML_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
+def _toml_escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return "\\" + char if char in '"\\' else f"\\u{ord(char):04X}"
 
 
 def _toml_key(key: str) -> str:

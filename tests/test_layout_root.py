@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler import api
 from compiler.config import load_config
@@ -366,3 +368,78 @@ def test_codex_loads_the_merged_config_and_the_roles_without_a_warning(
     details = report["checks"]["config.load"]["details"]
     assert details.get("startup warning") is None
     assert details["model"] == "gpt-5.5"  # the project's own key, read from the merged file
+
+
+# --- compiler.merge, property-based ----------------------------------------------------------
+
+_NAMES = st.text(alphabet="abcdefghij_-", min_size=1, max_size=6)
+_SCALARS = st.one_of(st.booleans(), st.integers(-5, 5), st.text(max_size=8))
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_NAMES, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(
+    user=st.dictionaries(_NAMES, _VALUES, max_size=5),
+    managed=st.dictionaries(st.sampled_from(["permission", "default_agent"]), _VALUES, max_size=2),
+    indent=st.sampled_from([None, 2, 4, "\t"]),
+)
+def test_merge_keeps_the_projects_json_and_strip_gives_it_back(
+    user: dict[str, object], managed: dict[str, object], indent: int | str | None
+) -> None:
+    user = {key: value for key, value in user.items() if key not in managed}
+    text = (json.dumps(user, indent=indent, ensure_ascii=False) + "\n").encode()
+    generated = json.dumps({"$schema": "s", **managed}).encode()
+    merged = merge("opencode.json", text, generated, (), None)
+    assert json.loads(merged.content) == {**user, **managed}
+    assert merge("opencode.json", merged.content, generated, (), merged.digests) == merged
+    left = strip("opencode.json", merged.content, merged.digests)
+    assert left == (text if user else None)
+
+
+_TOML_SCALARS = st.one_of(st.booleans(), st.integers(-5, 5), st.text(max_size=8))
+
+
+@given(
+    user=st.dictionaries(_NAMES, _TOML_SCALARS, max_size=4),
+    table=st.dictionaries(_NAMES, _TOML_SCALARS, max_size=3),
+    managed=st.dictionaries(
+        st.sampled_from([("sandbox_mode",), ("features", "view_image"), ("agents", "x", "d")]),
+        _TOML_SCALARS,
+        min_size=1,
+    ),
+)
+def test_merge_keeps_the_projects_toml_and_strip_gives_it_back(
+    user: dict[str, object], table: dict[str, object], managed: dict[tuple[str, ...], object]
+) -> None:
+    def toml(document: dict[tuple[str, ...], object]) -> str:
+        tables: dict[tuple[str, ...], list[str]] = {}
+        for path, value in document.items():
+            tables.setdefault(path[:-1], []).append(f"{path[-1]} = {toml_value(value)}")
+        return "".join(
+            (f"\n[{'.'.join(name)}]\n" if name else "") + "".join(f"{line}\n" for line in lines)
+            for name, lines in sorted(tables.items())
+        )
+
+    own = {(key,): value for key, value in user.items() if key != "sandbox_mode"}
+    own.update({("mcp_servers", key): value for key, value in table.items()})
+    text = toml(own).lstrip("\n").encode()
+    generated = toml(managed).encode()
+    merged = merge("config.toml", text, generated, (), None)
+    loaded = tomllib.loads(merged.content.decode())
+    for path, value in {**own, **managed}.items():
+        found: object = loaded
+        for part in path:
+            assert isinstance(found, dict)
+            found = found[part]
+        assert found == value
+    assert strip("config.toml", merged.content, merged.digests) == (text if own else None)
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    # JSON's escapes, and DEL, which TOML refuses raw.
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007F")
