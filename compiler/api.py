@@ -50,7 +50,9 @@ class Result:
     removed: tuple[str, ...] = ()
     files: Mapping[str, bytes] = field(default_factory=dict)  # not kept by `check`
     fixed: tuple[str, ...] = ()  # source files `--fix` changed
-    generated: tuple[str, ...] = ()  # every generated path, `<target>/<path>`, sorted
+    # Every generated path under Config.base, sorted: `<target>/<path>`, or in the
+    # root layout the path from the project root (compiler.emitter.place).
+    generated: tuple[str, ...] = ()
     # The hash of each generated file as the run left or found it in the output
     # folder (None: missing), where it knows: the cache records them unread.
     digests: Mapping[str, str | None] = field(default_factory=dict)
@@ -360,7 +362,8 @@ def _cached(
     depends on the output folder too (build, check), which the entry then
     records. `kept`: what the last run worked out, as for build.
     """
-    # The root layout's output is the whole project: its listing would be.
+    # In the root layout the output folder is the whole project, which an entry
+    # would have to list and hash to be trusted: such runs are not cached.
     if not config.cache or config.at_root or result_cache.disabled(os.environ):
         return run(kept)
     source = None if config.source is None else str(config.source)

@@ -443,3 +443,35 @@ def toml_value(value: object) -> str:
         return "true" if value else "false"
     # JSON's escapes, and DEL, which TOML refuses raw.
     return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007F")
+
+
+def test_import_from_the_project_itself_chooses_the_root_layout(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    helper = (
+        "---\ndescription: Helps with the code base and its tests.\nmode: subagent\n---\nHelp.\n"
+    )
+    root = make_bundle({".opencode/agents/helper.md": helper, "opencode.json": USER_OPENCODE})
+    imported = run("import", "opencode", ".")
+    assert imported.code == 0, imported.out + imported.err
+    assert (root / "promptc.toml").read_text().startswith('layout = "root"\n')
+    # A file the build generates exactly as it was imported becomes promptc's.
+    assert run("build").code == 0
+    manifest = json.loads((root / ".promptc-manifest.json").read_text())
+    assert ".opencode/agents/helper.md" in manifest["files"]
+    assert json.loads((root / "opencode.json").read_text())["mcp"]["docs"]["type"] == "local"
+    assert run("check").code == 0
+
+
+def test_import_from_elsewhere_keeps_the_default_layout(
+    make_bundle: MakeBundle, run: Runner, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    (other / ".opencode/agents").mkdir(parents=True)
+    helper = (
+        "---\ndescription: Helps with the code base and its tests.\nmode: subagent\n---\nHelp.\n"
+    )
+    (other / ".opencode/agents/helper.md").write_text(helper)
+    root = make_bundle({"README.md": "A project.\n"})
+    assert run("import", "opencode", str(other)).code == 0
+    assert "layout" not in (root / "promptc.toml").read_text()
