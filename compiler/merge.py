@@ -131,8 +131,10 @@ def strip(
     if not force:
         _check_owner(text, document, {}, recorded, editor)
     edited = editor.edit(text, {}, list(recorded))
-    _verify(editor, document, editor.parse(edited), {}, list(recorded))
-    return None if not editor.parse(edited) else edited.encode("utf-8")
+    left = editor.parse(edited)
+    _verify(editor, document, left, {}, list(recorded))
+    # Nothing of the project's left: at most the `$schema` promptc wrote in it.
+    return None if set(left) <= set(_NEW_ONLY) else edited.encode("utf-8")
 
 
 def _check_owner(

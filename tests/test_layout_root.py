@@ -261,6 +261,23 @@ def test_a_target_no_longer_built_leaves_only_the_projects_keys(project: Path, r
     assert (project / ".codex/config.toml").read_text() == textwrap.dedent(USER_CODEX)
 
 
+def test_a_shared_file_promptc_made_goes_with_its_target(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    root = make_bundle(
+        {
+            "promptc.toml": 'layout = "root"\ndefault_agent = "lead"\n[targets.opencode]\n',
+            "specs/agents/lead.md": LEAD,
+            "specs/agents/scout.md": SCOUT,
+        }
+    )
+    assert run("build").code == 0
+    assert json.loads((root / "opencode.json").read_text())["default_agent"] == "lead"
+    (root / "promptc.toml").write_text('layout = "root"\n[targets.claude]\n')
+    assert run("build").code == 0
+    assert not (root / "opencode.json").exists() and not (root / ".opencode").exists()
+
+
 def test_a_build_of_one_target_keeps_the_others(project: Path, run: Runner) -> None:
     assert run("build").code == 0
     before = tree(project)
