@@ -37,6 +37,9 @@ from compiler.tomlpos import locate, sections, toml_error
 
 KeyPath = tuple[str, ...]
 _MISSING = object()  # a managed key absent from a document
+# Recorded with the managed keys of a file promptc created: the file is then
+# promptc's to remove when nothing of the project's is left in it.
+CREATED: KeyPath = ()
 
 
 class MergeError(Exception):
@@ -75,7 +78,7 @@ def decode_path(text: str) -> KeyPath | None:
         found = json.loads(text)
     except ValueError:
         return None
-    if isinstance(found, list) and found and all(isinstance(p, str) for p in found):
+    if isinstance(found, list) and all(isinstance(p, str) for p in found):
         return tuple(found)
     return None
 
@@ -101,8 +104,14 @@ def merge(
     key was edited by hand or is the user's (without `force`), or the file does
     not parse."""
     editor = _TomlFile if name.endswith(".toml") else _JsonFile
-    wanted = editor.managed(editor.parse(generated.decode("utf-8")), split)
+    whole = editor.parse(generated.decode("utf-8"))
+    # A file promptc creates is all promptc's, `$schema` included: recorded, it
+    # is kept up to date and goes with the rest (strip).
+    created = disk is None or CREATED in (recorded or {})
+    wanted = editor.managed(whole, split, created)
     digests = {path: value_digest(value) for path, value in wanted.items()}
+    if created:
+        digests[CREATED] = "created"
     if disk is None:
         return Merged(generated, digests)
     try:
@@ -114,7 +123,7 @@ def merge(
     document = editor.parse(text)
     if not force:
         _check_owner(text, document, wanted, recorded, editor)
-    gone = [path for path in (recorded or {}) if path not in wanted]
+    gone = [path for path in (recorded or {}) if path not in wanted and path != CREATED]
     edited = editor.edit(text, wanted, gone)
     _verify(editor, document, editor.parse(edited), wanted, gone)
     return Merged(edited.encode("utf-8"), digests)
@@ -124,17 +133,18 @@ def strip(
     name: str, disk: bytes, recorded: Mapping[KeyPath, str], *, force: bool = False
 ) -> bytes | None:
     """`disk` without the managed keys promptc wrote (a target no longer built);
-    None when nothing of the user's is left in it."""
+    None when promptc created the file and nothing of the user's is left in it."""
     editor = _TomlFile if name.endswith(".toml") else _JsonFile
     text = disk.decode("utf-8", "replace")
     document = editor.parse(text)
     if not force:
         _check_owner(text, document, {}, recorded, editor)
-    edited = editor.edit(text, {}, list(recorded))
+    paths = [path for path in recorded if path != CREATED]
+    edited = editor.edit(text, {}, paths)
     left = editor.parse(edited)
-    _verify(editor, document, left, {}, list(recorded))
-    # Nothing of the project's left: at most the `$schema` promptc wrote in it.
-    return None if set(left) <= set(_NEW_ONLY) else edited.encode("utf-8")
+    _verify(editor, document, left, {}, paths)
+    # A file promptc created goes when nothing of the project's is left in it.
+    return None if CREATED in recorded and not left else edited.encode("utf-8")
 
 
 def _check_owner(
@@ -147,7 +157,9 @@ def _check_owner(
     """A managed key edited by hand since promptc wrote it, or (in a file promptc
     never wrote) a key of the user's that promptc would overwrite: MergeError."""
     if recorded is not None:
-        edited = [p for p, h in recorded.items() if value_digest(_get(document, p)) != h]
+        edited = [
+            p for p, h in recorded.items() if p != CREATED and value_digest(_get(document, p)) != h
+        ]
         if edited:
             raise MergeError(
                 f"`{key_name(edited[0])}`, which promptc manages here, was edited by hand; "
@@ -201,7 +213,9 @@ class _Editor:
         raise NotImplementedError
 
     @staticmethod
-    def managed(document: Any, split: Sequence[str]) -> dict[KeyPath, Any]:
+    def managed(document: Any, split: Sequence[str], created: bool) -> dict[KeyPath, Any]:
+        """The managed keys of a generated document and their values (`created`:
+        in a file promptc made, whose `$schema` is promptc's too)."""
         raise NotImplementedError
 
     @staticmethod
@@ -257,10 +271,10 @@ class _JsonFile(_Editor):
         return document
 
     @staticmethod
-    def managed(document: Any, split: Sequence[str]) -> dict[KeyPath, Any]:
+    def managed(document: Any, split: Sequence[str], created: bool) -> dict[KeyPath, Any]:
         found: dict[KeyPath, Any] = {}
         for key, value in document.items():
-            if key in _NEW_ONLY:
+            if key in _NEW_ONLY and not created:
                 continue
             if key in split and isinstance(value, dict):
                 found.update({(key, inner): v for inner, v in value.items()})
@@ -398,7 +412,7 @@ class _TomlFile(_Editor):
             raise MergeError(f"invalid TOML: {message}", line or 1, column or 1) from None
 
     @staticmethod
-    def managed(document: Any, split: Sequence[str]) -> dict[KeyPath, Any]:
+    def managed(document: Any, split: Sequence[str], created: bool) -> dict[KeyPath, Any]:
         found: dict[KeyPath, Any] = {}
 
         def walk(table: Mapping[str, Any], path: KeyPath) -> None:

@@ -278,6 +278,25 @@ def test_a_shared_file_promptc_made_goes_with_its_target(
     assert not (root / "opencode.json").exists() and not (root / ".opencode").exists()
 
 
+def test_a_projects_own_shared_file_stays_when_its_target_goes(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    own = '{"$schema": "https://opencode.ai/config.json"}\n'
+    root = make_bundle(
+        {
+            "promptc.toml": 'layout = "root"\ndefault_agent = "lead"\n[targets.opencode]\n',
+            "specs/agents/lead.md": LEAD,
+            "specs/agents/scout.md": SCOUT,
+            "opencode.json": own,
+        }
+    )
+    assert run("build").code == 0
+    assert json.loads((root / "opencode.json").read_text())["default_agent"] == "lead"
+    (root / "promptc.toml").write_text('layout = "root"\n[targets.claude]\n')
+    assert run("build").code == 0
+    assert (root / "opencode.json").read_text() == own
+
+
 def test_a_build_of_one_target_keeps_the_others(project: Path, run: Runner) -> None:
     assert run("build").code == 0
     before = tree(project)
@@ -412,8 +431,8 @@ def test_merge_keeps_the_projects_json_and_strip_gives_it_back(
     merged = merge("opencode.json", text, generated, (), None)
     assert json.loads(merged.content) == {**user, **managed}
     assert merge("opencode.json", merged.content, generated, (), merged.digests) == merged
-    left = strip("opencode.json", merged.content, merged.digests)
-    assert left == (text if user else None)
+    # The project's file stays, even when nothing is left in it.
+    assert strip("opencode.json", merged.content, merged.digests) == text
 
 
 _TOML_SCALARS = st.one_of(st.booleans(), st.integers(-5, 5), st.text(max_size=8))
@@ -452,7 +471,7 @@ def test_merge_keeps_the_projects_toml_and_strip_gives_it_back(
             assert isinstance(found, dict)
             found = found[part]
         assert found == value
-    assert strip("config.toml", merged.content, merged.digests) == (text if own else None)
+    assert strip("config.toml", merged.content, merged.digests) == text
 
 
 def toml_value(value: object) -> str:
