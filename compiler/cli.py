@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler import __version__, cache, init, report
+from compiler import __version__, cache, report
 from compiler.errors import PromptcError, UsageError
 
 if TYPE_CHECKING:
@@ -137,20 +137,33 @@ def cli(traceback: bool) -> None:
     """promptc: compose, check and emit AI coding-agent prompt specs."""
 
 
+class _TargetNames(click.ParamType):
+    """`--target` of init: names from the target registry, comma-separated or repeated."""
+
+    name = "target"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        from compiler.targets import TARGETS  # noqa: PLC0415 (the pipeline: module docstring)
+
+        return "[" + "|".join(TARGETS) + "][,...]"
+
+
 @cli.command("init")
 @click.argument("folder", type=click.Path(path_type=Path), default=".", metavar="[DIR]")
 @click.option(
     "--target",
-    type=click.Choice(list(init.TARGETS)),
-    default="opencode",
-    show_default=True,
-    help="The runtimes the bundle is built for.",
+    "targets",
+    type=_TargetNames(),
+    multiple=True,
+    help="A runtime the bundle is built for (repeatable, or comma-separated); default: opencode.",
 )
-def init_(folder: Path, target: str) -> None:
+def init_(folder: Path, targets: tuple[str, ...]) -> None:
     """Write a small, commented bundle into DIR (default: here) and build it.
 
     Never replaces a file: when one is in the way, nothing is written."""
-    done = init.init(folder, target)
+    from compiler import init  # noqa: PLC0415 (the pipeline: module docstring)
+
+    done = init.init(folder, init.choose_targets(targets))
     for reason in done.refused:
         click.echo(reason)
     if done.refused:
