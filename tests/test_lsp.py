@@ -33,6 +33,7 @@ from compiler.config import load_config
 from compiler.loader import MAX_FILE_BYTES
 from compiler.lsp import MAX_MESSAGE_BYTES, FdInput, Frame, Frames, Session
 from compiler.navigate import Snapshot, complete, definition, hover
+from compiler.validate import claude_key, opencode_agent_keys
 from tests.conftest import every_field
 from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, SNIPPET, agent
 
@@ -677,6 +678,46 @@ def test_completion_offers_frontmatter_keys_and_enum_values(
     assert {"temperature", "description", "mode", "permission", "targets"} <= set(keys)
     modes = labels(snapshot, path, LEAD.replace("mode: primary", "mode: "), 3, 7)
     assert modes == ["subagent", "primary", "all"]
+
+
+# Claude Code agent keys: in an OpenCode spec's frontmatter each is a cross-ecosystem error.
+CLAUDE_ONLY = {"permissionMode", "maxTurns", "hooks", "disallowedTools", "mcpServers"}
+
+
+def test_completion_at_the_top_of_an_agent_offers_only_opencode_keys(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/agents/lead.md"
+    keys = set(labels(snapshot, path, LEAD.replace("mode: primary", "m"), 3, 2))
+    assert not keys & CLAUDE_ONLY
+    assert keys == {*opencode_agent_keys(), "targets"}
+
+
+def test_no_key_offered_at_the_top_of_an_agent_is_one_cross_ecosystem_reports(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    """The rule's own test (validate.claude_key) says no to every key offered."""
+    path = bundle / "specs/agents/lead.md"
+    keys = labels(snapshot, path, LEAD.replace("mode: primary", ""), 3, 1)
+    assert keys and [key for key in keys if claude_key(key)] == []
+
+
+def test_completion_under_a_target_offers_that_runtimes_keys(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/agents/lead.md"
+    text = LEAD.replace("mode: primary", "targets:\n  claude:\n    m")
+    claude = set(labels(snapshot, path, text, 5, 6))
+    assert {"permissionMode", "maxTurns", "model", "color"} <= claude
+    assert not {"permission", "temperature"} & claude  # not Claude Code's
+    codex = set(labels(snapshot, path, text.replace("claude:", "codex:"), 5, 6))
+    assert "model_reasoning_effort" in codex and not {"tools", "permission"} & codex
+    opencode = set(labels(snapshot, path, text.replace("claude:", "opencode:"), 5, 6))
+    assert "temperature" in opencode and not opencode & CLAUDE_ONLY
+    gemini = set(labels(snapshot, path, text.replace("claude:", "gemini:"), 5, 6))
+    assert "max_turns" in gemini and not gemini & CLAUDE_ONLY
+    names = labels(snapshot, path, LEAD.replace("mode: primary", "targets:\n  c"), 4, 4)
+    assert names == ["opencode", "claude", "claude-plugin", "codex", "copilot", "gemini"]
 
 
 def test_completion_offers_parameters_and_their_values_in_a_call(
