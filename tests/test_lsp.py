@@ -280,7 +280,11 @@ async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle
     [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
     assert fix.edit is not None and fix.edit.changes is not None
     [change] = fix.edit.changes[at]
-    assert change.new_text == agent("<<caveman>>\n\n# Sage\n")
+    before = sage.read_text(encoding="utf-8")
+    assert applied(before, [change]) == agent("<<caveman>>\n\n# Sage\n")
+    # Only the drifted lines are replaced: the frontmatter above them is untouched.
+    body = before.split("\n").index("---", 1) + 1
+    assert (change.range.start.line, change.range.end.line) == (body, body + 1)
 
 
 @pytest.mark.asyncio
@@ -303,9 +307,54 @@ async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_cl
     assert fix.edit is not None and fix.edit.changes is not None
     [change] = fix.edit.changes[at]
     fixed = LEAD.replace('    "*": deny\n    scout: allow\n', '    "*": ask\n    scout: allow\n')
-    assert change.new_text == fixed
-    edit(client, at, change.new_text)  # what the editor does when the action is picked
+    assert applied(open_map, [change]) == fixed
+    # An insertion of the one new line before `scout: allow`, nothing else.
+    where = types.Position(open_map.split("\n").index("    scout: allow"), 0)
+    assert (change.range, change.new_text) == (types.Range(where, where), '    "*": ask\n')
+    edit(client, at, fixed)  # what the editor does when the action is picked
     await published(client, at, lambda ds: "missing-catch-all" not in rules(ds))
+
+
+@pytest.mark.asyncio
+async def test_a_did_you_mean_is_a_quick_fix_of_the_word_alone(
+    client: LanguageClient, bundle: Path
+) -> None:
+    typo = SCOUT.replace("permission:", "permisson:")
+    at = open_file(client, bundle / "specs/agents/scout.md", typo)
+    found = await published(client, at, lambda ds: "key-typo" in rules(ds))
+    [wrong] = [d for d in found if d.code == "key-typo"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=at),
+            range=wrong.range,
+            context=types.CodeActionContext(diagnostics=[wrong]),
+        )
+    )
+    assert actions is not None
+    [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
+    assert fix.title == "promptc: change `permisson` to `permission` [key-typo]"
+    assert fix.diagnostics is not None and [d.code for d in fix.diagnostics] == ["key-typo"]
+    assert fix.edit is not None and fix.edit.changes is not None
+    [change] = fix.edit.changes[at]
+    span = types.Range(types.Position(3, 0), types.Position(3, 9))
+    assert (change.range, change.new_text) == (span, "permission")
+    edit(client, at, applied(typo, [change]))
+    await published(client, at, lambda ds: "key-typo" not in rules(ds))
+
+
+def applied(text: str, changes: list[types.TextEdit]) -> str:
+    """What an editor makes of `text` with the edits (ASCII: UTF-16 units are characters)."""
+    lines = text.split("\n")
+
+    def offset(at: types.Position) -> int:
+        return sum(len(line) + 1 for line in lines[: at.line]) + at.character
+
+    for change in sorted(
+        changes, key=lambda c: (offset(c.range.start), offset(c.range.end)), reverse=True
+    ):
+        start, end = offset(change.range.start), offset(change.range.end)
+        text = text[:start] + change.new_text + text[end:]
+    return text
 
 
 # --- what no editor should send, and the server survives -------------------------------
