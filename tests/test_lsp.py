@@ -14,6 +14,7 @@ import io
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -939,3 +940,63 @@ def test_memory_stays_flat_over_a_thousand_edit_cycles(
     growth = sys.getallocatedblocks() - before
     # A leak of one diagnostic a run would be several blocks each time: 1,000s.
     assert growth < 2_000, f"{growth:,} more memory blocks after 1,000 more edits"
+
+
+# --- the Neovim 0.7 setup of docs/editors.md, in a real Neovim when there is one --------
+
+NVIM_PROBE = """\
+vim.api.nvim_buf_set_lines(0, 2, 3, false, { "mod: subagent" })
+vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 100)
+local out = {}
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(out, string.format("%d:%d %s", d.lnum, d.col, d.code))
+end
+local range = { start = { line = 2, character = 0 }, ["end"] = { line = 2, character = 3 } }
+local params = { textDocument = vim.lsp.util.make_text_document_params(), range = range,
+  context = { diagnostics = {} } }
+for _, r in pairs(vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 60000) or {}) do
+  for _, a in ipairs(r.result or {}) do
+    for _, edits in pairs(a.edit.changes) do
+      for _, e in ipairs(edits) do
+        table.insert(out, string.format("%s %d:%d-%d:%d %s", a.title, e.range.start.line,
+          e.range.start.character, e.range["end"].line, e.range["end"].character, e.newText))
+      end
+    end
+  end
+end
+vim.fn.writefile(out, vim.env.PROBE_OUT)
+vim.cmd("qa!")
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="no Neovim on this machine")
+def test_the_documented_neovim_setup_for_0_7_diagnoses_and_offers_the_quick_fix(
+    bundle: Path, tmp_path: Path
+) -> None:
+    page = (Path(__file__).parent.parent / "docs/editors.md").read_text(encoding="utf-8")
+    setup = page.split("Neovim 0.7 to 0.10", 1)[1].split("```lua\n", 1)[1].split("```", 1)[0]
+    config = tmp_path / "config/nvim"
+    config.mkdir(parents=True)
+    (config / "init.lua").write_text(setup, encoding="utf-8")
+    (tmp_path / "probe.lua").write_text(NVIM_PROBE, encoding="utf-8")
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PROBE_OUT": str(tmp_path / "out.txt"),
+    }
+    done = subprocess.run(
+        ["nvim", "--headless", "specs/agents/scout.md", "-c", f"luafile {tmp_path / 'probe.lua'}"],
+        cwd=bundle,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()
+    assert "2:0 key-typo" in found
+    assert "promptc: change `mod` to `mode` [key-typo] 2:0-2:3 mode" in found
