@@ -137,12 +137,14 @@ def cli(traceback: bool) -> None:
     """promptc: compose, check and emit AI coding-agent prompt specs."""
 
 
-class _TargetNames(click.ParamType):
-    """`--target` of init: names from the target registry, comma-separated or repeated."""
+class _TargetNames(click.types.StringParamType):
+    """`--target` of init: names from the target registry, comma-separated or repeated
+    (compiler.init checks them: the registry is not imported for a cache hit)."""
 
     name = "target"
 
-    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+    # click 8.1 passes no context; later versions do.
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         from compiler.targets import TARGETS  # noqa: PLC0415 (the pipeline: module docstring)
 
         return "[" + "|".join(TARGETS) + "][,...]"
