@@ -607,3 +607,21 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
         config = load_config(toml)
     written = tuple(config.display(config.root / rel) for rel in sorted(plan.files))
     return Imported(plan, written, (), written_config, lint(config))
+
+
+def named_sources(config: Config, files: Iterable[Path]) -> frozenset[str]:
+    """How diagnostics name each of `files` (`promptc lint FILE...`): each must be a spec
+    or a fragment of this bundle, else a UsageError naming it."""
+    root = Path(os.path.realpath(config.root))
+    folders = [Path(os.path.realpath(folder)) for folder in (config.specs, config.fragments)]
+    named = set()
+    for file in files:
+        # The folder resolved, not the name, as Config.display names files.
+        where = Path(os.path.realpath(file.parent)) / file.name
+        if not where.is_relative_to(root):
+            raise UsageError(f"{file.as_posix()}: outside the project ({root.as_posix()})")
+        if not any(where.is_relative_to(folder) for folder in folders):
+            shown = " or ".join(f"{config.display(folder)}/" for folder in folders)
+            raise UsageError(f"{file.as_posix()}: not a spec or fragment (those are under {shown})")
+        named.add(config.display(where))
+    return frozenset(named)

@@ -188,9 +188,17 @@ def init_(folder: Path, targets: tuple[str, ...]) -> None:
 @_common
 @_FIX
 @_NO_CACHE
-def lint(options: Options, fix: bool, no_cache: bool) -> None:
-    """Check specs, fragments and config; write nothing unless --fix."""
-    _checking(options, "lint", fix, no_cache)
+@click.argument(
+    "files", nargs=-1, metavar="[FILE]...", type=click.Path(exists=True, path_type=Path)
+)
+def lint(options: Options, fix: bool, no_cache: bool, files: tuple[Path, ...]) -> None:
+    """Check specs, fragments and config; write nothing unless --fix.
+
+    With FILEs (specs or fragments), the whole bundle is still read, and only
+    their findings are reported."""
+    if files and fix:
+        raise click.UsageError("--fix rewrites the whole bundle; give no FILE with it")
+    _checking(options, "lint", fix, no_cache, files)
 
 
 @cli.command()
@@ -274,9 +282,14 @@ def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
     _checking(options, "check", fix, no_cache)
 
 
-def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None:
-    """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached)."""
+def _checking(
+    options: Options, command: str, fix: bool, no_cache: bool, files: Sequence[Path] = ()
+) -> None:
+    """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached).
+    With `files`, only their findings are reported."""
     use_cache = not (no_cache or fix)
+    if files:
+        raise SystemExit(_report(_named_files(options, command, use_cache, files), options))
     hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
@@ -289,6 +302,20 @@ def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None
         click.echo(f"Fixing {path}", err=True)
     code = _report(result, options)
     raise SystemExit(EXIT_PROBLEMS if result.fixed else code)
+
+
+def _named_files(
+    options: Options, command: str, use_cache: bool, files: Sequence[Path]
+) -> cache.Hit:
+    """The run's findings in `files` only (checked first: a spec or fragment each)."""
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+    config = _load(options.config_path)
+    named = api.named_sources(config, files)
+    hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
+    run = api.lint if command == "lint" else api.check
+    result = hit or run(config, cache=use_cache)
+    return cache.Hit(tuple(d for d in result.diagnostics if d.path in named), result.summaries)
 
 
 @cli.command()
