@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter, importer, shell
+from compiler import delegation, emitter, importer, shell, suppress
 from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
@@ -85,6 +85,9 @@ class _Collector:
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
         self.proofs: list[Proof] = []
+        self.sources: dict[str, SourceFile] = {}  # display path -> file, for `contains`
+        self.suppressor = suppress.Suppressor(lint_rules.unsuppressible, self._relative, self._line)
+        self.suppressor.add(_configured_suppressions(config, self.settings))
 
     def display(self, path: Path) -> str:
         return self.config.display(path)
@@ -102,6 +105,9 @@ class _Collector:
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
+            # Suppressed as it arrives: a build decides on what is left.
+            if self.suppressor.covers(d):
+                continue
             if d.severity is Severity.ERROR:
                 self._failed.add(d.path)
             self.items.append(d)
@@ -113,10 +119,39 @@ class _Collector:
     def proved(self, proof: Proof) -> None:
         self.proofs.append(proof)
 
+    def suppressed(self, source: SourceFile) -> None:
+        """Note a file's inline suppressions (and its text, for configured ones)."""
+        self.sources[self.display(source.path)] = source
+        self.suppressor.add(suppress.inline(source))
+
     def result(self, **kwargs: object) -> Result:
+        for found in self.suppressor.unused():
+            path, line, column = found.origin
+            level = Severity.ERROR if found.error else None
+            self.add(suppress.RULE, path, Problem(line, column, found.message), level)
         shown = _capped(_ordered(set(self.items)))
         summaries = proof_lines(self.proofs)
         return Result(tuple(shown), summaries=summaries, **kwargs)  # type: ignore[arg-type]
+
+    def _relative(self, shown: str) -> str:
+        """A diagnostic's path (or an absolute one) relative to the project, as globs see it."""
+        full = os.path.join(os.getcwd(), shown)
+        return Path(os.path.relpath(full, self.config.root)).as_posix()
+
+    def _line(self, shown: str, line: int) -> str:
+        source = self.sources.get(shown)
+        text = source.text if source else self.config.text
+        lines = text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _configured_suppressions(
+    config: Config, settings: lint_rules.Settings
+) -> Iterator[suppress.Suppression]:
+    for rule_id, found in settings.items():
+        if found.suppress and config.source is not None:
+            where = (config.source, *config.where(("rules", rule_id, "suppress")))
+            yield from suppress.configured(rule_id, found.suppress, where)
 
 
 def _checked_settings(config: Config) -> lint_rules.Settings:
@@ -177,6 +212,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     for rule, path, problem in bundle.findings:
         out.add(rule, path, problem)
     for source in bundle.sources():
+        out.suppressed(source)
         for rule, problem in source.findings:
             out.add(rule, source.path, problem)
     # Skills' supporting files take any frontmatter.
