@@ -8,6 +8,7 @@ is written while any error exists.
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -86,7 +87,13 @@ class _Collector:
         self._failed: set[str | None] = set()  # display paths with an error
         self.proofs: list[Proof] = []
         self.sources: dict[str, SourceFile] = {}  # display path -> file, for `contains`
-        self.suppressor = suppress.Suppressor(lint_rules.unsuppressible, self._relative, self._line)
+        # Plain functions over the run's data, not bound methods: a cycle through
+        # the collector would keep a run's objects alive after it returns.
+        self.suppressor = suppress.Suppressor(
+            lint_rules.unsuppressible,
+            functools.partial(_relative, config.root),
+            functools.partial(_line, self.sources, config.text),
+        )
         self.suppressor.add(_configured_suppressions(config, self.settings))
 
     def display(self, path: Path) -> str:
@@ -133,16 +140,18 @@ class _Collector:
         summaries = proof_lines(self.proofs)
         return Result(tuple(shown), summaries=summaries, **kwargs)  # type: ignore[arg-type]
 
-    def _relative(self, shown: str) -> str:
-        """A diagnostic's path (or an absolute one) relative to the project, as globs see it."""
-        full = os.path.join(os.getcwd(), shown)
-        return Path(os.path.relpath(full, self.config.root)).as_posix()
 
-    def _line(self, shown: str, line: int) -> str:
-        source = self.sources.get(shown)
-        text = source.text if source else self.config.text
-        lines = text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+def _relative(root: Path, shown: str) -> str:
+    """A diagnostic's path (or an absolute one) relative to the project, as globs see it."""
+    full = os.path.join(os.getcwd(), shown)
+    return Path(os.path.relpath(full, root)).as_posix()
+
+
+def _line(sources: Mapping[str, SourceFile], config_text: str, shown: str, line: int) -> str:
+    """A line of a bundle file (by display path), else of the config."""
+    source = sources.get(shown)
+    lines = (source.text if source else config_text).splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 def _configured_suppressions(
