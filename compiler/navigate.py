@@ -34,8 +34,9 @@ from compiler.wildcard import TooComplex
 
 # The `$defs` whose keys a spec of each kind may hold besides the schema's own properties.
 # An agent spec is OpenCode's format: Claude Code's keys belong under `targets.claude`
-# (at the top they are cross-ecosystem errors), so they are offered only there.
-_KEY_DEFS = {"agent": ("opencodeAgent",), "mode": ("claudeCommand",)}
+# (at the top they are cross-ecosystem errors, in a mode schema errors), so they are
+# offered only there.
+_KEY_DEFS = {"agent": ("opencodeAgent",)}
 # A key a target's override may not set (tools, permissions) refers to this definition.
 _NOT_OVERRIDABLE = "#/$defs/notOverridable"
 

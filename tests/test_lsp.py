@@ -770,6 +770,20 @@ def test_completion_under_a_target_offers_that_runtimes_keys(
     assert names == ["opencode", "claude", "claude-plugin", "codex", "copilot", "gemini"]
 
 
+def test_completion_in_a_mode_offers_claude_command_keys_only_under_its_target(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/modes/review.md"
+    mode = "---\ndescription: Review the change.\nagent: lead\na\n---\nGo.\n"
+    top = set(labels(snapshot, path, mode, 4, 2))
+    assert {"agent", "argument-hint", "targets"} <= top
+    assert not {"allowed-tools", "disable-model-invocation"} & top  # schema errors up here
+    nested = mode.replace("\na\n", "\ntargets:\n  claude:\n    a\n")
+    assert {"allowed-tools", "disable-model-invocation"} <= set(
+        labels(snapshot, path, nested, 6, 6)
+    )
+
+
 def test_completion_offers_parameters_and_their_values_in_a_call(
     snapshot: Snapshot, bundle: Path
 ) -> None:
