@@ -129,7 +129,8 @@ class _Collector:
     def suppressed(self, source: SourceFile) -> None:
         """Note a file's inline suppressions (and its text, for configured ones)."""
         self.sources[self.display(source.path)] = source
-        self.suppressor.add(suppress.inline(source))
+        if self.config.inline_suppressions:
+            self.suppressor.add(suppress.inline(source))
 
     def result(self, **kwargs: object) -> Result:
         for found in self.suppressor.unused():

@@ -11,6 +11,7 @@ the top of their module, each marked `noqa: PLC0415`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -129,6 +130,14 @@ _WATCH = click.option(
 
 _CONFIG = _config_option("Config file (promptc.toml or pyproject.toml).")
 
+_NO_INLINE = click.option(
+    "--ignore-inline-suppressions",
+    "no_inline",
+    is_flag=True,
+    help="Report what `# promptc: suppress[...]` comments in specs suppress (for CI); "
+    "the config's `suppress` entries still apply. Never cached.",
+)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="promptc")
@@ -188,17 +197,20 @@ def init_(folder: Path, targets: tuple[str, ...]) -> None:
 @_common
 @_FIX
 @_NO_CACHE
+@_NO_INLINE
 @click.argument(
     "files", nargs=-1, metavar="[FILE]...", type=click.Path(exists=True, path_type=Path)
 )
-def lint(options: Options, fix: bool, no_cache: bool, files: tuple[Path, ...]) -> None:
+def lint(
+    options: Options, fix: bool, no_cache: bool, no_inline: bool, files: tuple[Path, ...]
+) -> None:
     """Check specs, fragments and config; write nothing unless --fix.
 
     With FILEs (specs or fragments), the whole bundle is still read, and only
     their findings are reported."""
     if files and fix:
         raise click.UsageError("--fix rewrites the whole bundle; give no FILE with it")
-    _checking(options, "lint", fix, no_cache, files)
+    _checking(options, "lint", fix, no_cache, files, no_inline=no_inline)
 
 
 @cli.command()
@@ -271,7 +283,8 @@ def build(
 @_FIX
 @_WATCH
 @_NO_CACHE
-def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
+@_NO_INLINE
+def check(options: Options, fix: bool, watch: bool, no_cache: bool, no_inline: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
     if watch:
         if fix:
@@ -279,24 +292,34 @@ def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
         from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
         raise SystemExit(_watching(options, lambda config, kept: api.check(config, kept=kept)))
-    _checking(options, "check", fix, no_cache)
+    _checking(options, "check", fix, no_cache, no_inline=no_inline)
 
 
 def _checking(
-    options: Options, command: str, fix: bool, no_cache: bool, files: Sequence[Path] = ()
+    options: Options,
+    command: str,
+    fix: bool,
+    no_cache: bool,
+    files: Sequence[Path] = (),
+    *,
+    no_inline: bool = False,
 ) -> None:
     """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached).
-    With `files`, only their findings are reported."""
-    use_cache = not (no_cache or fix)
+    With `files`, only their findings are reported; `no_inline`: --ignore-inline-suppressions."""
+    use_cache = not (no_cache or fix or no_inline)
     if files:
-        raise SystemExit(_report(_named_files(options, command, use_cache, files), options))
+        found = _named_files(options, command, use_cache, files, no_inline)
+        raise SystemExit(_report(found, options))
     hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
     run = api.lint if command == "lint" else api.check
-    result = run(_load(options.config_path), fix=fix, cache=use_cache)
+    config = _load(options.config_path)
+    if no_inline:
+        config = dataclasses.replace(config, inline_suppressions=False)
+    result = run(config, fix=fix, cache=use_cache)
     # Each file --fix changed is named; changed files mean exit 1.
     for path in result.fixed:
         click.echo(f"Fixing {path}", err=True)
@@ -305,12 +328,14 @@ def _checking(
 
 
 def _named_files(
-    options: Options, command: str, use_cache: bool, files: Sequence[Path]
+    options: Options, command: str, use_cache: bool, files: Sequence[Path], no_inline: bool
 ) -> cache.Hit:
     """The run's findings in `files` only (checked first: a spec or fragment each)."""
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
     config = _load(options.config_path)
+    if no_inline:
+        config = dataclasses.replace(config, inline_suppressions=False)
     named = api.named_sources(config, files)
     hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
     run = api.lint if command == "lint" else api.check
