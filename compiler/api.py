@@ -8,6 +8,7 @@ is written while any error exists.
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter, importer, shell
+from compiler import delegation, emitter, importer, shell, suppress
 from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
@@ -87,6 +88,15 @@ class _Collector:
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
         self.proofs: list[Proof] = []
+        self.sources: dict[str, SourceFile] = {}  # display path -> file, for `contains`
+        # Plain functions over the run's data, not bound methods: a cycle through
+        # the collector would keep a run's objects alive after it returns.
+        self.suppressor = suppress.Suppressor(
+            lint_rules.unsuppressible,
+            functools.partial(_relative, config.root),
+            functools.partial(_line, self.sources, config.text),
+        )
+        self.suppressor.add(_configured_suppressions(config, self.settings))
 
     def display(self, path: Path) -> str:
         return self.config.display(path)
@@ -104,6 +114,9 @@ class _Collector:
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
+            # Suppressed as it arrives: a build decides on what is left.
+            if self.suppressor.covers(d):
+                continue
             if d.severity is Severity.ERROR:
                 self._failed.add(d.path)
             self.items.append(d)
@@ -115,10 +128,42 @@ class _Collector:
     def proved(self, proof: Proof) -> None:
         self.proofs.append(proof)
 
+    def suppressed(self, source: SourceFile) -> None:
+        """Note a file's inline suppressions (and its text, for configured ones)."""
+        self.sources[self.display(source.path)] = source
+        if self.config.inline_suppressions:
+            self.suppressor.add(suppress.inline(source))
+
     def result(self, **kwargs: object) -> Result:
+        for found in self.suppressor.unused():
+            path, line, column = found.origin
+            level = Severity.ERROR if found.error else None
+            self.add(suppress.RULE, path, Problem(line, column, found.message), level)
         shown = _capped(_ordered(set(self.items)))
         summaries = proof_lines(self.proofs)
         return Result(tuple(shown), summaries=summaries, **kwargs)  # type: ignore[arg-type]
+
+
+def _relative(root: Path, shown: str) -> str:
+    """A diagnostic's path (or an absolute one) relative to the project, as globs see it."""
+    full = os.path.join(os.getcwd(), shown)
+    return Path(os.path.relpath(full, root)).as_posix()
+
+
+def _line(sources: Mapping[str, SourceFile], config_text: str, shown: str, line: int) -> str:
+    """A line of a bundle file (by display path), else of the config."""
+    source = sources.get(shown)
+    lines = (source.text if source else config_text).splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _configured_suppressions(
+    config: Config, settings: lint_rules.Settings
+) -> Iterator[suppress.Suppression]:
+    for rule_id, found in settings.items():
+        if found.suppress and config.source is not None:
+            where = (config.source, *config.where(("rules", rule_id, "suppress")))
+            yield from suppress.configured(rule_id, found.suppress, where)
 
 
 def _checked_settings(config: Config) -> lint_rules.Settings:
@@ -179,6 +224,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
     for rule, path, problem in bundle.findings:
         out.add(rule, path, problem)
     for source in bundle.sources():
+        out.suppressed(source)
         for rule, problem in source.findings:
             out.add(rule, source.path, problem)
     # Skills' supporting files take any frontmatter.
@@ -639,3 +685,21 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
         config = load_config(toml)
     written = tuple(config.display(config.root / rel) for rel in sorted(plan.files))
     return Imported(plan, written, (), written_config, lint(config))
+
+
+def named_sources(config: Config, files: Iterable[Path]) -> frozenset[str]:
+    """How diagnostics name each of `files` (`promptc lint FILE...`): each must be a spec
+    or a fragment of this bundle, else a UsageError naming it."""
+    root = Path(os.path.realpath(config.root))
+    folders = [Path(os.path.realpath(folder)) for folder in (config.specs, config.fragments)]
+    named = set()
+    for file in files:
+        # The folder resolved, not the name, as Config.display names files.
+        where = Path(os.path.realpath(file.parent)) / file.name
+        if not where.is_relative_to(root):
+            raise UsageError(f"{file.as_posix()}: outside the project ({root.as_posix()})")
+        if not any(where.is_relative_to(folder) for folder in folders):
+            shown = " or ".join(f"{config.display(folder)}/" for folder in folders)
+            raise UsageError(f"{file.as_posix()}: not a spec or fragment (those are under {shown})")
+        named.add(config.display(where))
+    return frozenset(named)

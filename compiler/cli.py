@@ -11,6 +11,7 @@ the top of their module, each marked `noqa: PLC0415`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler import __version__, cache, init, report
+from compiler import __version__, cache, report
 from compiler.errors import PromptcError, UsageError
 
 if TYPE_CHECKING:
@@ -129,6 +130,14 @@ _WATCH = click.option(
 
 _CONFIG = _config_option("Config file (promptc.toml or pyproject.toml).")
 
+_NO_INLINE = click.option(
+    "--ignore-inline-suppressions",
+    "no_inline",
+    is_flag=True,
+    help="Report what `# promptc: suppress[...]` comments in specs suppress (for CI); "
+    "the config's `suppress` entries still apply. Never cached.",
+)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="promptc")
@@ -137,14 +146,27 @@ def cli(traceback: bool) -> None:
     """promptc: compose, check and emit AI coding-agent prompt specs."""
 
 
+class _TargetNames(click.types.StringParamType):
+    """`--target` of init: names from the target registry, comma-separated or repeated
+    (compiler.init checks them: the registry is not imported for a cache hit)."""
+
+    name = "target"
+
+    # click 8.1 passes no context; later versions do.
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        from compiler.targets import TARGETS  # noqa: PLC0415 (the pipeline: module docstring)
+
+        return "[" + "|".join(TARGETS) + "][,...]"
+
+
 @cli.command("init")
 @click.argument("folder", type=click.Path(path_type=Path), default=".", metavar="[DIR]")
 @click.option(
     "--target",
-    type=click.Choice(list(init.TARGETS)),
-    default="opencode",
-    show_default=True,
-    help="The runtimes the bundle is built for.",
+    "targets",
+    type=_TargetNames(),
+    multiple=True,
+    help="A runtime the bundle is built for (repeatable, or comma-separated); default: opencode.",
 )
 @click.option(
     "--layout",
@@ -153,11 +175,13 @@ def cli(traceback: bool) -> None:
     show_default=True,
     help="root: write each runtime's files at the project root, where it reads them.",
 )
-def init_(folder: Path, target: str, layout: str) -> None:
+def init_(folder: Path, targets: tuple[str, ...], layout: str) -> None:
     """Write a small, commented bundle into DIR (default: here) and build it.
 
     Never replaces a file: when one is in the way, nothing is written."""
-    done = init.init(folder, target, layout)
+    from compiler import init  # noqa: PLC0415 (the pipeline: module docstring)
+
+    done = init.init(folder, init.choose_targets(targets), layout)
     for reason in done.refused:
         click.echo(reason)
     if done.refused:
@@ -180,9 +204,20 @@ def init_(folder: Path, target: str, layout: str) -> None:
 @_common
 @_FIX
 @_NO_CACHE
-def lint(options: Options, fix: bool, no_cache: bool) -> None:
-    """Check specs, fragments and config; write nothing unless --fix."""
-    _checking(options, "lint", fix, no_cache)
+@_NO_INLINE
+@click.argument(
+    "files", nargs=-1, metavar="[FILE]...", type=click.Path(exists=True, path_type=Path)
+)
+def lint(
+    options: Options, fix: bool, no_cache: bool, no_inline: bool, files: tuple[Path, ...]
+) -> None:
+    """Check specs, fragments and config; write nothing unless --fix.
+
+    With FILEs (specs or fragments), the whole bundle is still read, and only
+    their findings are reported."""
+    if files and fix:
+        raise click.UsageError("--fix rewrites the whole bundle; give no FILE with it")
+    _checking(options, "lint", fix, no_cache, files, no_inline=no_inline)
 
 
 @cli.command()
@@ -255,7 +290,8 @@ def build(
 @_FIX
 @_WATCH
 @_NO_CACHE
-def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
+@_NO_INLINE
+def check(options: Options, fix: bool, watch: bool, no_cache: bool, no_inline: bool) -> None:
     """Lint plus `build --check`: the command for hooks and CI."""
     if watch:
         if fix:
@@ -263,24 +299,55 @@ def check(options: Options, fix: bool, watch: bool, no_cache: bool) -> None:
         from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
         raise SystemExit(_watching(options, lambda config, kept: api.check(config, kept=kept)))
-    _checking(options, "check", fix, no_cache)
+    _checking(options, "check", fix, no_cache, no_inline=no_inline)
 
 
-def _checking(options: Options, command: str, fix: bool, no_cache: bool) -> None:
-    """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached)."""
-    use_cache = not (no_cache or fix)
+def _checking(
+    options: Options,
+    command: str,
+    fix: bool,
+    no_cache: bool,
+    files: Sequence[Path] = (),
+    *,
+    no_inline: bool = False,
+) -> None:
+    """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached).
+    With `files`, only their findings are reported; `no_inline`: --ignore-inline-suppressions."""
+    use_cache = not (no_cache or fix or no_inline)
+    if files:
+        found = _named_files(options, command, use_cache, files, no_inline)
+        raise SystemExit(_report(found, options))
     hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
     if hit is not None:
         raise SystemExit(_report(hit, options))
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
     run = api.lint if command == "lint" else api.check
-    result = run(_load(options.config_path), fix=fix, cache=use_cache)
+    config = _load(options.config_path)
+    if no_inline:
+        config = dataclasses.replace(config, inline_suppressions=False)
+    result = run(config, fix=fix, cache=use_cache)
     # Each file --fix changed is named; changed files mean exit 1.
     for path in result.fixed:
         click.echo(f"Fixing {path}", err=True)
     code = _report(result, options)
     raise SystemExit(EXIT_PROBLEMS if result.fixed else code)
+
+
+def _named_files(
+    options: Options, command: str, use_cache: bool, files: Sequence[Path], no_inline: bool
+) -> cache.Hit:
+    """The run's findings in `files` only (checked first: a spec or fragment each)."""
+    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
+
+    config = _load(options.config_path)
+    if no_inline:
+        config = dataclasses.replace(config, inline_suppressions=False)
+    named = api.named_sources(config, files)
+    hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
+    run = api.lint if command == "lint" else api.check
+    result = hit or run(config, cache=use_cache)
+    return cache.Hit(tuple(d for d in result.diagnostics if d.path in named), result.summaries)
 
 
 @cli.command()

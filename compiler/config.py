@@ -100,6 +100,9 @@ class Config:
     overlays: Mapping[Path, str] = field(
         default_factory=lambda: MappingProxyType({}), repr=False, compare=False
     )
+    # `--ignore-inline-suppressions` (CI): the specs' own suppression comments count
+    # for nothing, only the config's (compiler.suppress). Never cached.
+    inline_suppressions: bool = field(default=True, compare=False)
     # Real paths display() has looked up, by (working directory, path): a run
     # names thousands of files in a handful of folders. Never copied by replace().
     _real: dict[tuple[str, str], str] = field(

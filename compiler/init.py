@@ -1,9 +1,10 @@
 """`promptc init`: a small starting bundle, written from compiler/templates/init/.
 
 The bundle is data, not code: the files under templates/init/ are copied as
-they are, except two lines. `@targets@` in promptc.toml becomes the file under
-targets/ for the chosen runtimes, and `@targets@` in next-steps.txt the output
-folders they get. A file already there is never replaced: init then writes
+they are, except two lines. `@targets@` in promptc.toml becomes one
+`[targets.<name>]` table per target of the registry (compiler.targets), those
+not chosen commented out, and `@targets@` in next-steps.txt the output folders
+the chosen ones get. A file already there is never replaced: init then writes
 nothing. The one file it may change is .gitignore, and only by adding the
 lines it lacks.
 """
@@ -12,14 +13,18 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.errors import PromptcError
+from compiler.errors import PromptcError, UsageError
+from compiler.suggest import did_you_mean
+from compiler.targets import TARGETS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "init"
-# `--target` -> the targets the config enables.
-TARGETS = {"opencode": ("opencode",), "claude": ("claude",), "both": ("opencode", "claude")}
+DEFAULT_TARGETS = ("opencode",)
+# `--target both` predates the other runtimes; scripts that say it keep working.
+ALIASES = {"both": ("opencode", "claude")}
 MARK = "@targets@"
 # `--layout root`: the runtimes' files at the project root (docs/reference/config.md).
 OUT_LINE = 'out = "build"            # promptc build writes build/<target>/\n'
@@ -31,7 +36,13 @@ ROOT_LINES = (
     'layout = "root"\n'
 )
 # Where each target's files land in the root layout, for the next steps.
-AT_ROOT = {"opencode": ".opencode/ and opencode.json", "claude": ".claude/"}
+# (Gemini and the Claude plugin stay extensions under build/<target>/.)
+AT_ROOT = {
+    "opencode": ".opencode/ with opencode.json",
+    "claude": ".claude/",
+    "codex": ".codex/",
+    "copilot": ".github/agents/",
+}
 
 
 @dataclass
@@ -45,10 +56,23 @@ class Created:
     next_steps: str = ""
 
 
-def bundle_files(target: str, layout: str = "out") -> dict[str, str]:
+def choose_targets(values: Iterable[str]) -> tuple[str, ...]:
+    """The targets `--target` names (each value one name or several, comma-separated),
+    in the registry's order; the default when none. UsageError for a name not in it."""
+    named: set[str] = set()
+    for value in values:
+        for name in filter(None, (part.strip() for part in value.split(","))):
+            if name not in TARGETS and name not in ALIASES:
+                known = ", ".join(TARGETS)
+                hint = did_you_mean(name, TARGETS)
+                raise UsageError(f"--target: unknown target '{name}'{hint}; the targets: {known}")
+            named.update(ALIASES.get(name, (name,)))
+    return tuple(name for name in TARGETS if name in named) or DEFAULT_TARGETS
+
+
+def bundle_files(targets: Sequence[str], layout: str = "out") -> dict[str, str]:
     """Relative path -> text of every bundle file init writes (not .gitignore)."""
-    targets = _text(f"targets/{target}.toml").rstrip("\n")
-    config = _text("promptc.toml").replace(MARK, targets)
+    config = _text("promptc.toml").replace(MARK, _targets_tables(targets))
     if layout == "root":
         config = config.replace(OUT_LINE, ROOT_LINES)
     files = {"promptc.toml": config}
@@ -58,9 +82,9 @@ def bundle_files(target: str, layout: str = "out") -> dict[str, str]:
     return files
 
 
-def init(folder: Path, target: str, layout: str = "out") -> Created:
+def init(folder: Path, targets: Sequence[str], layout: str = "out") -> Created:
     """Write the bundle into `folder` (made if missing), or nothing when a file is in the way."""
-    files = bundle_files(target, layout)
+    files = bundle_files(targets, layout)
     done = Created(refused=_refusals(folder, files))
     if done.refused:
         return done
@@ -75,15 +99,31 @@ def init(folder: Path, target: str, layout: str = "out") -> Created:
             (folder / rel).unlink(missing_ok=True)
         where = Path(exc.filename).as_posix() if exc.filename else folder.as_posix()
         raise PromptcError(f"cannot write {where}: {exc.strerror or exc}; nothing written") from exc
-    outputs = " and ".join(
-        AT_ROOT[name] if layout == "root" else f"build/{name}/" for name in TARGETS[target]
-    )
+    folders = [
+        AT_ROOT.get(name, f"build/{name}/") if layout == "root" else f"build/{name}/"
+        for name in targets
+    ]
+    outputs = ", ".join(folders[:-1]) + " and " * (len(folders) > 1) + folders[-1]
     steps = _text("next-steps.txt").replace(MARK, outputs)
     if folder != Path("."):  # the commands run inside the bundle
         header, rest = steps.split("\n", 1)
         steps = f"{header}\n  cd {folder.as_posix()}\n{rest}"
     done.next_steps = steps
     return done
+
+
+def _targets_tables(chosen: Sequence[str]) -> str:
+    """A `[targets.<name>]` table per target in the registry; those not chosen commented out."""
+    lines = []
+    for name, target in TARGETS.items():
+        # A target's own starter lines (its options), when it has any.
+        extra = TEMPLATES / "targets" / f"{name}.toml"
+        body = extra.read_text(encoding="utf-8").splitlines() if extra.is_file() else []
+        table = [f"[targets.{name}]", *body]
+        if name not in chosen:
+            table = [line if line.startswith("#") else f"# {line}" for line in table]
+        lines += [f"# build/{name}/, for {target.RUNTIME}", *table]
+    return "\n".join(lines)
 
 
 def _refusals(folder: Path, files: dict[str, str]) -> list[str]:

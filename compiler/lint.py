@@ -30,6 +30,8 @@ class RuleSettings:
 
     level: Severity | None
     options: Mapping[str, Any]
+    # Findings kept on purpose (compiler.suppress): the `suppress` entries of its table.
+    suppress: tuple[Mapping[str, Any], ...] = ()
 
 
 Settings = Mapping[str, RuleSettings]
@@ -48,16 +50,25 @@ def settings(config: Config) -> dict[str, RuleSettings]:
         raw = dict(tables.get(rule_id, {}))
         config.check_table(("rules", rule_id), raw, rules.options_schema(module))
         level_name = raw.pop("level", module.DEFAULT_LEVEL)
-        if _fixed(module) and level_name != module.DEFAULT_LEVEL:
+        if rules.fixed_level(module) and level_name != module.DEFAULT_LEVEL:
             raise config.fail(("rules", rule_id, "level"), f"'{rule_id}' cannot be reconfigured")
+        kept = tuple(freeze(entry) for entry in raw.pop("suppress", ()))
         options = {**rules.option_defaults(module), **raw}
-        found[rule_id] = RuleSettings(LEVELS[level_name], freeze(options))
+        found[rule_id] = RuleSettings(LEVELS[level_name], freeze(options), kept)
     return found
 
 
-def _fixed(module: rules.Rule) -> bool:
-    """A stage's own findings keep their level, unless the stage says they may not."""
-    return module.STAGE and getattr(module, "LEVEL_FIXED", True) is not False
+def unsuppressible(rule_id: str) -> str | None:
+    """Why a suppression cannot name `rule_id` (None: it can)."""
+    module = rules.RULES.get(rule_id)
+    if module is None:
+        return f"suppress[{rule_id}]: no rule `{rule_id}`{did_you_mean(rule_id, rules.RULES)}"
+    if rules.fixed_level(module):
+        return (
+            f"suppress[{rule_id}]: [{rule_id}] findings cannot be suppressed: its errors "
+            "guard what promptc writes (fix the cause instead)"
+        )
+    return None
 
 
 def run_rules(

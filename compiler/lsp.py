@@ -60,12 +60,12 @@ from pygls.workspace import TextDocument
 
 from compiler import __version__, api
 from compiler.config import Config, load_config
-from compiler.diagnostics import Diagnostic, Fix, Severity
+from compiler.diagnostics import Diagnostic, Severity
 from compiler.errors import PromptcError
 from compiler.files import read_regular
-from compiler.fix import apply as apply_fixes
 from compiler.loader import MAX_FILE_BYTES
 from compiler.navigate import Item, Snapshot, complete, definition, hover
+from compiler.quickfix import Edit, fix_edits, suggestion
 
 DELAY = 0.1  # seconds without an edit before a run
 SOURCE = "promptc"
@@ -343,6 +343,31 @@ class Server(LanguageServer):
             severity=_SEVERITY[d.severity],
             code=d.rule,
             source=SOURCE,
+        )
+
+    def action(
+        self, title: str, document: TextDocument, edits: Sequence[Edit], d: Diagnostic | None = None
+    ) -> types.CodeAction:
+        """A quick fix for `d` (a fix-all without it) as text edits in the client's units."""
+        lines = document.source.split("\n")
+        codec = self.workspace.position_codec
+        changes: dict[str, Any] = {
+            document.uri: [
+                types.TextEdit(
+                    range=codec.range_to_client_units(
+                        lines, types.Range(types.Position(*e.start), types.Position(*e.end))
+                    ),
+                    new_text=e.text,
+                )
+                for e in edits
+            ]
+        }
+        kind = types.CodeActionKind.QuickFix if d else types.CodeActionKind.SourceFixAll
+        return types.CodeAction(
+            title=title,
+            kind=kind,
+            diagnostics=[self._diagnostic(d, lines)] if d else None,
+            edit=types.WorkspaceEdit(changes=changes),
         )
 
     def place(self, uri: str, position: types.Position) -> tuple[Path, int, int, str]:
@@ -770,32 +795,27 @@ def _item(item: Item) -> types.CompletionItem:
 
 
 def _actions(ls: Server, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """Each fix `promptc lint --fix` would apply in this file within the range, and all of them."""
+    """Within the range: each fix `promptc lint --fix` would apply and each did-you-mean, as
+    the smallest edits; and every fix of the file at once."""
     path, document = ls.document(params.text_document.uri)
-    fixable = [(d, d.fix) for d in ls.current().findings.get(path, []) if d.fix is not None]
-    wanted = params.range
+    text, wanted = document.source, params.range
+    findings = ls.current().findings.get(path, [])
     found: list[types.CodeAction] = []
-    for d, fix in fixable:
-        first, last = min(d.line, fix.start) - 1, max(d.line, fix.end) - 1
+    for d in findings:
+        first, last = d.line - 1, (max(d.line, d.fix.end) if d.fix else d.line) - 1
+        if d.fix is not None:
+            first = min(first, d.fix.start - 1)
         if last < wanted.start.line or first > wanted.end.line:
             continue
-        title = f"promptc: fix [{d.rule}]: {d.message.splitlines()[0]}"
-        found.append(_action(title, types.CodeActionKind.QuickFix, document, [fix]))
-    if fixable:
-        every = [fix for _, fix in fixable]
-        kind = types.CodeActionKind.SourceFixAll
-        found.append(_action("promptc: apply every fix in this file", kind, document, every))
+        if d.fix is not None:
+            title = f"promptc: fix [{d.rule}]: {d.message.splitlines()[0]}"
+            found.append(ls.action(title, document, fix_edits(text, [d.fix]), d))
+        guess = suggestion(d, text)
+        if guess is not None:
+            title = f"promptc: change `{guess[0]}` to `{guess[1]}` [{d.rule}]"
+            found.append(ls.action(title, document, [guess[2]], d))
+    fixes = [d.fix for d in findings if d.fix is not None]
+    if fixes:
+        every = ls.action("promptc: apply every fix in this file", document, fix_edits(text, fixes))
+        found.append(every)
     return found
-
-
-def _action(
-    title: str, kind: str, document: TextDocument, fixes: Sequence[Fix]
-) -> types.CodeAction:
-    """The fixes as one edit of the whole text, applied as `--fix` applies them."""
-    text = document.source
-    end = types.Position(len(text.split("\n")), 0)
-    edit = types.TextEdit(
-        range=types.Range(types.Position(0, 0), end), new_text=apply_fixes(text, fixes)
-    )
-    changes: dict[str, Any] = {document.uri: [edit]}
-    return types.CodeAction(title=title, kind=kind, edit=types.WorkspaceEdit(changes=changes))

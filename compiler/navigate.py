@@ -22,7 +22,7 @@ from typing import Any
 from compiler import delegation, params, wildcard
 from compiler import runtime as runtime_model
 from compiler.bundle import Bundle, load_bundle
-from compiler.compose import TARGET_NAMES, Composition, compose_bundle
+from compiler.compose import Composition, compose_bundle
 from compiler.config import Config
 from compiler.loader import JsonPath, SourceFile
 from compiler.permissions import ACTIONS, KNOWN_KEYS, evaluate
@@ -33,7 +33,12 @@ from compiler.scan import Placeholder, scan_of
 from compiler.wildcard import TooComplex
 
 # The `$defs` whose keys a spec of each kind may hold besides the schema's own properties.
-_KEY_DEFS = {"agent": ("opencodeAgent", "claudeAgent"), "mode": ("claudeCommand",)}
+# An agent spec is OpenCode's format: Claude Code's keys belong under `targets.claude`
+# (at the top they are cross-ecosystem errors, in a mode schema errors), so they are
+# offered only there.
+_KEY_DEFS = {"agent": ("opencodeAgent",)}
+# A key a target's override may not set (tools, permissions) refers to this definition.
+_NOT_OVERRIDABLE = "#/$defs/notOverridable"
 
 
 @dataclass(frozen=True)
@@ -395,7 +400,10 @@ def _frontmatter_items(
     parents = _parents(lines, line, len(key.group(1)))
     section = parents[2:] if parents[:1] == ["targets"] and len(parents) >= 2 else parents
     if parents == ["targets"]:
-        yield from (Item(name, "key", "target") for name in TARGET_NAMES)
+        yield from (Item(name, "key", "target") for name in _TARGET_KEYS[kind])
+    elif len(parents) == 2 and parents[0] == "targets":
+        keys = _TARGET_KEYS[kind].get(parents[1], {})
+        yield from (Item(name, "key", _about(schema)) for name, schema in keys.items())
     elif section == []:
         yield from (Item(name, "key", _about(schema)) for name, schema in _KEYS[kind].items())
     elif section == ["permission"] and kind == "agent":
@@ -416,7 +424,8 @@ def _value_items(kind: str, path: list[str]) -> Iterator[Item]:
         yield from (Item(action, "action", "permission action") for action in ACTIONS)
         return
     if len(section) == 1:
-        schema = _KEYS[kind].get(section[0], {})
+        keys = _TARGET_KEYS[kind].get(path[1], {}) if section is not path else _KEYS[kind]
+        schema = keys.get(section[0], {})
         for choice in _enum(kind, schema):
             shown = params.render(choice) if isinstance(choice, bool) else str(choice)
             yield Item(shown, "value", section[0])
@@ -441,6 +450,21 @@ def _schema_keys(kind: str) -> dict[str, Mapping[str, Any]]:
     return keys
 
 
+def _target_keys(kind: str) -> dict[str, dict[str, Mapping[str, Any]]]:
+    """Target name -> the keys its override (`targets.<name>`) may set, from the schema."""
+    schema = load_schema(kind)
+    targets = schema.get("properties", {}).get("targets", {}).get("properties", {})
+    found: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for name, ref in targets.items():
+        definition = schema["$defs"][ref["$ref"].removeprefix("#/$defs/")]
+        found[name] = {
+            key: value
+            for key, value in definition.get("properties", {}).items()
+            if value.get("$ref") != _NOT_OVERRIDABLE
+        }
+    return found
+
+
 def _enum(kind: str, schema: Mapping[str, Any]) -> tuple[Any, ...]:
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
@@ -457,3 +481,4 @@ def _about(schema: Mapping[str, Any]) -> str:
 
 # The shipped schemas are package data: their keys are constants.
 _KEYS = {kind: _schema_keys(kind) for kind in ("agent", "mode", "fragment", "skill")}
+_TARGET_KEYS = {kind: _target_keys(kind) for kind in ("agent", "mode", "fragment", "skill")}

@@ -93,6 +93,16 @@ def targets_block() -> str:
     return "\n".join(lines[1:]) + "\n"
 
 
+def target_values_block() -> str:
+    """What `target` holds while each target of the registry is composed (compiler.emitter)."""
+    lines = ["| target | runtime | `target` holds |", "|---|---|---|"]
+    for name, target in TARGETS.items():
+        composed = getattr(target, "COMPOSE_AS", name)
+        note = "" if composed == name else " (the same bodies as that target)"
+        lines.append(f"| {name} | {target.RUNTIME} | `{composed}`{note} |")
+    return "\n".join(lines) + "\n"
+
+
 def figures_block() -> str:
     """What every build of the repository's bundle proves, per target (compiler.proof)."""
     result = api.render(load_config(cwd=ROOT))
@@ -106,6 +116,7 @@ GENERATED: dict[str, tuple[str, Callable[[], str]]] = {
     "config": ("docs/reference/config.md", config_block),
     "targets": ("docs/reference/config.md", targets_block),
     "figures": ("docs/targets/never-wider.md", figures_block),
+    "target-values": ("docs/composition.md", target_values_block),
 }
 
 

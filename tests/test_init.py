@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.init import TEMPLATES, bundle_files
+from compiler.init import TEMPLATES, bundle_files, choose_targets
+from compiler.targets import TARGETS
 from tests import oracle
 from tests.conftest import Run
 from tests.test_conformance_claude import validate
@@ -27,7 +28,7 @@ SOURCES = [
     "specs/agents/lead.md",
     "specs/agents/reviewer.md",
     "specs/modes/review.md",
-    "fragments/caveman.md",
+    "fragments/house-rules.md",
     "fragments/review/steps.md",
 ]
 
@@ -69,8 +70,37 @@ def test_a_new_bundle_passes_every_rule_and_its_build_is_fresh(
     assert len(summaries) == (target != "opencode") and all(
         re.fullmatch(kept, s) for s in summaries
     )
-    expected = {"opencode": ["opencode"], "claude": ["claude"], "both": ["claude", "opencode"]}
-    assert sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir()) == expected[target]
+    expected = {"both": ["claude", "opencode"]}.get(target, [target])
+    assert sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir()) == expected
+
+
+def test_every_runtime_gets_a_bundle_without_errors(
+    here: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runtimes that cannot say every permission lose tools (warnings), never more."""
+    others = ",".join(name for name in TARGETS if name not in ("opencode", "claude"))
+    done = run("init", "b", "--target", others)
+    assert done.code == 0, done.err
+    monkeypatch.chdir(here / "b")
+    checked = run("check", "--no-cache")
+    assert checked.code == 0 and " error " not in checked.out, checked.out
+    assert {line.split("[")[1].split("]")[0] for line in checked.out.splitlines()} == {"lost-tool"}
+    built = sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir())
+    assert built == sorted(others.split(","))
+
+
+def test_target_takes_every_registry_name_repeated_or_comma_separated() -> None:
+    assert choose_targets([]) == ("opencode",)
+    assert choose_targets(["gemini, codex", "copilot", "codex"]) == ("codex", "copilot", "gemini")
+    assert choose_targets(["both"]) == ("opencode", "claude")
+    assert choose_targets([",".join(reversed(list(TARGETS)))]) == tuple(TARGETS)
+
+
+def test_an_unknown_target_is_a_usage_error_and_writes_nothing(here: Path, run: Runner) -> None:
+    done = run("init", "b", "--target", "opencode,cladue")
+    assert done.code == 2
+    assert "unknown target 'cladue' (did you mean `claude`?); the targets: opencode," in done.err
+    assert list(here.iterdir()) == []
 
 
 def test_the_promptc_toml_names_its_targets(here: Path, run: Runner) -> None:
@@ -202,20 +232,31 @@ def test_the_gitignore_keeps_out_what_promptc_writes_besides_the_build(
     )
 
 
-def test_the_tone_snippet_is_the_repository_caveman_text_exactly() -> None:
-    ours = bundle_files("opencode")["fragments/caveman.md"]
-    repository = (REPOSITORY / "fragments/caveman.md").read_text(encoding="utf-8")
-    assert ours.split("---\n", 2)[2] == repository.split("---\n", 2)[2]
+def test_the_starter_is_neutral_and_borrows_nothing_from_the_repository_bundle() -> None:
+    """A new user's agents get plain house rules, not this repository's own tone lines."""
+    ours = bundle_files(["opencode"])
+    theirs = {
+        line.strip()
+        for path in (REPOSITORY / "fragments").rglob("*.md")
+        for line in path.read_text(encoding="utf-8").split("---\n", 2)[-1].splitlines()
+        if len(line.strip()) > 20
+    }
+    for rel, text in ours.items():
+        assert not theirs & {line.strip() for line in text.splitlines()}, rel
+    assert "<<house_rules>>" in ours["specs/agents/coder.md"]
+    assert "caveman" not in "".join(ours.values()).lower()
 
 
 def test_every_template_file_is_used() -> None:
     """A file under templates/init/ that init never reads would be dead weight in the wheel."""
-    used = {*bundle_files("opencode"), "gitignore", "next-steps.txt"}
-    used |= {f"targets/{name}.toml" for name in ("opencode", "claude", "both")}
+    used = {*bundle_files(["opencode"]), "gitignore", "next-steps.txt"}
     found = {p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*") if p.is_file()}
-    assert found == used
+    # A target's starter lines are read only for a target of the registry.
+    extras = {rel for rel in found if rel.startswith("targets/")}
+    assert extras and {rel[len("targets/") : -len(".toml")] for rel in extras} <= set(TARGETS)
+    assert found - extras == used
 
 
 def test_init_help_names_the_targets(run: Runner) -> None:
     done = run("init", "--help")
-    assert "[DIR]" in done.out and "[opencode|claude|both]" in done.out
+    assert "[DIR]" in done.out and "[" + "|".join(TARGETS) + "][,...]" in done.out

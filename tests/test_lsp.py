@@ -14,6 +14,7 @@ import io
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -33,6 +34,7 @@ from compiler.config import load_config
 from compiler.loader import MAX_FILE_BYTES
 from compiler.lsp import MAX_MESSAGE_BYTES, FdInput, Frame, Frames, Session
 from compiler.navigate import Snapshot, complete, definition, hover
+from compiler.validate import claude_key, opencode_agent_keys
 from tests.conftest import every_field
 from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, SNIPPET, agent
 
@@ -279,7 +281,11 @@ async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle
     [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
     assert fix.edit is not None and fix.edit.changes is not None
     [change] = fix.edit.changes[at]
-    assert change.new_text == agent("<<caveman>>\n\n# Sage\n")
+    before = sage.read_text(encoding="utf-8")
+    assert applied(before, [change]) == agent("<<caveman>>\n\n# Sage\n")
+    # Only the drifted lines are replaced: the frontmatter above them is untouched.
+    body = before.split("\n").index("---", 1) + 1
+    assert (change.range.start.line, change.range.end.line) == (body, body + 1)
 
 
 @pytest.mark.asyncio
@@ -302,9 +308,54 @@ async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_cl
     assert fix.edit is not None and fix.edit.changes is not None
     [change] = fix.edit.changes[at]
     fixed = LEAD.replace('    "*": deny\n    scout: allow\n', '    "*": ask\n    scout: allow\n')
-    assert change.new_text == fixed
-    edit(client, at, change.new_text)  # what the editor does when the action is picked
+    assert applied(open_map, [change]) == fixed
+    # An insertion of the one new line before `scout: allow`, nothing else.
+    where = types.Position(open_map.split("\n").index("    scout: allow"), 0)
+    assert (change.range, change.new_text) == (types.Range(where, where), '    "*": ask\n')
+    edit(client, at, fixed)  # what the editor does when the action is picked
     await published(client, at, lambda ds: "missing-catch-all" not in rules(ds))
+
+
+@pytest.mark.asyncio
+async def test_a_did_you_mean_is_a_quick_fix_of_the_word_alone(
+    client: LanguageClient, bundle: Path
+) -> None:
+    typo = SCOUT.replace("permission:", "permisson:")
+    at = open_file(client, bundle / "specs/agents/scout.md", typo)
+    found = await published(client, at, lambda ds: "key-typo" in rules(ds))
+    [wrong] = [d for d in found if d.code == "key-typo"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=at),
+            range=wrong.range,
+            context=types.CodeActionContext(diagnostics=[wrong]),
+        )
+    )
+    assert actions is not None
+    [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
+    assert fix.title == "promptc: change `permisson` to `permission` [key-typo]"
+    assert fix.diagnostics is not None and [d.code for d in fix.diagnostics] == ["key-typo"]
+    assert fix.edit is not None and fix.edit.changes is not None
+    [change] = fix.edit.changes[at]
+    span = types.Range(types.Position(3, 0), types.Position(3, 9))
+    assert (change.range, change.new_text) == (span, "permission")
+    edit(client, at, applied(typo, [change]))
+    await published(client, at, lambda ds: "key-typo" not in rules(ds))
+
+
+def applied(text: str, changes: list[types.TextEdit]) -> str:
+    """What an editor makes of `text` with the edits (ASCII: UTF-16 units are characters)."""
+    lines = text.split("\n")
+
+    def offset(at: types.Position) -> int:
+        return sum(len(line) + 1 for line in lines[: at.line]) + at.character
+
+    for change in sorted(
+        changes, key=lambda c: (offset(c.range.start), offset(c.range.end)), reverse=True
+    ):
+        start, end = offset(change.range.start), offset(change.range.end)
+        text = text[:start] + change.new_text + text[end:]
+    return text
 
 
 # --- what no editor should send, and the server survives -------------------------------
@@ -679,6 +730,60 @@ def test_completion_offers_frontmatter_keys_and_enum_values(
     assert modes == ["subagent", "primary", "all"]
 
 
+# Claude Code agent keys: in an OpenCode spec's frontmatter each is a cross-ecosystem error.
+CLAUDE_ONLY = {"permissionMode", "maxTurns", "hooks", "disallowedTools", "mcpServers"}
+
+
+def test_completion_at_the_top_of_an_agent_offers_only_opencode_keys(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/agents/lead.md"
+    keys = set(labels(snapshot, path, LEAD.replace("mode: primary", "m"), 3, 2))
+    assert not keys & CLAUDE_ONLY
+    assert keys == {*opencode_agent_keys(), "targets"}
+
+
+def test_no_key_offered_at_the_top_of_an_agent_is_one_cross_ecosystem_reports(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    """The rule's own test (validate.claude_key) says no to every key offered."""
+    path = bundle / "specs/agents/lead.md"
+    keys = labels(snapshot, path, LEAD.replace("mode: primary", ""), 3, 1)
+    assert keys and [key for key in keys if claude_key(key)] == []
+
+
+def test_completion_under_a_target_offers_that_runtimes_keys(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/agents/lead.md"
+    text = LEAD.replace("mode: primary", "targets:\n  claude:\n    m")
+    claude = set(labels(snapshot, path, text, 5, 6))
+    assert {"permissionMode", "maxTurns", "model", "color"} <= claude
+    assert not {"permission", "temperature"} & claude  # not Claude Code's
+    codex = set(labels(snapshot, path, text.replace("claude:", "codex:"), 5, 6))
+    assert "model_reasoning_effort" in codex and not {"tools", "permission"} & codex
+    opencode = set(labels(snapshot, path, text.replace("claude:", "opencode:"), 5, 6))
+    assert "temperature" in opencode and not opencode & CLAUDE_ONLY
+    gemini = set(labels(snapshot, path, text.replace("claude:", "gemini:"), 5, 6))
+    assert "max_turns" in gemini and not gemini & CLAUDE_ONLY
+    names = labels(snapshot, path, LEAD.replace("mode: primary", "targets:\n  c"), 4, 4)
+    assert names == ["opencode", "claude", "claude-plugin", "codex", "copilot", "gemini"]
+
+
+def test_completion_in_a_mode_offers_claude_command_keys_only_under_its_target(
+    snapshot: Snapshot, bundle: Path
+) -> None:
+    path = bundle / "specs/modes/review.md"
+    mode = "---\ndescription: Review the change.\nagent: lead\na\n---\nGo.\n"
+    top = set(labels(snapshot, path, mode, 4, 2))
+    assert {"agent", "argument-hint", "targets"} <= top
+    assert not {"allowed-tools", "disable-model-invocation"} & top  # schema errors up here
+    nested = mode.replace("\na\n", "\ntargets:\n  claude:\n    a\n")
+    assert {"allowed-tools", "disable-model-invocation"} <= set(
+        labels(snapshot, path, nested, 6, 6)
+    )
+
+
 def test_completion_offers_parameters_and_their_values_in_a_call(
     snapshot: Snapshot, bundle: Path
 ) -> None:
@@ -849,3 +954,63 @@ def test_memory_stays_flat_over_a_thousand_edit_cycles(
     growth = sys.getallocatedblocks() - before
     # A leak of one diagnostic a run would be several blocks each time: 1,000s.
     assert growth < 2_000, f"{growth:,} more memory blocks after 1,000 more edits"
+
+
+# --- the Neovim 0.7 setup of docs/editors.md, in a real Neovim when there is one --------
+
+NVIM_PROBE = """\
+vim.api.nvim_buf_set_lines(0, 2, 3, false, { "mod: subagent" })
+vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 100)
+local out = {}
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(out, string.format("%d:%d %s", d.lnum, d.col, d.code))
+end
+local range = { start = { line = 2, character = 0 }, ["end"] = { line = 2, character = 3 } }
+local params = { textDocument = vim.lsp.util.make_text_document_params(), range = range,
+  context = { diagnostics = {} } }
+for _, r in pairs(vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 60000) or {}) do
+  for _, a in ipairs(r.result or {}) do
+    for _, edits in pairs(a.edit.changes) do
+      for _, e in ipairs(edits) do
+        table.insert(out, string.format("%s %d:%d-%d:%d %s", a.title, e.range.start.line,
+          e.range.start.character, e.range["end"].line, e.range["end"].character, e.newText))
+      end
+    end
+  end
+end
+vim.fn.writefile(out, vim.env.PROBE_OUT)
+vim.cmd("qa!")
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="no Neovim on this machine")
+def test_the_documented_neovim_setup_for_0_7_diagnoses_and_offers_the_quick_fix(
+    bundle: Path, tmp_path: Path
+) -> None:
+    page = (Path(__file__).parent.parent / "docs/editors.md").read_text(encoding="utf-8")
+    setup = page.split("Neovim 0.7 to 0.10", 1)[1].split("```lua\n", 1)[1].split("```", 1)[0]
+    config = tmp_path / "config/nvim"
+    config.mkdir(parents=True)
+    (config / "init.lua").write_text(setup, encoding="utf-8")
+    (tmp_path / "probe.lua").write_text(NVIM_PROBE, encoding="utf-8")
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PROBE_OUT": str(tmp_path / "out.txt"),
+    }
+    done = subprocess.run(
+        ["nvim", "--headless", "specs/agents/scout.md", "-c", f"luafile {tmp_path / 'probe.lua'}"],
+        cwd=bundle,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()
+    assert "2:0 key-typo" in found
+    assert "promptc: change `mod` to `mode` [key-typo] 2:0-2:3 mode" in found

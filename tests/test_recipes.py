@@ -2,8 +2,8 @@
 
 Each recipe is read from docs/integrations.md (the fenced block after its
 `<!-- recipe: NAME -->` marker), so what a user copies is what runs here:
-make with the depfile, pre-commit (`try-repo`, and the recipes' configs)
-against this source tree, and the workflows validated against SchemaStore's
+make with the depfile, pre-commit (the recipes' configs, the hook repository
+at a commit of this source tree), and the workflows validated against SchemaStore's
 workflow schema (tests/schemas/) with their shell steps executed. The recipes
 pin the release of the version in compiler/__init__.py (docs/releasing.md).
 """
@@ -18,7 +18,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -312,42 +311,23 @@ def pre_commit(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
     return sh(sys.executable, "-m", "pre_commit", *args, cwd=cwd, env=env)
 
 
-def test_try_repo_passes_a_clean_bundle_and_fails_a_broken_one(
-    tmp_path: Path, hook_env: dict[str, str], promptc_repo: str
-) -> None:
-    clean_root = bundle_repo(tmp_path / "clean", hook_env)
-    broken_root = bundle_repo(tmp_path / "broken", hook_env)
-    break_bundle(broken_root, hook_env)
-    ref = git("rev-parse", "HEAD", cwd=Path(promptc_repo), env=hook_env)
-    args = ("try-repo", promptc_repo, "--ref", ref, "--all-files")
-    # Each try-repo installs the hooks afresh (a store of its own), mostly
-    # waiting on pip: the two bundles' runs go side by side.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        clean, broken = pool.map(
-            lambda root: pre_commit(*args, cwd=root, env=hook_env), (clean_root, broken_root)
-        )
-    assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert re.search(r"^promptc lint\.+Passed$", clean.stdout, re.M)
-    assert re.search(r"^promptc check\.+Passed$", clean.stdout, re.M)
-    assert broken.returncode == 1
-    assert re.search(r"^promptc lint\.+Failed$", broken.stdout, re.M)
-    assert re.search(r"^promptc check\.+Failed$", broken.stdout, re.M)
-    assert "specs/agents/scout.md:3:7: error [schema]" in broken.stdout
-
-
 def test_pre_commit_recipe(tmp_path: Path, hook_env: dict[str, str], promptc_repo: str) -> None:
+    """The first recipe works before any release: the hook repository at a commit."""
     root = bundle_repo(tmp_path / "bundle", hook_env)
     config = yaml.safe_load(recipe("pre-commit"))
     [entry] = config["repos"]
-    [hook] = entry["hooks"]
-    assert (entry["repo"], hook["id"], hook["language"]) == ("local", "promptc-check", "python")
-    assert hook["additional_dependencies"] == [RELEASE]
-    # The one thing this test changes: promptc comes from this source tree, not PyPI.
-    hook["additional_dependencies"] = [promptc_repo]
+    assert [hook["id"] for hook in entry["hooks"]] == ["promptc-check"]
+    assert (entry["repo"], entry["rev"]) == ("<promptc's git URL>", "<a commit SHA of it>")
+    # What this test changes: the placeholders, for this source tree's commit,
+    # and the repository's other hook beside it (one installation serves both).
+    entry["repo"] = promptc_repo
+    entry["rev"] = git("rev-parse", "HEAD", cwd=Path(promptc_repo), env=hook_env)
+    entry["hooks"].append({"id": "promptc-lint"})
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
     clean = pre_commit("run", "--all-files", cwd=root, env=hook_env)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert re.search(r"^promptc check\.+Passed$", clean.stdout, re.M)
+    assert re.search(r"^promptc lint\.+Passed$", clean.stdout, re.M)
     # A change outside the bundle runs no hook.
     others = pre_commit("run", "--files", "notes.txt", cwd=root, env=hook_env)
     assert others.returncode == 0
@@ -356,7 +336,23 @@ def test_pre_commit_recipe(tmp_path: Path, hook_env: dict[str, str], promptc_rep
     broken = pre_commit("run", cwd=root, env=hook_env)  # the staged change, as on commit
     assert broken.returncode == 1
     assert re.search(r"^promptc check\.+Failed$", broken.stdout, re.M)
+    assert re.search(r"^promptc lint\.+Failed$", broken.stdout, re.M)
     assert "specs/agents/scout.md:3:7: error [schema]" in broken.stdout
+
+
+def test_the_pypi_pre_commit_recipe_pins_the_release_and_says_when_it_works() -> None:
+    """Not run: it installs from PyPI, where the release appears only after publishing."""
+    config = yaml.safe_load(recipe("pre-commit-pypi"))
+    [entry] = config["repos"]
+    [hook] = entry["hooks"]
+    assert (entry["repo"], hook["id"], hook["language"]) == ("local", "promptc-check", "python")
+    assert hook["additional_dependencies"] == [RELEASE]
+    shared = ("entry", "pass_filenames", "require_serial", "files")
+    assert {key: hook[key] for key in shared} == {
+        key: HOOKS["promptc-check"][key] for key in shared
+    }
+    text = " ".join(RECIPES.read_text(encoding="utf-8").split())
+    assert f"After the first release is on PyPI (`{RELEASE}`" in text
 
 
 def test_the_hook_repository_recipe_names_the_release_tag() -> None:

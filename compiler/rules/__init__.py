@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from compiler import suppress
 from compiler.rules import (
     agent_id,
     claude_name,
@@ -66,6 +67,7 @@ from compiler.rules import (
     unmanaged_file,
     unreachable_subagent,
     unused_fragment,
+    unused_suppression,
     wider_translation,
     write,
 )
@@ -103,6 +105,7 @@ _MODULES: tuple[ModuleType, ...] = (
     unmanaged_file,
     internal,
     import_,
+    unused_suppression,
     agent_id,
     description_length,
     empty_body,
@@ -149,7 +152,15 @@ def get(rule_id: str) -> Rule:
 def options_schema(rule: Rule) -> dict[str, Any]:
     level = {"enum": ["error", "warning", "info", "off"]}
     properties = {"level": level, **rule.OPTIONS}
+    if not fixed_level(rule):
+        properties["suppress"] = suppress.OPTION
     return {"type": "object", "additionalProperties": False, "properties": properties}
+
+
+def fixed_level(rule: Rule) -> bool:
+    """A stage's own findings keep their level, unless the stage says they may not; those
+    (a file that does not parse, a wider translation, a refused write) cannot be suppressed."""
+    return rule.STAGE and getattr(rule, "LEVEL_FIXED", True) is not False
 
 
 def option_defaults(rule: Rule) -> dict[str, Any]:
