@@ -408,7 +408,9 @@ class _Planner:
         off: dict[str, str] = {}
         on: dict[str, bool] = {}
         for permission, tool in _SESSION_TOOLS.items():
-            refusing = [s.name for s in roles if not _allows_all(s.agent, permission, roles)]
+            refusing = [
+                s.name for s in roles if not _allows_all(s.agent, permission, roles, self.patterns)
+            ]
             using = [s.name for s in roles if _uses(s.agent, permission)]
             on[permission] = bool(using) and (not refusing or permission in self.accepted)
             if not on[permission]:
@@ -510,7 +512,9 @@ def _contexts(agent: Agent) -> tuple[bool, ...]:
     return {"subagent": (True,), "primary": (False,)}.get(agent.mode, (False, True))
 
 
-def _allows_all(agent: Agent, permission: str, roles: Sequence[Subject]) -> bool:
+def _allows_all(
+    agent: Agent, permission: str, roles: Sequence[Subject], patterns: wildcard.Patterns
+) -> bool:
     """OpenCode allows every call of the permission, in each context the agent runs in
     (for `read`, outside the project too; for `task`, of every role, and OpenCode
     never starts a primary)."""
@@ -523,14 +527,18 @@ def _allows_all(agent: Agent, permission: str, roles: Sequence[Subject]) -> bool
             if any(r.agent.mode == "primary" or r.agent.hidden for r in roles):
                 return False
             found += [evaluate(rules, "task", r.name) for r in roles]
-        if any(d.action != "allow" for d in found) or _some_not(rules, permission):
+        if any(d.action != "allow" for d in found) or _some_not(rules, permission, patterns):
+            return False
+        if permission == "read" and _some_not(rules, "external_directory", patterns):
             return False
     return True
 
 
-def _some_not(rules: Sequence[Rule], permission: str) -> bool:
-    name = wildcard.normal(permission)
-    return any(r.names(name) and r.action != "allow" for r in rules)
+def _some_not(rules: Sequence[Rule], permission: str, patterns: wildcard.Patterns) -> bool:
+    """Some input of the permission is not allowed: a region of its rules that a
+    later rule does not cover asks or denies (a default that `read: allow` after it
+    covers decides nothing)."""
+    return any(s.action != "allow" for s in spans(patterns, rules, permission))
 
 
 def _uses(agent: Agent, permission: str) -> bool:

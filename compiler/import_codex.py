@@ -53,6 +53,16 @@ NO_TOOL = ("read", "glob", "grep", "list", "lsp", "skill", "webfetch", "websearc
 # `[features]` that take a tool away when false, and the permission it acts under.
 FEATURES = {"shell_tool": "bash", "apply_patch_freeform": "edit", "multi_agent": "task"}
 LIMIT = 256  # patterns one prefix_rule may become
+# A forced `rm` as OpenCode patterns (wider: any `rm` with a `-` word before an
+# `f`): a command no rule names runs unasked in Codex, but for this one.
+FORCED_RM = ("rm *-*f*", "sudo rm *-*f*")
+# Where apply_patch asks (OpenCode's edit paths, relative to the project): outside
+# it, and in the folders the workspace-write sandbox keeps read-only.
+SANDBOXED = (
+    "..",
+    "../*",
+    *(f"{name}{rest}" for name in (".git", ".codex", ".agents") for rest in ("", "/*")),
+)
 
 
 @dataclass(frozen=True)
@@ -62,24 +72,42 @@ class Project:
     features: Mapping[str, Any] = field(default_factory=dict)
     sandbox: Any = None
     never_asks: bool = False  # approval_policy = "never"
+    # The tools every role has or has not, whatever its file says (compiler.decide.codex).
+    web_search: bool = True  # web_search other than "disabled"
+    update_plan: bool = False  # [tools.update_plan] enabled = true
 
 
 def project_settings(data: Mapping[str, Any]) -> tuple[Project, list[tuple[str, str]]]:
     """The project settings of a parsed `config.toml`, and (key, message) for
     what is not carried over (the `[agents]` tables are what the roles say)."""
     features = data.get("features")
+    tools = data.get("tools")
+    plan = tools.get("update_plan") if isinstance(tools, Mapping) else None
     project = Project(
         features if isinstance(features, Mapping) else {},
         data.get("sandbox_mode"),
         data.get("approval_policy") == "never",
+        data.get("web_search", "cached") != "disabled",
+        isinstance(plan, Mapping) and plan.get("enabled") is True,
     )
+    carried = ("features", "sandbox_mode", "approval_policy", "agents", "web_search")
     notes = [
         (key, f"`{key}` in config.toml has no promptc equivalent; not carried over")
         for key in data
-        if key not in ("features", "sandbox_mode", "approval_policy", "agents")
+        if key not in carried and not (key == "tools" and set(tools or ()) == {"update_plan"})
     ]
+    if data.get("sandbox_mode") not in (None, "read-only", "workspace-write"):
+        notes.append(("sandbox_mode", _SANDBOX_NOTE.format(data["sandbox_mode"])))
     notes += _unknown_features(project.features)
     return project, notes
+
+
+# A build for Codex writes the workspace-write sandbox for the project (the
+# roles run in it whatever their own files say).
+_SANDBOX_NOTE = (
+    "`sandbox_mode = {!r}`: a build for Codex writes the workspace-write sandbox for the "
+    "project; the imported roles ask before an edit outside it"
+)
 
 
 def role_spec(
@@ -116,15 +144,35 @@ def role_spec(
 def _permission(
     features: Mapping[str, Any], data: Mapping[str, Any], project: Project
 ) -> dict[str, str]:
-    permission = dict.fromkeys(NO_TOOL, "deny")
+    permission: dict[str, Any] = dict.fromkeys(NO_TOOL, "deny")
+    # The session's tools: view_image reads any file the sandbox can read (the
+    # project's and outside it), web_search and update_plan are on or off for all.
+    if project.features.get("view_image", True) is not False:
+        permission["read"] = "allow"
+    if project.web_search:
+        permission["websearch"] = "allow"
+    if not project.update_plan:
+        permission["todowrite"] = "deny"
     for feature, key in FEATURES.items():
         if features.get(feature) is False:
             permission[key] = "deny"
     if "read-only" in (data.get("sandbox_mode"), project.sandbox):
         permission["edit"] = "deny"
-    if project.never_asks:
-        permission["external_directory"] = "deny"
     return permission
+
+
+def session_permission(found: Mapping[str, list[str]], project: Project) -> dict[str, Any]:
+    """The config-level permission, every role's and Codex's own session's: the
+    command rules (`bash_permission`); a command naming a folder outside the
+    project runs in the sandbox, where OpenCode would ask `external_directory`
+    first: allowed; apply_patch asks outside the project and in the folders the
+    sandbox keeps read-only, so those edits ask (refuse, when Codex asks nobody)."""
+    asks = "deny" if project.never_asks else "ask"
+    return {
+        "external_directory": "allow",
+        "edit": dict.fromkeys(SANDBOXED, asks),
+        "bash": bash_permission(found, project.never_asks),
+    }
 
 
 def accepted_wider(specs: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -178,7 +226,11 @@ def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) ->
     """The bash map for the rules of every file: `"*": ask`, then the allows, asks
     and denies, each pattern after the ones before it (OpenCode's last match is
     then Codex's strictest rule); `never_asks`: a `prompt` rule refuses."""
-    permission = {"*": "ask"}
+    permission = {"*": "allow"}
+    # Codex's one check of its own: a forced `rm` (also through `sudo`, or named
+    # by its path) asks when no rule decides it (compiler.decide.codex).
+    forced = "deny" if never_asks else "ask"
+    permission.update(dict.fromkeys(FORCED_RM, forced))
     for action in ("allow", "ask", "deny"):
         for pattern in found.get(action, ()):
             permission.pop(pattern, None)

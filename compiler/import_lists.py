@@ -114,6 +114,19 @@ _SHELL = re.compile(r"!\{([^{}`\n]+)\}")
 _FILE = re.compile(r"@\{([^{}\s]+)\}")
 
 
+def not_an_agent(runtime: Runtime, meta: Mapping[str, Any]) -> str | None:
+    """Why the runtime loads no agent from a file of its agents folder (None: it
+    does). Copilot CLI 1.0.102 takes a `.md` file there only with a frontmatter
+    `description` string (a README or notes file is none); Gemini CLI's schema
+    needs a description that is not blank."""
+    description = meta.get("description")
+    if isinstance(description, str) and (runtime is COPILOT or description.strip()):
+        return None
+    return (
+        f"no frontmatter `description`: {runtime.label} loads no agent from this file; not imported"
+    )
+
+
 def agent_spec(
     runtime: Runtime, ident: str, meta: Mapping[str, Any], agents: Sequence[str] = ()
 ) -> tuple[dict[str, Any] | None, list[Note]]:

@@ -364,17 +364,18 @@ def _read_codex(root: Path, reader: _Reader) -> None:
             found.setdefault(action, []).extend(patterns)
         for line, message in skipped:
             reader.note(path, message, (line, 1))
-    reader.settings["permission"] = {
-        "bash": import_codex.bash_permission(found, project.never_asks)
-    }
+    reader.settings["permission"] = import_codex.session_permission(found, project)
 
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    found = [
-        (ident.removesuffix(".agent") if kind == "copilot" else ident, source)
-        for ident, source in _markdown(root, ("agents",), reader)
-    ]
+    found = []
+    for ident, source in _markdown(root, ("agents",), reader):
+        skipped = import_lists.not_an_agent(runtime, _meta(source))
+        if skipped is not None:
+            reader.note(source.path, skipped)
+        else:
+            found.append((ident.removesuffix(".agent") if kind == "copilot" else ident, source))
     # Whom Copilot's `task` may start: not an `infer: false` agent, a primary
     # OpenCode's task tool never starts.
     idents = [ident for ident, source in found if _meta(source).get("infer") is not False]

@@ -1,0 +1,134 @@
+"""Round trips for Codex, Gemini and Copilot: import a runtime's folder, build the
+imported bundle for the same runtime, and the runtime decides every call as before
+from files that say the same.
+
+Decisions: the runtime's decision model (compiler.decide, held to the real CLIs
+by tests/test_decisions_<runtime>.py) reads the original folder and the rebuilt
+one; every call of the imported bundle's matrix (compiler.calls.matrix), put in
+the names the runtime knows the agents by, is decided by both. Files: every
+agent comes back under the name the runtime knew it by, with its instructions
+byte for byte and its description. Hand-written folders under
+tests/fixtures/import and generated ones (hypothesis) for each runtime.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import calls
+from compiler.calls import Call, Verdict
+from compiler.decide import MODELS
+from tests import bundles
+from tests.strategies import SCRATCH, ci_examples, tick
+from tests.test_import_never_widens import imported, original, runtime_names
+
+FIXTURES = bundles.FIXTURES / "import"
+
+
+@dataclass(frozen=True)
+class Differs:
+    call: Call  # in the runtime's names
+    before: Verdict
+    after: Verdict
+
+    def describe(self) -> str:
+        return (
+            f"{self.call.describe()}: before {self.before.action} ({self.before.why}), "
+            f"after {self.after.action} ({self.after.why})"
+        )
+
+
+def rebuilt(kind: str, bundle: Path) -> dict[str, str]:
+    """The imported bundle built for `kind`, as paths the runtime's model reads."""
+    config = bundle / "promptc.toml"
+    text = config.read_text(encoding="utf-8")
+    if f"[targets.{kind}]" not in text:
+        config.write_text(f"{text}\n[targets.{kind}]\n", encoding="utf-8")
+    files = bundles.render(bundle, kind)
+    return {rel: data.decode("utf-8") for rel, data in files.items()}
+
+
+def agent_files(kind: str, files: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """Each agent as the runtime knows it: name -> its keys (the body as `body`)."""
+    found: dict[str, dict[str, Any]] = {}
+    for rel, text in files.items():
+        if kind == "codex":
+            if rel.startswith(".codex/agents/") and rel.endswith(".toml"):
+                data = tomllib.loads(text)
+                data["body"] = data.pop("developer_instructions", None)
+                found[str(data.get("name"))] = data
+            continue
+        folders = (".github/agents/",) if kind == "copilot" else ("agents/", ".gemini/agents/")
+        if rel.startswith(folders) and rel.endswith(".md") and text.startswith("---\n"):
+            head, _, body = text[4:].partition("\n---\n")
+            front = yaml.safe_load(head)
+            if isinstance(front, dict) and "description" in front:
+                name = front.get("name") or rel.rsplit("/", 1)[-1].split(".", 1)[0]
+                found[str(name)] = {**front, "body": body}
+    return found
+
+
+def descriptions(kind: str, files: Mapping[str, str]) -> dict[str, str]:
+    """Codex: a role's description, from its file or from config.toml's `[agents]`."""
+    agents = agent_files(kind, files)
+    found = {name: str(data.get("description", "")) for name, data in agents.items()}
+    if kind == "codex":
+        table = tomllib.loads(files.get(".codex/config.toml", "")).get("agents", {})
+        for name, entry in table.items():
+            if isinstance(entry, dict) and not found.get(name, "").strip():
+                found[name] = str(entry.get("description", ""))
+    return found
+
+
+def round_trip(kind: str, source: Path, root: Path) -> tuple[list[Differs], dict[str, str]]:
+    """(calls decided differently, rebuilt files): `source` imported into a
+    bundle under `root`, built for `kind`."""
+    bundle = root / "bundle"
+    bundle.mkdir()
+    imported(kind, source, bundle)
+    before_files = original(kind, source)
+    after_files = rebuilt(kind, bundle)
+    names = runtime_names(kind, before_files)
+    before = MODELS[kind][1](before_files)
+    after = MODELS[kind][1](after_files)
+    project = bundles.project(bundle, "opencode")
+    differs = []
+    for call in calls.matrix(project):
+        theirs = replace(call, agent=names.get(call.agent, call.agent))
+        if call.permission == "task":
+            theirs = replace(theirs, input=names.get(call.input, call.input))
+        old, new = before.decide(theirs), after.decide(theirs)
+        if old.action != new.action:
+            differs.append(Differs(theirs, old, new))
+    return differs, after_files
+
+
+def check_round_trip(kind: str, source: Path, root: Path) -> None:
+    differs, after_files = round_trip(kind, source, root)
+    before_files = original(kind, source)
+    assert not differs, f"{len(differs)} calls differ:\n" + "\n".join(
+        d.describe() for d in differs[:20]
+    )
+    before_agents = agent_files(kind, before_files)
+    after_agents = agent_files(kind, after_files)
+    assert set(after_agents) == set(before_agents)
+    for name, data in before_agents.items():
+        assert after_agents[name]["body"] == data["body"], name
+    assert descriptions(kind, after_files) == descriptions(kind, before_files)
+
+
+@pytest.mark.parametrize(("kind", "name"), [("codex", "codex"), ("codex", "codex-never")])
+def test_a_codex_folder_comes_back_from_import_and_build(
+    kind: str, name: str, tmp_path: Path
+) -> None:
+    check_round_trip(kind, FIXTURES / name, tmp_path)
