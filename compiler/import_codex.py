@@ -75,6 +75,7 @@ class Project:
     # The tools every role has or has not, whatever its file says (compiler.decide.codex).
     web_search: bool = True  # web_search other than "disabled"
     update_plan: bool = False  # [tools.update_plan] enabled = true
+    roles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [agents.<name>]
 
 
 def project_settings(data: Mapping[str, Any]) -> tuple[Project, list[tuple[str, str]]]:
@@ -89,6 +90,7 @@ def project_settings(data: Mapping[str, Any]) -> tuple[Project, list[tuple[str, 
         data.get("approval_policy") == "never",
         data.get("web_search", "cached") != "disabled",
         isinstance(plan, Mapping) and plan.get("enabled") is True,
+        _declared_roles(data.get("agents")),
     )
     carried = ("features", "sandbox_mode", "approval_policy", "agents", "web_search")
     notes = [
@@ -99,9 +101,55 @@ def project_settings(data: Mapping[str, Any]) -> tuple[Project, list[tuple[str, 
     if data.get("sandbox_mode") not in (None, "read-only", "workspace-write"):
         notes.append(("sandbox_mode", _SANDBOX_NOTE.format(data["sandbox_mode"])))
     notes += _unknown_features(project.features)
+    notes += _agents_notes(data.get("agents"))
     return project, notes
 
 
+# What `[agents]` says for the project (Codex's `max_threads` and `max_depth`),
+# and the keys of an `[agents.<name>]` entry a role takes as its own.
+_AGENTS_SETTINGS = ("max_threads", "max_depth")
+ENTRY_KEYS = ("description", "config_file", "nickname_candidates")
+
+
+def _declared_roles(table: Any) -> dict[str, Mapping[str, Any]]:
+    if not isinstance(table, Mapping):
+        return {}
+    return {
+        name: entry
+        for name, entry in table.items()
+        if name not in _AGENTS_SETTINGS and isinstance(entry, Mapping)
+    }
+
+
+def _agents_notes(table: Any) -> list[tuple[str, str]]:
+    notes = []
+    for name, entry in _declared_roles(table).items():
+        for key in entry:
+            if key not in ENTRY_KEYS:
+                notes.append(("agents", f"`[agents.{name}] {key}` has no promptc equivalent"))
+    if isinstance(table, Mapping) and "max_threads" in table:
+        notes.append(("agents", "`[agents] max_threads` has no promptc equivalent"))
+    return notes
+
+
+def declared(ident: str, data: Mapping[str, Any], project: Project) -> Mapping[str, Any]:
+    """The `[agents.<name>]` entry of config.toml for a role: by the role's
+    `name`, else by its `config_file` (a role file may leave `name` to it)."""
+    name = data.get("name")
+    if isinstance(name, str) and name in project.roles:
+        return project.roles[name]
+    path = f"agents/{ident}.toml"
+    for entry in project.roles.values():
+        if str(entry.get("config_file", "")).removeprefix("./") == path:
+            return entry
+    return {}
+
+
+# Codex 0.171 runs a spawned role in its session's sandbox, whatever the role says.
+_ROLE_SANDBOX = (
+    "`sandbox_mode = {!r}`: Codex runs a role in its session's sandbox, not in its own "
+    "(only `read-only` is carried over, as `edit: deny`); not carried over"
+)
 # A build for Codex writes the workspace-write sandbox for the project (the
 # roles run in it whatever their own files say).
 _SANDBOX_NOTE = (
@@ -119,8 +167,16 @@ def role_spec(
     name = data.get("name")
     if isinstance(name, str) and name != ident:
         notes.append(("name", f"name `{name}` differs from the file's path: the id is `{ident}`"))
-    spec: dict[str, Any] = {"description": str(data.get("description", "")), "mode": "subagent"}
+    entry = declared(ident, data, project)
+    # Codex takes a role's description and nicknames from its file, else from its
+    # `[agents.<name>]` entry in config.toml.
+    description = data.get("description")
+    if not (isinstance(description, str) and description.strip()):
+        description = entry.get("description", description)
+    spec: dict[str, Any] = {"description": str(description or ""), "mode": "subagent"}
     override = {key: data[key] for key in OVERRIDES if key in data}
+    if "nickname_candidates" not in override and "nickname_candidates" in entry:
+        override["nickname_candidates"] = entry["nickname_candidates"]
     if isinstance(data.get("model"), str):
         spec["model"] = f"openai/{data['model']}"
     elif "model" in data:
@@ -137,6 +193,8 @@ def role_spec(
     for key in data:
         if key not in (*ROLE_KEYS, *OVERRIDES, "sandbox_mode", "features"):
             notes.append((key, f"`{key}` has no promptc spec key; not carried over"))
+    if data.get("sandbox_mode") not in (None, "read-only"):
+        notes.append(("sandbox_mode", _ROLE_SANDBOX.format(data["sandbox_mode"])))
     notes += _unknown_features(own)
     return spec, notes
 

@@ -36,6 +36,7 @@ from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.project import frontmatter_text
+from compiler.rules import agent_id
 from compiler.tool_lists import COPILOT, GEMINI
 
 LAYOUTS = {
@@ -172,6 +173,8 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
+    if naming := agent_id.proposal(agents):  # names as the runtime knew them
+        proposal.setdefault("rules", {})["agent-id"] = naming
     for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
         reader.note(reader.paths.get(ident, root), message, error=True)
