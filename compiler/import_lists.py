@@ -31,7 +31,10 @@ as written, so that a build for the same runtime writes them back: `model`
 `infer: true`, Gemini's `display_name`, `temperature` and `timeout_mins` (and a
 `max_turns` that is no step count). A Gemini command's `{{args}}` becomes
 `$ARGUMENTS`, its `!{cmd}` becomes `` !`cmd` `` and its `@{path}` becomes
-`@path`.
+`@path`; a command that says `$ARGUMENTS` as text (Gemini fills only
+`{{args}}`) keeps both as written, with `targets.gemini.literal_arguments`
+so that a build for Gemini writes `$ARGUMENTS` back as text. Its description
+is carried whole.
 """
 
 from __future__ import annotations
@@ -231,7 +234,15 @@ def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, l
     prompt = meta.get("prompt")
     if not isinstance(prompt, str):
         return {}, None, [Note("prompt", "no `prompt` string; not imported")]
-    body = prompt.replace("{{args}}", "$ARGUMENTS")
+    spec: dict[str, Any] = {}
+    body = prompt
+    if "$ARGUMENTS" in prompt:
+        # Text for Gemini, which fills only `{{args}}`: it stays text in a build for
+        # Gemini, and `{{args}}` stays as written beside it.
+        spec["targets"] = {"gemini": {"literal_arguments": True}}
+        notes.append(Note("prompt", _LITERAL_ARGUMENTS))
+    else:
+        body = body.replace("{{args}}", "$ARGUMENTS")
     body = _FILE.sub(r"@\1", _SHELL.sub(r"!`\1`", body))
     description = meta.get("description")
     if not isinstance(description, str):
@@ -240,4 +251,11 @@ def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, l
     for key in meta:
         if key not in ("prompt", "description"):
             notes.append(Note(key, f"`{key}` has no promptc equivalent; not carried over"))
-    return {"description": description[:200] or "Imported command"}, body, notes
+    return {"description": description or "Imported command", **spec}, body, notes
+
+
+_LITERAL_ARGUMENTS = (
+    "`$ARGUMENTS` is text in a Gemini command (Gemini fills `{{args}}`): kept as written "
+    "for Gemini (`targets.gemini.literal_arguments`); OpenCode and Claude Code fill it with "
+    "the arguments"
+)
