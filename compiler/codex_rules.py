@@ -132,6 +132,8 @@ class CodexTranslation:
     read_only: frozenset[str]  # agents whose every edit OpenCode denies
     tools: Tools = field(default_factory=Tools)
     accepted: frozenset[str] = frozenset()  # the target's accept_wider
+    # Every role and the main session: then the project's sandbox is read-only.
+    all_read_only: bool = False
 
     def agent(self, name: str) -> Agent:
         return next(s.agent for s in self.subjects if s.name == name)
@@ -266,16 +268,24 @@ class _Planner:
         for subject in self.people:
             if subject.removable:
                 self._other_permissions(subject, tools)
-        read_only = frozenset(
+        no_edit = {
             s.name
             for s in self.people
-            if s.removable
-            and all(x.action == "deny" for x in spans(self.patterns, s.rules, "edit"))
-        )
+            if all(x.action == "deny" for x in spans(self.patterns, s.rules, "edit"))
+        }
+        read_only = frozenset(s.name for s in self.people if s.removable and s.name in no_edit)
         losses = Loss.gather(self.notes)
         rules = (*stops, *catch, *allows)
         return CodexTranslation(
-            self.people, shell, shell_off, rules, losses, read_only, tools, self.accepted
+            self.people,
+            shell,
+            shell_off,
+            rules,
+            losses,
+            read_only,
+            tools,
+            self.accepted,
+            all_read_only=len(no_edit) == len(self.people),
         )
 
     def _note(self, subject: Subject, rule: Rule, message: str) -> None:

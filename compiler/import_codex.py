@@ -209,8 +209,9 @@ def _permission(
         permission["read"] = "allow"
     if project.web_search:
         permission["websearch"] = "allow"
-    if not project.update_plan:
-        permission["todowrite"] = "deny"
+    # Written either way: OpenCode's task tool denies a subagent `todowrite` unless
+    # its rules name it.
+    permission["todowrite"] = "allow" if project.update_plan else "deny"
     for feature, key in FEATURES.items():
         if features.get(feature) is False:
             permission[key] = "deny"
@@ -226,9 +227,11 @@ def session_permission(found: Mapping[str, list[str]], project: Project) -> dict
     first: allowed; apply_patch asks outside the project and in the folders the
     sandbox keeps read-only, so those edits ask (refuse, when Codex asks nobody)."""
     asks = "deny" if project.never_asks else "ask"
+    # A read-only sandbox: every edit needs an approval (denied: `accepted_wider`).
+    edit = "deny" if project.sandbox == "read-only" else dict.fromkeys(SANDBOXED, asks)
     return {
         "external_directory": "allow",
-        "edit": dict.fromkeys(SANDBOXED, asks),
+        "edit": edit,
         "bash": bash_permission(found, project.never_asks),
     }
 

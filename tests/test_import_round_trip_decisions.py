@@ -13,6 +13,7 @@ tests/fixtures/import and generated ones (hypothesis) for each runtime.
 
 from __future__ import annotations
 
+import json
 import tempfile
 import tomllib
 from collections.abc import Mapping
@@ -26,8 +27,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler import calls
-from compiler.calls import Call, Verdict
+from compiler.calls import RANK, Call, Verdict
 from compiler.decide import MODELS
+from compiler.codex_rules import SHELLS
+from compiler.decide.codex import plain_commands
 from tests import bundles
 from tests.strategies import SCRATCH, ci_examples, tick
 from tests.test_import_never_widens import imported, original, runtime_names
@@ -127,8 +130,137 @@ def check_round_trip(kind: str, source: Path, root: Path) -> None:
     assert descriptions(kind, after_files) == descriptions(kind, before_files)
 
 
+
+
+# --- what the round trip may narrow, runtime by runtime -----------------------------------
+#
+# Each is a call the rebuilt files decide more narrowly than the original, for a
+# reason the target documents (docs/targets/<runtime>.md); any other difference
+# fails. Never wider: a call the rebuilt files decide more permissively always fails.
+
+
+def _codex_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
+    call = differs.call
+    config = tomllib.loads(files.get(".codex/config.toml", ""))
+    # With `approval_policy = "never"` Codex asks nobody: what it would ask, it refuses.
+    if config.get("approval_policy") == "never" and differs.before.action == "ask":
+        return differs.after.action == "deny"
+    # The target writes the workspace-write sandbox; with none (the user's own
+    # settings decide: the model takes the widest) apply_patch writes anywhere.
+    if call.permission == "edit" and config.get("sandbox_mode") is None:
+        return differs.after.action == "ask"
+    if call.permission != "bash":
+        return False
+    lines = plain_commands(call.input)
+    # A line that is not plain words reaches the rules as `bash -lc <line>`, hiding
+    # its commands: when a role's rules ask or deny anything, the target asks or
+    # forbids such lines, with one rule on the shells themselves.
+    if lines is None:
+        return True
+    # Codex asks before a forced `rm` no rule names; OpenCode's patterns for it are
+    # wider (`rm *-*f*`), so the target prompts for `rm` (and `sudo rm`) as a whole.
+    return any(words[0] in ("rm", "sudo", *SHELLS) for words in lines)
+
+
+NARROWS = {"codex": _codex_narrows}
+
+
+def check_round_trip(kind: str, source: Path, root: Path) -> None:
+    differs, after_files = round_trip(kind, source, root)
+    before_files = original(kind, source)
+    wider = [d for d in differs if RANK[d.after.action] > RANK[d.before.action]]
+    assert not wider, "wider after the round trip:\n" + "\n".join(d.describe() for d in wider[:20])
+    narrows = NARROWS[kind]
+    other = [d for d in differs if not narrows(d, before_files)]
+    assert not other, f"{len(other)} calls differ:\n" + "\n".join(
+        d.describe() for d in other[:20]
+    )
+    before_agents = agent_files(kind, before_files)
+    after_agents = agent_files(kind, after_files)
+    assert set(after_agents) == set(before_agents)
+    for name, data in before_agents.items():
+        assert after_agents[name]["body"] == data["body"], name
+    assert descriptions(kind, after_files) == descriptions(kind, before_files)
+
+
 @pytest.mark.parametrize(("kind", "name"), [("codex", "codex"), ("codex", "codex-never")])
 def test_a_codex_folder_comes_back_from_import_and_build(
     kind: str, name: str, tmp_path: Path
 ) -> None:
     check_round_trip(kind, FIXTURES / name, tmp_path)
+
+
+# --- generated Codex folders ---------------------------------------------------------------
+
+CODEX_ROLES = ["scout", "code_reviewer", "lead"]
+RULE_PATTERNS = [
+    ["git", "status"],
+    ["git", ["push", "commit"]],
+    ["npm", "test"],
+    ["rm"],
+    ["curl"],
+    ["docker", "ps"],
+    ["docker"],
+]
+
+
+def _toml_value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@st.composite
+def codex_folders(draw: st.DrawFn) -> dict[str, str]:
+    """A `.codex/` folder: up to three roles (snake_case names too), each with its
+    description in its file or only in config.toml's `[agents]`, maybe without a
+    shell or in a read-only sandbox; the project's tools; a rules file."""
+    files: dict[str, str] = {}
+    config: list[str] = []
+    if draw(st.booleans()):
+        config.append(f"web_search = {_toml_value(draw(st.sampled_from(['disabled', 'live'])))}")
+    if draw(st.booleans()):
+        config += ["[features]", f"view_image = {str(draw(st.booleans())).lower()}"]
+    if draw(st.booleans()):
+        config += ["[tools.update_plan]", "enabled = true"]
+    names = draw(st.lists(st.sampled_from(CODEX_ROLES), min_size=1, max_size=3, unique=True))
+    for name in names:
+        description = f"The {name} role, generated for the round trip."
+        role = [f"name = {_toml_value(name)}"]
+        in_file = draw(st.booleans())
+        if in_file:
+            role.append(f"description = {_toml_value(description)}")
+        if draw(st.integers(0, 3)) == 0:
+            role.append('nickname_candidates = ["Ada", "Lin"]')
+        if draw(st.integers(0, 3)) == 0:
+            role.append('sandbox_mode = "read-only"')
+        body = draw(st.sampled_from(["Review the diff.\n", "Spawn code_reviewer, then lead.\n"]))
+        role.append(f'developer_instructions = """\n{body}"""')
+        if draw(st.integers(0, 3)) == 0:
+            role += ["[features]", "shell_tool = false"]
+        files[f".codex/agents/{name}.toml"] = "\n".join(role) + "\n"
+        config += [f"[agents.{name}]", f'config_file = "agents/{name}.toml"']
+        if not in_file:
+            config.append(f"description = {_toml_value(description)}")
+    files[".codex/config.toml"] = "\n".join(config) + "\n"
+    rules = []
+    for pattern in draw(st.lists(st.sampled_from(RULE_PATTERNS), max_size=4)):
+        decision = draw(st.sampled_from(["allow", "prompt", "forbidden"]))
+        rules.append(f"prefix_rule(pattern = {json.dumps(pattern)}, decision = {decision!r})")
+    if rules:
+        files[".codex/rules/default.rules"] = "\n".join(rules) + "\n"
+    return files
+
+
+def _write(root: Path, files: Mapping[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@settings(max_examples=ci_examples(12), deadline=None)
+@given(codex_folders())
+def test_generated_codex_folders_come_back_from_import_and_build(files: dict[str, str]) -> None:
+    tick("round-trip-codex")
+    with tempfile.TemporaryDirectory(prefix="promptc-round-", dir=SCRATCH) as scratch:
+        root = Path(scratch)
+        check_round_trip("codex", _write(root / "source", files), root)
