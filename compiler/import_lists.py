@@ -187,6 +187,8 @@ def permission_map(
     agent with this `tools` value (None: no `tools` key, every tool)."""
     listed = [tools] if isinstance(tools, str) else [str(t) for t in tools or ()]
     every = tools is None or "*" in listed
+    if every:
+        notes.append(Note("tools", _EVERY_TOOL))
     table = {**dict(runtime.tools), **OWN_NAMES[runtime.target]}
     # OpenCode permission -> the agent's tools that make its calls, in the runtime's order.
     having: dict[str, list[str]] = {}
@@ -208,6 +210,14 @@ def permission_map(
     if outside is not None:
         permission["external_directory"] = outside
     return permission
+
+
+# What an agent with every tool loses through a spec (said once per agent).
+_EVERY_TOOL = (
+    "no `tools` list (or `*`): the runtime gives the agent every tool, MCP servers' too; the "
+    "spec keeps the built-in ones, each decided as the runtime does by default, and denies "
+    'the others (`"*": deny`): a build lists those tools and no MCP tool'
+)
 
 
 def _in_order(runtime: Runtime, listed: Sequence[str]) -> list[str]:
