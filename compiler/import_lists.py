@@ -117,6 +117,10 @@ _SHELL = re.compile(r"!\{([^{}`\n]+)\}")
 _FILE = re.compile(r"@\{([^{}\s]+)\}")
 
 
+# Folders beside `agents/` the runtime's CLI does not read (VS Code's chat modes).
+UNREAD = {"copilot": ("chatmodes",), "gemini": ()}
+
+
 def not_an_agent(runtime: Runtime, meta: Mapping[str, Any]) -> str | None:
     """Why the runtime loads no agent from a file of its agents folder (None: it
     does). Copilot CLI 1.0.102 takes a `.md` file there only with a frontmatter
@@ -126,7 +130,8 @@ def not_an_agent(runtime: Runtime, meta: Mapping[str, Any]) -> str | None:
     if isinstance(description, str) and (runtime is COPILOT or description.strip()):
         return None
     return (
-        f"no frontmatter `description`: {runtime.label} loads no agent from this file; not imported"
+        f"no `description` text in its frontmatter: {runtime.label} loads no agent from "
+        "this file; not imported"
     )
 
 

@@ -372,6 +372,9 @@ def _read_codex(root: Path, reader: _Reader) -> None:
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
+    for name in import_lists.UNREAD[kind]:
+        if (root / name).is_dir():
+            reader.note(root / name, f"{runtime.label} reads no {name}/; not imported")
     found = []
     for ident, source in _markdown(root, ("agents",), reader):
         skipped = import_lists.not_an_agent(runtime, _meta(source))

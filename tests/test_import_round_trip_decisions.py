@@ -14,9 +14,10 @@ tests/fixtures/import and generated ones (hypothesis) for each runtime.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import calls
+from compiler import api, calls
 from compiler.calls import RANK, Call, Verdict
 from compiler.codex_rules import SHELLS
+from compiler.config import load_config
 from compiler.decide import MODELS
 from compiler.decide.codex import plain_commands
 from tests import bundles
+from tests.conftest import AGENT, MakeBundle, Run
 from tests.strategies import SCRATCH, ci_examples, tick
 from tests.test_import_never_widens import imported, list_folders, original, runtime_names
 
@@ -350,3 +353,111 @@ def test_generated_copilot_and_gemini_folders_come_back_from_import_and_build(
     with tempfile.TemporaryDirectory(prefix="promptc-round-", dir=SCRATCH) as scratch:
         root = Path(scratch)
         check_round_trip(kind, _write(root / "source", files), root)
+
+
+# --- the cases met adopting real folders, one by one ----------------------------------------
+
+
+def _import(run: Callable[..., Run], kind: str, files: Mapping[str, str], root: Path) -> Run:
+    source = _write(root / "source", files)
+    (root / "bundle").mkdir()
+    os.chdir(root / "bundle")
+    return run("import", kind, str(source))
+
+
+def test_codex_descriptions_in_config_toml_and_snake_case_names_come_back(
+    tmp_path: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    files = {
+        ".codex/config.toml": (
+            '[agents.code_reviewer]\ndescription = "Reviews every diff for bugs."\n'
+            'config_file = "agents/code_reviewer.toml"\n'
+        ),
+        ".codex/agents/code_reviewer.toml": (
+            'name = "code_reviewer"\nsandbox_mode = "danger-full-access"\n'
+            'developer_instructions = """\nHand the fix to agent_type code_reviewer.\n"""\n'
+        ),
+    }
+    done = _import(run, "codex", files, tmp_path)
+    assert done.code == 0, done.out + done.err
+    assert "agent-id" not in done.out + done.err
+    assert "`sandbox_mode = 'danger-full-access'`" in done.out  # reported, not dropped
+    role = tomllib.loads(rebuilt("codex", tmp_path / "bundle")[".codex/agents/code_reviewer.toml"])
+    assert role["name"] == "code_reviewer"
+    assert role["description"] == "Reviews every diff for bugs."
+
+
+def test_a_codex_role_without_a_description_is_refused_by_the_build(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
+    make_bundle(
+        {
+            "promptc.toml": "[targets.codex]\n",
+            "specs/agents/scout.md": '---\ndescription: ""\nmode: subagent\n---\nLook.\n',
+        }
+    )
+    done = run("build")
+    assert done.code == 1
+    assert "specs/agents/scout.md:2:14: error [runtime-limits] Codex CLI refuses" in done.out
+
+
+def test_codex_rules_keep_every_role_s_shell(
+    tmp_path: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    files = {
+        ".codex/agents/lead.toml": 'name = "lead"\ndescription = "Leads the work here."\n'
+        'developer_instructions = "Lead."\n',
+        ".codex/rules/default.rules": 'prefix_rule(pattern = ["git", "push"], decision = "forbidden")\n'
+        'prefix_rule(pattern = ["npm", "test"], decision = "allow")\n',
+    }
+    assert _import(run, "codex", files, tmp_path).code == 0
+    written = rebuilt("codex", tmp_path / "bundle")
+    role = tomllib.loads(written[".codex/agents/lead.toml"])
+    assert "features" not in role  # no `shell_tool = false`
+    rules = written[".codex/rules/promptc.rules"]
+    assert 'pattern = ["git", "push"],\n    decision = "forbidden"' in rules
+    assert 'pattern = ["npm", "test"],\n    decision = "allow"' in rules
+
+
+def test_a_readme_beside_copilot_agents_is_skipped_with_a_warning(
+    tmp_path: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    files = {
+        ".github/agents/README.md": "# Our agents\n",
+        ".github/agents/helper.agent.md": "---\ndescription: Helps with the repository.\n---\nHi.\n",
+        ".github/chatmodes/plan.chatmode.md": "---\ndescription: Plans.\n---\nPlan.\n",
+    }
+    done = _import(run, "copilot", files, tmp_path)
+    assert done.code == 0, done.out + done.err
+    assert "README.md:1:1: warning [import] no `description` text" in done.out
+    assert "chatmodes:1:1: warning [import] Copilot CLI reads no chatmodes/" in done.out
+    # An agent without `tools` has every tool, MCP servers' too: said, not "nothing lost".
+    assert "helper.agent.md:1:1: warning [import] no `tools` list" in done.out
+    assert sorted(p.name for p in (tmp_path / "bundle/specs/agents").iterdir()) == ["helper.md"]
+    assert run("build").code == 0
+
+
+def test_a_long_gemini_command_description_is_carried_whole(
+    tmp_path: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    description = "Explains the change in detail. " * 12
+    files = {
+        ".gemini/commands/explain.toml": f'description = "{description}"\n'
+        'prompt = "Explain $ARGUMENTS.\\n"\n',
+    }
+    assert _import(run, "gemini", files, tmp_path).code == 0
+    command = tomllib.loads(rebuilt("gemini", tmp_path / "bundle")["commands/explain.toml"])
+    assert command == {"description": description, "prompt": "Explain $ARGUMENTS.\n"}
+
+
+def test_agent_id_takes_snake_case_only_when_asked(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"specs/agents/code_reviewer.md": AGENT})
+    found = [d.rule for d in api.lint(load_config(cwd=root)).diagnostics]
+    assert "agent-id" in found
+    (root / "promptc.toml").write_text("[rules.agent-id]\nunderscores = true\n")
+    found = [d.rule for d in api.lint(load_config(cwd=root)).diagnostics]
+    assert "agent-id" not in found
