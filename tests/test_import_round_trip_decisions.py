@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
@@ -33,9 +34,10 @@ from compiler.codex_rules import SHELLS
 from compiler.config import load_config
 from compiler.decide import MODELS
 from compiler.decide.codex import plain_commands
-from tests import bundles
+from tests import bundles, oracle
 from tests.conftest import AGENT, MakeBundle, Run
 from tests.strategies import SCRATCH, ci_examples, tick
+from tests.test_conformance_codex import roles_listed, startup_warnings
 from tests.test_import_never_widens import imported, list_folders, original, runtime_names
 
 FIXTURES = bundles.FIXTURES / "import"
@@ -461,3 +463,34 @@ def test_agent_id_takes_snake_case_only_when_asked(make_bundle: MakeBundle) -> N
     (root / "promptc.toml").write_text("[rules.agent-id]\nunderscores = true\n")
     found = [d.rule for d in api.lint(load_config(cwd=root)).diagnostics]
     assert "agent-id" not in found
+
+
+@pytest.mark.conformance
+def test_the_real_codex_loads_every_role_before_and_after_the_round_trip(
+    tmp_path: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    oracle.binary("codex")
+    monkeypatch.chdir(tmp_path)
+    files = {
+        ".codex/config.toml": "".join(
+            f'[agents.{name}]\ndescription = "The {name} role, described here."\n'
+            f'config_file = "agents/{name}.toml"\n'
+            for name in CODEX_ROLES
+        ),
+        **{
+            f".codex/agents/{name}.toml": f'name = "{name}"\ndeveloper_instructions = "Work."\n'
+            for name in CODEX_ROLES
+        },
+        ".codex/rules/default.rules": 'prefix_rule(pattern = ["git", "push"], decision = "prompt")\n',
+    }
+    assert _import(run, "codex", files, tmp_path).code == 0
+    after = _write(tmp_path / "after", rebuilt("codex", tmp_path / "bundle"))
+    listed = []
+    for folder in (tmp_path / "source", after):
+        subprocess.run(["git", "init", "--quiet", str(folder)], check=True)
+        home = tmp_path / f"home-{folder.name}"
+        assert startup_warnings(folder, home) is None, folder.name
+        roles, _ = roles_listed(folder, home)
+        assert set(CODEX_ROLES) <= set(roles), folder.name  # beside Codex's own roles
+        listed.append(roles)
+    assert listed[0] == listed[1]  # each role said the same: its description
