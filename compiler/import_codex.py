@@ -11,26 +11,38 @@ not a string (the lint of the imported bundle says why).
 What a role may do is decided as Codex decides it, never more permissively
 (tests/test_import_never_widens.py holds it to compiler.decide.codex on the
 original folder). Codex has a shell, `apply_patch`, `spawn_agent`, a plan and
-a question to the user, and no tool of its own for reading, searching or
-listing files, fetching a URL, searching the web, a skill or a language server:
-a role gets those permissions denied (`NO_TOOL`), and reads through its shell
-as in Codex. `[features]`, the role's over the project's `config.toml`, take
-tools away: `shell_tool = false` gives `bash: deny`, `multi_agent = false`
-`task: deny`; `apply_patch_freeform = false` gives `edit: deny` and so does a
-`read-only` sandbox (the role's or the project's), as the role meant,
-although Codex 0.171 keeps apply_patch for the first and runs a role in its
-parent's sandbox (tests/oracles/FACTS.md): narrower, never wider. The role
-still edits in Codex, so the proposed config accepts that for the codex target
-(`accept_wider = ["edit"]`, `accepted_wider`): built back, the role is what it
-was, where the target would otherwise refuse it.
+a question to the user, and no tool of its own for searching or listing
+files, fetching a URL, a skill or a language server: a role gets those
+permissions denied (`NO_TOOL`), and searches through its shell as in Codex.
+What the session gives every role whatever its file says is each role's:
+`view_image` (on unless `[features] view_image = false`) reads any file, as
+`read: allow`; `web_search` (unless "disabled") as `websearch: allow`;
+`[tools.update_plan]` as `todowrite`. `[features]`, the role's over the
+project's `config.toml`, take tools away: `shell_tool = false` gives `bash:
+deny`, `multi_agent = false` `task: deny`; `apply_patch_freeform = false`
+gives `edit: deny` and so does a `read-only` sandbox (the role's or the
+project's), as the role meant, although Codex 0.171 keeps apply_patch for the
+first and runs a role in its parent's sandbox (tests/oracles/FACTS.md):
+narrower, never wider. The role still edits in Codex, so the proposed config
+accepts that for the codex target (`accept_wider = ["edit"]`,
+`accepted_wider`): built back, the role is what it was, where the target
+would otherwise refuse it. A role's description (and nicknames) missing from
+its file comes from its `[agents.<name>]` entry in config.toml, as Codex
+takes it.
 
-Command rules (`prefix_rule`) become the config's `permission.bash`: `"*":
-ask` first (Codex runs a command no rule names in its sandbox, which OpenCode
-has not got; so also when there are no rules), then the allows, asks and
-denies as `words *` patterns, in that order, so that OpenCode's last matching
-rule is Codex's strictest one. With the project's `approval_policy = "never"`
-Codex asks nobody: a `prompt` rule refuses, and so does an edit outside the
-project, so those become denies (and the roles' `external_directory: deny`).
+The config-level permission is the session's, every role's
+(`session_permission`). Command rules (`prefix_rule`) become its `bash`:
+`"*": allow` first (Codex runs a command no rule names, in its sandbox),
+asks for a forced `rm` (Codex's own check, `FORCED_RM`), then the allows,
+asks and denies as `words *` patterns, in that order, so that OpenCode's
+last matching rule is Codex's strictest one. A command naming a folder
+outside the project runs in the sandbox too (`external_directory: allow`);
+apply_patch asks outside the project and in the folders the sandbox keeps
+read-only (`SANDBOXED` edit asks). With the project's `approval_policy =
+"never"` Codex asks nobody: a `prompt` rule, a forced `rm` and those edits
+refuse, so they become denies. Built back for Codex, every role keeps its
+shell and the rules come back as prefix rules
+(tests/test_import_round_trip_decisions.py).
 """
 
 from __future__ import annotations
@@ -53,8 +65,12 @@ NO_TOOL = ("read", "glob", "grep", "list", "lsp", "skill", "webfetch", "websearc
 # `[features]` that take a tool away when false, and the permission it acts under.
 FEATURES = {"shell_tool": "bash", "apply_patch_freeform": "edit", "multi_agent": "task"}
 LIMIT = 256  # patterns one prefix_rule may become
-# A forced `rm` as OpenCode patterns (wider: any `rm` with a `-` word before an
-# `f`): a command no rule names runs unasked in Codex, but for this one.
+# A forced `rm` as OpenCode patterns (wider than Codex's check: any `rm` with a
+# `-` before an `f`): a command no rule names runs unasked in Codex, but this one.
+# Codex also checks an `rm` named by its path (`/bin/rm -rf`), which no pattern
+# can say without `*/rm *` also taking `echo a/rm -f`, a region no prefix rule
+# holds (every role would lose its shell): left out, the one call the import
+# decides wider than Codex (docs/targets/codex.md says so).
 FORCED_RM = ("rm *-*f*", "sudo rm *-*f*")
 # Where apply_patch asks (OpenCode's edit paths, relative to the project): outside
 # it, and in the folders the workspace-write sandbox keeps read-only.
@@ -284,12 +300,13 @@ def prefix_rules(text: str) -> tuple[dict[str, list[str]], list[tuple[int, str]]
 
 
 def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) -> dict[str, str]:
-    """The bash map for the rules of every file: `"*": ask`, then the allows, asks
-    and denies, each pattern after the ones before it (OpenCode's last match is
-    then Codex's strictest rule); `never_asks`: a `prompt` rule refuses."""
+    """The bash map for the rules of every file: `"*": allow` and the forced-`rm`
+    asks, then the allows, asks and denies, each pattern after the ones before it
+    (OpenCode's last match is then Codex's strictest rule); `never_asks`: what
+    Codex would ask, it refuses."""
     permission = {"*": "allow"}
-    # Codex's one check of its own: a forced `rm` (also through `sudo`, or named
-    # by its path) asks when no rule decides it (compiler.decide.codex).
+    # Codex's one check of its own: a forced `rm` (also through `sudo`) asks when
+    # no rule decides it (compiler.decide.codex).
     forced = "deny" if never_asks else "ask"
     permission.update(dict.fromkeys(FORCED_RM, forced))
     for action in ("allow", "ask", "deny"):
