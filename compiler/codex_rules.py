@@ -132,6 +132,8 @@ class CodexTranslation:
     read_only: frozenset[str]  # agents whose every edit OpenCode denies
     tools: Tools = field(default_factory=Tools)
     accepted: frozenset[str] = frozenset()  # the target's accept_wider
+    # Every role and the main session: then the project's sandbox is read-only.
+    all_read_only: bool = False
 
     def agent(self, name: str) -> Agent:
         return next(s.agent for s in self.subjects if s.name == name)
@@ -266,16 +268,24 @@ class _Planner:
         for subject in self.people:
             if subject.removable:
                 self._other_permissions(subject, tools)
-        read_only = frozenset(
+        no_edit = {
             s.name
             for s in self.people
-            if s.removable
-            and all(x.action == "deny" for x in spans(self.patterns, s.rules, "edit"))
-        )
+            if all(x.action == "deny" for x in spans(self.patterns, s.rules, "edit"))
+        }
+        read_only = frozenset(s.name for s in self.people if s.removable and s.name in no_edit)
         losses = Loss.gather(self.notes)
         rules = (*stops, *catch, *allows)
         return CodexTranslation(
-            self.people, shell, shell_off, rules, losses, read_only, tools, self.accepted
+            self.people,
+            shell,
+            shell_off,
+            rules,
+            losses,
+            read_only,
+            tools,
+            self.accepted,
+            all_read_only=len(no_edit) == len(self.people),
         )
 
     def _note(self, subject: Subject, rule: Rule, message: str) -> None:
@@ -408,7 +418,9 @@ class _Planner:
         off: dict[str, str] = {}
         on: dict[str, bool] = {}
         for permission, tool in _SESSION_TOOLS.items():
-            refusing = [s.name for s in roles if not _allows_all(s.agent, permission, roles)]
+            refusing = [
+                s.name for s in roles if not _allows_all(s.agent, permission, roles, self.patterns)
+            ]
             using = [s.name for s in roles if _uses(s.agent, permission)]
             on[permission] = bool(using) and (not refusing or permission in self.accepted)
             if not on[permission]:
@@ -510,7 +522,9 @@ def _contexts(agent: Agent) -> tuple[bool, ...]:
     return {"subagent": (True,), "primary": (False,)}.get(agent.mode, (False, True))
 
 
-def _allows_all(agent: Agent, permission: str, roles: Sequence[Subject]) -> bool:
+def _allows_all(
+    agent: Agent, permission: str, roles: Sequence[Subject], patterns: wildcard.Patterns
+) -> bool:
     """OpenCode allows every call of the permission, in each context the agent runs in
     (for `read`, outside the project too; for `task`, of every role, and OpenCode
     never starts a primary)."""
@@ -523,14 +537,18 @@ def _allows_all(agent: Agent, permission: str, roles: Sequence[Subject]) -> bool
             if any(r.agent.mode == "primary" or r.agent.hidden for r in roles):
                 return False
             found += [evaluate(rules, "task", r.name) for r in roles]
-        if any(d.action != "allow" for d in found) or _some_not(rules, permission):
+        if any(d.action != "allow" for d in found) or _some_not(rules, permission, patterns):
+            return False
+        if permission == "read" and _some_not(rules, "external_directory", patterns):
             return False
     return True
 
 
-def _some_not(rules: Sequence[Rule], permission: str) -> bool:
-    name = wildcard.normal(permission)
-    return any(r.names(name) and r.action != "allow" for r in rules)
+def _some_not(rules: Sequence[Rule], permission: str, patterns: wildcard.Patterns) -> bool:
+    """Some input of the permission is not allowed: a region of its rules that a
+    later rule does not cover asks or denies (a default that `read: allow` after it
+    covers decides nothing)."""
+    return any(s.action != "allow" for s in spans(patterns, rules, permission))
 
 
 def _uses(agent: Agent, permission: str) -> bool:

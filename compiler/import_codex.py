@@ -11,26 +11,38 @@ not a string (the lint of the imported bundle says why).
 What a role may do is decided as Codex decides it, never more permissively
 (tests/test_import_never_widens.py holds it to compiler.decide.codex on the
 original folder). Codex has a shell, `apply_patch`, `spawn_agent`, a plan and
-a question to the user, and no tool of its own for reading, searching or
-listing files, fetching a URL, searching the web, a skill or a language server:
-a role gets those permissions denied (`NO_TOOL`), and reads through its shell
-as in Codex. `[features]`, the role's over the project's `config.toml`, take
-tools away: `shell_tool = false` gives `bash: deny`, `multi_agent = false`
-`task: deny`; `apply_patch_freeform = false` gives `edit: deny` and so does a
-`read-only` sandbox (the role's or the project's), as the role meant,
-although Codex 0.171 keeps apply_patch for the first and runs a role in its
-parent's sandbox (tests/oracles/FACTS.md): narrower, never wider. The role
-still edits in Codex, so the proposed config accepts that for the codex target
-(`accept_wider = ["edit"]`, `accepted_wider`): built back, the role is what it
-was, where the target would otherwise refuse it.
+a question to the user, and no tool of its own for searching or listing
+files, fetching a URL, a skill or a language server: a role gets those
+permissions denied (`NO_TOOL`), and searches through its shell as in Codex.
+What the session gives every role whatever its file says is each role's:
+`view_image` (on unless `[features] view_image = false`) reads any file, as
+`read: allow`; `web_search` (unless "disabled") as `websearch: allow`;
+`[tools.update_plan]` as `todowrite`. `[features]`, the role's over the
+project's `config.toml`, take tools away: `shell_tool = false` gives `bash:
+deny`, `multi_agent = false` `task: deny`; `apply_patch_freeform = false`
+gives `edit: deny` and so does a `read-only` sandbox (the role's or the
+project's), as the role meant, although Codex 0.171 keeps apply_patch for the
+first and runs a role in its parent's sandbox (tests/oracles/FACTS.md):
+narrower, never wider. The role still edits in Codex, so the proposed config
+accepts that for the codex target (`accept_wider = ["edit"]`,
+`accepted_wider`): built back, the role is what it was, where the target
+would otherwise refuse it. A role's description (and nicknames) missing from
+its file comes from its `[agents.<name>]` entry in config.toml, as Codex
+takes it.
 
-Command rules (`prefix_rule`) become the config's `permission.bash`: `"*":
-ask` first (Codex runs a command no rule names in its sandbox, which OpenCode
-has not got; so also when there are no rules), then the allows, asks and
-denies as `words *` patterns, in that order, so that OpenCode's last matching
-rule is Codex's strictest one. With the project's `approval_policy = "never"`
-Codex asks nobody: a `prompt` rule refuses, and so does an edit outside the
-project, so those become denies (and the roles' `external_directory: deny`).
+The config-level permission is the session's, every role's
+(`session_permission`). Command rules (`prefix_rule`) become its `bash`:
+`"*": allow` first (Codex runs a command no rule names, in its sandbox),
+asks for a forced `rm` (Codex's own check, `FORCED_RM`), then the allows,
+asks and denies as `words *` patterns, in that order, so that OpenCode's
+last matching rule is Codex's strictest one. A command naming a folder
+outside the project runs in the sandbox too (`external_directory: allow`);
+apply_patch asks outside the project and in the folders the sandbox keeps
+read-only (`SANDBOXED` edit asks). With the project's `approval_policy =
+"never"` Codex asks nobody: a `prompt` rule, a forced `rm` and those edits
+refuse, so they become denies. Built back for Codex, every role keeps its
+shell and the rules come back as prefix rules
+(tests/test_import_round_trip_decisions.py).
 """
 
 from __future__ import annotations
@@ -53,6 +65,20 @@ NO_TOOL = ("read", "glob", "grep", "list", "lsp", "skill", "webfetch", "websearc
 # `[features]` that take a tool away when false, and the permission it acts under.
 FEATURES = {"shell_tool": "bash", "apply_patch_freeform": "edit", "multi_agent": "task"}
 LIMIT = 256  # patterns one prefix_rule may become
+# A forced `rm` as OpenCode patterns (wider than Codex's check: any `rm` with a
+# `-` before an `f`): a command no rule names runs unasked in Codex, but this one.
+# Codex also checks an `rm` named by its path (`/bin/rm -rf`), which no pattern
+# can say without `*/rm *` also taking `echo a/rm -f`, a region no prefix rule
+# holds (every role would lose its shell): left out, the one call the import
+# decides wider than Codex (docs/targets/codex.md says so).
+FORCED_RM = ("rm *-*f*", "sudo rm *-*f*")
+# Where apply_patch asks (OpenCode's edit paths, relative to the project): outside
+# it, and in the folders the workspace-write sandbox keeps read-only.
+SANDBOXED = (
+    "..",
+    "../*",
+    *(f"{name}{rest}" for name in (".git", ".codex", ".agents") for rest in ("", "/*")),
+)
 
 
 @dataclass(frozen=True)
@@ -62,24 +88,90 @@ class Project:
     features: Mapping[str, Any] = field(default_factory=dict)
     sandbox: Any = None
     never_asks: bool = False  # approval_policy = "never"
+    # The tools every role has or has not, whatever its file says (compiler.decide.codex).
+    web_search: bool = True  # web_search other than "disabled"
+    update_plan: bool = False  # [tools.update_plan] enabled = true
+    roles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [agents.<name>]
 
 
 def project_settings(data: Mapping[str, Any]) -> tuple[Project, list[tuple[str, str]]]:
     """The project settings of a parsed `config.toml`, and (key, message) for
     what is not carried over (the `[agents]` tables are what the roles say)."""
     features = data.get("features")
+    tools = data.get("tools")
+    plan = tools.get("update_plan") if isinstance(tools, Mapping) else None
     project = Project(
         features if isinstance(features, Mapping) else {},
         data.get("sandbox_mode"),
         data.get("approval_policy") == "never",
+        data.get("web_search", "cached") != "disabled",
+        isinstance(plan, Mapping) and plan.get("enabled") is True,
+        _declared_roles(data.get("agents")),
     )
+    carried = ("features", "sandbox_mode", "approval_policy", "agents", "web_search")
     notes = [
         (key, f"`{key}` in config.toml has no promptc equivalent; not carried over")
         for key in data
-        if key not in ("features", "sandbox_mode", "approval_policy", "agents")
+        if key not in carried and not (key == "tools" and set(tools or ()) == {"update_plan"})
     ]
+    if data.get("sandbox_mode") not in (None, "read-only", "workspace-write"):
+        notes.append(("sandbox_mode", _SANDBOX_NOTE.format(data["sandbox_mode"])))
     notes += _unknown_features(project.features)
+    notes += _agents_notes(data.get("agents"))
     return project, notes
+
+
+# What `[agents]` says for the project (Codex's `max_threads` and `max_depth`),
+# and the keys of an `[agents.<name>]` entry a role takes as its own.
+_AGENTS_SETTINGS = ("max_threads", "max_depth")
+ENTRY_KEYS = ("description", "config_file", "nickname_candidates")
+
+
+def _declared_roles(table: Any) -> dict[str, Mapping[str, Any]]:
+    if not isinstance(table, Mapping):
+        return {}
+    return {
+        name: entry
+        for name, entry in table.items()
+        if name not in _AGENTS_SETTINGS and isinstance(entry, Mapping)
+    }
+
+
+def _agents_notes(table: Any) -> list[tuple[str, str]]:
+    notes = []
+    for name, entry in _declared_roles(table).items():
+        for key in entry:
+            if key not in ENTRY_KEYS:
+                notes.append(("agents", f"`[agents.{name}] {key}` has no promptc equivalent"))
+    if isinstance(table, Mapping) and "max_threads" in table:
+        notes.append(("agents", "`[agents] max_threads` has no promptc equivalent"))
+    return notes
+
+
+def declared(ident: str, data: Mapping[str, Any], project: Project) -> Mapping[str, Any]:
+    """The `[agents.<name>]` entry of config.toml for a role: by the role's
+    `name`, else by its `config_file` (a role file may leave `name` to it)."""
+    name = data.get("name")
+    if isinstance(name, str) and name in project.roles:
+        return project.roles[name]
+    path = f"agents/{ident}.toml"
+    for entry in project.roles.values():
+        if str(entry.get("config_file", "")).removeprefix("./") == path:
+            return entry
+    return {}
+
+
+# Codex 0.171 runs a spawned role in its session's sandbox, whatever the role says.
+_ROLE_SANDBOX = (
+    "`sandbox_mode = {!r}`: Codex runs a role in its session's sandbox, not in its own "
+    "(only `read-only` is carried over, as `edit: deny`); not carried over"
+)
+# A build for Codex writes the workspace-write sandbox for the project (the
+# roles run in it whatever their own files say).
+_SANDBOX_NOTE = (
+    "`sandbox_mode = {!r}`: a build for Codex writes the workspace-write sandbox for the "
+    "project; the imported roles ask before an edit outside it"
+)
 
 
 def role_spec(
@@ -91,8 +183,16 @@ def role_spec(
     name = data.get("name")
     if isinstance(name, str) and name != ident:
         notes.append(("name", f"name `{name}` differs from the file's path: the id is `{ident}`"))
-    spec: dict[str, Any] = {"description": str(data.get("description", "")), "mode": "subagent"}
+    entry = declared(ident, data, project)
+    # Codex takes a role's description and nicknames from its file, else from its
+    # `[agents.<name>]` entry in config.toml.
+    description = data.get("description")
+    if not (isinstance(description, str) and description.strip()):
+        description = entry.get("description", description)
+    spec: dict[str, Any] = {"description": str(description or ""), "mode": "subagent"}
     override = {key: data[key] for key in OVERRIDES if key in data}
+    if "nickname_candidates" not in override and "nickname_candidates" in entry:
+        override["nickname_candidates"] = entry["nickname_candidates"]
     if isinstance(data.get("model"), str):
         spec["model"] = f"openai/{data['model']}"
     elif "model" in data:
@@ -109,6 +209,8 @@ def role_spec(
     for key in data:
         if key not in (*ROLE_KEYS, *OVERRIDES, "sandbox_mode", "features"):
             notes.append((key, f"`{key}` has no promptc spec key; not carried over"))
+    if data.get("sandbox_mode") not in (None, "read-only"):
+        notes.append(("sandbox_mode", _ROLE_SANDBOX.format(data["sandbox_mode"])))
     notes += _unknown_features(own)
     return spec, notes
 
@@ -116,15 +218,38 @@ def role_spec(
 def _permission(
     features: Mapping[str, Any], data: Mapping[str, Any], project: Project
 ) -> dict[str, str]:
-    permission = dict.fromkeys(NO_TOOL, "deny")
+    permission: dict[str, Any] = dict.fromkeys(NO_TOOL, "deny")
+    # The session's tools: view_image reads any file the sandbox can read (the
+    # project's and outside it), web_search and update_plan are on or off for all.
+    if project.features.get("view_image", True) is not False:
+        permission["read"] = "allow"
+    if project.web_search:
+        permission["websearch"] = "allow"
+    # Written either way: OpenCode's task tool denies a subagent `todowrite` unless
+    # its rules name it.
+    permission["todowrite"] = "allow" if project.update_plan else "deny"
     for feature, key in FEATURES.items():
         if features.get(feature) is False:
             permission[key] = "deny"
     if "read-only" in (data.get("sandbox_mode"), project.sandbox):
         permission["edit"] = "deny"
-    if project.never_asks:
-        permission["external_directory"] = "deny"
     return permission
+
+
+def session_permission(found: Mapping[str, list[str]], project: Project) -> dict[str, Any]:
+    """The config-level permission, every role's and Codex's own session's: the
+    command rules (`bash_permission`); a command naming a folder outside the
+    project runs in the sandbox, where OpenCode would ask `external_directory`
+    first: allowed; apply_patch asks outside the project and in the folders the
+    sandbox keeps read-only, so those edits ask (refuse, when Codex asks nobody)."""
+    asks = "deny" if project.never_asks else "ask"
+    # A read-only sandbox: every edit needs an approval (denied: `accepted_wider`).
+    edit = "deny" if project.sandbox == "read-only" else dict.fromkeys(SANDBOXED, asks)
+    return {
+        "external_directory": "allow",
+        "edit": edit,
+        "bash": bash_permission(found, project.never_asks),
+    }
 
 
 def accepted_wider(specs: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -175,10 +300,15 @@ def prefix_rules(text: str) -> tuple[dict[str, list[str]], list[tuple[int, str]]
 
 
 def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) -> dict[str, str]:
-    """The bash map for the rules of every file: `"*": ask`, then the allows, asks
-    and denies, each pattern after the ones before it (OpenCode's last match is
-    then Codex's strictest rule); `never_asks`: a `prompt` rule refuses."""
-    permission = {"*": "ask"}
+    """The bash map for the rules of every file: `"*": allow` and the forced-`rm`
+    asks, then the allows, asks and denies, each pattern after the ones before it
+    (OpenCode's last match is then Codex's strictest rule); `never_asks`: what
+    Codex would ask, it refuses."""
+    permission = {"*": "allow"}
+    # Codex's one check of its own: a forced `rm` (also through `sudo`) asks when
+    # no rule decides it (compiler.decide.codex).
+    forced = "deny" if never_asks else "ask"
+    permission.update(dict.fromkeys(FORCED_RM, forced))
     for action in ("allow", "ask", "deny"):
         for pattern in found.get(action, ()):
             permission.pop(pattern, None)

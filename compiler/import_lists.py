@@ -31,7 +31,10 @@ as written, so that a build for the same runtime writes them back: `model`
 `infer: true`, Gemini's `display_name`, `temperature` and `timeout_mins` (and a
 `max_turns` that is no step count). A Gemini command's `{{args}}` becomes
 `$ARGUMENTS`, its `!{cmd}` becomes `` !`cmd` `` and its `@{path}` becomes
-`@path`.
+`@path`; a command that says `$ARGUMENTS` as text (Gemini fills only
+`{{args}}`) keeps both as written, with `targets.gemini.literal_arguments`
+so that a build for Gemini writes `$ARGUMENTS` back as text. Its description
+is carried whole.
 """
 
 from __future__ import annotations
@@ -114,6 +117,24 @@ _SHELL = re.compile(r"!\{([^{}`\n]+)\}")
 _FILE = re.compile(r"@\{([^{}\s]+)\}")
 
 
+# Folders beside `agents/` the runtime's CLI does not read (VS Code's chat modes).
+UNREAD = {"copilot": ("chatmodes",), "gemini": ()}
+
+
+def not_an_agent(runtime: Runtime, meta: Mapping[str, Any]) -> str | None:
+    """Why the runtime loads no agent from a file of its agents folder (None: it
+    does). Copilot CLI 1.0.102 takes a `.md` file there only with a frontmatter
+    `description` string (a README or notes file is none); Gemini CLI's schema
+    needs a description that is not blank."""
+    description = meta.get("description")
+    if isinstance(description, str) and (runtime is COPILOT or description.strip()):
+        return None
+    return (
+        f"no `description` text in its frontmatter: {runtime.label} loads no agent from "
+        "this file; not imported"
+    )
+
+
 def agent_spec(
     runtime: Runtime, ident: str, meta: Mapping[str, Any], agents: Sequence[str] = ()
 ) -> tuple[dict[str, Any] | None, list[Note]]:
@@ -171,6 +192,8 @@ def permission_map(
     agent with this `tools` value (None: no `tools` key, every tool)."""
     listed = [tools] if isinstance(tools, str) else [str(t) for t in tools or ()]
     every = tools is None or "*" in listed
+    if every:
+        notes.append(Note("tools", _EVERY_TOOL))
     table = {**dict(runtime.tools), **OWN_NAMES[runtime.target]}
     # OpenCode permission -> the agent's tools that make its calls, in the runtime's order.
     having: dict[str, list[str]] = {}
@@ -192,6 +215,14 @@ def permission_map(
     if outside is not None:
         permission["external_directory"] = outside
     return permission
+
+
+# What an agent with every tool loses through a spec (said once per agent).
+_EVERY_TOOL = (
+    "no `tools` list (or `*`): the runtime gives the agent every tool, MCP servers' too; the "
+    "spec keeps the built-in ones, each decided as the runtime does by default, and denies "
+    'the others (`"*": deny`): a build lists those tools and no MCP tool'
+)
 
 
 def _in_order(runtime: Runtime, listed: Sequence[str]) -> list[str]:
@@ -218,7 +249,15 @@ def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, l
     prompt = meta.get("prompt")
     if not isinstance(prompt, str):
         return {}, None, [Note("prompt", "no `prompt` string; not imported")]
-    body = prompt.replace("{{args}}", "$ARGUMENTS")
+    spec: dict[str, Any] = {}
+    body = prompt
+    if "$ARGUMENTS" in prompt:
+        # Text for Gemini, which fills only `{{args}}`: it stays text in a build for
+        # Gemini, and `{{args}}` stays as written beside it.
+        spec["targets"] = {"gemini": {"literal_arguments": True}}
+        notes.append(Note("prompt", _LITERAL_ARGUMENTS))
+    else:
+        body = body.replace("{{args}}", "$ARGUMENTS")
     body = _FILE.sub(r"@\1", _SHELL.sub(r"!`\1`", body))
     description = meta.get("description")
     if not isinstance(description, str):
@@ -227,4 +266,11 @@ def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, l
     for key in meta:
         if key not in ("prompt", "description"):
             notes.append(Note(key, f"`{key}` has no promptc equivalent; not carried over"))
-    return {"description": description[:200] or "Imported command"}, body, notes
+    return {"description": description or "Imported command", **spec}, body, notes
+
+
+_LITERAL_ARGUMENTS = (
+    "`$ARGUMENTS` is text in a Gemini command (Gemini fills `{{args}}`): kept as written "
+    "for Gemini (`targets.gemini.literal_arguments`); OpenCode and Claude Code fill it with "
+    "the arguments"
+)

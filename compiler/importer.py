@@ -36,6 +36,7 @@ from compiler.files import replace_file
 from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.project import frontmatter_text
+from compiler.rules import agent_id
 from compiler.tool_lists import COPILOT, GEMINI
 
 LAYOUTS = {
@@ -172,6 +173,8 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
+    if naming := agent_id.proposal(agents):  # names as the runtime knew them
+        proposal.setdefault("rules", {})["agent-id"] = naming
     for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
         reader.note(reader.paths.get(ident, root), message, error=True)
@@ -364,17 +367,21 @@ def _read_codex(root: Path, reader: _Reader) -> None:
             found.setdefault(action, []).extend(patterns)
         for line, message in skipped:
             reader.note(path, message, (line, 1))
-    reader.settings["permission"] = {
-        "bash": import_codex.bash_permission(found, project.never_asks)
-    }
+    reader.settings["permission"] = import_codex.session_permission(found, project)
 
 
 def _read_lists(kind: str, root: Path, reader: _Reader) -> None:
     runtime = COPILOT if kind == "copilot" else GEMINI
-    found = [
-        (ident.removesuffix(".agent") if kind == "copilot" else ident, source)
-        for ident, source in _markdown(root, ("agents",), reader)
-    ]
+    for name in import_lists.UNREAD[kind]:
+        if (root / name).is_dir():
+            reader.note(root / name, f"{runtime.label} reads no {name}/; not imported")
+    found = []
+    for ident, source in _markdown(root, ("agents",), reader):
+        skipped = import_lists.not_an_agent(runtime, _meta(source))
+        if skipped is not None:
+            reader.note(source.path, skipped)
+        else:
+            found.append((ident.removesuffix(".agent") if kind == "copilot" else ident, source))
     # Whom Copilot's `task` may start: not an `infer: false` agent, a primary
     # OpenCode's task tool never starts.
     idents = [ident for ident, source in found if _meta(source).get("infer") is not False]

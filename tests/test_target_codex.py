@@ -451,14 +451,22 @@ def test_import_codex_adopts_the_roles_the_target_wrote(
     assert sorted(imported.agents) == sorted(project.agents)
     for ident, spec in project.agents.items():
         assert imported.agents[ident].body == spec.body
-    # What Codex has no tool for, then `shell_tool = false` and the read-only sandbox.
-    no_tool = dict.fromkeys(import_codex.NO_TOOL, "deny")
+    # What Codex has no tool for, the session's tools as the config the target
+    # wrote sets them, then `shell_tool = false` and the read-only sandbox.
+    session = tomllib.loads((source / ".codex/config.toml").read_text())
+    tools = {
+        "read": "allow" if session["features"]["view_image"] else "deny",
+        "websearch": "allow" if session["web_search"] != "disabled" else "deny",
+        "todowrite": "allow" if session["tools"]["update_plan"]["enabled"] else "deny",
+    }
     assert imported.agents["scout"].meta["permission"] == {
-        **no_tool,
+        **dict.fromkeys(import_codex.NO_TOOL, "deny"),
+        **tools,
         "bash": "deny",
         "edit": "deny",
     }
     assert imported.agents["smith"].meta["model"] == "openai/gpt-5.5"
     config = (tmp_path / "new" / "promptc.toml").read_text()
     assert '"openai/gpt-5.5" = "gpt-5.5"' in config
-    assert '"sudo *" = "deny"' in config and '"*" = "ask"' in config
+    # The command rules as written, after what Codex runs when no rule names a command.
+    assert '"sudo *" = "deny"' in config and '"*" = "allow"' in config

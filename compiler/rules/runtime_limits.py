@@ -1,7 +1,7 @@
-"""Agents and modes that Copilot CLI or Gemini CLI would not load, or would run otherwise.
+"""Agents and modes that Copilot CLI, Gemini CLI or Codex would not load, or would run otherwise.
 
-Reported only for the configured `copilot` and `gemini` targets
-(compiler.tool_lists says which agents each writes):
+Reported only for the configured `copilot`, `gemini` and `codex` targets
+(compiler.tool_lists says which agents the first two write):
 
 - both: two ids that become one name (`team/reviewer` and `team-reviewer`
   are both `team-reviewer`), so one file would overwrite the other;
@@ -13,6 +13,8 @@ Reported only for the configured `copilot` and `gemini` targets
   inputs, refusing to run the agent when one is missing; `!{` or `@{` in a
   mode body, which Gemini would run as a shell command or replace with a
   file's text.
+- Codex CLI: a role whose description is blank, which Codex 0.171 refuses
+  to load (its `targets.codex.description`, else the spec's).
 
 Bodies are read as composed for the run's lint target (the first configured
 target): branch on `target` only where it changes none of these.
@@ -33,6 +35,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from compiler import codex_rules
 from compiler.diagnostics import Problem
 from compiler.project import Project, Session, Spec, by_spec
 from compiler.tool_lists import (
@@ -70,10 +73,20 @@ class _Limits:
         self.project = project
         self.written = {r.target: set(plan(project, r).tools) for r in runtimes}
         self.runtimes = runtimes
+        # The agents the codex target writes a role for.
+        codex = codex_rules.NAME in project.config.targets
+        self.roles = set(codex_rules.translate(project).shell) if codex else set()
         self.names: dict[tuple[str, str, str], str] = {}  # (target, kind, name) -> first id
 
     def spec(self, spec: Spec) -> Iterator[Problem]:
         agent = spec.id in self.project.agents and self.project.agents[spec.id] is spec
+        if agent and spec.id in self.roles and not codex_rules.description_for(spec).strip():
+            yield Problem(
+                *spec.where("description"),
+                "Codex CLI refuses a role without a description: write one (or "
+                "`targets.codex.description`)",
+                path=spec.source.path,
+            )
         for runtime in self.runtimes:
             if agent and spec.id not in self.written[runtime.target]:
                 continue

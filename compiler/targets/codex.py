@@ -17,7 +17,8 @@ project: `[projects."<path>"] trust_level = "trusted"`):
   false` when the role may run no command (compiler.codex_rules decides
   which).
 - `.codex/config.toml`: what every role inherits whatever its own file says:
-  the workspace-write sandbox on the project alone (no network, not `/tmp`),
+  the workspace-write sandbox on the project alone (no network, not `/tmp`;
+  read-only when OpenCode denies every edit to every agent and `build`),
   `view_image`, `web_search`, `update_plan` and `[agents] max_depth` set on
   or off for all (compiler.codex_rules), an
   `[agents.<id>]` entry per role (`description`, `config_file`), and
@@ -140,9 +141,11 @@ def role_file(spec: Spec, translation: CodexTranslation, models: Mapping[str, st
 def config_file(project: Project, translation: CodexTranslation) -> str:
     tools = translation.tools
     search = "live" if tools.web_search else "disabled"
+    # Read-only when no role nor the main session may edit: apply_patch then asks.
+    sandbox = "read-only" if translation.all_read_only else "workspace-write"
     lines = [
         "# What every role inherits, whatever its own file says (promptc: TRANSLATION.md).",
-        'sandbox_mode = "workspace-write"',
+        f"sandbox_mode = {toml_string(sandbox)}",
         f"web_search = {toml_string(search)}",
         "",
         "[sandbox_workspace_write]",

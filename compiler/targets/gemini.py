@@ -54,6 +54,8 @@ Emitted, relative to `<out>/gemini/` (the extension's root):
   `!{cmd}` when the mode's agent may run it without asking in OpenCode (else
   kept as text, reported; so is a positional `$1`, which Gemini never fills).
   Gemini runs a command in its main session, not as the mode's agent: reported.
+  A mode's `targets.gemini.literal_arguments: true` keeps `$ARGUMENTS` as
+  text (what `promptc import gemini` writes for a command that says it so).
 - `skills/<name>/` for every skill (Gemini reads its name, description and
   body; an agent loads one through `activate_skill`, decided by the rules).
 - `TRANSLATION.md`: every OpenCode rule and key Gemini CLI cannot express,
@@ -201,7 +203,10 @@ def prompt(spec: Spec, found: Plan) -> str:
         cmd = match.group(1)
         return f"!{{{cmd}}}" if runnable(runner, cmd) else match.group(0)
 
-    return _SHELL.sub(shell, spec.body).replace("$ARGUMENTS", "{{args}}")
+    text = _SHELL.sub(shell, spec.body)
+    if spec.override(NAME).get("literal_arguments") is True:
+        return text  # `$ARGUMENTS` is text here (a Gemini command imported as written)
+    return text.replace("$ARGUMENTS", "{{args}}")
 
 
 def _basic(text: str) -> str:
