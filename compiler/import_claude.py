@@ -663,7 +663,7 @@ def agent_spec(
                 Note(key, f"`{key}` is no Claude Code agent key promptc knows; not carried over")
             )
     if claude:
-        spec["targets"] = {"claude": claude, "claude-plugin": claude}
+        spec["targets"] = {"claude": claude}
     return spec, notes
 
 
@@ -686,5 +686,5 @@ def command_spec(meta: Mapping[str, Any], body: str) -> tuple[dict[str, Any], li
                 Note(key, f"`{key}` is no Claude Code command key promptc knows; not carried over")
             )
     if claude:
-        spec["targets"] = {"claude": claude, "claude-plugin": claude}
+        spec["targets"] = {"claude": claude}
     return spec, notes

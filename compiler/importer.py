@@ -55,6 +55,9 @@ class Plan:
     config: Mapping[str, Any]  # proposed [tool.promptc] settings
     notes: tuple[Diagnostic, ...]
     shared: tuple[Shared, ...] = ()
+    # Folders (relative to the bundle root) written even when empty: a folder
+    # with no agents still gets the specs folder every later command reads.
+    folders: tuple[str, ...] = ()
 
 
 @dataclass
@@ -161,6 +164,8 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
         _READERS[kind](root, reader)
     agents = reader.agents
     specs = _relative(config, config.specs)
+    if not agents:
+        _note_no_agents(kind, root, reader)
     files = {
         f"{specs}/{folder_name}/{ident}.md": front + body
         for folder_name, items in (("agents", agents), ("modes", reader.modes))
@@ -168,14 +173,25 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     }
     shared = _with_shared(config, files, agents, reader)
     proposal = dict(reader.settings)
+    if kind != "opencode":  # OpenCode's target is on when no `[targets]` is written
+        proposal["targets"] = _targets_on(kind, reader.settings.get("targets", {}))
     _check_permission_kept(config, proposal, reader)
+    _check_target_on(config, kind, reader)
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
     for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
         reader.note(reader.paths.get(ident, root), message, error=True)
-    return Plan(files, proposal, tuple(reader.notes), tuple(shared))
+    return Plan(files, proposal, tuple(reader.notes), tuple(shared), (specs,))
+
+
+def _note_no_agents(kind: str, root: Path, reader: _Reader) -> None:
+    """A folder without agents (only rules, settings or commands) is imported for
+    what it has, and says so: it is no error, and no agent was skipped."""
+    where = "agents/*.toml" if kind == "codex" else "agents/*.md"
+    has = f"{len(reader.modes)} command(s) and the settings" if reader.modes else "its settings"
+    reader.note(root, f"no agent here ({where}): imported {has} only")
 
 
 def _with_shared(
@@ -234,6 +250,29 @@ def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: 
         "the imported agents rely on the proposed config-level `permission` (printed "
         "below): without it OpenCode decides calls wider than the imported folder did",
         config.where(("permission",)),
+    )
+
+
+def _targets_on(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The proposed `[targets]`: OpenCode's (on by default, and kept on: the
+    specs are OpenCode's first) and the imported runtime's, once, with the
+    options the import found for it. A Claude Code import turns on `claude`
+    only: a `claude-plugin` target reads the same `targets.claude` keys."""
+    targets: dict[str, Any] = {"opencode": dict(options.get("opencode", {}))}
+    targets[kind] = dict(options.get(kind, {}))
+    return targets
+
+
+def _check_target_on(config: Config, kind: str, reader: _Reader) -> None:
+    """An existing config is never rewritten: without the imported runtime's
+    target, `build` writes none of its files, and says so only here."""
+    if config.source is None or kind in config.targets:
+        return
+    reader.note(
+        config.source,
+        f"no `[targets.{kind}]` here: `promptc build` writes no {kind} files for the "
+        "imported agents until it is added (the proposal below has it)",
+        config.where(("targets",)),
     )
 
 
@@ -497,6 +536,8 @@ def conflicts(plan: Plan, root: Path) -> list[str]:
 
 def write(plan: Plan, root: Path) -> None:
     """Write every planned file (each through a temporary file, so none is left half written)."""
+    for rel in plan.folders:
+        (root / rel).mkdir(parents=True, exist_ok=True)
     for rel, text in sorted(plan.files.items()):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         replace_file(root / rel, text.encode("utf-8"))
