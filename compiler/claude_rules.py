@@ -301,6 +301,13 @@ def _cover_path(pattern: str) -> Pattern:
         # and `//` is the file-system root in Claude Code.
         root = "//" if squashed.startswith("*") else ""
         return Pattern(f"{root}**/{squashed}", (pattern,), (reach,))
+    rest = squashed[2:]
+    if squashed.startswith("*/") and "/" not in rest.strip("*") and _stars_at_ends(rest):
+        # `*/.env*` (what the import writes for `Read(./.env)`): the name at any
+        # depth below a folder, and what is in it; from the file-system root, as
+        # a path outside the project reaches OpenCode as `../x/.env`.
+        reach = (rest,) if rest.startswith("*") else (rest, squashed)
+        return Pattern(f"//**/{rest}", (pattern,), reach)
     head, tail = _split_tail(squashed)
     if head and "*" not in head and "/" not in tail.strip("*") and _stars_at_ends(tail):
         reach = f"{head}/{tail}" if tail.startswith("*") else f"{head}/*{tail}"
