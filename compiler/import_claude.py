@@ -93,6 +93,24 @@ MODES = {
     "dontAsk": "dontAsk",
     "plan": "plan",
 }
+# Settings keys promptc has no model of, each said in its own words: a hook or
+# an MCP server is no permission promptc writes, and dropped without a word it
+# would look kept. (Agent frontmatter `hooks` and `mcpServers` are carried
+# under `targets.claude`.)
+_NOT_MODELLED = "promptc does not model them and writes no"
+SESSION_KEYS = {
+    "hooks": f"`hooks`: Claude Code hooks; {_NOT_MODELLED} hooks: not carried over",
+    "mcpServers": f"`mcpServers`: MCP servers; {_NOT_MODELLED} MCP config: not carried over",
+    "enabledMcpjsonServers": f"`enabledMcpjsonServers`: {_NOT_MODELLED} MCP config: "
+    "not carried over",
+    "enableAllProjectMcpServers": f"`enableAllProjectMcpServers`: {_NOT_MODELLED} MCP "
+    "config: not carried over",
+}
+MCP_FILE = ".mcp.json"
+MCP_NOTE = (
+    "the project's MCP servers: promptc does not model them and writes no .mcp.json; "
+    "not carried over (keep this file beside the built .claude/)"
+)
 ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 CLAUDE_ONLY_KEYS = (
@@ -463,7 +481,7 @@ def read_settings(doc: Mapping[str, Any]) -> tuple[SettingsFile, list[Note]]:
     """One settings file, and what is not carried over (each note keyed by the
     rule's text or the setting's key)."""
     notes = [
-        Note(key, "a Claude Code session setting; promptc does not write it")
+        Note(key, SESSION_KEYS.get(key, "a Claude Code session setting; promptc does not write it"))
         for key in doc
         if key not in ("permissions", "$schema", "agent")
     ]

@@ -330,10 +330,12 @@ def _read_opencode_json(path: Path, reader: _Reader) -> None:
         if key in ("default_agent", "permission"):
             reader.settings[key] = value
         elif key != "$schema":
+            kept = " (MCP servers: keep them in the project's own opencode.json)"
             reader.note(
                 path,
                 f"`{key}`: promptc writes only default_agent and permission to "
-                "opencode.json; not carried over",
+                f"opencode.json; not carried over{kept if key == 'mcp' else ''}",
+                _json_position(found[0], key),
             )
 
 
@@ -355,6 +357,8 @@ def _read_claude(root: Path, reader: _Reader) -> None:
         spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
         reader.mode(ident, source, _front(spec))
+    if (root.parent / import_claude.MCP_FILE).is_file():
+        reader.note(root.parent / import_claude.MCP_FILE, import_claude.MCP_NOTE)
     for name in ("skills", "hooks", "output-styles"):
         if (root / name).is_dir():
             reader.note(root / name, f"{name}/ has no promptc equivalent; not carried over")
