@@ -155,11 +155,22 @@ def _squash(pattern: str) -> str:
 HOME = "/~"
 
 
+# What `promptc import claude` asks about for Claude Code's own "suspicious
+# path" ask: a path whose last name ends in a dot once trailing spaces are
+# trimmed (`a.`, `a. `), and, as OpenCode's trailing ` *` reads, a last name
+# with a dot and a space inside (`a. b`). Claude Code asks for the first kind
+# by itself, so an ask of it needs a rule for the second kind only.
+SUSPICIOUS = "*?. *"
+_SUSPICIOUS_RULE = Pattern("//**/*. *", (SUSPICIOUS,), ("*. *",))
+
+
 def cover(kind: str, pattern: str, action: str = "deny") -> Pattern:
     """A rule matching every input the OpenCode pattern matches (and maybe more),
     for a deny or an ask."""
     if wildcard.universal(pattern):
         return WHOLE
+    if kind == "path" and action == "ask" and pattern == SUSPICIOUS:
+        return _SUSPICIOUS_RULE
     if kind == "command":
         if pattern.startswith(HOME):  # the machine's home folder: any folder will do
             pattern_text = "*" + pattern[len(HOME) :]

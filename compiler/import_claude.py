@@ -58,9 +58,11 @@ LISTED_ONLY = {"glob": "Glob", "grep": "Grep"}
 # Command lines Claude Code asks about whatever the rules allow (a command
 # substitution cannot be checked before it runs).
 SUBSTITUTIONS = ("*$(*", "*`*")
-# Paths Claude Code asks about whatever the rules allow (ending in a space or
-# a dot: a Windows spelling of another name).
-SUSPICIOUS = ("* ", "*.")
+# Paths Claude Code asks about whatever the rules allow (a last name ending in
+# a dot: a Windows spelling of another name), once it has trimmed the path's
+# trailing spaces (`a.txt ` is decided as `a.txt`): claude_rules.SUSPICIOUS,
+# which the claude target gives back without asking for every other path.
+SUSPICIOUS = (claude_rules.SUSPICIOUS,)
 # OpenCode permission -> the Claude tools whose settings rules deny or ask for it.
 RULED_BY: Mapping[str, frozenset[str]] = {
     key: frozenset().union(*alternatives) | ({"NotebookEdit"} if key == "edit" else set())
