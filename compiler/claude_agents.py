@@ -13,9 +13,9 @@ from typing import Any
 
 from compiler import claude_rules, wildcard
 from compiler.model_map import mapped_model
-from compiler.permissions import evaluate
+from compiler.permissions import Rule, evaluate
 from compiler.project import Project, Spec
-from compiler.translate import MAIN, Subject, Translation, allows_every
+from compiler.translate import MAIN, Subject, Translation, allows_every, hits, spans
 
 NAME = "claude"
 PLUGIN = "claude-plugin"
@@ -170,7 +170,7 @@ def command_grants(spec: Spec, translation: Translation) -> dict[str, str | None
         kept = (
             who is not None
             and reach is not None
-            and allows_every(patterns, who.rules, *reach)
+            and _allows_all(patterns, who.rules, *reach)
             and not (outside and not allows_every(patterns, who.rules, "external_directory", "*"))
         )
         name = "the main thread" if who is None or who.name == MAIN else f"`{who.name}`"
@@ -182,6 +182,25 @@ def command_grants(spec: Spec, translation: Translation) -> dict[str, str | None
             f"it for {name}"
         )
     return grants
+
+
+# Command lines Claude Code asks about whatever a rule pre-approves (a command
+# substitution cannot be checked before it runs): OpenCode may ask them too.
+_SUBSTITUTED = ("*$(*", "*`*")
+
+
+def _allows_all(
+    patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str, pattern: str
+) -> bool:
+    """Whether OpenCode allows every input of `pattern` that Claude Code would run
+    on a pre-approval alone (for `bash`, a line without a command substitution)."""
+    if permission != "bash":
+        return allows_every(patterns, rules, permission, pattern)
+    return all(
+        span.action == "allow"
+        for span in spans(patterns, rules, permission)
+        if hits(patterns, (pattern, span.pattern), (*span.later, *_SUBSTITUTED))
+    )
 
 
 def command_notes(

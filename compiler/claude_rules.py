@@ -317,8 +317,8 @@ def _cover_path(pattern: str) -> Pattern:
         # `*/.env*` (what the import writes for `Read(./.env)`): the name at any
         # depth below a folder, and what is in it; from the file-system root, as
         # a path outside the project reaches OpenCode as `../x/.env`.
-        reach = (rest,) if rest.startswith("*") else (rest, squashed)
-        return Pattern(f"//**/{rest}", (pattern,), reach)
+        ends = (rest,) if rest.startswith("*") else (rest, squashed)
+        return Pattern(f"//**/{rest}", (pattern,), ends)
     head, tail = _split_tail(squashed)
     if head and "*" not in head and "/" not in tail.strip("*") and _stars_at_ends(tail):
         reach = f"{head}/{tail}" if tail.startswith("*") else f"{head}/*{tail}"

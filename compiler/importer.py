@@ -326,7 +326,10 @@ def _json_file(path: Path, reader: _Reader) -> tuple[str, dict[str, Any]] | None
 
 def _read_opencode_json(path: Path, reader: _Reader) -> None:
     found = _json_file(path, reader)
-    for key, value in found[1].items() if found else ():
+    if found is None:
+        return
+    text, data = found
+    for key, value in data.items():
         if key in ("default_agent", "permission"):
             reader.settings[key] = value
         elif key != "$schema":
@@ -335,7 +338,7 @@ def _read_opencode_json(path: Path, reader: _Reader) -> None:
                 path,
                 f"`{key}`: promptc writes only default_agent and permission to "
                 f"opencode.json; not carried over{kept if key == 'mcp' else ''}",
-                _json_position(found[0], key),
+                _json_position(text, key),
             )
 
 
