@@ -412,7 +412,7 @@ def _import_command(kind: str, layout: str) -> Callable[..., None]:
     Writes specs/agents, specs/modes and fragments for text repeated across
     agents; never replaces an existing file without --force; reports what
     could not be carried over, then checks the result as build --check
-    would (the lint, and what each target's translation keeps)."""
+    --target <runtime> would (the lint, and what the translation keeps)."""
     return command
 
 
