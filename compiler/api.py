@@ -592,9 +592,9 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
     then check the result as `build --check --target <runtime>` would, writing no
     output: the lint, and what the runtime's translation keeps (a tool a build would
-    take from an agent is said here, not only at the first build). Writes nothing when an existing spec or
-    fragment would be replaced (unless `force`) or when a body would not compose back
-    to its text."""
+    take from an agent is said here, not only at the first build). Writes nothing
+    when an existing spec or fragment would be replaced (unless `force`) or when a
+    body would not compose back to its text."""
     plan = importer.plan_import(kind, folder, config)
     if any("compose back" in d.message for d in plan.notes):
         return Imported(plan, (), (), None, None)

@@ -313,7 +313,12 @@ def _cover_path(pattern: str) -> Pattern:
         root = "//" if squashed.startswith("*") else ""
         return Pattern(f"{root}**/{squashed}", (pattern,), (reach,))
     rest = squashed[2:]
-    if squashed.startswith("*/") and "/" not in rest.strip("*") and _stars_at_ends(rest):
+    if (
+        squashed.startswith("*/")
+        and "/" not in rest.strip("*")
+        and _stars_at_ends(rest)
+        and not wildcard.universal(rest)  # `*/*`: every path below a folder, the whole tool
+    ):
         # `*/.env*` (what the import writes for `Read(./.env)`): the name at any
         # depth below a folder, and what is in it; from the file-system root, as
         # a path outside the project reaches OpenCode as `../x/.env`.

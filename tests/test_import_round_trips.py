@@ -317,6 +317,16 @@ def test_a_read_env_deny_comes_back_and_every_agent_keeps_read(tmp_path: Path) -
     denied = settings_doc["permissions"]["deny"]
     assert "Read" not in denied
     assert any(rule.startswith("Read(") and ".env" in rule for rule in denied), denied
+    # Claude Code matches path rules in any case: `.env*` and `.ENV*` are one rule.
+    paths = [rule for rule in denied if rule.startswith("Read(")]
+    assert len({rule.lower() for rule in paths}) == len(paths), paths
+    # Nothing asks before every read (Claude Code's own ask before a name ending
+    # in a dot is given back without one).
+    assert not [
+        rule
+        for rule in settings_doc["permissions"].get("ask", [])
+        if rule in ("Read", "Read(//**/*)", "Read(**)")
+    ]
     assert not any(c.permission == "read" and RANK[a] > RANK[b] for c, b, _, a in found)
 
 
