@@ -179,6 +179,7 @@ def test_an_opencode_folder_imported_and_built_back_decides_every_call_alike(
             for rel in files
             if rel.startswith(".opencode/") and (built / rel).is_file()
         }
+        config = json.loads((built / "opencode.json").read_text(encoding="utf-8"))
     assert before, "the matrix holds calls"
     differ = [
         f"{c.describe()}: {before[c]} -> {after.get(c)}"
@@ -188,6 +189,7 @@ def test_an_opencode_folder_imported_and_built_back_decides_every_call_alike(
     assert not differ, "\n".join(differ[:10])
     # Names as OpenCode knew them, bodies byte for byte, the permission maps as written.
     assert set(rebuilt) == {rel for rel in files if rel.startswith(".opencode/")}
+    assert config.get("default_agent") == json.loads(files["opencode.json"]).get("default_agent")
     for rel, text in rebuilt.items():
         # Byte for byte, but for the final newline every file promptc writes ends in.
         body = _body(files[rel])
