@@ -40,6 +40,8 @@ from compiler.decide import claude as claude_model
 from compiler.proof import KINDS
 from tests import bundles
 from tests.conftest import Run
+from tests.decisions import concrete, project_for
+from tests.oracles import claude as claude_cli
 from tests.strategies import (
     CLAUDE_AGENTS,
     SCRATCH,
@@ -330,6 +332,37 @@ def test_a_read_env_deny_comes_back_and_every_agent_keeps_read(tmp_path: Path) -
         if rule in ("Read", "Read(//**/*)", "Read(**)")
     ]
     assert not any(c.permission == "read" and RANK[a] > RANK[b] for c, b, _, a in found)
+
+
+# What the real Claude Code does: ran, asked, refused (or absent: no such tool).
+CLI_ACTIONS = {"ran": "allow", "asked": "ask", "refused": "deny", "absent": "deny"}
+ENV_PROBES = (("read", "src/app.py"), ("read", ".env"), ("bash", "cat .env"))
+
+
+def _on_the_cli(files: Mapping[str, str], scratch: Path, agent: str) -> list[str]:
+    """The real `claude` (offline, tests/oracles) deciding ENV_PROBES for `agent`
+    started as a subagent, in a scratch project holding `files`."""
+    home = scratch / "home"
+    home.mkdir(parents=True)
+    root = project_for(scratch / "run", files)
+    attempts = [
+        claude_cli.attempt(permission, concrete(text, root, home), root)
+        for permission, text in ENV_PROBES
+    ]
+    assert all(attempts), attempts
+    found = claude_cli.run(root, [a for a in attempts if a], agent=agent, delegate=True, home=home)
+    return [CLI_ACTIONS[outcome.verdict] for outcome in found]
+
+
+@pytest.mark.slow
+def test_the_real_claude_decides_the_env_round_trip_as_the_original(tmp_path: Path) -> None:
+    source = _claude_fixture(tmp_path, {"permissions": {"deny": ["Read(./.env)"]}})
+    (tmp_path / "bundle").mkdir()
+    _, result = claude_round_trip(source, tmp_path / "bundle")
+    before = _on_the_cli(original("claude", source), tmp_path / "before", "reviewer")
+    after = _on_the_cli(_files(result, "claude"), tmp_path / "after", "reviewer")
+    assert before == ["allow", "deny", "deny"]
+    assert after == before
 
 
 @pytest.mark.parametrize("kind", sorted(importer.LAYOUTS))
