@@ -663,8 +663,11 @@ class Imported:
 
 def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = False) -> Imported:
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
-    then lint the result. Writes nothing when an existing spec or fragment would be
-    replaced (unless `force`) or when a body would not compose back to its text."""
+    then check the result as `build --check --target <runtime>` would, writing no
+    output: the lint, and what the runtime's translation keeps (a tool a build would
+    take from an agent is said here, not only at the first build). Writes nothing
+    when an existing spec or fragment would be replaced (unless `force`) or when a
+    body would not compose back to its text."""
     plan = importer.plan_import(kind, folder, config)
     if any("compose back" in d.message for d in plan.notes):
         return Imported(plan, (), (), None, None)
@@ -684,7 +687,9 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
         written_config = config.display(toml)
         config = load_config(toml)
     written = tuple(config.display(config.root / rel) for rel in sorted(plan.files))
-    return Imported(plan, written, (), written_config, lint(config))
+    # The imported runtime's target only: its proof is what the import must say.
+    checked = render(config, only=[kind]) if kind in config.targets else lint(config)
+    return Imported(plan, written, (), written_config, checked)
 
 
 def named_sources(config: Config, files: Iterable[Path]) -> frozenset[str]:

@@ -11,10 +11,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from compiler import claude_rules, wildcard
 from compiler.model_map import mapped_model
-from compiler.permissions import evaluate
+from compiler.permissions import Rule, evaluate
 from compiler.project import Project, Spec
-from compiler.translate import MAIN, Subject, Translation
+from compiler.translate import MAIN, Subject, Translation, allows_every, hits, spans
 
 NAME = "claude"
 PLUGIN = "claude-plugin"
@@ -153,6 +154,55 @@ def shell_commands(spec: Spec, translation: Translation) -> list[tuple[str, bool
     return found
 
 
+def command_grants(spec: Spec, translation: Translation) -> dict[str, str | None]:
+    """Each rule of the mode's `targets.claude` `allowed-tools` (an imported
+    command's own): None when Claude Code may keep it, else why not. Claude Code
+    pre-approves it while the command runs, so it is kept only where OpenCode
+    allows every call it names to whoever runs the mode."""
+    written = claude_override(spec).get("allowed-tools")
+    who = runner(spec, translation)
+    patterns = wildcard.Patterns()
+    grants: dict[str, str | None] = {}
+    for rule in claude_rules.split_rules(written) if written else ():
+        reach = claude_rules.pre_approved(rule)
+        # a whole Read, Edit or Bash holds outside the project too
+        outside = reach is not None and "(" not in rule and reach[0] in ("read", "edit", "bash")
+        kept = (
+            who is not None
+            and reach is not None
+            and _allows_all(patterns, who.rules, *reach)
+            and not (outside and not allows_every(patterns, who.rules, "external_directory", "*"))
+        )
+        name = "the main thread" if who is None or who.name == MAIN else f"`{who.name}`"
+        grants[rule] = (
+            None
+            if kept
+            else f"`{rule}` is left out of the command's `allowed-tools`: Claude Code "
+            f"pre-approves it while the command runs, and OpenCode does not allow all of "
+            f"it for {name}"
+        )
+    return grants
+
+
+# Command lines Claude Code asks about whatever a rule pre-approves (a command
+# substitution cannot be checked before it runs): OpenCode may ask them too.
+_SUBSTITUTED = ("*$(*", "*`*")
+
+
+def _allows_all(
+    patterns: wildcard.Patterns, rules: tuple[Rule, ...], permission: str, pattern: str
+) -> bool:
+    """Whether OpenCode allows every input of `pattern` that Claude Code would run
+    on a pre-approval alone (for `bash`, a line without a command substitution)."""
+    if permission != "bash":
+        return allows_every(patterns, rules, permission, pattern)
+    return all(
+        span.action == "allow"
+        for span in spans(patterns, rules, permission)
+        if hits(patterns, (pattern, span.pattern), (*span.later, *_SUBSTITUTED))
+    )
+
+
 def command_notes(
     spec: Spec, translation: Translation, models: Mapping[str, str]
 ) -> Iterator[tuple[tuple[str, ...], str]]:
@@ -179,6 +229,9 @@ def command_notes(
             f"model `{model}` has no Claude Code counterpart in the `models` option; "
             "the command uses the session's model",
         )
+    for why in command_grants(spec, translation).values():
+        if why is not None:
+            yield ("targets", NAME, "allowed-tools"), why
     for cmd, ok in shell_commands(spec, translation):
         if not ok:
             yield (

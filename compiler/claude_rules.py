@@ -155,11 +155,22 @@ def _squash(pattern: str) -> str:
 HOME = "/~"
 
 
+# What `promptc import claude` asks about for Claude Code's own "suspicious
+# path" ask: a path whose last name ends in a dot once trailing spaces are
+# trimmed (`a.`, `a. `), and, as OpenCode's trailing ` *` reads, a last name
+# with a dot and a space inside (`a. b`). Claude Code asks for the first kind
+# by itself, so an ask of it needs a rule for the second kind only.
+SUSPICIOUS = "*?. *"
+_SUSPICIOUS_RULE = Pattern("//**/*. *", (SUSPICIOUS,), ("*. *",))
+
+
 def cover(kind: str, pattern: str, action: str = "deny") -> Pattern:
     """A rule matching every input the OpenCode pattern matches (and maybe more),
     for a deny or an ask."""
     if wildcard.universal(pattern):
         return WHOLE
+    if kind == "path" and action == "ask" and pattern == SUSPICIOUS:
+        return _SUSPICIOUS_RULE
     if kind == "command":
         if pattern.startswith(HOME):  # the machine's home folder: any folder will do
             pattern_text = "*" + pattern[len(HOME) :]
@@ -301,6 +312,18 @@ def _cover_path(pattern: str) -> Pattern:
         # and `//` is the file-system root in Claude Code.
         root = "//" if squashed.startswith("*") else ""
         return Pattern(f"{root}**/{squashed}", (pattern,), (reach,))
+    rest = squashed[2:]
+    if (
+        squashed.startswith("*/")
+        and "/" not in rest.strip("*")
+        and _stars_at_ends(rest)
+        and not wildcard.universal(rest)  # `*/*`: every path below a folder, the whole tool
+    ):
+        # `*/.env*` (what the import writes for `Read(./.env)`): the name at any
+        # depth below a folder, and what is in it; from the file-system root, as
+        # a path outside the project reaches OpenCode as `../x/.env`.
+        ends = (rest,) if rest.startswith("*") else (rest, squashed)
+        return Pattern(f"//**/{rest}", (pattern,), ends)
     head, tail = _split_tail(squashed)
     if head and "*" not in head and "/" not in tail.strip("*") and _stars_at_ends(tail):
         reach = f"{head}/{tail}" if tail.startswith("*") else f"{head}/*{tail}"

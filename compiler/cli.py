@@ -485,7 +485,8 @@ def _import_command(kind: str, layout: str) -> Callable[..., None]:
 
     Writes specs/agents, specs/modes and fragments for text repeated across
     agents; never replaces an existing file without --force; reports what
-    could not be carried over, then lints the result."""
+    could not be carried over, then checks the result as build --check
+    --target <runtime> would (the lint, and what the translation keeps)."""
     return command
 
 
@@ -523,7 +524,7 @@ def _report_import(done: Imported, options: Options) -> int:
     elif proposal:
         click.echo("Proposed config (add it to [tool.promptc] or promptc.toml):")
         click.echo(proposal, nl=False)
-    code = _report(done.lint, options)
+    code = _report(done.lint, options, built=True)
     failed = _failed([d.severity.value for d in done.plan.notes], options.strict)
     return EXIT_PROBLEMS if code or failed else EXIT_OK
 

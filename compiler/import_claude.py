@@ -58,9 +58,11 @@ LISTED_ONLY = {"glob": "Glob", "grep": "Grep"}
 # Command lines Claude Code asks about whatever the rules allow (a command
 # substitution cannot be checked before it runs).
 SUBSTITUTIONS = ("*$(*", "*`*")
-# Paths Claude Code asks about whatever the rules allow (ending in a space or
-# a dot: a Windows spelling of another name).
-SUSPICIOUS = ("* ", "*.")
+# Paths Claude Code asks about whatever the rules allow (a last name ending in
+# a dot: a Windows spelling of another name), once it has trimmed the path's
+# trailing spaces (`a.txt ` is decided as `a.txt`): claude_rules.SUSPICIOUS,
+# which the claude target gives back without asking for every other path.
+SUSPICIOUS = (claude_rules.SUSPICIOUS,)
 # OpenCode permission -> the Claude tools whose settings rules deny or ask for it.
 RULED_BY: Mapping[str, frozenset[str]] = {
     key: frozenset().union(*alternatives) | ({"NotebookEdit"} if key == "edit" else set())
@@ -93,6 +95,24 @@ MODES = {
     "dontAsk": "dontAsk",
     "plan": "plan",
 }
+# Settings keys promptc has no model of, each said in its own words: a hook or
+# an MCP server is no permission promptc writes, and dropped without a word it
+# would look kept. (Agent frontmatter `hooks` and `mcpServers` are carried
+# under `targets.claude`.)
+_NOT_MODELLED = "promptc does not model them and writes no"
+SESSION_KEYS = {
+    "hooks": f"`hooks`: Claude Code hooks; {_NOT_MODELLED} hooks: not carried over",
+    "mcpServers": f"`mcpServers`: MCP servers; {_NOT_MODELLED} MCP config: not carried over",
+    "enabledMcpjsonServers": f"`enabledMcpjsonServers`: {_NOT_MODELLED} MCP config: "
+    "not carried over",
+    "enableAllProjectMcpServers": f"`enableAllProjectMcpServers`: {_NOT_MODELLED} MCP "
+    "config: not carried over",
+}
+MCP_FILE = ".mcp.json"
+MCP_NOTE = (
+    "the project's MCP servers: promptc does not model them and writes no .mcp.json; "
+    "not carried over (keep this file beside the built .claude/)"
+)
 ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 CLAUDE_ONLY_KEYS = (
@@ -463,7 +483,7 @@ def read_settings(doc: Mapping[str, Any]) -> tuple[SettingsFile, list[Note]]:
     """One settings file, and what is not carried over (each note keyed by the
     rule's text or the setting's key)."""
     notes = [
-        Note(key, "a Claude Code session setting; promptc does not write it")
+        Note(key, SESSION_KEYS.get(key, "a Claude Code session setting; promptc does not write it"))
         for key in doc
         if key not in ("permissions", "$schema", "agent")
     ]
@@ -663,7 +683,7 @@ def agent_spec(
                 Note(key, f"`{key}` is no Claude Code agent key promptc knows; not carried over")
             )
     if claude:
-        spec["targets"] = {"claude": claude, "claude-plugin": claude}
+        spec["targets"] = {"claude": claude}
     return spec, notes
 
 
@@ -686,5 +706,5 @@ def command_spec(meta: Mapping[str, Any], body: str) -> tuple[dict[str, Any], li
                 Note(key, f"`{key}` is no Claude Code command key promptc knows; not carried over")
             )
     if claude:
-        spec["targets"] = {"claude": claude, "claude-plugin": claude}
+        spec["targets"] = {"claude": claude}
     return spec, notes

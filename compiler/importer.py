@@ -56,6 +56,9 @@ class Plan:
     config: Mapping[str, Any]  # proposed [tool.promptc] settings
     notes: tuple[Diagnostic, ...]
     shared: tuple[Shared, ...] = ()
+    # Folders (relative to the bundle root) written even when empty: a folder
+    # with no agents still gets the specs folder every later command reads.
+    folders: tuple[str, ...] = ()
 
 
 @dataclass
@@ -162,6 +165,8 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
         _READERS[kind](root, reader)
     agents = reader.agents
     specs = _relative(config, config.specs)
+    if not agents:
+        _note_no_agents(kind, root, reader)
     files = {
         f"{specs}/{folder_name}/{ident}.md": front + body
         for folder_name, items in (("agents", agents), ("modes", reader.modes))
@@ -169,7 +174,10 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     }
     shared = _with_shared(config, files, agents, reader)
     proposal = dict(reader.settings)
+    if kind != "opencode":  # OpenCode's target is on when no `[targets]` is written
+        proposal["targets"] = _targets_on(kind, reader.settings.get("targets", {}))
     _check_permission_kept(config, proposal, reader)
+    _check_target_on(config, kind, reader)
     snippet = _snippet_proposal(shared, list(agents))
     if snippet:
         proposal["rules"] = {"required-snippet": snippet}
@@ -178,7 +186,15 @@ def plan_import(kind: str, folder: Path, config: Config) -> Plan:
     for ident in verify(Plan(files, proposal, ()), reader.originals, config):
         message = f"agent `{ident}` would not compose back to its text; please report this"
         reader.note(reader.paths.get(ident, root), message, error=True)
-    return Plan(files, proposal, tuple(reader.notes), tuple(shared))
+    return Plan(files, proposal, tuple(reader.notes), tuple(shared), (specs,))
+
+
+def _note_no_agents(kind: str, root: Path, reader: _Reader) -> None:
+    """A folder without agents (only rules, settings or commands) is imported for
+    what it has, and says so: it is no error, and no agent was skipped."""
+    where = "agents/*.toml" if kind == "codex" else "agents/*.md"
+    has = f"{len(reader.modes)} command(s) and the settings" if reader.modes else "its settings"
+    reader.note(root, f"no agent here ({where}): imported {has} only")
 
 
 def _with_shared(
@@ -240,6 +256,29 @@ def _check_permission_kept(config: Config, proposal: Mapping[str, Any], reader: 
     )
 
 
+def _targets_on(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The proposed `[targets]`: OpenCode's (on by default, and kept on: the
+    specs are OpenCode's first) and the imported runtime's, once, with the
+    options the import found for it. A Claude Code import turns on `claude`
+    only: a `claude-plugin` target reads the same `targets.claude` keys."""
+    targets: dict[str, Any] = {"opencode": dict(options.get("opencode", {}))}
+    targets[kind] = dict(options.get(kind, {}))
+    return targets
+
+
+def _check_target_on(config: Config, kind: str, reader: _Reader) -> None:
+    """An existing config is never rewritten: without the imported runtime's
+    target, `build` writes none of its files, and says so only here."""
+    if config.source is None or kind in config.targets:
+        return
+    reader.note(
+        config.source,
+        f"no `[targets.{kind}]` here: `promptc build` writes no {kind} files for the "
+        "imported agents until it is added (the proposal below has it)",
+        config.where(("targets",)),
+    )
+
+
 def _relative(config: Config, path: Path) -> str:
     return path.relative_to(config.root).as_posix()
 
@@ -290,14 +329,19 @@ def _json_file(path: Path, reader: _Reader) -> tuple[str, dict[str, Any]] | None
 
 def _read_opencode_json(path: Path, reader: _Reader) -> None:
     found = _json_file(path, reader)
-    for key, value in found[1].items() if found else ():
+    if found is None:
+        return
+    text, data = found
+    for key, value in data.items():
         if key in ("default_agent", "permission"):
             reader.settings[key] = value
         elif key != "$schema":
+            kept = " (MCP servers: keep them in the project's own opencode.json)"
             reader.note(
                 path,
                 f"`{key}`: promptc writes only default_agent and permission to "
-                "opencode.json; not carried over",
+                f"opencode.json; not carried over{kept if key == 'mcp' else ''}",
+                _json_position(text, key),
             )
 
 
@@ -319,6 +363,8 @@ def _read_claude(root: Path, reader: _Reader) -> None:
         spec, notes = import_claude.command_spec(_meta(source), source.body)
         _notes(reader, source, notes)
         reader.mode(ident, source, _front(spec))
+    if (root.parent / import_claude.MCP_FILE).is_file():
+        reader.note(root.parent / import_claude.MCP_FILE, import_claude.MCP_NOTE)
     for name in ("skills", "hooks", "output-styles"):
         if (root / name).is_dir():
             reader.note(root / name, f"{name}/ has no promptc equivalent; not carried over")
@@ -504,6 +550,8 @@ def conflicts(plan: Plan, root: Path) -> list[str]:
 
 def write(plan: Plan, root: Path) -> None:
     """Write every planned file (each through a temporary file, so none is left half written)."""
+    for rel in plan.folders:
+        (root / rel).mkdir(parents=True, exist_ok=True)
     for rel, text in sorted(plan.files.items()):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         replace_file(root / rel, text.encode("utf-8"))

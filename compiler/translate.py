@@ -227,10 +227,22 @@ def allows_every(
     )
 
 
+# Claude tools whose specifiers are paths, which Claude Code matches in any case.
+_PATH_TOOLS = frozenset(tool.name for tool in claude_rules.TOOLS if tool.kind == "path")
+
+
+def _key(tool: str, specifier: str | None) -> tuple[str, str | None]:
+    """One settings rule per tool and specifier; path specifiers that differ only
+    in case (`**/.env*`, `**/.ENV*`) are one rule to Claude Code."""
+    folded = specifier.lower() if specifier is not None and tool in _PATH_TOOLS else specifier
+    return tool, folded
+
+
 @dataclass
 class _Built:
     """An entry while rules are still added to it."""
 
+    specifier: str | None  # as first written
     exact: dict[str, None] = field(default_factory=dict)
     reach: dict[str, None] = field(default_factory=dict)
     sources: list[Source] = field(default_factory=list)
@@ -244,9 +256,10 @@ class _Entries:
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
 
     def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
-        entry = self.built.get((tool, pattern.specifier))
+        key = _key(tool, pattern.specifier)
+        entry = self.built.get(key)
         if entry is None:
-            entry = self.built[tool, pattern.specifier] = _Built()
+            entry = self.built[key] = _Built(pattern.specifier)
         entry.exact.update(dict.fromkeys(pattern.exact))
         entry.reach.update(dict.fromkeys(pattern.reach))
         entry.sources.append(source)
@@ -255,10 +268,10 @@ class _Entries:
     @property
     def items(self) -> dict[tuple[str, str | None], Entry]:
         return {
-            (tool, specifier): Entry(
-                tool, specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+            (tool, key): Entry(
+                tool, b.specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
             )
-            for (tool, specifier), b in self.built.items()
+            for (tool, key), b in self.built.items()
         }
 
     def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
@@ -773,7 +786,7 @@ class _Planner:
     def _losses(self, group: Group, holders: Holders, rejected: Rejected) -> None:
         # What the settings hold for these tools is fixed by now: read it once.
         denies = self.deny.of(group)
-        asks_ = [e for e in self.ask.of(group) if (e.tool, e.specifier) not in self.deny.built]
+        asks_ = [e for e in self.ask.of(group) if _key(e.tool, e.specifier) not in self.deny.built]
         self.filed = []  # this group's lists only
         stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
         written = tuple(dict.fromkeys(self.allow.exact(group) + stopped))

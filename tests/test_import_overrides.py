@@ -110,9 +110,8 @@ def test_a_build_imported_and_built_again_gives_the_same_agent_files(
     monkeypatch.chdir(bundle)
     done = run("import", target, str(tmp_path / "built"))
     assert done.code == 0, done.out + done.err
-    config = (bundle / "promptc.toml").read_text()
-    if f"[targets.{target}]" not in config:
-        (bundle / "promptc.toml").write_text(f"{config}\n[targets.{target}]\n")
+    # The import turns the runtime's target on itself.
+    assert f"[targets.{target}]" in (bundle / "promptc.toml").read_text()
     before = agent_files(built, target)
     assert before
     after = agent_files(in_project(target, bundles.render(bundle, target)), target)
@@ -247,9 +246,8 @@ def test_a_codex_role_denied_edits_is_built_back_with_its_apply_patch_accepted(
         for rel, text in plan.files.items():
             (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
             (bundle / rel).write_text(text)
-        (bundle / "promptc.toml").write_text(
-            importer.config_toml(plan.config) + ("" if accepted else "\n[targets.codex]\n")
-        )
+        # The import turns the Codex target on itself (tests/test_import_targets.py).
+        (bundle / "promptc.toml").write_text(importer.config_toml(plan.config))
         built = bundles.render(bundle, "codex")
         assert {rel for rel in built if rel.startswith(".codex/agents/")} == {
             f".codex/agents/{name}.toml" for name in names

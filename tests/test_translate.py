@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import calls, translate, wildcard
+from compiler import calls, claude_rules, translate, wildcard
 from compiler.calls import Call
 from compiler.claude_agents import claude_name
 from compiler.claude_rules import cover, inside
@@ -66,6 +66,9 @@ RANK = calls.RANK
         ("path", "src/?.ts", "src/**/*.ts", ("src/?.ts",), ("src/*.ts",)),
         ("path", "src/a*b/c", "src/**", ("src/a*b/c",), ("src/*",)),
         ("path", "a*b/c", None, ("a*b/c",), ("*",)),
+        ("path", "*/.env*", "//**/.env*", ("*/.env*",), (".env*", "*/.env*")),  # ../x/.env too
+        ("path", "*/*.pem", "//**/*.pem", ("*/*.pem",), ("*.pem",)),
+        ("path", "*/*", None, ("*/*",), ("*",)),
         ("path", "/~/notes/*", "~/notes/**", ("/~/notes/*",), ("/~/notes/*",)),
         ("skill", "caveman", "caveman", ("caveman",), ("caveman",)),
         ("skill", "cave*", "cave:*", ("cave*",), ("cave*",)),
@@ -78,6 +81,13 @@ def test_cover_matches_at_least_the_opencode_pattern(
 ) -> None:
     found = cover(kind, pattern)
     assert (found.specifier, found.exact, found.reach) == (specifier, exact, reach)
+
+
+def test_the_imported_suspicious_path_ask_leaves_the_rest_to_claude_code() -> None:
+    # A last name ending in a dot Claude Code asks about by itself; a rule asks
+    # only for a dot and a space inside the last name (`a. b`), never every Read.
+    assert cover("path", claude_rules.SUSPICIOUS, "ask").specifier == "//**/*. *"
+    assert cover("path", claude_rules.SUSPICIOUS, "deny").specifier != "//**/*. *"
 
 
 def test_a_skill_ask_covers_every_skill() -> None:

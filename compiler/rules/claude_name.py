@@ -7,12 +7,16 @@ the agent `team/reviewer` becomes `team-reviewer`, and so does a mode
 other. `claude plugin validate` refuses plugin names that pass for
 Anthropic's own (`claude`, `claude-code`, anything starting with `claude-`,
 `anthropic-` or `cc-plugin-`, `official` beside `claude` or `anthropic`).
+An id the `agent-id` rule would refuse (`powershell-5.1-expert`), when that
+rule is turned down from an error, is refused here for Claude Code at the
+spec: its agent file's `name` must be lowercase letters, digits and hyphens.
 
 Options: none.
 
 Fails:
     specs/agents/team/reviewer.md and specs/agents/team-reviewer.md
     [tool.promptc.targets.claude-plugin] name = "claude-tools"
+    specs/agents/powershell-5.1-expert.md (with [rules.agent-id] level = "warning")
 Passes:
     specs/agents/team/reviewer.md and specs/agents/reviewer.md
     [tool.promptc.targets.claude-plugin] name = "ndomo"
@@ -20,6 +24,7 @@ Passes:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -32,11 +37,16 @@ DEFAULT_LEVEL = "error"
 STAGE = False
 OPTIONS: dict[str, Any] = {}
 
+# An agent file's `name` as the claude-agent schema takes it.
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+
 
 def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
     if not any(name in targets for name in TARGETS):
         return
+    if project.config.rules.get("agent-id", {}).get("level", "error") != "error":
+        yield from _unnamed(project.agents)  # else agent-id has refused them already
     yield from _clashes(project.agents, "agent")
     yield from _clashes(project.modes, "command")
     yield from _plugin_name(project)
@@ -56,6 +66,20 @@ def _clashes(specs: Mapping[str, Spec], kind: str) -> Iterator[Problem]:
             )
         else:
             first[name] = ident
+
+
+def _unnamed(specs: Mapping[str, Spec]) -> Iterator[Problem]:
+    for ident, spec in specs.items():
+        name = claude_name(ident)
+        if not _NAME.fullmatch(name):
+            fixed = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+            yield Problem(
+                1,
+                1,
+                f"agent '{ident}' would be named '{name}' in Claude Code, which takes only "
+                f"lowercase letters, digits and hyphens; rename the file (e.g. '{fixed}.md')",
+                path=spec.source.path,
+            )
 
 
 def _plugin_name(project: Project) -> Iterator[Problem]:

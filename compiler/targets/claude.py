@@ -13,7 +13,9 @@ lists every file and key):
   only from the translation, which never grants more.
 - `.claude/commands/<mode>.md` for every mode; `allowed-tools` pre-approves
   one exact `Bash(cmd)` for each `` !`cmd` `` the mode's agent may run
-  without asking in OpenCode, never more; a mode run by a subagent forks
+  without asking in OpenCode, never more, and keeps each rule of the mode's
+  own `targets.claude.allowed-tools` (an imported command's) that OpenCode
+  allows whoever runs the mode in full, reporting the others; a mode run by a subagent forks
   into it (`context: fork`), as OpenCode's subtask does.
 - `.claude/settings.json`: the shared `permissions` of the translation, and
   `agent` for the config's `default_agent`.
@@ -42,6 +44,7 @@ from compiler.claude_agents import (
     claude_name,
     claude_override,
     color_for,
+    command_grants,
     command_notes,
     forked_agent,
     model_for,
@@ -183,6 +186,9 @@ def command_frontmatter(
     if hint is not None:
         front["argument-hint"] = str(hint)
     allowed = [f"Bash({cmd})" for cmd, ok in shell_commands(spec, translation) if ok]
+    # An imported command's own pre-approvals, where OpenCode vouches for them.
+    allowed += [rule for rule, why in command_grants(spec, translation).items() if why is None]
+    allowed = list(dict.fromkeys(allowed))
     if allowed:
         front["allowed-tools"] = allowed
     model = override.get("model") or models.get(str(data.get("model")))
