@@ -477,9 +477,9 @@ def _closing_line(lines: list[str], number: int, start: int, quote: str) -> int:
         line = lines[at]
         while column < len(line):
             char = line[column]
-            if quote == '"' and char == "\\":
-                column += 2
-            elif char == quote and quote == "'" and line[column + 1 : column + 2] == "'":
+            escaped = quote == '"' and char == "\\"
+            doubled = quote == "'" and line[column : column + 2] == "''"
+            if escaped or doubled:  # `\"` in double quotes, `''` in single ones
                 column += 2
             elif char == quote:
                 return at

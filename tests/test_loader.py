@@ -165,7 +165,7 @@ def test_an_unclosed_quote_is_reported_at_its_line(
 
 def test_a_quoted_value_over_several_lines_is_no_unclosed_quote() -> None:
     front = 'description: "Reviews a diff\n  for bugs"\nmodel: [\n'
-    [(rule, problem)] = load_bytes(P, f"---\n{front}---\n".encode()).findings
+    [(_, problem)] = load_bytes(P, f"---\n{front}---\n".encode()).findings
     assert "never closed" not in problem.message
 
 

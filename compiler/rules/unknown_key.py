@@ -37,7 +37,6 @@ from compiler.validate import (
     claude_key,
     opencode_agent_keys,
     opencode_sections,
-    required_slip,
     within,
 )
 
