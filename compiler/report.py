@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -36,18 +37,47 @@ SARIF_SCHEMA = (
 )
 
 
+# The longest line the text format writes (but for a long path): a message
+# joined from several clauses (one per runtime, one per rule) goes on with one
+# clause per indented line below its diagnostic.
+WIDTH = 200
+
+
 def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
     for d in diagnostics:
-        if not color:
-            line = d.as_text().translate(_CONTROLS)
-        else:
-            where = f"{_BOLD}{d.path.translate(_CONTROLS)}:{d.line}:{d.column}:{_RESET}"
+        head = f"{d.path.translate(_CONTROLS)}:{d.line}:{d.column}:"
+        first, *rest = _clauses(f"{head} {d.severity.value} [{d.rule}] ", d.message)
+        if color:
             level = f"{_COLOURS[d.severity]}{d.severity.value}{_RESET}"
-            line = f"{where} {level} [{d.rule}] {d.message.translate(_CONTROLS)}"
-        yield line
+            first = (
+                f"{_BOLD}{head}{_RESET} {level}" + first[len(head) + 1 + len(d.severity.value) :]
+            )
+        yield first
+        yield from rest
         if d.hint:
             # A multi-line hint (a diff) stays indented under its diagnostic.
             yield "    hint: " + d.hint.translate(_HINT_CONTROLS).replace("\n", "\n          ")
+
+
+def _clauses(head: str, message: str) -> list[str]:
+    """`head` and `message` as one line, or, when longer than WIDTH, the first
+    clause there and each further one (split at `; `) on a line of its own."""
+    message = message.translate(_CONTROLS)
+    if len(head) + len(message) <= WIDTH:
+        return [head + message]
+    first, *rest = message.split("; ")
+    lines = textwrap.wrap(
+        first, WIDTH, initial_indent=head, subsequent_indent="      ", break_on_hyphens=False
+    )
+    for clause in rest:
+        lines += textwrap.wrap(
+            clause,
+            WIDTH,
+            initial_indent="    ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
+        )
+    return lines or [head.rstrip()]
 
 
 def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:

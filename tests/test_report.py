@@ -365,3 +365,48 @@ def test_documented_json_example_is_valid() -> None:
     assert set(document["diagnostics"][0]) == set(
         json_validator().schema["properties"]["diagnostics"]["items"]["properties"]
     )
+
+
+# --- the text format: no line longer than report.WIDTH ------------------------
+
+
+def test_a_long_message_goes_on_with_one_clause_per_line() -> None:
+    clauses = [
+        f'`bash "git {n}*": allow` in Codex: exec_command: lost' + " x" * 40 for n in range(3)
+    ]
+    long = Diagnostic("a.md", 3, 5, "lossy-translation", Severity.INFO, "; ".join(clauses))
+    lines = list(report.text([long]))
+    assert lines[0].startswith('a.md:3:5: info [lossy-translation] `bash "git 0*": allow`')
+    assert [line for line in lines if line.startswith("    `")] == [
+        line for line in lines if "git 1*" in line or "git 2*" in line
+    ]
+    assert all(len(line) <= report.WIDTH for line in lines)
+    # The words are all there, in order, only broken into lines.
+    assert " ".join(line.strip() for line in lines).endswith(clauses[-1])
+    short = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "a; b")
+    assert list(report.text([short])) == ["a.md:1:1: error [schema] a; b"]
+
+
+def test_a_long_message_is_coloured_at_its_head_only() -> None:
+    long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "; ".join(["y" * 150] * 2))
+    first, second = report.text([long], color=True)
+    assert re.sub(r"\033\[[0-9;]*m", "", first) == "a.md:1:1: error [schema] " + "y" * 150
+    assert second == "    " + "y" * 150
+
+
+@pytest.mark.parametrize(
+    "root",
+    [HERE.parent, HERE / "fixtures/hard", HERE / "fixtures/permissions", HERE / "fixtures/claude"],
+    ids=lambda p: p.name,
+)
+def test_no_line_of_lint_verbose_is_over_the_width(
+    root: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The repository's bundle once printed lines of ~900 characters, one Codex
+    # sentence repeated; every path here is short, so no line is excused.
+    monkeypatch.chdir(root)
+    result = run("lint", "-v", "--no-cache", "--no-color")
+    lines = [*result.out.splitlines(), *result.err.splitlines()]
+    assert len(lines) > 1
+    over = [line for line in lines if len(line) > report.WIDTH]
+    assert not over, over[:3]
