@@ -61,23 +61,55 @@ def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str
 
 def _clauses(head: str, message: str) -> list[str]:
     """`head` and `message` as one line, or, when longer than WIDTH, the first
-    clause there and each further one (split at `; `) on a line of its own."""
+    sentence there and each further one (several runtimes' findings joined
+    into one message) on an indented line of its own; a sentence still too
+    long goes on at its `; ` clauses, then at its words."""
     message = message.translate(_CONTROLS)
     if len(head) + len(message) <= WIDTH:
         return [head + message]
-    first, *rest = message.split("; ")
-    lines = textwrap.wrap(
-        first, WIDTH, initial_indent=head, subsequent_indent="      ", break_on_hyphens=False
-    )
-    for clause in rest:
-        lines += textwrap.wrap(
-            clause,
-            WIDTH,
-            initial_indent="    ",
-            subsequent_indent="      ",
-            break_on_hyphens=False,
-        )
+    lines: list[str] = []
+    for number, sentence in enumerate(_split_top(message, ". ", keep=".")):
+        indent = head if number == 0 else "    "
+        if len(indent) + len(sentence) <= WIDTH:
+            lines.append(indent + sentence)
+            continue
+        packed = ""
+        for clause in _split_top(sentence, "; ", keep=";"):
+            if packed and len(indent) + len(packed) + 1 + len(clause) > WIDTH:
+                lines += _wrap(packed, indent)
+                indent, packed = "    ", clause
+            else:
+                packed = f"{packed} {clause}" if packed else clause
+        lines += _wrap(packed, indent)
     return lines or [head.rstrip()]
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(
+        text, WIDTH, initial_indent=indent, subsequent_indent="      ", break_on_hyphens=False
+    ) or [indent.rstrip()]
+
+
+def _split_top(text: str, mark: str, keep: str) -> list[str]:
+    """`text` split at each `mark` outside parentheses, brackets, backticks and
+    quotes (`e.g. x`, `a; b` inside a code span stay whole); `keep` ends each
+    part but the last."""
+    parts: list[str] = []
+    depth = 0
+    code = False
+    start = 0
+    for at, char in enumerate(text):
+        if char == "`":
+            code = not code
+        elif not code and char in "([{":
+            depth += 1
+        elif not code and char in ")]}":
+            depth = max(0, depth - 1)
+        elif not code and depth == 0 and text.startswith(mark, at) and at >= start:
+            parts.append(text[start:at] + keep)
+            start = at + len(mark)
+    parts.append(text[start:])
+    return [part for part in parts if part]
 
 
 def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:

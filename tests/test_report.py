@@ -370,27 +370,37 @@ def test_documented_json_example_is_valid() -> None:
 # --- the text format: no line longer than report.WIDTH ------------------------
 
 
-def test_a_long_message_goes_on_with_one_clause_per_line() -> None:
-    clauses = [
-        f'`bash "git {n}*": allow` in Codex: exec_command: lost' + " x" * 40 for n in range(3)
+def test_a_long_message_goes_on_with_one_sentence_per_line() -> None:
+    # Several runtimes' findings, one sentence each (rule lossy-translation).
+    sentences = [
+        f"`temperature` has no {runtime} equivalent; the {runtime} agent leaves it out" + " x" * 20
+        for runtime in ("Claude Code", "Codex", "Gemini CLI")
     ]
-    long = Diagnostic("a.md", 3, 5, "lossy-translation", Severity.INFO, "; ".join(clauses))
+    long = Diagnostic("a.md", 3, 5, "lossy-translation", Severity.INFO, ". ".join(sentences))
+    assert list(report.text([long])) == [
+        f"a.md:3:5: info [lossy-translation] {sentences[0]}.",
+        f"    {sentences[1]}.",
+        f"    {sentences[2]}",
+    ]
+    short = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "a; b. c")
+    assert list(report.text([short])) == ["a.md:1:1: error [schema] a; b. c"]
+
+
+def test_a_long_sentence_goes_on_at_its_clauses_then_its_words() -> None:
+    clauses = ["y" * 120, "(e.g. `a; b`. kept whole)", "z " * 150]
+    long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "; ".join(clauses))
     lines = list(report.text([long]))
-    assert lines[0].startswith('a.md:3:5: info [lossy-translation] `bash "git 0*": allow`')
-    assert [line for line in lines if line.startswith("    `")] == [
-        line for line in lines if "git 1*" in line or "git 2*" in line
-    ]
+    assert lines[0] == f"a.md:1:1: error [schema] {clauses[0]}; {clauses[1]};"
     assert all(len(line) <= report.WIDTH for line in lines)
+    assert all(line.startswith(("    z", "      z")) for line in lines[1:])
     # The words are all there, in order, only broken into lines.
-    assert " ".join(line.strip() for line in lines).endswith(clauses[-1])
-    short = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "a; b")
-    assert list(report.text([short])) == ["a.md:1:1: error [schema] a; b"]
+    assert " ".join(line.strip() for line in lines).endswith(clauses[-1].strip())
 
 
 def test_a_long_message_is_coloured_at_its_head_only() -> None:
-    long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "; ".join(["y" * 150] * 2))
+    long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, ". ".join(["y" * 150] * 2))
     first, second = report.text([long], color=True)
-    assert re.sub(r"\033\[[0-9;]*m", "", first) == "a.md:1:1: error [schema] " + "y" * 150
+    assert re.sub(r"\033\[[0-9;]*m", "", first) == "a.md:1:1: error [schema] " + "y" * 150 + "."
     assert second == "    " + "y" * 150
 
 
