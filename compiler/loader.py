@@ -428,7 +428,8 @@ def _yaml_problem(
         # The error YAML reports lies where the quote it took for the closing one
         # stands, lines below: the mistake is the quote left open.
         line, column, quote = opened
-        message = f"invalid YAML: the quote {quote} that opens this value is never closed"
+        shown = f"quote {quote}" if quote else "quote"
+        message = f"invalid YAML: the {shown} that opens this value is never closed"
         line, column = place(line, column) if place else (line, column)
         return Problem(line + first, column + 1, message)
     if exc.context and "alias" in exc.context and exc.context_mark is not None:
@@ -452,8 +453,11 @@ def _unclosed_quote(text: str, exc: yaml.MarkedYAMLError) -> tuple[int, int, str
     the closing one."""
     if exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
         mark = exc.context_mark
-        quote = text.split("\n")[mark.line][mark.column : mark.column + 1] if text else '"'
-        return mark.line, mark.column, quote or '"'
+        lines = text.split("\n")
+        # YAML counts lines at NEL, LS and PS too: its line may not be ours.
+        line = lines[mark.line] if mark.line < len(lines) else ""
+        quote = line[mark.column : mark.column + 1]
+        return mark.line, mark.column, quote if quote in ("'", '"') else ""
     if exc.problem_mark is None or not text:
         return None
     lines = text.split("\n")
