@@ -37,7 +37,7 @@ SARIF_SCHEMA = (
 )
 
 
-# The longest line the text format writes (but for a long path): a message
+# The longest line the text format writes (an absolute path not counted): a message
 # joined from several clauses (one per runtime, one per rule) goes on with one
 # clause per indented line below its diagnostic.
 WIDTH = 200
@@ -65,17 +65,17 @@ def _clauses(head: str, message: str) -> list[str]:
     into one message) on an indented line of its own; a sentence still too
     long goes on at its `; ` clauses, then at its words."""
     message = message.translate(_CONTROLS)
-    if len(head) + len(message) <= WIDTH:
+    if _width(head + message) <= WIDTH:
         return [head + message]
     lines: list[str] = []
     for number, sentence in enumerate(_split_top(message, ". ", keep=".")):
         indent = head if number == 0 else "    "
-        if len(indent) + len(sentence) <= WIDTH:
+        if _width(indent + sentence) <= WIDTH:
             lines.append(indent + sentence)
             continue
         packed = ""
         for clause in _split_top(sentence, "; ", keep=";"):
-            if packed and len(indent) + len(packed) + 1 + len(clause) > WIDTH:
+            if packed and _width(f"{indent}{packed} {clause}") > WIDTH:
                 lines += _wrap(packed, indent)
                 indent, packed = "    ", clause
             else:
@@ -84,9 +84,29 @@ def _clauses(head: str, message: str) -> list[str]:
     return lines or [head.rstrip()]
 
 
+def _width(text: str) -> int:
+    """The length of `text` as the limit counts it: an absolute path (a scratch
+    folder's, a lock file's) counts for nothing, so that a line naming one
+    stays whole for the tools that read it."""
+    paths = (w for w in text.split() if _ABSOLUTE.match(w) and not set(w) & set("*?`"))
+    return len(text) - sum(map(len, paths))  # a pattern (`"~/notes/*"`) is no path
+
+
+# An absolute path, perhaps in parentheses or quotes: `/tmp/x`, `C:\x`, `~/x`.
+_ABSOLUTE = re.compile(r"""^[(`'"]*(/|~/|[A-Za-z]:[\\/])""")
+
+
 def _wrap(text: str, indent: str) -> list[str]:
+    """A clause on one line; one too long goes on at its words."""
+    if _width(indent + text) <= WIDTH:
+        return [indent + text]
     return textwrap.wrap(
-        text, WIDTH, initial_indent=indent, subsequent_indent="      ", break_on_hyphens=False
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent="      ",
+        break_on_hyphens=False,
+        break_long_words=False,  # a word (a path, a pattern) is never cut
     ) or [indent.rstrip()]
 
 

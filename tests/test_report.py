@@ -420,3 +420,14 @@ def test_no_line_of_lint_verbose_is_over_the_width(
     assert len(lines) > 1
     over = [line for line in lines if len(line) > report.WIDTH]
     assert not over, over[:3]
+
+
+def test_an_absolute_path_does_not_count_against_the_width() -> None:
+    # A scratch folder's path may run long: the line naming it stays whole,
+    # while a pattern that looks like a path counts as text.
+    path = "/tmp/" + "x" * 190 + "/build/.promptc.lock"
+    message = f"cannot write the output: no space left on device ({path}); delete it"
+    long = Diagnostic("build", 1, 1, "write", Severity.ERROR, message)
+    assert list(report.text([long])) == [f"build:1:1: error [write] {message}"]
+    pattern = Diagnostic("a.md", 1, 1, "x", Severity.INFO, '`"~/' + "n" * 200 + '/*"`; more')
+    assert len(list(report.text([pattern]))) == 2
