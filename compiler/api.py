@@ -576,6 +576,9 @@ class TargetAnswer:
     runtime: str  # the runtime's name
     verdict: Verdict
     opencode: Answer
+    # A command line of several commands: the runtime's answer for each one
+    # alone, so that the answer can name the command that decides the line.
+    commands: tuple[tuple[str, Verdict], ...] = ()
 
 
 def can_on(
@@ -610,8 +613,13 @@ def can_on(
         if path.startswith(prefix)
     }
     runtime, load = found
-    call = Call(agent, permission, text, opencode.as_subagent)
-    return TargetAnswer(target, runtime, load(files).decide(call), opencode)
+    model = load(files)
+    verdict = model.decide(Call(agent, permission, text, opencode.as_subagent))
+    commands = tuple(
+        (command, model.decide(Call(agent, permission, command, opencode.as_subagent)))
+        for command, _ in opencode.commands
+    )
+    return TargetAnswer(target, runtime, verdict, opencode, commands)
 
 
 def _missing_agent(

@@ -1,9 +1,11 @@
-"""How `promptc can` prints an answer: the decision, then the rule that decided it.
+"""How `promptc can` prints an answer: the decision, then the rule that decided it,
+and the exit code a script tests.
 
     deny  craftsman  bash "git push origin main"
     specs/agents/craftsman.md:14:7: bash "git push*": deny
 
-The second line reads like a diagnostic, so editors jump to the rule.
+The second line reads like a diagnostic, so editors jump to the rule. For a
+command line of several commands it also names the command that decides.
 """
 
 from __future__ import annotations
@@ -19,6 +21,36 @@ from compiler.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from compiler.api import Answer, TargetAnswer
+    from compiler.calls import Verdict
+
+# The exit code of each decision: a script writes `promptc can a bash "rm -rf /"
+# || …` or tests `$?`. Far from 1 (the bundle has errors) and 2 (usage), so a
+# decision is never mistaken for a failure of promptc itself.
+EXIT_CODES = {"allow": 0, "ask": 10, "deny": 20}
+# With --expect: the answer is the one expected, or it is not.
+EXIT_EXPECTED = 0
+EXIT_UNEXPECTED = 1
+
+
+def exit_code(action: str, expect: str | None, runtime: str) -> tuple[int, str | None]:
+    """The exit code for `runtime`'s decision, and with --expect the line saying
+    that it differs."""
+    if expect is None:
+        return EXIT_CODES[action], None
+    if action == expect:
+        return EXIT_EXPECTED, None
+    return EXIT_UNEXPECTED, f"expected {expect}, but {runtime} answers {action}"
+
+
+def deciding_command(answer: Answer) -> str | None:
+    """The command of a line whose decision is the line's (the first, as OpenCode
+    stops at the first command it refuses), or None for a single command."""
+    return next((c for c, d in answer.commands if d.action == answer.decision.action), None)
+
+
+def deciding_target_command(on: TargetAnswer) -> str | None:
+    """The first command of the line whose own answer by the runtime is the line's."""
+    return next((c for c, v in on.commands if v.action == on.verdict.action), None)
 
 
 def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> Iterator[str]:
@@ -28,7 +60,7 @@ def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> It
     decision = answer.decision
     shown = json.dumps(answer.input, ensure_ascii=False)
     yield f"{decision.action}  {answer.agent.name}  {answer.permission} {shown}"
-    yield _line(decision.rule, display, answer)
+    yield _line(decision.rule, display, answer) + _for(deciding_command(answer))
     if answer.commands:
         yield "each command, as OpenCode asks about it (the strictest decides the line):"
         for command, part in answer.commands:
@@ -47,9 +79,11 @@ def render_target_answer(on: TargetAnswer, fmt: str, display: Display) -> Iterat
     OpenCode: ask  specs/agents/craftsman.md:12:5: bash "*": ask
     """
     answer = on.opencode
+    deciding = deciding_target_command(on)
     if fmt == "json":
         found: dict[str, Any] = {"target": on.target, "runtime": on.runtime}
-        found |= {"action": on.verdict.action, "why": on.verdict.why}
+        found |= {"action": on.verdict.action, "why": on.verdict.why, "command": deciding}
+        found["commands"] = [_verdict(c, v) for c, v in on.commands]
         found["opencode"] = _json(answer, display)
         yield json.dumps(found, indent=2, ensure_ascii=False)
         return
@@ -58,8 +92,21 @@ def render_target_answer(on: TargetAnswer, fmt: str, display: Display) -> Iterat
         f"{on.verdict.action}  {answer.agent.name}  {answer.permission} {shown}  "
         f"({on.runtime}, from the {on.target} files)"
     )
-    yield on.verdict.why
-    yield f"OpenCode: {answer.decision.action}  {_line(answer.decision.rule, display, answer)}"
+    yield on.verdict.why + _for(deciding)
+    if on.commands:
+        yield f"each command, as {on.runtime} answers it alone:"
+        for command, verdict in on.commands:
+            yield f"  {verdict.action}  {command}  {verdict.why}"
+    opencode = _line(answer.decision.rule, display, answer) + _for(deciding_command(answer))
+    yield f"OpenCode: {answer.decision.action}  {opencode}"
+
+
+def _for(command: str | None) -> str:
+    return "" if command is None else f" (for `{command}`)"
+
+
+def _verdict(command: str, verdict: Verdict) -> dict[str, str]:
+    return {"command": command, "action": verdict.action, "why": verdict.why}
 
 
 def _line(rule: Rule | None, display: Display, answer: Answer) -> str:
@@ -84,6 +131,7 @@ def _json(answer: Answer, display: Display) -> dict[str, Any]:
         "as_subagent": answer.as_subagent,
         "action": answer.decision.action,
         "rule": _rule(answer.decision.rule, display),
+        "command": deciding_command(answer),
         "matching": [_rule(r, display) for r in answer.matching],
         "commands": [
             {"command": c, "action": d.action, "rule": _rule(d.rule, display)}

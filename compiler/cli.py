@@ -400,7 +400,13 @@ def explain(rule_id: str) -> None:
     "target",
     metavar="TARGET",
     help="Answer for the runtime of TARGET (claude, claude-plugin, codex, gemini, copilot): "
-    "what it decides from the files promptc writes for it, beside OpenCode's answer.",
+    "what it decides from the files promptc writes for it, beside OpenCode's answer; "
+    "the exit code is that runtime's answer.",
+)
+@click.option(
+    "--expect",
+    type=click.Choice(["allow", "ask", "deny"]),
+    help="Exit 0 when the answer is this one, 1 (with a line saying so) when it is not.",
 )
 def can(
     agent: str,
@@ -411,15 +417,21 @@ def can(
     role: str | None,
     trace: bool,
     target: str | None,
+    expect: str | None,
 ) -> None:
     """What OpenCode decides when AGENT asks PERMISSION for INPUT, and the rule that decides.
 
     INPUT is what the tool asks about: a bash command, a file path, a subagent
     name for `task`, a URL; without it, `*` (what OpenCode itself asks for a
-    whole tool). Example: promptc can craftsman bash "git push origin main"
+    whole tool). A command line is split as OpenCode splits it, and the
+    strictest command decides. Example: promptc can craftsman bash "git push origin main"
+
+    Exit code: 0 allow, 10 ask, 20 deny (with --expect: 0 as expected, 1 not);
+    1 when the bundle has errors that make the answer unreliable; 2 usage error.
     """
     from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
     from compiler.can import (  # noqa: PLC0415 (the pipeline: module docstring)
+        exit_code,
         permission_note,
         render_answer,
         render_target_answer,
@@ -431,13 +443,19 @@ def can(
         on = api.can_on(config, target, agent, permission, text, as_subagent=subagent)
         for line in render_target_answer(on, fmt, config.display):
             click.echo(line)
-        return
-    answer = api.can(config, agent, permission, text, as_subagent=subagent)
-    for line in render_answer(answer, fmt, config.display, trace):
-        click.echo(line)
-    note = permission_note(permission, config.custom_tools)
-    if note:
-        click.echo(f"note: {note}", err=True)
+        action, runtime = on.verdict.action, on.runtime
+    else:
+        answer = api.can(config, agent, permission, text, as_subagent=subagent)
+        for line in render_answer(answer, fmt, config.display, trace):
+            click.echo(line)
+        note = permission_note(permission, config.custom_tools)
+        if note:
+            click.echo(f"note: {note}", err=True)
+        action, runtime = answer.decision.action, "OpenCode"
+    code, unexpected = exit_code(action, expect, runtime)
+    if unexpected:
+        click.echo(f"promptc: {unexpected}", err=True)
+    raise SystemExit(code)
 
 
 @cli.command()

@@ -400,7 +400,7 @@ def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        findings.append(("syntax", _yaml_problem(exc, first, place)))
+        findings.append(("syntax", _yaml_problem(exc, first, place, text)))
         return empty
     except (yaml.YAMLError, RecursionError) as exc:
         message = "YAML nested too deeply" if isinstance(exc, RecursionError) else str(exc)
@@ -418,9 +418,20 @@ def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter
     return Frontmatter(data, Positions(builder.values), Positions(builder.keys), first - 1, end)
 
 
-def _yaml_problem(exc: yaml.MarkedYAMLError, first: int, place: _Place | None = None) -> Problem:
+def _yaml_problem(
+    exc: yaml.MarkedYAMLError, first: int, place: _Place | None = None, text: str = ""
+) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     message = f"invalid YAML: {exc.problem}"
+    opened = _unclosed_quote(text, exc)
+    if opened is not None:
+        # The error YAML reports lies where the quote it took for the closing one
+        # stands, lines below: the mistake is the quote left open.
+        line, column, quote = opened
+        shown = f"quote {quote}" if quote else "quote"
+        message = f"invalid YAML: the {shown} that opens this value is never closed"
+        line, column = place(line, column) if place else (line, column)
+        return Problem(line + first, column + 1, message)
     if exc.context and "alias" in exc.context and exc.context_mark is not None:
         # `"*": allow` written without quotes: `*` starts a YAML alias.
         mark = exc.context_mark
@@ -429,6 +440,57 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, first: int, place: _Place | None = 
         return Problem(first, 1, message)
     line, column = place(mark.line, mark.column) if place else (mark.line, mark.column)
     return Problem(line + first, column + 1, message)
+
+
+# A value that opens with a quote: after `key: ` or `- `.
+_QUOTED_VALUE = re.compile(r"""^\s*(?:-\s+|[^\s#'"][^#]*?:\s+)(["'])""")
+
+
+def _unclosed_quote(text: str, exc: yaml.MarkedYAMLError) -> tuple[int, int, str] | None:
+    """Where a quoted value opens that YAML read past its line's end (line and
+    column from 0, and the quote), when that is what the error comes from: no
+    closing quote at all, or the error on the line of the quote YAML took for
+    the closing one."""
+    if exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
+        mark = exc.context_mark
+        lines = text.split("\n")
+        # YAML counts lines at NEL, LS and PS too: its line may not be ours.
+        line = lines[mark.line] if mark.line < len(lines) else ""
+        quote = line[mark.column : mark.column + 1]
+        return mark.line, mark.column, quote if quote in ("'", '"') else ""
+    if exc.problem_mark is None or not text:
+        return None
+    lines = text.split("\n")
+    number = 0
+    while number < len(lines):
+        found = _QUOTED_VALUE.match(lines[number])
+        if found is None:
+            number += 1
+            continue
+        closing = _closing_line(lines, number, found.end(1), found[1])
+        if closing == exc.problem_mark.line and closing > number:
+            return number, found.start(1), found[1]
+        number = max(closing, number) + 1
+    return None
+
+
+def _closing_line(lines: list[str], number: int, start: int, quote: str) -> int:
+    """The line of the quote closing a quoted scalar that starts at (number, start)."""
+    column = start
+    for at in range(number, len(lines)):
+        line = lines[at]
+        while column < len(line):
+            char = line[column]
+            escaped = quote == '"' and char == "\\"
+            doubled = quote == "'" and line[column : column + 2] == "''"
+            if escaped or doubled:  # `\"` in double quotes, `''` in single ones
+                column += 2
+            elif char == quote:
+                return at
+            else:
+                column += 1
+        column = 0
+    return len(lines)
 
 
 _Place = Callable[[int, int], tuple[int, int]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -36,18 +37,99 @@ SARIF_SCHEMA = (
 )
 
 
+# The longest line the text format writes (an absolute path not counted): a message
+# joined from several clauses (one per runtime, one per rule) goes on with one
+# clause per indented line below its diagnostic.
+WIDTH = 200
+
+
 def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
     for d in diagnostics:
-        if not color:
-            line = d.as_text().translate(_CONTROLS)
-        else:
-            where = f"{_BOLD}{d.path.translate(_CONTROLS)}:{d.line}:{d.column}:{_RESET}"
+        head = f"{d.path.translate(_CONTROLS)}:{d.line}:{d.column}:"
+        first, *rest = _clauses(f"{head} {d.severity.value} [{d.rule}] ", d.message)
+        if color:
             level = f"{_COLOURS[d.severity]}{d.severity.value}{_RESET}"
-            line = f"{where} {level} [{d.rule}] {d.message.translate(_CONTROLS)}"
-        yield line
+            first = (
+                f"{_BOLD}{head}{_RESET} {level}" + first[len(head) + 1 + len(d.severity.value) :]
+            )
+        yield first
+        yield from rest
         if d.hint:
             # A multi-line hint (a diff) stays indented under its diagnostic.
             yield "    hint: " + d.hint.translate(_HINT_CONTROLS).replace("\n", "\n          ")
+
+
+def _clauses(head: str, message: str) -> list[str]:
+    """`head` and `message` as one line, or, when longer than WIDTH, the first
+    sentence there and each further one (several runtimes' findings joined
+    into one message) on an indented line of its own; a sentence still too
+    long goes on at its `; ` clauses, then at its words."""
+    message = message.translate(_CONTROLS)
+    if _width(head + message) <= WIDTH:
+        return [head + message]
+    lines: list[str] = []
+    for number, sentence in enumerate(_split_top(message, ". ", keep=".")):
+        indent = head if number == 0 else "    "
+        if _width(indent + sentence) <= WIDTH:
+            lines.append(indent + sentence)
+            continue
+        packed = ""
+        for clause in _split_top(sentence, "; ", keep=";"):
+            if packed and _width(f"{indent}{packed} {clause}") > WIDTH:
+                lines += _wrap(packed, indent)
+                indent, packed = "    ", clause
+            else:
+                packed = f"{packed} {clause}" if packed else clause
+        lines += _wrap(packed, indent)
+    return lines or [head.rstrip()]
+
+
+def _width(text: str) -> int:
+    """The length of `text` as the limit counts it: an absolute path (a scratch
+    folder's, a lock file's) counts for nothing, so that a line naming one
+    stays whole for the tools that read it."""
+    paths = (w for w in text.split() if _ABSOLUTE.match(w) and not set(w) & set("*?`"))
+    return len(text) - sum(map(len, paths))  # a pattern (`"~/notes/*"`) is no path
+
+
+# An absolute path, perhaps in parentheses or quotes: `/tmp/x`, `C:\x`, `~/x`.
+_ABSOLUTE = re.compile(r"""^[(`'"]*(/|~/|[A-Za-z]:[\\/])""")
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    """A clause on one line; one too long goes on at its words."""
+    if _width(indent + text) <= WIDTH:
+        return [indent + text]
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent="      ",
+        break_on_hyphens=False,
+        break_long_words=False,  # a word (a path, a pattern) is never cut
+    ) or [indent.rstrip()]
+
+
+def _split_top(text: str, mark: str, keep: str) -> list[str]:
+    """`text` split at each `mark` outside parentheses, brackets, backticks and
+    quotes (`e.g. x`, `a; b` inside a code span stay whole); `keep` ends each
+    part but the last."""
+    parts: list[str] = []
+    depth = 0
+    code = False
+    start = 0
+    for at, char in enumerate(text):
+        if char == "`":
+            code = not code
+        elif not code and char in "([{":
+            depth += 1
+        elif not code and char in ")]}":
+            depth = max(0, depth - 1)
+        elif not code and depth == 0 and text.startswith(mark, at) and at >= start:
+            parts.append(text[start:at] + keep)
+            start = at + len(mark)
+    parts.append(text[start:])
+    return [part for part in parts if part]
 
 
 def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:

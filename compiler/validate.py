@@ -37,7 +37,7 @@ from jsonschema.protocols import Validator
 from compiler.diagnostics import Problem
 from compiler.loader import Frontmatter, JsonPath, SourceFile, load_bytes
 from compiler.resources import load_schema
-from compiler.suggest import closest, did_you_mean, fold
+from compiler.suggest import closest, did_you_mean, fold, near_miss
 
 Issue = tuple[JsonPath, str, bool]  # (path, message, points at the key rather than the value)
 
@@ -202,6 +202,16 @@ def _intended(error: Any) -> list[Any]:
     return ranked[0]
 
 
+def _slip_of(key: Any, meant: str) -> bool:
+    return isinstance(key, str) and near_miss(key, [meant]) == meant
+
+
+def required_slip(section: Mapping[str, Any], key: str, meant: str) -> bool:
+    """`key` is a slip of `meant`, an agent key the schema requires and the
+    section lacks: the schema stage reports it, no rule needs to."""
+    return meant in _REQUIRED_AGENT_KEYS and meant not in section and _slip_of(key, meant)
+
+
 def _describe(error: Any, name: Callable[[JsonPath], str], yaml: bool) -> Iterator[Issue]:
     path: JsonPath = tuple(error.absolute_path)
     where = name(path)
@@ -214,8 +224,21 @@ def _describe(error: Any, name: Callable[[JsonPath], str], yaml: bool) -> Iterat
                 yield (*path, key), f"unknown key '{key}' at {where}{hint}", True
         return
     if error.validator == "required" and isinstance(value, dict):
+        known = error.schema.get("properties", {})
         for missing in error.validator_value:
-            if missing not in value:
+            if missing in value:
+                continue
+            # A misspelt required key (`descripton`) is one mistake: said once, at
+            # the slip, not also as a missing key and as a typo (rule key-typo).
+            slip = next((k for k in value if k not in known and _slip_of(k, missing)), None)
+            if slip is not None:
+                yield (
+                    (*path, slip),
+                    f"unknown key '{slip}' (did you mean `{missing}`?): "
+                    f"the required key '{missing}' is missing",
+                    True,
+                )
+            else:
                 yield path, f"{where}: required key '{missing}' is missing", True
         return
     at_key = isinstance(value, dict | list) and bool(path)
@@ -439,6 +462,7 @@ def known_keys(schema: str, definition: str) -> tuple[str, ...]:
 
 # The shipped schemas are part of the package: their key sets are constants.
 _OPENCODE_AGENT_KEYS = known_keys("agent", "opencodeAgent")
+_REQUIRED_AGENT_KEYS = frozenset(load_schema("agent").get("required", ()))
 # Claude Code agent and command keys OpenCode does not know, by normalised
 # spelling (so `allowed_tools` and `allowedTools` find `allowed-tools`).
 _CLAUDE_ONLY_KEYS = {

@@ -12,12 +12,19 @@ read again and the files as they are; what it worked out from a file is kept
 for the next run (api.Kept, as the language server keeps it) and serves only
 a file whose bytes did not change, so a run reports and writes what a fresh
 run would. A run that finds errors writes nothing, as a plain build, and the
-watch goes on. Ctrl-C ends it with exit code 0: stopping is how a watch ends.
+watch goes on. Each run ends with a separator line that gives the time it
+ended and how long it took. Editors' temporary, swap and backup files (vim's
+`.x.swp` and `4913`, Emacs's `x~` and `.#x`, JetBrains' `___jb_tmp___`, VS
+Code's `.vsctmp`, `*.tmp`) are no change: an editor that saves through them
+makes one run, for the file it saved. Ctrl-C ends it with exit code 0:
+stopping is how a watch ends.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
@@ -29,6 +36,19 @@ from compiler.errors import PromptcError
 
 DEBOUNCE_MS = 200  # how long the folders must be quiet before a run
 POLL_MS = 1000  # how often the config file and the folders are looked at without any change
+
+# Files editors write beside the one saved, which watchfiles' default filter
+# (`.swp`, `~`, `.#`, JetBrains' `___jb_…___`) does not all know.
+_EDITOR_TEMPS = re.compile(
+    r"""(
+        ^4913$                  # vim: may it write in this folder?
+      | \.sw[a-p]$ | \.swx$     # vim swap files
+      | ~$ | ^\.\#             # Emacs backups and locks
+      | \.tmp$ | \.vsctmp$      # atomic saves: VS Code, and many others
+      | ___jb_(tmp|old)___$     # JetBrains safe write
+    )""",
+    re.X | re.I,
+)
 
 Echo = Callable[[str], None]
 Changes = set[tuple[watchfiles.Change, str]]
@@ -119,7 +139,9 @@ def _watch(folders: Folders, config: Config) -> Generator[Changes, None, None]:
     plain = watchfiles.DefaultFilter()  # editors' swap and backup files, .git, caches
 
     def relevant(change: watchfiles.Change, path: str) -> bool:
-        return not path.startswith(out) and plain(change, path)
+        if path.startswith(out) or _EDITOR_TEMPS.search(os.path.basename(path)):
+            return False
+        return plain(change, path)
 
     return watchfiles.watch(
         *folders,
@@ -144,11 +166,15 @@ def _folders(config: Config) -> Folders:
 
 
 def _attempt(run: Callable[[], object], echo: Echo) -> None:
-    """One run; a config that stopped loading is reported, and the watch goes on."""
+    """One run; a config that stopped loading is reported, and the watch goes on.
+    A line with the time and the run's duration ends it, to tell runs apart."""
+    began = time.monotonic()
     try:
         run()
     except PromptcError as exc:
         echo(f"promptc: {exc}")
+    took = time.monotonic() - began
+    echo(f"promptc: -------- {time.strftime('%H:%M:%S')}, {took:.2f} s --------")
 
 
 def _stamp(path: Path | None) -> tuple[int, int, int] | None:

@@ -85,7 +85,33 @@ def team(make_bundle: MakeBundle) -> None:
 )
 def test_can(team: None, run: Runner, args: tuple[str, ...], out: str) -> None:
     result = run("can", *args)
-    assert (result.code, result.out, result.err) == (0, out, "")
+    code = {"allow": 0, "ask": 10, "deny": 20}[out.split()[0]]
+    assert (result.code, result.out, result.err) == (code, out, "")
+
+
+@pytest.mark.parametrize(
+    ("line", "action", "code"),
+    [("git status", "allow", 0), ("ls", "ask", 10), ("git push", "deny", 20)],
+)
+def test_can_exit_code_is_the_decision(
+    team: None, run: Runner, line: str, action: str, code: int
+) -> None:
+    # A script can write `promptc can a bash "rm -rf /" || fail`, or test $?.
+    assert run("can", "craftsman", "bash", line).code == code
+    assert run("can", "craftsman", "bash", line, "--format", "json").code == code
+    expected = run("can", "craftsman", "bash", line, "--expect", action)
+    assert (expected.code, expected.err) == (0, "")
+    other = "ask" if action != "ask" else "deny"
+    unexpected = run("can", "craftsman", "bash", line, "--expect", other)
+    assert unexpected.code == 1
+    assert unexpected.err == f"promptc: expected {other}, but OpenCode answers {action}\n"
+    assert unexpected.out == expected.out
+
+
+def test_can_expect_takes_only_a_decision(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "bash", "ls", "--expect", "maybe")
+    assert result.code == 2
+    assert "'maybe' is not one of 'allow', 'ask', 'deny'" in result.err
 
 
 def test_can_trace_lists_every_matching_rule(team: None, run: Runner) -> None:
@@ -121,28 +147,36 @@ def test_can_decides_a_command_line_per_command(team: None, run: Runner) -> None
     # OpenCode asks about each command of a list, pipeline or substitution:
     # the strictest decides the line (`git add` alone is allowed).
     result = run("can", "craftsman", "bash", "git add . && git push")
-    assert result.code == 0
+    assert result.code == 20
     assert result.out == (
         'deny  craftsman  bash "git add . && git push"\n'
-        'specs/agents/craftsman.md:8:5: bash "git push*": deny\n'
+        'specs/agents/craftsman.md:8:5: bash "git push*": deny (for `git push`)\n'
         "each command, as OpenCode asks about it (the strictest decides the line):\n"
         '  allow  git add .  specs/agents/craftsman.md:7:5: bash "git *": allow\n'
         '  deny  git push  specs/agents/craftsman.md:8:5: bash "git push*": deny\n'
     )
     assert result.err == ""
     line = run("can", "craftsman", "bash", "echo $(rm -rf /)", "--format", "json")
-    commands = json.loads(line.out)["commands"]
-    assert [(c["command"], c["action"]) for c in commands] == [
+    data = json.loads(line.out)
+    assert [(c["command"], c["action"]) for c in data["commands"]] == [
         ("echo $(rm -rf /)", "ask"),
         ("rm -rf /", "ask"),
     ]
+    assert data["command"] == "echo $(rm -rf /)"  # the first of the strictest decides
+    assert line.code == 10
+    pushed = json.loads(
+        run("can", "craftsman", "bash", "git status; git push", "--format", "json").out
+    )
+    assert (pushed["command"], pushed["rule"]["line"]) == ("git push", 8)
+    single = json.loads(run("can", "craftsman", "bash", "git push", "--format", "json").out)
+    assert single["command"] is None
 
 
 def test_can_answers_for_a_target_from_its_files(team: None, run: Runner) -> None:
     result = run("can", "craftsman", "bash", "git status", "--target", "claude")
-    assert result.code == 0, result.err
     first, why, opencode = result.out.splitlines()
     assert first.endswith('craftsman  bash "git status"  (Claude Code, from the claude files)')
+    assert result.code == {"allow": 0, "ask": 10, "deny": 20}[first.split()[0]], result.err
     assert why
     assert opencode.startswith("OpenCode: allow  specs/agents/craftsman.md:7:5:")
     unknown = run("can", "craftsman", "bash", "ls", "--target", "vim")
@@ -150,9 +184,45 @@ def test_can_answers_for_a_target_from_its_files(team: None, run: Runner) -> Non
     assert "no decision model for target `vim`" in unknown.err
 
 
+def test_can_target_names_the_command_that_decides(team: None, run: Runner) -> None:
+    result = run("can", "craftsman", "bash", "ls && git push", "--target", "claude")
+    assert result.out.splitlines() == [
+        'deny  craftsman  bash "ls && git push"  (Claude Code, from the claude files)',
+        ".claude/settings.json: deny `Bash(git push*)` (for `git push`)",
+        "each command, as Claude Code answers it alone:",
+        "  ask  ls  .claude/settings.json: ask `Bash(ls *)`",
+        "  deny  git push  .claude/settings.json: deny `Bash(git push*)`",
+        'OpenCode: deny  specs/agents/craftsman.md:8:5: bash "git push*": deny (for `git push`)',
+    ]
+    assert result.code == 20
+    data = json.loads(
+        run(
+            "can", "craftsman", "bash", "ls && git push", "--target", "claude", "--format", "json"
+        ).out
+    )
+    assert data["command"] == "git push"
+    assert [(c["command"], c["action"]) for c in data["commands"]] == [
+        ("ls", "ask"),
+        ("git push", "deny"),
+    ]
+
+
+def test_can_target_exit_code_is_that_runtimes_answer(team: None, run: Runner) -> None:
+    # OpenCode allows `git status`; the codex files take the shell away from the
+    # role: the exit code is Codex's answer, not OpenCode's nor the narrower one.
+    result = run("can", "craftsman", "bash", "git status", "--target", "codex", "--format", "json")
+    data = json.loads(result.out)
+    assert (data["action"], data["opencode"]["action"], result.code) == ("deny", "allow", 20)
+    expected = run(
+        "can", "craftsman", "bash", "git status", "--target", "codex", "--expect", "allow"
+    )
+    assert expected.code == 1
+    assert expected.err == "promptc: expected allow, but Codex answers deny\n"
+
+
 def test_can_names_a_permission_no_tool_asks_for(team: None, run: Runner) -> None:
     result = run("can", "craftsman", "bsh", "ls")
-    assert result.code == 0
+    assert result.code == 0  # allow
     assert result.out.startswith('allow  craftsman  bsh "ls"')
     assert result.err == (
         "note: no OpenCode tool asks for the permission `bsh` (did you mean `bash`?): "
@@ -166,7 +236,7 @@ def test_can_says_nothing_of_permissions_a_tool_may_ask_for(
 ) -> None:
     make_bundle({**TEAM, "promptc.toml": 'custom_tools = ["plan_db", "context7_*"]\n'})
     result = run("can", "craftsman", permission, "x")
-    assert result.code == 0
+    assert result.code in (0, 10)  # allow or ask, no note
     assert result.err == ""
 
 

@@ -140,6 +140,35 @@ def test_malformed_input_is_reported(raw: bytes, expected: list[tuple[str, int, 
     assert findings(raw) == expected
 
 
+@pytest.mark.parametrize(
+    ("front", "line", "column", "quote"),
+    [
+        # YAML reads on to the next `"` (before `*`) and fails there, five lines
+        # down, with "a bare * starts a YAML alias": the mistake is line 2's.
+        ('description: "Reviews a diff: for bugs\npermission:\n  bash:\n    "*": ask\n', 2, 14, '"'),
+        ('description: "Reviews a diff: for bugs\n', 2, 14, '"'),  # no closing quote at all
+        ("mode: subagent\ndescription: 'Reviews a diff\nmodel: x\ntools: {'a': 1}\n", 3, 14, "'"),
+        ('tools:\n  - "bash\n  - "read"\n', 3, 5, '"'),
+    ],
+    ids=["closed-lines-below", "never-closed", "single-quote", "list-item"],
+)  # fmt: skip
+def test_an_unclosed_quote_is_reported_at_its_line(
+    front: str, line: int, column: int, quote: str
+) -> None:
+    source = load_bytes(P, f"---\n{front}---\nbody\n".encode())
+    [(rule, problem)] = source.findings
+    assert (rule, problem.line, problem.column) == ("syntax", line, column)
+    assert problem.message == (
+        f"invalid YAML: the quote {quote} that opens this value is never closed"
+    )
+
+
+def test_a_quoted_value_over_several_lines_is_no_unclosed_quote() -> None:
+    front = 'description: "Reviews a diff\n  for bugs"\nmodel: [\n'
+    [(_, problem)] = load_bytes(P, f"---\n{front}---\n".encode()).findings
+    assert "never closed" not in problem.message
+
+
 def test_crlf_and_bom_are_read_through() -> None:
     source = load_bytes(P, b"\xef\xbb\xbf---\r\ndescription: d\r\n---\r\nbody\r\n")
     assert source.frontmatter is not None

@@ -365,3 +365,69 @@ def test_documented_json_example_is_valid() -> None:
     assert set(document["diagnostics"][0]) == set(
         json_validator().schema["properties"]["diagnostics"]["items"]["properties"]
     )
+
+
+# --- the text format: no line longer than report.WIDTH ------------------------
+
+
+def test_a_long_message_goes_on_with_one_sentence_per_line() -> None:
+    # Several runtimes' findings, one sentence each (rule lossy-translation).
+    sentences = [
+        f"`temperature` has no {runtime} equivalent; the {runtime} agent leaves it out" + " x" * 20
+        for runtime in ("Claude Code", "Codex", "Gemini CLI")
+    ]
+    long = Diagnostic("a.md", 3, 5, "lossy-translation", Severity.INFO, ". ".join(sentences))
+    assert list(report.text([long])) == [
+        f"a.md:3:5: info [lossy-translation] {sentences[0]}.",
+        f"    {sentences[1]}.",
+        f"    {sentences[2]}",
+    ]
+    short = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "a; b. c")
+    assert list(report.text([short])) == ["a.md:1:1: error [schema] a; b. c"]
+
+
+def test_a_long_sentence_goes_on_at_its_clauses_then_its_words() -> None:
+    clauses = ["y" * 120, "(e.g. `a; b`. kept whole)", "z " * 150]
+    long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "; ".join(clauses))
+    lines = list(report.text([long]))
+    assert lines[0] == f"a.md:1:1: error [schema] {clauses[0]}; {clauses[1]};"
+    assert all(len(line) <= report.WIDTH for line in lines)
+    assert all(line.startswith(("    z", "      z")) for line in lines[1:])
+    # The words are all there, in order, only broken into lines.
+    assert " ".join(line.strip() for line in lines).endswith(clauses[-1].strip())
+
+
+def test_a_long_message_is_coloured_at_its_head_only() -> None:
+    long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, ". ".join(["y" * 150] * 2))
+    first, second = report.text([long], color=True)
+    assert re.sub(r"\033\[[0-9;]*m", "", first) == "a.md:1:1: error [schema] " + "y" * 150 + "."
+    assert second == "    " + "y" * 150
+
+
+@pytest.mark.parametrize(
+    "root",
+    [HERE.parent, HERE / "fixtures/hard", HERE / "fixtures/permissions", HERE / "fixtures/claude"],
+    ids=lambda p: p.name,
+)
+def test_no_line_of_lint_verbose_is_over_the_width(
+    root: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The repository's bundle once printed lines of ~900 characters, one Codex
+    # sentence repeated; every path here is short, so no line is excused.
+    monkeypatch.chdir(root)
+    result = run("lint", "-v", "--no-cache", "--no-color")
+    lines = [*result.out.splitlines(), *result.err.splitlines()]
+    assert len(lines) > 1
+    over = [line for line in lines if len(line) > report.WIDTH]
+    assert not over, over[:3]
+
+
+def test_an_absolute_path_does_not_count_against_the_width() -> None:
+    # A scratch folder's path may run long: the line naming it stays whole,
+    # while a pattern that looks like a path counts as text.
+    path = "/tmp/" + "x" * 190 + "/build/.promptc.lock"
+    message = f"cannot write the output: no space left on device ({path}); delete it"
+    long = Diagnostic("build", 1, 1, "write", Severity.ERROR, message)
+    assert list(report.text([long])) == [f"build:1:1: error [write] {message}"]
+    pattern = Diagnostic("a.md", 1, 1, "x", Severity.INFO, '`"~/' + "n" * 200 + '/*"`; more')
+    assert len(list(report.text([pattern]))) == 2

@@ -263,7 +263,7 @@ def test_a_skill_no_agent_may_load_keeps_no_allowed_tools(make_bundle: MakeBundl
     [(_, line, _, message)] = lossy(root)
     assert line == 4
     assert message.startswith("`Bash(git status:*)` is left out")
-    assert "; `Read` is left out" in message
+    assert ". `Read` is left out" in message  # a sentence each
     assert message.count("no agent may load the skill in OpenCode") == 2
 
 

@@ -63,13 +63,18 @@ class Watching:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
+        self.ends: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
+            # The line that ends each run goes aside: the tests read the runs.
+            if RUN_END.fullmatch(line.rstrip("\n")):
+                self.ends.append(line.rstrip("\n"))
+            else:
+                self.lines.put(line.rstrip("\n"))
 
     def until(self, wanted: Callable[[str], bool], timeout: float = 60) -> list[str]:
         """The lines printed up to and including the first that `wanted` accepts."""
@@ -105,6 +110,9 @@ def build_watch(bundle: Path) -> Iterator[Watching]:
     watching = Watching(bundle, "build")
     yield watching
     watching.close()
+
+
+RUN_END = re.compile(r"promptc: -+ \d\d:\d\d:\d\d, \d+\.\d\d s -+")
 
 
 def summary(line: str) -> bool:
@@ -380,3 +388,38 @@ def test_watch_refuses_options_that_record_or_rewrite(
     assert main(args) == 2
     assert message in capsys.readouterr().err
     assert not os.path.exists(bundle / "build")
+
+
+def test_each_run_ends_with_its_time_and_duration(bundle: Path, build_watch: Watching) -> None:
+    build_watch.until(lambda line: line.startswith("promptc: watching"))
+    assert len(build_watch.ends) == 1
+    save(bundle, "fragments/tone.md", "Be terse.\n")
+    build_watch.until(summary)
+    deadline = time.monotonic() + 30
+    while len(build_watch.ends) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(build_watch.ends) == 2, build_watch.seen
+
+
+@pytest.mark.parametrize(
+    "name",
+    [".tone.md.swp", ".tone.md.swx", "tone.md~", "4913", ".#tone.md", "tone.md.tmp",
+     "tone.md___jb_tmp___", "tone.md___jb_old___", "tone.md.vsctmp"],
+)  # fmt: skip
+def test_editors_temporary_files_are_no_change(name: str) -> None:
+    assert watch._EDITOR_TEMPS.search(name) is not None
+    assert watch._EDITOR_TEMPS.search("tone.md") is None
+    assert watch._EDITOR_TEMPS.search("tmp-notes.md") is None
+
+
+def test_a_save_through_temporary_files_makes_one_run_for_the_file(
+    bundle: Path, build_watch: Watching
+) -> None:
+    build_watch.until(lambda line: line.startswith("promptc: watching"))
+    # What vim, Emacs, JetBrains and VS Code write beside a file they save.
+    for name in (".tone.md.swp", "4913", "tone.md~", ".#tone.md", "tone.md___jb_tmp___"):
+        save(bundle, f"fragments/{name}", "x\n")
+    time.sleep((watch.DEBOUNCE_MS + 300) / 1000)
+    save(bundle, "fragments/tone.md", "Be terse.\n")
+    rebuilt = build_watch.until(summary)
+    assert rebuilt[0] == "promptc: fragments/tone.md changed; running again"

@@ -6,7 +6,9 @@ silently lost (a `permisson:` map grants and denies nothing, a `temprature:`
 leaves the default). That is why this is an error by default even though the
 runtime loads the file; keys that are not near a known key are the softer
 `unknown-key` warning instead. A near miss is a different case, `-` or `_`, a
-plural `s`, or one edit (two in longer words). Checked at the top level of an
+plural `s`, or one edit (two in longer words), of a key the agent does not
+already have (`modle:` beside `mode:` is `model`). A slip of a required key
+(`descripton`) is the `schema` stage's one error. Checked at the top level of an
 agent spec and in `targets.opencode`; modes are checked by the `schema` stage,
 because no runtime reads unknown mode keys at all.
 
@@ -34,7 +36,13 @@ from typing import Any
 from compiler.diagnostics import Problem
 from compiler.project import Project
 from compiler.suggest import near_miss
-from compiler.validate import claude_key, opencode_agent_keys, opencode_sections, within
+from compiler.validate import (
+    claude_key,
+    opencode_agent_keys,
+    opencode_sections,
+    required_slip,
+    within,
+)
 
 ID = "key-typo"
 DEFAULT_LEVEL = "error"
@@ -53,11 +61,14 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     for spec in project.agents.values():
         for base, section in opencode_sections(spec.meta):
             known = (*opencode_agent_keys(), *(() if base else ("targets",)))
+            # A key the agent already has is not what a slip meant: `modle` beside
+            # `mode` is `model`.
+            absent = [k for k in known if k not in section]
             for key in section:
                 if key in known or claude_key(key):
                     continue
-                meant = near_miss(key, known)
-                if meant is None:
+                meant = near_miss(key, absent)
+                if meant is None or (not base and required_slip(section, key, meant)):
                     continue
                 pos = spec.where(*base, key, key=True)
                 lost = _LOST.get(meant, f"`{meant}` keeps its default")

@@ -65,7 +65,8 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
         message = problem.message
         if old is not None:
             said = problem.message in old.message
-            message = old.message if said else f"{old.message}; {problem.message}"
+            # One sentence per runtime: the text report puts each on a line of its own.
+            message = old.message if said else f"{old.message}. {problem.message}"
         found[key] = Problem(problem.line, problem.column, message, path=problem.path)
     yield from found.values()
 

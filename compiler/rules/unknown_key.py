@@ -33,7 +33,12 @@ from typing import Any
 from compiler.diagnostics import Problem
 from compiler.project import Project
 from compiler.suggest import near_miss
-from compiler.validate import claude_key, opencode_agent_keys, opencode_sections, within
+from compiler.validate import (
+    claude_key,
+    opencode_agent_keys,
+    opencode_sections,
+    within,
+)
 
 ID = "unknown-key"
 DEFAULT_LEVEL = "warning"
@@ -54,8 +59,9 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     for spec in project.agents.values():
         for base, section in opencode_sections(spec.meta):
             known = (*opencode_agent_keys(), *(() if base else ("targets",)))
+            absent = [k for k in known if k not in section]  # as key-typo suggests them
             for key in section:
-                if key in known or key in accepted or claude_key(key) or near_miss(key, known):
+                if key in known or key in accepted or claude_key(key) or near_miss(key, absent):
                     continue
                 pos = spec.where(*base, key, key=True)
                 yield Problem(

@@ -67,6 +67,33 @@ def test_key_typo(
     assert_found(found, RULE, [(A, line, column, words) for line, column, words in expected])
 
 
+def test_a_slip_never_names_a_key_the_agent_has(diagnostics: Diagnostics) -> None:
+    # `modle` is one edit from `mode` and from `model`; the agent has `mode`.
+    files = {A: agent(DESCRIPTION + "mode: subagent\nmodle: anthropic/claude-sonnet-4\n")}
+    [found] = diagnostics(RULE, files)
+    assert (found.line, found.column) == (4, 1)
+    assert found.message == (
+        "unknown key 'modle' (did you mean `model`?): OpenCode moves it into `options`, "
+        "so `model` keeps its default"
+    )
+    both = {A: agent(DESCRIPTION + "mode: subagent\nmodel: x/y\nmodle: x/z\n")}
+    assert diagnostics(RULE, both) == []
+    [unknown] = diagnostics("unknown-key", both)
+    assert "'modle' is not an OpenCode agent key" in unknown.message
+
+
+def test_a_slip_of_the_required_description_is_one_error(diagnostics: Diagnostics) -> None:
+    files = {A: agent("descripton: Reviews diffs for bugs.\nmode: subagent\n")}
+    assert diagnostics(RULE, files) == []
+    assert diagnostics("unknown-key", files) == []
+    [schema] = diagnostics("schema", files)
+    assert (schema.line, schema.column) == (2, 1)
+    assert schema.message == (
+        "unknown key 'descripton' (did you mean `description`?): "
+        "the required key 'description' is missing"
+    )
+
+
 def test_modes_are_the_schema_stage_s(diagnostics: Diagnostics) -> None:
     mode = "---\ndescription: Build a feature from the user's request.\nagnet: scout\n---\nHaz.\n"
     files = {"specs/modes/build.md": mode}
