@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -130,6 +131,12 @@ class Run:
     code: int
     out: str
     err: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The output's lines, each long message whole: the text format goes on
+        with it, indented, on the lines below its diagnostic (hints stay apart)."""
+        return re.sub(r"\n {4,}(?!hint: )", " ", self.out).splitlines()
 
 
 @pytest.fixture

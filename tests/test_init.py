@@ -84,7 +84,7 @@ def test_every_runtime_gets_a_bundle_without_errors(
     monkeypatch.chdir(here / "b")
     checked = run("check", "--no-cache")
     assert checked.code == 0 and " error " not in checked.out, checked.out
-    assert {line.split("[")[1].split("]")[0] for line in checked.out.splitlines()} == {"lost-tool"}
+    assert {line.split("[")[1].split("]")[0] for line in checked.lines} == {"lost-tool"}
     built = sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir())
     assert built == sorted(others.split(","))
 

@@ -118,7 +118,7 @@ def test_the_build_refuses_a_wider_translation_unless_accepted(
         }
     )
     done = run("build", "--no-cache")
-    wider = [line for line in done.out.splitlines() if "[wider-translation]" in line]
+    wider = [line for line in done.lines if "[wider-translation]" in line]
     edit = [line for line in wider if line.startswith("specs/agents/reader.md:5:3: error")]
     if not accept:
         assert done.code == 1

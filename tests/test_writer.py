@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -545,8 +544,7 @@ def test_a_lock_held_too_long_is_a_clear_error(
     monkeypatch.setattr(writer, "_WAIT_SECONDS", 0.0)
     result = run("build")
     assert result.code == 1
-    # The message runs long with the lock's path: it goes on, indented, below.
-    [line] = re.sub(r"\n +", " ", result.out).splitlines()
+    [line] = result.lines
     assert line.startswith(
         "build:1:1: error [write] cannot write the output: another promptc build (pid 4242) "
         "has been writing this folder for 0 s; if none is running, delete its lock ("
