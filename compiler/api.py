@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import operator
 import os
+import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
 from compiler import targets as target_registry
 from compiler.bundle import Bundle, load_bundle
-from compiler.calls import RANK, Call, Verdict
+from compiler.calls import PATH_TOOLS, RANK, Call, Verdict, absolute, inside, outside_folders
 from compiler.compose import Composition, compose_bundle
 from compiler.config import Config, ConfigErrors, load_config
 from compiler.decide import MODELS
@@ -557,15 +558,45 @@ def can(
         raise PromptcError(_blocked(f"cannot answer for `{agent}`", mine or list(blocking)))
     subagent = found.runs_as_subagent if as_subagent is None else as_subagent
     rules = found.effective(subagent)
+    folders = _outside(config, permission, text)
     asked = [c.text for c in shell.asked(text)] if permission == "bash" else [text]
-    if asked == [text] or not asked:
+    if (asked == [text] or not asked) and not folders:
         decision = permission_model.evaluate(rules, permission, text)
         matching = permission_model.matching(rules, permission, text)
         return Answer(found, permission, text, subagent, decision, tuple(matching))
-    commands = tuple((c, permission_model.evaluate(rules, "bash", c)) for c in asked)
-    deciding, decision = min(commands, key=lambda part: RANK[part[1].action])
-    matching = permission_model.matching(rules, "bash", deciding)
+    # OpenCode asks about each folder outside the project first, then about each
+    # command (or the path itself): the strictest answer decides the call.
+    questions = [(EXTERNAL, posixpath.join(folder, "*")) for folder in folders]
+    questions += [(permission, c) for c in asked or [text]]
+    commands = tuple(
+        (_question(p, q), permission_model.evaluate(rules, p, q)) for p, q in questions
+    )
+    at = min(range(len(commands)), key=lambda i: RANK[commands[i][1].action])
+    matching = permission_model.matching(rules, *questions[at])
+    decision = commands[at][1]
     return Answer(found, permission, text, subagent, decision, tuple(matching), commands)
+
+
+EXTERNAL = "external_directory"
+
+
+def _question(permission: str, text: str) -> str:
+    """How the answer names one question of a call: a command as it is, a folder
+    outside the project as the permission OpenCode asks about it."""
+    return f"{EXTERNAL} {text}" if permission == EXTERNAL else text
+
+
+def _outside(config: Config, permission: str, text: str) -> list[str]:
+    """The folders outside the project that OpenCode asks `external_directory`
+    about for this call (compiler.calls on the project's real folders)."""
+    project = Path(os.path.realpath(config.root)).as_posix()
+    home = Path.home().as_posix()
+    if permission == "bash":
+        return outside_folders(text, project, home)
+    if permission in PATH_TOOLS and text != "*":
+        full = absolute(text, project, home)
+        return [] if inside(full, project) else [posixpath.dirname(full)]
+    return []
 
 
 @dataclass(frozen=True)

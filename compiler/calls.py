@@ -219,7 +219,7 @@ def _bash(rules: Sequence[Rule], line: str, lines: dict[str, Line]) -> Decided:
             tuple(outside_folders(line)),
             tuple(command.text for command in shell.asked(line)),
         )
-    folders = [evaluate(rules, "external_directory", f"{f}/*") for f in split[0]]
+    folders = [evaluate(rules, "external_directory", posixpath.join(f, "*")) for f in split[0]]
     commands = [evaluate(rules, "bash", text) for text in split[1]]
     return _strictest(folders, commands)
 
@@ -228,23 +228,26 @@ def _path(rules: Sequence[Rule], permission: str, path: str) -> Decided:
     full = absolute(path)
     folders = []
     if not inside(full):
-        folders.append(evaluate(rules, "external_directory", f"{posixpath.dirname(full)}/*"))
+        folders.append(
+            evaluate(rules, "external_directory", posixpath.join(posixpath.dirname(full), "*"))
+        )
     own = evaluate(rules, permission, posixpath.relpath(full, PROJECT))
     return _strictest(folders, [own])
 
 
-def absolute(path: str) -> str:
-    """A call's path as an absolute path on the stand-in folders."""
+def absolute(path: str, project: str = PROJECT, home: str = HOME) -> str:
+    """A call's path as an absolute path (on the stand-in folders unless the
+    project and home folders are given: `promptc can` asks about the real ones)."""
     if path == "~" or path.startswith("~/"):
-        path = HOME + path[1:]
-    return posixpath.normpath(posixpath.join(PROJECT, path))
+        path = home + path[1:]
+    return posixpath.normpath(posixpath.join(project, path))
 
 
-def inside(full: str) -> bool:
-    return full == PROJECT or full.startswith(PROJECT + "/")
+def inside(full: str, project: str = PROJECT) -> bool:
+    return full == project or full.startswith(project.rstrip("/") + "/")
 
 
-def outside_folders(line: str) -> list[str]:
+def outside_folders(line: str, project: str = PROJECT, home: str = HOME) -> list[str]:
     """The folders outside the project that a command line's file commands name
     (OpenCode asks `external_directory` for each)."""
     found: list[str] = []
@@ -256,8 +259,8 @@ def outside_folders(line: str) -> list[str]:
                 continue
             if "$" in word or "`" in word or word[:1] in "*?[":
                 continue
-            full = absolute(word.split("*", 1)[0].split("?", 1)[0])
-            if not inside(full):
+            full = absolute(word.split("*", 1)[0].split("?", 1)[0], project, home)
+            if not inside(full, project):
                 folder = full if command.name in shell.FOLDER_COMMANDS else posixpath.dirname(full)
                 found.append(folder)
     return found

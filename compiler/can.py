@@ -62,7 +62,7 @@ def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> It
     yield f"{decision.action}  {answer.agent.name}  {answer.permission} {shown}"
     yield _line(decision.rule, display, answer) + _for(deciding_command(answer))
     if answer.commands:
-        yield "each command, as OpenCode asks about it (the strictest decides the line):"
+        yield "each question, as OpenCode asks it (the strictest decides the call):"
         for command, part in answer.commands:
             yield f"  {part.action}  {command}  {_line(part.rule, display, answer)}"
     if trace:

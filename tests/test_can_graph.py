@@ -151,7 +151,7 @@ def test_can_decides_a_command_line_per_command(team: None, run: Runner) -> None
     assert result.out == (
         'deny  craftsman  bash "git add . && git push"\n'
         'specs/agents/craftsman.md:8:5: bash "git push*": deny (for `git push`)\n'
-        "each command, as OpenCode asks about it (the strictest decides the line):\n"
+        "each question, as OpenCode asks it (the strictest decides the call):\n"
         '  allow  git add .  specs/agents/craftsman.md:7:5: bash "git *": allow\n'
         '  deny  git push  specs/agents/craftsman.md:8:5: bash "git push*": deny\n'
     )
@@ -159,10 +159,11 @@ def test_can_decides_a_command_line_per_command(team: None, run: Runner) -> None
     line = run("can", "craftsman", "bash", "echo $(rm -rf /)", "--format", "json")
     data = json.loads(line.out)
     assert [(c["command"], c["action"]) for c in data["commands"]] == [
+        ("external_directory /*", "ask"),  # OpenCode asks about `/` first
         ("echo $(rm -rf /)", "ask"),
         ("rm -rf /", "ask"),
     ]
-    assert data["command"] == "echo $(rm -rf /)"  # the first of the strictest decides
+    assert data["command"] == "external_directory /*"  # the first of the strictest decides
     assert line.code == 10
     pushed = json.loads(
         run("can", "craftsman", "bash", "git status; git push", "--format", "json").out
@@ -170,6 +171,40 @@ def test_can_decides_a_command_line_per_command(team: None, run: Runner) -> None
     assert (pushed["command"], pushed["rule"]["line"]) == ("git push", 8)
     single = json.loads(run("can", "craftsman", "bash", "git push", "--format", "json").out)
     assert single["command"] is None
+
+
+OUTSIDE = """
+description: Cleans up, inside the project only.
+mode: primary
+permission:
+  external_directory: deny
+  read: allow
+  bash:
+    "*": ask
+    "rm *": allow
+"""
+
+
+def test_can_asks_about_folders_outside_the_project_first(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    # OpenCode asks `external_directory` for each folder outside the project a
+    # file command or a path names, before the command itself.
+    make_bundle({"promptc.toml": "", "specs/agents/cleaner.md": agent(OUTSIDE)})
+    result = run("can", "cleaner", "bash", "rm -rf /etc/x")
+    assert result.code == 20
+    assert result.out.splitlines() == [
+        'deny  cleaner  bash "rm -rf /etc/x"',
+        "specs/agents/cleaner.md:5:3: external_directory: deny (for `external_directory /etc/*`)",
+        "each question, as OpenCode asks it (the strictest decides the call):",
+        "  deny  external_directory /etc/*  specs/agents/cleaner.md:5:3: external_directory: deny",
+        '  allow  rm -rf /etc/x  specs/agents/cleaner.md:9:5: bash "rm *": allow',
+    ]
+    assert run("can", "cleaner", "bash", "rm -rf build/x").code == 0  # inside: allowed
+    assert run("can", "cleaner", "read", "src/app.py").code == 0
+    read = json.loads(run("can", "cleaner", "read", "/etc/passwd", "--format", "json").out)
+    assert (read["action"], read["command"]) == ("deny", "external_directory /etc/*")
+    assert run("can", "cleaner", "read", "/etc/passwd").code == 20
 
 
 def test_can_answers_for_a_target_from_its_files(team: None, run: Runner) -> None:
