@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter, importer, shell, suppress
+from compiler import delegation, emitter, importer, shell, suppress, writer
 from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
@@ -693,6 +693,9 @@ class Imported:
     refused: tuple[str, ...]  # existing files left alone (no --force): nothing was written
     config_written: str | None  # the promptc.toml written, when there was no config
     lint: Result | None
+    # In the root layout: the runtime's files the import read, now the manifest's,
+    # which the next build replaces (compiler.writer.adopt).
+    adopted: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -728,7 +731,18 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     written = tuple(config.display(config.root / rel) for rel in sorted(plan.files))
     # The imported runtime's target only: its proof is what the import must say.
     checked = render(config, only=[kind]) if kind in config.targets else lint(config)
-    return Imported(plan, written, (), written_config, checked)
+    adopted = _adopt(config, checked) if kind in config.targets else ()
+    return Imported(plan, written, (), written_config, checked, adopted)
+
+
+def _adopt(config: Config, rendered: Result) -> tuple[str, ...]:
+    """The runtime files the import read, which the build of their target
+    generates anew: promptc's from now on, so the first build replaces them
+    rather than refusing files it did not write (the root layout only)."""
+    if not config.at_root or not rendered.ok:
+        return ()
+    placed = emitter.place(config, rendered.files)
+    return writer.adopt(config.base, placed.files, area=config.area(), shared=placed.shared)
 
 
 def named_sources(config: Config, files: Iterable[Path]) -> frozenset[str]:

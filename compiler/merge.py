@@ -129,6 +129,21 @@ def merge(
     return Merged(edited.encode("utf-8"), digests)
 
 
+def adopted(
+    name: str, disk: bytes, generated: bytes, split: Sequence[str]
+) -> dict[KeyPath, str] | None:
+    """The hash of each key promptc would manage in `disk`, as it stands: what
+    the manifest records when promptc takes over keys it did not write (`promptc
+    import` reads them into the specs). None when `disk` does not parse."""
+    editor = _TomlFile if name.endswith(".toml") else _JsonFile
+    try:
+        document = editor.parse(disk.decode("utf-8"))
+    except (UnicodeDecodeError, MergeError):
+        return None
+    wanted = editor.managed(editor.parse(generated.decode("utf-8")), split, False)
+    return {path: value_digest(_get(document, path)) for path in wanted}
+
+
 def strip(
     name: str, disk: bytes, recorded: Mapping[KeyPath, str], *, force: bool = False
 ) -> bytes | None:

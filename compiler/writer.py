@@ -36,7 +36,15 @@ from compiler.files import (
     unlink,
     write_new,
 )
-from compiler.merge import KeyPath, MergeError, decode_path, encode_path, merge, strip
+from compiler.merge import (
+    KeyPath,
+    MergeError,
+    adopted,
+    decode_path,
+    encode_path,
+    merge,
+    strip,
+)
 
 LOCK = ".promptc.lock"
 MAX_MANIFEST_BYTES = 16 << 20
@@ -465,6 +473,47 @@ def apply(
             _write_manifest(out, final, final_keys)
         digests = {rel: final[rel][0] for rel in files}
         return Outcome(written=changing, removed=todo.remove, digests=digests)
+
+
+def adopt(
+    out: Path,
+    files: Mapping[str, bytes],
+    *,
+    area: Area,
+    shared: Mapping[str, Sequence[str]],
+) -> tuple[str, ...]:
+    """Take the files of `files` that stand in `out` unwritten by promptc into the
+    manifest, as they are, so that the next build replaces them: `promptc import`
+    in the root layout has just read them into the specs. Of a shared file, only
+    the keys promptc manages. A path the build could not write (a symlink, the
+    sources), a file already in the manifest or one that does not parse is left
+    as it is; the paths taken over are returned."""
+    if area.problem(out) is not None or not os.path.isdir(out):
+        return ()
+    with _locked(out):
+        try:
+            manifest, keys = load_manifest(out)
+        except ManifestError:
+            return ()  # the build names it
+        checker = Planner(out, manifest, area=area)
+        taken = [rel for rel in sorted(files) if rel not in manifest and not checker.refusal(rel)]
+        done = []
+        for rel in taken:
+            path = os.path.join(out, rel)
+            on_disk = _disk_hash(path)
+            if on_disk in (None, _FOLDER, _SPECIAL):
+                continue
+            if rel in shared:
+                found = adopted(rel, read_regular(path, MAX_SHARED_BYTES), files[rel], shared[rel])
+                if found is None:
+                    continue
+                keys[rel] = found
+                on_disk = _entry(rel, {}, keys)
+            manifest[rel] = [str(on_disk)]
+            done.append(rel)
+        if done:
+            _write_manifest(out, manifest, keys)
+    return tuple(done)
 
 
 def _entry(rel: str, content: Mapping[str, bytes], keys: Keys) -> str:

@@ -499,6 +499,59 @@ def test_import_from_the_project_itself_chooses_the_root_layout(
     assert run("check").code == 0
 
 
+CLAUDE_AGENT = """\
+---
+name: {name}
+description: Agent {name} reads the code and reports what it finds.
+tools: Read, Grep, Bash
+---
+You are {name}.
+"""
+
+
+def test_import_in_place_then_build_takes_over_what_it_read(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    # The files the import read become the specs; the first build replaces them
+    # (no --force), keeps the project's own keys and touches nothing else.
+    settings = '{"permissions": {"deny": ["Read(./.env)"]}, "env": {"A": "1"}}\n'
+    own = "---\ndescription: The project's own Copilot agent, not Claude's.\n---\nHi.\n"
+    root = make_bundle(
+        {
+            ".claude/settings.json": settings,
+            ".claude/agents/one.md": CLAUDE_AGENT.format(name="one"),
+            ".claude/agents/two.md": CLAUDE_AGENT.format(name="two"),
+            ".github/agents/own.agent.md": own,
+        }
+    )
+    imported = run("import", "claude", ".")
+    assert imported.code == 0, imported.out + imported.err
+    assert "the next build replaces the 3 runtime file(s)" in imported.err
+    built = run("build")
+    assert built.code == 0, built.out + built.err
+    after = json.loads((root / ".claude/settings.json").read_text())
+    assert after["env"] == {"A": "1"}  # the project's own key, kept
+    assert any(".env" in rule for rule in after["permissions"]["deny"])
+    assert (root / ".github/agents/own.agent.md").read_text() == own
+    assert "own.agent.md" not in (root / ".promptc-manifest.json").read_text()
+    assert run("check").code == 0
+
+
+def test_import_in_place_takes_over_nothing_it_cannot_write(
+    make_bundle: MakeBundle, run: Runner, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "one.md").write_text(CLAUDE_AGENT.format(name="one"))
+    root = make_bundle({".claude/agents/two.md": CLAUDE_AGENT.format(name="two")})
+    (root / ".claude/agents/one.md").symlink_to(elsewhere / "one.md")
+    imported = run("import", "claude", ".")
+    assert "one.md" not in (root / ".promptc-manifest.json").read_text()
+    built = run("build")
+    assert built.code == 1  # the symlink is refused, as every build refuses it
+    assert (elsewhere / "one.md").read_text() == CLAUDE_AGENT.format(name="one"), imported.err
+
+
 def test_import_from_elsewhere_keeps_the_default_layout(
     make_bundle: MakeBundle, run: Runner, tmp_path: Path
 ) -> None:
