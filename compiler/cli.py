@@ -539,15 +539,15 @@ def _report_import(done: Imported, options: Options) -> int:
     proposal = importer.config_toml(done.plan.config)
     if done.config_written:
         click.echo(f"promptc: wrote {done.config_written}", err=True)
+    elif proposal:
+        click.echo("Proposed config (add it to [tool.promptc] or promptc.toml):")
+        click.echo(proposal, nl=False)
     if done.adopted:
         click.echo(
             f"promptc: the next build replaces the {len(done.adopted)} runtime file(s) "
             "read here, now generated from the specs (in the manifest)",
             err=True,
         )
-    elif proposal:
-        click.echo("Proposed config (add it to [tool.promptc] or promptc.toml):")
-        click.echo(proposal, nl=False)
     code = _report(done.lint, options, built=True)
     failed = _failed([d.severity.value for d in done.plan.notes], options.strict)
     return EXIT_PROBLEMS if code or failed else EXIT_OK
