@@ -569,6 +569,11 @@ def permission_map(
             permission[key] = mine[key].value()  # over the config-level deny
         elif key in permission:
             permission[key] = "deny"
+    for key in NOT_OFFERED:
+        # Whatever the agent's mode or `tools` say, Claude Code offers no such
+        # tool: the session's deny stands (no ask or allow wider than Claude).
+        if key in permission and key not in LISTED_ONLY:
+            permission[key] = "deny"
     if outside(mode) != outside(session.mode):
         permission["external_directory"] = outside(mode)
     for entry in tool_list(meta.get("disallowedTools")):
