@@ -2,7 +2,7 @@
 
 Writes a throwaway bundle of AGENTS agents (default 200), each the reference
 OpenCode example plus a few keys the rules look at, and times `promptc lint`
-in-process: the first run (schemas loaded and validators compiled) and the
+in-process: the first run (schemas loaded and validators built) and the
 mean of the next ones. A pre-commit hook pays the first-run figure.
 """
 

@@ -8,8 +8,10 @@ evidently meant to match is explained (a string is checked against the
 string form, a map against the map form); when no alternative stands out, the
 schema's own `errorMessage` says what is accepted.
 
-Each validator is built once, when first needed: fastjsonschema says whether
-a document is valid, in a fiftieth of jsonschema's time; jsonschema explains why not.
+One engine, jsonschema, on the draft the schemas declare (2020-12). A run
+builds each validator once, when it first needs it, on its own Schemas; a
+document is checked by `is_valid`, and only one that fails is walked again
+for every error to explain.
 
 Emitted files are checked too, against the schema of the format they are in
 (OUTPUTS), before anything is written: a file that fails is a promptc bug, and
@@ -18,9 +20,7 @@ promptc reports it rather than leave the runtime to reject it.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
-import functools
 import json
 import math
 import re
@@ -29,7 +29,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-import fastjsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
@@ -92,59 +91,27 @@ SchemaValidator: type[Validator] = validators.extend(  # type: ignore[no-untyped
 
 
 class Schemas:
-    """The validators of the shipped schemas, by name, each built when first needed."""
+    """One run's validators of the shipped schemas, by name, each built when first needed.
+
+    Held by the run (compiler.api's collector), so nothing outlives it: a
+    validator costs about 0.2 ms to build and resolves its `$ref`s as it meets
+    them, once per run.
+    """
+
+    def __init__(self) -> None:
+        self._built: dict[str, Validator] = {}
 
     def validator(self, name: str) -> Validator:
-        """jsonschema's validator of `schemas/<name>.schema.json`, which explains a failure."""
-        return _explaining(name)
+        """The validator of `schemas/<name>.schema.json`."""
+        found = self._built.get(name)
+        if found is None:
+            found = self._built[name] = SchemaValidator(load_schema(name))
+        return found
 
     def valid(self, name: str, instance: Any) -> bool:
-        """Whether `instance` satisfies the schema, by its fastjsonschema function.
-
-        fastjsonschema implements draft 7, which reads these schemas as 2020-12
-        does (tests/test_validate.py holds one to the other), but knows nothing
-        of `x-finite`: a document holding .inf or .nan is jsonschema's to judge.
-        """
-        if not _all_finite(instance):
-            return bool(_explaining(name).is_valid(instance))
-        try:
-            _deciding(name)(instance)
-        except fastjsonschema.JsonSchemaValueException:
-            return False
-        return True
-
-
-# Built once per process, as a compiled regex is: each validator is a pure
-# function of a schema shipped with the package (compiler.resources reads them
-# at import), which nothing changes. Compiling one takes about 10 ms, and a
-# language server or a test suite runs thousands of runs in one process.
-@functools.cache
-def _explaining(name: str) -> Validator:
-    return SchemaValidator(load_schema(name))
-
-
-@functools.cache
-def _deciding(name: str) -> Callable[[Any], Any]:
-    # A copy: fastjsonschema rewrites the `$ref`s of the schema it is given.
-    # No defaults written into the document, no format checks (the schemas
-    # use none), and the short exceptions, twice as fast.
-    return fastjsonschema.compile(
-        copy.deepcopy(load_schema(name)),
-        use_default=False,
-        use_formats=False,
-        detailed_exceptions=False,
-    )
-
-
-def _all_finite(value: Any) -> bool:
-    """No .inf or .nan anywhere in a document."""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(map(_all_finite, value.values()))
-    if isinstance(value, list):
-        return all(map(_all_finite, value))
-    return True
+        """Whether `instance` satisfies the schema: it stops at the first error,
+        and only a document that fails is walked again, by issues(), to explain it."""
+        return bool(self.validator(name).is_valid(instance))
 
 
 def issues(

@@ -111,7 +111,7 @@ def test_what_a_run_made_is_freed_when_it_returns(sample: Path, command: str) ->
     at exit (at 1,000 agents, a tenth of a cold build)."""
     run = {"lint": api.lint, "build": api.build, "check": api.check}[command]
     config = load_config()
-    run(config)  # the first run also sets up what a process keeps (validators)
+    run(config)  # the first run also sets up what a process keeps
     gc.collect()
     run(config)
     assert gc.collect() < 200  # a few Jinja2 environments and JSON encoders
