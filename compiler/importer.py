@@ -37,15 +37,12 @@ from compiler.import_text import Shared, escape, find_shared, replace_shared
 from compiler.loader import SourceFile, load_bytes, load_file
 from compiler.project import frontmatter_text
 from compiler.rules import agent_id
+from compiler.targets import TARGETS
 from compiler.tool_lists import COPILOT, GEMINI
 
-LAYOUTS = {
-    "opencode": ".opencode",
-    "claude": ".claude",
-    "codex": ".codex",
-    "copilot": ".github",
-    "gemini": ".gemini",
-}
+# The folder each runtime reads in a project, by the target that writes it
+# (the registry's PROJECT_FOLDER): one import command each.
+LAYOUTS = {name: t.PROJECT_FOLDER for name, t in TARGETS.items() if t.PROJECT_FOLDER is not None}
 RULE = "import"
 MODE_KEYS = ("description", "agent", "model", "variant", "subtask")
 

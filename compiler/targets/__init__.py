@@ -6,7 +6,9 @@ files it produces, relative to `<out>/<name>/`, as (path, text) one at a time
 (agents first; see compiler.emitter); `RUNTIME` and `LOADED` say which runtime
 reads the output and which paths it loads from it; `ROOT` and `SHARED` say
 which of its files the root layout writes at the project root, and which of
-those are shared with the user (compiler.merge). An optional `COMPOSE_AS`
+those are shared with the user (compiler.merge); `PROJECT_FOLDER` is the folder
+of a project the runtime reads, which `promptc import <name>` turns into specs
+(None: the target has no import). An optional `COMPOSE_AS`
 names the target whose composition (the `target` variable) it emits, when two
 targets must carry the same bodies.
 """
@@ -35,6 +37,7 @@ class Target(Protocol):
     # the shared files among them with the keys managed one level down.
     ROOT: re.Pattern[str] | None
     SHARED: Mapping[str, tuple[str, ...]]
+    PROJECT_FOLDER: str | None  # what `promptc import <NAME>` reads (None: no import)
 
     def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
 

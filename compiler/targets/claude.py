@@ -59,6 +59,7 @@ from compiler.translate import Translation, skill_grants, translate
 # What Claude Code reads from a project (paths under <out>/claude/), so that a
 # check can name a file there that promptc did not write.
 RUNTIME = "Claude Code"
+PROJECT_FOLDER = ".claude"
 LOADED = re.compile(
     r"\.claude/(agents|commands)/.+\.md|\.claude/skills/[^/]+/SKILL\.md"
     r"|\.claude/settings(\.local)?\.json|\.claude/output-styles/[^/]+\.md|(\.claude/)?CLAUDE\.md"

@@ -37,6 +37,7 @@ _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 ROOT = None
 SHARED: dict[str, tuple[str, ...]] = {}
 RUNTIME = "Claude Code"
+PROJECT_FOLDER = None  # a plugin is installed, not read from a project: no import
 LOADED = re.compile(
     r"(agents|commands)/.+\.md|skills/[^/]+/SKILL\.md"
     r"|\.claude-plugin/plugin\.json|hooks/hooks\.json|\.mcp\.json"

@@ -65,6 +65,7 @@ from compiler.tool_lists import (
 
 NAME = COPILOT.target
 RUNTIME = COPILOT.label
+PROJECT_FOLDER = ".github"
 # Copilot reads custom agents from both folders (plain `.md` files too).
 LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/.+/SKILL\.md")
 # In the root layout: `.github/agents/` and `.github/skills/` at the project root.

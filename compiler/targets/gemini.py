@@ -93,6 +93,7 @@ from compiler.tool_lists import (
 
 NAME = GEMINI.target
 RUNTIME = GEMINI.label
+PROJECT_FOLDER = ".gemini"
 # Agents are not searched in subfolders, and files starting with `_` are skipped.
 LOADED = re.compile(
     r"agents/[^/_][^/]*\.md|commands/.+\.toml|skills/([^/]+/)?SKILL\.md"

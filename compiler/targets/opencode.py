@@ -33,6 +33,7 @@ OPTIONS: dict[str, Any] = {}
 # What `opencode` reads from a project (paths under <out>/opencode/), so that a
 # check can name a file there that promptc did not write.
 RUNTIME = "OpenCode"
+PROJECT_FOLDER = ".opencode"
 LOADED = re.compile(
     r"(\.opencode/)?opencode\.jsonc?"
     r"|\.opencode/(agents?|commands?)/.+\.md|\.opencode/modes?/[^/]+\.md"
