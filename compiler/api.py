@@ -279,8 +279,9 @@ def lint(
     config: Config, *, fix: bool = False, cache: bool = False, kept: Kept | None = None
 ) -> Result:
     """Lint the bundle; with `fix`, first apply the fixes rules offer until none is left.
-    With `cache`, store the result for the next run (never with `fix`). With
-    `kept`, reuse what the last run with it worked out from unchanged files."""
+    With `cache`, the stored result when nothing changed, else the run's, stored for
+    the next run (never with `fix`). With `kept`, reuse what the last run with it
+    worked out from unchanged files."""
     if cache and not fix:
         return _cached(
             config,
@@ -343,8 +344,9 @@ def build(
     kept: Kept | None = None,
 ) -> Result:
     """Compose and emit the selected targets into the output folder (with `check`,
-    compare instead and write nothing). With `cache`, store the result for the next run;
-    with `kept`, reuse what the last run with it worked out from unchanged files."""
+    compare instead and write nothing). With `cache`, the stored result when nothing
+    changed, else the run's, stored for the next run; with `kept`, reuse what the
+    last run with it worked out from unchanged files."""
     only = tuple(only)
     if cache:
         mode = result_cache.mode("check" if check else "build", force=force)
@@ -399,7 +401,8 @@ def _cached(
     outputs: bool = True,
     kept: Kept | None = None,
 ) -> Result:
-    """run(kept), its result stored under the key of its inputs for the next run to find.
+    """The stored result of this very run when nothing it reads has changed; else
+    run(kept), its result stored under the key of its inputs for the next run to find.
 
     The inputs are read once, for the key, and the run loads those very bytes
     (KeptFiles.read_ahead), so its result is the one for the key. What the
@@ -413,13 +416,13 @@ def _cached(
     # would have to list and hash to be trusted: such runs are not cached.
     if not config.cache or config.at_root or result_cache.disabled(os.environ):
         return run(kept)
-    source = None if config.source is None else str(config.source)
-    folders = (str(config.specs), str(config.fragments), str(config.out))
-    layout = result_cache.Layout(str(config.root), source, *folders, tuple(sorted(config.targets)))
     read: dict[str, bytes] = {}
-    key = result_cache.key(layout, mode, only, os.environ, read)
+    key = result_cache.key(result_cache.layout(config), mode, only, os.environ, read)
     if key is None:  # a bundle that is never cached
         return run(kept)
+    hit = result_cache.lookup(key)
+    if hit is not None:
+        return Result(hit.diagnostics, summaries=hit.summaries)
     kept = kept or Kept()
     kept.files.read_ahead(read, key.inputs)
     del read  # the loader holds each file's bytes only until it has loaded them
@@ -441,7 +444,7 @@ def check(
     kept: Kept | None = None,
 ) -> Result:
     """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first.
-    With `cache`, store the result for the next run (never with `fix`); `kept` as for build."""
+    With `cache`, as for build (never with `fix`); `kept` as for build."""
     fixed, failed = _fix(config) if fix else ((), ())
     result = build(config, only=only, check=True, cache=cache and not fix, kept=kept)
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)

@@ -5,10 +5,9 @@ which would miss a same-size edit within one mtime tick; with the Python version
 and where each dependency is installed. A tree holding a symlink, FIFO or device
 is never cached: a link can change what it points to while no file here
 changes. Entries are written atomically; anything unreadable or malformed is a
-miss. A hit is looked up before the pipeline is imported (`lookup_run`): this
-module imports neither YAML, Jinja2 nor jsonschema, and reads the config's raw
-TOML without validating it (an entry exists only for a config that validated
-when it was stored).
+miss. The run looks its result up itself (compiler.api), on the Config the
+pipeline found and validated (compiler.config): the bundle's folders and
+targets are the run's own, never worked out a second time here.
 
 The cache folder sits in the repository, so it is hostile input too
 (docs/robustness.md, "The cache"): each entry is sealed with a keyed hash
@@ -23,26 +22,20 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
+import importlib.util
 import json
 import os
 import stat
 import sys
-import tomllib
 from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from compiler import __version__, resources
+from compiler.config import Config
 from compiler.confine import Area, is_link, safe_relative
 from compiler.diagnostics import Diagnostic, Fix, Severity
-from compiler.files import (
-    CACHE_FOLDER,
-    MANIFEST,
-    TEMPORARY,
-    read_config,
-    read_regular,
-    replace_file,
-    write_new,
-)
+from compiler.files import CACHE_FOLDER, MANIFEST, TEMPORARY, read_regular, replace_file, write_new
 
 FOLDER = CACHE_FOLDER
 FORMAT = 6  # bump when the entry layout or the key changes
@@ -56,11 +49,6 @@ MAX_ENTRY_BYTES = 64 << 20
 SEAL = b"promptc-cache "
 SECRET = "secret"  # its file in the user's cache folder (user_folder)
 SECRET_BYTES = 32
-# The layout keys of compiler.config.DEFAULTS, without importing the config
-# module (tests/test_cache.py keeps the two equal).
-LAYOUT_DEFAULTS = {"specs": "specs", "fragments": "fragments", "out": "build"}
-SOURCES = ("specs", "fragments")
-DEFAULT_TARGETS = ("opencode",)
 
 
 def mode(command: str, *, force: bool = False) -> str:
@@ -71,10 +59,8 @@ def mode(command: str, *, force: bool = False) -> str:
 
 
 class Layout(NamedTuple):
-    """What the cache needs to know of a bundle: where its inputs and outputs are.
-
-    Absolute paths as strings: the warm path never imports pathlib.
-    """
+    """What the cache needs to know of a bundle: where its inputs and outputs are
+    (absolute paths as strings, as the key hashes them and os.scandir walks them)."""
 
     root: str
     source: str | None
@@ -96,111 +82,22 @@ class Key(NamedTuple):
     user: str | None = None
 
 
-class Hit:
+def layout(config: Config) -> Layout:
+    """The cache's view of the bundle a loaded, validated config describes."""
+    source = None if config.source is None else str(config.source)
+    folders = (str(config.specs), str(config.fragments), str(config.out))
+    return Layout(str(config.root), source, *folders, tuple(sorted(config.targets)))
+
+
+class Hit(NamedTuple):
     """A stored result, valid for the inputs and output folder as they are now."""
 
-    written: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    fixed: tuple[str, ...] = ()
-
-    def __init__(
-        self, diagnostics: tuple[Diagnostic, ...], summaries: tuple[str, ...] = ()
-    ) -> None:
-        self.diagnostics = diagnostics
-        self.summaries = summaries  # api.Result.summaries
-
-    @property
-    def ok(self) -> bool:
-        return all(d.severity is not Severity.ERROR for d in self.diagnostics)
+    diagnostics: tuple[Diagnostic, ...]
+    summaries: tuple[str, ...] = ()  # api.Result.summaries
 
 
 def disabled(environ: Mapping[str, str]) -> bool:
     return environ.get("PROMPTC_NO_CACHE", "") not in ("", "0")
-
-
-def lookup_run(
-    config_path: str | os.PathLike[str] | None,
-    cwd: str | os.PathLike[str],
-    run_mode: str,
-    only: Sequence[str],
-    environ: Mapping[str, str],
-) -> Hit | None:
-    """The stored result of this very run when nothing it reads has changed;
-    None when it must run (a miss, or a bundle or config that is not cached).
-
-    For the command line, before it imports the pipeline, with `run_mode` as
-    mode() makes it (`lint`, `check`, `build`, `build --force`).
-    """
-    if disabled(environ):
-        return None
-    found = raw_layout(config_path, cwd)
-    if found is None or not found[1]:
-        return None
-    layout = found[0]
-    if not os.path.isdir(layout.specs) or not may_hit(layout):
-        return None  # no entry at all: the run hashes its inputs once, to store
-    probe = key(layout, run_mode, only, environ)
-    return None if probe is None else lookup(probe)
-
-
-def raw_layout(
-    config_path: str | os.PathLike[str] | None, cwd: str | os.PathLike[str]
-) -> tuple[Layout, bool] | None:
-    """The bundle's layout and whether its config allows caching, from the raw
-    TOML (no validation); None when the config cannot be read."""
-    cwd = os.path.realpath(cwd)
-    try:
-        explicit = os.path.realpath(config_path) if config_path else None
-        found = (explicit, _table(explicit)) if explicit else _find_config(cwd)
-        source, table = found or (None, {})
-        root = os.path.dirname(source) if source else cwd
-        merged = {**LAYOUT_DEFAULTS, **table}
-        specs, fragments = (os.path.realpath(os.path.join(root, merged[k])) for k in SOURCES)
-        # As compiler.config has it: not resolved (a symlink on the way is refused).
-        out = os.path.normpath(os.path.join(root, merged["out"]))
-        targets = tuple(sorted(table.get("targets", dict.fromkeys(DEFAULT_TARGETS))))
-        layout = Layout(root, source, specs, fragments, out, targets)
-        return layout, table.get("cache", True) is not False
-    except Exception:  # any problem: the full run reports it properly
-        return None
-
-
-def _table(source: str) -> Any:
-    """promptc's table of a config file: all of a promptc.toml, `[tool.promptc]`
-    of a pyproject.toml (None when it has none)."""
-    data = tomllib.loads(read_config(source))
-    if os.path.basename(source) == "pyproject.toml":
-        return data.get("tool", {}).get("promptc")
-    return data
-
-
-def _find_config(start: str) -> tuple[str, Any] | None:
-    """compiler.config.find_config without pathlib: (path, raw table) or None."""
-    folder = start
-    while True:
-        for name in ("promptc.toml", "pyproject.toml"):
-            candidate = os.path.join(folder, name)
-            if not os.path.isfile(candidate):
-                continue
-            table = _table(candidate)
-            if table is not None:
-                return candidate, table
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
-def may_hit(layout: Layout) -> bool:
-    """Whether the cache holds any result for this bundle (else a lookup must miss)."""
-    folder = _folder(layout)
-    try:
-        if folder is None:
-            return False
-        with os.scandir(folder) as entries:
-            return any(_is_entry(entry.name) for entry in entries)
-    except OSError:
-        return False
 
 
 def _folder(layout: Layout) -> str | None:
@@ -333,13 +230,9 @@ def _code_digest() -> str:
 
 
 def _origin(name: str) -> str | None:
-    """Where `import name` finds a package's __init__.py (what find_spec reports),
-    without importing importlib.util."""
-    for entry in sys.path:
-        candidate = os.path.join(entry or os.getcwd(), name, "__init__.py")
-        if os.path.isfile(candidate):
-            return candidate
-    return None
+    """Where `import name` finds the package (its __init__.py)."""
+    spec = importlib.util.find_spec(name)
+    return None if spec is None else spec.origin
 
 
 def _tree(folder: str) -> list[str] | None:
@@ -516,14 +409,11 @@ def _unseal(secret: bytes, name: str, sealed: bytes) -> bytes | None:
     head, newline, body = sealed.partition(b"\n")
     if not newline or not head.startswith(SEAL):
         return None
-    # Compared as plain bytes: nobody who could forge an entry can time this
-    # comparison over many tries, and hmac.compare_digest is one more import
-    # on the warm path.
-    return body if head[len(SEAL) :] == _mac(secret, name, body) else None
+    return body if hmac.compare_digest(head[len(SEAL) :], _mac(secret, name, body)) else None
 
 
 def _mac(secret: bytes, name: str, body: bytes) -> bytes:
-    """BLAKE2b keyed with the secret: a MAC without HMAC's construction (and import)."""
+    """BLAKE2b keyed with the secret: a MAC without HMAC's construction."""
     mac = hashlib.blake2b(key=secret[:64], digest_size=32)
     mac.update(name.encode() + b"\0")
     mac.update(body)

@@ -1,12 +1,8 @@
 """The command line: parse options with click, call the library API, report, return an exit code.
 
-A pre-commit hook runs `promptc check` (or `lint`) on every commit, and most
-of those runs find nothing changed: the answer is then in the result cache
-(compiler.cache), which hashes the raw inputs without loading the pipeline.
-So this module imports the pipeline (compiler.api and the rule registry,
-which bring in YAML, jsonschema and Jinja2) inside the commands, once the
-cache has missed: those are the only imports in promptc that do not stand at
-the top of their module, each marked `noqa: PLC0415`.
+A command loads the config (compiler.config) and hands it to compiler.api,
+which answers from the result cache when nothing the run reads has changed.
+Every import stands at the top but the language server's (`lsp`).
 """
 
 from __future__ import annotations
@@ -20,16 +16,20 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from compiler import __version__, cache, report
+from compiler import __version__, api, delegation, importer, init, report
+from compiler import rules as registry
+from compiler.api import Imported, Kept, Result
+from compiler.can import exit_code, permission_note, render_answer, render_target_answer
+from compiler.config import Config, load_config
+from compiler.depfile import record
 from compiler.errors import PromptcError, UsageError
-
-if TYPE_CHECKING:
-    from compiler.api import Imported, Kept, Result
-    from compiler.config import Config
+from compiler.suggest import did_you_mean
+from compiler.targets import TARGETS
+from compiler.watch import watch as watch_runs
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -148,14 +148,12 @@ def cli(traceback: bool) -> None:
 
 class _TargetNames(click.types.StringParamType):
     """`--target` of init: names from the target registry, comma-separated or repeated
-    (compiler.init checks them: the registry is not imported for a cache hit)."""
+    (compiler.init checks them, and names the ones it does not know)."""
 
     name = "target"
 
     # click 8.1 passes no context; later versions do.
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        from compiler.targets import TARGETS  # noqa: PLC0415 (the pipeline: module docstring)
-
         return "[" + "|".join(TARGETS) + "][,...]"
 
 
@@ -179,8 +177,6 @@ def init_(folder: Path, targets: tuple[str, ...], layout: str) -> None:
     """Write a small, commented bundle into DIR (default: here) and build it.
 
     Never replaces a file: when one is in the way, nothing is written."""
-    from compiler import init  # noqa: PLC0415 (the pipeline: module docstring)
-
     done = init.init(folder, init.choose_targets(targets), layout)
     for reason in done.refused:
         click.echo(reason)
@@ -193,8 +189,6 @@ def init_(folder: Path, targets: tuple[str, ...], layout: str) -> None:
     if done.gitignore:
         click.echo(f"  .gitignore ({done.gitignore})")
     # Built at once, so that `promptc check` passes before the first edit.
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-
     code = _report(api.build(_load(folder / "promptc.toml"), cache=True), Options(), built=True)
     click.echo(f"\n{done.next_steps}", nl=False)
     raise SystemExit(code)
@@ -260,7 +254,6 @@ def build(
     if watch:
         if depfile or stamp:
             raise click.UsageError("--depfile and --stamp record one build; --watch runs many")
-        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
 
         def one(config: Config, kept: Kept) -> Result:
             _known_targets(config, only)
@@ -270,13 +263,6 @@ def build(
     started = time.time_ns()  # before any input is read: see compiler/depfile.py
     # A depfile lists what the full run read: it always runs.
     use_cache = not (no_cache or depfile or stamp)
-    mode = cache.mode("check" if check_only else "build", force=force)
-    hit = _cached(options.config_path, only, mode) if use_cache else None
-    if hit is not None:
-        raise SystemExit(_report(hit, options, built=True))
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.depfile import record  # noqa: PLC0415 (the pipeline: module docstring)
-
     config = _load(options.config_path)
     _known_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
@@ -296,8 +282,6 @@ def check(options: Options, fix: bool, watch: bool, no_cache: bool, no_inline: b
     if watch:
         if fix:
             raise click.UsageError("--fix rewrites the sources --watch reacts to; run it once")
-        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-
         raise SystemExit(_watching(options, lambda config, kept: api.check(config, kept=kept)))
     _checking(options, "check", fix, no_cache, no_inline=no_inline)
 
@@ -314,18 +298,15 @@ def _checking(
     """`promptc lint` or `promptc check`: a cache hit, else a run (with --fix, never cached).
     With `files`, only their findings are reported; `no_inline`: --ignore-inline-suppressions."""
     use_cache = not (no_cache or fix or no_inline)
-    if files:
-        found = _named_files(options, command, use_cache, files, no_inline)
-        raise SystemExit(_report(found, options))
-    hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
-    if hit is not None:
-        raise SystemExit(_report(hit, options))
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-
     run = api.lint if command == "lint" else api.check
     config = _load(options.config_path)
     if no_inline:
         config = dataclasses.replace(config, inline_suppressions=False)
+    if files:
+        named = api.named_sources(config, files)  # checked first: a spec or fragment each
+        found = run(config, cache=use_cache)
+        only_named = tuple(d for d in found.diagnostics if d.path in named)
+        raise SystemExit(_report(dataclasses.replace(found, diagnostics=only_named), options))
     result = run(config, fix=fix, cache=use_cache)
     # Each file --fix changed is named; changed files mean exit 1.
     for path in result.fixed:
@@ -334,26 +315,13 @@ def _checking(
     raise SystemExit(EXIT_PROBLEMS if result.fixed else code)
 
 
-def _named_files(
-    options: Options, command: str, use_cache: bool, files: Sequence[Path], no_inline: bool
-) -> cache.Hit:
-    """The run's findings in `files` only (checked first: a spec or fragment each)."""
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-
-    config = _load(options.config_path)
-    if no_inline:
-        config = dataclasses.replace(config, inline_suppressions=False)
-    named = api.named_sources(config, files)
-    hit = _cached(options.config_path, (), cache.mode(command)) if use_cache else None
-    run = api.lint if command == "lint" else api.check
-    result = hit or run(config, cache=use_cache)
-    return cache.Hit(tuple(d for d in result.diagnostics if d.path in named), result.summaries)
-
-
 @cli.command()
 def lsp() -> None:
     """Run the language server on stdin and stdout, for editors (docs/editors.md)."""
-    from compiler import lsp as server  # noqa: PLC0415 (the pipeline: module docstring)
+    # The one import inside a command: pygls and lsprotocol's types take longer
+    # to import than a cold `promptc check` of 16 agents takes in all
+    # (docs/architecture.md, "Imports"), and only this command needs them.
+    from compiler import lsp as server  # noqa: PLC0415
 
     raise SystemExit(server.serve())
 
@@ -361,8 +329,6 @@ def lsp() -> None:
 @cli.command()
 def rules() -> None:
     """List every rule id with its default level and summary."""
-    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
-
     for rule_id, rule in sorted(registry.RULES.items()):
         click.echo(f"{rule_id:24} {rule.DEFAULT_LEVEL:8} {registry.summary(rule)}")
 
@@ -371,9 +337,6 @@ def rules() -> None:
 @click.argument("rule_id")
 def explain(rule_id: str) -> None:
     """Print a rule's documentation."""
-    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
-
     rule = registry.RULES.get(rule_id)
     if rule is None:
         raise click.UsageError(f"no rule '{rule_id}'{did_you_mean(rule_id, registry.RULES)}")
@@ -429,13 +392,6 @@ def can(
     Exit code: 0 allow, 10 ask, 20 deny (with --expect: 0 as expected, 1 not);
     1 when the bundle has errors that make the answer unreliable; 2 usage error.
     """
-    from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-    from compiler.can import (  # noqa: PLC0415 (the pipeline: module docstring)
-        exit_code,
-        permission_note,
-        render_answer,
-        render_target_answer,
-    )
 
     config = _load(config_path)
     subagent = None if role is None else role == "subagent"
@@ -469,8 +425,6 @@ def can(
 )
 def graph(config_path: Path | None, fmt: str) -> None:
     """Who can start whom through OpenCode's task tool, each edge with its deciding rule."""
-    from compiler import api, delegation  # noqa: PLC0415 (the pipeline: module docstring)
-
     config = _load(config_path)
     click.echo(delegation.render(api.delegation_graph(config), fmt, config.display), nl=False)
 
@@ -493,9 +447,6 @@ def _import_command(kind: str, layout: str) -> Callable[..., None]:
     def command(
         folder: Path, config_path: Path | None, force: bool, strict: bool, no_color: bool
     ) -> None:
-        from compiler import api  # noqa: PLC0415 (the pipeline: module docstring)
-        from compiler.config import load_config  # noqa: PLC0415 (the pipeline: module docstring)
-
         done = api.import_bundle(kind, folder, load_config(config_path), force=force)
         raise SystemExit(_report_import(done, Options(strict=strict, no_color=no_color)))
 
@@ -508,22 +459,12 @@ def _import_command(kind: str, layout: str) -> Callable[..., None]:
     return command
 
 
-# The folder each runtime reads in a project (compiler.importer.LAYOUTS, which
-# this module does not import before a command runs: module docstring).
-_IMPORT_FOLDERS = {
-    "opencode": ".opencode",
-    "claude": ".claude",
-    "codex": ".codex",
-    "copilot": ".github",
-    "gemini": ".gemini",
-}
-for _kind, _layout in _IMPORT_FOLDERS.items():
+# One import command per runtime whose folder the target registry names.
+for _kind, _layout in importer.LAYOUTS.items():
     import_.command(_kind)(_import_command(_kind, _layout))
 
 
 def _report_import(done: Imported, options: Options) -> int:
-    from compiler import importer  # noqa: PLC0415 (the pipeline: module docstring)
-
     for note in done.plan.notes:
         click.echo(note.as_text())
     for path in done.refused:
@@ -557,8 +498,6 @@ def _report_import(done: Imported, options: Options) -> int:
 
 
 def _load(config_path: Path | None) -> Config:
-    from compiler.config import load_config  # noqa: PLC0415 (the pipeline: module docstring)
-
     config = load_config(config_path)
     if not config.specs.is_dir():
         raise UsageError(
@@ -569,8 +508,6 @@ def _load(config_path: Path | None) -> Config:
 
 
 def _known_targets(config: Config, only: Iterable[str]) -> None:
-    from compiler.suggest import did_you_mean  # noqa: PLC0415 (the pipeline: module docstring)
-
     for name in only:
         if name not in config.targets:
             hint = did_you_mean(name, config.targets)
@@ -582,24 +519,17 @@ def _watching(
 ) -> int:
     """--watch: each run reported as one run of the command is (compiler.watch), and
     handed the watch's Kept, what the runs before it worked out from unchanged files."""
-    from compiler import watch  # noqa: PLC0415 (the pipeline: module docstring)
-
-    return watch.watch(
+    return watch_runs(
         lambda: _load(options.config_path),
         lambda config, kept: _report(run(config, kept), options, built=built),
         lambda line: click.echo(line, err=True),
     )
 
 
-def _cached(config_path: Path | None, only: Sequence[str], mode: str) -> cache.Hit | None:
-    """The stored result of this very run when nothing it reads has changed."""
-    return cache.lookup_run(config_path, os.getcwd(), mode, only, os.environ)
-
-
 # --- reporting ------------------------------------------------------------------------
 
 
-def _report(result: Result | cache.Hit, options: Options, *, built: bool = False) -> int:
+def _report(result: Result, options: Options, *, built: bool = False) -> int:
     """Print the diagnostics and the summary; the exit code they mean. A build also
     prints what its proofs found (accepted widenings, each target's usable share):
     `lint` and `check` stay one line when all is well, as hooks and CI want."""
@@ -636,12 +566,10 @@ def _reporter(fmt: str) -> report.Reporter:
     if fmt != "sarif":
         return report.REPORTERS[fmt]
     # A SARIF log describes every rule: that needs the registry.
-    from compiler import rules as registry  # noqa: PLC0415 (the pipeline: module docstring)
-
     return functools.partial(report.sarif, rules=registry.RULES)
 
 
-def _severities(result: Result | cache.Hit) -> list[str]:
+def _severities(result: Result) -> list[str]:
     return [d.severity.value for d in result.diagnostics]
 
 
@@ -655,7 +583,7 @@ def _failed(severities: list[str], strict: bool) -> bool:
     return any(severity in failing for severity in severities)
 
 
-def _summary(result: Result | cache.Hit, severities: list[str], verbose: bool) -> None:
+def _summary(result: Result, severities: list[str], verbose: bool) -> None:
     # compiler.diagnostics.Severity's values, in its order.
     counts = {s: severities.count(s) for s in ("error", "warning", "info")}
     parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]

@@ -198,6 +198,7 @@ def loaded_modules(folder: Path, watched: set[str], *args: str) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE.format(watched=watched), *args],
         cwd=folder,
+        stdin=subprocess.DEVNULL,  # `lsp` reads it: at its end, the server exits
         capture_output=True,
         text=True,
         check=False,

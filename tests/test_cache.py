@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from compiler import api, cache, files, loader, resources
-from compiler.config import DEFAULTS, load_config
+from compiler.config import load_config
 
-from .conftest import Run, every_field
+from .conftest import AGENT, MakeBundle, Run, every_field
 
 
 @pytest.fixture
@@ -164,10 +163,12 @@ def test_cache_key_must_be_a_boolean(sample: Path, run: Callable[..., Run]) -> N
     assert "promptc.toml:1:" in result.err
 
 
-def _probe(root: Path, environ: dict[str, str] | None = None) -> cache.Key | None:
-    found = cache.raw_layout(None, root)
-    assert found is not None
-    return cache.key(found[0], cache.mode("check"), (), environ or {})
+def _probe(
+    root: Path, environ: dict[str, str] | None = None, command: str = "check"
+) -> cache.Key | None:
+    """The key of `promptc <command>` in `root` now, on the bundle its config describes."""
+    layout = cache.layout(load_config(cwd=root))
+    return cache.key(layout, cache.mode(command), (), os.environ if environ is None else environ)
 
 
 def _key(root: Path, environ: dict[str, str] | None = None) -> str | None:
@@ -194,9 +195,28 @@ def test_key_follows_shipped_schemas(
     assert _key(sample) != before
 
 
-def test_layout_defaults_are_the_config_defaults() -> None:
-    assert {k: DEFAULTS[k] for k in cache.LAYOUT_DEFAULTS} == cache.LAYOUT_DEFAULTS
-    assert tuple(DEFAULTS["targets"]) == cache.DEFAULT_TARGETS
+def test_the_cache_reads_the_bundle_the_config_names(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The config found as the pipeline finds it ([tool.promptc] in a pyproject.toml
+    above the working directory), with folders of its own: those are the inputs."""
+    root = make_bundle(
+        {
+            "pyproject.toml": '[tool.promptc]\nspecs = "prompts"\nfragments = "parts"\n',
+            "prompts/agents/scout.md": AGENT.replace("# Scout", "<<tone>>\n\n# Scout"),
+            "parts/tone.md": "Tono: directo.\n",
+            "docs/readme.md": "A folder to run from.\n",
+        }
+    )
+    monkeypatch.chdir(root / "docs")
+    assert api.lint(load_config(), cache=True).ok
+    assert _stored(root / "docs") is not None
+    (root / "parts/tone.md").write_text("Tono: otro.\n")
+    assert _stored(root / "docs") is None
+    assert api.lint(load_config(), cache=True).ok
+    (root / "specs/agents").mkdir(parents=True)
+    (root / "specs/agents/stray.md").write_text("---\ndescription: x\n---\nNot read.\n")
+    assert _stored(root / "docs") is not None  # not in the config's folders: not an input
 
 
 def test_key_follows_home(sample: Path) -> None:
@@ -213,46 +233,6 @@ def test_symlinked_bundle_is_never_cached(sample: Path, tmp_path: Path) -> None:
     (tmp_path / "elsewhere.md").write_text("Tono: afuera.\n")
     (sample / "fragments/linked.md").symlink_to(tmp_path / "elsewhere.md")
     assert _key(sample) is None
-
-
-# What the cheap paths import: measured as behaviour (modules loaded), never as
-# time. A hit runs before the pipeline and its engines are imported.
-HEAVY = ("yaml", "jinja2", "jsonschema")
-PROBE = """\
-import sys
-before = set(sys.modules)
-from compiler.cli import main
-code = main(sys.argv[1:])
-loaded = set(sys.modules) - before
-print(code, *sorted(m for m in loaded if m.split(".")[0] in {heavy!r}))
-"""
-
-
-def _imports(folder: Path, *args: str) -> list[str]:
-    probe = PROBE.format(heavy=set(HEAVY))
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={k: v for k, v in os.environ.items() if k != "PROMPTC_NO_CACHE"},
-    )
-    return done.stdout.splitlines()[-1].split()  # the probe prints last
-
-
-def test_version_imports_no_heavy_module(sample: Path) -> None:
-    assert _imports(sample, "--version") == ["0"]
-
-
-def test_cache_hit_imports_no_heavy_module(sample: Path) -> None:
-    cold = _imports(sample, "check")
-    assert cold[0] == "1"  # nothing built yet; this run fills the cache
-    assert "yaml" in cold  # the probe sees a real run's imports
-    assert _imports(sample, "build")[0] == "0"
-    assert _imports(sample, "check")[0] == "0"  # a miss: the build changed the outputs
-    assert _imports(sample, "check") == ["0"]
-    assert _imports(sample, "build", "-q") == ["0"]
 
 
 def test_a_fifo_in_the_trees_is_never_cached(sample: Path) -> None:
@@ -475,11 +455,10 @@ def test_an_output_edited_right_after_the_build_is_a_miss(
     assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in stale.out
 
 
-def test_a_bundle_with_no_stored_result_is_not_hashed_to_look_up(
-    sample: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_run_hashes_its_inputs_once_to_look_up_and_to_store(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, pipeline_runs: list[bool]
 ) -> None:
-    """Nothing stored yet (a fresh clone, a CI job): the lookup misses without
-    reading the inputs, which the run then hashes once to store its result."""
+    """One key per run: the lookup's, which the result is stored under on a miss."""
     hashed: list[str] = []
     real = cache._inputs
 
@@ -488,20 +467,24 @@ def test_a_bundle_with_no_stored_result_is_not_hashed_to_look_up(
         return real(layout, read)
 
     monkeypatch.setattr(cache, "_inputs", counting)
-    mode = cache.mode("build")
-    assert cache.lookup_run(None, sample, mode, (), os.environ) is None
-    assert hashed == []
-    assert api.build(load_config(), cache=True).ok
-    assert len(hashed) == 1  # for the run's key (after it, cache.unchanged)
-    hit = cache.lookup_run(None, sample, mode, (), os.environ)
-    assert hit is not None and hit.diagnostics == ()
+    assert api.build(load_config(), cache=True).ok  # a miss: run, then stored
+    assert (len(hashed), len(pipeline_runs)) == (1, 1)  # after it, cache.unchanged
+    again = api.build(load_config(), cache=True)
+    assert (len(hashed), len(pipeline_runs)) == (2, 1)  # a hit: the pipeline did not run
+    assert again.diagnostics == () and again.written == ()
 
 
 # --- lint -------------------------------------------------------------------------------
 
 
+def _stored(root: Path, command: str = "lint") -> cache.Hit | None:
+    """What the cache holds for `promptc <command>` in `root` now (nothing runs)."""
+    probe = _probe(root, command=command)
+    return None if probe is None else cache.lookup(probe)
+
+
 def _lint_hit(root: Path) -> cache.Hit | None:
-    return cache.lookup_run(None, root, cache.mode("lint"), (), os.environ)
+    return _stored(root)
 
 
 def test_a_stored_lint_is_a_hit_with_every_field(sample: Path) -> None:
@@ -511,7 +494,7 @@ def test_a_stored_lint_is_a_hit_with_every_field(sample: Path) -> None:
     linted = api.lint(load_config(), cache=True)
     assert not linted.ok
     hit = _lint_hit(sample)
-    assert hit is not None and not hit.ok
+    assert hit is not None
     assert every_field(hit.diagnostics) == every_field(linted.diagnostics)
 
 
@@ -525,7 +508,7 @@ def test_a_changed_spec_misses_the_stored_lint(sample: Path) -> None:
 def test_lint_ignores_the_output_folder_and_shares_no_entry(sample: Path) -> None:
     """A lint result holds whatever build/ holds; a check or build is another run."""
     api.lint(load_config(), cache=True)
-    assert cache.lookup_run(None, sample, cache.mode("check"), (), os.environ) is None
+    assert _stored(sample, "check") is None
     assert api.build(load_config()).ok
     assert _lint_hit(sample) is not None
 

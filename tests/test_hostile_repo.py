@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from compiler import cache, files, writer
+from compiler.config import load_config
 from tests.conftest import AGENT, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -306,9 +307,7 @@ def test_files_in_the_cache_folder_it_did_not_write_are_never_pruned(
         (folder / name).write_text(text)
         os.utime(folder / name, (1e9, 1e9))  # older than any entry: pruned first, were they
     assert run("lint").code == 0
-    found = cache.raw_layout(None, bundle)
-    assert found is not None
-    probe = cache.key(found[0], cache.mode("lint"), (), os.environ)
+    probe = cache.key(cache.layout(load_config()), cache.mode("lint"), (), os.environ)
     assert probe is not None
     for version in range(cache.KEEP + 2):  # more results than the cache keeps
         cache.store(probe._replace(digest=f"{version:x}".rjust(64, "f")), [], None)
@@ -330,9 +329,7 @@ def test_a_dangling_symlink_at_the_gitignore_is_not_written_through(
 
 def _live_entry(root: Path, command: str = "lint") -> Path:
     """Where the result of `promptc <command>` in `root` is stored, now."""
-    found = cache.raw_layout(None, root)
-    assert found is not None
-    probe = cache.key(found[0], cache.mode(command), (), os.environ)
+    probe = cache.key(cache.layout(load_config(cwd=root)), cache.mode(command), (), os.environ)
     assert probe is not None
     return root / cache.FOLDER / f"{probe.digest}.json"
 
