@@ -15,7 +15,8 @@ from compiler import claude_rules, wildcard
 from compiler.model_map import mapped_model
 from compiler.permissions import Rule, evaluate
 from compiler.project import Project, Spec
-from compiler.translate import MAIN, Subject, Translation, allows_every, hits, spans
+from compiler.translate import Translation
+from compiler.translation import MAIN, Subject, allows_every, hits, spans
 
 NAME = "claude"
 PLUGIN = "claude-plugin"

@@ -18,7 +18,8 @@ from pathlib import Path
 from compiler.permissions import Rule
 from compiler.project import Project
 from compiler.tool_lists import Plan, Runtime, agent_notes, mode_notes, runtime_name, skill_notes
-from compiler.translate import MAIN, Loss, Translation
+from compiler.translate import Translation
+from compiler.translation import MAIN, Loss
 
 INTRO = """\
 # Claude Code translation

@@ -27,7 +27,7 @@ from compiler import api, tool_lists
 from compiler.permissions import evaluate
 from compiler.project import Project
 from compiler.runtime import resolve
-from compiler.translate import ENVIRONMENT
+from compiler.translation import ENVIRONMENT
 from tests import bundles, decisions, strategies
 
 TARGETS = ("copilot", "gemini")

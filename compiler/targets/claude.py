@@ -101,7 +101,7 @@ def layout(
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     # A skill's `allowed-tools` keeps only what widens no agent that may load it.
-    yield from emit_skills(project, f"{prefix}skills/", claude=True).items()
+    yield from emit_skills(project, f"{prefix}skills/", grants=skill_grants).items()
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
