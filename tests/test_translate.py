@@ -21,13 +21,12 @@ from hypothesis import strategies as st
 
 from compiler import calls, claude_rules, translate, translation, wildcard
 from compiler.calls import Call
-from compiler.claude_agents import claude_name
 from compiler.claude_rules import cover, inside
 from compiler.decide import claude as model
 from compiler.permissions import DEFAULT, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime, resolve
 from compiler.translate import Translation
-from compiler.translation import ENVIRONMENT, Loss, Subject
+from compiler.translation import ENVIRONMENT, Loss, Subject, flat_name
 from tests import bundles
 from tests.conftest import MakeBundle
 
@@ -250,7 +249,7 @@ def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None
     files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
     translation = translate.translate(project)
     for ident, spec in project.modes.items():
-        text = files[f".claude/commands/{claude_name(ident)}.md"].decode()
+        text = files[f".claude/commands/{flat_name(ident)}.md"].decode()
         agent = str(spec.meta.get("agent"))
         names = {s.name: s for s in translation.subjects}
         runner = names.get(agent) or names[translation.main_agent or translation.MAIN]
