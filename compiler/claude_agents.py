@@ -46,7 +46,13 @@ THEME_COLORS = {
     "error": "red",
     "info": "cyan",
 }
+# The keys a spec's `targets.claude` may give an agent (the schema's claudeAgent
+# checks their values): the agent file takes PASSED as written, and `model`,
+# `color` and `maxTurns` from there before their OpenCode counterparts
+# (`description` too, through Spec.view). REFUSED ones say what the agent may do,
+# which promptc derives from `permission` alone, so they are ignored (reported).
 PASSED = ("effort", "memory", "background", "isolation", "skills", "initialPrompt")
+OVERRIDES = ("description", "model", "color", "maxTurns", *PASSED)
 REFUSED = ("tools", "disallowedTools", "permissionMode", "hooks", "mcpServers", "name")
 DROPPED = ("temperature", "top_p", "variant", "options", "hidden")
 _OPENCODE_ONLY = (

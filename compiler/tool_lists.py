@@ -73,6 +73,9 @@ class Runtime:
     # Keys of a spec's `targets.<target>` the agent file takes as written (the
     # schema checks them; none says what the agent may do).
     overrides: tuple[str, ...]
+    # Those of them an import writes as OpenCode's own keys (`description`;
+    # Gemini's `max_turns` as `steps`), not under `targets.<target>`.
+    opencode_keys: tuple[str, ...]
     skills: str  # the folder (relative to the output) the runtime reads skills from
     # SKILL.md keys the runtime reads as a grant (OpenCode grants nothing through a skill).
     skill_grants: tuple[str, ...]
@@ -111,6 +114,7 @@ COPILOT = Runtime(
     folders="asks before a call outside the project that OpenCode allows (the agent's hook)",
     dropped=(*_DROPPED, "steps", "maxSteps"),
     overrides=("description", "model"),
+    opencode_keys=("description",),
     skills=".github/skills/",
     # Copilot runs the tools a skill's `allowed-tools` names without asking.
     skill_grants=("allowed-tools",),
@@ -144,6 +148,7 @@ GEMINI = Runtime(
     folders="keeps its file tools inside the workspace, but not its shell",
     dropped=_DROPPED,
     overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
+    opencode_keys=("description", "max_turns"),
     skills="skills/",
     skill_grants=(),  # Gemini reads a skill's name, description and body only
     # Policy rules scoped to the subagent decide these by their arguments.
