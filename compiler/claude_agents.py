@@ -15,24 +15,28 @@ from compiler import claude_rules, wildcard
 from compiler.model_map import mapped_model
 from compiler.permissions import Rule, evaluate
 from compiler.project import Project, Spec
-from compiler.translate import MAIN, Subject, Translation, allows_every, hits, spans
+from compiler.translate import Translation
+from compiler.translation import MAIN, Subject, allows_every, flat_name, hits, spans
 
 NAME = "claude"
 PLUGIN = "claude-plugin"
 # The targets that emit Claude Code files.
 TARGETS = (NAME, PLUGIN)
 
-COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
+# Claude Code's agent colours, in the order its messages list them (the
+# schemas' `color` enums say the same: tests/test_schema.py holds them to it),
+# each with the RGB a hex colour is matched against.
 _RGB = {
     "red": (255, 0, 0),
-    "orange": (255, 165, 0),
-    "yellow": (255, 255, 0),
-    "green": (0, 128, 0),
-    "cyan": (0, 255, 255),
     "blue": (0, 0, 255),
+    "green": (0, 128, 0),
+    "yellow": (255, 255, 0),
     "purple": (128, 0, 128),
+    "orange": (255, 165, 0),
     "pink": (255, 192, 203),
+    "cyan": (0, 255, 255),
 }
+COLORS = tuple(_RGB)
 THEME_COLORS = {
     "primary": "blue",
     "secondary": "purple",
@@ -42,7 +46,13 @@ THEME_COLORS = {
     "error": "red",
     "info": "cyan",
 }
+# The keys a spec's `targets.claude` may give an agent (the schema's claudeAgent
+# checks their values): the agent file takes PASSED as written, and `model`,
+# `color` and `maxTurns` from there before their OpenCode counterparts
+# (`description` too, through Spec.view). REFUSED ones say what the agent may do,
+# which promptc derives from `permission` alone, so they are ignored (reported).
 PASSED = ("effort", "memory", "background", "isolation", "skills", "initialPrompt")
+OVERRIDES = ("description", "model", "color", "maxTurns", *PASSED)
 REFUSED = ("tools", "disallowedTools", "permissionMode", "hooks", "mcpServers", "name")
 DROPPED = ("temperature", "top_p", "variant", "options", "hidden")
 _OPENCODE_ONLY = (
@@ -53,15 +63,10 @@ _OPENCODE_ONLY = (
 _SHELL = re.compile(r"!`([^`\n]+)`")
 
 
-def claude_name(ident: str) -> str:
-    """The Claude Code name of an agent or command: `team/reviewer` -> `team-reviewer`."""
-    return ident.replace("/", "-")
-
-
 def names(project: Project, plugin: str | None = None) -> dict[str, str]:
     """Agent id -> the name other Claude files refer to it by (`plugin:name` in a plugin)."""
     return {
-        ident: f"{plugin}:{claude_name(ident)}" if plugin else claude_name(ident)
+        ident: f"{plugin}:{flat_name(ident)}" if plugin else flat_name(ident)
         for ident in project.agents
     }
 
@@ -219,7 +224,7 @@ def command_notes(
             yield (
                 ("agent",),
                 f"Claude Code runs the command in the current session: start it with "
-                f"`claude --agent {claude_name(agent)}` (or make {agent} the default_agent) "
+                f"`claude --agent {flat_name(agent)}` (or make {agent} the default_agent) "
                 f"to run it as {agent}",
             )
     model = spec.view("opencode").get("model")

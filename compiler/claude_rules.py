@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from compiler import wildcard
+from compiler.permissions import HOME_STAND_IN
 
 
 @dataclass(frozen=True)
@@ -149,10 +150,9 @@ def _squash(pattern: str) -> str:
     return re.sub(r"\*{2,}", "*", pattern)
 
 
-# OpenCode replaces a leading `~` or `$HOME` of any pattern with the home
-# folder. promptc translates with this stand-in, so the output never depends
-# on the machine, and maps it back to Claude Code's own `~/`.
-HOME = "/~"
+# The stand-in for OpenCode's home folder in a translation, mapped back to
+# Claude Code's own `~/`.
+HOME = HOME_STAND_IN
 
 
 # What `promptc import claude` asks about for Claude Code's own "suspicious

@@ -28,7 +28,7 @@ as text (deny < ask < allow). Who runs commands: every agent OpenCode loads,
 as a role, and Codex's own main session, which stands for OpenCode's default
 agent `build` (Codex has no setting that starts a session as a role).
 
-How the rules are chosen, from each agent's regions (compiler.translate.spans):
+How the rules are chosen, from each agent's regions (compiler.translation.spans):
 
 - A region that denies or asks becomes a forbidden or prompt rule over the
   words every command it holds starts with: exact when the pattern's text
@@ -57,7 +57,7 @@ than OpenCode gives it, or when the target's `accept_wider` lists their
 permission (`task` raises `max_depth` so that roles may delegate, `bash`
 keeps the shell of a role whose rules Codex cannot say): the proof
 (compiler.proof) then reports each accepted widening first. Whatever cannot
-be kept is a translate.Loss, one per OpenCode rule and agent.
+be kept is a translation.Loss, one per OpenCode rule and agent.
 
 A plain word is one Codex reads back as itself (shlex leaves it unquoted, no
 `=`): commands with quotes, variables, redirections or globs are never held
@@ -79,7 +79,7 @@ from compiler.model_map import mapped_model
 from compiler.permissions import Rule, evaluate
 from compiler.project import Project, Spec
 from compiler.runtime import Agent, resolve
-from compiler.translate import ENVIRONMENT, MAIN, Loss, Source, Span, Subject, hits, spans
+from compiler.translation import ENVIRONMENT, MAIN, Loss, Source, Span, Subject, hits, spans
 
 NAME = "codex"
 PLAIN = re.compile(r"[A-Za-z0-9_@%+:,./-]+")

@@ -32,7 +32,8 @@ from collections.abc import Iterator, Sequence
 from compiler.copilot_script import EDGE, HOME, ONE, STAR, TOKENS, Hook, Pattern, Table
 from compiler.permissions import Rule, evaluate, names_home
 from compiler.runtime import Agent
-from compiler.tool_lists import COPILOT, Plan, runtime_name
+from compiler.tool_lists import COPILOT, Plan
+from compiler.translation import flat_name
 
 # Copilot alias -> the OpenCode permissions its tools are decided by.
 PERMISSIONS = {alias: perms for alias, perms in COPILOT.tools}
@@ -78,7 +79,7 @@ def hook(found: Plan, ident: str) -> Hook:
             for permission in ("todowrite", "question"):
                 action = evaluate(rules, permission, "*").action
                 tables[f"{permission}_m"] = Table(f"{permission}_m", ((((STAR,),), action),))
-    return Hook(runtime_name(ident), where, tables)
+    return Hook(flat_name(ident), where, tables)
 
 
 def exact(name: str, rules: Sequence[Rule]) -> Table:
@@ -116,7 +117,7 @@ def starts(name: str, found: Plan, rules: Sequence[Rule]) -> Table:
         action = "deny"
         if target.mode != "primary" and not target.hidden:
             action = evaluate(rules, "task", ident).action
-        items.append((((runtime_name(ident),),), action))
+        items.append((((flat_name(ident),),), action))
     return Table(name, (*items, (((STAR,),), "deny")))
 
 

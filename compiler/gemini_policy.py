@@ -41,7 +41,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from compiler.permissions import Rule, names_home
-from compiler.tool_lists import GEMINI, Plan, runtime_name
+from compiler.tool_lists import GEMINI, Plan
+from compiler.translation import flat_name
 
 EXTENSION_FILE = "policies/promptc.toml"
 # Gemini tool -> the argument OpenCode's input of its permission is in.
@@ -108,7 +109,7 @@ def rules(found: Plan) -> tuple[PolicyRule, ...]:
     out: list[PolicyRule] = []
     for ident, tools in found.tools.items():
         own = found.agents[ident].effective(as_subagent=True)
-        name = runtime_name(ident)
+        name = flat_name(ident)
         for tool, perms in GEMINI.tools:
             if tool not in tools:
                 continue

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import claude_rules, wildcard
+from compiler.claude_agents import OVERRIDES, REFUSED
 from compiler.permissions import SCALAR_KEYS
 
 # OpenCode permission -> the Claude Code tools that must all be allowed for it
@@ -97,8 +98,7 @@ MODES = {
 }
 # Settings keys promptc has no model of, each said in its own words: a hook or
 # an MCP server is no permission promptc writes, and dropped without a word it
-# would look kept. (Agent frontmatter `hooks` and `mcpServers` are carried
-# under `targets.claude`.)
+# would look kept. (The same holds for an agent's own `hooks` and `mcpServers`.)
 _NOT_MODELLED = "promptc does not model them and writes no"
 SESSION_KEYS = {
     "hooks": f"`hooks`: Claude Code hooks; {_NOT_MODELLED} hooks: not carried over",
@@ -115,10 +115,13 @@ MCP_NOTE = (
 )
 ACTIONS = ("allow", "ask", "deny")  # settings lists, in the order they are written
 RANK = {"deny": 0, "ask": 1, "allow": 2}
-CLAUDE_ONLY_KEYS = (
-    *("color", "permissionMode", "hooks", "mcpServers", "memory", "skills", "effort"),
-    *("isolation", "maxTurns", "background", "initialPrompt"),
-)
+# The agent keys a build writes from `targets.claude` and OpenCode has no key
+# for: carried there as written. (`model` too, with a note; `description` is
+# OpenCode's own.)
+CLAUDE_ONLY_KEYS = tuple(key for key in OVERRIDES if key not in ("description", "model"))
+# The agent keys that say what it may do: they become its `permission`
+# (permission_map); a build never writes them from `targets.claude` (REFUSED).
+PERMISSION_KEYS = ("tools", "disallowedTools", "permissionMode")
 COMMAND_CLAUDE_KEYS = (
     *("allowed-tools", "model", "disable-model-invocation"),
     *("context", "agent", "hooks"),
@@ -678,12 +681,14 @@ def agent_spec(
         permission["task"] = "deny"
     if permission:
         spec["permission"] = permission
-    for key in ("tools", "disallowedTools", *CLAUDE_ONLY_KEYS):
+    for key in CLAUDE_ONLY_KEYS:
         if key in meta:
             claude[key] = meta[key]
-    known = ("name", "description", "model", "tools", "disallowedTools", *CLAUDE_ONLY_KEYS)
     for key in meta:
-        if key not in known:
+        if key in REFUSED and key not in (*PERMISSION_KEYS, "name"):
+            # `hooks`, `mcpServers`: a build would refuse them under `targets.claude`.
+            notes.append(Note(key, SESSION_KEYS.get(key, f"`{key}`: not carried over")))
+        elif key not in ("name", *OVERRIDES, *PERMISSION_KEYS):
             notes.append(
                 Note(key, f"`{key}` is no Claude Code agent key promptc knows; not carried over")
             )

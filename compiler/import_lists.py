@@ -104,14 +104,16 @@ _BLOCKED = (
     "*/???-?????-*",
 )
 # Keys of the agent file that the target's override table takes as written and
-# that have no OpenCode key of their own (schemas/agent.schema.json lists them).
+# that have no OpenCode key of their own: carried there (override_table).
 OVERRIDES = {
-    "copilot": ("model",),
-    "gemini": ("display_name", "model", "temperature", "timeout_mins"),
+    runtime.target: tuple(key for key in runtime.overrides if key not in runtime.opencode_keys)
+    for runtime in (COPILOT, GEMINI)
 }
+# The keys an import reads: beside the override table's, Copilot's `infer`
+# (`mode`) and Gemini's `kind` (only `local` agents are imported).
 _KNOWN = {
-    "copilot": ("name", "description", "tools", "infer", *OVERRIDES["copilot"]),
-    "gemini": ("kind", "name", "description", "tools", "max_turns", *OVERRIDES["gemini"]),
+    "copilot": ("name", "tools", "infer", *COPILOT.overrides),
+    "gemini": ("kind", "name", "tools", *GEMINI.overrides),
 }
 _SHELL = re.compile(r"!\{([^{}`\n]+)\}")
 _FILE = re.compile(r"@\{([^{}\s]+)\}")

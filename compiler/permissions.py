@@ -236,6 +236,12 @@ def _join(*parts: str) -> str:
     return posixpath.normpath(posixpath.join(*parts))
 
 
+# OpenCode replaces a leading `~` or `$HOME` of any pattern with the home
+# folder. promptc translates for the other runtimes with this stand-in, so the
+# output never depends on the machine; each runtime maps it back to its own `~/`.
+HOME_STAND_IN = "/~"
+
+
 def names_home(pattern: str) -> bool:
     """expand_home changes this pattern (it depends on the home folder)."""
     return pattern.startswith(("~/", "$HOME")) or pattern == "~"

@@ -11,25 +11,28 @@ targets pass the folder their runtime reads: `.opencode/skills/`,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from compiler import yamlout
 from compiler.bundle import SKILL_FILE
 from compiler.project import Project, Skill
-from compiler.translate import skill_grants
 
 SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
+# A runtime's verdict on each `allowed-tools` rule of a skill: None when it may
+# keep the rule, else why not (Claude Code's: compiler.translate.skill_grants).
+Grants = Callable[[Project, Skill], Mapping[str, str | None]]
 
 
 def emit_skills(
-    project: Project, root_prefix: str, drop: tuple[str, ...] = (), claude: bool = False
+    project: Project, root_prefix: str, drop: tuple[str, ...] = (), grants: Grants | None = None
 ) -> dict[str, str]:
     """Every skill of the project, each under `<root_prefix><name>/`, its SKILL.md
     without the keys `drop` (ones the runtime would read as more than OpenCode does);
-    for Claude Code (`claude`), with only the `allowed-tools` rules that widen nothing."""
+    with `grants`, with only the `allowed-tools` rules the runtime may keep."""
     files: dict[str, str] = {}
     for skill in project.skills.values():
-        files.update(emit_skill_tree(project, skill, root_prefix, drop, claude))
+        files.update(emit_skill_tree(project, skill, root_prefix, drop, grants))
     return files
 
 
@@ -38,15 +41,15 @@ def emit_skill_tree(
     skill: Skill,
     root_prefix: str,
     drop: tuple[str, ...] = (),
-    claude: bool = False,
+    grants: Grants | None = None,
 ) -> dict[str, str]:
     """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
     front = {key: value for key, value in front.items() if key not in drop}
-    grants = skill_grants(project, skill) if claude else {}
-    if any(grants.values()):  # a rule left out: the rest, as a list in place, or no key
-        kept = [rule for rule, why in grants.items() if why is None]
+    verdicts = grants(project, skill) if grants else {}
+    if any(verdicts.values()):  # a rule left out: the rest, as a list in place, or no key
+        kept = [rule for rule, why in verdicts.items() if why is None]
         front = {key: kept if key == "allowed-tools" else v for key, v in front.items()}
         if not kept:
             del front["allowed-tools"]

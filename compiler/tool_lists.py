@@ -9,9 +9,9 @@ kept wherever OpenCode lets the agent make some of its calls (`scoped`), and
 those rules decide each call as OpenCode does, or narrower. A Gemini tool
 with no argument the rules can see (`asking`) is kept only where OpenCode
 denies none of its calls: it then asks, or runs where OpenCode allows it
-wholly. An agent's rules are the ones compiler.translate decides with (a
+wholly. An agent's rules are the ones compiler.translation decides with (a
 subagent's with the task tool's `task` and `todowrite` denies), cut into
-spans the same way (translate.spans).
+spans the same way (translation.spans).
 
     Copilot alias   OpenCode permissions    Gemini tool                      OpenCode permission
     read            read and list           read_file, read_many_files       read
@@ -37,7 +37,7 @@ runs the tools a skill's `allowed-tools` names without asking, for any agent
 that loads it, where OpenCode grants nothing through a skill: the key is left
 out of Copilot's SKILL.md (reported).
 
-Every rule this costs is a translate.Loss, one message per agent and rule; the
+Every rule this costs is a translation.Loss, one message per agent and rule; the
 targets write them to TRANSLATION.md and the lossy-translation rule reports
 them at the spec's line.
 """
@@ -54,7 +54,7 @@ from compiler.model_map import mapped_model
 from compiler.permissions import KNOWN_KEYS, Rule, evaluate
 from compiler.project import Project, Skill, Spec
 from compiler.runtime import Agent, resolve
-from compiler.translate import ENVIRONMENT, Loss, Subject, join_names, spans, subjects
+from compiler.translation import ENVIRONMENT, Loss, Subject, join_names, spans, subjects
 
 SHELL_LINE = r"!`([^`\n]+)`"
 # `$1`, `$2`...: OpenCode's positional arguments (`$$1` and `\\$1` are text).
@@ -73,6 +73,9 @@ class Runtime:
     # Keys of a spec's `targets.<target>` the agent file takes as written (the
     # schema checks them; none says what the agent may do).
     overrides: tuple[str, ...]
+    # Those of them an import writes as OpenCode's own keys (`description`;
+    # Gemini's `max_turns` as `steps`), not under `targets.<target>`.
+    opencode_keys: tuple[str, ...]
     skills: str  # the folder (relative to the output) the runtime reads skills from
     # SKILL.md keys the runtime reads as a grant (OpenCode grants nothing through a skill).
     skill_grants: tuple[str, ...]
@@ -111,6 +114,7 @@ COPILOT = Runtime(
     folders="asks before a call outside the project that OpenCode allows (the agent's hook)",
     dropped=(*_DROPPED, "steps", "maxSteps"),
     overrides=("description", "model"),
+    opencode_keys=("description",),
     skills=".github/skills/",
     # Copilot runs the tools a skill's `allowed-tools` names without asking.
     skill_grants=("allowed-tools",),
@@ -144,6 +148,7 @@ GEMINI = Runtime(
     folders="keeps its file tools inside the workspace, but not its shell",
     dropped=_DROPPED,
     overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
+    opencode_keys=("description", "max_turns"),
     skills="skills/",
     skill_grants=(),  # Gemini reads a skill's name, description and body only
     # Policy rules scoped to the subagent decide these by their arguments.

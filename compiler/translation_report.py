@@ -17,8 +17,9 @@ from pathlib import Path
 
 from compiler.permissions import Rule
 from compiler.project import Project
-from compiler.tool_lists import Plan, Runtime, agent_notes, mode_notes, runtime_name, skill_notes
-from compiler.translate import MAIN, Loss, Translation
+from compiler.tool_lists import Plan, Runtime, agent_notes, mode_notes, skill_notes
+from compiler.translate import Translation
+from compiler.translation import MAIN, Loss, flat_name
 
 INTRO = """\
 # Claude Code translation
@@ -172,7 +173,7 @@ def own_losses(losses: Sequence[Loss]) -> dict[str, list[Loss]]:
 
 def _commands(notes: Mapping[str, Sequence[str]]) -> list[str]:
     """The commands' sections, each mode by its command's name (`/team-review`)."""
-    named = {f"/{runtime_name(ident)}": found for ident, found in notes.items()}
+    named = {f"/{flat_name(ident)}": found for ident, found in notes.items()}
     return _notes_sections("## Commands\n", named)
 
 

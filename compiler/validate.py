@@ -64,7 +64,6 @@ OUTPUTS: Mapping[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 
-CLAUDE_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
 _TYPE_NAMES = {
     "string": "a string",
     "number": "a number",
@@ -285,12 +284,19 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
         return f". Remove the quotes: {key}: {value.strip()}"
     if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:
         return ". The runtimes read YAML 1.2, where only true and false are booleans"
-    if key == "color" and value in CLAUDE_COLOURS and "claude" not in map(str, path):
+    if key == "color" and _claude_colour(value) and "claude" not in map(str, path):
         return (
             f". '{value}' is a Claude Code colour: put it under "
             f"`targets: {{claude: {{color: {value}}}}}` and give OpenCode a theme name or hex"
         )
     return ""
+
+
+def _claude_colour(value: Any) -> bool:
+    """Whether `value` is one of Claude Code's colours: what the spec schema takes
+    under `targets.claude` (and OpenCode's own `color` refuses)."""
+    colour = load_schema("agent")["$defs"]["claudeAgent"]["properties"]["color"]
+    return isinstance(value, str) and value in colour["enum"]
 
 
 def json_path(path: JsonPath) -> str:

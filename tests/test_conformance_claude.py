@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from compiler.targets.claude import claude_name
 from compiler.translate import translate
+from compiler.translation import flat_name
 from tests import bundles, oracle
 
 BUNDLES = {
@@ -59,8 +59,8 @@ def test_the_plugin_validates_strictly_and_provides_everything(bundle: str, tmp_
     assert result["contents"] == []
     name = json.loads((folder / ".claude-plugin" / "plugin.json").read_text())["name"]
     project = bundles.project(BUNDLES[bundle], "claude")
-    agents = [f"{name}:{claude_name(a)}" for a in translate(project).tools]
-    commands = [f"{name}:{claude_name(m)}" for m in project.modes]
+    agents = [f"{name}:{flat_name(a)}" for a in translate(project).tools]
+    commands = [f"{name}:{flat_name(m)}" for m in project.modes]
     assert sorted(result["provides"]["agents"]) == sorted(agents)
     assert sorted(result["provides"]["commands"]) == sorted(commands)
     skills = [f"{name}:{skill}" for skill in project.skills]

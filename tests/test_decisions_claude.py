@@ -31,9 +31,9 @@ from hypothesis import HealthCheck, given, settings
 
 from compiler import api, calls
 from compiler.calls import Call
-from compiler.claude_agents import claude_name
 from compiler.decide import claude as model
 from compiler.project import Project
+from compiler.translation import flat_name
 from tests import bundles, decisions, strategies
 from tests.conftest import MakeBundle
 from tests.decisions import Decided
@@ -336,7 +336,7 @@ def real(
             rel.removeprefix(".claude/") for rel in files
         }:
             value = prefix + value  # a bundle agent: the plugin's name for it
-        tools = agents[claude_name(decided.call.agent)].tools
+        tools = agents[flat_name(decided.call.agent)].tools
         tool = model.TOOL.get(permission, "")
         if tool in model.LISTED_ONLY and tool not in tools and "Bash" in tools:
             # the search an agent with Bash makes instead (Claude Code offers no Glob)
@@ -359,7 +359,7 @@ def real(
             outcomes = claude.run(
                 project,
                 [a for _, a in pairs],  # type: ignore[misc]
-                agent=prefix + claude_name(agent),
+                agent=prefix + flat_name(agent),
                 delegate=delegated,
                 home=home,
             )

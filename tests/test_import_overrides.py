@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import import_codex, import_lists, importer, validate
+from compiler import claude_agents, import_claude, import_codex, import_lists, importer, validate
 from compiler.config import load_config
 from compiler.importer import plan_import
 from compiler.resources import load_schema
@@ -167,6 +167,64 @@ def test_the_carried_keys_are_the_override_tables_own() -> None:
         }
     assert import_lists.OVERRIDES["gemini"] == CARRIED["gemini"]
     assert CARRIED["codex"] == import_codex.OVERRIDES
+
+
+def test_the_list_runtimes_override_keys_are_the_schemas() -> None:
+    """The keys a Copilot or Gemini override may give are written once, on the
+    runtime's record: what the agent schema takes there (Copilot's `infer` beside
+    them: it may hide an agent, never offer one), and the import carries the
+    ones OpenCode has no key for."""
+    for runtime in (COPILOT, GEMINI):
+        table = load_schema("agent")["$defs"][f"{runtime.target}Agent"]["properties"]
+        overridable = {k for k, v in table.items() if v != {"$ref": "#/$defs/notOverridable"}}
+        extra = {"infer"} if runtime is COPILOT else set()
+        assert overridable == {*runtime.overrides, *extra}, runtime.target
+        assert set(runtime.opencode_keys) <= set(runtime.overrides)
+        carried = set(import_lists.OVERRIDES[runtime.target])
+        assert carried == set(runtime.overrides) - set(runtime.opencode_keys)
+
+
+def test_claude_override_keys_are_written_or_refused_by_the_build() -> None:
+    """Every key the agent schema takes under `targets.claude` is one a build writes
+    (claude_agents.OVERRIDES) or refuses (REFUSED), never both."""
+    table = load_schema("agent")["$defs"]["claudeAgent"]["properties"]
+    assert set(table) == {*claude_agents.OVERRIDES, *claude_agents.REFUSED}
+    assert not set(claude_agents.OVERRIDES) & set(claude_agents.REFUSED)
+
+
+def test_a_claude_import_carries_only_what_a_build_writes_and_reports_the_rest() -> None:
+    """Claude keys that say what an agent may do become its `permission`, and
+    `hooks` and `mcpServers` are not carried over, which the import says: before,
+    all five went under `targets.claude`, where every build ignores them, and the
+    import said nothing about the hooks and MCP servers it did not carry."""
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]}
+    meta = {
+        "name": "a",
+        "description": "An agent.",
+        "tools": "Read, Bash",
+        "disallowedTools": "Write",
+        "permissionMode": "default",
+        "hooks": hooks,
+        "mcpServers": ["github"],
+        "model": "sonnet",
+        "color": "pink",
+        "maxTurns": 5,
+        "effort": "high",
+    }
+    spec, notes = import_claude.agent_spec("a", meta)
+    table = spec["targets"]["claude"]
+    assert table == {"model": "sonnet", "color": "pink", "maxTurns": 5, "effort": "high"}
+    assert set(table) <= set(claude_agents.OVERRIDES)
+    said = {note.key: note.message for note in notes}
+    assert "not carried over" in said["hooks"]
+    assert "not carried over" in said["mcpServers"]
+    assert not {"tools", "disallowedTools", "permissionMode"} & set(said)
+    assert spec["permission"]["edit"] == "deny"  # no Edit or Write in `tools`
+    assert schemas_valid(spec)
+
+
+def schemas_valid(spec: Mapping[str, Any]) -> bool:
+    return validate.Schemas().valid("agent", spec)
 
 
 # --- the same, as a property of the import alone --------------------------------------------

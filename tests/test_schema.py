@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from compiler import validate
+from compiler import claude_agents, validate
 from compiler.diagnostics import Problem
 from compiler.loader import load_bytes
 from compiler.resources import load_schema, schema_dir
@@ -101,6 +101,14 @@ def test_definitions_shared_between_files_are_identical() -> None:
             if key in seen:
                 assert definition == seen[key][1], f"$defs/{key}: {name} != {seen[key][0]}"
             seen[key] = (name, definition)
+
+
+def test_claude_colours_are_the_schemas_own() -> None:
+    """Claude Code's colours are written once in Python (claude_agents), beside the
+    schemas' `color` enum, which the lint's hint for an OpenCode `color` reads."""
+    colour = load_schema("claude-agent")["$defs"]["claudeAgent"]["properties"]["color"]
+    assert tuple(colour["enum"]) == claude_agents.COLORS
+    assert "teal" not in claude_agents.COLORS
 
 
 def test_each_validator_is_built_once_per_run_and_never_shared() -> None:

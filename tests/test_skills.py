@@ -19,7 +19,7 @@ from compiler import api, claude_rules
 from compiler.config import load_config
 from compiler.permissions import evaluate
 from compiler.skills import emit_skill_tree, emit_skills
-from compiler.translate import translate
+from compiler.translate import skill_grants, translate
 from tests import bundles, claude_model, oracle, strategies
 from tests.conftest import MakeBundle
 
@@ -347,7 +347,9 @@ def test_no_kept_allowed_tool_lets_a_loading_agent_do_more_than_opencode_allows(
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     project = bundles.project(root, "claude")
-    front = yaml.safe_load(emit_skills(project, "", claude=True)["demo/SKILL.md"].split("---\n")[1])
+    front = yaml.safe_load(
+        emit_skills(project, "", grants=skill_grants)["demo/SKILL.md"].split("---\n")[1]
+    )
     kept = front.get("allowed-tools", [])
     loaders = [
         s

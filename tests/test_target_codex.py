@@ -32,7 +32,7 @@ from compiler.diagnostics import Severity
 from compiler.permissions import evaluate
 from compiler.runtime import Runtime
 from compiler.targets import codex
-from compiler.translate import MAIN
+from compiler.translation import MAIN
 from tests import bundles, strategies
 from tests.conftest import MakeBundle, Run
 

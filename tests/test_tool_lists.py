@@ -23,11 +23,11 @@ import pytest
 import yaml
 from hypothesis import given, settings
 
-from compiler import api, tool_lists
+from compiler import api
 from compiler.permissions import evaluate
 from compiler.project import Project
 from compiler.runtime import resolve
-from compiler.translate import ENVIRONMENT
+from compiler.translation import ENVIRONMENT, flat_name
 from tests import bundles, decisions, strategies
 
 TARGETS = ("copilot", "gemini")
@@ -71,7 +71,7 @@ def check_starts(target: str, project: Project, files: Mapping[str, bytes]) -> l
     """Agents the runtime's main session may start that OpenCode's `build` may not."""
     agents = resolve(project, ENVIRONMENT).agents
     build = agents["build"]
-    ids = {tool_lists.runtime_name(a.name): a for a in agents.values() if not a.native}
+    ids = {flat_name(a.name): a for a in agents.values() if not a.native}
     return [
         name
         for name, written in read_agents(target, files).items()

@@ -19,14 +19,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from compiler import calls, claude_rules, translate, wildcard
+from compiler import calls, claude_rules, translate, translation, wildcard
 from compiler.calls import Call
-from compiler.claude_agents import claude_name
 from compiler.claude_rules import cover, inside
 from compiler.decide import claude as model
 from compiler.permissions import DEFAULT, Environment, Origin, Rule, evaluate
 from compiler.runtime import Agent, Runtime, resolve
-from compiler.translate import ENVIRONMENT, Loss, Subject, Translation
+from compiler.translate import Translation
+from compiler.translation import ENVIRONMENT, Loss, Subject, flat_name
 from tests import bundles
 from tests.conftest import MakeBundle
 
@@ -249,10 +249,10 @@ def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None
     files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
     translation = translate.translate(project)
     for ident, spec in project.modes.items():
-        text = files[f".claude/commands/{claude_name(ident)}.md"].decode()
+        text = files[f".claude/commands/{flat_name(ident)}.md"].decode()
         agent = str(spec.meta.get("agent"))
         names = {s.name: s for s in translation.subjects}
-        runner = names.get(agent) or names[translation.main_agent or translate.MAIN]
+        runner = names.get(agent) or names[translation.main_agent or translation.MAIN]
         for command in re.findall(r"^  - Bash\((.*)\)$", text, re.MULTILINE):
             assert evaluate(runner.rules, "bash", command).action == "allow", (ident, command)
 
@@ -456,7 +456,7 @@ def regions_oracle(rules: tuple[Rule, ...], permission: str) -> tuple[Region, ..
     found: list[Region] = []
     for index, rule in enumerate(relevant):
         later = tuple(dict.fromkeys(r.pattern for r in relevant[index + 1 :]))
-        if not any(wildcard.universal(p) for p in later) and translate.hits(
+        if not any(wildcard.universal(p) for p in later) and translation.hits(
             wildcard.Patterns(), (rule.pattern,), later
         ):
             found.append(Region(rule, rule.action, rule.pattern, later))
@@ -478,7 +478,7 @@ def test_spans_of_one_list_are_the_regions_of_any_list_with_its_keys(
     # What lets agents with one map share its plans.
     first = (*DEFAULTS, *_written("scout", keys, homes[0]))
     other = (*DEFAULTS, *_written("smith", keys, homes[1]))
-    found = translate.spans(wildcard.Patterns(), first, permission)
+    found = translation.spans(wildcard.Patterns(), first, permission)
     for rules in (first, other):
         mapped = tuple(
             Region(None if s.at is None else rules[s.at], s.action, s.pattern, s.later)
@@ -487,7 +487,7 @@ def test_spans_of_one_list_are_the_regions_of_any_list_with_its_keys(
         assert mapped == regions_oracle(rules, permission)
 
 
-def describe_oracle(sources: Sequence[translate.Source], me: Subject) -> str:
+def describe_oracle(sources: Sequence[translation.Source], me: Subject) -> str:
     """Every writer's words in order, without repeats, as the message names them."""
     parts: list[str] = []
     for source in sources:
@@ -506,13 +506,13 @@ def describe_oracle(sources: Sequence[translate.Source], me: Subject) -> str:
     names = list(dict.fromkeys(parts))
     if len(names) > 4:
         names = [*names[:3], f"{len(names) - 3} more"]
-    return translate.join_names(names)
+    return translation.join_names(names)
 
 
 # Subject names include the words of non-agent writers, to reach every tie.
-WRITER = st.sampled_from(["a", "b", "c", "d", "e", translate.MAIN, "the config's `permission`"])
+WRITER = st.sampled_from(["a", "b", "c", "d", "e", translation.MAIN, "the config's `permission`"])
 SOURCE = st.builds(
-    lambda subject, kind, pattern: translate.Source(
+    lambda subject, kind, pattern: translation.Source(
         subject,
         None
         if kind is None
@@ -530,7 +530,7 @@ SOURCE = st.builds(
     readers=st.lists(WRITER, min_size=1, max_size=6),
 )
 def test_writers_are_described_for_each_agent_as_listing_them_all(
-    parts: list[list[translate.Source]], readers: list[str]
+    parts: list[list[translation.Source]], readers: list[str]
 ) -> None:
     # The words for agents that wrote none of it are remembered: asked in turn
     # by agents that did and did not, each gets the plain listing.
@@ -540,7 +540,9 @@ def test_writers_are_described_for_each_agent_as_listing_them_all(
         subject = Subject(name, Agent(name, "primary", ()), ())
         if sources:
             assert who.describe(subject) == describe_oracle(sources, subject)
-    assert who.started_only is all(s.rule is None and s.subject != translate.MAIN for s in sources)
+    assert who.started_only is all(
+        s.rule is None and s.subject != translation.MAIN for s in sources
+    )
     assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
 
 

@@ -28,9 +28,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler.claude_agents import PLUGIN, TARGETS, claude_name, reserved
+from compiler.claude_agents import PLUGIN, TARGETS, reserved
 from compiler.diagnostics import Problem
 from compiler.project import Project, Spec
+from compiler.translation import flat_name
 
 ID = "claude-name"
 DEFAULT_LEVEL = "error"
@@ -55,7 +56,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
 def _clashes(specs: Mapping[str, Spec], kind: str) -> Iterator[Problem]:
     first: dict[str, str] = {}
     for ident, spec in specs.items():
-        name = claude_name(ident)
+        name = flat_name(ident)
         if name in first:
             yield Problem(
                 1,
@@ -70,7 +71,7 @@ def _clashes(specs: Mapping[str, Spec], kind: str) -> Iterator[Problem]:
 
 def _unnamed(specs: Mapping[str, Spec]) -> Iterator[Problem]:
     for ident, spec in specs.items():
-        name = claude_name(ident)
+        name = flat_name(ident)
         if not _NAME.fullmatch(name):
             fixed = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
             yield Problem(

@@ -48,7 +48,8 @@ from compiler.claude_agents import NAME, PLUGIN, TARGETS, agent_notes, command_n
 from compiler.diagnostics import Problem
 from compiler.loader import Pos
 from compiler.project import Project, Spec
-from compiler.translate import Loss, skill_grants, translate
+from compiler.translate import skill_grants, translate
+from compiler.translation import Loss
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"

@@ -45,8 +45,8 @@ from compiler.tool_lists import (
     Runtime,
     description_for,
     plan,
-    runtime_name,
 )
+from compiler.translation import flat_name
 
 ID = "runtime-limits"
 DEFAULT_LEVEL = "error"
@@ -104,7 +104,7 @@ class _Limits:
                 yield from self._gemini_text(spec, pattern, agent)
 
     def _name(self, spec: Spec, runtime: Runtime, kind: str) -> Iterator[Problem]:
-        name = runtime_name(spec.id)
+        name = flat_name(spec.id)
         if kind == "agent" and runtime is GEMINI:
             if not GEMINI_NAME.match(name) or name.startswith("_"):
                 yield Problem(

@@ -41,7 +41,6 @@ from compiler.claude_agents import (
     NAME,
     PASSED,
     agent_notes,
-    claude_name,
     claude_override,
     color_for,
     command_grants,
@@ -55,6 +54,7 @@ from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
 from compiler.translate import Translation, skill_grants, translate
+from compiler.translation import flat_name
 
 # What Claude Code reads from a project (paths under <out>/claude/), so that a
 # check can name a file there that promptc did not write.
@@ -95,14 +95,14 @@ def layout(
     for ident in translation.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, translation, models, namer)
-        yield f"{prefix}agents/{claude_name(ident)}.md", dumper.document(front, spec.body)
+        yield f"{prefix}agents/{flat_name(ident)}.md", dumper.document(front, spec.body)
     for ident, spec in project.modes.items():
         front = command_frontmatter(spec, translation, models, namer)
-        yield f"{prefix}commands/{claude_name(ident)}.md", dumper.document(front, spec.body)
+        yield f"{prefix}commands/{flat_name(ident)}.md", dumper.document(front, spec.body)
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     # A skill's `allowed-tools` keeps only what widens no agent that may load it.
-    yield from emit_skills(project, f"{prefix}skills/", claude=True).items()
+    yield from emit_skills(project, f"{prefix}skills/", grants=skill_grants).items()
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
@@ -143,7 +143,7 @@ def agent_frontmatter(
     data = spec.view("opencode")
     override = claude_override(spec)
     front: dict[str, Any] = {
-        "name": claude_name(spec.id),
+        "name": flat_name(spec.id),
         "description": spec.view(NAME).get("description", ""),
         "tools": tool_list(spec.id, translation, namer),
         "model": model_for(spec, models)[0],
@@ -162,7 +162,7 @@ def tool_list(ident: str, translation: Translation, namer: Mapping[str, str]) ->
     tools = []
     for tool in translation.tools[ident]:
         if tool == "Agent":
-            spawn = ", ".join(namer.get(n, claude_name(n)) for n in translation.spawn[ident])
+            spawn = ", ".join(namer.get(n, flat_name(n)) for n in translation.spawn[ident])
             tools.append(f"Agent({spawn})")
         else:
             tools.append(tool)
@@ -198,7 +198,7 @@ def command_frontmatter(
     agent = forked_agent(spec, translation)
     if agent:
         front["context"] = "fork"
-        front["agent"] = namer.get(agent, claude_name(agent))
+        front["agent"] = namer.get(agent, flat_name(agent))
     return front
 
 
@@ -208,7 +208,7 @@ def command_frontmatter(
 def settings_document(translation: Translation, namer: Mapping[str, str]) -> dict[str, Any]:
     doc: dict[str, Any] = {"$schema": SCHEMA_URL}
     if translation.main_agent:
-        doc["agent"] = namer.get(translation.main_agent, claude_name(translation.main_agent))
+        doc["agent"] = namer.get(translation.main_agent, flat_name(translation.main_agent))
     permissions = {}
     for key in ("allow", "ask", "deny"):
         entries = getattr(translation, key)

@@ -23,10 +23,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler.claude_agents import NAME as CLAUDE
-from compiler.claude_agents import PLUGIN, claude_name, names, plugin_name
+from compiler.claude_agents import PLUGIN, names, plugin_name
 from compiler.project import Project
 from compiler.targets import claude
 from compiler.translate import translate
+from compiler.translation import flat_name
 
 NAME = PLUGIN
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
@@ -103,7 +104,7 @@ def readme(project: Project, info: Mapping[str, Any], namer: Mapping[str, str]) 
         for i in translation.tools
     ]
     commands = [
-        f"- `/{plugin}:{claude_name(i)}`: {_first_line(spec.meta.get('description'))}"
+        f"- `/{plugin}:{flat_name(i)}`: {_first_line(spec.meta.get('description'))}"
         for i, spec in project.modes.items()
     ]
     return "\n".join(

@@ -60,7 +60,7 @@ from compiler.decide import codex as decide_codex
 from compiler.model_map import models_option
 from compiler.project import Project, Spec
 from compiler.skills import emit_skills
-from compiler.translate import MAIN
+from compiler.translation import MAIN
 
 NAME = codex_rules.NAME
 OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}

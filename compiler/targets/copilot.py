@@ -60,8 +60,8 @@ from compiler.tool_lists import (
     model_for,
     offered,
     plan,
-    runtime_name,
 )
+from compiler.translation import flat_name
 
 NAME = COPILOT.target
 RUNTIME = COPILOT.label
@@ -108,14 +108,14 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
         script = copilot_script.render(copilot_hooks.hook(found, ident))
         body = spec.body if spec.body.endswith("\n") or not spec.body else spec.body + "\n"
         text = f"---\n{front}{hooks_block(script)}---\n{body}"
-        yield f".github/agents/{runtime_name(ident)}.agent.md", text
+        yield f".github/agents/{flat_name(ident)}.agent.md", text
     yield from emit_skills(project, COPILOT.skills, drop=COPILOT.skill_grants).items()
     yield "TRANSLATION.md", translation_report.render_lists(project, INTRO, COPILOT, found, models)
 
 
 def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dict[str, Any]:
     front: dict[str, Any] = {
-        "name": runtime_name(spec.id),
+        "name": flat_name(spec.id),
         "description": description_for(spec, COPILOT),
         "tools": list(found.tools[spec.id]),
     }

@@ -88,8 +88,8 @@ from compiler.tool_lists import (
     overridden,
     plan,
     runnable,
-    runtime_name,
 )
+from compiler.translation import flat_name
 
 NAME = GEMINI.target
 RUNTIME = GEMINI.label
@@ -155,13 +155,13 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
     for ident in found.tools:
         spec = project.agents[ident]
         front = agent_frontmatter(spec, found, models)
-        yield f"agents/{runtime_name(ident)}.md", yamlout.document(front, spec.body)
+        yield f"agents/{flat_name(ident)}.md", yamlout.document(front, spec.body)
     yield "gemini-extension.json", json.dumps({"name": name, "version": "1.0.0"}, indent=2) + "\n"
     rules = gemini_policy.rules(found)
     yield gemini_policy.EXTENSION_FILE, gemini_policy.render(rules, extension=True)
     yield f"user-policies/{name}.toml", gemini_policy.render(rules, extension=False)
     for ident, spec in project.modes.items():
-        yield f"commands/{runtime_name(ident)}.toml", command(spec, found)
+        yield f"commands/{flat_name(ident)}.toml", command(spec, found)
     yield from emit_skills(project, GEMINI.skills).items()
     intro = INTRO + SETUP.format(name=name)
     yield "TRANSLATION.md", translation_report.render_lists(project, intro, GEMINI, found, models)
@@ -171,7 +171,7 @@ def agent_frontmatter(spec: Spec, found: Plan, models: Mapping[str, str]) -> dic
     data = spec.view("opencode")
     front: dict[str, Any] = {
         "kind": "local",
-        "name": runtime_name(spec.id),
+        "name": flat_name(spec.id),
         "description": str(data.get("description", "")),
         "tools": list(found.tools[spec.id]),
     }
