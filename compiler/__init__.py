@@ -1,7 +1,9 @@
 """promptc: compose, check and emit AI coding-agent prompt specs.
 
-The library API is compiler.api (lint, build, check, can, delegation_graph,
-import_bundle), with compiler.config.load_config to read a bundle's config.
+The library API is compiler.public (docs/api.md): load_config, lint, build,
+check, can, can_on and import_bundle, and the types they return. It is not
+re-exported here: every `promptc` run imports this package first, and must
+not load the pipeline before the result cache has answered (compiler.cli).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import cache as result_cache
-from compiler import delegation, emitter, importer, shell, suppress, writer
+from compiler import delegation, emitter, exit_codes, importer, shell, suppress, writer
 from compiler import lint as lint_rules
 from compiler import permissions as permission_model
 from compiler import runtime as runtime_model
@@ -65,6 +65,11 @@ class Result:
     @property
     def ok(self) -> bool:
         return not has_errors(list(self.diagnostics))
+
+    def exit_code(self, *, strict: bool = False) -> int:
+        """The command's exit code: 1 when an error (a warning too under `strict`)
+        fails the run or `--fix` changed files, else 0 (compiler.exit_codes)."""
+        return exit_codes.of_run(self.diagnostics, fixed=self.fixed, strict=strict)
 
 
 class Kept:
@@ -334,6 +339,17 @@ def selected_targets(config: Config, only: Iterable[str] = ()) -> list[str]:
     return sorted(list(only) or config.targets)
 
 
+def configured(config: Config, only: Iterable[str]) -> tuple[str, ...]:
+    """`only`, when the config configures each of its targets; else a UsageError
+    naming the first that it does not (`render` builds any target, for `can_on`)."""
+    only = tuple(only)
+    for name in only:
+        if name not in config.targets:
+            hint = did_you_mean(name, config.targets)
+            raise UsageError(f"target '{name}' is not configured{hint}")
+    return only
+
+
 def build(
     config: Config,
     *,
@@ -346,8 +362,9 @@ def build(
     """Compose and emit the selected targets into the output folder (with `check`,
     compare instead and write nothing). With `cache`, the stored result when nothing
     changed, else the run's, stored for the next run; with `kept`, reuse what the
-    last run with it worked out from unchanged files."""
-    only = tuple(only)
+    last run with it worked out from unchanged files.
+    A UsageError names a target in `only` the config does not configure."""
+    only = configured(config, only)
     if cache:
         mode = result_cache.mode("check" if check else "build", force=force)
         return _cached(
@@ -445,6 +462,7 @@ def check(
 ) -> Result:
     """Lint plus `build --check`: for hooks and CI. With `fix`, fix the sources first.
     With `cache`, as for build (never with `fix`); `kept` as for build."""
+    only = configured(config, only)  # before --fix rewrites anything
     fixed, failed = _fix(config) if fix else ((), ())
     result = build(config, only=only, check=True, cache=cache and not fix, kept=kept)
     return replace(result, diagnostics=tuple(sorted({*result.diagnostics, *failed})), fixed=fixed)
@@ -526,6 +544,11 @@ class Answer:
     # asks about them (the strictest decides the line; `matching` is its rules).
     commands: tuple[tuple[str, Decision], ...] = ()
 
+    def exit_code(self, *, expect: str | None = None) -> int:
+        """`promptc can`'s exit code: 0 allow, 10 ask, 20 deny; with `expect`,
+        0 when the decision is that one, else 1 (compiler.exit_codes)."""
+        return exit_codes.of_decision(self.decision.action, expect)
+
 
 def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
     """The agents OpenCode would load from this bundle, and the problems that
@@ -551,6 +574,12 @@ def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
 def can(
     config: Config, agent: str, permission: str, text: str = "*", *, as_subagent: bool | None = None
 ) -> Answer:
+    """What OpenCode decides when `agent` asks `permission` for `text` (a command, a
+    path, an agent name; `*` the whole tool), and the rules that decide it. A
+    command line is split as OpenCode splits it; the strictest command decides.
+    `as_subagent`: the session the agent runs in (default: its `mode`). A
+    UsageError for an unknown agent; a PromptcError when the bundle's errors make
+    the answer unreliable."""
     runtime, blocking = opencode_runtime(config)
     found = runtime.agents.get(agent)
     if found is None:
@@ -613,6 +642,10 @@ class TargetAnswer:
     # A command line of several commands: the runtime's answer for each one
     # alone, so that the answer can name the command that decides the line.
     commands: tuple[tuple[str, Verdict], ...] = ()
+
+    def exit_code(self, *, expect: str | None = None) -> int:
+        """As Answer.exit_code, for the runtime's decision."""
+        return exit_codes.of_decision(self.verdict.action, expect)
 
 
 def can_on(
@@ -705,6 +738,15 @@ class Imported:
         notes_ok = not has_errors(list(self.plan.notes))
         return notes_ok and not self.refused and (self.lint is None or self.lint.ok)
 
+    def exit_code(self, *, strict: bool = False) -> int:
+        """`promptc import`'s exit code: 1 when nothing was imported (a file in the
+        way, a body that would not compose back) or when the import's notes or the
+        lint of the result fail it (warnings too under `strict`), else 0."""
+        if self.lint is None or self.refused:
+            return exit_codes.PROBLEMS
+        notes = exit_codes.of_run(self.plan.notes, strict=strict)
+        return notes or self.lint.exit_code(strict=strict)
+
 
 def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = False) -> Imported:
     """Import an OpenCode or Claude Code folder into the bundle `config` describes,
@@ -713,6 +755,8 @@ def import_bundle(kind: str, folder: Path, config: Config, *, force: bool = Fals
     take from an agent is said here, not only at the first build). Writes nothing
     when an existing spec or fragment would be replaced (unless `force`) or when a
     body would not compose back to its text."""
+    if kind not in importer.LAYOUTS:
+        raise UsageError(f"no import from `{kind}`{did_you_mean(kind, importer.LAYOUTS)}")
     plan = importer.plan_import(kind, folder, config)
     if any("compose back" in d.message for d in plan.notes):
         return Imported(plan, (), (), None, None)

@@ -23,23 +23,12 @@ if TYPE_CHECKING:
     from compiler.api import Answer, TargetAnswer
     from compiler.calls import Verdict
 
-# The exit code of each decision: a script writes `promptc can a bash "rm -rf /"
-# || …` or tests `$?`. Far from 1 (the bundle has errors) and 2 (usage), so a
-# decision is never mistaken for a failure of promptc itself.
-EXIT_CODES = {"allow": 0, "ask": 10, "deny": 20}
-# With --expect: the answer is the one expected, or it is not.
-EXIT_EXPECTED = 0
-EXIT_UNEXPECTED = 1
 
-
-def exit_code(action: str, expect: str | None, runtime: str) -> tuple[int, str | None]:
-    """The exit code for `runtime`'s decision, and with --expect the line saying
-    that it differs."""
-    if expect is None:
-        return EXIT_CODES[action], None
-    if action == expect:
-        return EXIT_EXPECTED, None
-    return EXIT_UNEXPECTED, f"expected {expect}, but {runtime} answers {action}"
+def unexpected(action: str, expect: str | None, runtime: str) -> str | None:
+    """With --expect, the line saying that `runtime`'s decision is another one."""
+    if expect is None or action == expect:
+        return None
+    return f"expected {expect}, but {runtime} answers {action}"
 
 
 def deciding_command(answer: Answer) -> str | None:

@@ -20,21 +20,17 @@ from typing import Any
 
 import click
 
-from compiler import __version__, api, delegation, importer, init, report
+from compiler import __version__, api, delegation, exit_codes, importer, init, report
 from compiler import rules as registry
 from compiler.api import Imported, Kept, Result
-from compiler.can import exit_code, permission_note, render_answer, render_target_answer
+from compiler.can import permission_note, render_answer, render_target_answer, unexpected
 from compiler.config import Config, load_config
 from compiler.depfile import record
+from compiler.diagnostics import Severity
 from compiler.errors import PromptcError, UsageError
 from compiler.suggest import did_you_mean
 from compiler.targets import TARGETS
 from compiler.watch import watch as watch_runs
-
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -182,7 +178,7 @@ def init_(folder: Path, targets: tuple[str, ...], layout: str) -> None:
         click.echo(reason)
     if done.refused:
         click.echo("promptc: nothing written", err=True)
-        raise SystemExit(EXIT_PROBLEMS)
+        raise SystemExit(exit_codes.PROBLEMS)
     click.echo(f"Wrote a promptc bundle in {folder.as_posix()}/:")
     for rel in done.written:
         click.echo(f"  {rel}")
@@ -266,7 +262,7 @@ def build(
     config = _load(options.config_path)
     _known_targets(config, only)
     result = api.build(config, only=only, force=force, check=check_only, cache=use_cache)
-    if (depfile or stamp) and not _failed(_severities(result), options.strict):
+    if (depfile or stamp) and not exit_codes.failed(result.diagnostics, strict=options.strict):
         result = record(config, result, depfile=depfile, stamp=stamp, started_ns=started)
     raise SystemExit(_report(result, options, built=True))
 
@@ -311,8 +307,7 @@ def _checking(
     # Each file --fix changed is named; changed files mean exit 1.
     for path in result.fixed:
         click.echo(f"Fixing {path}", err=True)
-    code = _report(result, options)
-    raise SystemExit(EXIT_PROBLEMS if result.fixed else code)
+    raise SystemExit(_report(result, options))
 
 
 @cli.command()
@@ -399,7 +394,7 @@ def can(
         on = api.can_on(config, target, agent, permission, text, as_subagent=subagent)
         for line in render_target_answer(on, fmt, config.display):
             click.echo(line)
-        action, runtime = on.verdict.action, on.runtime
+        code, wrong = on.exit_code(expect=expect), unexpected(on.verdict.action, expect, on.runtime)
     else:
         answer = api.can(config, agent, permission, text, as_subagent=subagent)
         for line in render_answer(answer, fmt, config.display, trace):
@@ -407,10 +402,10 @@ def can(
         note = permission_note(permission, config.custom_tools)
         if note:
             click.echo(f"note: {note}", err=True)
-        action, runtime = answer.decision.action, "OpenCode"
-    code, unexpected = exit_code(action, expect, runtime)
-    if unexpected:
-        click.echo(f"promptc: {unexpected}", err=True)
+        code = answer.exit_code(expect=expect)
+        wrong = unexpected(answer.decision.action, expect, "OpenCode")
+    if wrong:
+        click.echo(f"promptc: {wrong}", err=True)
     raise SystemExit(code)
 
 
@@ -471,7 +466,7 @@ def _report_import(done: Imported, options: Options) -> int:
         click.echo(f"{path}: exists; not replaced (use --force)")
     if done.refused or done.lint is None:
         click.echo("promptc: nothing imported", err=True)
-        return EXIT_PROBLEMS
+        return done.exit_code(strict=options.strict)
     for item in done.plan.shared:
         click.echo(
             f"shared text in {len(item.carriers)} agents -> fragment `{item.name}`", err=True
@@ -489,9 +484,8 @@ def _report_import(done: Imported, options: Options) -> int:
             "read here, now generated from the specs (in the manifest)",
             err=True,
         )
-    code = _report(done.lint, options, built=True)
-    failed = _failed([d.severity.value for d in done.plan.notes], options.strict)
-    return EXIT_PROBLEMS if code or failed else EXIT_OK
+    _report(done.lint, options, built=True)
+    return done.exit_code(strict=options.strict)
 
 
 # --- running a command ----------------------------------------------------------------
@@ -508,10 +502,11 @@ def _load(config_path: Path | None) -> Config:
 
 
 def _known_targets(config: Config, only: Iterable[str]) -> None:
-    for name in only:
-        if name not in config.targets:
-            hint = did_you_mean(name, config.targets)
-            raise click.UsageError(f"target '{name}' is not configured{hint}")
+    """A target the config does not configure, as a usage error before the run."""
+    try:
+        api.configured(config, only)
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _watching(
@@ -535,16 +530,15 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
     `lint` and `check` stay one line when all is well, as hooks and CI want."""
     # `github` inside GitHub Actions, so annotations appear without any flag.
     fmt = options.fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    severities = _severities(result)
-    failing = _failing(options.strict)
+    failing = exit_codes.failing(options.strict)
     shown = [
         index
-        for index, severity in enumerate(severities)
+        for index, found in enumerate(result.diagnostics)
         # --quiet keeps what fails the run: under --strict, its warnings too.
-        if (not options.quiet or severity in failing)
+        if (not options.quiet or found.severity in failing)
         # Infos (what a translation could not keep) can run to hundreds of lines;
         # people read them with --verbose or in the target's TRANSLATION.md.
-        and (fmt not in ("text", "github") or options.verbose or severity != "info")
+        and (fmt not in ("text", "github") or options.verbose or found.severity != Severity.INFO)
     ]
     # Machine formats print a document even when it lists nothing.
     if shown or fmt not in ("text", "github"):
@@ -558,8 +552,8 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
     if not options.quiet and fmt in ("text", "github"):
         for line in result.summaries if built else ():
             click.echo(f"promptc: {line}", err=True)
-        _summary(result, severities, options.verbose)
-    return EXIT_PROBLEMS if _failed(severities, options.strict) else EXIT_OK
+        _summary(result, options.verbose)
+    return exit_codes.of_run(result.diagnostics, fixed=result.fixed, strict=options.strict)
 
 
 def _reporter(fmt: str) -> report.Reporter:
@@ -569,21 +563,8 @@ def _reporter(fmt: str) -> report.Reporter:
     return functools.partial(report.sarif, rules=registry.RULES)
 
 
-def _severities(result: Result) -> list[str]:
-    return [d.severity.value for d in result.diagnostics]
-
-
-def _failing(strict: bool) -> tuple[str, ...]:
-    """The severities that make a run exit 1."""
-    return ("error", "warning") if strict else ("error",)
-
-
-def _failed(severities: list[str], strict: bool) -> bool:
-    failing = _failing(strict)
-    return any(severity in failing for severity in severities)
-
-
-def _summary(result: Result, severities: list[str], verbose: bool) -> None:
+def _summary(result: Result, verbose: bool) -> None:
+    severities = [d.severity.value for d in result.diagnostics]
     # compiler.diagnostics.Severity's values, in its order.
     counts = {s: severities.count(s) for s in ("error", "warning", "info")}
     parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
@@ -605,20 +586,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cli.main(args=args, prog_name="promptc", standalone_mode=False)
     except SystemExit as exc:
-        return int(exc.code or 0) if isinstance(exc.code, int | None) else EXIT_USAGE
+        return int(exc.code or 0) if isinstance(exc.code, int | None) else exit_codes.USAGE
     except click.exceptions.Abort:
         click.echo("promptc: aborted", err=True)
-        return EXIT_PROBLEMS
+        return exit_codes.PROBLEMS
     except click.ClickException as exc:
         exc.show()
-        return EXIT_USAGE
+        return exit_codes.USAGE
     except PromptcError as exc:
         click.echo(f"promptc: {exc}", err=True)
         return exc.exit_code
     except BrokenPipeError:
         # The reader went away (`promptc check | head -1`): exit 1 quietly.
         _silence_stdout()
-        return EXIT_PROBLEMS
+        return exit_codes.PROBLEMS
     except Exception as exc:  # the last line of defence: one line, exit 3
         if "--traceback" in args:
             raise
@@ -627,8 +608,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(re-run with --traceback to see where)",
             err=True,
         )
-        return EXIT_INTERNAL
-    return EXIT_OK
+        return exit_codes.INTERNAL
+    return exit_codes.OK
 
 
 def _silence_stdout() -> None:

@@ -36,7 +36,7 @@ import click
 import jsonschema
 import pytest
 
-from compiler import rules
+from compiler import __version__, rules
 from compiler.cli import cli
 from compiler.resources import load_schema
 from compiler.targets import TARGETS, options_schema
@@ -45,12 +45,17 @@ from tests import docs_pages
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# The pages at the repository's root, beside README.md: their links are checked too.
+ROOT_PAGES = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md")
+PAGES = [*(ROOT / name for name in ROOT_PAGES), *sorted((ROOT / "docs").rglob("*.md"))]
 BIN = Path(sys.executable).parent
 FENCE = re.compile(
     r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
     re.M | re.S,
 )
+# The import name the pages use (docs/api.md): the package is still imported as
+# `compiler` until its rename to `promptc_compiler` (issue 34) lands; then this goes.
+IMPORT_NAME = "compiler"
 FILE_MARK = re.compile(r"<!-- file: (?P<path>\S+) -->\n*$")
 SAME_MARK = re.compile(r"<!-- same as: (?P<path>\S+) -->\n(?P<fence>```)")
 
@@ -143,7 +148,7 @@ def run_page(page: Path, where: Path) -> list[str]:
         if block.file and scratch:
             target = cwd / block.file
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(block.body, encoding="utf-8")
+            target.write_text(block.body.replace("promptc_compiler", IMPORT_NAME), encoding="utf-8")
         if block.info != "console":
             continue
         for step in steps(block):
@@ -287,12 +292,33 @@ def test_every_rule_in_a_table_has_its_default_level() -> None:
     assert rows > len(rules.RULES)  # the reference's table and the guides'
 
 
-def test_the_readme_links_lead_to_files() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("name", ROOT_PAGES)
+def test_the_links_of_a_root_page_lead_to_files(name: str) -> None:
+    text = (ROOT / name).read_text(encoding="utf-8")
     links = re.findall(r"\]\(((?!https?:)[^)#]+)(?:#[^)]*)?\)", text)
     assert links
     missing = [link for link in links if not (ROOT / link).is_file()]
     assert missing == []
+
+
+def make_targets() -> set[str]:
+    return set(re.findall(r"^([a-z][\w-]*):", (ROOT / "Makefile").read_text(), re.M))
+
+
+def test_contributing_names_only_make_targets_that_exist() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = {word for run in re.findall(r"`make((?: [a-z-]+)*)`", text) for word in run.split()}
+    assert {"test", "conformance", "npm"} <= named
+    assert named - make_targets() == set()
+
+
+def test_the_changelog_keeps_unreleased_above_the_current_version() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[([^\]]+)\]", text, re.M)
+    assert versions[:2] == ["Unreleased", __version__]
+    # Keep a Changelog's kinds of change, and no others.
+    kinds = set(re.findall(r"^### (.+)$", text, re.M))
+    assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
 
 
 CONFIG_KEYS = {*load_schema("config")["properties"], "tool"}
