@@ -35,7 +35,7 @@ from compiler.runtime import Agent
 from compiler.tool_lists import COPILOT, Plan, runtime_name
 
 # Copilot alias -> the OpenCode permissions its tools are decided by.
-PERMISSIONS = {alias: perms for alias, perms in COPILOT.tools}
+PERMISSIONS = dict(COPILOT.tools)
 # Permissions whose value the tables match (the rest are one answer for any call).
 VALUED = ("bash", "read", "list", "edit", "grep", "glob", "skill", "webfetch", "websearch")
 # Where a command can start in a line's JSON text: after a character that

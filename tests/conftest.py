@@ -42,12 +42,12 @@ _WORKER_FIGURES = "decision_figures"
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node: Any, error: object) -> None:
+def pytest_testnodedown(node: Any) -> None:
     EXAMPLES.update(node.workeroutput.get(_WORKER_COUNTS, {}))
     FIGURES.extend(node.workeroutput.get(_WORKER_FIGURES, []))
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     """Under FUZZ_MIN_EXAMPLES, a fuzz run that generated fewer examples fails."""
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: the controller judges

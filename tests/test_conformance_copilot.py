@@ -66,7 +66,8 @@ class Copilot:
         body = json.dumps({"jsonrpc": "2.0", "id": self.calls, "method": method, "params": params})
         data = body.encode()
         stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None
+        assert stdin is not None
+        assert stdout is not None
         stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
         stdin.flush()
         while True:
@@ -147,7 +148,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         answers["broken"] = (broken, copilot.discover(broken), copilot.skills(broken))
     finally:
         copilot.close()
-    yield answers
+    return answers
 
 
 @pytest.mark.parametrize("bundle", list(BUNDLES))

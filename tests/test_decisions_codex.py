@@ -189,7 +189,9 @@ def test_a_widening_codex_cannot_narrow_is_refused_naming_agent_rule_and_runtime
     assert len(found) == 1, done.out
     line = found[0]
     assert line.startswith("specs/agents/reader.md:5:3: error [wider-translation] Codex (codex)")
-    assert "`reader`" in line and "`edit: deny`" in line and "apply_patch" in line
+    assert "`reader`" in line
+    assert "`edit: deny`" in line
+    assert "apply_patch" in line
     assert 'accept_wider = ["edit"]' in line
     assert not Path("build").exists()
 

@@ -260,9 +260,8 @@ RUNTIME_SYNTAX = [
 
 
 @pytest.mark.parametrize("text", RUNTIME_SYNTAX)
-def test_runtime_syntax_passes_through_untouched(
-    make_bundle: MakeBundle, secret: Path, text: str
-) -> None:
+@pytest.mark.usefixtures("secret")
+def test_runtime_syntax_passes_through_untouched(make_bundle: MakeBundle, text: str) -> None:
     result = build(make_bundle, {"specs/agents/scout.md": agent_with(text)})
     assert result.ok, result.diagnostics
     assert result.files["opencode/.opencode/agents/scout.md"].decode().endswith(f"{text}\n")

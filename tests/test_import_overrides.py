@@ -204,11 +204,13 @@ def test_every_override_key_is_carried_as_written_and_never_noted(
     runtime: Runtime = _LISTS[target]
     spec, notes = import_lists.agent_spec(runtime, "agent", meta)
     # No `tools`: every tool, which the import reports at `tools`, not at an override key.
-    assert spec is not None and [note.key for note in notes] == ["tools"]
+    assert spec is not None
+    assert [note.key for note in notes] == ["tools"]
     table = spec.get("targets", {}).get(target, {})
     for key, value in meta.items():
         if key in table:
-            assert table[key] == value and type(table[key]) is type(value)
+            assert table[key] == value
+            assert type(table[key]) is type(value)
     assert ("steps" in spec) == ("max_turns" in meta)
     written = {key for key in meta if key in CARRIED[target] and key != "infer"}
     assert set(table) == written | ({"infer"} if meta.get("infer") is True else set())

@@ -72,7 +72,8 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
         stderr=subprocess.PIPE,
         text=True,
     ) as program:
-        assert program.stdout is not None and program.stderr is not None
+        assert program.stdout is not None
+        assert program.stderr is not None
         program.stdout.close()
         err = program.stderr.read()
         assert (program.wait(), err) == (1, "")
@@ -105,7 +106,8 @@ def test_a_run_leaves_the_garbage_collector_and_exit_handlers_alone(
 
 
 @pytest.mark.parametrize("command", ["lint", "build", "check"])
-def test_what_a_run_made_is_freed_when_it_returns(sample: Path, command: str) -> None:
+@pytest.mark.usefixtures("sample")
+def test_what_a_run_made_is_freed_when_it_returns(command: str) -> None:
     """No reference cycle holds a run's objects: one through the bundle would
     keep its whole graph alive until a full collection, at the latest the one
     at exit (at 1,000 agents, a tenth of a cold build)."""
@@ -128,4 +130,5 @@ def test_a_cache_hit_answers_without_loading_the_pipeline(sample: Path) -> None:
     assert loaded_modules(sample, heavy, "lint") == ["0"]
     # The probe sees the pipeline when a run needs it.
     code, *loaded = loaded_modules(sample, heavy, "check", "--no-cache")
-    assert code == "0" and {"yaml", "compiler.api", "compiler.rules"} <= set(loaded)
+    assert code == "0"
+    assert {"yaml", "compiler.api", "compiler.rules"} <= set(loaded)
