@@ -61,7 +61,7 @@ def shares(run: Callable[[], object]) -> str:
     profile.runcall(run)
     stats = pstats.Stats(profile)
     total = max(stats.total_tt, 1e-9)  # type: ignore[attr-defined]
-    found = {}
+    found: dict[str, float] = {}
     for (_, _, name), row in stats.stats.items():  # type: ignore[attr-defined]
         for stage, functions in STAGES.items():
             if name in functions:

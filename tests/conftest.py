@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
@@ -87,7 +87,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path not in slow)
 
 
-MakeBundle = Callable[[dict[str, str | bytes]], Path]
+MakeBundle = Callable[[Mapping[str, str | bytes]], Path]
 
 
 def every_field(diagnostics: Iterable[Diagnostic]) -> list[tuple[object, ...]]:
@@ -110,7 +110,7 @@ def make_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MakeBundle:
     Text content is dedented, so tests can indent file bodies naturally.
     """
 
-    def make(files: dict[str, str | bytes]) -> Path:
+    def make(files: Mapping[str, str | bytes]) -> Path:
         root = tmp_path / "bundle"
         for rel, content in files.items():
             path = root / rel

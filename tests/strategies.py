@@ -43,7 +43,7 @@ def ci_examples(count: int) -> int:
     than the profile's own; under any other profile (`make fuzz`) the profile's."""
     if settings.get_current_profile_name() == "ci":
         return count
-    return settings.default.max_examples
+    return settings().max_examples  # a fresh settings object is the profile's
 
 
 # --- text ------------------------------------------------------------------

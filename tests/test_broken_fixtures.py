@@ -30,7 +30,7 @@ UPDATE = os.environ.get("PROMPTC_UPDATE_FIXTURES") == "1"
 
 @pytest.fixture
 def bundle(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / request.param
+    root: Path = tmp_path / request.param
     shutil.copytree(FIXTURES / request.param, root, ignore=shutil.ignore_patterns("expected.txt"))
     monkeypatch.chdir(root)
     return root

@@ -442,7 +442,7 @@ def test_outputs_are_recorded_as_written_without_reading_them(
     run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[str] = []
-    real = cache.read_regular
+    real = files.read_regular
 
     def counting(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
         read.append(os.fspath(path))

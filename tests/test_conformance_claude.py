@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from compiler.targets.claude import claude_name
+from compiler.claude_agents import claude_name
 from compiler.translate import translate
 from tests import bundles, oracle
 

@@ -25,13 +25,14 @@ from typing import Any
 
 import pytest
 
+from compiler.calls import RANK
 from compiler.decide import codex as codex_model
 from compiler.targets import codex
 from tests import bundles, oracle
 from tests.oracles import Attempt, harness
 from tests.oracles import codex as codex_oracle
 from tests.oracles.server import serve
-from tests.test_target_codex import RANK, can, commands_of, load, opencode_answers, render, shell_of
+from tests.test_target_codex import can, commands_of, load, opencode_answers, render, shell_of
 from tests.test_target_codex import policy as model_policy
 
 # Each test starts the real runtime, many times: `make conformance` runs them.

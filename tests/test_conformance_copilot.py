@@ -18,7 +18,6 @@ import json
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -129,7 +128,7 @@ def front(path: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Per bundle, (emitted folder, discovered agents); plus the broken copy's."""
     oracle.binary("copilot")
     scratch = tmp_path_factory.mktemp("copilot")

@@ -53,8 +53,7 @@ from compiler.permissions import (
     evaluate,
 )
 from compiler.project import make_project
-from compiler.runtime import Runtime, resolve
-from compiler.targets.opencode import agent_frontmatter
+from compiler.runtime import Runtime, agent_frontmatter, resolve
 from tests import opencode_js, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.

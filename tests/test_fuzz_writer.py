@@ -49,7 +49,7 @@ class Interrupt:
     def __init__(self, at: int, code: int) -> None:
         self.at, self.code, self.count = at, code, 0
 
-    def step(self, path: Path) -> None:
+    def step(self, path: str | Path) -> None:
         self.count += 1
         if self.count == self.at:
             raise OSError(self.code, "injected", str(path))
@@ -71,11 +71,11 @@ def test_interrupted_build_is_consistent_and_repaired(
             fault.step(path)
             real_write(path, content)
 
-        def stage(temp: Path, content: bytes) -> None:
+        def stage(temp: str, content: bytes) -> None:
             fault.step(temp)
             real_stage(temp, content)
 
-        def rename(temp: Path, path: Path) -> None:
+        def rename(temp: str, path: str) -> None:
             fault.step(path)
             real_rename(temp, path)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def compose_errors(result: api.Result) -> list[tuple[str, int]]:
     ]
 
 
-def build(make_bundle: MakeBundle, files: dict[str, str | bytes]) -> api.Result:
+def build(make_bundle: MakeBundle, files: Mapping[str, str | bytes]) -> api.Result:
     root = make_bundle({"promptc.toml": "", **files})
     result = api.build(load_config(cwd=root))
     out = root / "build"

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
-from compiler import bundle, loader
+from compiler import loader
 from tests.conftest import AGENT, MODE, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -32,7 +32,7 @@ def diagnostics(result: Run) -> list[str]:
 QUIET = '[rules.dangerous-allow]\nlevel = "off"\n'
 
 
-def lint(make_bundle: MakeBundle, run: Runner, files: dict[str, str | bytes]) -> Run:
+def lint(make_bundle: MakeBundle, run: Runner, files: Mapping[str, str | bytes]) -> Run:
     make_bundle({"promptc.toml": QUIET, **files})
     result = run("lint")
     assert "Traceback" not in result.err
@@ -253,7 +253,7 @@ def test_ten_megabyte_body_is_refused_unread(make_bundle: MakeBundle, run: Runne
 
 
 def test_ten_megabyte_fragment_is_refused(make_bundle: MakeBundle, run: Runner) -> None:
-    files = {
+    files: dict[str, str | bytes] = {
         "specs/agents/a.md": AGENT + "<<big>>\n",
         "fragments/big.md": b"x" * (10 << 20),
     }
@@ -420,7 +420,7 @@ def test_unreadable_folder(
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(bundle.os, "scandir", scandir)
+    monkeypatch.setattr(os, "scandir", scandir)  # the module bundle lists folders with
     result = run("lint")
     assert result.code == 1
     assert diagnostics(result) == ["specs/agents/team:1:1: error [syntax]"]

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -431,7 +432,7 @@ def no_waiting(monkeypatch: pytest.MonkeyPatch) -> list[float]:
         waits.append(seconds)
         raise AssertionError("the build waited for the lock")
 
-    monkeypatch.setattr(writer.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)  # the module writer sleeps with
     return waits
 
 
@@ -476,7 +477,12 @@ def test_a_lock_whose_owner_may_run_is_waited_for(
 ) -> None:
     asked: list[int] = []
     real_kill = os.kill
-    monkeypatch.setattr(os, "kill", lambda pid, sig: (asked.append(pid), real_kill(pid, sig))[1])
+
+    def kill(pid: int, sig: int) -> None:
+        asked.append(pid)
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(os, "kill", kill)
     monkeypatch.setattr(writer, "_WAIT_SECONDS", 0.0)
     host, live, dead = writer.host_name(), os.getppid(), _dead_pid()
     lock = _plant_lock(text.format(host=host, live=live, dead=dead))

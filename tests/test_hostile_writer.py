@@ -119,15 +119,31 @@ def test_oserror_at_any_step(
     real_write, real_remove = writer._atomic_write, writer._remove
     real_stage, real_rename = writer._stage, writer._rename
 
-    def fail(path: Path) -> None:
+    def fail(path: str | Path) -> None:
         count["n"] += 1
         if count["n"] == step:
             raise OSError(code, os.strerror(code), str(path))
 
-    monkeypatch.setattr(writer, "_atomic_write", lambda p, c: (fail(p), real_write(p, c)))
-    monkeypatch.setattr(writer, "_stage", lambda t, c: (fail(t), real_stage(t, c))[1])
-    monkeypatch.setattr(writer, "_rename", lambda t, p: (fail(p), real_rename(t, p)))
-    monkeypatch.setattr(writer, "_remove", lambda o, r: (fail(o / r), real_remove(o, r)))
+    def write(path: Path, content: bytes) -> None:
+        fail(path)
+        real_write(path, content)
+
+    def stage(temp: str, content: bytes) -> None:
+        fail(temp)
+        real_stage(temp, content)
+
+    def rename(temp: str, path: str) -> None:
+        fail(path)
+        real_rename(temp, path)
+
+    def remove(out: Path, rel: str) -> None:
+        fail(out / rel)
+        real_remove(out, rel)
+
+    monkeypatch.setattr(writer, "_atomic_write", write)
+    monkeypatch.setattr(writer, "_stage", stage)
+    monkeypatch.setattr(writer, "_rename", rename)
+    monkeypatch.setattr(writer, "_remove", remove)
     result = run("build")
     if step < STEPS:
         assert result.code == 1

@@ -6,7 +6,7 @@ cannot carry."""
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,11 @@ def _write(root: Path, files: Mapping[str, bytes]) -> None:
 @pytest.mark.parametrize("source", sorted(SOURCES))
 @pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
 def test_a_build_imported_and_built_again_gives_the_same_agent_files(
-    source: str, target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
+    source: str,
+    target: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    run: Callable[..., Run],
 ) -> None:
     built = in_project(target, bundles.render(SOURCES[source], target))
     _write(tmp_path / "built", built)

@@ -164,7 +164,7 @@ def _codex_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
     return any(words[0] in ("rm", "sudo", *SHELLS) for words in lines)
 
 
-NARROWS = {"codex": _codex_narrows}
+NARROWS: dict[str, Callable[[Differs, Mapping[str, str]], bool]] = {"codex": _codex_narrows}
 
 
 def check_round_trip(kind: str, source: Path, root: Path) -> None:

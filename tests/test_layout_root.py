@@ -469,7 +469,9 @@ def test_merge_keeps_the_projects_toml_and_strip_gives_it_back(
             for name, lines in sorted(tables.items())
         )
 
-    own = {(key,): value for key, value in user.items() if key != "sandbox_mode"}
+    own: dict[tuple[str, ...], object] = {
+        (key,): value for key, value in user.items() if key != "sandbox_mode"
+    }
     own.update({("mcp_servers", key): value for key, value in table.items()})
     text = toml(own).lstrip("\n").encode()
     generated = toml(managed).encode()

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
@@ -110,10 +110,10 @@ def bundle(tmp_path: Path) -> Path:
 # --- the real server over stdio ---------------------------------------------------------
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]  # pytest-lsp ships no types for it
     config=ClientServerConfig(server_command=[sys.executable, "-m", "compiler", "lsp"])
 )
-async def client(lsp_client: LanguageClient, bundle: Path):  # type: ignore[no-untyped-def]
+async def client(lsp_client: LanguageClient, bundle: Path) -> AsyncIterator[None]:
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
@@ -125,7 +125,7 @@ async def client(lsp_client: LanguageClient, bundle: Path):  # type: ignore[no-u
 
 
 def uri(path: Path) -> str:
-    found = uris.from_fs_path(str(path))
+    found: str | None = uris.from_fs_path(str(path))
     assert found is not None
     return found
 
@@ -151,11 +151,11 @@ def edit(client: LanguageClient, at: str, text: str, version: int = 2) -> None:
 
 
 async def published(
-    client: LanguageClient, at: str, wanted: Callable[[list[types.Diagnostic]], bool]
-) -> list[types.Diagnostic]:
+    client: LanguageClient, at: str, wanted: Callable[[Sequence[types.Diagnostic]], bool]
+) -> Sequence[types.Diagnostic]:
     """The diagnostics of `at` once they are what `wanted` looks for."""
 
-    async def wait() -> list[types.Diagnostic]:
+    async def wait() -> Sequence[types.Diagnostic]:
         while True:
             found = client.diagnostics.get(at)
             if found is not None and wanted(found):
@@ -165,7 +165,7 @@ async def published(
     return await asyncio.wait_for(wait(), timeout=60)
 
 
-def rules(found: list[types.Diagnostic]) -> set[str]:
+def rules(found: Sequence[types.Diagnostic]) -> set[str]:
     return {str(d.code) for d in found}
 
 
@@ -632,7 +632,12 @@ def test_stdin_read_through_its_descriptor_frames_as_a_stream_does() -> None:
         + frame({"id": "x" * 100_000})
     )
     reading, writing = os.pipe()
-    writer = threading.Thread(target=lambda: (os.write(writing, sent), os.close(writing)))
+
+    def write() -> None:
+        os.write(writing, sent)
+        os.close(writing)
+
+    writer = threading.Thread(target=write)
     writer.start()
     try:
         reader = Frames(FdInput(reading))

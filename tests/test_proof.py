@@ -14,6 +14,7 @@ import pytest
 
 from compiler import proof
 from compiler.calls import Call, Verdict
+from compiler.decide import MODELS
 from compiler.project import Project
 from tests import bundles
 from tests.conftest import MakeBundle, Run
@@ -113,7 +114,7 @@ def test_the_build_refuses_a_wider_translation_unless_accepted(
 ) -> None:
     # The codex target's files read by a model that allows every call: the
     # build must refuse them at the rules they widen, or print them first.
-    monkeypatch.setitem(proof.MODELS, "codex", ("Codex", lambda _files: _AllowsEverything()))
+    monkeypatch.setitem(MODELS, "codex", ("Codex", lambda _files: _AllowsEverything()))
     make_bundle(
         {
             "promptc.toml": f"[targets.codex]\n{accept}\n",

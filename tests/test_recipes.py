@@ -462,7 +462,7 @@ def sarif_validator() -> Any:
 
 
 def load_workflow(text: str) -> dict[str, Any]:
-    workflow: dict[str, Any] = yaml.safe_load(text)
+    workflow: dict[Any, Any] = yaml.safe_load(text)
     if True in workflow:  # YAML 1.1 reads the key `on` as a boolean
         workflow["on"] = workflow.pop(True)
     workflow_validator().validate(workflow)

@@ -17,7 +17,7 @@ import ast
 import dataclasses
 import functools
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -335,7 +335,11 @@ def test_targets_codex_sets_the_role_s_description_model_effort_and_nicknames(
     ],
 )
 def test_a_codex_override_codex_would_refuse_or_that_widens_is_an_error_at_its_key(
-    make_bundle: MakeBundle, run: Run, line: str, position: tuple[int, int], message: str
+    make_bundle: MakeBundle,
+    run: Callable[..., Run],
+    line: str,
+    position: tuple[int, int],
+    message: str,
 ) -> None:
     spec = overridden("description: Reviews diffs for Codex users.", line)
     make_bundle({"promptc.toml": "[targets.codex]\n", "specs/agents/rev.md": spec})
@@ -406,7 +410,9 @@ def test_a_main_session_that_asks_for_every_command_turns_the_shell_off(
     assert load(files).decide(Call("a", "bash", "ls", delegated=True)).action == "deny"
 
 
-def test_codex_options_are_checked_like_any_target_s(make_bundle: MakeBundle, run: Run) -> None:
+def test_codex_options_are_checked_like_any_target_s(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
     make_bundle({"promptc.toml": "[targets.codex]\nmodels = 3\nmodles = {}\n"})
     done = run("build")
     assert done.code == 2
@@ -442,7 +448,7 @@ def test_lossy_translation_names_codex_and_claude_in_one_message(make_bundle: Ma
 
 
 def test_import_codex_adopts_the_roles_the_target_wrote(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
 ) -> None:
     source = tmp_path / "project"
     for rel, data in bundles.render(BUNDLES["codex"], "codex").items():

@@ -193,7 +193,7 @@ def test_crash_midway_leaves_a_consistent_build(
     real = writer._stage
     calls = {"n": 0}
 
-    def flaky(temp: Path, content: bytes) -> None:
+    def flaky(temp: str, content: bytes) -> None:
         calls["n"] += 1
         if calls["n"] == 2:  # the first file written, then: disk full
             raise OSError(28, "No space left on device", str(temp))
@@ -418,8 +418,16 @@ def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
         if kind == what and count[what] == last:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
 
-    monkeypatch.setattr(writer, "_stage", lambda t, c: (fail("stage", t), real_stage(t, c))[1])
-    monkeypatch.setattr(writer, "_rename", lambda t, p: (fail("rename", p), real_rename(t, p))[1])
+    def stage(temp: str, content: bytes) -> None:
+        fail("stage", temp)
+        real_stage(temp, content)
+
+    def rename(temp: str, path: str) -> None:
+        fail("rename", path)
+        real_rename(temp, path)
+
+    monkeypatch.setattr(writer, "_stage", stage)
+    monkeypatch.setattr(writer, "_rename", rename)
     with pytest.raises(OSError, match=re.escape(os.strerror(errno.ENOSPC))):
         writer.apply(out, files)
     # The manifest came first: every file in place is one it lists, and no
@@ -551,7 +559,7 @@ def test_a_lock_another_build_holds_is_waited_for(
         slept.append(seconds)
         lock.unlink()
 
-    monkeypatch.setattr(writer.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)  # the module writer sleeps with
     assert writer.apply(out, files_of(3, 1)).errors == ()
     assert len(slept) == 1
     assert not lock.exists()
