@@ -61,7 +61,7 @@ def shares(run: Callable[[], object]) -> str:
     profile.runcall(run)
     stats = pstats.Stats(profile)
     total = max(stats.total_tt, 1e-9)  # type: ignore[attr-defined]
-    found = {}
+    found: dict[str, float] = {}
     for (_, _, name), row in stats.stats.items():  # type: ignore[attr-defined]
         for stage, functions in STAGES.items():
             if name in functions:
@@ -86,7 +86,7 @@ def main() -> None:
         session.diagnose({})  # imports and the first run, as an editor's open does
         edits: dict[str, Callable[[int], object]] = {
             "agent": lambda n: session.diagnose({agent: f"{text}\nedit {n}\n"}),
-            "agent, broken": lambda n: session.diagnose({agent: text.replace("---\n<<", "<<")}),
+            "agent, broken": lambda _n: session.diagnose({agent: text.replace("---\n<<", "<<")}),
             "fragment": lambda n: session.diagnose({fragment: f"{flow}- edit {n}\n"}),
         }
         print(f"| edit ({args.agents:,} agents) | median | fastest |")

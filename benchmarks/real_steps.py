@@ -112,7 +112,7 @@ STEPS = [
     Step("build", _bundle("build"), _no_output),
     Step("check", _bundle("check"), _same),
 ]
-FLOOR = Step("python -c pass", lambda folder, agents: (0, []), _same)
+FLOOR = Step("python -c pass", lambda _folder, _agents: (0, []), _same)
 
 
 def timed(command: Sequence[str], cwd: Path) -> tuple[float, float, int]:

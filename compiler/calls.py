@@ -170,7 +170,7 @@ def decide(runtime: Runtime, call: Call, lines: dict[str, Line] | None = None) -
         last = next(r for r in reversed(rules) if r.names(wildcard.normal(call.permission)))
         return Decided("deny", (last,))
     if call.permission == "task":
-        return _task(runtime, agent, rules, call.input)
+        return _task(runtime, rules, call.input)
     if call.permission == "bash":
         return _bash(rules, call.input, {} if lines is None else lines)
     if call.permission in PATH_TOOLS:
@@ -201,7 +201,7 @@ def _least(stage: Sequence[Decision]) -> str:
     return min((d.action for d in stage), key=RANK.__getitem__)
 
 
-def _task(runtime: Runtime, agent: Agent, rules: Sequence[Rule], name: str) -> Decided:
+def _task(runtime: Runtime, rules: Sequence[Rule], name: str) -> Decided:
     # The task tool offers only agents that are not primary; an `all` agent
     # started as a subagent decides with its own rules.
     target = runtime.agents.get(name)

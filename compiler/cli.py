@@ -148,8 +148,8 @@ class _TargetNames(click.types.StringParamType):
 
     name = "target"
 
-    # click 8.1 passes no context; later versions do.
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+    # click 8.1 passes no context; later versions do, by keyword (so the names stay).
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # noqa: ARG002
         return "[" + "|".join(TARGETS) + "][,...]"
 
 

@@ -503,7 +503,7 @@ class _Planner:
         for rule in subject.agent.rules:
             if rule.origin.kind not in ("agent", "config") or rule.action == "deny":
                 continue
-            message = _lost_message(rule, self.custom, tools)
+            message = _lost_message(rule, tools)
             if message is not None:
                 self._note(subject, rule, message)
 
@@ -581,7 +581,7 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(shown)
 
 
-def _lost_message(rule: Rule, custom: set[str], tools: Tools) -> str | None:
+def _lost_message(rule: Rule, tools: Tools) -> str | None:
     key = rule.permission
     if key in ("bash", "*", "edit", "external_directory", "doom_loop", "plan_enter", "plan_exit"):
         return None

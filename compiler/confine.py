@@ -38,7 +38,7 @@ _BINARY = getattr(os, "O_BINARY", 0)
 class NotRegular(OSError):
     """A path that holds a folder, a symlink (when not followed), a FIFO or a device."""
 
-    def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
+    def __init__(self, _path: str | os.PathLike[str], mode: int) -> None:
         super().__init__(f"not a regular file but {kind(mode)}")
 
 

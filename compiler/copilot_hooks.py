@@ -36,7 +36,7 @@ from compiler.tool_lists import COPILOT, Plan
 from compiler.translation import flat_name
 
 # Copilot alias -> the OpenCode permissions its tools are decided by.
-PERMISSIONS = {alias: perms for alias, perms in COPILOT.tools}
+PERMISSIONS = dict(COPILOT.tools)
 # Permissions whose value the tables match (the rest are one answer for any call).
 VALUED = ("bash", "read", "list", "edit", "grep", "glob", "skill", "webfetch", "websearch")
 # Where a command can start in a line's JSON text: after a character that

@@ -31,7 +31,7 @@ TEMPORARY = re.compile(r"^\..+\.promptc-\d+\.tmp$")
 class TooLarge(OSError):
     """A file past the size its reader allows."""
 
-    def __init__(self, path: str | os.PathLike[str], size: int, limit: int) -> None:
+    def __init__(self, _path: str | os.PathLike[str], size: int, limit: int) -> None:
         super().__init__(f"larger than {limit:,} bytes")
         self.size = size
 

@@ -48,7 +48,7 @@ def composer(base: type[Any]) -> type[Any]:
     """
 
     class Composer(base):  # type: ignore[misc]
-        def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        def resolve(self, kind: type[yaml.Node], _value: Any, _implicit: Any) -> str:
             return _DEFAULT_TAGS[kind]
 
         # Path resolvers pick tags by position in the document: none are used.

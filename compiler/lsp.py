@@ -722,14 +722,14 @@ def _server() -> Server:
         ls.changed()  # the file on disk stands again where the buffer stood
 
     @server.feature(types.SHUTDOWN)
-    def on_shutdown(ls: Server, params: None) -> None:
+    def on_shutdown(ls: Server, _params: None) -> None:
         ls.stopping = True
         if ls.pending is not None:  # no run after the answer: the client is leaving
             ls.pending.cancel()
             ls.pending = None
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def files_changed(ls: Server, params: types.DidChangeWatchedFilesParams) -> None:
+    async def files_changed(ls: Server, _params: types.DidChangeWatchedFilesParams) -> None:
         ls.current().reload()
         ls.changed()
 

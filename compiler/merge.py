@@ -427,7 +427,7 @@ class _TomlFile(_Editor):
             raise MergeError(f"invalid TOML: {message}", line or 1, column or 1) from None
 
     @staticmethod
-    def managed(document: Any, split: Sequence[str], created: bool) -> dict[KeyPath, Any]:
+    def managed(document: Any, _split: Sequence[str], _created: bool) -> dict[KeyPath, Any]:
         found: dict[KeyPath, Any] = {}
 
         def walk(table: Mapping[str, Any], path: KeyPath) -> None:

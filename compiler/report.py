@@ -132,7 +132,7 @@ def _split_top(text: str, mark: str, keep: str) -> list[str]:
     return [part for part in parts if part]
 
 
-def as_json(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
+def as_json(diagnostics: Iterable[Diagnostic], _color: bool = False) -> Iterator[str]:
     items = list(diagnostics)
     counts = {s.value: sum(1 for d in items if d.severity is s) for s in Severity}
     document = {
@@ -169,7 +169,7 @@ def github_property(value: str) -> str:
     return github_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def github(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
+def github(diagnostics: Iterable[Diagnostic], _color: bool = False) -> Iterator[str]:
     for d in diagnostics:
         properties = {
             "file": d.path,
@@ -189,7 +189,7 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 
 
 def sarif(
-    diagnostics: Iterable[Diagnostic], color: bool = False, rules: Mapping[str, Rule] | None = None
+    diagnostics: Iterable[Diagnostic], _color: bool = False, rules: Mapping[str, Rule] | None = None
 ) -> Iterator[str]:
     """The SARIF log; `rules` (the registry, compiler.rules.RULES) describes every rule."""
     described = _sarif_rules(rules or {})

@@ -230,7 +230,7 @@ def _agent_object(
 
 
 def _fixed(origin: Origin) -> Locate:
-    return lambda path: origin
+    return lambda _path: origin
 
 
 def problem_at(origin: Origin, message: str, hint: str | None = None) -> Problem:
@@ -279,7 +279,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
     env = env or Environment.from_environ(os.environ, project.config.root)
     memo = memo_of(project.bundle)
     patterns = memo.patterns
-    base = from_config(defaults(env), env.home, lambda path: DEFAULT, patterns)
+    base = from_config(defaults(env), env.home, lambda _path: DEFAULT, patterns)
     shared, config_problems = config_rules(project, env, patterns)
     folder = env.tool_output
     tool_output = Rule("external_directory", folder, "allow", RUNTIME, written=folder)

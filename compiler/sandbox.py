@@ -112,7 +112,8 @@ class Conditions:
                 found = exc
             else:
                 branch = tree.body[0]
-                assert isinstance(branch, nodes.If) and isinstance(branch.test, nodes.Expr)
+                assert isinstance(branch, nodes.If)
+                assert isinstance(branch.test, nodes.Expr)
                 found = branch.test
             self._parsed[condition] = found
         return found

@@ -598,7 +598,7 @@ class _Planner:
                     if pattern is None:
                         rejected[span.pattern] = None
                         continue
-                    blockers = self._objections(pattern, holders, denied, stopped, objectors, heads)
+                    blockers = self._objections(pattern, holders, objectors, heads)
                     if blockers:
                         rejected[span.pattern] = blockers
                         continue
@@ -613,8 +613,6 @@ class _Planner:
         self,
         pattern: Pattern,
         holders: Holders,
-        denied: tuple[str, ...],
-        stopped: tuple[str, ...],
         objectors: dict[tuple[str, Rule | None], Source],
         heads: _Heads,
     ) -> list[Source]:

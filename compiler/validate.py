@@ -77,7 +77,7 @@ _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
 _NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
-def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+def _finite(_validator: Any, wanted: Any, instance: Any, _schema: Any) -> Iterator[ValidationError]:
     """`x-finite: true`: OpenCode's `Finite` refuses .inf and .nan, which JSON Schema allows."""
     if wanted and isinstance(instance, float) and not math.isfinite(instance):
         yield ValidationError(f"{instance!r} is not a finite number")

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
@@ -42,12 +42,12 @@ _WORKER_FIGURES = "decision_figures"
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node: Any, error: object) -> None:
+def pytest_testnodedown(node: Any) -> None:
     EXAMPLES.update(node.workeroutput.get(_WORKER_COUNTS, {}))
     FIGURES.extend(node.workeroutput.get(_WORKER_FIGURES, []))
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     """Under FUZZ_MIN_EXAMPLES, a fuzz run that generated fewer examples fails."""
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: the controller judges
@@ -87,7 +87,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path not in slow)
 
 
-MakeBundle = Callable[[dict[str, str | bytes]], Path]
+MakeBundle = Callable[[Mapping[str, str | bytes]], Path]
 
 
 def every_field(diagnostics: Iterable[Diagnostic]) -> list[tuple[object, ...]]:
@@ -110,7 +110,7 @@ def make_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MakeBundle:
     Text content is dedented, so tests can indent file bodies naturally.
     """
 
-    def make(files: dict[str, str | bytes]) -> Path:
+    def make(files: Mapping[str, str | bytes]) -> Path:
         root = tmp_path / "bundle"
         for rel, content in files.items():
             path = root / rel

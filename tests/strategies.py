@@ -43,7 +43,7 @@ def ci_examples(count: int) -> int:
     than the profile's own; under any other profile (`make fuzz`) the profile's."""
     if settings.get_current_profile_name() == "ci":
         return count
-    return settings.default.max_examples
+    return settings().max_examples  # a fresh settings object is the profile's
 
 
 # --- text ------------------------------------------------------------------
@@ -268,7 +268,9 @@ def check_result(result: Result, sources: Mapping[str, bytes] | None = None) -> 
     """Every diagnostic is well formed and points inside the file it names."""
     for d in result.diagnostics:
         assert d.rule in rules.RULES, d
-        assert d.message and d.line >= 1 and d.column >= 1, d
+        assert d.message, d
+        assert d.line >= 1, d
+        assert d.column >= 1, d
         d.path.encode("utf-8")  # printable and JSON-safe
         if sources is not None:
             for rel, raw in sources.items():

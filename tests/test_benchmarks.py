@@ -40,7 +40,8 @@ def run_script(name: str, *args: str, cwd: Path, scratch: Path | None = None) ->
 def _speed() -> ModuleType:
     """benchmarks/speed.py as a module (benchmarks/ is not a package)."""
     spec = importlib.util.spec_from_file_location("speed", ROOT / "benchmarks/speed.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

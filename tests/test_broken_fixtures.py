@@ -30,7 +30,7 @@ UPDATE = os.environ.get("PROMPTC_UPDATE_FIXTURES") == "1"
 
 @pytest.fixture
 def bundle(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / request.param
+    root: Path = tmp_path / request.param
     shutil.copytree(FIXTURES / request.param, root, ignore=shutil.ignore_patterns("expected.txt"))
     monkeypatch.chdir(root)
     return root
@@ -70,9 +70,8 @@ def test_build_writes_nothing_when_an_error_exists(bundle: Path, run: Runner) ->
     else:
         assert result.code == 0
         emitted = [p.read_bytes() for p in (bundle / "build").rglob("*.md")]
-        assert emitted and all(
-            b"\r" not in e and not e.startswith(b"\xef\xbb\xbf") for e in emitted
-        )
+        assert emitted
+        assert all(b"\r" not in e and not e.startswith(b"\xef\xbb\xbf") for e in emitted)
 
 
 # --- one broken file among healthy ones -------------------------------------------
@@ -116,7 +115,8 @@ def test_the_healthy_bundle_is_clean(make_bundle: MakeBundle, run: Runner) -> No
     make_bundle(_healthy("specs/agents/nobody.md"))
     done = run("lint", "--strict")
     assert (done.code, done.out) == (1, done.out)  # `nobody` exists nowhere: one finding
-    assert done.out.count("\n") == 1 and "[task-unknown-agent]" in done.out
+    assert done.out.count("\n") == 1
+    assert "[task-unknown-agent]" in done.out
     make_bundle(_healthy("specs/modes/plan.md"))
     assert run("lint", "--strict").code == 0
 

@@ -7,7 +7,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from .conftest import AGENT, MakeBundle, Run, every_field
 
 
 @pytest.fixture
-def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """One entry per real run of the pipeline (a cache hit adds none)."""
     calls: list[bool] = []
     real = api._render
@@ -29,7 +29,7 @@ def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(api, "_render", counting)
-    yield calls
+    return calls
 
 
 @pytest.fixture(autouse=True)
@@ -47,17 +47,20 @@ def test_second_check_is_a_hit_with_the_same_report(
     first = run("check")
     second = run("check")
     assert (first.code, second.code) == (0, 0)
-    assert second.out == first.out and second.err == first.err
+    assert second.out == first.out
+    assert second.err == first.err
     assert len(pipeline_runs) == 2  # build and the first check; the second check was a hit
     assert (sample / ".promptc-cache" / ".gitignore").read_text().endswith("*\n")
 
 
+@pytest.mark.usefixtures("sample")
 def test_warm_build_writes_nothing_and_says_so(
-    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
+    run: Callable[..., Run], pipeline_runs: list[bool]
 ) -> None:
     assert "wrote" in run("build").err
     again = run("build")
-    assert again.code == 0 and "wrote" not in again.err
+    assert again.code == 0
+    assert "wrote" not in again.err
     assert len(pipeline_runs) == 1
 
 
@@ -69,7 +72,8 @@ def test_cached_diagnostics_keep_every_field(
     first = run("check", "--format", "json")
     second = run("check", "--format", "json")
     assert first.code == second.code == 1
-    assert second.out == first.out and "subagnet" in first.out
+    assert second.out == first.out
+    assert "subagnet" in first.out
     assert len(pipeline_runs) == 1
 
 
@@ -110,9 +114,8 @@ def test_edited_output_is_a_miss(
     assert len(pipeline_runs) == 4
 
 
-def test_check_and_build_do_not_share_entries(
-    sample: Path, run: Callable[..., Run], pipeline_runs: list[bool]
-) -> None:
+@pytest.mark.usefixtures("pipeline_runs")
+def test_check_and_build_do_not_share_entries(sample: Path, run: Callable[..., Run]) -> None:
     assert run("check").code == 1  # outputs missing
     assert run("build").code == 0  # must really build, not replay the check
     assert (sample / "build/opencode/opencode.json").is_file()
@@ -308,7 +311,8 @@ def _same_size_edit(path: Path, old: str, new: str) -> Callable[[], None]:
     def edit() -> None:
         before = path.stat()
         text = path.read_text()
-        assert old in text and len(old) == len(new)
+        assert old in text
+        assert len(old) == len(new)
         path.write_text(text.replace(old, new))
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime as it was
 
@@ -360,9 +364,8 @@ def test_a_file_the_run_reads_itself_edited_during_the_run_is_never_stored(
     assert (sample / "build/opencode/.opencode/skills/tone/notes.txt").read_text() == "version 1\n"
 
 
-def test_each_input_is_read_once_for_the_key_and_the_run(
-    sample: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("sample")
+def test_each_input_is_read_once_for_the_key_and_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """The loader takes the bytes the key hashed, and the check after the run
     does not read them again."""
     read: list[str] = []
@@ -376,7 +379,8 @@ def test_each_input_is_read_once_for_the_key_and_the_run(
     monkeypatch.setattr(loader, "read_regular", counting)
     assert api.build(load_config(), cache=True).ok
     specs = [path for path in read if "/specs/" in path]
-    assert specs and sorted(specs) == sorted(set(specs))
+    assert specs
+    assert sorted(specs) == sorted(set(specs))
 
 
 def test_inputs_are_hashed_again_after_the_run(sample: Path) -> None:
@@ -413,11 +417,12 @@ def test_a_file_that_came_or_went_is_a_change(sample: Path, change: str) -> None
 # --- outputs: recorded as the run left them, not read again -----------------------------
 
 
+@pytest.mark.usefixtures("sample")
 def test_outputs_are_recorded_as_written_without_reading_them(
-    sample: Path, run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+    run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[str] = []
-    real = cache.read_regular
+    real = files.read_regular
 
     def counting(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
         read.append(os.fspath(path))
@@ -530,7 +535,8 @@ def test_an_entry_is_sealed_with_a_secret_kept_outside_the_project(
     api.lint(load_config(), cache=True)
     [entry] = (sample / cache.FOLDER).glob("*.json")
     head, _, body = entry.read_bytes().partition(b"\n")
-    assert head.startswith(cache.SEAL) and json.loads(body)["key"] == entry.stem
+    assert head.startswith(cache.SEAL)
+    assert json.loads(body)["key"] == entry.stem
     secret = tmp_path / "user-cache/promptc" / cache.SECRET
     assert len(secret.read_bytes()) == 2 * cache.SECRET_BYTES
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600

@@ -8,6 +8,8 @@ import pytest
 
 from compiler import calls
 from compiler.calls import Call
+from compiler.project import Project
+from compiler.runtime import Runtime
 from tests import bundles
 from tests.conftest import MakeBundle
 from tests.rules.conftest import agent
@@ -48,7 +50,7 @@ BUNDLE = {
 
 
 @pytest.fixture
-def runtime_and_project(make_bundle: MakeBundle) -> tuple[calls.Runtime, calls.Project]:
+def runtime_and_project(make_bundle: MakeBundle) -> tuple[Runtime, Project]:
     root = make_bundle(BUNDLE)
     project = bundles.project(Path(root), "opencode")
     return calls.runtime_of(project), project
@@ -88,14 +90,14 @@ def runtime_and_project(make_bundle: MakeBundle) -> tuple[calls.Runtime, calls.P
     ],
 )
 def test_opencode_decides_each_call(
-    runtime_and_project: tuple[calls.Runtime, calls.Project], call: Call, action: str
+    runtime_and_project: tuple[Runtime, Project], call: Call, action: str
 ) -> None:
     runtime, _ = runtime_and_project
     assert calls.decide(runtime, call).action == action
 
 
 def test_a_decision_names_its_rule_or_opencodes_reason(
-    runtime_and_project: tuple[calls.Runtime, calls.Project],
+    runtime_and_project: tuple[Runtime, Project],
 ) -> None:
     runtime, _ = runtime_and_project
     assert calls.decide(runtime, Call("lead", "bash", "rm x")).reason() == '`bash "rm *": deny`'
@@ -103,7 +105,7 @@ def test_a_decision_names_its_rule_or_opencodes_reason(
 
 
 def test_the_matrix_covers_every_agent_permission_and_pattern(
-    runtime_and_project: tuple[calls.Runtime, calls.Project],
+    runtime_and_project: tuple[Runtime, Project],
 ) -> None:
     _, project = runtime_and_project
     matrix = calls.matrix(project)

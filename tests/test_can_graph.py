@@ -83,7 +83,8 @@ def team(make_bundle: MakeBundle) -> None:
         ),
     ],
 )
-def test_can(team: None, run: Runner, args: tuple[str, ...], out: str) -> None:
+@pytest.mark.usefixtures("team")
+def test_can(run: Runner, args: tuple[str, ...], out: str) -> None:
     result = run("can", *args)
     code = {"allow": 0, "ask": 10, "deny": 20}[out.split()[0]]
     assert (result.code, result.out, result.err) == (code, out, "")
@@ -93,9 +94,8 @@ def test_can(team: None, run: Runner, args: tuple[str, ...], out: str) -> None:
     ("line", "action", "code"),
     [("git status", "allow", 0), ("ls", "ask", 10), ("git push", "deny", 20)],
 )
-def test_can_exit_code_is_the_decision(
-    team: None, run: Runner, line: str, action: str, code: int
-) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_exit_code_is_the_decision(run: Runner, line: str, action: str, code: int) -> None:
     # A script can write `promptc can a bash "rm -rf /" || fail`, or test $?.
     assert run("can", "craftsman", "bash", line).code == code
     assert run("can", "craftsman", "bash", line, "--format", "json").code == code
@@ -108,13 +108,15 @@ def test_can_exit_code_is_the_decision(
     assert unexpected.out == expected.out
 
 
-def test_can_expect_takes_only_a_decision(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_expect_takes_only_a_decision(run: Runner) -> None:
     result = run("can", "craftsman", "bash", "ls", "--expect", "maybe")
     assert result.code == 2
     assert "'maybe' is not one of 'allow', 'ask', 'deny'" in result.err
 
 
-def test_can_trace_lists_every_matching_rule(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_trace_lists_every_matching_rule(run: Runner) -> None:
     result = run("can", "craftsman", "bash", "git push", "--trace")
     assert result.out.splitlines()[2:] == [
         "matching rules, in order (the last one decides):",
@@ -125,7 +127,8 @@ def test_can_trace_lists_every_matching_rule(team: None, run: Runner) -> None:
     ]
 
 
-def test_can_json(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_json(run: Runner) -> None:
     result = run("can", "craftsman", "task", "scout", "--format", "json")
     data = json.loads(result.out)
     assert data["action"] == "ask"
@@ -143,7 +146,8 @@ def test_can_json(team: None, run: Runner) -> None:
     assert len(data["matching"]) == 3
 
 
-def test_can_decides_a_command_line_per_command(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_decides_a_command_line_per_command(run: Runner) -> None:
     # OpenCode asks about each command of a list, pipeline or substitution:
     # the strictest decides the line (`git add` alone is allowed).
     result = run("can", "craftsman", "bash", "git add . && git push")
@@ -207,7 +211,8 @@ def test_can_asks_about_folders_outside_the_project_first(
     assert run("can", "cleaner", "read", "/etc/passwd").code == 20
 
 
-def test_can_answers_for_a_target_from_its_files(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_answers_for_a_target_from_its_files(run: Runner) -> None:
     result = run("can", "craftsman", "bash", "git status", "--target", "claude")
     first, why, opencode = result.out.splitlines()
     assert first.endswith('craftsman  bash "git status"  (Claude Code, from the claude files)')
@@ -219,7 +224,8 @@ def test_can_answers_for_a_target_from_its_files(team: None, run: Runner) -> Non
     assert "no decision model for target `vim`" in unknown.err
 
 
-def test_can_target_names_the_command_that_decides(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_target_names_the_command_that_decides(run: Runner) -> None:
     result = run("can", "craftsman", "bash", "ls && git push", "--target", "claude")
     assert result.out.splitlines() == [
         'deny  craftsman  bash "ls && git push"  (Claude Code, from the claude files)',
@@ -242,7 +248,8 @@ def test_can_target_names_the_command_that_decides(team: None, run: Runner) -> N
     ]
 
 
-def test_can_target_exit_code_is_that_runtimes_answer(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_target_exit_code_is_that_runtimes_answer(run: Runner) -> None:
     # OpenCode allows `git status`; the codex files take the shell away from the
     # role: the exit code is Codex's answer, not OpenCode's nor the narrower one.
     result = run("can", "craftsman", "bash", "git status", "--target", "codex", "--format", "json")
@@ -255,7 +262,8 @@ def test_can_target_exit_code_is_that_runtimes_answer(team: None, run: Runner) -
     assert expected.err == "promptc: expected allow, but Codex answers deny\n"
 
 
-def test_can_names_a_permission_no_tool_asks_for(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_names_a_permission_no_tool_asks_for(run: Runner) -> None:
     result = run("can", "craftsman", "bsh", "ls")
     assert result.code == 0  # allow
     assert result.out.startswith('allow  craftsman  bsh "ls"')
@@ -275,7 +283,8 @@ def test_can_says_nothing_of_permissions_a_tool_may_ask_for(
     assert result.err == ""
 
 
-def test_can_unknown_agent_is_a_usage_error(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_can_unknown_agent_is_a_usage_error(run: Runner) -> None:
     result = run("can", "craftsmen", "bash", "ls")
     assert result.code == 2
     assert "no agent `craftsmen` (did you mean `craftsman`?)" in result.err
@@ -299,7 +308,8 @@ def test_can_refuses_values_opencode_refuses(make_bundle: MakeBundle, run: Runne
     assert "specs/agents/smith.md:5:3: error [schema] 'maybe' is not an action" in result.err
 
 
-def test_graph_text(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_graph_text(run: Runner) -> None:
     result = run("graph")
     assert result.code == 0
     assert result.out == (
@@ -310,7 +320,8 @@ def test_graph_text(team: None, run: Runner) -> None:
     )
 
 
-def test_graph_mermaid(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_graph_mermaid(run: Runner) -> None:
     result = run("graph", "--format", "mermaid")
     assert result.out == (
         "flowchart LR\n"
@@ -323,7 +334,8 @@ def test_graph_mermaid(team: None, run: Runner) -> None:
     )
 
 
-def test_graph_dot(team: None, run: Runner) -> None:
+@pytest.mark.usefixtures("team")
+def test_graph_dot(run: Runner) -> None:
     result = run("graph", "--format", "dot")
     assert result.out.splitlines() == [
         "digraph delegation {",

@@ -14,7 +14,8 @@ from tests.conftest import AGENT, MakeBundle, Run
 Runner = Callable[..., Run]
 
 
-def test_clean_bundle_exits_0(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_clean_bundle_exits_0(run: Runner) -> None:
     result = run("lint")
     assert result.code == 0, result.out + result.err
     assert result.out == ""
@@ -98,15 +99,17 @@ def test_missing_specs_folder_exits_2(
     assert "specs folder not found" in result.err
 
 
-def test_unknown_option_exits_2(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_unknown_option_exits_2(run: Runner) -> None:
     assert run("lint", "--frobnicate").code == 2
     assert run("build", "--target", "nowhere").code == 2
 
 
+@pytest.mark.usefixtures("sample")
 def test_internal_error_exits_3_without_traceback(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+    run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def boom(*args: object, **kwargs: object) -> None:
+    def boom(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(api, "lint", boom)
@@ -161,7 +164,8 @@ def test_rules_lists_every_rule(run: Runner) -> None:
 def test_explain_prints_the_docstring(run: Runner) -> None:
     result = run("explain", "description-length")
     assert result.code == 0
-    assert "Options:" in result.out and "min (integer, default 20)" in result.out
+    assert "Options:" in result.out
+    assert "min (integer, default 20)" in result.out
     wrong = run("explain", "description-lenght")
     assert wrong.code == 2
     assert "did you mean `description-length`?" in wrong.err
@@ -174,7 +178,8 @@ def test_version(run: Runner) -> None:
     assert (result.code, result.out.strip()) == (0, f"promptc, version {__version__}")
 
 
-def test_python_dash_m(sample: Path) -> None:
+@pytest.mark.usefixtures("sample")
+def test_python_dash_m() -> None:
     import subprocess
     import sys
 

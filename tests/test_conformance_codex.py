@@ -25,13 +25,14 @@ from typing import Any
 
 import pytest
 
+from compiler.calls import RANK
 from compiler.decide import codex as codex_model
 from compiler.targets import codex
 from tests import bundles, oracle
 from tests.oracles import Attempt, harness
 from tests.oracles import codex as codex_oracle
 from tests.oracles.server import serve
-from tests.test_target_codex import RANK, can, commands_of, load, opencode_answers, render, shell_of
+from tests.test_target_codex import can, commands_of, load, opencode_answers, render, shell_of
 from tests.test_target_codex import policy as model_policy
 
 # Each test starts the real runtime, many times: `make conformance` runs them.
@@ -213,9 +214,12 @@ def test_the_oracles_would_catch_a_broken_role(tmp_path: Path) -> None:
     smith = folder / ".codex" / "agents" / "smith.toml"
     smith.write_text(smith.read_text().replace('name = "smith"', 'name = "smith"\nbogus_key = 1'))
     warning = startup_warnings(folder, tmp_path / "home")
-    assert warning is not None and "smith.toml" in warning and "bogus_key" in warning
+    assert warning is not None
+    assert "smith.toml" in warning
+    assert "bogus_key" in warning
     roles, _ = roles_listed(folder, tmp_path / "home")
-    assert "smith" not in roles and "scout" in roles
+    assert "smith" not in roles
+    assert "scout" in roles
 
 
 def test_a_main_session_without_a_shell_has_no_exec_command(tmp_path: Path) -> None:
@@ -229,7 +233,8 @@ def test_a_main_session_without_a_shell_has_no_exec_command(tmp_path: Path) -> N
     _, after = roles_listed(folder, tmp_path / "home")
     # The exec tool's own description names exec_command as an example; its
     # companion write_stdin is there only with the shell.
-    assert "write_stdin" in before and "write_stdin" not in after
+    assert "write_stdin" in before
+    assert "write_stdin" not in after
 
 
 def offered(body: dict[str, Any]) -> set[str]:
@@ -296,7 +301,8 @@ def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
         "update_plan": session.update_plan,
         "spawn_agent": session.max_depth >= 2,
     }
-    assert session.web_search and not session.view_image  # both ways are seen
+    assert session.web_search
+    assert not session.view_image  # both ways are seen
     for name, body in (("smith", smith_body), ("scout", scout_body)):
         tools = offered(body)
         assert ("exec_command" in tools) == shell_of(model, name), (name, tools)

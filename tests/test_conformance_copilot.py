@@ -18,7 +18,6 @@ import json
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -66,7 +65,8 @@ class Copilot:
         body = json.dumps({"jsonrpc": "2.0", "id": self.calls, "method": method, "params": params})
         data = body.encode()
         stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None
+        assert stdin is not None
+        assert stdout is not None
         stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
         stdin.flush()
         while True:
@@ -128,7 +128,7 @@ def front(path: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Per bundle, (emitted folder, discovered agents); plus the broken copy's."""
     oracle.binary("copilot")
     scratch = tmp_path_factory.mktemp("copilot")
@@ -147,7 +147,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         answers["broken"] = (broken, copilot.discover(broken), copilot.skills(broken))
     finally:
         copilot.close()
-    yield answers
+    return answers
 
 
 @pytest.mark.parametrize("bundle", list(BUNDLES))

@@ -237,7 +237,8 @@ def test_skills_list_refuses_only_the_broken_file(loaded: dict[str, Any]) -> Non
     done = loaded["skills"]
     assert done.returncode == 0, done
     found = ERROR.findall(done.stdout + done.stderr)
-    assert len(found) == 1 and f"/.gemini/agents/{BROKEN}:" in found[0], found
+    assert len(found) == 1, found
+    assert f"/.gemini/agents/{BROKEN}:" in found[0], found
     assert "Unrecognized key(s) in object: 'sandbox'" in done.stderr
 
 
@@ -252,7 +253,8 @@ def test_skills_list_prints_every_skill_promptc_wrote(loaded: dict[str, Any]) ->
 
 
 def test_the_extension_listing_refuses_only_the_broken_file(loaded: dict[str, Any]) -> None:
-    assert len(loaded["errors"]) == 1 and f"/agents/{BROKEN}:" in loaded["errors"][0]
+    assert len(loaded["errors"]) == 1
+    assert f"/agents/{BROKEN}:" in loaded["errors"][0]
 
 
 @pytest.mark.parametrize("bundle", list(BUNDLES))

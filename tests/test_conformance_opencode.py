@@ -113,9 +113,9 @@ def loaded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def enabled(project: Project) -> dict[str, str]:
     """id -> mode of every agent OpenCode should load (`disable: true` ones it drops)."""
     return {
-        ident: opencode.agent_frontmatter(spec).get("mode", "all")
+        ident: runtime.agent_frontmatter(spec).get("mode", "all")
         for ident, spec in project.agents.items()
-        if opencode.agent_frontmatter(spec).get("disable") is not True
+        if runtime.agent_frontmatter(spec).get("disable") is not True
     }
 
 
@@ -130,7 +130,7 @@ def test_agent_list_shows_every_agent_with_its_mode(loaded: Loaded) -> None:
 def test_every_agent_file_is_read_as_written(loaded: Loaded) -> None:
     """OpenCode's YAML reader sees each frontmatter exactly as promptc meant it, order included."""
     for ident, spec in loaded.project.agents.items():
-        front = opencode.agent_frontmatter(spec)
+        front = runtime.agent_frontmatter(spec)
         extra = {k: v for k, v in front.items() if k not in runtime.AGENT_KEYS}
         permission = front.get("permission", {})
         expected = {
@@ -188,7 +188,7 @@ def test_each_agent_ends_with_its_own_rules_in_source_order(loaded: Loaded) -> N
         _, rules = loaded.agents[ident]
         assert rules.count(sentinel) == 1, ident
         own = rules[rules.index(sentinel) + 1 :]
-        front = opencode.agent_frontmatter(loaded.project.agents[ident])
+        front = runtime.agent_frontmatter(loaded.project.agents[ident])
         expected = [*shared, *flatten(front.get("permission", {}), loaded.home), tool_output]
         assert own == expected, ident
 

@@ -53,8 +53,7 @@ from compiler.permissions import (
     evaluate,
 )
 from compiler.project import make_project
-from compiler.runtime import Runtime, resolve
-from compiler.targets.opencode import agent_frontmatter
+from compiler.runtime import Runtime, agent_frontmatter, resolve
 from tests import opencode_js, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
@@ -447,4 +446,5 @@ def test_wildcard_match_equals_opencode_on_random_pairs(opencode: Path) -> None:
     mine = [match(t, p) for t, p in pairs]
     wrong = [(t, p, m) for (t, p), m, o in zip(pairs, mine, answers.matches, strict=True) if m != o]
     assert wrong == []
-    assert any(answers.matches) and not all(answers.matches)
+    assert any(answers.matches)
+    assert not all(answers.matches)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import tempfile
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 import pytest
@@ -180,7 +180,7 @@ READ_ONLY = """\
 
 
 def test_a_widening_codex_cannot_narrow_is_refused_naming_agent_rule_and_runtime(
-    make_bundle: MakeBundle, run: Run
+    make_bundle: MakeBundle, run: Callable[..., Run]
 ) -> None:
     make_bundle({"promptc.toml": "[targets.codex]\n", "specs/agents/reader.md": READ_ONLY})
     done = run("build")
@@ -189,12 +189,16 @@ def test_a_widening_codex_cannot_narrow_is_refused_naming_agent_rule_and_runtime
     assert len(found) == 1, done.out
     line = found[0]
     assert line.startswith("specs/agents/reader.md:5:3: error [wider-translation] Codex (codex)")
-    assert "`reader`" in line and "`edit: deny`" in line and "apply_patch" in line
+    assert "`reader`" in line
+    assert "`edit: deny`" in line
+    assert "apply_patch" in line
     assert 'accept_wider = ["edit"]' in line
     assert not Path("build").exists()
 
 
-def test_an_accepted_widening_is_built_and_shown_first(make_bundle: MakeBundle, run: Run) -> None:
+def test_an_accepted_widening_is_built_and_shown_first(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
     config = '[targets.codex]\naccept_wider = ["edit"]\n'
     make_bundle({"promptc.toml": config, "specs/agents/reader.md": READ_ONLY})
     done = run("build")

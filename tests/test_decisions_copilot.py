@@ -235,7 +235,8 @@ def test_odd_lines_are_never_wider_and_every_hook_agrees(bundle: str, tmp_path: 
                 call = Call(d.call.agent, "bash", line, d.call.delegated)
                 theirs = calls.decide(runtime, call).action
                 found.append(decisions.Decided(call, theirs, model.decide(call).action, ""))
-    assert len(found) > len(ODD_LINES) and decisions.wider(found) == []
+    assert len(found) > len(ODD_LINES)
+    assert decisions.wider(found) == []
     assert {d.model for d in found} == {"allow", "ask", "deny"}
     assert hooks_disagree(bundle, found, tmp_path) == []
 

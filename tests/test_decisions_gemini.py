@@ -130,7 +130,7 @@ Body.
 """
 
 
-def test_a_later_ask_never_undoes_an_earlier_deny(tmp_path: Path) -> None:
+def test_a_later_ask_never_undoes_an_earlier_deny() -> None:
     # `git *: ask` after `rm *: deny`: `rm git x` is refused by OpenCode, and
     # an ask loosened to match it anywhere in a line would ask for it.
     files = {"promptc.toml": b"[targets.gemini]\n", "specs/agents/x.md": ORDERED.encode()}
@@ -196,7 +196,8 @@ class Engine:
         self.process = process
 
     def ask(self, request: Mapping[str, Any]) -> Any:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
@@ -240,7 +241,8 @@ def engine() -> Iterator[Engine]:
     try:
         yield Engine(process)
     finally:
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout is not None
         process.stdin.close()
         process.wait(timeout=30)
         process.stdout.close()
@@ -309,7 +311,8 @@ def test_the_engine_splits_every_line_as_the_model(engine: Engine) -> None:
     split = engine.ask({"split": lines})
     mine = [model_of.subcommands(line) if model_of.parses(line) else None for line in lines]
     assert dict(zip(lines, mine, strict=True)) == dict(zip(lines, split, strict=True))
-    assert None in split and len(lines) > 500
+    assert None in split
+    assert len(lines) > 500
 
 
 @settings(max_examples=strategies.ci_examples(15), deadline=None)

@@ -26,6 +26,7 @@ import pytest
 from compiler import api, calls
 from compiler.calls import Call
 from compiler.config import load_config
+from compiler.runtime import Runtime
 from tests import bundles, decisions
 from tests.oracles import opencode
 
@@ -67,7 +68,7 @@ def _drivable(call: Call) -> bool:
     return call.permission in calls.BUILT_IN and call.permission not in {*NEVER_OFFERED, "list"}
 
 
-def _parent(runtime: calls.Runtime, agent: str) -> str | None:
+def _parent(runtime: Runtime, agent: str) -> str | None:
     """A primary agent whose task rules allow starting `agent`."""
     for name, found in runtime.agents.items():
         if found.mode != "subagent" and not found.native and not found.hidden:

@@ -242,13 +242,12 @@ def _fixed_file(files: dict[str, str]) -> str:
 
 
 @pytest.mark.parametrize(
-    ("case", "files", "extra", "lines", "clean"), FIX_CASES, ids=[c[0] for c in FIX_CASES]
+    ("files", "extra", "lines", "clean"), [c[1:] for c in FIX_CASES], ids=[c[0] for c in FIX_CASES]
 )
 def test_fix_case(
     make_bundle: MakeBundle,
     run: Runner,
     snapshot: SnapshotAssertion,
-    case: str,
     files: dict[str, str],
     extra: str,
     lines: tuple[int, int],
@@ -329,7 +328,8 @@ def test_remaining_problems_are_reported_after_fixing(make_bundle: MakeBundle, r
     # The copy that comes from another fragment has no fix; it is still reported.
     assert result.out.startswith("specs/agents/sage.md:5:1: error [required-snippet] ")
     again = run("lint", "--fix")
-    assert again.code == 1 and "Fixing" not in again.err
+    assert again.code == 1
+    assert "Fixing" not in again.err
 
 
 def test_a_file_that_cannot_be_written_is_an_error(
@@ -343,7 +343,7 @@ def test_a_file_that_cannot_be_written_is_an_error(
         }
     )
 
-    def refuse(path: Path, content: bytes, mode: int | None = None) -> None:
+    def refuse(path: Path, *_args: object, **_kwargs: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(fix, "replace_file", refuse)

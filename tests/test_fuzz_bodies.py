@@ -139,7 +139,8 @@ def test_a_long_body_holds_the_copy_written_in_it_and_no_other(
     else:
         # A drifted copy may read closer to the snippet with a line more or
         # less (the most similar window wins): the copy found overlaps it.
-        assert found.composed < at + len(copy) and found.end > at
+        assert found.composed < at + len(copy)
+        assert found.end > at
     assert found.origin == "text"
     same = " ".join(found.text.split()) == " ".join(text.split())
     assert same is (how in ("copy", "rewrapped"))

@@ -131,4 +131,5 @@ def _read_everything(project: Path) -> None:
             path = os.path.join(top, name)
             with contextlib.suppress(OSError):
                 files.read_regular(path, 1 << 10)
-                assert os.path.isfile(path) and not os.path.islink(path)
+                assert os.path.isfile(path)
+                assert not os.path.islink(path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def compose_errors(result: api.Result) -> list[tuple[str, int]]:
     ]
 
 
-def build(make_bundle: MakeBundle, files: dict[str, str | bytes]) -> api.Result:
+def build(make_bundle: MakeBundle, files: Mapping[str, str | bytes]) -> api.Result:
     root = make_bundle({"promptc.toml": "", **files})
     result = api.build(load_config(cwd=root))
     out = root / "build"
@@ -260,9 +261,8 @@ RUNTIME_SYNTAX = [
 
 
 @pytest.mark.parametrize("text", RUNTIME_SYNTAX)
-def test_runtime_syntax_passes_through_untouched(
-    make_bundle: MakeBundle, secret: Path, text: str
-) -> None:
+@pytest.mark.usefixtures("secret")
+def test_runtime_syntax_passes_through_untouched(make_bundle: MakeBundle, text: str) -> None:
     result = build(make_bundle, {"specs/agents/scout.md": agent_with(text)})
     assert result.ok, result.diagnostics
     assert result.files["opencode/.opencode/agents/scout.md"].decode().endswith(f"{text}\n")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
-from compiler import bundle, loader
+from compiler import loader
 from tests.conftest import AGENT, MODE, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -32,10 +32,11 @@ def diagnostics(result: Run) -> list[str]:
 QUIET = '[rules.dangerous-allow]\nlevel = "off"\n'
 
 
-def lint(make_bundle: MakeBundle, run: Runner, files: dict[str, str | bytes]) -> Run:
+def lint(make_bundle: MakeBundle, run: Runner, files: Mapping[str, str | bytes]) -> Run:
     make_bundle({"promptc.toml": QUIET, **files})
     result = run("lint")
-    assert "Traceback" not in result.err and "internal error" not in result.err
+    assert "Traceback" not in result.err
+    assert "internal error" not in result.err
     return result
 
 
@@ -63,7 +64,8 @@ def test_crlf_is_a_warning_and_the_build_emits_lf(make_bundle: MakeBundle, run: 
     assert result.code == 0
     assert diagnostics(result) == ["specs/agents/a.md:1:4: warning [encoding]"]
     emitted = Path("build/opencode/.opencode/agents/a.md").read_bytes()
-    assert b"\r" not in emitted and emitted.endswith(b"Lee el c\xc3\xb3digo y reporta.\n")
+    assert b"\r" not in emitted
+    assert emitted.endswith(b"Lee el c\xc3\xb3digo y reporta.\n")
 
 
 def test_lone_cr_line_endings(make_bundle: MakeBundle, run: Runner) -> None:
@@ -80,7 +82,8 @@ def test_bom_and_crlf_are_both_reported(make_bundle: MakeBundle, run: Runner) ->
         "specs/agents/a.md:1:1: warning [encoding]",
         "specs/agents/a.md:1:4: warning [encoding]",
     ]
-    assert "byte-order mark" in result.out and "CRLF" in result.out
+    assert "byte-order mark" in result.out
+    assert "CRLF" in result.out
 
 
 def test_bom_inside_the_frontmatter(make_bundle: MakeBundle, run: Runner) -> None:
@@ -232,7 +235,8 @@ def test_plain_scalars_are_typed_as_the_runtimes_read_them(tmp_path: Path) -> No
     assert source.frontmatter is not None
     data = dict(source.frontmatter.data)
     assert data == {"t": 0.2, "n": 0, "d": data["d"], "y": "yes", "q": "0.2", "z": None}
-    assert str(data["d"]) == "2026-01-13" and not isinstance(data["d"], str)
+    assert str(data["d"]) == "2026-01-13"
+    assert not isinstance(data["d"], str)
 
 
 # --- size -------------------------------------------------------------------------
@@ -249,7 +253,7 @@ def test_ten_megabyte_body_is_refused_unread(make_bundle: MakeBundle, run: Runne
 
 
 def test_ten_megabyte_fragment_is_refused(make_bundle: MakeBundle, run: Runner) -> None:
-    files = {
+    files: dict[str, str | bytes] = {
         "specs/agents/a.md": AGENT + "<<big>>\n",
         "fragments/big.md": b"x" * (10 << 20),
     }
@@ -291,7 +295,8 @@ def test_symlinked_file_outside_is_refused(
     assert result.code == 1
     assert diagnostics(result) == ["specs/agents/leak.md:1:1: error [syntax]"]
     assert "symlink points outside the project; refused" in result.out
-    assert "SECRET" not in result.out and not Path("build").exists()
+    assert "SECRET" not in result.out
+    assert not Path("build").exists()
 
 
 def test_symlinked_folder_outside_is_refused(
@@ -328,7 +333,8 @@ def test_symlinked_fragment_outside_is_refused(
         "fragments/secret.md:1:1: error [syntax]",
         f"specs/agents/scout.md:{AFTER}:1: error [compose]",
     ]
-    assert "SECRET" not in result.out and not Path("build").exists()
+    assert "SECRET" not in result.out
+    assert not Path("build").exists()
 
 
 def test_symlinked_folder_inside_the_project_is_followed(
@@ -414,7 +420,7 @@ def test_unreadable_folder(
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(bundle.os, "scandir", scandir)
+    monkeypatch.setattr(os, "scandir", scandir)  # the module bundle lists folders with
     result = run("lint")
     assert result.code == 1
     assert diagnostics(result) == ["specs/agents/team:1:1: error [syntax]"]

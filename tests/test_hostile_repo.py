@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def outside(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.fixture
-def bundle(make_bundle: MakeBundle, outside: Path) -> Path:
+def bundle(make_bundle: MakeBundle, outside: Path) -> Path:  # noqa: ARG001 (its teardown checks)
     """A clean bundle next to `outside`: it builds with exit 0."""
     return make_bundle(
         {
@@ -125,7 +126,8 @@ def test_a_folder_outside_the_project_is_a_config_error(
     assert sorted(p.name for p in bundle.iterdir()) == ["fragments", "promptc.toml", "specs"]
 
 
-def test_a_layout_error_in_pyproject_is_at_the_key_line(bundle: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_a_layout_error_in_pyproject_is_at_the_key_line(run: Runner) -> None:
     Path("promptc.toml").unlink()
     Path("pyproject.toml").write_text(
         '[project]\nname = "x"\n\n[tool.promptc]\nspecs = "specs"\nout = "../outside"\n'
@@ -187,7 +189,8 @@ def test_a_target_folder_named_like_a_source_is_never_written(bundle: Path, run:
     assert snapshot(bundle / "opencode") == before
 
 
-def test_a_config_that_is_a_fifo_never_blocks(bundle: Path) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_a_config_that_is_a_fifo_never_blocks() -> None:
     """`--config` is read by the cache's lookup before the config is loaded."""
     os.mkfifo("fifo.toml")
     done = _promptc("lint", "--config", "fifo.toml")
@@ -195,7 +198,8 @@ def test_a_config_that_is_a_fifo_never_blocks(bundle: Path) -> None:
     assert "fifo.toml: config file not found" in done.stderr
 
 
-def test_a_huge_config_is_refused_unread(bundle: Path, outside: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_a_huge_config_is_refused_unread(outside: Path, run: Runner) -> None:
     huge = outside / "elsewhere" / "huge.toml"
     with huge.open("wb") as handle:
         handle.truncate(300 << 20)
@@ -225,7 +229,8 @@ def test_every_bad_key_is_reported_at_its_line(bundle: Path, run: Runner) -> Non
     ]
 
 
-def test_every_bad_table_is_reported_at_its_line(bundle: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_every_bad_table_is_reported_at_its_line(run: Runner) -> None:
     """The targets' and the rules' tables are checked after the config loads:
     their problems too come all at once."""
     config("[targets.opencod]\n\n[rules.nope]\n")
@@ -237,7 +242,8 @@ def test_every_bad_table_is_reported_at_its_line(bundle: Path, run: Runner) -> N
     assert len(lines) == 2
 
 
-def test_every_bad_option_of_one_table_is_reported(bundle: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_every_bad_option_of_one_table_is_reported(run: Runner) -> None:
     config("[rules.description-length]\nmin = 3\nmxa = 4\nmni = 5\n")
     result = run("lint")
     assert result.code == 2
@@ -250,8 +256,9 @@ def test_every_bad_option_of_one_table_is_reported(bundle: Path, run: Runner) ->
 
 
 @pytest.mark.parametrize("args", [("build",), ("build", "--force"), ("check",)])
+@pytest.mark.usefixtures("bundle")
 def test_an_output_folder_that_is_a_symlink_is_refused(
-    bundle: Path, outside: Path, run: Runner, args: tuple[str, ...]
+    outside: Path, run: Runner, args: tuple[str, ...]
 ) -> None:
     os.symlink(outside / "elsewhere", "build")
     result = run(*args)
@@ -263,9 +270,8 @@ def test_an_output_folder_that_is_a_symlink_is_refused(
     ]
 
 
-def test_an_output_folder_behind_a_symlinked_folder_is_refused(
-    bundle: Path, outside: Path, run: Runner
-) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_an_output_folder_behind_a_symlinked_folder_is_refused(outside: Path, run: Runner) -> None:
     os.symlink(outside / "elsewhere", "gen")
     config('out = "gen/build"\n')
     result = run("build")
@@ -274,20 +280,21 @@ def test_an_output_folder_behind_a_symlinked_folder_is_refused(
     assert not (outside / "elsewhere/build").exists()
 
 
-def test_a_symlink_to_a_folder_inside_the_project_is_not_followed_either(
-    bundle: Path, run: Runner
-) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_a_symlink_to_a_folder_inside_the_project_is_not_followed_either(run: Runner) -> None:
     Path("real").mkdir()
     os.symlink("real", "build")
     result = run("build")
-    assert result.code == 1 and "`build` is a symlink (to real)" in result.out
+    assert result.code == 1
+    assert "`build` is a symlink (to real)" in result.out
     assert list(Path("real").iterdir()) == []
 
 
 # --- the cache folder -----------------------------------------------------------------
 
 
-def test_a_symlinked_cache_folder_is_never_used(bundle: Path, outside: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_a_symlinked_cache_folder_is_never_used(outside: Path, run: Runner) -> None:
     """Pruning deleted 15 of the 30 `.json` files the cache folder led to."""
     os.symlink(outside / "data", cache.FOLDER)
     for _ in range(3):
@@ -316,8 +323,9 @@ def test_files_in_the_cache_folder_it_did_not_write_are_never_pruned(
     assert len(ours) == cache.KEEP  # the entries it wrote are still pruned
 
 
+@pytest.mark.usefixtures("bundle")
 def test_a_dangling_symlink_at_the_gitignore_is_not_written_through(
-    bundle: Path, outside: Path, run: Runner
+    outside: Path, run: Runner
 ) -> None:
     Path(cache.FOLDER).mkdir()
     os.symlink(outside / "created-by-promptc", Path(cache.FOLDER, ".gitignore"))
@@ -376,7 +384,8 @@ def test_a_huge_entry_at_the_live_key_is_refused_unread(
 
     monkeypatch.setattr(files, "_read_to_end", reading)
     assert run("lint").code == 0
-    assert sizes and max(sizes) < cache.MAX_ENTRY_BYTES
+    assert sizes
+    assert max(sizes) < cache.MAX_ENTRY_BYTES
 
 
 def _forge(entry: Path, digest: str, secret: bytes | None) -> None:
@@ -400,7 +409,8 @@ def test_a_forged_entry_at_the_live_key_is_never_replayed(
     secret = cache._secret(cache.user_folder(committer), create=True) if sealed else None
     _forge(entry, entry.stem, secret)
     result = run("check")
-    assert result.code == 1 and "subagnet" in result.out
+    assert result.code == 1
+    assert "subagnet" in result.out
     if sealed:  # the seal is what refuses it: on the committer's machine it verifies
         monkeypatch.setenv("XDG_CACHE_HOME", committer["XDG_CACHE_HOME"])
         _forge(entry, entry.stem, secret)
@@ -419,7 +429,7 @@ def no_waiting(monkeypatch: pytest.MonkeyPatch) -> list[float]:
         waits.append(seconds)
         raise AssertionError("the build waited for the lock")
 
-    monkeypatch.setattr(writer.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)  # the module writer sleeps with
     return waits
 
 
@@ -436,12 +446,14 @@ def _plant_lock(text: str) -> Path:
     return lock
 
 
+@pytest.mark.usefixtures("bundle")
 def test_a_lock_of_a_dead_build_on_this_host_is_taken_over_at_once(
-    bundle: Path, run: Runner, no_waiting: list[float]
+    run: Runner, no_waiting: list[float]
 ) -> None:
     lock = _plant_lock(f"pid {_dead_pid()}\nhost {writer.host_name()}\ntoken 00\n")
     assert run("build").code == 0
-    assert not lock.exists() and no_waiting == []
+    assert not lock.exists()
+    assert no_waiting == []
 
 
 @pytest.mark.parametrize(
@@ -456,12 +468,18 @@ def test_a_lock_of_a_dead_build_on_this_host_is_taken_over_at_once(
     ],
     ids=["live", "other-host", "pid-alone", "pid-0", "pid-minus-1", "empty"],
 )
+@pytest.mark.usefixtures("bundle")
 def test_a_lock_whose_owner_may_run_is_waited_for(
-    bundle: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, text: str
+    run: Runner, monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
     asked: list[int] = []
     real_kill = os.kill
-    monkeypatch.setattr(os, "kill", lambda pid, sig: (asked.append(pid), real_kill(pid, sig))[1])
+
+    def kill(pid: int, sig: int) -> None:
+        asked.append(pid)
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(os, "kill", kill)
     monkeypatch.setattr(writer, "_WAIT_SECONDS", 0.0)
     host, live, dead = writer.host_name(), os.getppid(), _dead_pid()
     lock = _plant_lock(text.format(host=host, live=live, dead=dead))
@@ -472,8 +490,9 @@ def test_a_lock_whose_owner_may_run_is_waited_for(
     assert all(pid > 0 for pid in asked)
 
 
+@pytest.mark.usefixtures("bundle")
 def test_a_lock_write_that_fails_leaves_no_lock(
-    bundle: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, no_waiting: list[float]
+    run: Runner, monkeypatch: pytest.MonkeyPatch, no_waiting: list[float]
 ) -> None:
     """A full disk at the lock's first write: the next build must not wait for it."""
     full = [True]
@@ -485,9 +504,10 @@ def test_a_lock_write_that_fails_leaves_no_lock(
             return super().write(data)  # type: ignore[arg-type]
 
     # The lock's bytes go through writer's `open` (a descriptor made exclusively).
-    monkeypatch.setattr(writer, "open", lambda fd, *a, **k: Full(fd, "wb"), raising=False)
+    monkeypatch.setattr(writer, "open", lambda fd, *_a, **_k: Full(fd, "wb"), raising=False)
     result = run("build")
-    assert result.code == 1 and "No space left on device" in result.out
+    assert result.code == 1
+    assert "No space left on device" in result.out
     assert not (Path("build") / writer.LOCK).exists()
     full[0] = False
     assert run("build").code == 0  # no_waiting: it did not wait for a lock

@@ -86,7 +86,7 @@ def edit_scout() -> None:
 
 
 @pytest.fixture
-def changing(sample: Path, run: Runner) -> dict[str, set[bytes]]:
+def changing(sample: Path, run: Runner) -> dict[str, set[bytes]]:  # noqa: ARG001 (a fixture)
     """A built sample, then sources changed so the next build writes, adds and removes."""
     assert run("build").code == 0
     allowed = {rel: {content} for rel, content in generated(OUT).items()}
@@ -119,15 +119,31 @@ def test_oserror_at_any_step(
     real_write, real_remove = writer._atomic_write, writer._remove
     real_stage, real_rename = writer._stage, writer._rename
 
-    def fail(path: Path) -> None:
+    def fail(path: str | Path) -> None:
         count["n"] += 1
         if count["n"] == step:
             raise OSError(code, os.strerror(code), str(path))
 
-    monkeypatch.setattr(writer, "_atomic_write", lambda p, c: (fail(p), real_write(p, c)))
-    monkeypatch.setattr(writer, "_stage", lambda t, c: (fail(t), real_stage(t, c))[1])
-    monkeypatch.setattr(writer, "_rename", lambda t, p: (fail(p), real_rename(t, p)))
-    monkeypatch.setattr(writer, "_remove", lambda o, r: (fail(o / r), real_remove(o, r)))
+    def write(path: Path, content: bytes) -> None:
+        fail(path)
+        real_write(path, content)
+
+    def stage(temp: str, content: bytes) -> None:
+        fail(temp)
+        real_stage(temp, content)
+
+    def rename(temp: str, path: str) -> None:
+        fail(path)
+        real_rename(temp, path)
+
+    def remove(out: Path, rel: str) -> None:
+        fail(out / rel)
+        real_remove(out, rel)
+
+    monkeypatch.setattr(writer, "_atomic_write", write)
+    monkeypatch.setattr(writer, "_stage", stage)
+    monkeypatch.setattr(writer, "_rename", rename)
+    monkeypatch.setattr(writer, "_remove", remove)
     result = run("build")
     if step < STEPS:
         assert result.code == 1
@@ -152,8 +168,9 @@ def test_oserror_at_any_step(
 @pytest.mark.parametrize(
     "where", ["lock", "mkdir", "manifest-read"], ids=["at-lock", "at-mkdir", "at-manifest-read"]
 )
+@pytest.mark.usefixtures("sample")
 def test_permission_denied_before_any_write(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, where: str
+    run: Runner, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     run("build")
     if where == "mkdir":  # a folder the build must make again
@@ -161,22 +178,24 @@ def test_permission_denied_before_any_write(
     before = generated(OUT)
     edit_scout()
 
-    def denied(*args: object, **kwargs: object) -> None:
+    def denied(*_args: object, **_kwargs: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", str(OUT.resolve()))
 
     if where == "lock":
-        monkeypatch.setattr(writer, "_locked", lambda out: denied())
+        monkeypatch.setattr(writer, "_locked", lambda _out: denied())
     elif where == "mkdir":
         monkeypatch.setattr(os, "mkdir", denied)
     else:
         monkeypatch.setattr(writer, "read_regular", denied)
     result = run("build")
     assert result.code == 1, result.err
-    assert "error [write]" in result.out and "Permission denied" in result.out
+    assert "error [write]" in result.out
+    assert "Permission denied" in result.out
     assert generated(OUT) == before
 
 
-def test_read_only_output_folder(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_read_only_output_folder(run: Runner) -> None:
     """A real read-only build/ (not an injected error): exit 1 with a [write] diagnostic.
 
     As root, file permissions do not stop writes, so the build runs with
@@ -226,8 +245,9 @@ def test_output_path_is_a_file(make_bundle: MakeBundle, run: Runner) -> None:
     assert Path("build").read_text() == "not a folder\n"
 
 
+@pytest.mark.usefixtures("sample")
 def test_check_on_an_unreadable_output_is_a_diagnostic(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+    run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run("build")
     out = os.fspath(Path("build").resolve())
@@ -344,9 +364,8 @@ def plant_manifest(entries: Mapping[str, list[str]]) -> None:
     ["../../victim.txt", "{victim}", "opencode/../../../victim.txt", "./x", "", "a//b"],
     ids=["dotdot", "absolute", "inner-dotdot", "dot", "empty", "empty-part"],
 )
-def test_manifest_naming_paths_outside_is_refused(
-    sample: Path, run: Runner, victim: Path, name: str
-) -> None:
+@pytest.mark.usefixtures("sample")
+def test_manifest_naming_paths_outside_is_refused(run: Runner, victim: Path, name: str) -> None:
     plant_manifest({name.format(victim=victim): [writer.digest(b"precious\n")]})
     result = run("build")
     assert result.code == 1
@@ -358,8 +377,9 @@ def test_manifest_naming_paths_outside_is_refused(
 
 
 @pytest.mark.parametrize("name", ["..\\..\\victim.txt", "C:victim.txt"], ids=["backslash", "drive"])
+@pytest.mark.usefixtures("sample")
 def test_manifest_naming_windows_paths_outside_is_refused(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch, name: str
+    run: Runner, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """Where Windows reads `\\` as a separator and `C:` as a drive (set here as it is there)."""
     monkeypatch.setattr(confine, "_FOREIGN_SEPARATORS", ("\\", ":"))
@@ -369,9 +389,8 @@ def test_manifest_naming_windows_paths_outside_is_refused(
     assert "is not a path inside the output folder" in result.out
 
 
-def test_symlinked_folder_in_build_leading_outside(
-    sample: Path, run: Runner, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("sample")
+def test_symlinked_folder_in_build_leading_outside(run: Runner, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (OUT / "opencode").mkdir(parents=True)
@@ -384,7 +403,8 @@ def test_symlinked_folder_in_build_leading_outside(
     assert list(elsewhere.iterdir()) == []
 
 
-def test_symlink_at_a_generated_path(sample: Path, run: Runner, victim: Path) -> None:
+@pytest.mark.usefixtures("sample")
+def test_symlink_at_a_generated_path(run: Runner, victim: Path) -> None:
     run("build")
     SCOUT.unlink()
     SCOUT.symlink_to(victim)
@@ -392,11 +412,13 @@ def test_symlink_at_a_generated_path(sample: Path, run: Runner, victim: Path) ->
     assert result.code == 1
     assert f"{SCOUT}:1:1: error [write] a symlink, FIFO or device stands where" in result.out
     assert run("build", "--force").code == 0
-    assert not SCOUT.is_symlink() and "Tono: directo." in SCOUT.read_text()
+    assert not SCOUT.is_symlink()
+    assert "Tono: directo." in SCOUT.read_text()
     assert victim.read_text() == "precious\n"
 
 
-def test_fifo_in_build_never_blocks(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_fifo_in_build_never_blocks(run: Runner) -> None:
     run("build")
     SCOUT.unlink()
     os.mkfifo(SCOUT)
@@ -411,7 +433,8 @@ def test_fifo_in_build_never_blocks(sample: Path, run: Runner) -> None:
     assert "unreadable manifest" in result.out
 
 
-def test_folder_at_a_generated_path(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_folder_at_a_generated_path(run: Runner) -> None:
     run("build")
     SCOUT.unlink()
     SCOUT.mkdir()
@@ -428,7 +451,8 @@ def test_folder_at_a_generated_path(sample: Path, run: Runner) -> None:
         )
 
 
-def test_deeply_nested_manifest(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_deeply_nested_manifest(run: Runner) -> None:
     OUT.mkdir()
     MANIFEST.write_text("[" * 100_000 + "]" * 100_000)
     result = run("build")
@@ -437,7 +461,8 @@ def test_deeply_nested_manifest(sample: Path, run: Runner) -> None:
     assert run("build", "--force").code == 0
 
 
-def test_symlinked_lock_is_refused(sample: Path, run: Runner, victim: Path) -> None:
+@pytest.mark.usefixtures("sample")
+def test_symlinked_lock_is_refused(run: Runner, victim: Path) -> None:
     OUT.mkdir()
     (OUT / writer.LOCK).symlink_to(victim)
     result = run("build")
@@ -446,7 +471,8 @@ def test_symlinked_lock_is_refused(sample: Path, run: Runner, victim: Path) -> N
     assert victim.read_text() == "precious\n"
 
 
-def test_leftover_temp_files_are_cleared(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_leftover_temp_files_are_cleared(run: Runner) -> None:
     run("build")
     litter = [SCOUT.with_name(".scout.md.promptc-99999.tmp"), OUT / ".x.promptc-1.tmp"]
     for path in litter:
@@ -458,8 +484,9 @@ def test_leftover_temp_files_are_cleared(sample: Path, run: Runner) -> None:
     assert mine.read_text() == "mine"
 
 
+@pytest.mark.usefixtures("sample")
 def test_planted_symlink_under_the_temp_name_is_not_followed(
-    sample: Path, run: Runner, victim: Path, monkeypatch: pytest.MonkeyPatch
+    run: Runner, victim: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run("build")
     edit_scout()

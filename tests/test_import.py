@@ -116,10 +116,12 @@ def test_existing_specs_are_never_replaced_without_force(
     assert (work / "specs/agents/scout.md").read_text().startswith("---\n")
     # A config existed: it is proposed on stdout, never rewritten.
     assert (work / "promptc.toml").read_text() == ""
-    assert "Proposed config" in forced.out and 'default_agent = "lead"' in forced.out
+    assert "Proposed config" in forced.out
+    assert 'default_agent = "lead"' in forced.out
 
 
-def test_a_folder_without_the_layout_is_a_usage_error(work: Path, run: Callable[..., Run]) -> None:
+@pytest.mark.usefixtures("work")
+def test_a_folder_without_the_layout_is_a_usage_error(run: Callable[..., Run]) -> None:
     done = run("import", "claude", str(FIXTURES / "opencode"))
     assert done.code == 2
     assert "no .claude/ folder here" in done.err
@@ -183,8 +185,9 @@ PROBES = {
         ("orchestrator", {"Read", "TodoWrite"}),
     ],
 )
+@pytest.mark.usefixtures("work")
 def test_claude_permissions_never_grant_more(
-    work: Path, run: Callable[..., Run], agent: str, allowed: set[str]
+    run: Callable[..., Run], agent: str, allowed: set[str]
 ) -> None:
     assert run("import", "claude", str(FIXTURES / "claude")).code == 0
     config = load_config()
@@ -207,8 +210,9 @@ def test_claude_permissions_never_grant_more(
         ("researcher", "bash", "ls", "deny"),
     ],
 )
+@pytest.mark.usefixtures("work")
 def test_claude_tool_patterns_become_rules(
-    work: Path, run: Callable[..., Run], agent: str, permission: str, text: str, action: str
+    run: Callable[..., Run], agent: str, permission: str, text: str, action: str
 ) -> None:
     assert run("import", "claude", str(FIXTURES / "claude")).code == 0
     assert api.can(load_config(), agent, permission, text).decision.action == action
@@ -236,8 +240,9 @@ def _claude_folder(root: Path, agents: dict[str, str], settings: str | None = No
     ("permission", "text"),
     [("bash", "rm -rf /"), ("edit", "src/a.py"), ("webfetch", "https://x.org"), ("websearch", "*")],
 )
+@pytest.mark.usefixtures("work")
 def test_claude_import_asks_where_claude_code_asks(
-    work: Path, tmp_path: Path, run: Callable[..., Run], permission: str, text: str
+    tmp_path: Path, run: Callable[..., Run], permission: str, text: str
 ) -> None:
     source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS})
     assert run("import", "claude", str(source)).code == 0
@@ -260,8 +265,9 @@ def test_claude_import_asks_where_claude_code_asks(
         ("webfetch", "https://docs.python.org/3/", "ask"),  # one rule for every URL
     ],
 )
+@pytest.mark.usefixtures("work")
 def test_claude_settings_rules_refine_the_defaults(
-    work: Path, tmp_path: Path, run: Callable[..., Run], permission: str, text: str, action: str
+    tmp_path: Path, run: Callable[..., Run], permission: str, text: str, action: str
 ) -> None:
     settings = json.dumps(
         {
@@ -282,8 +288,9 @@ def test_claude_settings_rules_refine_the_defaults(
     assert api.can(load_config(), "wordpress-master", permission, text).decision.action == action
 
 
+@pytest.mark.usefixtures("work")
 def test_a_settings_rule_left_out_is_reported_at_its_line(
-    work: Path, tmp_path: Path, run: Callable[..., Run]
+    tmp_path: Path, run: Callable[..., Run]
 ) -> None:
     settings = (
         '{\n  "permissions": {\n    "allow": ["Edit(/src/**)", "WebFetch(domain:x.org)"]\n  }\n}\n'
@@ -295,8 +302,9 @@ def test_a_settings_rule_left_out_is_reported_at_its_line(
     assert f"{path}:3:32: warning [import] `WebFetch(domain:x.org)`: OpenCode cannot" in done.out
 
 
+@pytest.mark.usefixtures("work")
 def test_fresh_claude_import_raises_no_dangerous_allow(
-    work: Path, tmp_path: Path, run: Callable[..., Run]
+    tmp_path: Path, run: Callable[..., Run]
 ) -> None:
     agents = {
         "wordpress-master": WORDPRESS,

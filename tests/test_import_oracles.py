@@ -33,7 +33,12 @@ from tests.test_import_never_widens import FIXTURES, imported, original
 
 pytestmark = pytest.mark.slow
 
-ACTIONS = {"ran": ("allow",), "asked": ("ask",), "refused": ("deny",), "absent": ("deny",)}
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "ran": ("allow",),
+    "asked": ("ask",),
+    "refused": ("deny",),
+    "absent": ("deny",),
+}
 OUTSIDE = f"{calls.OUTSIDE}/notes.txt"
 
 

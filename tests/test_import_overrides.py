@@ -6,7 +6,7 @@ cannot carry."""
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,11 @@ def _write(root: Path, files: Mapping[str, bytes]) -> None:
 @pytest.mark.parametrize("source", sorted(SOURCES))
 @pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
 def test_a_build_imported_and_built_again_gives_the_same_agent_files(
-    source: str, target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
+    source: str,
+    target: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    run: Callable[..., Run],
 ) -> None:
     built = in_project(target, bundles.render(SOURCES[source], target))
     _write(tmp_path / "built", built)
@@ -262,11 +266,13 @@ def test_every_override_key_is_carried_as_written_and_never_noted(
     runtime: Runtime = _LISTS[target]
     spec, notes = import_lists.agent_spec(runtime, "agent", meta)
     # No `tools`: every tool, which the import reports at `tools`, not at an override key.
-    assert spec is not None and [note.key for note in notes] == ["tools"]
+    assert spec is not None
+    assert [note.key for note in notes] == ["tools"]
     table = spec.get("targets", {}).get(target, {})
     for key, value in meta.items():
         if key in table:
-            assert table[key] == value and type(table[key]) is type(value)
+            assert table[key] == value
+            assert type(table[key]) is type(value)
     assert ("steps" in spec) == ("max_turns" in meta)
     written = {key for key in meta if key in CARRIED[target] and key != "infer"}
     assert set(table) == written | ({"infer"} if meta.get("infer") is True else set())

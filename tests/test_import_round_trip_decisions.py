@@ -164,7 +164,7 @@ def _codex_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
     return any(words[0] in ("rm", "sudo", *SHELLS) for words in lines)
 
 
-NARROWS = {"codex": _codex_narrows}
+NARROWS: dict[str, Callable[[Differs, Mapping[str, str]], bool]] = {"codex": _codex_narrows}
 
 
 def check_round_trip(kind: str, source: Path, root: Path) -> None:
@@ -284,7 +284,7 @@ def _hidden_from_rules(call: Call) -> bool:
     return False
 
 
-def _copilot_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
+def _copilot_narrows(differs: Differs, _files: Mapping[str, str]) -> bool:
     # The copilot target lists tool aliases only: a subagent `task` starts gets no
     # `sql` (its todo list), which a hand-written `tools` may name.
     if differs.call.permission == "todowrite":
@@ -298,7 +298,7 @@ def _copilot_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
 _GEMINI_WHOLE_TOOLS = ("list", "glob", "grep", "websearch", "webfetch")
 
 
-def _gemini_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
+def _gemini_narrows(differs: Differs, _files: Mapping[str, str]) -> bool:
     call = differs.call
     if call.permission in _GEMINI_WHOLE_TOOLS:
         return True

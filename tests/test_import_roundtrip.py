@@ -101,4 +101,5 @@ def test_claude_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run:
     for path in sorted((source / ".claude/agents").glob("*.md")):
         original = path.read_text().split("\n---\n", 1)[1]
         emitted = [d for r, d in files.items() if r.endswith(f"agents/{path.name}")]
-        assert emitted and emitted[0].decode().split("\n---\n", 1)[1] == original, path
+        assert emitted, path
+        assert emitted[0].decode().split("\n---\n", 1)[1] == original, path

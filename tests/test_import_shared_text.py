@@ -132,7 +132,7 @@ def test_an_agent_that_would_not_compose_back_is_imported_without_fragments(
     agents = {"a": "Marca A.\n\n" + RESEARCHER, "b": RESEARCHER, "c": RESEARCHER}
     source = _write(tmp_path, agents)
     config = load_config(cwd=tmp_path / "bundle")
-    real = importer.replace_shared
+    real = import_text.replace_shared
 
     def wrong_for_a(body: str, shared: Sequence[Shared]) -> str:
         text = real(body, shared)

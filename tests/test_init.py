@@ -67,9 +67,8 @@ def test_a_new_bundle_passes_every_rule_and_its_build_is_fresh(
     kept = r"promptc: claude: 3 agents; no tool lost; \d+% of \d+ usable calls kept"
     *summaries, count = built.err.splitlines()
     assert (built.code, count) == (0, "promptc: no problems")
-    assert len(summaries) == (target != "opencode") and all(
-        re.fullmatch(kept, s) for s in summaries
-    )
+    assert len(summaries) == (target != "opencode")
+    assert all(re.fullmatch(kept, s) for s in summaries)
     expected = {"both": ["claude", "opencode"]}.get(target, [target])
     assert sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir()) == expected
 
@@ -83,7 +82,8 @@ def test_every_runtime_gets_a_bundle_without_errors(
     assert done.code == 0, done.err
     monkeypatch.chdir(here / "b")
     checked = run("check", "--no-cache")
-    assert checked.code == 0 and " error " not in checked.out, checked.out
+    assert checked.code == 0, checked.out
+    assert " error " not in checked.out, checked.out
     assert {line.split("[")[1].split("]")[0] for line in checked.lines} == {"lost-tool"}
     built = sorted(p.name for p in (here / "b/build").iterdir() if p.is_dir())
     assert built == sorted(others.split(","))
@@ -206,7 +206,7 @@ def git_untracked(root: Path) -> list[str]:
 
 
 def test_the_gitignore_keeps_out_what_promptc_writes_besides_the_build(
-    here: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+    here: Path, run: Runner
 ) -> None:
     subprocess.run(["git", "init", "--quiet", str(here)], check=True)
     assert run("init").code == 0
@@ -217,7 +217,8 @@ def test_the_gitignore_keeps_out_what_promptc_writes_besides_the_build(
     assert run("check").code == 0
     sarif = run("lint", "--format", "sarif")
     Path("promptc.sarif").write_text(sarif.out)
-    assert (here / ".promptc-cache").is_dir() and (here / "build/.promptc.d").is_file()
+    assert (here / ".promptc-cache").is_dir()
+    assert (here / "build/.promptc.d").is_file()
     assert git_untracked(here) == sorted(
         [
             ".gitignore",
@@ -253,10 +254,12 @@ def test_every_template_file_is_used() -> None:
     found = {p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*") if p.is_file()}
     # A target's starter lines are read only for a target of the registry.
     extras = {rel for rel in found if rel.startswith("targets/")}
-    assert extras and {rel[len("targets/") : -len(".toml")] for rel in extras} <= set(TARGETS)
+    assert extras
+    assert {rel[len("targets/") : -len(".toml")] for rel in extras} <= set(TARGETS)
     assert found - extras == used
 
 
 def test_init_help_names_the_targets(run: Runner) -> None:
     done = run("init", "--help")
-    assert "[DIR]" in done.out and "[" + "|".join(TARGETS) + "][,...]" in done.out
+    assert "[DIR]" in done.out
+    assert "[" + "|".join(TARGETS) + "][,...]" in done.out

@@ -173,11 +173,13 @@ def test_a_second_build_changes_nothing_and_check_finds_no_drift(
     assert run("build").code == 0
     first = tree(project)
     again = run("build")
-    assert again.code == 0 and "wrote" not in again.err
+    assert again.code == 0
+    assert "wrote" not in again.err
     assert tree(project) == first
     checked = run("check")
     assert checked.code == 0, checked.out
-    assert "stale-output" not in checked.out and "unmanaged-file" not in checked.out
+    assert "stale-output" not in checked.out
+    assert "unmanaged-file" not in checked.out
 
 
 def test_editing_the_projects_own_keys_is_not_drift(project: Path, run: Runner) -> None:
@@ -202,7 +204,8 @@ def test_a_managed_key_edited_by_hand_is_drift_and_is_kept(project: Path, run: R
     line = path.read_text().splitlines().index('  "default_agent": "x"') + 1
     assert f"opencode.json:{line}:3: error [stale-output] `default_agent`" in checked.out
     built = run("build")
-    assert built.code == 1 and "edited by hand" in built.out
+    assert built.code == 1
+    assert "edited by hand" in built.out
     assert path.read_bytes() == edited
     assert run("build", "--force").code == 0
     assert json.loads(path.read_text())["default_agent"] == "lead"
@@ -236,7 +239,8 @@ def test_a_shared_file_that_does_not_parse_is_an_error_at_its_place(
     (project / ".codex/config.toml").write_text('model = "a"\nmodel = "b"\n')
     built = run("build")
     assert built.code == 1
-    assert ".codex/config.toml:2:" in built.out and "invalid TOML" in built.out
+    assert ".codex/config.toml:2:" in built.out
+    assert "invalid TOML" in built.out
 
 
 def test_removing_an_agent_removes_only_its_generated_files(project: Path, run: Runner) -> None:
@@ -248,10 +252,12 @@ def test_removing_an_agent_removes_only_its_generated_files(project: Path, run: 
     assert run("build").code == 0
     after = tree(project)
     gone = set(before) - set(after)
-    assert gone and all("scout" in rel for rel in gone)
+    assert gone
+    assert all("scout" in rel for rel in gone)
     assert ".github/agents/own.agent.md" in after
     codex = tomllib.loads(after[".codex/config.toml"].decode())
-    assert "scout" not in codex["agents"] and codex["model"] == "gpt-5.5"
+    assert "scout" not in codex["agents"]
+    assert codex["model"] == "gpt-5.5"
 
 
 def test_a_target_no_longer_built_leaves_only_the_projects_keys(project: Path, run: Runner) -> None:
@@ -277,7 +283,8 @@ def test_a_shared_file_promptc_made_goes_with_its_target(
     assert json.loads((root / "opencode.json").read_text())["default_agent"] == "lead"
     (root / "promptc.toml").write_text('layout = "root"\n[targets.claude]\n')
     assert run("build").code == 0
-    assert not (root / "opencode.json").exists() and not (root / ".opencode").exists()
+    assert not (root / "opencode.json").exists()
+    assert not (root / ".opencode").exists()
 
 
 def test_a_projects_own_shared_file_stays_when_its_target_goes(
@@ -317,13 +324,13 @@ def test_never_writes_in_the_sources_or_through_a_symlink(
     )
     (root / ".claude").symlink_to(outside)
     built = run("build")
-    assert built.code == 1 and "symlink" in built.out
+    assert built.code == 1
+    assert "symlink" in built.out
     assert list(outside.iterdir()) == []
 
 
-def test_two_targets_writing_one_path_is_a_config_error(
-    project: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("project")
+def test_two_targets_writing_one_path_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from compiler.targets import copilot
 
     # Copilot reads `.claude/agents/` too: a target that wrote there would collide.
@@ -381,7 +388,8 @@ def test_opencode_loads_the_root_layout_and_keeps_the_projects_mcp(
     home.mkdir()
     listed = runtime("opencode", ["agent", "list"], project, home=home)
     assert listed.returncode == 0, listed.stderr
-    assert "lead (primary)" in listed.stdout and "scout (subagent)" in listed.stdout
+    assert "lead (primary)" in listed.stdout
+    assert "scout (subagent)" in listed.stdout
     config = runtime("opencode", ["debug", "config"], project, home=home)
     assert config.returncode == 0, config.stderr
     loaded = json.loads(config.stdout)
@@ -461,7 +469,9 @@ def test_merge_keeps_the_projects_toml_and_strip_gives_it_back(
             for name, lines in sorted(tables.items())
         )
 
-    own = {(key,): value for key, value in user.items() if key != "sandbox_mode"}
+    own: dict[tuple[str, ...], object] = {
+        (key,): value for key, value in user.items() if key != "sandbox_mode"
+    }
     own.update({("mcp_servers", key): value for key, value in table.items()})
     text = toml(own).lstrip("\n").encode()
     generated = toml(managed).encode()

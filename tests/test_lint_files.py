@@ -34,7 +34,8 @@ def paths(out: str) -> set[str]:
     return {line.split(":", 1)[0] for line in out.splitlines()}
 
 
-def test_the_whole_bundle_has_findings_in_three_files(bundle: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_the_whole_bundle_has_findings_in_three_files(run: Runner) -> None:
     done = run("lint")
     assert paths(done.out) == {
         "specs/agents/scout.md",
@@ -49,14 +50,16 @@ def test_only_the_named_files_findings_are_reported(
 ) -> None:
     run("lint")  # a cached result, then a run without the cache: the same answer
     done = run("lint", *no_cache, "specs/agents/scout.md")
-    assert done.code == 0 and paths(done.out) == {"specs/agents/scout.md"}, done.out
+    assert done.code == 0, done.out
+    assert paths(done.out) == {"specs/agents/scout.md"}, done.out
     failed = run("lint", *no_cache, str(bundle / "specs/agents/sage.md"), "fragments/unused.md")
     assert failed.code == 1
     assert paths(failed.out) == {"specs/agents/sage.md", "fragments/unused.md"}
     assert failed.err.startswith("promptc: 1 error, 1 warning")
 
 
-def test_a_clean_file_says_no_problems_though_others_have_some(bundle: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_a_clean_file_says_no_problems_though_others_have_some(run: Runner) -> None:
     done = run("lint", "specs/modes/build.md")
     assert (done.code, done.out, done.err) == (0, "", "promptc: no problems\n")
 
@@ -73,11 +76,14 @@ def test_a_file_outside_the_project_or_not_a_source_is_a_usage_error(
     outside = tmp_path / "elsewhere.md"
     outside.write_text(AGENT)
     done = run("lint", "specs/agents/scout.md", str(outside))
-    assert done.code == 2 and "outside the project" in done.err, done.err
+    assert done.code == 2, done.err
+    assert "outside the project" in done.err, done.err
     assert done.out == ""
     (bundle / "notes.md").write_text("notes\n")
     done = run("lint", "notes.md")
-    assert done.code == 2 and "notes.md: not a spec or fragment" in done.err
+    assert done.code == 2
+    assert "notes.md: not a spec or fragment" in done.err
     assert run("lint", "specs/agents/nope.md").code == 2  # no such file
     fixing = run("lint", "--fix", "specs/agents/scout.md")
-    assert fixing.code == 2 and "--fix" in fixing.err
+    assert fixing.code == 2
+    assert "--fix" in fixing.err

@@ -49,9 +49,13 @@ def test_positions_read_as_a_mapping_of_pos() -> None:
         ("permission", "edit"): (4, 3),
     }
     assert all(type(pos) is loader.Pos for pos in keys.values())
-    assert len(fm.keys) == 3 and ("permission", "edit") in fm.keys and ("x",) not in fm.keys
-    assert fm.keys.get(("x",)) is None and fm.keys.at(("x",)) is None
-    assert fm.values[()] == (2, 1) and fm.values.at(("permission", "edit")) == (4, 9)
+    assert len(fm.keys) == 3
+    assert ("permission", "edit") in fm.keys
+    assert ("x",) not in fm.keys
+    assert fm.keys.get(("x",)) is None
+    assert fm.keys.at(("x",)) is None
+    assert fm.values[()] == (2, 1)
+    assert fm.values.at(("permission", "edit")) == (4, 9)
     # A path that is not there is reported at its nearest written ancestor.
     assert fm.where(("permission", "edit", "more")) == fm.values[("permission", "edit")]
     assert fm.where(("nothing",)) == loader.Pos(fm.start_line, 1)
@@ -73,7 +77,8 @@ def test_positions_after_a_yaml_only_line_break_are_file_lines() -> None:
 def test_a_yaml_error_after_a_yaml_only_line_break_is_at_its_file_line() -> None:
     raw = '---\ndescription: "a\u2028b"\nmode: [\n---\nbody\n'.encode()
     [(rule, line, _)] = findings(raw)
-    assert rule == "syntax" and line <= 4  # YAML's own count put it past the fence
+    assert rule == "syntax"
+    assert line <= 4  # YAML's own count put it past the fence
 
 
 @settings(max_examples=300, deadline=None)

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
@@ -110,10 +110,10 @@ def bundle(tmp_path: Path) -> Path:
 # --- the real server over stdio ---------------------------------------------------------
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]  # pytest-lsp ships no types for it
     config=ClientServerConfig(server_command=[sys.executable, "-m", "compiler", "lsp"])
 )
-async def client(lsp_client: LanguageClient, bundle: Path):  # type: ignore[no-untyped-def]
+async def client(lsp_client: LanguageClient, bundle: Path) -> AsyncIterator[None]:
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
@@ -125,7 +125,7 @@ async def client(lsp_client: LanguageClient, bundle: Path):  # type: ignore[no-u
 
 
 def uri(path: Path) -> str:
-    found = uris.from_fs_path(str(path))
+    found: str | None = uris.from_fs_path(str(path))
     assert found is not None
     return found
 
@@ -151,11 +151,11 @@ def edit(client: LanguageClient, at: str, text: str, version: int = 2) -> None:
 
 
 async def published(
-    client: LanguageClient, at: str, wanted: Callable[[list[types.Diagnostic]], bool]
-) -> list[types.Diagnostic]:
+    client: LanguageClient, at: str, wanted: Callable[[Sequence[types.Diagnostic]], bool]
+) -> Sequence[types.Diagnostic]:
     """The diagnostics of `at` once they are what `wanted` looks for."""
 
-    async def wait() -> list[types.Diagnostic]:
+    async def wait() -> Sequence[types.Diagnostic]:
         while True:
             found = client.diagnostics.get(at)
             if found is not None and wanted(found):
@@ -165,7 +165,7 @@ async def published(
     return await asyncio.wait_for(wait(), timeout=60)
 
 
-def rules(found: list[types.Diagnostic]) -> set[str]:
+def rules(found: Sequence[types.Diagnostic]) -> set[str]:
     return {str(d.code) for d in found}
 
 
@@ -241,7 +241,8 @@ async def test_hover_on_a_permission_rule_names_its_decision(
             text_document=types.TextDocumentIdentifier(uri=at), position=types.Position(5, 6)
         )
     )
-    assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+    assert answer is not None
+    assert isinstance(answer.contents, types.MarkupContent)
     text = answer.contents.value
     assert text.startswith('**allow**: `bash "rg *": allow`')
     # `"*": deny` below matches all it matches: promptc can answers deny, by that rule.
@@ -279,7 +280,8 @@ async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle
     )
     assert actions is not None
     [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
-    assert fix.edit is not None and fix.edit.changes is not None
+    assert fix.edit is not None
+    assert fix.edit.changes is not None
     [change] = fix.edit.changes[at]
     before = sage.read_text(encoding="utf-8")
     assert applied(before, [change]) == agent("<<caveman>>\n\n# Sage\n")
@@ -305,7 +307,8 @@ async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_cl
     )
     assert actions is not None
     [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
-    assert fix.edit is not None and fix.edit.changes is not None
+    assert fix.edit is not None
+    assert fix.edit.changes is not None
     [change] = fix.edit.changes[at]
     fixed = LEAD.replace('    "*": deny\n    scout: allow\n', '    "*": ask\n    scout: allow\n')
     assert applied(open_map, [change]) == fixed
@@ -334,8 +337,10 @@ async def test_a_did_you_mean_is_a_quick_fix_of_the_word_alone(
     assert actions is not None
     [fix] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "quickfix"]
     assert fix.title == "promptc: change `permisson` to `permission` [key-typo]"
-    assert fix.diagnostics is not None and [d.code for d in fix.diagnostics] == ["key-typo"]
-    assert fix.edit is not None and fix.edit.changes is not None
+    assert fix.diagnostics is not None
+    assert [d.code for d in fix.diagnostics] == ["key-typo"]
+    assert fix.edit is not None
+    assert fix.edit.changes is not None
     [change] = fix.edit.changes[at]
     span = types.Range(types.Position(3, 0), types.Position(3, 9))
     assert (change.range, change.new_text) == (span, "permission")
@@ -450,7 +455,8 @@ class RawServer:
         )
         self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.stderr: list[bytes] = []
-        assert self.process.stdout is not None and self.process.stderr is not None
+        assert self.process.stdout is not None
+        assert self.process.stderr is not None
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
         threading.Thread(
             target=self.stderr.extend, args=(self.process.stderr,), daemon=True
@@ -626,7 +632,12 @@ def test_stdin_read_through_its_descriptor_frames_as_a_stream_does() -> None:
         + frame({"id": "x" * 100_000})
     )
     reading, writing = os.pipe()
-    writer = threading.Thread(target=lambda: (os.write(writing, sent), os.close(writing)))
+
+    def write() -> None:
+        os.write(writing, sent)
+        os.close(writing)
+
+    writer = threading.Thread(target=write)
     writer.start()
     try:
         reader = Frames(FdInput(reading))
@@ -646,8 +657,10 @@ def test_a_body_cut_short_by_the_end_of_the_input_is_said() -> None:
 def test_a_message_past_the_limit_is_skipped_unread_and_the_next_one_read() -> None:
     big = MAX_MESSAGE_BYTES + 1
     first, second, end = frames(b"Content-Length: %d\r\n\r\n" % big + b" " * big + frame({}))
-    assert first.body is None and "past the 67,108,864 promptc reads" in first.problems[0]
-    assert second.body == b"{}" and end.ended
+    assert first.body is None
+    assert "past the 67,108,864 promptc reads" in first.problems[0]
+    assert second.body == b"{}"
+    assert end.ended
 
 
 def test_a_content_length_of_thousands_of_digits_is_no_number() -> None:
@@ -749,7 +762,8 @@ def test_no_key_offered_at_the_top_of_an_agent_is_one_cross_ecosystem_reports(
     """The rule's own test (validate.claude_key) says no to every key offered."""
     path = bundle / "specs/agents/lead.md"
     keys = labels(snapshot, path, LEAD.replace("mode: primary", ""), 3, 1)
-    assert keys and [key for key in keys if claude_key(key)] == []
+    assert keys
+    assert [key for key in keys if claude_key(key)] == []
 
 
 def test_completion_under_a_target_offers_that_runtimes_keys(
@@ -761,11 +775,14 @@ def test_completion_under_a_target_offers_that_runtimes_keys(
     assert {"permissionMode", "maxTurns", "model", "color"} <= claude
     assert not {"permission", "temperature"} & claude  # not Claude Code's
     codex = set(labels(snapshot, path, text.replace("claude:", "codex:"), 5, 6))
-    assert "model_reasoning_effort" in codex and not {"tools", "permission"} & codex
+    assert "model_reasoning_effort" in codex
+    assert not {"tools", "permission"} & codex
     opencode = set(labels(snapshot, path, text.replace("claude:", "opencode:"), 5, 6))
-    assert "temperature" in opencode and not opencode & CLAUDE_ONLY
+    assert "temperature" in opencode
+    assert not opencode & CLAUDE_ONLY
     gemini = set(labels(snapshot, path, text.replace("claude:", "gemini:"), 5, 6))
-    assert "max_turns" in gemini and not gemini & CLAUDE_ONLY
+    assert "max_turns" in gemini
+    assert not gemini & CLAUDE_ONLY
     names = labels(snapshot, path, LEAD.replace("mode: primary", "targets:\n  c"), 4, 4)
     assert names == ["opencode", "claude", "claude-plugin", "codex", "copilot", "gemini"]
 

@@ -60,22 +60,28 @@ def turn(tools: Sequence[str], *results: tuple[str, str], said: str = "go") -> T
 def test_a_plan_makes_its_calls_in_order_and_skips_tools_not_offered() -> None:
     plan = harness.Plan((EDIT, BASH, EDIT))
     first = plan(turn(["Bash"]))
-    assert isinstance(first, Call) and (first.attempt, first.call_id) == (BASH, "call_oracle_a1")
+    assert isinstance(first, Call)
+    assert (first.attempt, first.call_id) == (BASH, "call_oracle_a1")
     assert plan(turn(["Bash"], ("call_oracle_a1", "ok"))) == "done"
     second = plan(turn(["Bash", "Write"], ("call_oracle_a0", "ok")))
-    assert isinstance(second, Call) and second.call_id == "call_oracle_a1"
+    assert isinstance(second, Call)
+    assert second.call_id == "call_oracle_a1"
 
 
 def test_a_delegating_plan_spawns_once_and_the_subagent_makes_the_calls() -> None:
     plan = harness.Plan((BASH,), (SPAWN,))
     spawn = plan(turn(["Agent", "Bash"]))
-    assert isinstance(spawn, Call) and spawn.attempt == SPAWN
+    assert isinstance(spawn, Call)
+    assert spawn.attempt == SPAWN
     subagent = turn(["Bash"], said=f"{harness.MARKER}: go")
     call = plan(subagent)
-    assert isinstance(call, Call) and call.attempt == BASH and plan.attempting(subagent)
+    assert isinstance(call, Call)
+    assert call.attempt == BASH
+    assert plan.attempting(subagent)
     # Back in the main session, which quotes the marker only in a tool result.
     back = turn(["Agent", "Bash"], ("call_oracle_s0", f"{harness.MARKER} done"))
-    assert plan(back) == "done" and not plan.attempting(back)
+    assert plan(back) == "done"
+    assert not plan.attempting(back)
     assert plan(turn(["Bash"], said=f"{harness.QUIET}: answer")) == "done"
 
 
@@ -87,9 +93,11 @@ def test_a_prelude_loads_a_deferred_tool_first() -> None:
 
     plan = harness.Plan((EDIT,), prelude=search)
     first = plan(turn(["ToolSearch"]))
-    assert isinstance(first, Call) and first.call_id == "call_oracle_p0"
+    assert isinstance(first, Call)
+    assert first.call_id == "call_oracle_p0"
     loaded = plan(turn(["ToolSearch", "Write"], ("call_oracle_p0", "Write")))
-    assert isinstance(loaded, Call) and loaded.attempt == EDIT
+    assert isinstance(loaded, Call)
+    assert loaded.attempt == EDIT
     assert plan(turn(["ToolSearch"], ("call_oracle_p0", "nothing"))) == "done"
 
 
@@ -165,15 +173,19 @@ def test_the_server_speaks_each_protocol(prefix: str) -> None:
         second = post(server.url + path, build(True))
         models = urllib.request.urlopen(server.url + "/v1/models", timeout=30).read()
         log = server.exchanges()
-    assert "Bash" in first and call_id in first and "command" in first
-    assert '"done"' in second and "Bash" not in second
+    assert "Bash" in first
+    assert call_id in first
+    assert "command" in first
+    assert '"done"' in second
+    assert "Bash" not in second
     assert [e.turn.tools for e in log] == [("Bash",), ("Bash",)]
-    assert log[1].turn.results == (Result(call_id, "it ran"),) and log[1].turn.user_text == "go"
+    assert log[1].turn.results == (Result(call_id, "it ran"),)
+    assert log[1].turn.user_text == "go"
     assert json.loads(models)["data"][0]["id"] == "mock-model"
 
 
 def test_the_server_answers_side_requests_without_the_script() -> None:
-    def never(seen: Turn) -> str:
+    def never(_seen: Turn) -> str:
         raise AssertionError("a side request reached the script")
 
     with serve(never) as server:
@@ -220,7 +232,8 @@ def test_every_opencode_permission_has_its_call_in_each_runtime(
     found = [make(permission, "notes.md", tmp_path) for permission in PERMISSIONS]
     assert [str(a.tool if a else None) for a in found] == TOOLS[runtime].split()
     edit = make("edit", "notes.md", tmp_path)
-    assert edit is not None and str(tmp_path.resolve() / "notes.md") in json.dumps(edit.arguments)
+    assert edit is not None
+    assert str(tmp_path.resolve() / "notes.md") in json.dumps(edit.arguments)
     assert make("nosuch", "x", tmp_path) is None
 
 
@@ -310,7 +323,8 @@ def test_codex(tmp_path: Path) -> None:
     assert spawn is not None
     found = codex.run(project, [*calls(codex.attempt, project, ALLOWED, DENIED, ASKED), spawn])
     assert [o.verdict for o in found] == ["ran", "refused", "asked", "absent"], found
-    assert (project / "ran.txt").exists() and not (project / "asked").exists()
+    assert (project / "ran.txt").exists()
+    assert not (project / "asked").exists()
     assert (project / ".env").exists()
     (project / ".codex" / "config.toml").write_text("")
     attempts = calls(codex.attempt, project, DELEGATED, DENIED)

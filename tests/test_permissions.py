@@ -64,7 +64,7 @@ def test_defaults_then_config_then_agent_then_tool_output(make_bundle: MakeBundl
     ]
 
 
-def test_rules_remember_where_they_were_written(make_bundle: MakeBundle, tmp_path: Path) -> None:
+def test_rules_remember_where_they_were_written(make_bundle: MakeBundle) -> None:
     front = 'description: Positions.\npermission:\n  edit: deny\n  bash:\n    "git *": allow'
     config = '[permission]\nbash = { "*" = "ask" }\n'
     rt = load(make_bundle, {"specs/agents/a.md": agent(front)}, config)
@@ -139,9 +139,11 @@ def test_native_agents_and_overrides(make_bundle: MakeBundle) -> None:
     front = "description: Replaces OpenCode's general subagent.\npermission:\n  bash: deny"
     rt = load(make_bundle, {"specs/agents/general.md": agent(front)})
     general = rt.agents["general"]
-    assert general.mode == "subagent" and not general.native
+    assert general.mode == "subagent"
+    assert not general.native
     assert triples(general.rules)[12:] == [("todowrite", "*", "deny"), ("bash", "*", "deny"), *TAIL]
-    assert rt.agents["explore"].mode == "subagent" and rt.agents["explore"].native
+    assert rt.agents["explore"].mode == "subagent"
+    assert rt.agents["explore"].native
     assert {a.name for a in rt.agents.values() if a.native} == {
         "build",
         "plan",

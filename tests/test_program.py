@@ -7,12 +7,13 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from compiler import api, cli
-from compiler.config import load_config
+from compiler.config import Config, load_config
 from tests.conftest import loaded_modules
 
 pytestmark = pytest.mark.slow
@@ -72,7 +73,8 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
         stderr=subprocess.PIPE,
         text=True,
     ) as program:
-        assert program.stdout is not None and program.stderr is not None
+        assert program.stdout is not None
+        assert program.stderr is not None
         program.stdout.close()
         err = program.stderr.read()
         assert (program.wait(), err) == (1, "")
@@ -105,11 +107,17 @@ def test_a_run_leaves_the_garbage_collector_and_exit_handlers_alone(
 
 
 @pytest.mark.parametrize("command", ["lint", "build", "check"])
-def test_what_a_run_made_is_freed_when_it_returns(sample: Path, command: str) -> None:
+@pytest.mark.usefixtures("sample")
+def test_what_a_run_made_is_freed_when_it_returns(command: str) -> None:
     """No reference cycle holds a run's objects: one through the bundle would
     keep its whole graph alive until a full collection, at the latest the one
     at exit (at 1,000 agents, a tenth of a cold build)."""
-    run = {"lint": api.lint, "build": api.build, "check": api.check}[command]
+    runs: dict[str, Callable[[Config], object]] = {
+        "lint": api.lint,
+        "build": api.build,
+        "check": api.check,
+    }
+    run = runs[command]
     config = load_config()
     run(config)  # the first run also sets up what a process keeps
     gc.collect()

@@ -14,6 +14,7 @@ import pytest
 
 from compiler import proof
 from compiler.calls import Call, Verdict
+from compiler.decide import MODELS
 from compiler.project import Project
 from tests import bundles
 from tests.conftest import MakeBundle, Run
@@ -52,7 +53,8 @@ def test_files_that_hold_opencodes_rules_are_never_wider(make_bundle: MakeBundle
     found = proof.prove(_project(make_bundle), "claude", files)
     assert found is not None
     assert found.wider == ()
-    assert found.runtime == "Claude Code" and found.agents == 1
+    assert found.runtime == "Claude Code"
+    assert found.agents == 1
     # It keeps the shell and edits: lost only what it has no tool for.
     assert "shell" not in found.lost.get("coder", ())
     assert "edit" not in found.lost.get("coder", ())
@@ -71,7 +73,9 @@ def test_a_bare_edit_allow_is_wider_outside_the_project(make_bundle: MakeBundle)
 def test_an_accepted_widening_is_kept_and_shown_first(make_bundle: MakeBundle) -> None:
     project = _project(make_bundle, '[targets.claude]\naccept_wider = ["edit"]\n')
     found = proof.prove(project, "claude", _claude("Edit, Write", ["Edit"], [], []))
-    assert found is not None and found.refused == () and found.accepted
+    assert found is not None
+    assert found.refused == ()
+    assert found.accepted
     lines = proof.lines([found])
     assert lines[0].startswith("claude: accepted wider `edit`: Claude Code lets `coder` make")
     assert "ACCEPTED WIDER" in lines[-1]
@@ -91,7 +95,7 @@ def test_a_target_without_a_model_is_not_proven(make_bundle: MakeBundle) -> None
 
 
 class _AllowsEverything:
-    def decide(self, call: Call) -> Verdict:
+    def decide(self, _call: Call) -> Verdict:
         return Verdict("allow", "this stand-in runtime allows everything")
 
 
@@ -110,7 +114,7 @@ def test_the_build_refuses_a_wider_translation_unless_accepted(
 ) -> None:
     # The codex target's files read by a model that allows every call: the
     # build must refuse them at the rules they widen, or print them first.
-    monkeypatch.setitem(proof.MODELS, "codex", ("Codex", lambda files: _AllowsEverything()))
+    monkeypatch.setitem(MODELS, "codex", ("Codex", lambda _files: _AllowsEverything()))
     make_bundle(
         {
             "promptc.toml": f"[targets.codex]\n{accept}\n",
@@ -122,7 +126,8 @@ def test_the_build_refuses_a_wider_translation_unless_accepted(
     edit = [line for line in wider if line.startswith("specs/agents/reader.md:5:3: error")]
     if not accept:
         assert done.code == 1
-        assert edit and "Codex (codex) would allow `reader` as a subagent `edit`" in edit[0]
+        assert edit
+        assert "Codex (codex) would allow `reader` as a subagent `edit`" in edit[0]
         assert "`edit: deny`" in edit[0]
         assert "accept_wider" in edit[0]
         assert not (Path("build") / "codex").exists()  # nothing written

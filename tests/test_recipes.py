@@ -227,7 +227,8 @@ def test_depfile_refuses_names_make_cannot_hold() -> None:
         depfile.escape("a\nb.md")
 
 
-def test_depfile_without_stamp_targets_itself(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_depfile_without_stamp_targets_itself(run: Runner) -> None:
     assert run("build", "--depfile", "deps.d").code == 0
     assert Path("deps.d").read_text().startswith("deps.d: \\\n  promptc.toml \\\n")
 
@@ -239,16 +240,19 @@ def test_depfile_and_stamp_only_after_success(
     make_bundle({"promptc.toml": "", SCOUT: short})
     args = ("build", "--stamp", "s", "--depfile", "d")
     assert run(*args, "--strict").code == 1  # a warning under --strict is a failure
-    assert not Path("s").exists() and not Path("d").exists()
+    assert not Path("s").exists()
+    assert not Path("d").exists()
     assert run(*args).code == 0
-    assert Path("s").exists() and Path("d").exists()
+    assert Path("s").exists()
+    assert Path("d").exists()
     Path(SCOUT).write_text(BAD_MODE)
     before = Path("s").stat().st_mtime_ns
     assert run(*args).code == 1
     assert Path("s").stat().st_mtime_ns == before
 
 
-def test_depfile_usage_and_write_errors(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_depfile_usage_and_write_errors(run: Runner) -> None:
     wrong = run("build", "--check", "--depfile", "d")
     assert wrong.code == 2
     assert "--check writes nothing" in wrong.err
@@ -458,7 +462,7 @@ def sarif_validator() -> Any:
 
 
 def load_workflow(text: str) -> dict[str, Any]:
-    workflow: dict[str, Any] = yaml.safe_load(text)
+    workflow: dict[Any, Any] = yaml.safe_load(text)
     if True in workflow:  # YAML 1.1 reads the key `on` as a boolean
         workflow["on"] = workflow.pop(True)
     workflow_validator().validate(workflow)

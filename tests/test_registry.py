@@ -23,7 +23,8 @@ def test_every_rule_module_is_registered() -> None:
 def test_rule_contract(rule_id: str) -> None:
     rule = rules.RULES[rule_id]
     assert rule_id == rule.ID
-    assert rule.__doc__ and rule.__doc__.strip()
+    assert rule.__doc__
+    assert rule.__doc__.strip()
     assert rule.DEFAULT_LEVEL in ("error", "warning", "info", "off")
     jsonschema.Draft202012Validator.check_schema(rules.options_schema(rule))
     jsonschema.validate(rules.option_defaults(rule), rules.options_schema(rule))

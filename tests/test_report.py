@@ -88,7 +88,8 @@ def test_github_line_format() -> None:
 @pytest.mark.parametrize("diagnostic", TRICKY, ids=["plain", "escapes", "hint"])
 def test_github_lines_parse_back(diagnostic: Diagnostic) -> None:
     [line] = report.github([diagnostic])
-    assert "\n" not in line and "\r" not in line
+    assert "\n" not in line
+    assert "\r" not in line
     name, props, data = parse_command(line)
     expected = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     assert name == expected[diagnostic.severity]
@@ -126,7 +127,8 @@ def test_github_is_chosen_under_github_actions(
 # --- sarif ------------------------------------------------------------------
 
 
-def test_sarif_of_clean_bundle_is_valid(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_sarif_of_clean_bundle_is_valid(run: Runner) -> None:
     assert run("build").code == 0
     result = run("check", "--format", "sarif")
     assert result.code == 0, result.err
@@ -135,7 +137,8 @@ def test_sarif_of_clean_bundle_is_valid(sample: Path, run: Runner) -> None:
     assert log["runs"][0]["results"] == []
 
 
-def test_sarif_rules_carry_their_documentation(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_sarif_rules_carry_their_documentation(run: Runner) -> None:
     log = json.loads(run("lint", "--format", "sarif").out)
     driver = log["runs"][0]["tool"]["driver"]
     assert (driver["name"], driver["version"]) == ("promptc", __version__)
@@ -146,7 +149,8 @@ def test_sarif_rules_carry_their_documentation(sample: Path, run: Runner) -> Non
         assert rule["shortDescription"]["text"] == registry.summary(module)
         full = rule["fullDescription"]["text"]
         assert full.startswith(registry.summary(module))
-        assert "Fails:" not in full and "Options:" not in full
+        assert "Fails:" not in full
+        assert "Options:" not in full
         level = {"error": "error", "warning": "warning", "info": "note"}.get(module.DEFAULT_LEVEL)
         expected = {"level": level} if level else {"enabled": False}
         assert rule["defaultConfiguration"] == expected
@@ -214,7 +218,8 @@ def test_sarif_keeps_hints_and_absolute_paths() -> None:
     assert location == {"uri": "file:///abs/x%20y.md"}
 
 
-def test_the_sarif_oracle_can_fail(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_the_sarif_oracle_can_fail() -> None:
     [line] = report.sarif([TRICKY[0]])
     log = json.loads(line)
     log["runs"][0]["results"][0]["level"] = "info"  # not a SARIF level

@@ -87,7 +87,8 @@ def test_a_condition_outside_the_rule_is_refused_before_it_runs(
     condition: str, message: str
 ) -> None:
     problem = Conditions().problem(condition, SCOPE, ENUMS)
-    assert problem is not None and message in problem, problem
+    assert problem is not None
+    assert message in problem, problem
 
 
 def test_what_python_refuses_to_compare_is_an_error() -> None:
@@ -118,4 +119,6 @@ def test_each_distinct_condition_is_compiled_once(monkeypatch: pytest.MonkeyPatc
 def test_a_condition_reaches_nothing_outside_the_sandbox() -> None:
     env = Conditions().env
     assert isinstance(env, ImmutableSandboxedEnvironment)
-    assert not env.globals and not env.filters and not env.tests
+    assert not env.globals
+    assert not env.filters
+    assert not env.tests

@@ -254,7 +254,8 @@ def test_claude_plugin_manifest_defects() -> None:
 # --- emitted files ------------------------------------------------------------
 
 
-def test_every_emitted_file_has_a_schema_and_matches_it(sample: Path) -> None:
+@pytest.mark.usefixtures("sample")
+def test_every_emitted_file_has_a_schema_and_matches_it() -> None:
     from compiler import api
     from compiler.config import load_config
 
@@ -418,7 +419,8 @@ def test_documented_problem_matcher_reads_promptc_output(
     # The second message goes on, indented, on a line the matcher leaves alone.
     out = [ln for ln in run("lint", "--no-color").out.splitlines() if not ln.startswith("    ")]
     matches = [pattern.match(ln) for ln in out]
-    assert len(out) == 2 and all(matches), out
+    assert len(out) == 2, out
+    assert all(matches), out
     assert [m.group(1, 2, 3, 4, 5) for m in matches if m] == [
         ("specs/agents/scout.md", "3", "7", "error", "schema"),
         ("specs/agents/scout.md", "4", "1", "warning", "unknown-key"),

@@ -146,7 +146,8 @@ def test_what_loads_as_a_mode_loads_as_an_agent(runs: Runs) -> None:
 def test_what_fails_as_a_mode_fails_as_an_agent(name: str, runs: Runs) -> None:
     code, output = runs.alone[name]
     assert code != 0, output
-    assert "Configuration is invalid at " in output and f"agents/{name}.md" in output, output
+    assert "Configuration is invalid at " in output, output
+    assert f"agents/{name}.md" in output, output
 
 
 @pytest.mark.parametrize("case", REJECTED, ids=lambda c: c.name)

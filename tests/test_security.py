@@ -161,7 +161,7 @@ def test_fix_removes_what_hides_and_keeps_what_shows(make_bundle: MakeBundle, ru
     assert fixed == (
         "Revisa el diff y el issue.\nPárrafo uno.\n\nPárrafo dos. \nEntra en https://paypal.com.\n"
     )
-    assert [d for d in _security(root) if d.rule != "secret"] == []
+    assert [d for d in _security(root) if "[secret]" not in d] == []
 
 
 def _security(root: Path) -> list[str]:

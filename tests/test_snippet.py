@@ -83,7 +83,7 @@ def score(text: str, target: str) -> float | None:
     if len(text) < 0.66 * len(target):
         return None
     size = max(1, min(snippet.ANCHOR, len(target) // 4))
-    pieces = set(target[i : i + size] for i in range(0, len(target) - size + 1, size))
+    pieces = {target[i : i + size] for i in range(0, len(target) - size + 1, size)}
     if 2 * sum(piece in text for piece in pieces) < len(pieces):
         return None
     words = set(target.split())
@@ -346,7 +346,8 @@ def test_a_copy_that_differs_by_more_than_drift_pairs_is_a_rewrite(
     assert pairs - 2 * common > DRIFT
     scans = _scans(monkeypatch)
     assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == []
-    assert scans and all(scan.band <= DRIFT for scan in scans)
+    assert scans
+    assert all(scan.band <= DRIFT for scan in scans)
     # The same with as many pairs to spare is a drifted copy.
     monkeypatch.setattr(snippet, "DRIFT", pairs - 2 * common)
     assert snippet._windows(["Intro.", "", *rewritten], _snippet("\n".join(lines))) == [(2, 14)]

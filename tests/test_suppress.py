@@ -53,7 +53,8 @@ def test_a_comment_alone_suppresses_the_next_line_an_error_too_and_build_writes(
     # The typo's error is gone; what it causes (no permission at all) is still said.
     assert (done.code, findings(done)) == (0, ["1:1 dangerous-allow"]), done.out
     built = run("build")
-    assert built.code == 0 and (Path("build/opencode/.opencode/agents/scout.md")).is_file()
+    assert built.code == 0
+    assert (Path("build/opencode/.opencode/agents/scout.md")).is_file()
 
 
 def test_a_suppression_without_a_reason_is_an_error_and_suppresses_nothing(
@@ -84,7 +85,8 @@ def test_stages_that_guard_writing_and_unknown_rules_cannot_be_suppressed(
         "category: research", f"category: research  # promptc: suppress[{rule}] x"
     )
     done = lint(make_bundle, run, spec)
-    assert done.code == 1 and said in done.out, done.out
+    assert done.code == 1, done.out
+    assert said in done.out, done.out
     assert "4:21 unused-suppression" in findings(done)
 
 
@@ -123,7 +125,8 @@ def test_a_configured_suppression_needs_its_reason(make_bundle: MakeBundle, run:
     config = CONFIGURED.replace('reason = "gone since"\n', "")
     done = lint(make_bundle, run, CATEGORY, config)
     assert done.code == 2
-    assert "reason" in done.err and "promptc.toml" in done.err, done.err
+    assert "reason" in done.err, done.err
+    assert "promptc.toml" in done.err, done.err
     stage = '[[rules.schema.suppress]]\npath = "x"\nreason = "no"\n'
     assert lint(make_bundle, run, CATEGORY, stage).code == 2  # a stage has no `suppress`
 

@@ -17,7 +17,7 @@ import ast
 import dataclasses
 import functools
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -196,7 +196,8 @@ def test_the_property_is_not_vacuous() -> None:
     found = {(d[2], d[3]) for d in decisions(model, runtime, names, commands_of(runtime))}
     assert {("allow", "allow"), ("deny", "deny"), ("ask", "ask"), ("deny", "allow")} <= found
     assert {r.decision for r in model.rules} == {"forbidden", "prompt", "allow"}
-    assert shell_of(model, "smith") and not shell_of(model, "lead")
+    assert shell_of(model, "smith")
+    assert not shell_of(model, "lead")
 
 
 def test_the_property_catches_a_rules_file_that_grants_too_much() -> None:
@@ -270,11 +271,13 @@ def test_role_files_carry_name_description_model_effort_and_the_body_exactly() -
     assert smith["name"] == "smith"
     assert (smith["model"], smith["model_reasoning_effort"]) == ("gpt-5.5", "high")
     assert smith["developer_instructions"] == project.agents["smith"].body
-    assert "features" not in smith and "sandbox_mode" not in smith
+    assert "features" not in smith
+    assert "sandbox_mode" not in smith
     scout = tomllib.loads(files[".codex/agents/scout.toml"].decode())
     assert (scout["sandbox_mode"], scout["features"]) == ("read-only", {"shell_tool": False})
     reviewer = tomllib.loads(files[".codex/agents/team/reviewer.toml"].decode())
-    assert reviewer["name"] == "team/reviewer" and "model" not in reviewer
+    assert reviewer["name"] == "team/reviewer"
+    assert "model" not in reviewer
     config = tomllib.loads(files[".codex/config.toml"].decode())
     assert config["agents"]["team/reviewer"]["config_file"] == "agents/team/reviewer.toml"
     roles = [name for name, value in config["agents"].items() if isinstance(value, dict)]
@@ -299,7 +302,7 @@ def overridden(*codex: str) -> str:
 
 
 def test_targets_codex_sets_the_role_s_description_model_effort_and_nicknames(
-    make_bundle: MakeBundle, run: Run
+    make_bundle: MakeBundle,
 ) -> None:
     spec = overridden(
         "description: Reviews diffs for Codex users.",
@@ -317,7 +320,8 @@ def test_targets_codex_sets_the_role_s_description_model_effort_and_nicknames(
     assert config["agents"]["rev"]["description"] == "Reviews diffs for Codex users."
     # The override's model is Codex's own: the unmapped OpenCode model is not reported.
     report = files["TRANSLATION.md"].decode()
-    assert "Model: gpt-5.5-codex." in report and "counterpart" not in report
+    assert "Model: gpt-5.5-codex." in report
+    assert "counterpart" not in report
 
 
 @pytest.mark.parametrize(
@@ -331,7 +335,11 @@ def test_targets_codex_sets_the_role_s_description_model_effort_and_nicknames(
     ],
 )
 def test_a_codex_override_codex_would_refuse_or_that_widens_is_an_error_at_its_key(
-    make_bundle: MakeBundle, run: Run, line: str, position: tuple[int, int], message: str
+    make_bundle: MakeBundle,
+    run: Callable[..., Run],
+    line: str,
+    position: tuple[int, int],
+    message: str,
 ) -> None:
     spec = overridden("description: Reviews diffs for Codex users.", line)
     make_bundle({"promptc.toml": "[targets.codex]\n", "specs/agents/rev.md": spec})
@@ -402,11 +410,14 @@ def test_a_main_session_that_asks_for_every_command_turns_the_shell_off(
     assert load(files).decide(Call("a", "bash", "ls", delegated=True)).action == "deny"
 
 
-def test_codex_options_are_checked_like_any_target_s(make_bundle: MakeBundle, run: Run) -> None:
+def test_codex_options_are_checked_like_any_target_s(
+    make_bundle: MakeBundle, run: Callable[..., Run]
+) -> None:
     make_bundle({"promptc.toml": "[targets.codex]\nmodels = 3\nmodles = {}\n"})
     done = run("build")
     assert done.code == 2
-    assert "targets" in done.err and "codex" in done.err
+    assert "targets" in done.err
+    assert "codex" in done.err
 
 
 def test_lossy_translation_names_codex_and_claude_in_one_message(make_bundle: MakeBundle) -> None:
@@ -429,14 +440,15 @@ def test_lossy_translation_names_codex_and_claude_in_one_message(make_bundle: Ma
     result = api.lint(load_config(cwd=Path.cwd()))
     found = [d for d in result.diagnostics if d.rule == "lossy-translation" and d.line == 7]
     assert len(found) == 1
-    assert "in Claude Code:" in found[0].message and "in Codex:" in found[0].message
+    assert "in Claude Code:" in found[0].message
+    assert "in Codex:" in found[0].message
 
 
 # --- import ---------------------------------------------------------------------------------
 
 
 def test_import_codex_adopts_the_roles_the_target_wrote(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Run
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
 ) -> None:
     source = tmp_path / "project"
     for rel, data in bundles.render(BUNDLES["codex"], "codex").items():
@@ -469,4 +481,5 @@ def test_import_codex_adopts_the_roles_the_target_wrote(
     config = (tmp_path / "new" / "promptc.toml").read_text()
     assert '"openai/gpt-5.5" = "gpt-5.5"' in config
     # The command rules as written, after what Codex runs when no rule names a command.
-    assert '"sudo *" = "deny"' in config and '"*" = "allow"' in config
+    assert '"sudo *" = "deny"' in config
+    assert '"*" = "allow"' in config

@@ -51,7 +51,8 @@ def test_an_agent_file_has_name_description_tools_model_in_that_order(
     # One command hook: its POSIX script (a literal block), and a PowerShell form
     # (what Copilot runs on Windows) that refuses every call.
     (hook,) = front(text)["hooks"]["preToolUse"]
-    assert list(hook) == ["type", "bash", "powershell"] and hook["type"] == "command"
+    assert list(hook) == ["type", "bash", "powershell"]
+    assert hook["type"] == "command"
     assert hook["bash"].startswith("# promptc: OpenCode's permission rules for team-reviewer,")
     assert "      bash: |\n        # promptc:" in text
     assert '\\"permissionDecision\\":\\"deny\\"' in text

@@ -82,7 +82,8 @@ def test_a_tool_opencode_allows_in_part_is_kept_under_policy_rules_for_the_agent
         "read_file",
         "web_fetch",
     }
-    assert kept <= set(tools) and "read_many_files" not in tools
+    assert kept <= set(tools)
+    assert "read_many_files" not in tools
     user = tomllib.loads(files["user-policies/promptc.toml"])["rule"]
     extension = tomllib.loads(files["policies/promptc.toml"])["rule"]
     assert all(rule["subagent"] == "a" for rule in user)
@@ -114,7 +115,8 @@ def test_primaries_are_not_written_and_say_why(make_bundle: MakeBundle) -> None:
         }
     )
     files = emitted(root)
-    assert "agents/lead.md" not in files and "agents/helper.md" in files
+    assert "agents/lead.md" not in files
+    assert "agents/helper.md" in files
     assert (
         "### lead\n\nNot written.\n\n- not written for Gemini CLI: a primary agent"
         in files["TRANSLATION.md"]

@@ -172,7 +172,7 @@ def test_emitted_markdown_reads_back_as_intended(bundle: str, rel: str) -> None:
             return
         spec, intended = skill.spec, skill_frontmatter(skill, "opencode")
     elif kind == "agents":
-        spec, intended = project.agents[ident], opencode.agent_frontmatter(project.agents[ident])
+        spec, intended = project.agents[ident], runtime.agent_frontmatter(project.agents[ident])
     else:
         spec, intended = project.modes[ident], opencode.command_frontmatter(project.modes[ident])
     front, body = split(emitted(bundle)[rel])

@@ -178,7 +178,11 @@ def guided(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy
         return scalars
     options: list[st.SearchStrategy[Any]] = []
     for sub in node.get("anyOf", []):
-        options.append(st.deferred(lambda sub=sub: guided(sub, root, depth)))
+
+        def later(sub: Any = sub) -> st.SearchStrategy[Any]:  # deferred takes a function
+            return guided(sub, root, depth)
+
+        options.append(st.deferred(later))
     if "enum" in node:
         options.append(st.sampled_from(node["enum"]))
     if "const" in node:
@@ -211,8 +215,8 @@ def guided(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy
         if "pattern" in node:
             options.append(st.from_regex(node["pattern"], fullmatch=True))
     if kinds in ("number", "integer") or "minimum" in node:
-        low = node.get("minimum", node.get("exclusiveMinimum", 0))
-        options.append(st.sampled_from([low - 1, low, low + 1, low + 0.5, float(low)]))
+        least: Any = node.get("minimum", node.get("exclusiveMinimum", 0))
+        options.append(st.sampled_from([least - 1, least, least + 1, least + 0.5, float(least)]))
     if not options:
         return scalars
     # The shaped values three times out of four; at the top, only those.

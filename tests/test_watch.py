@@ -323,7 +323,7 @@ def test_every_run_of_one_watch_is_handed_the_same_kept_and_a_new_watch_a_new_on
 ) -> None:
     tone = str(bundle / "fragments/tone.md")
 
-    def changes(current: object) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+    def changes(_current: object) -> Iterator[set[tuple[watchfiles.Change, str]]]:
         yield set()  # the watch's first step, before its first run
         yield {(watchfiles.Change.modified, tone)}
         yield {(watchfiles.Change.modified, tone)}
@@ -334,8 +334,8 @@ def test_every_run_of_one_watch_is_handed_the_same_kept_and_a_new_watch_a_new_on
     for _ in range(2):
         code = watch.watch(
             lambda: load_config(bundle / "promptc.toml"),
-            lambda config, kept: handed.append(kept),
-            lambda line: None,
+            lambda _config, kept: handed.append(kept),
+            lambda _line: None,
         )
         assert code == 0
     assert len(handed) == 6

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -31,7 +32,8 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def test_build_writes_the_opencode_layout(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_build_writes_the_opencode_layout(run: Runner) -> None:
     assert run("build").code == 0
     assert sorted(snapshot(Path("build"))) == [
         ".promptc-manifest.json",
@@ -55,7 +57,8 @@ def test_no_lock_is_left_in_the_output_when_a_build_ends(sample: Path, run: Runn
     assert not (Path("build") / writer.LOCK).exists()
 
 
-def test_second_build_rewrites_nothing(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_second_build_rewrites_nothing(run: Runner) -> None:
     run("build")
     before = snapshot(Path("build"))
     os.utime(SCOUT, ns=(1, 1))  # an old mtime: any rewrite would change it
@@ -64,7 +67,8 @@ def test_second_build_rewrites_nothing(sample: Path, run: Runner) -> None:
     assert snapshot(Path("build")) == before
 
 
-def test_output_is_deterministic(sample: Path, run: Runner, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("sample")
+def test_output_is_deterministic(run: Runner) -> None:
     run("build")
     first = {k: v for k, (v, _) in snapshot(Path("build")).items()}
     for path in Path("build").rglob("*"):
@@ -74,14 +78,16 @@ def test_output_is_deterministic(sample: Path, run: Runner, tmp_path: Path) -> N
     assert {k: v for k, (v, _) in snapshot(Path("build")).items()} == first
 
 
-def test_nothing_is_written_when_an_error_exists(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_nothing_is_written_when_an_error_exists(run: Runner) -> None:
     Path("specs/agents/bad.md").write_text("---\ndescription: x\nmode: nope\n---\nbody\n")
     result = run("build")
     assert result.code == 1
     assert not Path("build").exists()
 
 
-def test_hand_edited_file_is_refused_without_force(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_hand_edited_file_is_refused_without_force(run: Runner) -> None:
     run("build")
     SCOUT.write_text("edited by hand\n")
     Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
@@ -93,7 +99,8 @@ def test_hand_edited_file_is_refused_without_force(sample: Path, run: Runner) ->
     assert "Lee bien" in SCOUT.read_text()
 
 
-def test_file_placed_by_hand_survives_every_build(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_file_placed_by_hand_survives_every_build(run: Runner) -> None:
     run("build")
     mine = OUT / ".opencode/agents/notes.txt"
     mine.write_text("mine\n")
@@ -104,7 +111,8 @@ def test_file_placed_by_hand_survives_every_build(sample: Path, run: Runner) -> 
     assert mine.read_text() == "mine\n"
 
 
-def test_unmanaged_file_in_the_way_is_not_overwritten(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_unmanaged_file_in_the_way_is_not_overwritten(run: Runner) -> None:
     SCOUT.parent.mkdir(parents=True)
     SCOUT.write_text("my own scout\n")
     result = run("build")
@@ -114,7 +122,8 @@ def test_unmanaged_file_in_the_way_is_not_overwritten(sample: Path, run: Runner)
     assert not (Path("build") / writer.MANIFEST).exists()
 
 
-def test_removed_agent_removes_its_file_and_nothing_else(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_removed_agent_removes_its_file_and_nothing_else(run: Runner) -> None:
     Path("specs/agents/extra.md").write_text(AGENT)
     run("build")
     before = snapshot(Path("build"))
@@ -127,7 +136,8 @@ def test_removed_agent_removes_its_file_and_nothing_else(sample: Path, run: Runn
     assert changed == {".promptc-manifest.json"}
 
 
-def test_a_build_of_one_target_keeps_the_other_targets_files(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_a_build_of_one_target_keeps_the_other_targets_files(run: Runner) -> None:
     Path("promptc.toml").write_text("[targets.opencode]\n[targets.claude]\n")
     assert run("build").code == 0
     before = snapshot(Path("build"))
@@ -143,12 +153,14 @@ def test_a_build_of_one_target_keeps_the_other_targets_files(sample: Path, run: 
     # Only the claude files are stale now, and a check of opencode alone says nothing of them.
     assert run("build", "--check", "--target", "opencode").code == 0
     stale = [line for line in run("build", "--check").out.splitlines() if "stale-output" in line]
-    assert stale and all(line.startswith("build/claude/") for line in stale)
+    assert stale
+    assert all(line.startswith("build/claude/") for line in stale)
     assert run("build").code == 0
     assert run("build", "--check").code == 0
 
 
-def test_check_names_stale_missing_and_extra(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_check_names_stale_missing_and_extra(run: Runner) -> None:
     assert run("build", "--check").code == 1  # nothing built yet: all missing
     run("build")
     assert run("build", "--check").code == 0
@@ -171,8 +183,9 @@ def test_check_names_stale_missing_and_extra(sample: Path, run: Runner) -> None:
     assert run("check").code == 1
 
 
+@pytest.mark.usefixtures("sample")
 def test_crash_midway_leaves_a_consistent_build(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+    run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run("build")
     Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
@@ -180,7 +193,7 @@ def test_crash_midway_leaves_a_consistent_build(
     real = writer._stage
     calls = {"n": 0}
 
-    def flaky(temp: Path, content: bytes) -> None:
+    def flaky(temp: str, content: bytes) -> None:
         calls["n"] += 1
         if calls["n"] == 2:  # the first file written, then: disk full
             raise OSError(28, "No space left on device", str(temp))
@@ -199,12 +212,11 @@ def test_crash_midway_leaves_a_consistent_build(
     assert run("check").code == 0
 
 
-def test_permission_denied_is_a_diagnostic(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("sample")
+def test_permission_denied_is_a_diagnostic(run: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
     # Tests run as root in CI, where chmod cannot make a folder read-only:
     # inject the error the operating system would raise.
-    def denied(path: Path, content: bytes) -> None:
+    def denied(path: Path, _content: bytes) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     real_stage, real_write = writer._stage, writer._atomic_write
@@ -224,7 +236,8 @@ def test_permission_denied_is_a_diagnostic(
     assert "[write] cannot write the output: Permission denied" in result.out
 
 
-def test_corrupt_manifest_is_reported(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_corrupt_manifest_is_reported(run: Runner) -> None:
     run("build")
     (Path("build") / writer.MANIFEST).write_text("{not json")
     result = run("build")
@@ -238,7 +251,8 @@ def test_corrupt_manifest_is_reported(sample: Path, run: Runner) -> None:
     assert run("build", "--force").code == 0
 
 
-def test_manifest_naming_a_path_outside_is_refused(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_manifest_naming_a_path_outside_is_refused(run: Runner) -> None:
     run("build")
     victim = Path("victim.txt")
     victim.write_text("keep me\n")
@@ -325,7 +339,7 @@ def test_a_failed_write_changes_no_file(
     old, new = files_of(150, 1), files_of(200, 2)
     writer.apply(out, old)
     recorder = Recorder(monkeypatch, fail_write_of=failing)
-    with pytest.raises(OSError) as raised:
+    with pytest.raises(OSError, match=re.escape(os.strerror(errno.ENOSPC))) as raised:
         writer.apply(out, new)
     assert raised.value.errno == errno.ENOSPC
     assert recorder.of("rename") == []
@@ -404,16 +418,25 @@ def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
         if kind == what and count[what] == last:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
 
-    monkeypatch.setattr(writer, "_stage", lambda t, c: (fail("stage", t), real_stage(t, c))[1])
-    monkeypatch.setattr(writer, "_rename", lambda t, p: (fail("rename", p), real_rename(t, p))[1])
-    with pytest.raises(OSError):
+    def stage(temp: str, content: bytes) -> None:
+        fail("stage", temp)
+        real_stage(temp, content)
+
+    def rename(temp: str, path: str) -> None:
+        fail("rename", path)
+        real_rename(temp, path)
+
+    monkeypatch.setattr(writer, "_stage", stage)
+    monkeypatch.setattr(writer, "_rename", rename)
+    with pytest.raises(OSError, match=re.escape(os.strerror(errno.ENOSPC))):
         writer.apply(out, files)
     # The manifest came first: every file in place is one it lists, and no
     # temporary file or lock is left.
     manifest = writer.read_manifest(out)
     assert manifest == {rel: [writer.digest(c)] for rel, c in files.items()}
     assert set(on_disk(out).items()) <= set(files.items())
-    assert not list(out.rglob("*.tmp")) and not (out / writer.LOCK).exists()
+    assert not list(out.rglob("*.tmp"))
+    assert not (out / writer.LOCK).exists()
     monkeypatch.setattr(writer, "_stage", real_stage)
     monkeypatch.setattr(writer, "_rename", real_rename)
     assert writer.apply(out, files).errors == ()
@@ -425,12 +448,14 @@ def test_a_first_build_with_a_path_leading_outside_writes_nothing(tmp_path: Path
     out = tmp_path / "build"
     outcome = writer.apply(out, {**files_of(3, 1), "opencode/../../evil.md": b"x\n"})
     assert [c.path for c in outcome.errors] == ["opencode/../../evil.md"]
-    assert os.listdir(out) == [] and not (tmp_path / "evil.md").exists()
+    assert os.listdir(out) == []
+    assert not (tmp_path / "evil.md").exists()
 
 
 @pytest.mark.parametrize("failing", [1, 2])
+@pytest.mark.usefixtures("sample")
 def test_a_first_build_whose_write_fails_is_a_write_error(
-    sample: Path, monkeypatch: pytest.MonkeyPatch, failing: int
+    monkeypatch: pytest.MonkeyPatch, failing: int
 ) -> None:
     """Through the api: the error is reported, the files stay in the result, and
     the next build finishes the job."""
@@ -455,7 +480,8 @@ def test_a_first_build_whose_write_fails_is_a_write_error(
 # --- the lock -----------------------------------------------------------------------------
 
 
-def test_a_build_leaves_no_lock_behind(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_a_build_leaves_no_lock_behind(run: Runner) -> None:
     assert run("build").code == 0
     assert not (Path("build") / writer.LOCK).exists()
     Path("specs/agents/scout.md").write_text(AGENT.replace("Lee", "Lee bien"))
@@ -473,7 +499,8 @@ def test_a_lock_a_killed_build_left_is_taken_over(tmp_path: Path) -> None:
     old = time.time() - writer._STALE_SECONDS - 1
     os.utime(lock, (old, old))
     assert writer.apply(out, files_of(3, 1)).errors == ()
-    assert on_disk(out) == files_of(3, 1) and not lock.exists()
+    assert on_disk(out) == files_of(3, 1)
+    assert not lock.exists()
 
 
 def test_a_lock_names_its_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -491,7 +518,9 @@ def test_a_lock_names_its_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     writer.apply(out, files_of(3, 2))
     owners = [writer.Owner.parse(text.encode()) for text in seen]
     assert [(o.pid, o.host) for o in owners] == [(os.getpid(), writer.host_name())] * 2
-    assert owners[0].token and owners[1].token and owners[0].token != owners[1].token
+    assert owners[0].token
+    assert owners[1].token
+    assert owners[0].token != owners[1].token
     assert not (out / writer.LOCK).exists()
 
 
@@ -530,13 +559,15 @@ def test_a_lock_another_build_holds_is_waited_for(
         slept.append(seconds)
         lock.unlink()
 
-    monkeypatch.setattr(writer.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)  # the module writer sleeps with
     assert writer.apply(out, files_of(3, 1)).errors == ()
-    assert len(slept) == 1 and not lock.exists()
+    assert len(slept) == 1
+    assert not lock.exists()
 
 
+@pytest.mark.usefixtures("sample")
 def test_a_lock_held_too_long_is_a_clear_error(
-    sample: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+    run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lock = Path("build") / writer.LOCK
     lock.parent.mkdir()
@@ -579,7 +610,7 @@ def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path
     (out / "ours.md").write_bytes(written)  # same size as the new text, different bytes
     (out / "edited.md").write_bytes(b"by hand!\n")  # same size, not in the manifest's hashes
     (out / "longer.md").write_bytes(written + b"more\n")
-    files = {name: b"new text\n" for name in ("same.md", "ours.md", "edited.md", "longer.md")}
+    files = dict.fromkeys(("same.md", "ours.md", "edited.md", "longer.md"), b"new text\n")
     manifest = {
         "ours.md": [writer.digest(written)],
         "edited.md": [writer.digest(written)],
@@ -592,9 +623,11 @@ def test_plan_compares_bytes_of_the_same_size_and_hashes_the_rest(tmp_path: Path
     assert "edited by hand" in todo.conflicts[0].message
 
 
-def test_check_keeps_no_file(sample: Path, run: Runner) -> None:
+@pytest.mark.usefixtures("sample")
+def test_check_keeps_no_file(run: Runner) -> None:
     """`check` compares each generated file with the output folder and keeps only its name."""
     assert run("build").code == 0
     result = api.check(load_config())
-    assert result.ok and result.files == {}
+    assert result.ok
+    assert result.files == {}
     assert "opencode/.opencode/agents/scout.md" in result.generated

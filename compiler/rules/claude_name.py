@@ -42,7 +42,7 @@ OPTIONS: dict[str, Any] = {}
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
     if not any(name in targets for name in TARGETS):
         return

@@ -81,7 +81,7 @@ CLAUDE_TOOLS = {
 _CLAUDE_RULE = re.compile(r"^([A-Z][A-Za-z]*)\((.*)\)$")
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     for spec in project.agents.values():
         for base, section in opencode_sections(spec.meta):
             yield from _keys(spec, base, section)

@@ -41,7 +41,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     for spec in project.agents.values():
         for base, section in opencode_sections(spec.meta):
             tools = section.get("tools")

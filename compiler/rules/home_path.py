@@ -49,7 +49,7 @@ HOME = re.compile(
 )
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     seen: set[tuple[object, int, int]] = set()
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())

@@ -57,7 +57,7 @@ _LOST = {
 }
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     for spec in project.agents.values():
         for base, section in opencode_sections(spec.meta):
             known = (*opencode_agent_keys(), *(() if base else ("targets",)))

@@ -57,7 +57,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     # One message per place: a Problem is known by its position and rule.
     found: dict[tuple[object, int, int], Problem] = {}
     for problem in (*_claude(project), *_codex(project), *_tool_lists(project)):

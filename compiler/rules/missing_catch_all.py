@@ -49,7 +49,7 @@ OPTIONS: dict[str, Any] = {}
 BUILT_IN = ("default", "native")
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     for agent in runtime.bundle_agents():
         for key, entries in _maps(agent).items():
@@ -58,7 +58,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             if not any(r.action == "allow" for _, r in entries):
                 continue
             if key == "task":
-                found = _task(runtime, agent, entries)
+                found = _task(runtime, agent)
             elif wildcard.is_literal(key):
                 found = _other(agent, key, entries, runtime.coverage)
             else:
@@ -101,7 +101,7 @@ def _maps(agent: Agent) -> dict[str, list[tuple[int, Rule]]]:
     return maps
 
 
-def _task(runtime: Runtime, agent: Agent, entries: list[tuple[int, Rule]]) -> Iterator[Problem]:
+def _task(runtime: Runtime, agent: Agent) -> Iterator[Problem]:
     loose = []
     for target in offered(runtime):
         decision = can_start(agent, target)

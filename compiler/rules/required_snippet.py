@@ -158,7 +158,7 @@ class _Settled:
     def __init__(self, problems: tuple[Problem, ...]) -> None:
         self.problems = problems
 
-    def spec(self, spec: Spec) -> Iterator[Problem]:
+    def spec(self, _spec: Spec) -> Iterator[Problem]:
         return iter(())
 
     def end(self) -> Iterator[Problem]:

@@ -63,7 +63,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
     return by_spec(project, session(project, options))
 
 
-def session(project: Project, options: Mapping[str, Any]) -> Session:
+def session(project: Project, _options: Mapping[str, Any]) -> Session:
     runtimes = [r for r in RUNTIMES if r.target in project.config.targets]
     return _Limits(project, runtimes)
 

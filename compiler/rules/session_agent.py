@@ -32,7 +32,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     config = project.config
     name = config.default_agent

@@ -50,7 +50,7 @@ MAX_LENGTH = 64
 BUILT_IN = ("customize-opencode",)  # OpenCode 1.18.33 always lists it
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     seen: dict[str, Skill] = {}
     for skill in project.skills.values():
         declared = skill.spec.meta.get("name")

@@ -34,7 +34,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     for agent in runtime.bundle_agents():
         if agent.mode != "subagent":

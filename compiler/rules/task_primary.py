@@ -33,7 +33,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
     rules = [r for r in (*runtime.config_rules, *own) if r.permission == "task"]

@@ -36,7 +36,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     # A spec that did not load still exists (its own errors say what is wrong):
     # its name counts.

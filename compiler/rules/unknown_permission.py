@@ -44,7 +44,7 @@ EDIT_ALIASES = ("write", "patch", "apply_patch", "multiedit")
 PLACEHOLDER = re.compile(r"^__\w+__$|\{\{|\}\}|\$\{|<<|>>|%\w+%|^\$[A-Z_]+$")
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = for_project(project)
     custom = project.config.custom_tools
     for agent in runtime.bundle_agents():

@@ -43,7 +43,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     agents = for_project(project).bundle_agents()
     if not agents:
         return

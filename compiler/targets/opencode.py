@@ -50,7 +50,7 @@ ROOT = re.compile(r"\.opencode/.+|opencode\.json")
 SHARED: dict[str, tuple[str, ...]] = {"opencode.json": ()}
 
 
-def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def files(project: Project, _options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     dumper = yamlout.Dumper()
     for ident, spec in project.agents.items():
         yield f".opencode/agents/{ident}.md", dumper.document(agent_frontmatter(spec), spec.body)

@@ -71,7 +71,9 @@ class _Launch:
     def __init__(self, project: Path, home: Path, agent: str | None) -> None:
         self.project, self.home, self.agent = project, home, agent
 
-    def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, server: ModelServer, _plan: harness.Plan
+    ) -> subprocess.CompletedProcess[str]:
         prepare(self.home, self.project)
         env = {**oracle.scratch_env(self.home), **ENV, "ANTHROPIC_BASE_URL": server.url}
         args = [str(oracle.binary("claude")), "-p", harness.PROMPT, "--output-format", "json"]

@@ -82,7 +82,9 @@ class _Launch:
     def __init__(self, project: Path, home: Path) -> None:
         self.project, self.home = project, home
 
-    def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, server: ModelServer, _plan: harness.Plan
+    ) -> subprocess.CompletedProcess[str]:
         prepare(self.home, self.project, server.url)
         args = [str(oracle.binary("codex")), "exec", "--skip-git-repo-check", "--json"]
         try:

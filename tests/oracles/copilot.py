@@ -59,7 +59,9 @@ class _Launch:
     def __init__(self, project: Path, home: Path, agent: str | None, flags: Sequence[str]) -> None:
         self.project, self.home, self.agent, self.flags = project, home, agent, flags
 
-    def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, server: ModelServer, _plan: harness.Plan
+    ) -> subprocess.CompletedProcess[str]:
         prepare(self.home, self.project)
         env = {
             **oracle.scratch_env(self.home),

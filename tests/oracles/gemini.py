@@ -82,7 +82,9 @@ class _Launch:
     def __init__(self, project: Path, home: Path, flags: Sequence[str]) -> None:
         self.project, self.home, self.flags = project, home, flags
 
-    def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, server: ModelServer, _plan: harness.Plan
+    ) -> subprocess.CompletedProcess[str]:
         prepare(self.home, self.project)
         env = {
             **oracle.scratch_env(self.home),

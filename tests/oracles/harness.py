@@ -51,11 +51,11 @@ Fill = Callable[[Attempt, Turn], Attempt]
 (the id of the agent Codex spawned, for the wait)."""
 
 
-def _no_prelude(attempt: Attempt, turn: Turn) -> Attempt | None:
+def _no_prelude(_attempt: Attempt, _turn: Turn) -> Attempt | None:
     return None
 
 
-def _as_is(attempt: Attempt, turn: Turn) -> Attempt:
+def _as_is(attempt: Attempt, _turn: Turn) -> Attempt:
     return attempt
 
 
@@ -176,7 +176,7 @@ class Driver:
     id_prefix: str = "call_"
     prelude: Prelude = _no_prelude
     fill: Fill = _as_is
-    creates: Callable[[Attempt], Path | None] = lambda attempt: None
+    creates: Callable[[Attempt], Path | None] = lambda _attempt: None
     """The file an attempt creates when it runs, to cross-check the verdict."""
 
 

@@ -83,7 +83,9 @@ class _Launch:
     def __init__(self, project: Path, home: Path, agent: str | None, data: Path | None) -> None:
         self.project, self.home, self.agent, self.data = project, home, agent, data
 
-    def __call__(self, server: ModelServer, plan: harness.Plan) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, server: ModelServer, _plan: harness.Plan
+    ) -> subprocess.CompletedProcess[str]:
         prepare(self.home, server.url)
         env = {**oracle.scratch_env(self.home), **ENV}
         if self.data is not None:

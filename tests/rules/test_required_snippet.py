@@ -152,9 +152,11 @@ AGENT_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
 ]
 
 
-@pytest.mark.parametrize(("case", "body", "expected"), AGENT_CASES, ids=[c[0] for c in AGENT_CASES])
+@pytest.mark.parametrize(
+    ("body", "expected"), [c[1:] for c in AGENT_CASES], ids=[c[0] for c in AGENT_CASES]
+)
 def test_agent_cases(
-    make_bundle: MakeBundle, case: str, body: str, expected: list[tuple[int, int, str]]
+    make_bundle: MakeBundle, body: str, expected: list[tuple[int, int, str]]
 ) -> None:
     found = lint(make_bundle, {"specs/agents/scout.md": agent(body)})
     assert [(d.path, d.line, d.column) for d in found] == [
@@ -234,11 +236,10 @@ EXEMPT_CASES: list[tuple[str, dict[str, str], list[tuple[str, int, int]]]] = [
 
 
 @pytest.mark.parametrize(
-    ("case", "files", "expected"), EXEMPT_CASES, ids=[c[0] for c in EXEMPT_CASES]
+    ("files", "expected"), [c[1:] for c in EXEMPT_CASES], ids=[c[0] for c in EXEMPT_CASES]
 )
 def test_scope_cases(
     make_bundle: MakeBundle,
-    case: str,
     files: dict[str, str],
     expected: list[tuple[str, int, int]],
 ) -> None:
@@ -315,11 +316,12 @@ OPTION_CASES: list[tuple[str, str, dict[str, str], list[tuple[str, int, int, str
 
 
 @pytest.mark.parametrize(
-    ("case", "extra", "files", "expected"), OPTION_CASES, ids=[c[0] for c in OPTION_CASES]
+    ("extra", "files", "expected"),
+    [c[1:] for c in OPTION_CASES],
+    ids=[c[0] for c in OPTION_CASES],
 )
 def test_option_cases(
     make_bundle: MakeBundle,
-    case: str,
     extra: str,
     files: dict[str, str],
     expected: list[tuple[str, int, int, str]],
@@ -375,10 +377,10 @@ CONFIG_CASES: list[tuple[str, str, list[tuple[int, int, str]]]] = [
 
 
 @pytest.mark.parametrize(
-    ("case", "config", "expected"), CONFIG_CASES, ids=[c[0] for c in CONFIG_CASES]
+    ("config", "expected"), [c[1:] for c in CONFIG_CASES], ids=[c[0] for c in CONFIG_CASES]
 )
 def test_config_cases(
-    make_bundle: MakeBundle, case: str, config: str, expected: list[tuple[int, int, str]]
+    make_bundle: MakeBundle, config: str, expected: list[tuple[int, int, str]]
 ) -> None:
     found = lint(make_bundle, {"specs/agents/scout.md": agent("<<caveman>>\n")}, config)
     assert [(d.path, d.line, d.column) for d in found] == [

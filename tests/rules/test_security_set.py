@@ -31,7 +31,8 @@ SECURITY = (
 def _module(name: str) -> ModuleType:
     """A module of benchmarks/ (not a package), loaded from its file."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)

@@ -65,4 +65,5 @@ def test_a_mode_is_told_what_to_write_instead(
     diagnostics: Diagnostics, front: str, hint: str
 ) -> None:
     (found,) = diagnostics(RULE, {**CREW, **mode(front)}, "")
-    assert found.hint is not None and found.hint.startswith(hint)
+    assert found.hint is not None
+    assert found.hint.startswith(hint)

@@ -47,5 +47,6 @@ def test_unreachable_subagent(
 
 def test_hint_names_the_way_in(diagnostics: Diagnostics) -> None:
     [found] = diagnostics(RULE, WITH_GUILD)
-    assert found.hint is not None and "list it in this rule's `ignore` option" in found.hint
+    assert found.hint is not None
+    assert "list it in this rule's `ignore` option" in found.hint
     assert found.severity.value == "warning"
