@@ -460,8 +460,9 @@ def test_an_output_edited_right_after_the_build_is_a_miss(
     assert "build/opencode/.opencode/agents/scout.md:1:1: error [stale-output]" in stale.out
 
 
+@pytest.mark.usefixtures("sample")
 def test_a_run_hashes_its_inputs_once_to_look_up_and_to_store(
-    sample: Path, monkeypatch: pytest.MonkeyPatch, pipeline_runs: list[bool]
+    monkeypatch: pytest.MonkeyPatch, pipeline_runs: list[bool]
 ) -> None:
     """One key per run: the lookup's, which the result is stored under on a miss."""
     hashed: list[str] = []
@@ -476,7 +477,8 @@ def test_a_run_hashes_its_inputs_once_to_look_up_and_to_store(
     assert (len(hashed), len(pipeline_runs)) == (1, 1)  # after it, cache.unchanged
     again = api.build(load_config(), cache=True)
     assert (len(hashed), len(pipeline_runs)) == (2, 1)  # a hit: the pipeline did not run
-    assert again.diagnostics == () and again.written == ()
+    assert again.diagnostics == ()
+    assert again.written == ()
 
 
 # --- lint -------------------------------------------------------------------------------

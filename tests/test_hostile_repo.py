@@ -303,9 +303,8 @@ def test_a_symlinked_cache_folder_is_never_used(outside: Path, run: Runner) -> N
     assert os.path.islink(cache.FOLDER)
 
 
-def test_files_in_the_cache_folder_it_did_not_write_are_never_pruned(
-    bundle: Path, run: Runner
-) -> None:
+@pytest.mark.usefixtures("bundle")
+def test_files_in_the_cache_folder_it_did_not_write_are_never_pruned(run: Runner) -> None:
     """Named like entries, in a real cache folder: not sealed, so not promptc's."""
     folder = Path(cache.FOLDER)
     folder.mkdir()

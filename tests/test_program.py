@@ -134,6 +134,8 @@ def test_only_the_language_server_loads_its_libraries(sample: Path) -> None:
     assert loaded_modules(sample, watched, "build", "-q") == ["0", "compiler.api", "yaml"]
     assert loaded_modules(sample, watched, "check") == ["0", "compiler.api", "yaml"]  # a hit
     code, *loaded = loaded_modules(sample, watched, "lsp", "--help")
-    assert code == "0" and not server & set(loaded)
+    assert code == "0"
+    assert not server & set(loaded)
     code, *loaded = loaded_modules(sample, watched, "lsp")  # stdin ends: exit 1, no shutdown
-    assert code == "1" and server <= set(loaded)
+    assert code == "1"
+    assert server <= set(loaded)

@@ -247,12 +247,12 @@ def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None
     root = BUNDLES[bundle]
     project = bundles.project(root, "claude")
     files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
-    translation = translate.translate(project)
+    planned = translate.translate(project)
     for ident, spec in project.modes.items():
         text = files[f".claude/commands/{flat_name(ident)}.md"].decode()
         agent = str(spec.meta.get("agent"))
-        names = {s.name: s for s in translation.subjects}
-        runner = names.get(agent) or names[translation.main_agent or translation.MAIN]
+        names = {s.name: s for s in planned.subjects}
+        runner = names.get(agent) or names[planned.main_agent or translation.MAIN]
         for command in re.findall(r"^  - Bash\((.*)\)$", text, re.MULTILINE):
             assert evaluate(runner.rules, "bash", command).action == "allow", (ident, command)
 
