@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, cache, files, loader, resources
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.base import files
+from promptc_compiler.core import loader, resources
+from promptc_compiler.core.config import load_config
+from promptc_compiler.pipeline import cache
 
 from .conftest import AGENT, MakeBundle, Run, every_field
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from compiler.translate import translate
-from compiler.translation import flat_name
+from promptc_compiler.runtimes.claude.translate import translate
+from promptc_compiler.runtimes.translation import flat_name
 from tests import bundles, oracle
 
 BUNDLES = {

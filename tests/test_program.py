@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, cli
-from compiler.config import Config, load_config
+from promptc_compiler import api
+from promptc_compiler.cli import main as cli
+from promptc_compiler.core.config import Config, load_config
 from tests.conftest import loaded_modules
 
 pytestmark = pytest.mark.slow
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 def _program(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "compiler", *args],
+        [sys.executable, "-m", "promptc_compiler", *args],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -67,7 +68,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
     for n in range(50):
         (sample / f"specs/agents/a{n}.md").write_text(f"---\ndescription: x{n}\n---\nHola.\n")
     with subprocess.Popen(
-        [sys.executable, "-m", "compiler", *command],
+        [sys.executable, "-m", "promptc_compiler", *command],
         cwd=sample,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -82,7 +83,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
 
 PROBE = """\
 import atexit, gc, sys
-from compiler import cli
+from promptc_compiler.cli import main as cli
 {before}
 atexit.register(lambda: print("exit handler ran"))
 code = cli.main(["check", "--no-cache", "-q"])
@@ -128,11 +129,15 @@ def test_what_a_run_made_is_freed_when_it_returns(command: str) -> None:
 def test_only_the_language_server_loads_its_libraries(sample: Path) -> None:
     """pygls and lsprotocol take longer to import than a cold check of 16 agents
     takes in all: `promptc lsp` alone loads them (docs/architecture.md, "Imports")."""
-    server = {"compiler.lsp", "pygls", "lsprotocol"}
-    watched = {*server, "compiler.api", "yaml"}
-    assert loaded_modules(sample, watched, "--version") == ["0", "compiler.api", "yaml"]
-    assert loaded_modules(sample, watched, "build", "-q") == ["0", "compiler.api", "yaml"]
-    assert loaded_modules(sample, watched, "check") == ["0", "compiler.api", "yaml"]  # a hit
+    server = {"promptc_compiler.editor.lsp", "pygls", "lsprotocol"}
+    watched = {*server, "promptc_compiler.api", "yaml"}
+    assert loaded_modules(sample, watched, "--version") == ["0", "promptc_compiler.api", "yaml"]
+    assert loaded_modules(sample, watched, "build", "-q") == ["0", "promptc_compiler.api", "yaml"]
+    assert loaded_modules(sample, watched, "check") == [
+        "0",
+        "promptc_compiler.api",
+        "yaml",
+    ]  # a hit
     code, *loaded = loaded_modules(sample, watched, "lsp", "--help")
     assert code == "0"
     assert not server & set(loaded)

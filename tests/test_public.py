@@ -1,4 +1,4 @@
-"""The library API (compiler.public, docs/api.md): each function on a small
+"""The library API (promptc_compiler.public, docs/api.md): each function on a small
 bundle (tests/fixtures/api), what it finds when all is well and when it is not,
 and the exit code each result says; `__all__` is exactly what the page documents."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import public
-from compiler.public import (
+from promptc_compiler import public
+from promptc_compiler.public import (
     Answer,
     Config,
     ConfigError,

@@ -7,15 +7,16 @@ import pkgutil
 import jsonschema
 import pytest
 
-import compiler.rules
-import compiler.targets
-from compiler import rules, targets
-from compiler.compose import TARGET_NAMES
+import promptc_compiler.rules
+import promptc_compiler.runtimes
+from promptc_compiler import rules
+from promptc_compiler import runtimes as targets
+from promptc_compiler.core.compose import TARGET_NAMES
 
 
 def test_every_rule_module_is_registered() -> None:
     # A module whose id is a Python keyword carries a trailing `_` (`import_`).
-    modules = {m.name.rstrip("_") for m in pkgutil.iter_modules(compiler.rules.__path__)}
+    modules = {m.name.rstrip("_") for m in pkgutil.iter_modules(promptc_compiler.rules.__path__)}
     assert {rule_id.replace("-", "_") for rule_id in rules.RULES} == modules
 
 
@@ -33,7 +34,7 @@ def test_rule_contract(rule_id: str) -> None:
 
 
 def test_every_target_module_is_registered() -> None:
-    modules = {m.name for m in pkgutil.iter_modules(compiler.targets.__path__)}
+    modules = {m.name for m in pkgutil.iter_modules(promptc_compiler.runtimes.__path__)}
     assert {name.replace("-", "_") for name in targets.TARGETS} == modules
     for target in targets.TARGETS.values():
         assert target.__doc__

@@ -27,7 +27,9 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "compiler/schemas/config.schema.json" in names
     assert "compiler/schemas/agent.schema.json" in names
-    assert "compiler/templates/init/specs/agents/lead.md" in names  # what `promptc init` writes
+    assert (
+        "compiler/promptc_compiler/cli/templates/init/specs/agents/lead.md" in names
+    )  # what `promptc init` writes
 
     # A venv without pip of its own (ensurepip costs seconds): this pip installs
     # into it, the console script `promptc` included.
@@ -60,7 +62,7 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     workdir = tmp_path / "elsewhere"
     promptc = env_dir / "bin" / "promptc"
     where = subprocess.run(
-        [python, "-c", "import compiler; print(compiler.__file__)"],
+        [python, "-c", "import compiler; print(promptc_compiler.__file__)"],
         cwd=workdir,
         check=True,
         capture_output=True,
