@@ -303,7 +303,7 @@ def run_case(case: Case, scratch: Path) -> Outcome:
     with out.open("wb") as stdout, err.open("wb") as stderr:
         start = time.perf_counter()
         child = subprocess.Popen(
-            [sys.executable, "-m", "compiler", *case.command],
+            [sys.executable, "-m", "promptc_compiler", *case.command],
             cwd=root,
             stdout=stdout,
             stderr=stderr,

@@ -27,11 +27,12 @@ from pathlib import Path
 
 from speed import BODY, CAVEMAN, FLOW, write_promptc  # benchmarks/ is on sys.path
 
-from compiler import lint, rules
-from compiler.bundle import load_bundle
-from compiler.compose import compose_bundle
-from compiler.config import load_config
-from compiler.project import make_project
+from promptc_compiler import rules
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.project import make_project
+from promptc_compiler.pipeline import lint
 
 COMMANDS = [
     "git status *",

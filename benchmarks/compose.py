@@ -22,9 +22,9 @@ from pathlib import Path
 
 from speed import CAVEMAN  # one synthetic snippet for every benchmark (benchmarks/ is on sys.path)
 
-from compiler.bundle import load_bundle
-from compiler.compose import compose_bundle
-from compiler.config import load_config
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.config import load_config
 
 AGENT = """\
 ---

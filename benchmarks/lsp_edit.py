@@ -2,7 +2,7 @@
 
 Generates speed.py's bundle of N agents (default 1,000), then times what
 `promptc lsp` does after each edit once the edits pause, in process:
-compiler.lsp.Session.diagnose, a `promptc lint` of the bundle with the edited
+promptc_compiler.editor.lsp.Session.diagnose, a `promptc lint` of the bundle with the edited
 text overlaid on its file, through what the session kept of the runs before
 (api.Kept: unchanged files are not parsed, checked or composed again). Three
 edits, each run REPEAT times:
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from speed import write_promptc  # benchmarks/ is on sys.path
 
-from compiler.lsp import Session
+from promptc_compiler.editor.lsp import Session
 
 # The stages of api._analyse, by the functions that run each (the bodies are
 # rendered when the project is made, after compose_bundle's checks).

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from real_shape import make_real_bundle
 
-from compiler import api
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
 
 SNIPPET = (
     "Tono: caveman por default, nivel full. Activa siempre.\n"

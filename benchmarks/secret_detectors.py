@@ -44,9 +44,9 @@ from security_set import (
     write_bundle,
 )
 
-from compiler import api
-from compiler.config import load_config
-from compiler.rules import secret
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.rules import secret
 
 Scanner = Callable[[Path], list[str]]
 

@@ -31,9 +31,9 @@ import speed
 from real_shape import make_real_bundle
 from security_set import CASES, DOCUMENTS, Case, write_bundle
 
-from compiler import api
-from compiler.config import load_config
-from compiler.diagnostics import Diagnostic
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Diagnostic
+from promptc_compiler.core.config import load_config
 
 RULES = (
     "hidden-text",

@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from compiler import api
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
 
 AGENT = """\
 ---

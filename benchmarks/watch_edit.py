@@ -2,8 +2,8 @@
 
 Generates speed.py's bundle of N agents (default 1,000), builds it once, then
 times, in process, what the watch loop runs after each change: the config
-read again and api.build of it (compiler.cli's `_watching` hands
-compiler.watch.watch a run that calls api.build with the watch's api.Kept).
+read again and api.build of it (promptc_compiler.cli.main's `_watching` hands
+promptc_compiler.editor.watch.watch a run that calls api.build with the watch's api.Kept).
 Each edit is written to disk before its run (the save is not timed) and
 timed REPEAT times two ways, one after the other so that a change in the
 machine's load touches both alike: with one api.Kept for all the runs, as
@@ -35,8 +35,8 @@ from pathlib import Path
 
 from speed import write_promptc  # benchmarks/ is on sys.path
 
-from compiler import api
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
 
 Run = Callable[[], api.Result]
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler import api
-from compiler.bundle import load_bundle
-from compiler.compose import compose_bundle
-from compiler.config import Config, load_config
-from compiler.project import Project, make_project
+from promptc_compiler import api
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.config import Config, load_config
+from promptc_compiler.core.project import Project, make_project
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 FIXTURES = REPOSITORY / "tests" / "fixtures"
@@ -37,8 +37,8 @@ def render(root: Path, target: str, *, lint_errors: bool = False) -> dict[str, b
     permission mistakes on purpose (tests/fixtures/permissions) may carry lint
     errors, but nothing a pipeline stage (syntax, schema, compose, emit) refuses.
     """
-    from compiler import rules
-    from compiler.diagnostics import Severity
+    from promptc_compiler import rules
+    from promptc_compiler.base.diagnostics import Severity
 
     result = api.render(config(root), only=[target])
     if lint_errors:

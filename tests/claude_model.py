@@ -1,4 +1,4 @@
-"""Claude Code 2.1.332's rule syntax, written apart from compiler.decide.claude.
+"""Claude Code 2.1.332's rule syntax, written apart from promptc_compiler.runtimes.claude.decide.
 
 tests/test_skills.py reads the `allowed-tools` a skill keeps through it, so
 that a rule the translation writes is checked by a second reading of Claude

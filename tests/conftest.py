@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from compiler.cli import main
-from compiler.diagnostics import Diagnostic
+from promptc_compiler.base.diagnostics import Diagnostic
+from promptc_compiler.cli.main import main
 from tests.decisions import FIGURES
 from tests.strategies import EXAMPLES
 
@@ -186,7 +186,7 @@ def sample(make_bundle: MakeBundle) -> Path:
 
 _PROBE = """\
 import sys
-from compiler.cli import main
+from promptc_compiler.cli.main import main
 code = main(sys.argv[1:])
 print(code, *sorted(m for m in sys.modules if m in {watched!r}))
 """

@@ -1,4 +1,4 @@
-"""Holding a runtime's decision model (compiler.decide) to the real CLI, call by call.
+"""Holding a runtime's decision model (promptc_compiler.runtimes.decide) to the real CLI, call by call.
 
 The shared half of every runtime's decision tests: the calls of a bundle's
 matrix with OpenCode's and the model's decisions, a sample of them spread over
@@ -14,10 +14,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler import calls
-from compiler.calls import RANK, Call
-from compiler.decide import MODELS
-from compiler.project import Project
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import RANK, Call
+from promptc_compiler.runtimes.decide import MODELS
 from tests.oracles import harness
 
 # The figures of this process's decision tests, for the run's summary.

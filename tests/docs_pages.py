@@ -16,11 +16,11 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from compiler import api, rules
-from compiler.cli import cli
-from compiler.config import load_config
-from compiler.resources import load_schema
-from compiler.targets import TARGETS, options_schema
+from promptc_compiler import api, rules
+from promptc_compiler.cli.main import cli
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.resources import load_schema
+from promptc_compiler.runtimes.targets import TARGETS, options_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +94,7 @@ def targets_block() -> str:
 
 
 def target_values_block() -> str:
-    """What `target` holds while each target of the registry is composed (compiler.emitter)."""
+    """What `target` holds while each target of the registry is composed (promptc_compiler.pipeline.emitter)."""
     lines = ["| target | runtime | `target` holds |", "|---|---|---|"]
     for name, target in TARGETS.items():
         composed = getattr(target, "COMPOSE_AS", name)
@@ -104,7 +104,7 @@ def target_values_block() -> str:
 
 
 def figures_block() -> str:
-    """What every build of the repository's bundle proves, per target (compiler.proof)."""
+    """What every build of the repository's bundle proves, per target (promptc_compiler.pipeline.proof)."""
     result = api.render(load_config(cwd=ROOT))
     lines = ["```text", *result.summaries, "```"]
     return "\n".join(lines) + "\n"

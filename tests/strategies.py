@@ -22,9 +22,9 @@ import yaml
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from compiler import rules
-from compiler.api import Result
-from compiler.config import Config, load_config
+from promptc_compiler import rules
+from promptc_compiler.api import Result
+from promptc_compiler.core.config import Config, load_config
 
 EXAMPLES: collections.Counter[str] = collections.Counter()
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
-from compiler.config import load_config
-from compiler.diagnostics import Severity
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Severity
+from promptc_compiler.core.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -46,7 +46,7 @@ def sources() -> list[Path]:
 def test_sixteen_agents_and_three_modes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     config = load_config()
-    from compiler.bundle import load_bundle
+    from promptc_compiler.core.bundle import load_bundle
 
     bundle = load_bundle(config)
     assert set(bundle.agents) == SUBAGENTS | PRIMARIES

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, cache, files, loader, resources
-from compiler.config import DEFAULTS, load_config
+from promptc_compiler import api
+from promptc_compiler.base import files
+from promptc_compiler.core import loader, resources
+from promptc_compiler.core.config import DEFAULTS, load_config
+from promptc_compiler.pipeline import cache
 
 from .conftest import Run, every_field
 
@@ -221,7 +224,7 @@ HEAVY = ("yaml", "jinja2", "jsonschema")
 PROBE = """\
 import sys
 before = set(sys.modules)
-from compiler.cli import main
+from promptc_compiler.cli.main import main
 code = main(sys.argv[1:])
 loaded = set(sys.modules) - before
 print(code, *sorted(m for m in loaded if m.split(".")[0] in {heavy!r}))

@@ -1,4 +1,4 @@
-"""compiler.calls: the call matrix a bundle generates, and OpenCode's decision of each call."""
+"""promptc_compiler.permissions.calls: the call matrix a bundle generates, and OpenCode's decision of each call."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import calls
-from compiler.calls import Call
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import Call
 from tests import bundles
 from tests.conftest import MakeBundle
 from tests.rules.conftest import agent

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, importer
+from promptc_compiler import api
+from promptc_compiler.pipeline import importer
 from tests.conftest import AGENT, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -168,7 +169,7 @@ def test_explain_prints_the_docstring(run: Runner) -> None:
 
 
 def test_version(run: Runner) -> None:
-    from compiler import __version__
+    from promptc_compiler import __version__
 
     result = run("--version")
     assert (result.code, result.out.strip()) == (0, f"promptc, version {__version__}")
@@ -179,7 +180,10 @@ def test_python_dash_m(sample: Path) -> None:
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "compiler", "lint"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "promptc_compiler", "lint"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
 

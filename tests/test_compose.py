@@ -15,11 +15,11 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from compiler import compose as compose_module
-from compiler.bundle import Bundle, fragment_name, load_bundle
-from compiler.compose import Composition, LineOrigin, Site, compose_bundle
-from compiler.config import load_config
-from compiler.loader import load_bytes
+from promptc_compiler.core import compose as compose_module
+from promptc_compiler.core.bundle import Bundle, fragment_name, load_bundle
+from promptc_compiler.core.compose import Composition, LineOrigin, Site, compose_bundle
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.loader import load_bytes
 from tests.conftest import MakeBundle, Run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -820,7 +820,7 @@ def test_mode_snapshot(
 
 def test_a_line_seen_before_keeps_its_own_line_number() -> None:
     """Scan remembers the constructs of a line's text; each copy still stands at its own line."""
-    from compiler.scan import Lines, Placeholder, Tag, scan
+    from promptc_compiler.core.scan import Lines, Placeholder, Tag, scan
 
     line = '<<tone(level="full")>> y <% if target == "claude" %>x<% endif %>'
     lines: Lines = {}  # a run's, shared by its bodies
@@ -841,7 +841,7 @@ def test_a_line_seen_before_keeps_its_own_line_number() -> None:
 def test_a_code_span_closing_after_the_last_construct_still_hides_it() -> None:
     """Scan reads no line past the paragraph of the last `<`, but reads that
     paragraph whole: inline code closing on a later line keeps `<<x>>` text."""
-    from compiler.scan import Literal, scan
+    from promptc_compiler.core.scan import Literal, scan
 
     body = "`a <<x>>\nb` and more\nstill the paragraph\n\nthe rest\nof it\n"
     found = scan(body, 1)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
-from compiler.config import load_config
-from compiler.diagnostics import Severity
-from compiler.errors import ConfigError
-from compiler.lint import settings
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Severity
+from promptc_compiler.base.errors import ConfigError
+from promptc_compiler.core.config import load_config
+from promptc_compiler.pipeline.lint import settings
 
 
 def write(path: Path, text: str) -> Path:

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from compiler.targets.claude import claude_name
-from compiler.translate import translate
+from promptc_compiler.runtimes.claude.target import claude_name
+from promptc_compiler.runtimes.claude.translate import translate
 from tests import bundles, oracle
 
 BUNDLES = {

@@ -11,7 +11,7 @@ per question where Codex allows it:
   model and reasoning effort promptc wrote, and the skills are offered;
 - `codex execpolicy check`: for sampled commands, the decision of the emitted
   rules is never wider than the narrowest `promptc can` answer among the
-  agents that keep a shell, and it is what compiler.decide.codex computes.
+  agents that keep a shell, and it is what promptc_compiler.runtimes.codex.decide computes.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from compiler.decide import codex as codex_model
-from compiler.targets import codex
+from promptc_compiler.runtimes.codex import decide as codex_model
+from promptc_compiler.runtimes.codex import target as codex
 from tests import bundles, oracle
 from tests.oracles import Attempt, harness
 from tests.oracles import codex as codex_oracle
@@ -258,7 +258,7 @@ def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
     # (tests/oracles): a role file's model and effort reach the spawned role,
     # and its `[features] shell_tool = false` takes exec_command away (its
     # sandbox_mode does not apply, so promptc never counts on that); every
-    # other tool the role has is the project's, as compiler.decide.codex reads
+    # other tool the role has is the project's, as promptc_compiler.runtimes.codex.decide reads
     # it. The main session spawns both roles, then waits; each role only answers.
     oracle.binary("codex")
     folder = emit("codex", tmp_path)

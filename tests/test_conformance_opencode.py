@@ -33,9 +33,9 @@ from typing import Any
 
 import pytest
 
-from compiler import runtime
-from compiler.project import Project
-from compiler.targets import opencode
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions import runtime
+from promptc_compiler.runtimes.opencode import target as opencode
 from tests import bundles, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.

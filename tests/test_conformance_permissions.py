@@ -40,11 +40,12 @@ from typing import Any
 
 import pytest
 
-from compiler import api
-from compiler.bundle import load_bundle
-from compiler.compose import compose_bundle
-from compiler.config import load_config
-from compiler.permissions import (
+from promptc_compiler import api
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.project import make_project
+from promptc_compiler.permissions.ruleset import (
     KNOWN_KEYS,
     TOOL_PERMISSION,
     Environment,
@@ -52,9 +53,8 @@ from compiler.permissions import (
     disabled_tools,
     evaluate,
 )
-from compiler.project import make_project
-from compiler.runtime import Runtime, resolve
-from compiler.targets.opencode import agent_frontmatter
+from promptc_compiler.permissions.runtime import Runtime, resolve
+from promptc_compiler.runtimes.opencode.target import agent_frontmatter
 from tests import opencode_js, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
@@ -438,7 +438,7 @@ def _strings(size: int, count: int, seed: int) -> list[str]:
 
 
 def test_wildcard_match_equals_opencode_on_random_pairs(opencode: Path) -> None:
-    from compiler.wildcard import match
+    from promptc_compiler.permissions.wildcard import match
 
     texts = _strings(6, 1500, 1)
     patterns = _strings(5, 1500, 2)

@@ -5,7 +5,7 @@
   `customize-opencode`).
 - Claude Code: a minimal plugin folder (`.claude-plugin/plugin.json` with
   name, version, description and author) around the trees
-  `compiler.skills.emit_skill_tree` emits under `skills/`, checked by
+  `promptc_compiler.runtimes.skills.emit_skill_tree` emits under `skills/`, checked by
   `claude plugin validate --strict --json`: no finding, and `provides.skills`
   lists `<plugin>:<name>` for every skill.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.skills import emit_skills
+from promptc_compiler.runtimes.skills import emit_skills
 from tests import bundles, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import wildcard
-from compiler.coverage import Coverage, decides
-from compiler.permissions import Origin, Rule, evaluate
-from compiler.wildcard import glob
+from promptc_compiler.permissions import wildcard
+from promptc_compiler.permissions.coverage import Coverage, decides
+from promptc_compiler.permissions.ruleset import Origin, Rule, evaluate
+from promptc_compiler.permissions.wildcard import glob
 from tests.test_wildcard import (
     accepts,
     covers_oracle,
@@ -59,7 +59,7 @@ def test_decides_within_a_permission_and_a_pattern(
     found = decides(rules, index, permission="bash", within=[within])
     if found is not None:
         assert found.permission == "bash"
-        from compiler.wildcard import match
+        from promptc_compiler.permissions.wildcard import match
 
         assert match(found.input, within)
         assert evaluate(rules, "bash", found.input).rule is rules[index]

@@ -1,9 +1,9 @@
 """Claude Code decides no call more permissively than OpenCode: every call on the model, a sample on the binary.
 
-compiler/decide/claude.py reads the files the `claude` and `claude-plugin`
+compiler/promptc_compiler/runtimes/claude/decide.py reads the files the `claude` and `claude-plugin`
 targets emit as Claude Code 2.1.332 decides them. Here:
 
-- every call of the matrix (compiler.calls) of the repository's bundle and
+- every call of the matrix (promptc_compiler.permissions.calls) of the repository's bundle and
   of each fixture bundle, and of generated permission maps, is decided by
   OpenCode and by the model: none wider (fast, in `make test`);
 - the real `claude` (tests/oracles/claude.py, offline against a scripted
@@ -29,11 +29,12 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 
-from compiler import api, calls
-from compiler.calls import Call
-from compiler.claude_agents import claude_name
-from compiler.decide import claude as model
-from compiler.project import Project
+from promptc_compiler import api
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes.claude import decide as model
+from promptc_compiler.runtimes.claude.agents import claude_name
 from tests import bundles, decisions, strategies
 from tests.conftest import MakeBundle
 from tests.decisions import Decided

@@ -1,7 +1,7 @@
 """Codex's decisions, call by call: never wider than OpenCode's, and the real `codex`'s.
 
-The model (compiler.decide.codex) reads the files the codex target wrote and
-decides every call of a bundle's matrix (compiler.calls); OpenCode decides the
+The model (promptc_compiler.runtimes.codex.decide) reads the files the codex target wrote and
+decides every call of a bundle's matrix (promptc_compiler.permissions.calls); OpenCode decides the
 same calls from the specs. Two properties:
 
 - on the model, for the repository bundle and every fixture, no call is wider
@@ -26,12 +26,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from compiler import api, calls, codex_rules
-from compiler.bundle import load_bundle
-from compiler.calls import Call
-from compiler.compose import compose_bundle
-from compiler.decide import codex as model_of
-from compiler.project import Project, make_project
+from promptc_compiler import api
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.project import Project, make_project
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes.codex import decide as model_of
+from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, decisions, oracle, strategies
 from tests.conftest import MakeBundle, Run
 from tests.oracles import Attempt, Outcome, harness

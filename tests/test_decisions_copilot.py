@@ -1,15 +1,15 @@
 """Copilot CLI's decisions, call by call: never wider than OpenCode's, and the real hook's.
 
-The model (compiler.decide.copilot) reads the agent files the copilot target
+The model (promptc_compiler.runtimes.copilot.decide) reads the agent files the copilot target
 wrote, their preToolUse hooks included, and decides every call of a bundle's
-matrix (compiler.calls); OpenCode decides the same calls from the specs.
+matrix (promptc_compiler.permissions.calls); OpenCode decides the same calls from the specs.
 Three properties:
 
 - on the model, for the repository bundle, every fixture and generated
   permission maps, no call is wider than OpenCode's;
 - each hook promptc wrote, run in sh as Copilot runs it (the call as JSON on
   stdin, in a git project), answers every call of the matrix as
-  compiler.copilot_script.decide says;
+  promptc_compiler.runtimes.copilot.script.decide says;
 - the real `copilot -p` (tests/oracles/copilot.py, a scripted model on
   127.0.0.1) decides a sample of calls as the model does: a few in `make
   test`, over 200 in the conformance run. `-p` has no user: an ask is
@@ -34,10 +34,12 @@ import pytest
 import yaml
 from hypothesis import given, settings
 
-from compiler import api, calls, copilot_script
-from compiler.calls import Call
-from compiler.decide import copilot as model_of
-from compiler.project import Project
+from promptc_compiler import api
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes.copilot import decide as model_of
+from promptc_compiler.runtimes.copilot import script as copilot_script
 from tests import bundles, decisions, strategies
 from tests.oracles import Attempt
 

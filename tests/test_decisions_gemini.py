@@ -1,8 +1,8 @@
 """Gemini CLI's decisions, call by call: never wider than OpenCode's, and the real engine's.
 
-The model (compiler.decide.gemini) reads the extension and user policy the
+The model (promptc_compiler.runtimes.gemini.decide) reads the extension and user policy the
 gemini target wrote and decides every call of a bundle's matrix
-(compiler.calls); OpenCode decides the same calls from the specs. Three
+(promptc_compiler.permissions.calls); OpenCode decides the same calls from the specs. Three
 properties:
 
 - on the model, for the repository bundle, every fixture and generated
@@ -46,10 +46,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from compiler import api, calls
-from compiler.calls import Call
-from compiler.decide import gemini as model_of
-from compiler.project import Project
+from promptc_compiler import api
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes.gemini import decide as model_of
 from tests import bundles, decisions, oracle, strategies
 
 TARGET = "gemini"

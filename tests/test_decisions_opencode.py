@@ -1,7 +1,7 @@
-"""OpenCode decides every call as promptc says it does: compiler.calls held to the real CLI.
+"""OpenCode decides every call as promptc says it does: promptc_compiler.permissions.calls held to the real CLI.
 
 The reference side of the never-wider promise. Every translation is compared
-with `compiler.calls.decide` (OpenCode's decision of a call from the specs); here
+with `promptc_compiler.permissions.calls.decide` (OpenCode's decision of a call from the specs); here
 the real `opencode` (1.18.33), run offline against the scripted model server
 (tests/oracles/opencode.py), decides a sample of the same calls from the files
 the opencode target wrote, and each must come out as promptc says: allow = ran,
@@ -23,9 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, calls
-from compiler.calls import Call
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import Call
 from tests import bundles, decisions
 from tests.oracles import opencode
 

@@ -36,10 +36,10 @@ import click
 import jsonschema
 import pytest
 
-from compiler import rules
-from compiler.cli import cli
-from compiler.resources import load_schema
-from compiler.targets import TARGETS, options_schema
+from promptc_compiler import rules
+from promptc_compiler.cli.main import cli
+from promptc_compiler.core.resources import load_schema
+from promptc_compiler.runtimes.targets import TARGETS, options_schema
 from tests import docs_pages
 
 pytestmark = pytest.mark.slow

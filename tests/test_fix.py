@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 
-from compiler import fix
-from compiler.diagnostics import Diagnostic, Fix, Severity
-from compiler.fix import split_lines
+from promptc_compiler.base.diagnostics import Diagnostic, Fix, Severity
+from promptc_compiler.pipeline import fix
+from promptc_compiler.pipeline.fix import split_lines
 from tests.conftest import MakeBundle, Run
 from tests.rules.test_required_snippet import (
     CONFIG,
@@ -426,8 +426,8 @@ PIECES = [SNIPPET, WRAPPED, ONE_CHARACTER, ULTRA, TONE, "<<caveman>>", "", *OTHE
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=8), st.sampled_from(["subagent", "primary"]))
 def test_any_arrangement_is_fixed_in_one_run(pieces: list[str], mode: str) -> None:
-    from compiler import api
-    from compiler.config import load_config
+    from promptc_compiler import api
+    from promptc_compiler.core.config import load_config
 
     body = "".join(f"{piece}\n" for piece in pieces)
     with tempfile.TemporaryDirectory() as folder:

@@ -15,10 +15,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.config import load_config
-from compiler.import_text import find_shared, replace_shared
-from compiler.importer import plan_import, verify
-from compiler.snippet import Snippet, find_copies
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.snippet import Snippet, find_copies
+from promptc_compiler.pipeline.import_text import find_shared, replace_shared
+from promptc_compiler.pipeline.importer import plan_import, verify
 from tests.strategies import SCRATCH, ci_examples, tick
 
 

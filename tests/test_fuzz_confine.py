@@ -1,4 +1,4 @@
-"""Property tests of compiler.confine over generated trees of folders, files,
+"""Property tests of promptc_compiler.base.confine over generated trees of folders, files,
 FIFOs and symlinks (inside, outside, dangling, to /dev/zero, looping).
 
 For any tree and any path, the Area's answer matches a plain walk of the path,
@@ -17,8 +17,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import files
-from compiler.confine import Area, inside
+from promptc_compiler.base import files
+from promptc_compiler.base.confine import Area, inside
 from tests.strategies import SCRATCH, tick
 
 NAMES = ["a", "b", "c"]

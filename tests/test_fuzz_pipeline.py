@@ -8,7 +8,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import api, writer
+from promptc_compiler import api
+from promptc_compiler.pipeline import writer
 from tests.strategies import (
     bundle_on_disk,
     bundles,

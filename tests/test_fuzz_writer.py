@@ -13,7 +13,7 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import writer
+from promptc_compiler.pipeline import writer
 from tests.strategies import SCRATCH, tick
 
 RELS = [

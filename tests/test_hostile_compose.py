@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
-from compiler.config import load_config
-from compiler.diagnostics import Severity
-from compiler.scan import MAX_CONSTRUCTS
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Severity
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.scan import MAX_CONSTRUCTS
 from tests.conftest import AGENT, MakeBundle
 
 SECRET = "SECRET-MARKER"
@@ -111,7 +111,7 @@ def test_runaway_arithmetic_is_never_evaluated(make_bundle: MakeBundle, placehol
     )
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "compiler", "build"],
+            [sys.executable, "-m", "promptc_compiler", "build"],
             cwd=root,
             capture_output=True,
             text=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import bundle, loader
+from promptc_compiler.core import bundle, loader
 from tests.conftest import AGENT, MODE, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -432,7 +432,7 @@ def test_unreadable_file(
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real(path, flags, *args)
 
-    monkeypatch.setattr(os, "open", deny)  # as compiler.files opens a spec
+    monkeypatch.setattr(os, "open", deny)  # as promptc_compiler.base.files opens a spec
     result = run("lint")
     assert result.code == 1
     assert diagnostics(result) == ["specs/agents/a.md:1:1: error [syntax]"]
@@ -490,9 +490,9 @@ def test_a_flood_past_the_intake_is_counted_exactly(make_bundle: MakeBundle, run
 
 
 def test_duplicate_findings_past_the_intake_count_once(sample: Path) -> None:
-    from compiler.api import _Collector
-    from compiler.config import load_config
-    from compiler.diagnostics import Problem
+    from promptc_compiler.api import _Collector
+    from promptc_compiler.base.diagnostics import Problem
+    from promptc_compiler.core.config import load_config
 
     _INTAKE = 1000  # well past the 100 shown per file and rule
     collector = _Collector(load_config())

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cache, files, writer
+from promptc_compiler.base import files
+from promptc_compiler.pipeline import cache, writer
 from tests.conftest import AGENT, MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -340,7 +341,7 @@ def _live_entry(root: Path, command: str = "lint") -> Path:
 def _promptc(*args: str) -> subprocess.CompletedProcess[str]:
     """promptc in a process of its own: were it to hang, the timeout ends it."""
     return subprocess.run(
-        [sys.executable, "-m", "compiler", *args],
+        [sys.executable, "-m", "promptc_compiler", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -24,10 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, confine, writer
-from compiler.config import load_config
-from compiler.confine import Area
-from compiler.diagnostics import Severity
+from promptc_compiler import api
+from promptc_compiler.base import confine
+from promptc_compiler.base.confine import Area
+from promptc_compiler.base.diagnostics import Severity
+from promptc_compiler.core.config import load_config
+from promptc_compiler.pipeline import writer
 from tests.conftest import AGENT, MakeBundle, Run
 
 pytestmark = pytest.mark.slow
@@ -73,7 +75,7 @@ def expected_files(root: Path) -> dict[str, bytes]:
 
 def promptc(root: Path, *args: str, output: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "compiler", *args], cwd=root, stdout=output, stderr=output
+        [sys.executable, "-m", "promptc_compiler", *args], cwd=root, stdout=output, stderr=output
     )
 
 
@@ -201,7 +203,7 @@ def test_read_only_output_folder(sample: Path, run: Runner) -> None:
                 pytest.skip("setpriv (util-linux) is needed to drop root's override")
             drop = "--bounding-set=-dac_override,-dac_read_search,-fowner"
             done = subprocess.run(
-                [setpriv, drop, sys.executable, "-m", "compiler", "build"],
+                [setpriv, drop, sys.executable, "-m", "promptc_compiler", "build"],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -281,13 +283,19 @@ def test_sigkill_mid_build_leaves_a_consistent_build(tmp_path: Path) -> None:
             assert_consistent(root / "build", allowed)
     assert killed
     done = subprocess.run(
-        [sys.executable, "-m", "compiler", "build"], cwd=root, capture_output=True, check=False
+        [sys.executable, "-m", "promptc_compiler", "build"],
+        cwd=root,
+        capture_output=True,
+        check=False,
     )
     assert done.returncode == 0, done.stdout
     assert generated(root / "build") == expected_files(root)
     assert not list((root / "build").rglob("*.tmp"))
     check = subprocess.run(
-        [sys.executable, "-m", "compiler", "check"], cwd=root, capture_output=True, check=False
+        [sys.executable, "-m", "promptc_compiler", "check"],
+        cwd=root,
+        capture_output=True,
+        check=False,
     )
     assert check.returncode == 0, check.stdout
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
-from compiler.config import load_config
-from compiler.import_text import escape
-from compiler.loader import load_file
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.loader import load_file
+from promptc_compiler.pipeline.import_text import escape
 from tests import bundles
 from tests.conftest import Run
 

@@ -3,9 +3,9 @@ no call more permissively than the runtime itself decided it (deny < ask < allow
 
 For every hand-written folder under tests/fixtures/import (and, for Claude
 Code, generated ones), the folder is imported into a fresh bundle and every
-call of the imported bundle's matrix (compiler.calls.matrix) is decided twice:
-by OpenCode from the imported specs (compiler.calls.decide), and by the source
-runtime's decision model (compiler.decide) from the ORIGINAL folder, the same
+call of the imported bundle's matrix (promptc_compiler.permissions.calls.matrix) is decided twice:
+by OpenCode from the imported specs (promptc_compiler.permissions.calls.decide), and by the source
+runtime's decision model (promptc_compiler.runtimes.decide) from the ORIGINAL folder, the same
 model a build proves its output with. The models are held to the real CLIs by
 the decision tests (tests/test_decisions_<runtime>.py) and, for what only a
 hand-written folder has, by tests/test_import_oracles.py.
@@ -30,11 +30,14 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import api, calls, import_lists, importer
-from compiler.calls import RANK, Call, Decided, Verdict
-from compiler.config import load_config
-from compiler.decide import MODELS
-from compiler.tool_lists import COPILOT, GEMINI
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
+from promptc_compiler.pipeline import importer
+from promptc_compiler.runtimes import import_lists
+from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI
 from tests import bundles
 from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick
 from tests.strategies import claude_settings as claude_settings_docs

@@ -1,7 +1,7 @@
 """The real runtimes decide a sample of calls on the hand-written import folders
 as their decision models do, and never more narrowly than the import.
 
-tests/test_import_never_widens.py trusts compiler.decide on what only a
+tests/test_import_never_widens.py trusts promptc_compiler.runtimes.decide on what only a
 hand-written folder has (an agent without `tools`, Claude Code's modes and
 settings.local.json, Codex's features and several rules files). Here each
 pinned CLI runs offline on a fixture folder (tests/oracles) and decides a few
@@ -23,9 +23,9 @@ from types import ModuleType
 
 import pytest
 
-from compiler import calls
-from compiler.calls import RANK, Call
-from compiler.decide import MODELS
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import RANK, Call
+from promptc_compiler.runtimes.decide import MODELS
 from tests import bundles
 from tests.decisions import concrete, project_for
 from tests.oracles import claude, codex, copilot, gemini

@@ -15,11 +15,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import import_codex, import_lists, importer, validate
-from compiler.config import load_config
-from compiler.importer import plan_import
-from compiler.resources import load_schema
-from compiler.tool_lists import COPILOT, GEMINI, Runtime
+from promptc_compiler.core import validate
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.resources import load_schema
+from promptc_compiler.pipeline import importer
+from promptc_compiler.pipeline.importer import plan_import
+from promptc_compiler.runtimes import import_lists
+from promptc_compiler.runtimes.codex import import_ as import_codex
+from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI, Runtime
 from tests import bundles, strategies
 from tests.conftest import Run
 

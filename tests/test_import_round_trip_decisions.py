@@ -2,9 +2,9 @@
 imported bundle for the same runtime, and the runtime decides every call as before
 from files that say the same.
 
-Decisions: the runtime's decision model (compiler.decide, held to the real CLIs
+Decisions: the runtime's decision model (promptc_compiler.runtimes.decide, held to the real CLIs
 by tests/test_decisions_<runtime>.py) reads the original folder and the rebuilt
-one; every call of the imported bundle's matrix (compiler.calls.matrix), put in
+one; every call of the imported bundle's matrix (promptc_compiler.permissions.calls.matrix), put in
 the names the runtime knows the agents by, is decided by both. Files: every
 agent comes back under the name the runtime knew it by, with its instructions
 byte for byte and its description. Hand-written folders under
@@ -28,12 +28,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import api, calls
-from compiler.calls import RANK, Call, Verdict
-from compiler.codex_rules import SHELLS
-from compiler.config import load_config
-from compiler.decide import MODELS
-from compiler.decide.codex import plain_commands
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import RANK, Call, Verdict
+from promptc_compiler.runtimes.codex.decide import plain_commands
+from promptc_compiler.runtimes.codex.translate import SHELLS
+from promptc_compiler.runtimes.decide import MODELS
 from tests import bundles, oracle
 from tests.conftest import AGENT, MakeBundle, Run
 from tests.strategies import SCRATCH, ci_examples, tick

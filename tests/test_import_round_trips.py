@@ -2,12 +2,12 @@
 <runtime>`) and built back for the same runtime.
 
 OpenCode: a generated `.opencode` folder is imported, built, and the built
-folder imported again; every call of the matrix (compiler.calls.matrix) is
-decided by OpenCode's model (compiler.calls.decide, as `promptc can` answers)
+folder imported again; every call of the matrix (promptc_compiler.permissions.calls.matrix) is
+decided by OpenCode's model (promptc_compiler.permissions.calls.decide, as `promptc can` answers)
 from both bundles and must be decided the same; agents keep their names, their
 bodies byte for byte and their permission maps. Claude Code: a generated
 `.claude` folder is imported and built for Claude; Claude Code's decision model
-(compiler.decide.claude) reads the original folder and the built files. The
+(promptc_compiler.runtimes.claude.decide) reads the original folder and the built files. The
 built files decide no call more permissively than the original, and every tool
 an agent loses on the way is said: by the import or by the build's `lost-tool`.
 Where the two decide alike is printed as a figure (the import narrows what
@@ -33,11 +33,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import api, calls, importer
-from compiler.calls import RANK, Call
-from compiler.config import load_config
-from compiler.decide import claude as claude_model
-from compiler.proof import KINDS
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import RANK, Call
+from promptc_compiler.pipeline import importer
+from promptc_compiler.pipeline.proof import KINDS
+from promptc_compiler.runtimes.claude import decide as claude_model
 from tests import bundles
 from tests.conftest import Run
 from tests.decisions import concrete, project_for

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from compiler.config import load_config
-from compiler.importer import plan_import
+from promptc_compiler.core.config import load_config
+from promptc_compiler.pipeline.importer import plan_import
 from tests import bundles, oracle
 from tests.conftest import Run
 from tests.test_conformance_opencode import parse_agent_list

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import import_text, importer
-from compiler.config import load_config
-from compiler.import_text import Shared
-from compiler.importer import plan_import, verify
+from promptc_compiler.core.config import load_config
+from promptc_compiler.pipeline import import_text, importer
+from promptc_compiler.pipeline.import_text import Shared
+from promptc_compiler.pipeline.importer import plan_import, verify
 from tests.strategies import SCRATCH, tick
 
 PIECES = [

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.init import TEMPLATES, bundle_files, choose_targets
-from compiler.targets import TARGETS
+from promptc_compiler.cli.init import TEMPLATES, bundle_files, choose_targets
+from promptc_compiler.runtimes.targets import TARGETS
 from tests import oracle
 from tests.conftest import Run
 from tests.test_conformance_claude import validate

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import api
-from compiler.config import load_config
-from compiler.merge import MergeError, merge, strip
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.merge import MergeError, merge, strip
 from tests.conftest import MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -324,7 +324,7 @@ def test_never_writes_in_the_sources_or_through_a_symlink(
 def test_two_targets_writing_one_path_is_a_config_error(
     project: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from compiler.targets import copilot
+    from promptc_compiler.runtimes.copilot import target as copilot
 
     # Copilot reads `.claude/agents/` too: a target that wrote there would collide.
     monkeypatch.setattr(copilot, "ROOT", re.compile(r"\.claude/.+|\.github/.+"))
@@ -346,7 +346,7 @@ def test_the_default_layout_is_unchanged(make_bundle: MakeBundle, run: Runner) -
     assert "keys" not in json.loads((root / "build/.promptc-manifest.json").read_text())
 
 
-# --- compiler.merge on its own ------------------------------------------------------------
+# --- promptc_compiler.core.merge on its own ------------------------------------------------------------
 
 
 def test_merge_keeps_every_other_byte_and_strip_gives_the_file_back() -> None:
@@ -408,7 +408,7 @@ def test_codex_loads_the_merged_config_and_the_roles_without_a_warning(
     assert details["model"] == "gpt-5.5"  # the project's own key, read from the merged file
 
 
-# --- compiler.merge, property-based ----------------------------------------------------------
+# --- promptc_compiler.core.merge, property-based ----------------------------------------------------------
 
 _NAMES = st.text(alphabet="abcdefghij_-", min_size=1, max_size=6)
 _SCALARS = st.one_of(st.booleans(), st.integers(-5, 5), st.text(max_size=8))

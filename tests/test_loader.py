@@ -9,10 +9,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import loader
-from compiler.bundle import load_bundle
-from compiler.config import load_config
-from compiler.loader import load_bytes, resolve_plain
+from promptc_compiler.core import loader
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.loader import load_bytes, resolve_plain
 from tests.strategies import spec_bytes
 
 P = Path("x.md")
@@ -262,7 +262,7 @@ def test_the_c_and_the_python_composer_agree(monkeypatch: pytest.MonkeyPatch) ->
     (only the wording of a YAML syntax error is each parser's own)."""
     import yaml
 
-    from compiler import loader
+    from promptc_compiler.core import loader
 
     with_c = [load_bytes(P, raw) for raw in _documents()]
     monkeypatch.setattr(loader, "_Loader", loader.composer(yaml.SafeLoader))

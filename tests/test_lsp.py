@@ -1,7 +1,7 @@
 """`promptc lsp`: the real server process over stdio (pytest-lsp), and its answers in process.
 
 The end-to-end tests open, edit and ask about files of a scratch bundle as an
-editor does; the in-process ones ask compiler.navigate and compiler.lsp's
+editor does; the in-process ones ask promptc_compiler.editor.navigate and promptc_compiler.editor.lsp's
 Session the questions the server forwards to them.
 """
 
@@ -29,12 +29,12 @@ from lsprotocol import types
 from pygls import uris
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from compiler import api
-from compiler.config import load_config
-from compiler.loader import MAX_FILE_BYTES
-from compiler.lsp import MAX_MESSAGE_BYTES, FdInput, Frame, Frames, Session
-from compiler.navigate import Snapshot, complete, definition, hover
-from compiler.validate import claude_key, opencode_agent_keys
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.loader import MAX_FILE_BYTES
+from promptc_compiler.core.validate import claude_key, opencode_agent_keys
+from promptc_compiler.editor.lsp import MAX_MESSAGE_BYTES, FdInput, Frame, Frames, Session
+from promptc_compiler.editor.navigate import Snapshot, complete, definition, hover
 from tests.conftest import every_field
 from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, SNIPPET, agent
 
@@ -111,7 +111,7 @@ def bundle(tmp_path: Path) -> Path:
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "compiler", "lsp"])
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "promptc_compiler", "lsp"])
 )
 async def client(lsp_client: LanguageClient, bundle: Path):  # type: ignore[no-untyped-def]
     await lsp_client.initialize_session(
@@ -442,7 +442,7 @@ class RawServer:
 
     def __init__(self, root: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "compiler", "lsp"],
+            [sys.executable, "-m", "promptc_compiler", "lsp"],
             cwd=root,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

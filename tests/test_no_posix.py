@@ -39,7 +39,7 @@ if sys.argv.pop(1) == "without":
     for name in {POSIX_ONLY!r}:
         if hasattr(os, name):
             delattr(os, name)
-from compiler.cli import main
+from promptc_compiler.cli.main import main
 raise SystemExit(main(sys.argv[1:]))
 """
 

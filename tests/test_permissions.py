@@ -8,10 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import api, delegation, permissions, wildcard
-from compiler.config import load_config
-from compiler.permissions import Environment, Origin, Rule, evaluate
-from compiler.runtime import Agent, Runtime, agent_frontmatter, resolve
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions import delegation, wildcard
+from promptc_compiler.permissions import ruleset as permissions
+from promptc_compiler.permissions.ruleset import Environment, Origin, Rule, evaluate
+from promptc_compiler.permissions.runtime import Agent, Runtime, agent_frontmatter, resolve
 from tests.conftest import MakeBundle
 from tests.rules.conftest import agent
 
@@ -35,9 +37,9 @@ TAIL = [("external_directory", "/h/.local/share/opencode/tool-output/*", "allow"
 
 def load(make_bundle: MakeBundle, files: dict[str, str], config: str = "") -> Runtime:
     make_bundle({"promptc.toml": config, **files})
-    from compiler.bundle import load_bundle
-    from compiler.compose import compose_bundle
-    from compiler.project import make_project
+    from promptc_compiler.core.bundle import load_bundle
+    from promptc_compiler.core.compose import compose_bundle
+    from promptc_compiler.core.project import make_project
 
     cfg = load_config()
     bundle = load_bundle(cfg)
@@ -252,7 +254,7 @@ def test_config_level_permission_reaches_opencode_json(make_bundle: MakeBundle) 
 
 
 def test_config_level_scalar_only_keys_refuse_maps(make_bundle: MakeBundle) -> None:
-    from compiler.errors import ConfigError
+    from promptc_compiler.base.errors import ConfigError
 
     make_bundle({"promptc.toml": '[permission]\ntodowrite = { "*" = "deny" }\n'})
     with pytest.raises(ConfigError, match=r"promptc\.toml:2:1: \[permission\.todowrite\]"):

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, cli
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.cli import main as cli
+from promptc_compiler.core.config import load_config
 from tests.conftest import loaded_modules
 
 pytestmark = pytest.mark.slow
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def _program(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "compiler", *args],
+        [sys.executable, "-m", "promptc_compiler", *args],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -66,7 +67,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
     for n in range(50):
         (sample / f"specs/agents/a{n}.md").write_text(f"---\ndescription: x{n}\n---\nHola.\n")
     with subprocess.Popen(
-        [sys.executable, "-m", "compiler", *command],
+        [sys.executable, "-m", "promptc_compiler", *command],
         cwd=sample,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -80,7 +81,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
 
 PROBE = """\
 import atexit, gc, sys
-from compiler import cli
+from promptc_compiler.cli import main as cli
 {before}
 atexit.register(lambda: print("exit handler ran"))
 code = cli.main(["check", "--no-cache", "-q"])
@@ -120,7 +121,7 @@ def test_what_a_run_made_is_freed_when_it_returns(sample: Path, command: str) ->
 def test_a_cache_hit_answers_without_loading_the_pipeline(sample: Path) -> None:
     """A warm `promptc check` (the pre-commit hook's) reads the stored result:
     no YAML, no jsonschema, no Jinja2, none of the rules."""
-    heavy = {"yaml", "jsonschema", "jinja2", "compiler.api", "compiler.rules"}
+    heavy = {"yaml", "jsonschema", "jinja2", "promptc_compiler.api", "promptc_compiler.rules"}
     assert _program(sample, "build", "-q").returncode == 0
     assert loaded_modules(sample, heavy, "check")[0] == "0"  # a miss: stores the result
     assert loaded_modules(sample, heavy, "check") == ["0"]
@@ -128,4 +129,4 @@ def test_a_cache_hit_answers_without_loading_the_pipeline(sample: Path) -> None:
     assert loaded_modules(sample, heavy, "lint") == ["0"]
     # The probe sees the pipeline when a run needs it.
     code, *loaded = loaded_modules(sample, heavy, "check", "--no-cache")
-    assert code == "0" and {"yaml", "compiler.api", "compiler.rules"} <= set(loaded)
+    assert code == "0" and {"yaml", "promptc_compiler.api", "promptc_compiler.rules"} <= set(loaded)

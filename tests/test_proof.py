@@ -1,4 +1,4 @@
-"""compiler.proof: every call of the matrix decided by OpenCode and by the runtime's model.
+"""promptc_compiler.pipeline.proof: every call of the matrix decided by OpenCode and by the runtime's model.
 
 The files proven here are written by hand, so the proof is tested on its own,
 not through whatever a translation emits today.
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import proof
-from compiler.calls import Call, Verdict
-from compiler.project import Project
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions.calls import Call, Verdict
+from promptc_compiler.pipeline import proof
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 from tests.rules.conftest import agent

@@ -1,4 +1,4 @@
-"""compiler.quickfix: a Fix as the smallest edit, and the word a did-you-mean replaces."""
+"""promptc_compiler.editor.quickfix: a Fix as the smallest edit, and the word a did-you-mean replaces."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.diagnostics import Diagnostic, Fix, Severity
-from compiler.fix import apply
-from compiler.quickfix import Edit, fix_edits, suggestion
+from promptc_compiler.base.diagnostics import Diagnostic, Fix, Severity
+from promptc_compiler.editor.quickfix import Edit, fix_edits, suggestion
+from promptc_compiler.pipeline.fix import apply
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 

@@ -5,7 +5,7 @@ Each recipe is read from docs/integrations.md (the fenced block after its
 make with the depfile, pre-commit (the recipes' configs, the hook repository
 at a commit of this source tree), and the workflows validated against SchemaStore's
 workflow schema (tests/schemas/) with their shell steps executed. The recipes
-pin the release of the version in compiler/__init__.py (docs/releasing.md).
+pin the release of the version in compiler/promptc_compiler/__init__.py (docs/releasing.md).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import jsonschema
 import pytest
 import yaml
 
-from compiler import __version__, depfile
+from promptc_compiler import __version__
+from promptc_compiler.cli import depfile
 from tests.conftest import AGENT, MODE, Run
 
 pytestmark = pytest.mark.slow

@@ -7,15 +7,16 @@ import pkgutil
 import jsonschema
 import pytest
 
-import compiler.rules
-import compiler.targets
-from compiler import rules, targets
-from compiler.compose import TARGET_NAMES
+import promptc_compiler.rules
+import promptc_compiler.runtimes
+from promptc_compiler import rules
+from promptc_compiler.core.compose import TARGET_NAMES
+from promptc_compiler.runtimes import targets
 
 
 def test_every_rule_module_is_registered() -> None:
     # A module whose id is a Python keyword carries a trailing `_` (`import_`).
-    modules = {m.name.rstrip("_") for m in pkgutil.iter_modules(compiler.rules.__path__)}
+    modules = {m.name.rstrip("_") for m in pkgutil.iter_modules(promptc_compiler.rules.__path__)}
     assert {rule_id.replace("-", "_") for rule_id in rules.RULES} == modules
 
 
@@ -32,8 +33,20 @@ def test_rule_contract(rule_id: str) -> None:
 
 
 def test_every_target_module_is_registered() -> None:
-    modules = {m.name for m in pkgutil.iter_modules(compiler.targets.__path__)}
-    assert {name.replace("-", "_") for name in targets.TARGETS} == modules
+    # Each runtime package holds its targets: `target.py`, and Claude's plugin as `plugin.py`.
+    modules = {
+        f"{package.name}.{module.name}"
+        for package in pkgutil.iter_modules(promptc_compiler.runtimes.__path__)
+        if package.ispkg
+        for module in pkgutil.iter_modules(
+            [f"{promptc_compiler.runtimes.__path__[0]}/{package.name}"]
+        )
+        if module.name in ("target", "plugin")
+    }
+    assert {
+        target.__name__.removeprefix("promptc_compiler.runtimes.")
+        for target in targets.TARGETS.values()
+    } == modules
     for target in targets.TARGETS.values():
         assert target.__doc__
         jsonschema.Draft202012Validator.check_schema(targets.options_schema(target))

@@ -20,9 +20,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from compiler import __version__, report
-from compiler import rules as registry
-from compiler.diagnostics import Diagnostic, Severity
+from promptc_compiler import __version__
+from promptc_compiler import rules as registry
+from promptc_compiler.base.diagnostics import Diagnostic, Severity
+from promptc_compiler.cli import report
 from tests.conftest import AGENT, MakeBundle, Run
 
 Runner = Callable[..., Run]

@@ -8,8 +8,8 @@ import pytest
 from jinja2 import UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from compiler.sandbox import Conditions
-from compiler.scan import Value
+from promptc_compiler.core.sandbox import Conditions
+from promptc_compiler.core.scan import Value
 
 SCOPE = ("target", "level", "count", "ratio", "strict")
 ENUMS: dict[str, tuple[Value, ...]] = {

@@ -12,12 +12,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from compiler import validate
-from compiler.diagnostics import Problem
-from compiler.loader import load_bytes
-from compiler.resources import load_schema, schema_dir
-from compiler.suggest import near_miss
-from compiler.targets import opencode
+from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.suggest import near_miss
+from promptc_compiler.core import validate
+from promptc_compiler.core.loader import load_bytes
+from promptc_compiler.core.resources import load_schema, schema_dir
+from promptc_compiler.runtimes.opencode import target as opencode
 from tests.conftest import AGENT, MakeBundle, Run
 from tests.schema_cases import REFERENCE_AGENT
 
@@ -246,8 +246,8 @@ def test_claude_plugin_manifest_defects() -> None:
 
 
 def test_every_emitted_file_has_a_schema_and_matches_it(sample: Path) -> None:
-    from compiler import api
-    from compiler.config import load_config
+    from promptc_compiler import api
+    from promptc_compiler.core.config import load_config
 
     result = api.render(load_config())
     assert [d for d in result.diagnostics if d.rule == "emit"] == []

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api
-from compiler.config import load_config
-from compiler.diagnostics import Diagnostic
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Diagnostic
+from promptc_compiler.core.config import load_config
 from tests.schema_cases import CASES, REFERENCE_AGENT, Case
 
 

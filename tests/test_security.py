@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compiler import api
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
 from tests.conftest import MakeBundle, Run
 from tests.test_report import sarif_validator
 

@@ -1,4 +1,4 @@
-"""compiler.shell: a command line split into the commands a runtime asks permission for."""
+"""promptc_compiler.permissions.shell: a command line split into the commands a runtime asks permission for."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import shell
+from promptc_compiler.permissions import shell
 
 
 @pytest.mark.parametrize(

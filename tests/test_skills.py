@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from compiler import api, claude_rules
-from compiler.config import load_config
-from compiler.permissions import evaluate
-from compiler.skills import emit_skill_tree, emit_skills
-from compiler.translate import translate
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions.ruleset import evaluate
+from promptc_compiler.runtimes.claude import permission_rules as claude_rules
+from promptc_compiler.runtimes.claude.translate import translate
+from promptc_compiler.runtimes.skills import emit_skill_tree, emit_skills
 from tests import bundles, claude_model, oracle, strategies
 from tests.conftest import MakeBundle
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import snippet
-from compiler.snippet import DRIFT, MAX_WINDOW, PART, THRESHOLD, Snippet
+from promptc_compiler.core import snippet
+from promptc_compiler.core.snippet import DRIFT, MAX_WINDOW, PART, THRESHOLD, Snippet
 
 
 def _snippet(text: str) -> Snippet:
@@ -77,7 +77,7 @@ def similarity(text: str, target: str) -> tuple[float, int]:
 
 
 def score(text: str, target: str) -> float | None:
-    """A window's score by the definition (compiler.snippet._windows), or None."""
+    """A window's score by the definition (promptc_compiler.core.snippet._windows), or None."""
     if len(text) >= PART * len(target) and text in target:
         return similarity(text, target)[0]
     if len(text) < 0.66 * len(target):

@@ -21,7 +21,8 @@ import yaml
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from compiler import claude_agents, claude_rules
+from promptc_compiler.runtimes.claude import agents as claude_agents
+from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from tests import bundles
 from tests.conftest import MakeBundle
 

@@ -1,11 +1,11 @@
 """The codex target: Codex never decides a command above OpenCode, and says what it loses.
 
 The property tests read the emitted `.codex` files through Codex's decision
-model (compiler.decide.codex, held against the real `codex execpolicy check`
+model (promptc_compiler.runtimes.codex.decide, held against the real `codex execpolicy check`
 in test_conformance_codex.py and the real CLI in test_decisions_codex.py) and
 compare, for every role and the main session and many commands, with the
-answer `promptc can` gives for the same agent (compiler.api.can: the agent's
-OpenCode rules, decided with compiler.permissions.evaluate): deny < ask <
+answer `promptc can` gives for the same agent (promptc_compiler.api.can: the agent's
+OpenCode rules, decided with promptc_compiler.permissions.ruleset.evaluate): deny < ask <
 allow, and Codex's decision must never be above it. The rules are
 project-wide, so that is the same as Codex's decision never being above the
 narrowest answer among the agents that have a shell.
@@ -24,15 +24,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import api, codex_rules, import_codex, rules, wildcard
-from compiler.calls import RANK, Call
-from compiler.config import Config, load_config
-from compiler.decide import codex as codex_model
-from compiler.diagnostics import Severity
-from compiler.permissions import evaluate
-from compiler.runtime import Runtime
-from compiler.targets import codex
-from compiler.translate import MAIN
+from promptc_compiler import api, rules
+from promptc_compiler.base.diagnostics import Severity
+from promptc_compiler.core.config import Config, load_config
+from promptc_compiler.permissions import wildcard
+from promptc_compiler.permissions.calls import RANK, Call
+from promptc_compiler.permissions.ruleset import evaluate
+from promptc_compiler.permissions.runtime import Runtime
+from promptc_compiler.runtimes.claude.translate import MAIN
+from promptc_compiler.runtimes.codex import decide as codex_model
+from promptc_compiler.runtimes.codex import import_ as import_codex
+from promptc_compiler.runtimes.codex import target as codex
+from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, strategies
 from tests.conftest import MakeBundle, Run
 
@@ -144,7 +147,7 @@ def policy(model: codex_model.Codex, command: list[str]) -> str | None:
 
 
 def can(runtime: Runtime, agent: str, command: str) -> str:
-    """What `promptc can AGENT bash COMMAND` answers (compiler.api.can, without reloading)."""
+    """What `promptc can AGENT bash COMMAND` answers (promptc_compiler.api.can, without reloading)."""
     found = runtime.agents[agent]
     return evaluate(found.effective(found.runs_as_subagent), "bash", command).action
 

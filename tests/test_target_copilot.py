@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler import api
-from compiler.calls import Call
-from compiler.config import load_config
-from compiler.decide import copilot as copilot_model
-from compiler.errors import ConfigError
+from promptc_compiler import api
+from promptc_compiler.base.errors import ConfigError
+from promptc_compiler.core.config import load_config
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes.copilot import decide as copilot_model
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler.calls import Call
-from compiler.decide import gemini as gemini_model
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes.gemini import decide as gemini_model
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 

@@ -19,9 +19,9 @@ import yaml
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from compiler import runtime
-from compiler.skills import skill_frontmatter
-from compiler.targets import opencode
+from promptc_compiler.permissions import runtime
+from promptc_compiler.runtimes.opencode import target as opencode
+from promptc_compiler.runtimes.skills import skill_frontmatter
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 

@@ -1,7 +1,7 @@
 """Copilot CLI and Gemini CLI never decide above OpenCode.
 
-Every call of a bundle's matrix (compiler.calls) is decided by OpenCode from
-the specs and by the runtime's decision model (compiler.decide) from the files
+Every call of a bundle's matrix (promptc_compiler.permissions.calls) is decided by OpenCode from
+the specs and by the runtime's decision model (promptc_compiler.runtimes.decide) from the files
 the target wrote: the runtime's decision must never be above OpenCode's (deny
 < ask < allow). The models themselves are held to the real CLIs by
 tests/test_decisions_gemini.py and tests/test_decisions_copilot.py. The
@@ -23,11 +23,12 @@ import pytest
 import yaml
 from hypothesis import given, settings
 
-from compiler import api, tool_lists
-from compiler.permissions import evaluate
-from compiler.project import Project
-from compiler.runtime import resolve
-from compiler.translate import ENVIRONMENT
+from promptc_compiler import api
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions.ruleset import evaluate
+from promptc_compiler.permissions.runtime import resolve
+from promptc_compiler.runtimes import tool_lists
+from promptc_compiler.runtimes.claude.translate import ENVIRONMENT
 from tests import bundles, decisions, strategies
 
 TARGETS = ("copilot", "gemini")

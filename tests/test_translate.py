@@ -1,7 +1,7 @@
 """Permission translation: Claude Code never grants more than OpenCode, and says what it loses.
 
 The rule patterns promptc writes, the model's reading of them
-(compiler/decide/claude.py, held to the real CLI by
+(compiler/promptc_compiler/runtimes/claude/decide.py, held to the real CLI by
 tests/test_decisions_claude.py, which also decides every call of each
 bundle's matrix), random inputs beyond the matrix, and what the translation
 keeps and loses case by case.
@@ -19,14 +19,16 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from compiler import calls, claude_rules, translate, wildcard
-from compiler.calls import Call
-from compiler.claude_agents import claude_name
-from compiler.claude_rules import cover, inside
-from compiler.decide import claude as model
-from compiler.permissions import DEFAULT, Environment, Origin, Rule, evaluate
-from compiler.runtime import Agent, Runtime, resolve
-from compiler.translate import ENVIRONMENT, Loss, Subject, Translation
+from promptc_compiler.permissions import calls, wildcard
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.permissions.ruleset import DEFAULT, Environment, Origin, Rule, evaluate
+from promptc_compiler.permissions.runtime import Agent, Runtime, resolve
+from promptc_compiler.runtimes.claude import decide as model
+from promptc_compiler.runtimes.claude import permission_rules as claude_rules
+from promptc_compiler.runtimes.claude import translate
+from promptc_compiler.runtimes.claude.agents import claude_name
+from promptc_compiler.runtimes.claude.permission_rules import cover, inside
+from promptc_compiler.runtimes.claude.translate import ENVIRONMENT, Loss, Subject, Translation
 from tests import bundles
 from tests.conftest import MakeBundle
 

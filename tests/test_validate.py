@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import validate
-from compiler.loader import load_bytes
-from compiler.resources import load_schema, schema_dir
+from promptc_compiler.core import validate
+from promptc_compiler.core.loader import load_bytes
+from promptc_compiler.core.resources import load_schema, schema_dir
 from tests import test_schema
 from tests.schema_cases import CASES, REFERENCE_AGENT
 

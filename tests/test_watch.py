@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import watchfiles
 
-from compiler import watch
-from compiler.api import Kept
-from compiler.cli import main
-from compiler.config import load_config
+from promptc_compiler.api import Kept
+from promptc_compiler.cli.main import main
+from promptc_compiler.core.config import load_config
+from promptc_compiler.editor import watch
 
 LEAD = """\
 ---
@@ -53,7 +53,7 @@ class Watching:
 
     def __init__(self, root: Path, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "compiler", *args, "--watch", "--no-color"],
+            [sys.executable, "-m", "promptc_compiler", *args, "--watch", "--no-color"],
             cwd=root,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

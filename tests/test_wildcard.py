@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import wildcard
-from compiler.wildcard import Glob, covers, glob, match, universal, witness
+from promptc_compiler.permissions import wildcard
+from promptc_compiler.permissions.wildcard import Glob, covers, glob, match, universal, witness
 
 # (text, pattern, OpenCode's answer): cases checked against the opencode binary.
 MATCH = [
@@ -58,7 +58,7 @@ def test_match(text: str, pattern: str, expected: bool) -> None:
 
 
 def opencode_expression(pattern: str) -> re.Pattern[str]:
-    """OpenCode's expression for the pattern (see compiler/wildcard.py), in
+    """OpenCode's expression for the pattern (see compiler/promptc_compiler/permissions/wildcard.py), in
     Python's syntax: a reference for short texts (it backtracks)."""
     units = wildcard.normal(pattern)
     optional_tail = units.endswith(" *")

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import api, writer
-from compiler.config import load_config
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
+from promptc_compiler.pipeline import writer
 from tests.conftest import AGENT, Run
 
 Runner = Callable[..., Run]
@@ -343,7 +344,7 @@ def test_a_build_writes_more_files_than_a_process_may_open(tmp_path: Path) -> No
     script = f"""
 import resource
 from pathlib import Path
-from compiler import writer
+from promptc_compiler.pipeline import writer
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 files = {{f"agents/a{{i:03}}.md": f"agent {{i}}\\n".encode() for i in range(500)}}
 assert writer.apply(Path({str(tmp_path / "build")!r}), files).errors == ()

@@ -12,8 +12,8 @@ import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from compiler import yamlout
-from compiler.loader import load_bytes
+from promptc_compiler.core import yamlout
+from promptc_compiler.core.loader import load_bytes
 
 
 @pytest.mark.parametrize(

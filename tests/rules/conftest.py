@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from compiler import api
-from compiler.config import load_config
-from compiler.diagnostics import Diagnostic
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Diagnostic
+from promptc_compiler.core.config import load_config
 from tests.conftest import MakeBundle
 
 Found = list[tuple[str, int, int, str]]

@@ -69,8 +69,8 @@ CASES = [
 def test_real_world_mistake_is_caught(
     make_bundle: MakeBundle, front: str, expected: tuple[int, int, str]
 ) -> None:
-    from compiler import api
-    from compiler.config import load_config
+    from promptc_compiler import api
+    from promptc_compiler.core.config import load_config
 
     make_bundle({"promptc.toml": "", A: agent(front), "specs/agents/sub.md": SUB})
     found = {(d.line, d.column, d.rule) for d in api.lint(load_config()).diagnostics if d.path == A}

@@ -9,16 +9,16 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from compiler import api
-from compiler.bundle import load_bundle
-from compiler.compose import compose_bundle
-from compiler.config import load_config
-from compiler.diagnostics import Diagnostic
-from compiler.lint import settings
-from compiler.project import make_project
-from compiler.report import text
-from compiler.rules import required_snippet
-from compiler.snippet import align, find_copies, make_snippet
+from promptc_compiler import api
+from promptc_compiler.base.diagnostics import Diagnostic
+from promptc_compiler.cli.report import text
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.config import load_config
+from promptc_compiler.core.project import make_project
+from promptc_compiler.core.snippet import align, find_copies, make_snippet
+from promptc_compiler.pipeline.lint import settings
+from promptc_compiler.rules import required_snippet
 from tests.conftest import MakeBundle
 from tests.test_bundle import SUBAGENTS as BUNDLE_SUBAGENTS
 

@@ -13,8 +13,8 @@ from types import ModuleType
 
 import pytest
 
-from compiler import api, rules
-from compiler.config import load_config
+from promptc_compiler import api, rules
+from promptc_compiler.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SECURITY = (

@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from compiler import coverage
-from compiler.wildcard import TooComplex
+from promptc_compiler.permissions import coverage
+from promptc_compiler.permissions.wildcard import TooComplex
 from tests.rules.conftest import Diagnostics, Expected, Lint, Messages, agent, assert_found
 
 A = "specs/agents/a.md"

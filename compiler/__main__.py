@@ -1,5 +1,0 @@
-from __future__ import annotations
-
-from compiler.cli import run
-
-run()

@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from promptc_compiler.cli.main import run
+
+run()

@@ -1,0 +1,1 @@
+"""The command line: click commands over the library API (main), and their output."""

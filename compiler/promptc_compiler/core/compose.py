@@ -1,0 +1,802 @@
+"""Compose: expand fragments into agent and mode bodies for one target, with a source map.
+
+The user-facing rules are in docs/composition.md and rules/compose.py.
+How it works:
+
+1. Every body is scanned (promptc_compiler.core.scan) into literal text, placeholders and
+   block tags; the scan does not depend on the target and is remembered with
+   the file (scan.scan_of).
+2. Static checks, over every branch of every file whatever the target:
+   placeholder names, call arguments against the callee's declared
+   parameters (promptc_compiler.core.params), conditions (promptc_compiler.core.sandbox), include
+   cycles and the depth limit. A placeholder that fails any check is never
+   expanded: it stays as written, and the error blocks all output.
+3. Each agent and mode is rendered for the target (each kind when first read:
+   Composition). A body is its segments in order; where block tags stand, the
+   runs of segments between them are emitted as the if/elif/else blocks
+   select, each condition evaluated by Jinja in the sandbox
+   (sandbox.Conditions: compiled once per distinct condition). Fragments are
+   rendered once per target and argument set (memoised).
+
+What an agent, mode or skill file's checks and rendering work out is kept
+with its loaded file (SourceFile.derived), with the texts they read: the
+fragment names, and the fragments it reaches. A language server that hands
+the next run the same loaded files (loader.KeptFiles) then checks and renders
+again only the bodies whose file, or a fragment they reach, changed. A
+rendering that reported a problem is never kept: it runs again, and reports
+it again.
+
+Errors inside a fragment are reported in the fragment's file, followed by the
+chain of placeholders that reached it, and the source map gives each composed
+line's origin: both are described in docs/composition.md. A body's rendering
+records where its lines start (anchors); the maps are built from them when
+first read.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from jinja2 import TemplateError
+
+from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.suggest import did_you_mean
+from promptc_compiler.core import params as fragment_params
+from promptc_compiler.core.bundle import Bundle
+from promptc_compiler.core.loader import SourceFile
+from promptc_compiler.core.params import Param
+from promptc_compiler.core.sandbox import Conditions
+from promptc_compiler.core.scan import (
+    ESCAPE_HINT,
+    Lines,
+    Literal,
+    Placeholder,
+    Scan,
+    Tag,
+    Unclosed,
+    Value,
+    scan_of,
+)
+
+MAX_DEPTH = 32
+MAX_CHARS = 1_000_000
+# Values `target` may be compared with: every target promptc emits, and those it
+# plans to (tests/test_registry.py holds the target registry to this list).
+TARGET_NAMES = ("claude", "claude-plugin", "codex", "copilot", "gemini", "opencode")
+
+Finding = tuple[str, Path, Problem]
+
+
+@dataclass(frozen=True)
+class Site:
+    """A placeholder that included a fragment: its file, line and column."""
+
+    path: Path
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class LineOrigin:
+    """Where one composed line comes from."""
+
+    path: Path
+    line: int
+    chain: tuple[Site, ...] = ()  # placeholders that included `path`, outermost first
+
+
+SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
+
+
+class Composition:
+    """The composed bodies of one target, their source maps and the findings.
+
+    Each kind of body (agents, modes, skill files) is rendered when first read:
+    a rule that reads one target's modes does not render its agents.
+    `findings` renders them all, so it is complete whenever it is read.
+    """
+
+    def __init__(self, engine: _Engine) -> None:
+        self._engine = engine
+        self._rendered: dict[int, dict[str, _Rendered]] = {}
+        self.used = engine.used()
+
+    def _kind(self, index: int) -> dict[str, _Rendered]:
+        found = self._rendered.get(index)
+        if found is None:
+            engine = self._engine
+            values = {"target": engine.target}
+            units = (unit for unit in engine.kinds()[index] if unit.source.ok)
+            found = {unit.name: engine.render_root(unit, values) for unit in units}
+            self._rendered[index] = found
+        return found
+
+    @functools.cached_property
+    def agents(self) -> Mapping[str, str]:
+        return {ident: rendered.text for ident, rendered in self._kind(0).items()}
+
+    @functools.cached_property
+    def modes(self) -> Mapping[str, str]:
+        return {ident: rendered.text for ident, rendered in self._kind(1).items()}
+
+    @functools.cached_property
+    def skills(self) -> Mapping[str, str]:
+        """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
+        return {ident: rendered.text for ident, rendered in self._kind(2).items()}
+
+    # Source maps are built when first read: most runs never read them, and a
+    # map costs an object per line.
+    @functools.cached_property
+    def agent_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(0).items()}
+
+    @functools.cached_property
+    def mode_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(1).items()}
+
+    @functools.cached_property
+    def skill_maps(self) -> Mapping[str, SourceMap]:
+        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(2).items()}
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        for index in range(3):
+            self._kind(index)
+        return self._engine.result()
+
+    def failed(self, path: Path) -> bool:
+        """Whether composing so far found a problem in `path` (the rest may find more)."""
+        return path in self._engine.failed
+
+
+def compose_bundle(
+    bundle: Bundle, target: str, display: Callable[[Path], str] | None = None
+) -> Composition:
+    """Compose every agent and mode of `bundle` for `target`.
+
+    `display` names files in messages (the include chain); by default, relative
+    to the working directory, as diagnostics are.
+    """
+    engine = _Engine(bundle, target, display or _relative)
+    engine.check()
+    return Composition(engine)
+
+
+def _relative(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass
+class _Unit:
+    """One file's body: scanned, checked, and what it includes."""
+
+    kind: str  # agent, mode, skill (any markdown file of a skill) or fragment
+    name: str
+    source: SourceFile
+    scan: Scan
+    params: dict[str, Param]
+    problems: list[Problem] = field(default_factory=list)
+    bad: set[int] = field(default_factory=set)  # placeholders left as written
+    conditions: set[int] = field(default_factory=set)  # tags whose condition passed its checks
+    includes: list[tuple[int, str]] = field(default_factory=list)  # expandable includes
+    refs: set[str] = field(default_factory=set)  # every fragment it names
+    chain: tuple[Site, ...] = ()  # how the first agent or mode to include it reached it
+
+    @property
+    def path(self) -> Path:
+        return self.source.path
+
+    @property
+    def scope(self) -> set[str]:
+        return {"target", *self.params}
+
+    def variable(self, name: str) -> bool:
+        return name == "target" or name in self.params
+
+
+# The two private records below are named tuples, not dataclasses: as compact
+# as slots and immutable, at a tenth of a frozen dataclass's cost to define
+# (which every run pays at import).
+class _Anchor(NamedTuple):
+    """From `offset` on, output text comes from `path` starting at `line`."""
+
+    offset: int
+    path: Path
+    line: int
+    chain: tuple[Site, ...]
+    advances: bool  # False for printed values: all of them map to one line
+
+
+class _Rendered(NamedTuple):
+    """One rendered body: its text, the anchors of its lines, and whether it printed nothing."""
+
+    text: str
+    anchors: tuple[_Anchor, ...]
+    nothing: bool  # rendered to no text at all (before the final newline was dropped)
+
+
+# A fragment as a body's checks or rendering read it: its name, its text
+# (the file's head and body), and the placeholders the bundle-wide checks left
+# as written in it (cycles, depth).
+_Read = tuple[str, str, str, frozenset[int]]
+
+
+class _Kept(NamedTuple):
+    """What a root body's checks and rendering for one target found, and what they read."""
+
+    names: tuple[str, ...]  # every fragment name (the checks' hints read them all)
+    callees: tuple[_Read, ...]  # the fragments it names (their parameters), before the walk
+    problems: tuple[Problem, ...]
+    bad: frozenset[int]
+    conditions: frozenset[int]
+    includes: tuple[tuple[int, str], ...]
+    refs: frozenset[str]
+    reached: tuple[_Read, ...] = ()  # every fragment it reaches, after the walk
+    rendered: _Rendered | None = None
+
+
+class _Engine:
+    def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
+        self.target = target
+        self.display = display
+        self.findings: dict[tuple[Path, int, int], Finding] = {}
+        self.failed: set[Path] = set()  # files with findings
+        self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
+        # Problems reported so far, and the fragment renderings that reported
+        # one: a body whose rendering saw either is not kept (see _Kept).
+        self.troubles = 0
+        self.troubled: set[tuple[object, ...]] = set()
+        self.kept_as = f"compose:{target}"  # the key of _Kept in SourceFile.derived
+        self.conditions = Conditions()
+        self.lines: Lines = {}  # what scanned lines became (see scan.scan)
+        self.fragments = {
+            name: self._unit("fragment", name, source)
+            for name, source in sorted(bundle.fragments.items())
+        }
+        self.agents = [self._unit("agent", i, s) for i, s in bundle.agents.items()]
+        self.modes = [self._unit("mode", i, s) for i, s in bundle.modes.items()]
+        self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
+        self.names = tuple(self.fragments)
+
+    def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
+        return _Unit(kind, name, source, scan_of(source, self.lines), {})
+
+    # -- static checks ----------------------------------------------------
+
+    def check(self) -> None:
+        names = list(self.fragments)
+        for unit in self.fragments.values():
+            if unit.source.ok:
+                unit.params, problems = fragment_params.declare(unit.source, names)
+                unit.problems = list(problems)
+        if "target" in self.fragments:
+            unit = self.fragments["target"]
+            unit.problems.append(
+                Problem(1, 1, "fragment name 'target' is reserved for the target variable")
+            )
+        for unit in self.fragments.values():
+            unit.problems.extend(unit.scan.problems)
+            self._check_segments(unit)
+        for unit in self._roots():
+            self._check_root(unit)
+        self._walk_includes()
+        self._limit_depth()
+        for unit in self._units():
+            if unit.source.ok:
+                for problem in unit.problems:
+                    self.report(unit.path, problem, unit.chain)
+
+    def _check_root(self, unit: _Unit) -> None:
+        """An agent, mode or skill file's own checks, or what its file kept of them
+        when it and the fragments it names read the same as then."""
+        kept = unit.source.derived.get(self.kept_as)
+        if (
+            isinstance(kept, _Kept)
+            and kept.names == self.names
+            and kept.callees == self._read(kept.refs)
+        ):
+            unit.problems = list(kept.problems)
+            unit.bad, unit.conditions = set(kept.bad), set(kept.conditions)
+            unit.includes, unit.refs = list(kept.includes), set(kept.refs)
+            return
+        unit.problems.extend(unit.scan.problems)
+        self._check_segments(unit)
+        unit.source.derived[self.kept_as] = _Kept(
+            self.names,
+            self._read(unit.refs),
+            tuple(unit.problems),
+            frozenset(unit.bad),
+            frozenset(unit.conditions),
+            tuple(unit.includes),
+            frozenset(unit.refs),
+        )
+
+    def _read(self, names: Iterable[str]) -> tuple[_Read, ...]:
+        found = (self.fragments[name] for name in sorted(names))
+        return tuple((f.name, f.source.head, f.source.body, frozenset(f.bad)) for f in found)
+
+    def _reached(self, unit: _Unit) -> tuple[_Read, ...]:
+        """Every fragment the unit reaches through the placeholders it names."""
+        return self._read(self._reach(unit.refs))
+
+    def _reach(self, names: Iterable[str]) -> set[str]:
+        """The fragments `names`, and every fragment they name in turn."""
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(self.fragments[name].refs)
+        return seen
+
+    def render_root(self, unit: _Unit, values: Mapping[str, Value]) -> _Rendered:
+        """An agent, mode or skill file rendered, or as its file kept it when every
+        fragment it reaches reads the same as then."""
+        kept = unit.source.derived.get(self.kept_as)
+        reached = self._reached(unit)
+        if isinstance(kept, _Kept) and kept.rendered is not None and kept.reached == reached:
+            return kept.rendered
+        before = self.troubles
+        rendered = self.render(unit, values, (), strip=False)
+        if isinstance(kept, _Kept) and self.troubles == before:
+            unit.source.derived[self.kept_as] = kept._replace(reached=reached, rendered=rendered)
+        return rendered
+
+    def kinds(self) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
+        return self.agents, self.modes, self.skills
+
+    def _units(self) -> Iterator[_Unit]:
+        yield from self._roots()
+        yield from self.fragments.values()
+
+    def _roots(self) -> Iterator[_Unit]:
+        yield from self.agents
+        yield from self.modes
+        yield from self.skills
+
+    def _check_segments(self, unit: _Unit) -> None:
+        for opened in unit.scan.unclosed:
+            if unit.variable(opened.name):
+                unit.problems.append(_unclosed(opened))
+            elif opened.name in self.fragments:
+                unit.refs.add(opened.name)  # meant: no unused-fragment beside this error
+                unit.problems.append(_unclosed(opened))
+        for index, segment in enumerate(unit.scan.segments):
+            if isinstance(segment, Placeholder):
+                self._check_placeholder(unit, index, segment)
+            elif isinstance(segment, Tag) and segment.known and segment.keyword in ("if", "elif"):
+                message = self.conditions.problem(segment.condition, unit.scope, self._enums(unit))
+                if message:
+                    unit.problems.append(Problem(segment.line, segment.condition_column, message))
+                else:
+                    unit.conditions.add(index)
+
+    def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
+        enums = {name: param.enum for name, param in unit.params.items() if param.enum is not None}
+        return {"target": TARGET_NAMES, **enums}
+
+    def _check_placeholder(self, unit: _Unit, index: int, placeholder: Placeholder) -> None:
+        name = placeholder.name
+        callee = None if unit.variable(name) else self.fragments.get(name)
+        if callee is not None:
+            unit.refs.add(name)
+        problems = self._placeholder_problems(unit, placeholder)
+        unit.problems.extend(problems)
+        # A fragment file that failed to load is not expanded; its syntax error says why.
+        if problems or (callee is not None and not callee.source.ok):
+            unit.bad.add(index)
+        elif callee is not None:
+            unit.includes.append((index, name))
+
+    def _placeholder_problems(self, unit: _Unit, placeholder: Placeholder) -> list[Problem]:
+        name = placeholder.name
+        at = (placeholder.line, placeholder.column)
+        if unit.variable(name):
+            if placeholder.called:
+                what = "the target variable" if name == "target" else "a parameter of this fragment"
+                return [Problem(*at, f"'{name}' is {what}, not a fragment; it takes no arguments")]
+            return []
+        callee = self.fragments.get(name)
+        if callee is None:
+            hint = did_you_mean(name, [*self.fragments, *unit.scope])
+            return [Problem(*at, f"unknown fragment '{name}'{hint}", ESCAPE_HINT)]
+        if not callee.source.ok:
+            return []
+        return list(self._argument_problems(unit, placeholder, callee))
+
+    def _argument_problems(
+        self, unit: _Unit, placeholder: Placeholder, callee: _Unit
+    ) -> Iterator[Problem]:
+        declared = callee.params
+        for arg in placeholder.args:
+            param = declared.get(arg.name)
+            if param is None:
+                yield Problem(placeholder.line, arg.column, _unknown_param(callee, arg.name))
+            elif arg.variable is not None and not unit.variable(arg.variable):
+                hint = did_you_mean(arg.variable, unit.scope)
+                quoted = f'; for text write "{arg.variable}"' if not hint else ""
+                yield Problem(
+                    placeholder.line,
+                    arg.value_column,
+                    f"unknown variable '{arg.variable}' for parameter '{arg.name}'{hint}{quoted}",
+                )
+            elif arg.value is not None and (message := fragment_params.check(param, arg.value)):
+                yield Problem(
+                    placeholder.line, arg.value_column, f"fragment '{callee.name}': {message}"
+                )
+        given = {arg.name for arg in placeholder.args}
+        for param in declared.values():
+            if param.required and param.name not in given:
+                kind = f" ({param.type})" if param.type else ""
+                about = f": {param.description}" if param.description else ""
+                yield Problem(
+                    placeholder.line,
+                    placeholder.column,
+                    f"fragment '{callee.name}' needs parameter '{param.name}'{kind}{about}",
+                )
+
+    def _walk_includes(self) -> None:
+        """Depth-first over includes: first chains, cycles (broken where they close)."""
+        done: set[str] = set()
+        for start in [*self._roots(), *self.fragments.values()]:
+            if start.kind == "fragment" and start.name in done:
+                continue
+            if start.kind == "fragment":
+                done.add(start.name)
+            self._visit(start, done)
+
+    def _visit(self, start: _Unit, done: set[str]) -> None:
+        stack: list[tuple[_Unit, Iterator[tuple[int, str]]]] = [(start, iter(start.includes))]
+        path = [start.name] if start.kind == "fragment" else []
+        while stack:
+            unit, todo = stack[-1]
+            step = next(todo, None)
+            if step is None:
+                stack.pop()
+                if unit.kind == "fragment" and path:
+                    path.pop()
+                continue
+            index, name = step
+            placeholder = unit.scan.segments[index]
+            assert isinstance(placeholder, Placeholder)
+            if name in path:
+                cycle = " -> ".join([*path[path.index(name) :], name])
+                unit.bad.add(index)
+                unit.problems.append(
+                    Problem(placeholder.line, placeholder.column, f"fragment cycle: {cycle}")
+                )
+                continue
+            if name in done:
+                continue
+            done.add(name)
+            child = self.fragments[name]
+            if start.kind != "fragment":
+                child.chain = (*unit.chain, Site(unit.path, placeholder.line, placeholder.column))
+            path.append(name)
+            stack.append((child, iter(child.includes)))
+
+    def _limit_depth(self) -> None:
+        heights = self._heights()
+        for root in self._roots():
+            while self._root_height(root, heights) > MAX_DEPTH:
+                self._cut_deepest(root, heights)
+                heights = self._heights()
+
+    def _good(self, unit: _Unit) -> list[str]:
+        return [name for index, name in unit.includes if index not in unit.bad]
+
+    def _root_height(self, root: _Unit, heights: Mapping[str, int]) -> int:
+        return max((1 + heights[name] for name in self._good(root)), default=0)
+
+    def _heights(self) -> dict[str, int]:
+        """Longest chain of includes below each fragment (cycles are already cut)."""
+        heights: dict[str, int] = {}
+        for name, unit in self.fragments.items():
+            if name in heights:
+                continue
+            stack = [(unit, iter(self._good(unit)))]
+            while stack:  # iterative post-order: chains can be long
+                current, todo = stack[-1]
+                child = next((n for n in todo if n not in heights), None)
+                if child is None:
+                    stack.pop()
+                    heights[current.name] = self._root_height(current, heights)
+                else:
+                    stack.append((self.fragments[child], iter(self._good(self.fragments[child]))))
+        return heights
+
+    def _cut_deepest(self, root: _Unit, heights: Mapping[str, int]) -> None:
+        """Refuse the include that goes one level too deep on the longest chain."""
+        unit, names = root, [root.name]
+        for depth in itertools.count(1):
+            index, name = max(
+                ((i, n) for i, n in unit.includes if i not in unit.bad),
+                key=lambda step: heights[step[1]],
+            )
+            names.append(name)
+            if depth > MAX_DEPTH:
+                placeholder = unit.scan.segments[index]
+                assert isinstance(placeholder, Placeholder)
+                unit.bad.add(index)
+                message = f"fragments nested more than {MAX_DEPTH} deep: {' -> '.join(names)}"
+                unit.problems.append(Problem(placeholder.line, placeholder.column, message))
+                return
+            unit = self.fragments[name]
+
+    def used(self) -> frozenset[str]:
+        return frozenset(self._reach(name for root in self._roots() for name in root.refs))
+
+    # -- findings ---------------------------------------------------------
+
+    def report(self, path: Path, problem: Problem, chain: tuple[Site, ...]) -> None:
+        self.troubles += 1
+        message = problem.message + self._chain_text(chain)
+        key = (path, problem.line, problem.column)
+        if key not in self.findings:
+            found = Problem(problem.line, problem.column, message, problem.hint, path=path)
+            self.findings[key] = ("compose", path, found)
+            self.failed.add(path)
+
+    def _chain_text(self, chain: tuple[Site, ...]) -> str:
+        if not chain:
+            return ""
+        sites = [f"{self.display(s.path)}:{s.line}:{s.column}" for s in reversed(chain)]
+        return "; included from " + ", from ".join(sites)
+
+    def result(self) -> tuple[Finding, ...]:
+        return tuple(self.findings[key] for key in sorted(self.findings, key=_finding_key))
+
+    # -- rendering --------------------------------------------------------
+
+    def render(
+        self, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...], *, strip: bool
+    ) -> _Rendered:
+        frame = _Frame(self, unit, values, chain)
+        segments = unit.scan.segments
+        if unit.scan.has_tags and unit.scan.blocks_ok:
+            self._run_blocks(frame)
+        else:
+            frame.emit(0, len(segments))
+        text = "".join(frame.parts)
+        if strip and text.endswith("\n"):
+            text = text[:-1]
+        return _Rendered(text, _line_anchors(text, frame.anchors), frame.size == 0)
+
+    def _run_blocks(self, frame: _Frame) -> None:
+        """Emit the runs of segments between tags that the if/elif/else blocks select.
+
+        A condition is evaluated only where, and in the order, an `if` in
+        Jinja would evaluate it: when its tag is reached in a branch being
+        emitted, and for an `elif` only while no branch was taken. One that
+        cannot be evaluated is an error, and the body ends there.
+        """
+        segments = frame.unit.scan.segments
+        stack: list[tuple[bool, bool]] = []  # per open if: (enclosing active, a branch taken)
+        active = True
+        start: int | None = None  # first segment of the run of text being walked
+        for index, segment in enumerate(segments):
+            if not isinstance(segment, Tag):
+                start = index if start is None else start
+                continue
+            if start is not None and active:
+                frame.emit(start, index)
+            start = None
+            keyword = segment.keyword
+            if keyword == "if":
+                stack.append((active, False))
+            if keyword in ("if", "elif"):
+                enclosing, taken = stack[-1]
+                holds = enclosing and not taken and self._holds(frame, index, segment)
+                if holds is None:
+                    return
+                active = holds
+                stack[-1] = (enclosing, taken or holds)
+            elif keyword == "else":
+                enclosing, taken = stack[-1]
+                active = enclosing and not taken
+                stack[-1] = (enclosing, True)
+            elif keyword == "endif":
+                active = stack.pop()[0]
+        if start is not None and active:
+            frame.emit(start, len(segments))
+
+    def _holds(self, frame: _Frame, index: int, tag: Tag) -> bool | None:
+        """Whether the branch of `if`/`elif` tag number `index` is taken; None, with
+        the error reported, when its condition cannot be evaluated."""
+        if index not in frame.unit.conditions:
+            return False  # a condition that failed its checks is never evaluated
+        try:
+            return self.conditions.holds(tag.condition, frame.values)
+        except (TemplateError, TypeError, ValueError) as exc:
+            message = f"cannot evaluate the condition ({exc}) for target {self.target}"
+            problem = Problem(tag.line, tag.condition_column, message)
+            self.report(frame.unit.path, problem, frame.chain)
+            return None
+
+    def include(self, frame: _Frame, placeholder: Placeholder) -> _Rendered | None:
+        callee = self.fragments[placeholder.name]
+        values: dict[str, Value] = {"target": self.target}
+        for arg in placeholder.args:
+            if arg.variable is None:
+                assert arg.value is not None
+                values[arg.name] = arg.value
+                continue
+            value = frame.values.get(arg.variable)
+            if value is None:
+                return None
+            problem = fragment_params.check(callee.params[arg.name], value)
+            if problem:
+                where = Problem(
+                    placeholder.line, arg.value_column, f"fragment '{callee.name}': {problem}"
+                )
+                self.report(frame.unit.path, where, frame.chain)
+                return None
+            values[arg.name] = value
+        for param in callee.params.values():
+            if param.name not in values and param.default is not None:
+                values[param.name] = param.default
+        key = (placeholder.name, *sorted((k, type(v).__name__, v) for k, v in values.items()))
+        if key not in self.memo:
+            site = Site(frame.unit.path, placeholder.line, placeholder.column)
+            before = self.troubles
+            self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
+            if self.troubles != before:
+                self.troubled.add(key)
+        elif key in self.troubled:
+            self.troubles += 1  # what it reported, this body would have reported
+        return self.memo[key]
+
+
+def _finding_key(key: tuple[Path, int, int]) -> tuple[str, int, int]:
+    return (key[0].as_posix(), key[1], key[2])
+
+
+def _unclosed(opened: Unclosed) -> Problem:
+    """A placeholder of a name the body may use, left open: it would reach every
+    target as the text `<<name...`, so it is an error, not text."""
+    name = opened.name
+    return Problem(
+        opened.line,
+        opened.column,
+        f"`<<{name}` has no `>>` to close it on its line, so it would stay text",
+        f"close it (`<<{name}>>`, `<<{name}(...)>>`), or put it in `code` to keep it as text",
+    )
+
+
+def _unknown_param(callee: _Unit, name: str) -> str:
+    if not callee.params:
+        return f"fragment '{callee.name}' takes no parameters; '{name}' is not one"
+    hint = did_you_mean(name, callee.params)
+    known = fragment_params.signature(callee.params)
+    return f"fragment '{callee.name}' has no parameter '{name}'{hint}; its parameters: {known}"
+
+
+class _Frame:
+    """One rendering of one body: its values, its output so far and its anchors."""
+
+    def __init__(
+        self, engine: _Engine, unit: _Unit, values: Mapping[str, Value], chain: tuple[Site, ...]
+    ) -> None:
+        self.engine = engine
+        self.unit = unit
+        self.values = values
+        self.chain = chain  # from the agent or mode being composed: for messages
+        self.body = unit.source.body  # literals are offsets into it
+        self.parts: list[str] = []
+        self.anchors: list[_Anchor] = []
+        self.size = 0
+
+    def emit(self, first: int, last: int) -> None:
+        """Emit segments first..last-1 (no tags among them)."""
+        segments = self.unit.scan.segments
+        body = self.body
+        for index in range(first, last):
+            segment = segments[index]
+            if type(segment) is Literal:
+                self._put(segment.text(body), segment.line)
+            elif isinstance(segment, Placeholder):
+                self._placeholder(index, segment)
+
+    def _put(self, text: str, line: int, *, advances: bool = True) -> None:
+        if text:
+            self.anchors.append(_Anchor(self.size, self.unit.path, line, (), advances))
+            self.parts.append(text)
+            self.size += len(text)
+
+    def _placeholder(self, index: int, placeholder: Placeholder) -> None:
+        if index in self.unit.bad:
+            self._put(placeholder.source, placeholder.line)
+            return
+        if self.unit.variable(placeholder.name):
+            self._value(placeholder)
+            return
+        rendered = self.engine.include(self, placeholder)
+        if rendered is None:
+            self._put(placeholder.source, placeholder.line)
+            return
+        if placeholder.alone and rendered.nothing:
+            return
+        if self.size + len(rendered.text) > MAX_CHARS:
+            problem = Problem(
+                placeholder.line,
+                placeholder.column,
+                f"composed text would exceed {MAX_CHARS} characters "
+                "(a fragment included too many times?)",
+            )
+            self.engine.report(self.unit.path, problem, self.chain)
+            return
+        self._put(placeholder.lead, placeholder.line)
+        site = Site(self.unit.path, placeholder.line, placeholder.column)
+        for anchor in rendered.anchors:
+            self.anchors.append(
+                _Anchor(
+                    self.size + anchor.offset,
+                    anchor.path,
+                    anchor.line,
+                    (site, *anchor.chain),
+                    anchor.advances,
+                )
+            )
+        self.parts.append(rendered.text)
+        self.size += len(rendered.text)
+        self._put(placeholder.trail, placeholder.line)
+
+    def _value(self, placeholder: Placeholder) -> None:
+        value = self.values.get(placeholder.name)
+        if value is None:  # a malformed declaration (reported by the schema) has no value
+            self._put(placeholder.source, placeholder.line)
+            return
+        text = fragment_params.render(value)
+        if placeholder.alone and not text:
+            return
+        self._put(placeholder.lead, placeholder.line)
+        self._put(text, placeholder.line, advances=False)
+        self._put(placeholder.trail, placeholder.line)
+
+
+def _line_anchors(text: str, anchors: list[_Anchor]) -> tuple[_Anchor, ...]:
+    """The anchors a source map needs: those whose text holds the start of a line.
+
+    The others only name characters in the middle of a line; dropping them
+    keeps a fragment included 2**n times from carrying 2**n anchors.
+    """
+    kept: list[_Anchor] = []
+    for k, anchor in enumerate(anchors):
+        end = min(anchors[k + 1].offset if k + 1 < len(anchors) else len(text), len(text))
+        if anchor.offset >= end:
+            continue
+        starts_line = anchor.offset == 0 or text[anchor.offset - 1] == "\n"
+        if starts_line or text.find("\n", anchor.offset, end - 1) >= 0:
+            kept.append(anchor)
+    return tuple(kept)
+
+
+def source_map(text: str, anchors: tuple[_Anchor, ...]) -> SourceMap:
+    """The origin of each line's first character (see LineOrigin)."""
+    origins: list[LineOrigin] = []
+    at_line_start = True
+    for k, anchor in enumerate(anchors):
+        end = anchors[k + 1].offset if k + 1 < len(anchors) else len(text)
+        if end <= anchor.offset:
+            continue  # an anchor that covers nothing: a later one at its offset wins
+        chunk = text[anchor.offset : end]
+        if at_line_start:
+            origins.append(LineOrigin(anchor.path, anchor.line, anchor.chain))
+        # Newlines inside the chunk start lines the chunk also covers.
+        inner = chunk.count("\n") - (1 if chunk.endswith("\n") else 0)
+        step = 1 if anchor.advances else 0
+        origins.extend(
+            LineOrigin(anchor.path, anchor.line + i * step, anchor.chain)
+            for i in range(1, inner + 1)
+        )
+        at_line_start = chunk.endswith("\n")
+    return tuple(origins)

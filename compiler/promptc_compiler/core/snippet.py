@@ -1,0 +1,819 @@
+"""Snippets: a fragment's text as it must appear, and every copy of it in an agent.
+
+The required-snippet rule works on composed output, so a copy counts whether
+a spec writes the placeholder or the text inline. Copies are found in the
+composed body and traced back to the spec's own lines by aligning the source
+with the composed text: lines composition did not touch map one to one, and
+an expansion maps to the placeholder line that produced it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import functools
+import heapq
+import itertools
+import operator
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from promptc_compiler.core import params as fragment_params
+from promptc_compiler.core.loader import SourceFile
+from promptc_compiler.core.project import Spec
+
+THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
+PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
+DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs more is a rewrite
+MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
+ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
+MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
+MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
+MEMO_CHARS = 1 << 23  # characters of paragraphs whose pieces a run keeps
+T = TypeVar("T")
+_SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_ARG = re.compile(
+    r"""\s*(?:([A-Za-z_]\w*)\s*=\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^,\s()]+)\s*(?:,|$)"""
+)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """The configured fragment, rendered with the expected parameters."""
+
+    name: str
+    path: Path
+    text: str
+    body: str  # the fragment as written, <<slots>> and all, without surrounding blank lines
+    slots: tuple[str, ...]  # the parameters that `pattern` reads where their slots are
+    expected: Mapping[str, str]
+    order: tuple[str, ...]  # declared parameters, for positional arguments
+    defaults: Mapping[str, str]
+    allowed: Mapping[str, tuple[str, ...]]
+    placeholder: str
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The fragment with each parameter as a named group, to read the values a
+        drifted copy holds: compiled when a copy asks (Python's compiler takes
+        half a second over a fragment of 400 KB)."""
+        return _pattern(self.body, self.slots)
+
+    @functools.cached_property
+    def target(self) -> _Target:
+        """The text as windows are compared with it: built once, for every agent."""
+        return _Target(self.text)
+
+    @functools.cached_property
+    def call(self) -> re.Pattern[str]:
+        """A placeholder of this snippet on one line: built once, for every agent."""
+        name = re.escape(self.name)
+        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One occurrence of the snippet in an agent, in file lines of its spec."""
+
+    start: int
+    end: int
+    composed: int  # index of its first line in the composed body
+    origin: str  # "call" (a placeholder), "text" (written inline), "nested" (another fragment)
+    column: int = 1
+    width: int = 0  # a call's length on its line
+    text: str = ""
+    args: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # name -> (value, column)
+
+    @property
+    def alone(self) -> bool:
+        """Whether the copy owns its lines, so a fix may rewrite or delete them whole."""
+        return self.origin == "text" or (
+            self.origin == "call"
+            and self.text.strip() == self.text[self.column - 1 :][: self.width]
+        )
+
+
+def declared_params(fragment: SourceFile) -> Mapping[str, Mapping[str, Any]]:
+    """The `params` a fragment declares in its frontmatter: name -> {type, enum, default, ...}."""
+    data = fragment.frontmatter.data if fragment.frontmatter else {}
+    params = data.get("params")
+    if not isinstance(params, Mapping):
+        return {}
+    return {k: (v if isinstance(v, Mapping) else {}) for k, v in params.items()}
+
+
+def allowed_values(
+    fragment: SourceFile, extra: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """Allowed values per parameter: the fragment's declared `enum`, overridden by `extra`."""
+    allowed = {
+        name: tuple(fragment_params.render(v) for v in spec["enum"])
+        for name, spec in declared_params(fragment).items()
+        if isinstance(spec.get("enum"), list)
+    }
+    allowed.update({k: tuple(v) for k, v in extra.items()})
+    return allowed
+
+
+def render(fragment: SourceFile, values: Mapping[str, str]) -> str:
+    """The fragment's text with its parameters filled in, without surrounding blank lines.
+
+    The one place that renders a fragment, so it can call the composer
+    instead once that renders a single fragment with parameters.
+    """
+    body = _SLOT.sub(lambda m: values.get(m.group(1), m.group(0)), fragment.body)
+    return body.strip("\n")
+
+
+def _pattern(body: str, names: Sequence[str]) -> re.Pattern[str]:
+    parts: list[str] = []
+    seen: set[str] = set()
+    last = 0
+    for match in _SLOT.finditer(body):
+        name = match.group(1)
+        if name not in names:
+            continue
+        parts.append(re.escape(body[last : match.start()]))
+        parts.append(f"(?P=p_{name})" if name in seen else f"(?P<p_{name}>[^\\n]+?)")
+        seen.add(name)
+        last = match.end()
+    parts.append(re.escape(body[last:]))
+    return re.compile("".join(parts))
+
+
+def make_snippet(
+    name: str,
+    fragment: SourceFile,
+    params: Mapping[str, Any],
+    allowed: Mapping[str, Sequence[str]],
+) -> Snippet:
+    """The snippet `name`, rendered with `params` over the fragment's declared defaults."""
+    declared = declared_params(fragment)
+    defaults = {
+        k: fragment_params.render(v["default"]) for k, v in declared.items() if "default" in v
+    }
+    configured = {k: fragment_params.render(v) for k, v in params.items()}
+    expected = {**defaults, **configured}
+    # Parameters the fragment does not use as <<slots>> cannot be seen in its text.
+    names = sorted(set(declared) | set(configured))
+    # The placeholder names only declared parameters whose value is not the default.
+    differs = {k: v for k, v in configured.items() if k in declared and defaults.get(k) != v}
+    args = ", ".join(f'{k}="{v}"' for k, v in sorted(differs.items()))
+    return Snippet(
+        name=name,
+        path=fragment.path,
+        text=render(fragment, expected),
+        body=fragment.body.strip("\n"),
+        slots=tuple(names),
+        expected=expected,
+        order=tuple(declared),
+        defaults=defaults,
+        allowed=allowed_values(fragment, allowed),
+        placeholder=f"<<{name}({args})>>" if args else f"<<{name}>>",
+    )
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
+    """Indices of lines inside fenced code blocks (fences included); `fences`: in
+    order, the lines that may be fences (every fence among them)."""
+    inside: set[int] = set()
+    fence: str | None = None
+    opened = 0
+    for index in fences:
+        marker = _FENCE.match(lines[index])
+        if marker is None:
+            continue
+        run = marker.group(1)
+        if fence is None:
+            fence, opened = run, index
+        elif run[0] == fence[0] and len(run) >= len(fence):
+            inside.update(range(opened, index + 1))
+            fence = None
+    if fence is not None:
+        inside.update(range(opened, len(lines)))
+    return inside
+
+
+def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
+    """(line index, match on that line) of every placeholder of the snippet in a
+    source body outside code; `lines` is the body split into lines. No
+    placeholder spans lines, so the body is searched at once."""
+    call = snippet.call
+    found: list[tuple[int, re.Match[str]]] = []
+    index = previous = 0
+    for match in call.finditer(body):
+        start = body.rfind("\n", 0, match.start()) + 1
+        index += body.count("\n", previous, start)
+        previous = start
+        own = call.match(lines[index], match.start() - start)  # the same match, on its line
+        if own is not None:
+            found.append((index, own))
+    if not found:
+        return found
+    # Only the lines up to the last call can open the code a call is in.
+    head = lines[: found[-1][0] + 1]
+    code = _code_lines(head, range(len(head)))
+    kept: list[tuple[int, re.Match[str]]] = []
+    for index, own in found:
+        line = lines[index]
+        spans = (m.span() for m in _INLINE_CODE.finditer(line))
+        if index not in code and not any(a <= own.start() < b for a, b in spans):
+            kept.append((index, own))
+    return kept
+
+
+def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, int]]:
+    args: dict[str, tuple[str, int]] = {}
+    raw = match.group("args")
+    if raw is None:
+        return args
+    offset = match.start("args")
+    for position, arg in enumerate(_ARG.finditer(raw)):
+        if not arg.group(2):
+            continue
+        name = arg.group(1) or (snippet.order[position] if position < len(snippet.order) else "")
+        value = arg.group(2)
+        if value[:1] in "\"'":
+            value = value[1:-1]
+        args[name] = (value, offset + arg.start(2) + 1)
+    return args
+
+
+class _Target:
+    """The snippet's text, whitespace-normalised, as windows are compared with it.
+
+    A window's score is its similarity to the snippet: how many pairs of
+    adjacent characters they keep in common, in order (the longest common
+    subsequence of their pairs), twice that over their pairs together. Pairs,
+    not characters: any two texts in one language hold about half of their
+    characters in some common order (an unrelated line next to a copy that
+    lost one would then make it score higher, and --fix replace that line
+    too), but few of their pairs; copied text keeps all of its pairs but the
+    two each changed character touches.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = _normal(text)
+        self.words = frozenset(self.text.split())
+        self.longest = 1.5 * len(self.text)  # longer windows only resemble it less
+        self.shortest = PART * len(self.text)  # shorter ones are never a copy
+        # The pieces it falls into when cut every `anchor` characters: a window
+        # that resembles it holds half of them (see _windows).
+        self.anchor = max(1, min(ANCHOR, len(self.text) // 4))
+        size = self.anchor
+        cuts = range(0, len(self.text) - size + 1, size)
+        self.pieces = list(dict.fromkeys(self.text[i : i + size] for i in cuts))
+        self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
+        self.needed = (len(self.pieces) + 1) // 2
+        # What the search works out for one agent and serves the others of the
+        # run (they share their fragments' lines and their layout): each line's
+        # normal form, and difflib's opcodes per pattern of equal lines (see
+        # align). Bounded: a run of 10,000 agents reads millions of lines.
+        self.normals: dict[str, str] = {}
+        self.inside: dict[str, bool] = {}  # see parts
+        self.held: dict[str, tuple[tuple[int, int], ...]] = {}  # see occurrences
+        self.held_chars = 0
+        self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
+
+    @functools.cached_property
+    def where(self) -> dict[str, list[int]]:
+        """pair of adjacent characters -> where it starts in the snippet, in order
+        (see common). Built for the first window scored: most runs score none."""
+        found: dict[str, list[int]] = {}
+        text = self.text
+        for at in range(len(text) - 1):
+            pair = text[at : at + 2]
+            held = found.get(pair)
+            if held is None:
+                found[pair] = [at]
+            else:
+                held.append(at)
+        return found
+
+    def normal(self, lines: Sequence[str]) -> list[str]:
+        """_normal of each line."""
+        return _each(self.normals, lines, _normal)
+
+    def parts(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each (normal) text is a part of the snippet's."""
+        return _each(self.inside, texts, self.text.__contains__)
+
+    def occurrences(self, text: str) -> tuple[tuple[int, int], ...]:
+        """(where, which) of every piece in `text`, overlaps included, each
+        distinct text searched once in a run (bounded by its characters)."""
+        found = self.held.get(text)
+        if found is None:
+            if self.held_chars > MEMO_CHARS:
+                self.held.clear()
+                self.held_chars = 0
+            found = self.held[text] = tuple(_occurrences(text, self.numbers, self.anchor))
+            self.held_chars += len(text)
+        return found
+
+    def similarity(self, common: int, length: int) -> float:
+        """The score of a window of `length` characters that keeps `common` of the
+        snippet's pairs in order (1 for two single characters: the same one)."""
+        pairs = length + len(self.text) - 2
+        return 2.0 * common / pairs if pairs else 1.0
+
+    def bound(self, text: str) -> float:
+        """At least the window's score, from the lengths alone (difflib's real_quick_ratio)."""
+        return self.similarity(min(len(text), len(self.text)) - 1, len(text))
+
+    def scan(self, text: str, lengths: Sequence[int]) -> _Scan:
+        """The windows text[:length] of one start (its longest is `text`) read
+        against the snippet, in a band as wide as a copy may differ from it."""
+        pairs = len(text) + len(self.text) - 2
+        return _Scan(self, text, lengths, min(DRIFT, int((1 - THRESHOLD) * pairs) + 1))
+
+    def score(self, scan: _Scan, length: int) -> float | None:
+        """The score of the window text[:length] of `scan` when it holds a copy:
+        its similarity, when that is THRESHOLD or more and at most DRIFT pairs
+        are inserted or deleted to make it the snippet."""
+        common = scan.common(length)
+        pairs = length + len(self.text) - 2  # (a single character has none: see _verdict)
+        if common is None or not pairs or pairs - 2 * common > DRIFT:
+            return None
+        score = self.similarity(common, length)
+        return score if score >= THRESHOLD else None
+
+
+class _Scan:
+    """The pairs of one start's windows, read against the snippet's as far as a
+    window asks: the length of their longest common subsequence for each.
+
+    Bit-parallel (Hyyrö's formulation of Allison and Dix's algorithm) on
+    Ukkonen's band: two texts that differ by at most `band` pairs inserted or
+    deleted pair nothing more than `band` places from its own, so each pair
+    read is compared only with the snippet's from `band` places before it to
+    `band` after: one step of a few operations on an int of 2 * band + 1 bits,
+    whatever the snippet's length. As the band moves on, the place that
+    leaves it keeps its count (a pair of the text left out) and the one that
+    enters takes its neighbour's (a pair of the snippet left out): every
+    count is that of a common subsequence, and the longest is found when it
+    lies in the band. A window that differs by more gets the count of a
+    common subsequence that leaves it more than `band` pairs apart too.
+    """
+
+    def __init__(self, target: _Target, text: str, lengths: Sequence[int], band: int) -> None:
+        self.size = len(target.text) - 1  # the snippet's pairs
+        self.where = target.where
+        self.band = band
+        # Bit d: the snippet's pair at read - band - 1 + d, 0 where the longest
+        # common subsequence grows by taking it.
+        self.row = (1 << (2 * band + 1)) - 1
+        self.below = 0  # the longest common subsequence left of the band
+        self.read = 0  # pairs read
+        self.pairs = map(operator.add, text, text[1:])
+        self.masks: dict[str, list[int]] = {}  # pair -> [its places in the band, read at, next]
+        self.wanted = sorted(lengths, reverse=True)  # the windows not reached yet
+        self.found: dict[int, int | None] = {}
+        self._settle()
+
+    def common(self, length: int) -> int | None:
+        """The common pairs of text[:length] (one of `lengths`), None when their
+        number differs from the snippet's by more than the band."""
+        if length not in self.found:
+            self._advance(length - 1)
+        return self.found[length]
+
+    def _advance(self, until: int) -> None:
+        """Read pairs until `until` are read. With each, the band moves on by one
+        place: the lowest leaves it, one enters on top."""
+        row, below, read, band = self.row, self.below, self.read, self.band
+        full = (1 << (2 * band + 1)) - 1
+        top = 1 << (2 * band)
+        where, masks = self.where, self.masks
+        for pair in itertools.islice(self.pairs, until - read):
+            read += 1
+            below += not row & 1
+            row = (row >> 1) | top
+            places = where.get(pair)
+            if places is not None:
+                state = masks.get(pair)
+                if state is None:
+                    state = masks[pair] = [0, read, 0]
+                mask, at = state[0] >> (read - state[1]), state[2]
+                if at < len(places) and places[at] <= read + band - 1:
+                    at, mask = _enter(places, at, mask, read - band - 1, read + band - 1)
+                state[0], state[1], state[2] = mask, read, at
+                matched = row & mask
+                row = ((row + matched) | (row - matched)) & full
+            if self.wanted and self.wanted[-1] == read + 1:
+                self.row, self.below, self.read = row, below, read
+                self._settle()
+        self.row, self.below, self.read = row, below, read
+
+    def _settle(self) -> None:
+        """The count of the window that ends with the pairs read, if one does."""
+        wanted = self.wanted
+        while wanted and wanted[-1] == self.read + 1:
+            last = self.size - self.read + self.band  # the snippet's last pair, in the band
+            held = None
+            if 0 <= last <= 2 * self.band:
+                held = self.below + last + 1 - (self.row & ((2 << last) - 1)).bit_count()
+            self.found[wanted.pop()] = held
+
+
+def _enter(places: Sequence[int], at: int, mask: int, low: int, high: int) -> tuple[int, int]:
+    """(where to look next, the mask): the snippet's positions of a pair from
+    places[at] up to `high` added to its mask (bit 0: position `low`), those
+    below `low` passed by. Each position is looked at once a pass."""
+    while at < len(places) and places[at] <= high:
+        if places[at] >= low:
+            mask |= 1 << (places[at] - low)
+        at += 1
+    return at, mask
+
+
+def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
+    """(where, which) of every piece in `text`, in order, overlaps included: the
+    pieces are all `size` long, so the units at each position are looked up
+    among them, one pass over the text however many pieces a long snippet has."""
+    number = numbers.get
+    for at in range(len(text) - size + 1):
+        which = number(text[at : at + size])
+        if which is not None:
+            yield at, which
+
+
+def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
+    """make(key) for each key, each worked out once in a run (`known`, bounded)."""
+    if len(known) > MEMO_LINES:
+        known.clear()
+    found: list[T] = []
+    for key in keys:
+        value = known.get(key)
+        if value is None:
+            value = known[key] = make(key)
+        found.append(value)
+    return found
+
+
+class _Reading:
+    """The body as windows read it: the text of its non-blank lines outside code,
+    whitespace-normalised and joined by spaces, and where each of the snippet's
+    pieces starts in it. Code lines part it into stretches: no window crosses one.
+
+    Every line is read, in a few passes at C speed. A window is at most
+    MAX_WINDOW lines: the lines from which no window is long enough to be a
+    copy (PART of the snippet) are never looked at again, so a long snippet
+    costs nothing more in a body of short lines. From the others, the windows
+    are read only where the pieces are (see _scored).
+    """
+
+    def __init__(self, lines: Sequence[str], target: _Target) -> None:
+        self.normal = target.normal(lines)
+        fences = [i for i, text in enumerate(self.normal) if text.startswith(("```", "~~~"))]
+        code = _code_lines(lines, fences)
+        # The lines read: not blank, not code; then their text.
+        self.lines = [i for i, text in enumerate(self.normal) if text and i not in code]
+        self.read = [self.normal[i] for i in self.lines]
+        self.code = sorted(code)
+        lengths = [len(text) + 1 for text in self.read]  # each with the space that joins it
+        self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
+        self.text = " ".join(self.read)
+        self.size = target.anchor
+        # The lines read (by position) from which a window may be long enough:
+        # most lines of prose are, alone, for a snippet of a few lines.
+        shortest = target.shortest
+        self.open = [
+            p
+            for p, text in enumerate(self.read)
+            if len(text) >= shortest or self._reach(p) >= shortest
+        ]
+        found = self._pieces(target) if self.open else []
+        found.sort()
+        self.at = [at for at, _ in found]  # where a piece starts, in order
+        self.piece = [number for _, number in found]  # which piece it is
+
+    def _reach(self, position: int) -> int:
+        """The length of the longest window from the `position`-th line read: to
+        the last line read in its stretch and within MAX_WINDOW lines."""
+        stop = min(self.stretch_end(position), self.lines[position] + MAX_WINDOW)
+        last = bisect.bisect_left(self.lines, stop)  # the position after the last line
+        return self.offsets[last] - 1 - self.offsets[position]
+
+    def _pieces(self, target: _Target) -> list[tuple[int, int]]:
+        """(where, which) of every piece in the text, overlaps included.
+
+        The text is searched a paragraph at a time (the lines read from one
+        skipped line to the next), each with the start of the next paragraph,
+        so that every piece beginning in it lies within: agents share most of
+        their paragraphs (their fragments' text), and the run searches each
+        distinct one once (see _Target.occurrences).
+        """
+        lines = self.lines
+        opens = [p for p in range(1, len(lines)) if lines[p] != lines[p - 1] + 1]
+        begins = [0, *(self.offsets[p] for p in opens)]
+        ends = [*begins[1:], self.offsets[-1]]
+        found: list[tuple[int, int]] = []
+        for begin, end in zip(begins, ends, strict=True):
+            held = target.occurrences(self.text[begin : end + target.anchor - 1])
+            found.extend((begin + at, number) for at, number in held if at < end - begin)
+        return found
+
+    def pieces(self, start: int, end: int) -> int:
+        """How many of the snippet's pieces text[start:end] holds."""
+        low = bisect.bisect_left(self.at, start)
+        high = bisect.bisect_right(self.at, end - self.size)
+        return len(set(self.piece[low:high]))
+
+    def starts(self, target: _Target) -> list[int]:
+        """The open lines (by position) from which a window may read a part of the
+        snippet (its first line is one) or half of its pieces."""
+        parts = target.parts([self.read[p] for p in self.open])
+        reaches = self._reaches(target)
+        return [p for p, part, far in zip(self.open, parts, reaches, strict=True) if part or far]
+
+    def _reaches(self, target: _Target) -> list[bool]:
+        """For each open line, whether the text from it holds half of the pieces
+        within the longest a window may be (pieces(begin, begin + longest)).
+        Both ends only move forward, so one pass over the pieces found counts
+        them all: each piece's occurrences in between, and how many are held."""
+        counts = [0] * len(target.pieces)
+        held = low = high = 0
+        at, piece = self.at, self.piece
+        reach = int(target.longest) - self.size  # the last start of a piece in reach
+        found: list[bool] = []
+        for position in self.open:
+            begin = self.offsets[position]
+            while high < len(at) and at[high] <= begin + reach:
+                counts[piece[high]] += 1
+                held += counts[piece[high]] == 1
+                high += 1
+            while low < high and at[low] < begin:
+                counts[piece[low]] -= 1
+                held -= counts[piece[low]] == 0
+                low += 1
+            found.append(held >= target.needed)
+        return found
+
+    def stretch_end(self, position: int) -> int:
+        """The first code line after the `position`-th line read (or past the end)."""
+        line = self.lines[position]
+        at = bisect.bisect_right(self.code, line)
+        return self.code[at] if at < len(self.code) else len(self.normal)
+
+
+def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+    """Non-overlapping [start, end) windows of a composed body's lines that hold a copy.
+
+    A window reads the non-blank lines from `start` to `end` (at most
+    MAX_WINDOW lines, no code line among them), whitespace-normalised and
+    joined, when that is at most half again as long as the snippet. It holds
+    a copy when it is a good part of the snippet word for word (PART of it at
+    least: a copy that lost a line), or when it resembles the whole snippet:
+    as long as two thirds of it at least, with half of its words and half of
+    its pieces (its text cut every ANCHOR characters, in four for a shorter
+    one: a copy keeps every piece but the two each change touches), and
+    close to it: of their pairs of adjacent characters, the longest
+    subsequence they have in common is THRESHOLD of them all or more (twice
+    it over their sum: their similarity, a window's score; see _Target),
+    which is to say that at most a fifth of their pairs are inserted or
+    deleted to make one the other, and at most DRIFT pairs (a text that
+    differs more is a rewrite, and the search compares each pair with DRIFT
+    of the snippet's on either side, whatever the snippet's length). The
+    most similar windows win, then the shortest, then the first.
+
+    Only starts from which a window can read a part, or half of the pieces,
+    are tried: the lines of prose around them are never compared, and a
+    window is compared only when it could still win (see _choose).
+    """
+    target = snippet.target
+    if not target.text:
+        return []
+    reading = _Reading(lines, target)
+    pending: dict[int, tuple[str, list[int]]] = {}
+    return _choose(_scored(reading, target, pending), pending, target)
+
+
+# A window that may hold a copy: (its score or a bound on it, start, end, its
+# length in characters, True when the score is known).
+Scored = tuple[float, int, int, int, bool]
+
+
+def _scored(
+    reading: _Reading, target: _Target, pending: dict[int, tuple[str, list[int]]]
+) -> list[Scored]:
+    """The windows that may hold a copy, each with its score when known at
+    once, else with a bound on it; the text of the longest of those of each
+    start and their lengths in `pending`, by start (they are its prefixes)."""
+    found: list[Scored] = []
+    lines, text = reading.lines, reading.text
+    for position in reading.starts(target):
+        start = lines[position]
+        stop = min(reading.stretch_end(position), start + MAX_WINDOW)
+        for later in range(position, len(lines)):
+            last = lines[later]
+            if last >= stop:
+                break
+            low, high = reading.offsets[position], reading.offsets[later + 1] - 1
+            window = text[low:high]
+            if len(window) > target.longest:
+                break
+            verdict = _verdict(window, target, lambda: reading.pieces(low, high))  # noqa: B023
+            if verdict is not None:
+                score, exact = verdict
+                found.append((score, start, last + 1, len(window), exact))
+                if not exact:
+                    lengths = pending[start][1] if start in pending else []
+                    lengths.append(len(window))
+                    pending[start] = (window, lengths)  # the longest so far
+            if target.text in window:
+                # A longer window from this start holds this one and scores
+                # less, so it never wins over it: none is chosen.
+                break
+    return found
+
+
+def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[float, bool] | None:
+    """(the window's score, True) or (a bound on it, False) when it may be a copy;
+    `pieces` counts the snippet's pieces it holds."""
+    snippet = target.text
+    part = len(text) >= PART * len(snippet) and text in snippet
+    if part:
+        return target.similarity(len(text) - 1, len(text)), True  # it keeps all its pairs
+    if len(text) < 0.66 * len(snippet) or abs(len(text) - len(snippet)) > DRIFT:
+        return None  # too short to reach THRESHOLD, or too long to be drift
+    if pieces() < target.needed:
+        return None  # a copy keeps most of the snippet's text (a whole one, all of it)
+    if len(target.words & set(text.split())) < len(target.words) / 2:
+        return None  # a copy shares most of the snippet's words
+    if snippet in text:
+        # The window holds it whole, and with it every pair of the snippet.
+        score = target.similarity(len(snippet) - 1, len(text))
+        return (score, True) if score >= THRESHOLD else None
+    bound = target.bound(text)
+    return (bound, False) if bound >= THRESHOLD else None
+
+
+def _choose(
+    scored: list[Scored], pending: Mapping[int, tuple[str, list[int]]], target: _Target
+) -> list[tuple[int, int]]:
+    """The copies: by score, then shortness, then position, each window that
+    overlaps none chosen before it.
+
+    A window known only by a bound on its score is scored when it comes
+    first by that bound: its score is at most the bound, so every window
+    before it by score is before it by bound too. The windows of one start
+    are prefixes of its longest, so one pass reads them, as far as the
+    longest scored (see _Scan). One that overlaps a chosen window is never
+    compared: it could not be chosen.
+    """
+    # (-score or -bound, lines, start, end, characters, 0 for a score, 1 for a bound)
+    heap = [
+        (-value, end - start, start, end, length, 0 if exact else 1)
+        for value, start, end, length, exact in scored
+    ]
+    heapq.heapify(heap)
+    chosen: list[tuple[int, int]] = []
+    scans: dict[int, _Scan] = {}  # by start
+    while heap:
+        _, size, start, end, length, level = heapq.heappop(heap)
+        if any(start < b and a < end for a, b in chosen):
+            continue
+        if level == 0:
+            chosen.append((start, end))
+            continue
+        scan = scans.get(start)
+        if scan is None:
+            scan = scans[start] = target.scan(*pending[start])
+        value = target.score(scan, length)
+        if value is not None:
+            heapq.heappush(heap, (-value, size, start, end, length, 0))
+    return sorted(chosen)
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def align(
+    source: Sequence[str], composed: Sequence[str], known: dict[Pattern, list[Opcode]] | None = None
+) -> list[Opcode]:
+    """difflib opcodes turning source lines into composed lines (`known`: opcodes
+    already found this run, by pattern of equal lines).
+
+    Composition changes only the lines around placeholders, so the common head
+    and tail are matched directly and difflib (quadratic on repetitive text)
+    sees only the middle.
+    """
+    limit = min(len(source), len(composed))
+    head = 0
+    while head < limit and source[head] == composed[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
+        tail += 1
+    middle = _opcodes(
+        source[head : len(source) - tail], composed[head : len(composed) - tail], known
+    )
+    opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    for tag, i1, i2, j1, j2 in middle:
+        opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        i, j = len(source) - tail, len(composed) - tail
+        opcodes.append(("equal", i, len(source), j, len(composed)))
+    return opcodes
+
+
+# Each line by the position of its first copy in a + b: two pairs of sequences
+# with one pattern get the same opcodes from difflib, which without junk only
+# ever asks whether two lines are equal.
+Pattern = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _opcodes(
+    a: Sequence[str], b: Sequence[str], known: dict[Pattern, list[Opcode]] | None
+) -> list[Opcode]:
+    """difflib's opcodes turning `a` into `b`, taken from `known` when its pattern is there."""
+    if known is None:
+        matcher = difflib.SequenceMatcher(None, a, b, False)
+        return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    numbers: dict[str, int] = {}
+    pattern = (
+        tuple(numbers.setdefault(line, at) for at, line in enumerate(a)),
+        tuple(numbers.setdefault(line, at) for at, line in enumerate(b, len(a))),
+    )
+    found = known.get(pattern)
+    if found is None:
+        if len(known) >= MEMO_PATTERNS:
+            known.clear()
+        found = known[pattern] = _opcodes(a, b, None)
+    return found
+
+
+def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
+    """Source lines [a, b) that produced composed lines [start, end), and if verbatim."""
+    lows: list[int] = []
+    highs: list[int] = []
+    verbatim = True
+    for tag, i1, i2, j1, j2 in opcodes:
+        if j2 <= start or j1 >= end:
+            continue
+        if tag == "equal":
+            lows.append(i1 + max(start, j1) - j1)
+            highs.append(i1 + min(end, j2) - j1)
+        else:
+            verbatim = False
+            lows.append(i1)
+            highs.append(i2)
+    return min(lows), max(highs), verbatim and max(highs) - min(lows) == end - start
+
+
+def _to_composed(opcodes: Sequence[Opcode], index: int) -> int:
+    for tag, i1, i2, j1, _ in opcodes:
+        if i1 <= index < i2:
+            return j1 + index - i1 if tag == "equal" else j1
+    return 0
+
+
+def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
+    """Every copy of the snippet in an agent, in source order."""
+    source = spec.source.body.split("\n")
+    composed = spec.body.split("\n")
+    calls = _calls(snippet, spec.source.body, source)
+    windows = _windows(composed, snippet)
+    if not calls and not windows:
+        return []  # nothing to trace back to the source
+    opcodes = align(source, composed, snippet.target.opcodes)
+    first = spec.source.body_line
+    copies: list[Copy] = []
+    called: set[int] = set()
+    for index, match in calls:
+        called.add(index)
+        copies.append(
+            Copy(
+                start=first + index,
+                end=first + index,
+                composed=_to_composed(opcodes, index),
+                origin="call",
+                column=match.start() + 1,
+                width=match.end() - match.start(),
+                text=source[index],
+                args=_arguments(snippet, match),
+            )
+        )
+    for start, end in windows:
+        low, high, verbatim = _to_source(opcodes, start, end)
+        if called & set(range(low, max(high, low + 1))):
+            continue  # the rendering of a placeholder found above
+        copies.append(
+            Copy(
+                start=first + low,
+                end=first + max(high, low + 1) - 1,
+                composed=start,
+                origin="text" if verbatim else "nested",
+                text="\n".join(composed[start:end]),
+            )
+        )
+    return sorted(copies, key=lambda c: (c.start, c.column))

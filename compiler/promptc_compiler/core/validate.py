@@ -1,0 +1,490 @@
+"""Validate: check frontmatter, config and emitted files against the JSON Schemas in schemas/.
+
+Each jsonschema error becomes one message a person can act on: it names the
+JSON path, says what was expected and what was found, and points at the
+offending value (or at the key, for unknown keys and for maps and lists, whose
+value starts on another line). For `anyOf`, the alternative the value was
+evidently meant to match is explained (a string is checked against the
+string form, a map against the map form); when no alternative stands out, the
+schema's own `errorMessage` says what is accepted.
+
+Each validator is built once, when first needed: fastjsonschema says whether
+a document is valid, in a fiftieth of jsonschema's time; jsonschema explains why not.
+
+Emitted files are checked too, against the schema of the format they are in
+(OUTPUTS), before anything is written: a file that fails is a promptc bug, and
+promptc reports it rather than leave the runtime to reject it.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import functools
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
+
+from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.suggest import closest, did_you_mean, fold, near_miss
+from promptc_compiler.core.loader import Frontmatter, JsonPath, SourceFile, load_bytes
+from promptc_compiler.core.resources import load_schema
+
+Issue = tuple[JsonPath, str, bool]  # (path, message, points at the key rather than the value)
+
+# Schema of every file a target emits: (fnmatch pattern relative to the
+# target's folder, schema name). `*` also matches `/`, so nested agent ids
+# (`team/reviewer`) are covered.
+OUTPUTS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "opencode": (
+        (".opencode/agents/*.md", "opencode-agent"),
+        (".opencode/commands/*.md", "opencode-command"),
+        (".opencode/skills/*/SKILL.md", "opencode-skill"),
+        ("opencode.json", "opencode-config"),
+    ),
+    "claude": (
+        (".claude/agents/*.md", "claude-agent"),
+        (".claude/commands/*.md", "claude-command"),
+        (".claude/skills/*/SKILL.md", "claude-skill"),
+        (".claude/settings.json", "claude-settings"),
+    ),
+    "claude-plugin": (
+        (".claude-plugin/plugin.json", "claude-plugin"),
+        ("agents/*.md", "claude-agent"),
+        ("commands/*.md", "claude-command"),
+        ("skills/*/SKILL.md", "claude-skill"),
+    ),
+}
+
+CLAUDE_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
+_TYPE_NAMES = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "a whole number",
+    "boolean": "true or false",
+    "object": "a map",
+    "array": "a list",
+    "null": "nothing",
+}
+_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def _finite(validator: Any, wanted: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """`x-finite: true`: OpenCode's `Finite` refuses .inf and .nan, which JSON Schema allows."""
+    if wanted and isinstance(instance, float) and not math.isfinite(instance):
+        yield ValidationError(f"{instance!r} is not a finite number")
+
+
+# Draft 2020-12, as the schemas declare, with the one keyword of promptc's own.
+SchemaValidator: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, {"x-finite": _finite}
+)
+
+
+class Schemas:
+    """The validators of the shipped schemas, by name, each built when first needed."""
+
+    def validator(self, name: str) -> Validator:
+        """jsonschema's validator of `schemas/<name>.schema.json`, which explains a failure."""
+        return _explaining(name)
+
+    def valid(self, name: str, instance: Any) -> bool:
+        """Whether `instance` satisfies the schema, by its fastjsonschema function.
+
+        fastjsonschema implements draft 7, which reads these schemas as 2020-12
+        does (tests/test_validate.py holds one to the other), but knows nothing
+        of `x-finite`: a document holding .inf or .nan is jsonschema's to judge.
+        """
+        if not _all_finite(instance):
+            return bool(_explaining(name).is_valid(instance))
+        try:
+            _deciding(name)(instance)
+        except fastjsonschema.JsonSchemaValueException:
+            return False
+        return True
+
+
+# Built once per process, as a compiled regex is: each validator is a pure
+# function of a schema shipped with the package (promptc_compiler.core.resources reads them
+# at import), which nothing changes. Compiling one takes about 10 ms, and a
+# language server or a test suite runs thousands of runs in one process.
+@functools.cache
+def _explaining(name: str) -> Validator:
+    return SchemaValidator(load_schema(name))
+
+
+@functools.cache
+def _deciding(name: str) -> Callable[[Any], Any]:
+    # A copy: fastjsonschema rewrites the `$ref`s of the schema it is given.
+    # No defaults written into the document, no format checks (the schemas
+    # use none), and the short exceptions, twice as fast.
+    return fastjsonschema.compile(
+        copy.deepcopy(load_schema(name)),
+        use_default=False,
+        use_formats=False,
+        detailed_exceptions=False,
+    )
+
+
+def _all_finite(value: Any) -> bool:
+    """No .inf or .nan anywhere in a document."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(map(_all_finite, value.values()))
+    if isinstance(value, list):
+        return all(map(_all_finite, value))
+    return True
+
+
+def issues(
+    instance: Any,
+    validator: Validator,
+    name: Callable[[JsonPath], str] | None = None,
+    yaml: bool = True,
+) -> Iterator[Issue]:
+    """Every problem jsonschema finds, one readable message each, without duplicates.
+
+    `yaml`: the instance was read from YAML, so a message may say how YAML's own
+    traps (an unquoted date, `yes` for true) cause it; a TOML document has none.
+    """
+    seen: set[tuple[JsonPath, str]] = set()
+    for error in validator.iter_errors(instance):
+        for path, message, at_key in _explain(error, name or json_path, yaml):
+            if (path, message) not in seen:
+                seen.add((path, message))
+                yield path, message, at_key
+
+
+def _explain(error: Any, name: Callable[[JsonPath], str], yaml: bool) -> Iterator[Issue]:
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        chosen = _intended(error)
+        if not chosen and not error.schema.get("errorMessage"):
+            chosen = [best_match(error.context)]  # no message of its own: the likeliest branch
+        if chosen:
+            for sub in chosen:
+                yield from _explain(sub, name, yaml)
+            return
+    yield from _describe(error, name, yaml)
+
+
+def _intended(error: Any) -> list[Any]:
+    """The errors of the alternative the value was meant to match, or [] when unclear.
+
+    An alternative whose type fits the value beats one that does not; among
+    those, the one whose errors lie deeper got further. A tie means the value
+    fits no alternative at all, and the holder's own message explains better.
+    """
+    groups: dict[Any, list[Any]] = {}
+    for sub in error.context:
+        groups.setdefault(sub.relative_schema_path[0], []).append(sub)
+
+    def score(errors: list[Any]) -> tuple[bool, int]:
+        fits = not any(e.validator == "type" and not e.relative_path for e in errors)
+        return fits, max(len(e.relative_path) for e in errors)
+
+    ranked = sorted(groups.values(), key=score, reverse=True)
+    best = score(ranked[0])
+    if len(ranked) > 1 and score(ranked[1]) == best:
+        return []
+    if not best[0] and best[1] == 0:
+        return []
+    return ranked[0]
+
+
+def _slip_of(key: Any, meant: str) -> bool:
+    return isinstance(key, str) and near_miss(key, [meant]) == meant
+
+
+def required_slip(section: Mapping[str, Any], key: str, meant: str) -> bool:
+    """`key` is a slip of `meant`, an agent key the schema requires and the
+    section lacks: the schema stage reports it, no rule needs to."""
+    return meant in _REQUIRED_AGENT_KEYS and meant not in section and _slip_of(key, meant)
+
+
+def _describe(error: Any, name: Callable[[JsonPath], str], yaml: bool) -> Iterator[Issue]:
+    path: JsonPath = tuple(error.absolute_path)
+    where = name(path)
+    value = error.instance
+    if error.validator == "additionalProperties" and isinstance(value, dict):
+        known = list(error.schema.get("properties", {}))
+        for key in value:
+            if key not in known:
+                hint = did_you_mean(key, known)
+                yield (*path, key), f"unknown key '{key}' at {where}{hint}", True
+        return
+    if error.validator == "required" and isinstance(value, dict):
+        known = error.schema.get("properties", {})
+        for missing in error.validator_value:
+            if missing in value:
+                continue
+            # A misspelt required key (`descripton`) is one mistake: said once, at
+            # the slip, not also as a missing key and as a typo (rule key-typo).
+            slip = next((k for k in value if k not in known and _slip_of(k, missing)), None)
+            if slip is not None:
+                yield (
+                    (*path, slip),
+                    f"unknown key '{slip}' (did you mean `{missing}`?): "
+                    f"the required key '{missing}' is missing",
+                    True,
+                )
+            else:
+                yield path, f"{where}: required key '{missing}' is missing", True
+        return
+    at_key = isinstance(value, dict | list) and bool(path)
+    custom = error.schema.get("errorMessage") if error.validator != "x-finite" else None
+    guess = _guess(value, error)
+    if custom:
+        also = f"; did you mean `{guess}`?" if guess else ""
+        text = f"{where}: {custom} (found {describe(value)}{also})"
+    elif error.validator == "enum":
+        choices = ", ".join(map(str, error.validator_value))
+        text = f"{where}: {_show(value)} is not one of {choices}"
+        text += f" (did you mean `{guess}`?)" if guess else ""
+    elif error.validator == "type":
+        text = f"{where}: expected {_expected(error.validator_value)}, found {describe(value)}"
+    elif error.validator == "x-finite":
+        text = f"{where}: must be a finite number, not {describe(value)}"
+    elif error.validator in ("minimum", "exclusiveMinimum"):
+        text = f"{where}: must be at least {error.validator_value}, not {describe(value)}"
+    else:
+        text = f"{where}: {error.message}"
+    yield path, text + (_hint(path, value, error) if yaml else ""), at_key
+
+
+def _guess(value: Any, error: Any) -> str | None:
+    """For a misspelt choice (`alow`), the choice meant."""
+    if error.validator != "enum" or not isinstance(value, str):
+        return None
+    best = closest(value, [c for c in error.validator_value if isinstance(c, str)])
+    return best if best != value else None
+
+
+def _expected(types: Any) -> str:
+    names = [types] if isinstance(types, str) else list(types)
+    return " or ".join(_TYPE_NAMES.get(t, t) for t in names)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "...")
+    return describe(value)
+
+
+def describe(value: Any) -> str:
+    """How a YAML value reads in a message: its kind, and the value when short."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, dt.date):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, str):
+        return f"the text {_show(value)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a map"
+    return type(value).__name__
+
+
+def _wants(error: Any, kind: str) -> bool:
+    wanted = error.schema.get("type")
+    return wanted == kind or (isinstance(wanted, list) and kind in wanted)
+
+
+def _hint(path: JsonPath, value: Any, error: Any) -> str:
+    """A sentence saying how to fix the common causes of this mistake."""
+    key = path[-1] if path else ""
+    if isinstance(value, dt.date) and _wants(error, "string"):
+        return f'. YAML reads an unquoted date as a date: quote it ("{value.isoformat()}")'
+    if value is None and key == "color":
+        return '. An unquoted `#` starts a YAML comment: quote hex colours (color: "#FF5733")'
+    if value is None:
+        return ". YAML reads an empty value as null: write the value or remove the key"
+    if isinstance(value, str) and _wants(error, "number") and _NUMBER.match(value):
+        return f". Remove the quotes: {key}: {value.strip()}"
+    if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:
+        return ". The runtimes read YAML 1.2, where only true and false are booleans"
+    if key == "color" and value in CLAUDE_COLOURS and "claude" not in map(str, path):
+        return (
+            f". '{value}' is a Claude Code colour: put it under "
+            f"`targets: {{claude: {{color: {value}}}}}` and give OpenCode a theme name or hex"
+        )
+    return ""
+
+
+def json_path(path: JsonPath) -> str:
+    """`$.permission.bash["git *"]`: dotted where the key is a plain name."""
+    text = "$"
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            text += f".{part}"
+        else:
+            text += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return text
+
+
+def within(base: JsonPath) -> str:
+    """` in $.targets.opencode` for a section below the top level, else nothing."""
+    return f" in {json_path(base)}" if base else ""
+
+
+def first_error(
+    instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
+) -> tuple[tuple[str, ...], str] | None:
+    """The first problem's path and message, for a document validated once (the config,
+    which is TOML: no message speaks of YAML)."""
+    for path, message, _ in issues(instance, validator, name, yaml=False):
+        return tuple(map(str, path)), message
+    return None
+
+
+def check_frontmatter(frontmatter: Frontmatter, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    """Problems against `schemas/<schema>.schema.json`, in document order, each at its
+    key or value."""
+    data = dict(frontmatter.data)
+    if not schemas.valid(schema, data):
+        yield from _placed(frontmatter, data, schemas.validator(schema))
+
+
+def _placed(frontmatter: Frontmatter, data: Any, validator: Validator) -> Iterator[Problem]:
+    found = []
+    for path, message, at_key in issues(data, validator):
+        pos = frontmatter.where(path, key=at_key)
+        found.append(Problem(pos.line, pos.column, message))
+    yield from sorted(found, key=lambda p: (p.line, p.column, p.message))
+
+
+# --- emitted files ----------------------------------------------------------
+
+
+def output_schema(target: str, relative: str) -> str | None:
+    """The schema an emitted file (path relative to the target's folder) must satisfy."""
+    for pattern, schema in OUTPUTS.get(target, ()):
+        if fnmatchcase(relative, pattern):
+            return schema
+    return None
+
+
+def check_emitted(
+    target: str, relative: str, text: str, schemas: Schemas, origin: SourceFile | None = None
+) -> Iterator[Problem]:
+    """Problems in one emitted file, at their line and column in that file.
+
+    `origin` is the loaded file the text was generated from, if any: see _read_back.
+    """
+    name = output_schema(target, relative)
+    if name is None:
+        return
+    if relative.endswith(".json"):
+        yield from _check_json(text, name, schemas)
+    else:
+        yield from _check_markdown(_read_back(relative, text, origin), name, schemas)
+
+
+def _read_back(relative: str, text: str, origin: SourceFile | None) -> SourceFile:
+    """The emitted markdown file as the loader reads it.
+
+    An emitted file that opens with its source's frontmatter exactly (an
+    OpenCode agent whose spec holds only OpenCode's keys, in their order,
+    written as promptc writes YAML) reads back as that source did: the loader's
+    frontmatter and its syntax findings depend on that text alone, and they
+    stand at the same lines in both files. So the loaded source serves, and the
+    text is not parsed a second time.
+    """
+    if origin is not None and origin.frontmatter is not None and text.startswith(origin.head):
+        return origin  # a file with frontmatter has a head: its fences at least
+    return load_bytes(Path(relative), text.encode("utf-8"))
+
+
+def _check_markdown(source: SourceFile, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    broken = [p for rule, p in source.findings if rule == "syntax"]
+    if broken:
+        yield from (
+            Problem(p.line, p.column, f"unreadable frontmatter: {p.message}") for p in broken
+        )
+        return
+    if source.frontmatter is None:
+        yield Problem(1, 1, f"no frontmatter, but {schema} requires one")
+    elif not schemas.valid(schema, dict(source.frontmatter.data)):
+        yield from _against(source.frontmatter, schema, schemas)
+
+
+def _check_json(text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        yield Problem(1, 1, f"not valid JSON: {exc}")
+        return
+    if schemas.valid(schema, data):
+        return
+    # JSON is YAML, so the loader gives every key and value its position; the
+    # document sits one line down inside the fences it is wrapped in.
+    wrapped = load_bytes(Path("emitted.json"), f"---\n{text}\n---\n".encode())
+    if wrapped.frontmatter is None:
+        yield Problem(1, 1, f"{schema}: the document must be a JSON object")
+        return
+    for problem in _against(wrapped.frontmatter, schema, schemas):
+        yield Problem(problem.line - 1, problem.column, problem.message)
+
+
+def _against(frontmatter: Frontmatter, schema: str, schemas: Schemas) -> Iterator[Problem]:
+    """The problems of a file known to fail, naming the schema file."""
+    for problem in _placed(frontmatter, dict(frontmatter.data), schemas.validator(schema)):
+        yield Problem(
+            problem.line, problem.column, f"{problem.message} (schemas/{schema}.schema.json)"
+        )
+
+
+# --- key sets the frontmatter rules share -------------------------------------
+
+
+def known_keys(schema: str, definition: str) -> tuple[str, ...]:
+    """The property names of `$defs/<definition>` in a shipped schema."""
+    properties: Iterable[str] = load_schema(schema)["$defs"][definition]["properties"]
+    return tuple(properties)
+
+
+# The shipped schemas are part of the package: their key sets are constants.
+_OPENCODE_AGENT_KEYS = known_keys("agent", "opencodeAgent")
+_REQUIRED_AGENT_KEYS = frozenset(load_schema("agent").get("required", ()))
+# Claude Code agent and command keys OpenCode does not know, by normalised
+# spelling (so `allowed_tools` and `allowedTools` find `allowed-tools`).
+_CLAUDE_ONLY_KEYS = {
+    fold(key): key
+    for key in (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
+    if key not in _OPENCODE_AGENT_KEYS
+}
+
+
+def opencode_agent_keys() -> tuple[str, ...]:
+    """The keys of an OpenCode agent."""
+    return _OPENCODE_AGENT_KEYS
+
+
+def claude_key(key: str) -> str | None:
+    """The Claude Code key `key` spells, if it is one."""
+    return _CLAUDE_ONLY_KEYS.get(fold(key))
+
+
+def opencode_sections(meta: Mapping[str, Any]) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
+    """The maps of an agent spec that OpenCode reads: the top level and `targets.opencode`."""
+    yield (), meta
+    targets = meta.get("targets")
+    if isinstance(targets, Mapping) and isinstance(targets.get("opencode"), Mapping):
+        yield ("targets", "opencode"), targets["opencode"]

@@ -1,0 +1,272 @@
+"""Emit: every target's files, each checked against its format's schema.
+
+The problems of a file whose spec already has errors are not reported, since
+those errors explain them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.core.bundle import Bundle
+from promptc_compiler.core.compose import compose_bundle
+from promptc_compiler.core.config import Config
+from promptc_compiler.core.project import Project, Spec, make_project
+from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
+from promptc_compiler.permissions.calls import Call
+from promptc_compiler.pipeline.proof import Proof, Widening, grouped, prove, with_proof
+from promptc_compiler.runtimes import targets as target_registry
+
+
+class Collector(Protocol):
+    """What emitting reports to (api._Collector): findings with display paths."""
+
+    config: Config
+    schemas: Schemas  # the run's validators
+
+    def display(self, path: Path) -> str: ...
+
+    def add(self, rule: str, path: Path, problem: Problem) -> None: ...
+
+    def failed(self, shown: str | None) -> bool: ...
+
+    def proved(self, proof: Proof) -> None: ...
+
+
+REPORT = "TRANSLATION.md"  # where a target says what its files could not keep
+
+
+def compose_as(name: str) -> str:
+    """The target name a target's text is composed for (claude-plugin reads as claude)."""
+    target = target_registry.TARGETS.get(name)
+    return str(getattr(target, "COMPOSE_AS", name))
+
+
+def emit(
+    collector: Collector,
+    bundle: Bundle,
+    lint_project: Project,
+    names: Iterable[str],
+    files: dict[str, bytes],
+) -> list[Project]:
+    """Every file of the targets `names` into `files`, by `<target>/<path>`; the
+    projects composed for other targets than the lint target's, whose composing
+    findings are the caller's."""
+    config = collector.config
+    projects = {lint_project.target: lint_project}  # by the target composed for
+    proofs: list[tuple[Project, Proof]] = []
+    for name in sorted(names):
+        composed_for = compose_as(name)
+        project = projects.get(composed_for)
+        if project is None:
+            composition = compose_bundle(bundle, composed_for, collector.display)
+            project = make_project(config, bundle, composition, composed_for)
+            projects[composed_for] = project
+        texts: dict[str, str] = {}
+        for rel, text in target_registry.TARGETS[name].files(project, config.targets.get(name, {})):
+            spec = _origin(project, name, rel)
+            for problem in _check_emitted(collector, project, name, rel, text, spec):
+                collector.add("emit", config.out / name / rel, problem)
+            texts[rel] = text
+            files[f"{name}/{rel}"] = text.encode("utf-8")
+        proof = prove(project, name, texts)
+        if proof is not None:
+            proofs.append((project, proof))
+            collector.proved(proof)
+            if REPORT in texts:
+                text = with_proof(texts[REPORT], proof)
+                files[f"{name}/{REPORT}"] = text.encode("utf-8")
+    _report_proofs(collector, proofs)
+    return [project for project in projects.values() if project is not lint_project]
+
+
+def _check_emitted(
+    collector: Collector, project: Project, target: str, rel: str, text: str, spec: Spec | None
+) -> list[Problem]:
+    """An emitted file against its format's schema, before anything is written.
+
+    A failure is a promptc bug; for files whose spec already has errors it is
+    not reported, since those errors explain it.
+    """
+    source = spec.source if spec is not None else None
+    problems = list(check_emitted(target, rel, text, collector.schemas, source))
+    if not problems:  # nearly every file: no need to name its spec
+        return []
+    shown = collector.display(source.path) if source is not None else None
+    if source is not None and (project.composition.failed(source.path) or collector.failed(shown)):
+        return []
+    origin = f"; generated from {shown}" if shown else ""
+    return [
+        replace(
+            problem, message=f"{problem.message}{origin}. This is a promptc bug: please report it"
+        )
+        for problem in problems
+    ]
+
+
+def _origin(project: Project, target: str, rel: str) -> Spec | None:
+    """The spec an emitted agent, command or skill file was generated from."""
+    schema = output_schema(target, rel) or ""
+    if "skill" in schema:
+        name = rel.rsplit("/", 2)[-2]
+        skill = project.skills.get(name)
+        return skill.spec if skill else None
+    specs = project.agents if "agent" in schema else project.modes if "command" in schema else {}
+    # The longest id the path ends with, at a `/`: `team/reviewer`, else `reviewer`.
+    parts = rel.removesuffix(".md").split("/")
+    for start in range(len(parts)):
+        spec = specs.get("/".join(parts[start:]))
+        if spec is not None:
+            return spec
+    return None
+
+
+@dataclass(frozen=True)
+class Placed:
+    """The generated files by their path under Config.base (the project root in
+    the root layout, else `out`), the shared files among them (path -> the keys
+    managed one level down: promptc_compiler.core.merge), and the target of each."""
+
+    files: dict[str, bytes]
+    shared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)
+
+
+def place(config: Config, files: Mapping[str, bytes]) -> Placed:
+    """Where each file (`<target>/<path>`) lands. In the root layout a target's
+    project files (its ROOT paths) land at the project root, where the runtime
+    reads them, and the rest (TRANSLATION.md, a plugin, an extension) under
+    `<out>/<target>/`; two targets writing one path is a config error at
+    `layout`."""
+    if not config.at_root:
+        return Placed(dict(files), {}, {rel: rel.split("/", 1)[0] for rel in files})
+    placed = Placed({})
+    folder = _out_folder(config)
+    for key in sorted(files):
+        name, rel = key.split("/", 1)
+        target = target_registry.TARGETS[name]
+        at_root = target.ROOT is not None and target.ROOT.fullmatch(rel) is not None
+        path = rel if at_root else folder + key
+        other = placed.owners.get(path)
+        if other is not None and other != name:
+            raise config.fail(
+                ("layout",),
+                f"targets `{other}` and `{name}` both write `{path}` in the root layout; "
+                'enable one of them, or use `layout = "out"`',
+            )
+        placed.files[path] = files[key]
+        placed.owners[path] = name
+        if at_root and rel in target.SHARED:
+            placed.shared[path] = target.SHARED[rel]
+    return placed
+
+
+def _out_folder(config: Config) -> str:
+    """`out` from the project root, as a path prefix (`build/`; "" for `out = "."`)."""
+    rel = os.path.relpath(config.out, config.root).replace(os.sep, "/")
+    return "" if rel == "." else rel + "/"
+
+
+def owner(config: Config, path: str) -> str:
+    """The target a path under Config.base belongs to (one it no longer generates
+    too: the manifest's entries are answered for by their target)."""
+    if not config.at_root:
+        return path.split("/", 1)[0]
+    folder = _out_folder(config)
+    if path.startswith(folder):
+        name = path[len(folder) :].split("/", 1)[0]
+        if name in target_registry.TARGETS:
+            return name
+    for name, target in target_registry.TARGETS.items():
+        if target.ROOT is not None and target.ROOT.fullmatch(path):
+            return name
+    return ""
+
+
+def unmanaged(config: Config, names: Iterable[str], generated: Collection[str]) -> Iterator[str]:
+    """Paths (under Config.base, sorted) of files in the output that promptc did not
+    generate, where the target's runtime loads files from: the runtime would load them
+    as if they were the bundle's. In the root layout a runtime's folders at the
+    project root are the project's own too: only the targets written under
+    `<out>/<target>/` (a plugin, an extension) are looked at."""
+    prefix = _out_folder(config) if config.at_root else ""
+    for name in names:
+        target = target_registry.TARGETS[name]
+        if config.at_root and target.ROOT is not None:
+            continue
+        loaded = target.LOADED
+        base = config.out / name
+        # Each path by its text past `<base>/`, in POSIX form (a Path per file,
+        # made relative, cost more than the walk).
+        cut = len(os.path.join(base, ""))
+        found = []
+        for folder, _, files in os.walk(base):
+            for file in files:
+                rel = os.path.join(folder, file)[cut:].replace(os.sep, "/")
+                if loaded.fullmatch(rel) and f"{prefix}{name}/{rel}" not in generated:
+                    found.append(f"{prefix}{name}/{rel}")
+        yield from sorted(found)
+
+
+_Place = tuple[str, Path, int, int]  # rule, file, line, column
+
+
+def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) -> None:
+    """Each refused widening an error, each lost tool a warning, at the spec line that
+    says it; what several targets find at one place is one message."""
+    found: dict[_Place, list[str]] = {}
+    for project, proof in proofs:
+        for (_, permission), wider in grouped(proof.refused).items():
+            place = _wider_place(project, wider[0])
+            found.setdefault(place, []).append(_wider_message(proof, permission, wider))
+        for agent, kinds in proof.lost.items():
+            spec = project.agents[agent]
+            pos = spec.where("permission", key=True)
+            message = (
+                f"{proof.runtime} ({proof.target}): `{agent}` loses {', '.join(kinds)}: "
+                f"OpenCode lets it make such calls, the {proof.target} files none"
+            )
+            place = ("lost-tool", spec.source.path, pos.line, pos.column)
+            found.setdefault(place, []).append(message)
+    for (rule, path, line, column), messages in found.items():
+        problem = Problem(line, column, " Also: ".join(messages), path=path)
+        collector.add(rule, path, problem)
+
+
+def _wider_place(project: Project, widening: Widening) -> _Place:
+    """The OpenCode rule that decided the call, else the agent's `permission` key."""
+    rule = next((r for r in widening.opencode.rules if r is not None), None)
+    if rule is not None and rule.origin.path is not None:
+        return ("wider-translation", rule.origin.path, rule.origin.line, rule.origin.column)
+    spec = project.agents[widening.call.agent]
+    pos = spec.where("permission", key=True)
+    return ("wider-translation", spec.source.path, pos.line, pos.column)
+
+
+def _wider_message(proof: Proof, permission: str, found: list[Widening]) -> str:
+    first = found[0]
+    opencode = first.opencode.action
+    because = first.opencode.reason()
+    more = f" and {len(found) - 1} more such call(s)" if len(found) > 1 else ""
+    return (
+        f"{proof.runtime} ({proof.target}) would {first.runtime.action} {_shown(first.call)}"
+        f"{more}, which OpenCode {_verb(opencode)} ({because}): {first.runtime.why}. "
+        f'Accept that on purpose with `accept_wider = ["{permission}"]` in '
+        f"[targets.{proof.target}]"
+    )
+
+
+def _shown(call: Call) -> str:
+    where = " as a subagent" if call.delegated else ""
+    if call.input == "*":
+        return f"`{call.agent}`{where} a `{call.permission}` call"
+    return f"`{call.agent}`{where} `{call.permission}` `{call.input}`"
+
+
+def _verb(action: str) -> str:
+    return {"deny": "denies", "ask": "asks for", "allow": "allows"}[action]

@@ -1,0 +1,203 @@
+"""Import, text side: keep hand-written bodies byte for byte under composition.
+
+- `escape`: text promptc would read as a construct (`<<name>>`, `<% if %>`,
+  `<# note #>`) gets the composition escape, a backslash, exactly where the
+  scanner would take it for a construct; openers inside code, or that are no
+  construct (`a << 2`), are left alone, since there a backslash would stay in
+  the output.
+- `find_shared` and `replace_shared`: blocks of text repeated verbatim across
+  agents become one fragment, each copy replaced by its placeholder, so the
+  composed text is unchanged (docs/import.md says what a block is and how its
+  fragment is named).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from promptc_compiler.core.scan import Literal, scan
+
+_OPENER = re.compile(r"<[<%#]")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+MIN_LINES = 2
+MIN_CHARS = 80
+
+
+def composes_to(text: str) -> str | None:
+    """What a body without placeholders composes to, or None when it holds a construct."""
+    found = scan(text, 1)
+    if found.problems or not all(isinstance(s, Literal) for s in found.segments):
+        return None
+    return "".join(s.text(text) for s in found.segments if isinstance(s, Literal))
+
+
+def _with_backslashes(text: str, positions: Sequence[int]) -> str:
+    bounds = zip([0, *positions], [*positions, len(text)], strict=True)
+    return "\\".join(text[start:end] for start, end in bounds)
+
+
+def escape(text: str) -> str | None:
+    """`text` with escapes such that it composes to itself; None when impossible."""
+    if composes_to(text) == text:
+        return text
+    openers = [m.start() for m in _OPENER.finditer(text)]
+    rendered = composes_to(_with_backslashes(text, openers))
+    if rendered is None:
+        return None
+    # The backslashes that survive stand where no construct was (code, `a << 2`):
+    # drop them; the rest are the escapes the text needs.
+    needed: list[int] = []
+    offset = 0
+    for position in openers:
+        at = position + offset
+        if rendered[at : at + 1] == "\\" and text[position : position + 1] != "\\":
+            offset += 1
+        else:
+            needed.append(position)
+    escaped = _with_backslashes(text, needed)
+    return escaped if composes_to(escaped) == text else None
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of lines [start, end) of one body."""
+
+    start: int
+    end: int
+
+
+def paragraphs(lines: Sequence[str]) -> list[Block]:
+    """Paragraphs of a body split into lines; a fenced block never splits."""
+    blocks: list[Block] = []
+    start: int | None = None
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            start = index if start is None else start
+        elif not line.strip():
+            if start is not None:
+                blocks.append(Block(start, index))
+            start = None
+        elif start is None:
+            start = index
+    if start is not None and fence is None:
+        blocks.append(Block(start, len(lines)))
+    return blocks
+
+
+def _big_enough(text: str) -> bool:
+    return text.count("\n") >= MIN_LINES - 1 or len(text) >= MIN_CHARS
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A block found in several bodies: its fragment name, text and where it stands."""
+
+    name: str
+    text: str  # the block's lines, each ending in a newline
+    carriers: tuple[str, ...]  # ids of the bodies holding it
+    at_top: tuple[str, ...]  # ids whose body opens with it
+
+    @functools.cached_property
+    def opening(self) -> tuple[str, int]:
+        """Its first line and its length in lines: read once, for every body."""
+        return self.text.split("\n", 1)[0], self.text.count("\n")
+
+
+def _block_text(lines: Sequence[str], block: Block) -> str:
+    return "".join(line + "\n" for line in lines[block.start : block.end])
+
+
+def _runs(lines: Sequence[str], blocks: Sequence[Block], shared: set[str]) -> list[Block]:
+    """Consecutive shared paragraphs merged into runs (they are kept together)."""
+    runs: list[Block] = []
+    for block in blocks:
+        if _block_text(lines, block) not in shared:
+            continue
+        if runs and all(not line.strip() for line in lines[runs[-1].end : block.start]):
+            runs[-1] = Block(runs[-1].start, block.end)
+        else:
+            runs.append(block)
+    return runs
+
+
+def find_shared(bodies: Mapping[str, str]) -> list[Shared]:
+    """Blocks repeated verbatim in two or more bodies, largest units first."""
+    split = {ident: body.split("\n") for ident, body in bodies.items()}
+    blocks = {ident: paragraphs(lines) for ident, lines in split.items()}
+    counts: dict[str, set[str]] = {}
+    for ident, found in blocks.items():
+        for block in found:
+            counts.setdefault(_block_text(split[ident], block), set()).add(ident)
+    shared = {text for text, ids in counts.items() if len(ids) >= 2}
+    # Merge paragraphs that travel together; keep a run only when it repeats too.
+    run_counts: dict[str, list[tuple[str, Block]]] = {}
+    for ident, found in blocks.items():
+        for run in _runs(split[ident], found, shared):
+            run_counts.setdefault(_block_text(split[ident], run), []).append((ident, run))
+    result: list[Shared] = []
+    taken: set[str] = set()
+    for text, places in run_counts.items():
+        ids = sorted({ident for ident, _ in places})
+        if len(ids) < 2 or not _big_enough(text.rstrip("\n")) or text.startswith("---"):
+            continue
+        top = sorted({ident for ident, run in places if _opens(split[ident], run)})
+        result.append(
+            Shared(_name(text, len(top) * 2 > len(ids), taken), text, tuple(ids), tuple(top))
+        )
+    return result
+
+
+def _opens(lines: Sequence[str], block: Block) -> bool:
+    return all(not line.strip() for line in lines[: block.start])
+
+
+def _name(text: str, top: bool, taken: set[str]) -> str:
+    words = _WORD.findall(text.split("\n", 1)[0].lower())[:3]
+    base = "shared_intro" if top else "_".join(["shared", *words]) if words else "shared_text"
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    taken.add(name)
+    return name
+
+
+def replace_shared(body: str, shared: Sequence[Shared]) -> str:
+    """`body` with each copy of a shared block replaced by its placeholder: from the
+    top, the longest shared block that starts and ends where paragraphs do."""
+    lines = body.split("\n")
+    by_text = {item.text: item.name for item in shared}
+    # Only a block that opens with a line can start where that line stands: the
+    # sizes (in lines, longest first) to try there are those of such blocks, so
+    # that a body is read in time linear in its bytes, however many blocks there are.
+    sizes: dict[str, list[int]] = {}
+    for first, size in sorted({item.opening for item in shared}, key=lambda o: -o[1]):
+        sizes.setdefault(first, []).append(size)
+    blocks = paragraphs(lines)
+    starts = {block.start for block in blocks}
+    ends = {block.end for block in blocks}
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        found = None
+        if index in starts:
+            tried = sizes.get(lines[index], [])
+            runs = (Block(index, index + size) for size in tried if index + size in ends)
+            found = next((run for run in runs if _block_text(lines, run) in by_text), None)
+        if found is None:
+            out.append(lines[index])
+            index += 1
+        else:
+            out.append(f"<<{by_text[_block_text(lines, found)]}>>")
+            index = found.end
+    return "\n".join(out)

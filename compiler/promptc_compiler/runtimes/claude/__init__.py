@@ -1,0 +1,2 @@
+"""Claude Code: its targets (project layout and plugin), its permission translation,
+decision model and import."""

@@ -1,0 +1,1166 @@
+"""Translate OpenCode permissions into Claude Code tools and settings, never granting more.
+
+The decision model this keeps below OpenCode's, and how the tools and settings
+rules are chosen: docs/targets/claude.md ("Permissions: never more than
+OpenCode"). OpenCode's decision is the agent's resolved rule list (a subagent,
+and an agent of mode `all`, with the `todowrite` and `task` denies the task
+tool appends; for `task`, an `all` agent's primary rules, as it is the only
+context in which it can start subagents). Inputs are what OpenCode matches: the
+command, the path relative to the project, the subagent's id; Claude Code is
+assumed to run in the project root. A shell line of several commands is split
+and decided per command by both runtimes, so the model speaks of single
+commands. Everything that cannot be expressed is a Loss: one message per
+OpenCode rule and agent (rules from OpenCode's built-in defaults and from the
+config are shared by every agent and reported once).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from promptc_compiler.core.project import Project, Skill
+from promptc_compiler.permissions import wildcard
+from promptc_compiler.permissions.ruleset import Environment, Rule, evaluate, reaching
+from promptc_compiler.permissions.runtime import Agent, memo_of, resolve
+from promptc_compiler.runtimes.claude import permission_rules as claude_rules
+from promptc_compiler.runtimes.claude.permission_rules import Pattern, Tool
+
+MAIN = "the main thread"
+# Translation must not depend on the machine: the home folder is a stand-in.
+ENVIRONMENT = Environment(
+    home=claude_rules.HOME,
+    data=f"{claude_rules.HOME}/.local/share/opencode",
+    tmp="/tmp/opencode",
+    worktree="/",
+)
+_NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Whoever runs with Claude tools: a bundle agent, or the main thread."""
+
+    name: str  # the OpenCode agent id, or MAIN
+    agent: Agent
+    rules: tuple[Rule, ...]  # the rules OpenCode decides this subject's calls with
+    removable: bool = True  # False: its tools cannot be narrowed
+
+
+@dataclass(frozen=True)
+class Source:
+    subject: str
+    rule: Rule | None  # None: OpenCode's own behaviour, not a written rule
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One settings rule: `Tool` or `Tool(specifier)`."""
+
+    tool: str
+    specifier: str | None
+    exact: tuple[str, ...]
+    reach: tuple[str, ...]
+    sources: tuple[Source, ...] = ()
+    agent: bool = False  # the specifier is an agent id
+
+    def text(self, namer: Mapping[str, str]) -> str:
+        if self.specifier is None:
+            return self.tool
+        spec = namer.get(self.specifier, self.specifier) if self.agent else self.specifier
+        return f"{self.tool}({spec})"
+
+
+@dataclass(frozen=True)
+class Loss:
+    subject: str
+    rule: Rule
+    message: str
+
+    @staticmethod
+    def gather(notes: Mapping[tuple[str, Rule], list[str]]) -> tuple[Loss, ...]:
+        """One Loss per agent and rule, its messages joined, each said once."""
+        return tuple(Loss(s, r, "; ".join(dict.fromkeys(parts))) for (s, r), parts in notes.items())
+
+
+@dataclass(frozen=True)
+class Translation:
+    subjects: tuple[Subject, ...]
+    tools: Mapping[str, tuple[str, ...]]  # agent id -> Claude tool names
+    spawn: Mapping[str, tuple[str, ...]]  # agent id -> subagent ids for Agent(...)
+    deny: tuple[Entry, ...]
+    ask: tuple[Entry, ...]
+    allow: tuple[Entry, ...]
+    main_agent: str | None
+    losses: tuple[Loss, ...]
+
+    def subject(self, name: str) -> Subject:
+        return next(s for s in self.subjects if s.name == name)
+
+
+def hits(
+    patterns: wildcard.Patterns, include: tuple[str, ...], exclude: tuple[str, ...] = ()
+) -> bool:
+    """Some input matches every `include` pattern and no `exclude` one.
+    Too complex to decide counts as yes: the safe answer for every caller."""
+    if patterns.apart(include):
+        return False
+    try:
+        return patterns.witness(include, exclude) is not None
+    except wildcard.TooComplex:
+        return True
+
+
+class Span(NamedTuple):
+    """The inputs one rule decides: its pattern minus every later pattern.
+
+    The rule is named by its index in the list: which spans a list has depends
+    only on its (permission, pattern, action)s, so agents whose lists have the
+    same ones share them, each reading its own rule at the index.
+    """
+
+    at: int | None  # None: no rule matches, OpenCode asks
+    action: str
+    pattern: str
+    later: tuple[str, ...]
+
+
+def spans(patterns: wildcard.Patterns, rules: Sequence[Rule], permission: str) -> tuple[Span, ...]:
+    name = wildcard.normal(permission)
+    relevant = [i for i, r in enumerate(rules) if r.names(name)]
+    found: list[Span] = []
+    for position, index in enumerate(relevant):
+        rule = rules[index]
+        later = tuple(dict.fromkeys(rules[i].pattern for i in relevant[position + 1 :]))
+        if not any(patterns.universal(p) for p in later) and hits(patterns, (rule.pattern,), later):
+            found.append(Span(index, rule.action, rule.pattern, later))
+    every = tuple(dict.fromkeys(rules[i].pattern for i in relevant))
+    if not any(patterns.universal(p) for p in every):
+        found.append(Span(None, "ask", "*", every))
+    return tuple(found)
+
+
+def main_agent(project: Project, runtime_agents: Mapping[str, Agent]) -> str | None:
+    name = project.config.default_agent
+    agent = runtime_agents.get(name) if name else None
+    return name if agent is not None and not agent.native else None
+
+
+def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
+    """Who runs with Claude tools, and the run's answers about their patterns."""
+    runtime = resolve(project, ENVIRONMENT)
+    found = [Subject(a.name, a, a.effective(a.mode != "primary")) for a in runtime.bundle_agents()]
+    if main_agent(project, runtime.agents) is None:
+        default = runtime.agents.get("build")
+        rules = default.rules if default else ()
+        found.append(Subject(MAIN, default or Agent("build", "primary", ()), rules, False))
+    return tuple(found), runtime.patterns
+
+
+def translate(project: Project, *, settings: bool = True) -> Translation:
+    """The Claude Code tools and settings for a bundle, computed once per bundle:
+    the targets and rules of a run share it. Without `settings` (a plugin, which
+    carries none), each agent keeps only the tools Claude Code's own defaults
+    keep within OpenCode's rules."""
+    if settings:
+        return project.once("translation", _translate)
+    return project.once("translation.plugin", _translate_plugin)
+
+
+def _translate(project: Project) -> Translation:
+    found, patterns = subjects(project)
+    main = main_agent(project, {s.name: s.agent for s in found})
+    return _Planner(found, main, project.config.custom_tools, patterns).run()
+
+
+def _translate_plugin(project: Project) -> Translation:
+    found, patterns = subjects(project)
+    bundle = tuple(s for s in found if s.removable)  # the plugin does not hold the main thread
+    return _Planner(bundle, None, project.config.custom_tools, patterns, shared=False).run()
+
+
+def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
+    """Each `allowed-tools` rule of the skill: None when Claude Code may keep it, else
+    why not. Claude Code pre-approves those tools for whoever loads the skill, and
+    OpenCode's `skill` permission says who may (a deny: not that agent)."""
+    patterns = memo_of(project.bundle).patterns
+    found = translate(project).subjects
+    loaders = [s for s in found if evaluate(s.rules, "skill", skill.name).action != "deny"]
+    grants: dict[str, str | None] = {}
+    for rule in claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools")):
+        reach = claude_rules.pre_approved(rule)
+        # a whole Read, Edit, Glob, Grep or Bash holds outside the project too
+        outside = reach is not None and reach[0] in _OUTSIDE and "(" not in rule
+        wider = [
+            s.name
+            for s in loaders
+            if not reach
+            or not allows_every(patterns, s.rules, *reach)
+            or (outside and not allows_every(patterns, s.rules, "external_directory", "*"))
+        ]
+        if loaders and not wider:
+            grants[rule] = None
+            continue
+        why = (
+            f"OpenCode does not allow all of it for {join_names(wider)}"
+            if wider
+            else "no agent may load the skill in OpenCode, so no agent's rules vouch for it"
+        )
+        grants[rule] = (
+            f"`{rule}` is left out of the Claude Code skill's `allowed-tools`: Claude Code "
+            f"pre-approves it for any agent that loads the skill, and {why}"
+        )
+    return grants
+
+
+def allows_every(
+    patterns: wildcard.Patterns, rules: Sequence[Rule], permission: str, pattern: str
+) -> bool:
+    """Whether OpenCode allows every input of `permission` that `pattern` matches."""
+    return all(
+        span.action == "allow"
+        for span in spans(patterns, rules, permission)
+        if hits(patterns, (pattern, span.pattern), span.later)
+    )
+
+
+# Claude tools whose specifiers are paths, which Claude Code matches in any case.
+_PATH_TOOLS = frozenset(tool.name for tool in claude_rules.TOOLS if tool.kind == "path")
+
+
+def _key(tool: str, specifier: str | None) -> tuple[str, str | None]:
+    """One settings rule per tool and specifier; path specifiers that differ only
+    in case (`**/.env*`, `**/.ENV*`) are one rule to Claude Code."""
+    folded = specifier.lower() if specifier is not None and tool in _PATH_TOOLS else specifier
+    return tool, folded
+
+
+@dataclass
+class _Built:
+    """An entry while rules are still added to it."""
+
+    specifier: str | None  # as first written
+    exact: dict[str, None] = field(default_factory=dict)
+    reach: dict[str, None] = field(default_factory=dict)
+    sources: list[Source] = field(default_factory=list)
+    agent: bool = False
+
+
+@dataclass
+class _Entries:
+    # Built in place and frozen when read: one entry may gather a source from
+    # every agent, and rebuilding it per source would cost N² for N agents.
+    built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
+
+    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
+        key = _key(tool, pattern.specifier)
+        entry = self.built.get(key)
+        if entry is None:
+            entry = self.built[key] = _Built(pattern.specifier)
+        entry.exact.update(dict.fromkeys(pattern.exact))
+        entry.reach.update(dict.fromkeys(pattern.reach))
+        entry.sources.append(source)
+        entry.agent = agent
+
+    @property
+    def items(self) -> dict[tuple[str, str | None], Entry]:
+        return {
+            (tool, key): Entry(
+                tool, b.specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+            )
+            for (tool, key), b in self.built.items()
+        }
+
+    def of(self, tools: tuple[Tool, ...]) -> list[Entry]:
+        names = {t.name for t in tools}
+        return [e for e in self.items.values() if e.tool in names]
+
+    def exact(self, tools: tuple[Tool, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(g for e in self.of(tools) for g in e.exact))
+
+
+class _Held(NamedTuple):
+    """A subject that holds a permission's tools: its rules and their spans."""
+
+    rules: tuple[Rule, ...]
+    plan: _Plan
+
+
+Group = tuple[Tool, ...]  # the Claude tools of one OpenCode permission
+Holders = Mapping[str, _Held]  # by subject name
+Rejected = Mapping[str, list[Source] | None]  # allows not written, by pattern: who objected
+
+
+class _Plan:
+    """One permission's spans in a rule list, and what follows from them alone:
+    every subject whose rules have the same (permission, pattern, action)s
+    shares it, and reads its own rule at each span's index."""
+
+    def __init__(
+        self,
+        patterns: wildcard.Patterns,
+        rules: tuple[Rule, ...],
+        permission: str,
+        kind: str,
+        asks: bool,
+    ) -> None:
+        self.spans = spans(patterns, rules, permission)
+        self.denies_all = all(s.action == "deny" for s in self.spans)
+        # the first region only a whole-tool rule could deny or ask for
+        self.blocking = next((s for s in self.spans if _needs_whole(kind, asks, s)), None)
+        # the settings deny and ask rules its other regions become, in order
+        self.stops: list[tuple[Span, Pattern]] = []
+        for span in self.spans:
+            if span.action == "allow":
+                continue
+            pattern = claude_rules.cover(kind, span.pattern, span.action)
+            if span.action == "ask" and pattern.whole and asks:
+                continue  # the tool asks anyway
+            self.stops.append((span, pattern))
+
+
+class _ByHead:
+    """Items filed under the heads of their patterns (wildcard.head), to find
+    those that may start as a pattern does without comparing it with each."""
+
+    def __init__(self, patterns: wildcard.Patterns) -> None:
+        self.patterns = patterns
+        self.filed: dict[str, list[int]] = {}
+        self._sorted: list[str] | None = None
+
+    def add(self, pattern: str, item: int) -> None:
+        self.filed.setdefault(self.patterns.head(pattern), []).append(item)
+        self._sorted = None
+
+    def near(self, globs: Iterable[str]) -> set[int]:
+        """The items with a pattern that may start as one of the globs does: those
+        whose head the glob's head starts with, and those starting with it."""
+        if self._sorted is None:
+            self._sorted = sorted(self.filed)
+        found: set[int] = set()
+        for glob in globs:
+            head = self.patterns.head(glob)
+            for end in range(len(head) + 1):
+                found.update(self.filed.get(head[:end], ()))
+            start = bisect.bisect_right(self._sorted, head)
+            for other in itertools.islice(self._sorted, start, None):
+                if not other.startswith(head):
+                    break
+                found.update(self.filed[other])
+        return found
+
+
+class _Heads:
+    """Which plans an allow can reach into, found without asking each one.
+
+    A plan whose denied and asked regions all start apart from the allow (their
+    patterns' heads differ before either ends, and so do those of the rules
+    after them) decides it only through its regions that match every input:
+    plans alike in those are alike for that allow. With a map per agent, each
+    allow is then weighed against the few plans that name something it may
+    start like, and once against each shape of the rest, not against every
+    agent's plan (300 agents: 271,000 questions)."""
+
+    def __init__(
+        self,
+        patterns: wildcard.Patterns,
+        plans: Iterable[_Plan],
+        denied: tuple[str, ...],
+        stopped: tuple[str, ...],
+    ) -> None:
+        self.plans = list(plans)
+        # The written denies, and denies and asks, an allow must stay clear of.
+        self.denied, self.stopped = denied, stopped
+        self._denied, self._stopped = _ByHead(patterns), _ByHead(patterns)
+        for filed, texts in ((self._denied, denied), (self._stopped, stopped)):
+            for number, text in enumerate(texts):
+                filed.add(text, number)
+        self.by_head = _ByHead(patterns)
+        self.shape: dict[_Plan, tuple[tuple[str, str, tuple[str, ...]], ...]] = {}
+        self.wide: dict[_Plan, list[Span]] = {}  # its denied and asked regions of every input
+        for number, plan in enumerate(self.plans):
+            shape, wide = [], []
+            for span in plan.spans:
+                if span.action == "allow":
+                    continue
+                for text in (span.pattern, *span.later):
+                    if not patterns.universal(text):
+                        self.by_head.add(text, number)
+                if patterns.universal(span.pattern):
+                    every = tuple(t for t in span.later if patterns.universal(t))
+                    shape.append((span.action, span.pattern, every))
+                    wide.append(span)
+            self.shape[plan], self.wide[plan] = tuple(shape), wide
+
+    def near(self, globs: Iterable[str]) -> set[_Plan]:
+        """The plans with a pattern that may start as one of the globs does."""
+        return {self.plans[number] for number in self.by_head.near(globs)}
+
+    def near_denied(self, glob: str) -> tuple[str, ...]:
+        """The written denies that may start as the glob does, in order."""
+        return tuple(self.denied[n] for n in sorted(self._denied.near((glob,))))
+
+    def near_stopped(self, glob: str) -> tuple[str, ...]:
+        """The written denies and asks that may start as the glob does, in order."""
+        return tuple(self.stopped[n] for n in sorted(self._stopped.near((glob,))))
+
+
+class _Reason(NamedTuple):
+    """Why an allow or ask is narrowed: in words once the agent is known."""
+
+    kind: str  # denied | asked | not allowed
+    hit: list[Entry]  # the entries met
+    who: _Who | None  # None: the pattern has no exact Claude Code form
+
+    def words(self, subject: Subject) -> str:
+        if self.kind == "denied" and self.who is not None:
+            return _denied(subject, self.hit, self.who)
+        if self.kind == "asked" and self.who is not None:
+            return _asked(subject, self.hit, self.who)
+        return _not_allowed(subject, self.who)
+
+
+def _rule(held: _Held, span: Span) -> Rule | None:
+    return None if span.at is None else held.rules[span.at]
+
+
+class _Planner:
+    def __init__(
+        self,
+        subjects: tuple[Subject, ...],
+        main: str | None,
+        custom_tools: Iterable[str],
+        patterns: wildcard.Patterns,
+        *,
+        shared: bool = True,
+    ) -> None:
+        self.subjects = subjects
+        self.patterns = patterns
+        self.shared = shared  # False: no settings file, Claude Code's defaults only
+        # the first subject of each name, as a search in order would find it
+        self.named = {s.name: s for s in reversed(self.subjects)}
+        self.main = main
+        self.custom = set(custom_tools)
+        self.tools: dict[str, list[str]] = {s.name: [] for s in self.subjects if s.removable}
+        self.spawn: dict[str, tuple[str, ...]] = {}
+        self.deny, self.ask, self.allow = _Entries(), _Entries(), _Entries()
+        # The entry lists _losses weighs, each filed by head (see _filed).
+        self.filed: list[tuple[list[Entry], _ByHead]] = []
+        self.written: tuple[tuple[str, ...], _ByHead] | None = None  # see _near_written
+        self.notes: dict[tuple[str, Rule], list[str]] = {}
+        # Agents repeat their permission maps: subjects whose rules have the same
+        # (permission, pattern, action)s have one number and share their plans.
+        shapes: dict[tuple[tuple[str, str, str], ...], int] = {}
+        self.shapes = [
+            shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
+            for i, s in enumerate(self.subjects)
+        ]
+        # Per permission, while its losses are written: who objected to each
+        # allow (by its pattern), read once.
+        self.objectors: dict[str, _Who] = {}
+        # Per plan and read-only command: the first region OpenCode asks or denies it in.
+        self.read_only: dict[tuple[int, str], Span | None] = {}
+        # Agents for whom Claude Code cannot deny what OpenCode denies outside the
+        # project: the region that says so.
+        self.outside: dict[str, Span] = {}
+
+    def run(self) -> Translation:
+        kept: dict[str, set[str]] = {name: set() for name in self.tools}
+        self._external()
+        for permission in claude_rules.PERMISSIONS:
+            if permission == "task":
+                self._task(kept)
+            else:
+                self._permission(permission, kept)
+        self._unmapped()
+        for name, held in kept.items():
+            if "Bash" in held and held & _SEARCH:
+                held -= _SEARCH
+                self._searches_in_bash(self.named[name])
+        tools = {
+            name: tuple(t for t in claude_rules.TOOL_NAMES if t in kept[name]) for name in kept
+        }
+        losses = Loss.gather(self.notes)
+        denied = set(self.deny.built)
+        return Translation(
+            self.subjects,
+            tools,
+            self.spawn,
+            tuple(self.deny.items.values()),
+            # an ask that a deny of the same rule already beats says nothing
+            tuple(e for key, e in self.ask.items.items() if key not in denied),
+            tuple(self.allow.items.values()),
+            self.main,
+            losses,
+        )
+
+    def _note(self, subject: Subject, rule: Rule | None, message: str) -> None:
+        if rule is not None:
+            self.notes.setdefault((subject.name, rule), []).append(message)
+
+    # --- tools decided by patterns or as a whole ------------------------------------------
+
+    def _permission(self, permission: str, kept: dict[str, set[str]]) -> None:
+        group = claude_rules.group(permission)
+        kind, asks = group[0].kind, group[0].asks_always
+        names = [t.name for t in group]
+        plans: dict[int, _Plan] = {}
+        holders: dict[str, _Held] = {}
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+            plan = plans.get(shape)
+            if plan is None:
+                plan = plans[shape] = _Plan(self.patterns, subject.rules, permission, kind, asks)
+            if subject.removable and plan.denies_all:
+                continue
+            outside = self.outside.get(subject.name) if permission in _OUTSIDE else None
+            if outside is not None and subject.removable:
+                self._left_out(subject, group, plan, outside, _OUTSIDE_WHY)
+                continue
+            block = (
+                plan.blocking if self.shared else self._unsafe_default(group, plan, subject.rules)
+            )
+            if block is not None and subject.removable:
+                why = None if self.shared else _DEFAULT_WHY
+                self._left_out(subject, group, plan, block, why)
+                continue
+            holders[subject.name] = _Held(subject.rules, plan)
+            if subject.removable:
+                kept[subject.name].update(names)
+        if not self.shared:
+            self._default_losses(group, holders)
+            return
+        self._deny_and_ask(group, holders)
+        if permission == "bash":
+            self._ask_read_only(group, holders)
+        rejected = self._allows(group, holders) if asks else {}
+        self.objectors = {}
+        self._losses(group, holders, rejected)
+
+    # --- what Claude Code does with no rule -----------------------------------------------
+
+    def _read_only_span(self, plan: _Plan, form: str) -> Span | None:
+        """The first region of the plan that asks or denies some run of the read-only
+        command `form` (alone or with arguments), which Claude Code runs unasked."""
+        key = (id(plan), form)
+        if key not in self.read_only:
+            pattern = f"{form} *"
+            found = (
+                span
+                for span in plan.spans
+                if span.action != "allow"
+                and hits(self.patterns, (pattern, span.pattern), span.later)
+            )
+            self.read_only[key] = next(found, None)
+        return self.read_only[key]
+
+    def _ask_read_only(self, group: Group, holders: Holders) -> None:
+        """Claude Code runs its read-only commands unasked unless a rule asks or
+        denies them: ask for each one some holder's OpenCode does not allow. An
+        agent with Bash searches with `find` and `grep` (Claude Code offers it no
+        Glob and Grep): where its `glob` or `grep` is not allowed, they are
+        asked for too, or denied where OpenCode denies the search."""
+        self._search_through_bash(holders)
+        stopped = tuple(dict.fromkeys(self.deny.exact(group) + self.ask.exact(group)))
+        for form in claude_rules.READ_ONLY:
+            pattern = f"{form} *"
+            sources = []
+            for name, held in holders.items():
+                span = self._read_only_span(held.plan, form)
+                if span is not None:
+                    sources.append(Source(name, _rule(held, span)))
+            if sources and hits(self.patterns, (pattern,), stopped):
+                for source in sources:
+                    self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), source)
+
+    def _search_through_bash(self, holders: Holders) -> None:
+        for permission, form in _SEARCH_COMMANDS.items():
+            pattern = Pattern(f"{form} *", (f"{form} *",), (f"{form} *",))
+            for name, held in holders.items():
+                span = self._search_span(held.rules, permission)
+                if span is not None:
+                    target = self.deny if span.action == "deny" else self.ask
+                    target.add("Bash", pattern, Source(name, _rule(held, span)))
+
+    def _search_span(self, rules: tuple[Rule, ...], permission: str) -> Span | None:
+        """The first region of `glob` or `grep` OpenCode asks or denies: a deny first."""
+        found = [s for s in spans(self.patterns, rules, permission) if s.action != "allow"]
+        return next((s for s in found if s.action == "deny"), found[0] if found else None)
+
+    def _unsafe_default(self, group: Group, plan: _Plan, rules: tuple[Rule, ...]) -> Span | None:
+        """With no settings: the first region where Claude Code's own default for the
+        tools decides more than OpenCode (they ask: a deny; they run unasked: an
+        ask or a deny; Bash: a read-only command, or a search it makes for Glob
+        and Grep, OpenCode asks or denies)."""
+        tool = group[0]
+        if tool.name == "Bash":
+            searches = (self._search_span(rules, p) for p in _SEARCH_COMMANDS)
+            searched = next((span for span in searches if span is not None), None)
+            if searched is not None:
+                return searched
+        for span in plan.spans:
+            # Read asks outside the project itself, as OpenCode does there
+            outside = tool.name == "Read" and span.pattern.startswith("/")
+            if span.action == "deny" or (
+                span.action == "ask" and not tool.asks_always and not outside
+            ):
+                return span
+        if tool.name == "Bash":
+            found = (self._read_only_span(plan, form) for form in claude_rules.READ_ONLY)
+            return next((span for span in found if span is not None), None)
+        return None
+
+    def _default_losses(self, group: Group, holders: Holders) -> None:
+        """With no settings, an allow of a tool Claude Code asks for is an ask."""
+        if not group[0].asks_always:
+            return
+        names = join_names([t.name for t in group])
+        for name, held in holders.items():
+            for span in held.plan.spans:
+                if span.action == "allow" and span.at is not None:
+                    self._note(
+                        self.named[name],
+                        held.rules[span.at],
+                        f"{names}: narrowed to ask: a plugin carries no settings, and Claude "
+                        "Code asks for these tools when no rule allows them",
+                    )
+
+    # --- folders outside the project ------------------------------------------------------
+
+    def _external(self) -> None:
+        """OpenCode's `external_directory` denies: a folder Claude Code can name becomes
+        a Read and an Edit deny (they hold for the shell's file commands and for Glob
+        and Grep too); where it cannot (every folder, or a pattern that starts with a
+        wildcard), the agent's file and shell tools are left out."""
+        for subject in self.subjects:
+            for span in spans(self.patterns, subject.rules, "external_directory"):
+                if span.action != "deny":
+                    continue
+                rule = None if span.at is None else subject.rules[span.at]
+                if not span.pattern.startswith("/"):
+                    if span.pattern[:1] in "*?" and subject.name not in self.outside:
+                        self.outside[subject.name] = span
+                    continue  # otherwise relative: it matches no folder outside the project
+                if not self.shared:
+                    self.outside.setdefault(subject.name, span)
+                    continue
+                pattern = claude_rules.cover("path", span.pattern)
+                for tool in ("Read", "Edit"):
+                    self.deny.add(tool, pattern, Source(subject.name, rule))
+
+    def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
+        """The writers of the objections to the allow of `pattern`, read once."""
+        found = self.objectors.get(pattern)
+        if found is None:
+            found = self.objectors[pattern] = _Who(sources)
+        return found
+
+    def _deny_and_ask(self, group: Group, holders: Holders) -> None:
+        for name, held in holders.items():
+            for span, pattern in held.plan.stops:
+                target = self.deny if span.action == "deny" else self.ask
+                self._add(target, group, pattern, Source(name, _rule(held, span)))
+
+    def _add(self, target: _Entries, group: Group, pattern: Pattern, source: Source) -> None:
+        tools = group if pattern.whole else (claude_rules.rule_tool(group),)
+        for tool in tools:
+            target.add(tool.name, pattern, source)
+
+    def _allows(self, group: Group, holders: Holders) -> dict[str, list[Source] | None]:
+        """Write every allow no holder objects to; return, per OpenCode pattern that
+        was not written, who objected (None: no exact Claude form)."""
+        kind = group[0].kind
+        denied = self.deny.exact(group)
+        stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
+        rejected: dict[str, list[Source] | None] = {}
+        # One Source per agent and rule that objects (see _objector).
+        objectors: dict[tuple[str, Rule | None], Source] = {}
+        # Neither the objections nor what an allow adds depend on who writes it:
+        # each pattern is judged once (None: it adds nothing).
+        judged: dict[str, Pattern | None] = {}
+        plans = {held.plan for held in holders.values()}
+        heads = _Heads(self.patterns, plans, denied, stopped)
+        for name, held in holders.items():
+            for span in held.plan.spans:
+                if span.action != "allow" or span.pattern in rejected:
+                    continue
+                if span.pattern not in judged:
+                    pattern = claude_rules.inside(kind, span.pattern)
+                    if pattern is None:
+                        rejected[span.pattern] = None
+                        continue
+                    blockers = self._objections(pattern, holders, denied, stopped, objectors, heads)
+                    if blockers:
+                        rejected[span.pattern] = blockers
+                        continue
+                    adds = any(hits(self.patterns, (g,), stopped) for g in pattern.reach)
+                    judged[span.pattern] = pattern if adds else None
+                written = judged[span.pattern]
+                if written is not None:
+                    self._add(self.allow, group, written, Source(name, _rule(held, span)))
+        return rejected
+
+    def _objections(
+        self,
+        pattern: Pattern,
+        holders: Holders,
+        denied: tuple[str, ...],
+        stopped: tuple[str, ...],
+        objectors: dict[tuple[str, Rule | None], Source],
+        heads: _Heads,
+    ) -> list[Source]:
+        """Every holder with a denied or asked region the allow would reach, at
+        its first such region (which depends on the plan alone).
+
+        One Source per agent and rule: when maps differ, each agent objects to
+        nearly every other agent's allows, and a Source per objection held N² of
+        them (300 MB at 1,000 agents)."""
+        first: dict[_Plan, Span | None] = {}
+        found: list[Source] = []
+        # The written denies and asks no input of the allow can start like are left
+        # out once here, not for every holder: with a map per agent they number
+        # in the hundreds, and nearly all of them are apart from any one allow.
+        near = {g: (heads.near_denied(g), heads.near_stopped(g)) for g in pattern.reach}
+        loud = heads.near(pattern.reach)
+        # For the other plans: per shape, which of its wide regions is met first.
+        by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None] = {}
+        for name, held in holders.items():
+            plan = held.plan
+            if plan not in first:
+                if plan in loud:
+                    first[plan] = self._first(pattern, plan, near)
+                else:
+                    shape, wide = heads.shape[plan], heads.wide[plan]
+                    if shape not in by_shape:
+                        met = self._first(pattern, plan, near)
+                        by_shape[shape] = None if met is None else wide.index(met)
+                    at = by_shape[shape]
+                    first[plan] = None if at is None else wide[at]
+            span = first[plan]
+            if span is not None:
+                rule = _rule(held, span)
+                source = objectors.get((name, rule))
+                if source is None:
+                    source = objectors[name, rule] = Source(name, rule)
+                found.append(source)
+        return found
+
+    def _first(
+        self,
+        pattern: Pattern,
+        plan: _Plan,
+        near: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
+    ) -> Span | None:
+        """The plan's first denied or asked region an allow of `pattern` would reach
+        into beyond what the written denies (for an ask: denies and asks) stop;
+        `near` holds, per glob of its reach, the written denies and asks that
+        may meet it."""
+        for span in plan.spans:
+            if span.action == "allow":
+                continue
+            for g in pattern.reach:
+                denied, stopped = near[g]
+                covered = denied if span.action == "deny" else stopped
+                if hits(self.patterns, (g, span.pattern), span.later + covered):
+                    return span
+        return None
+
+    # --- what each agent loses ------------------------------------------------------------
+
+    def _left_out(
+        self, subject: Subject, group: Group, plan: _Plan, block: Span, why: str | None = None
+    ) -> None:
+        names = join_names([t.name for t in group])
+        rule = None if block.at is None else subject.rules[block.at]
+        written = f" (`{rule.text()}`)" if rule else ""
+        if why is None:
+            verb = "deny" if block.action == "deny" else "ask for"
+            why = f"Claude Code cannot {verb} only part of `{group[0].permission}` for one agent"
+        message = f"{names}: lost, left out of {subject.name}'s tools: {why}{written}"
+        for span in plan.spans:
+            if span.action != "deny" and span.at is not None:
+                self._note(subject, subject.rules[span.at], message)
+
+    def _losses(self, group: Group, holders: Holders, rejected: Rejected) -> None:
+        # What the settings hold for these tools is fixed by now: read it once.
+        denies = self.deny.of(group)
+        asks_ = [e for e in self.ask.of(group) if _key(e.tool, e.specifier) not in self.deny.built]
+        self.filed = []  # this group's lists only
+        stopped = tuple(g for e in (*denies, *asks_) for g in e.exact)
+        written = tuple(dict.fromkeys(self.allow.exact(group) + stopped))
+        names = join_names([t.name for t in group])
+        # Why a region is narrowed depends on its plan; the words name the agent.
+        found: dict[_Plan, list[tuple[int, list[_Reason]]]] = {}
+        left = Counter(held.plan for held in holders.values())  # holders still to write
+        for name, held in holders.items():
+            lost = found.get(held.plan)
+            if lost is None:
+                lost = found[held.plan] = []
+                for span in held.plan.spans:
+                    if span.action == "deny" or span.at is None:
+                        continue
+                    reasons = self._reasons(span, group, denies, asks_, written, rejected)
+                    if reasons:
+                        lost.append((span.at, reasons))
+            left[held.plan] -= 1
+            if not left[held.plan]:
+                del found[held.plan]  # its last holder: its writers may go
+            if not lost:
+                continue
+            subject = self.named[name]
+            for at, reasons in lost:
+                words = "; ".join(reason.words(subject) for reason in reasons)
+                self._note(subject, held.rules[at], f"{names}: {words}")
+
+    def _reasons(
+        self,
+        span: Span,
+        group: Group,
+        denies: list[Entry],
+        asks_: list[Entry],
+        written: tuple[str, ...],
+        rejected: Rejected,
+    ) -> list[_Reason]:
+        reasons = self._met("denied", denies, span)
+        if span.action == "allow":
+            reasons += self._met("asked", asks_, span)
+        if (
+            span.action == "allow"
+            and group[0].asks_always
+            and hits(self.patterns, (span.pattern,), span.later + self._near_written(written, span))
+        ):
+            blockers = rejected.get(span.pattern)
+            who = None if blockers is None else self._objecting(span.pattern, blockers)
+            reasons.append(_Reason("not allowed", [], who))
+        return reasons
+
+    def _near_written(self, written: tuple[str, ...], span: Span) -> tuple[str, ...]:
+        """The written patterns that may start as the span does, in order (those
+        apart from it change no answer, and a map per agent writes hundreds)."""
+        if self.written is None or self.written[0] is not written:
+            filed = _ByHead(self.patterns)
+            for number, text in enumerate(written):
+                filed.add(text, number)
+            self.written = (written, filed)
+        return tuple(written[n] for n in sorted(self.written[1].near((span.pattern,))))
+
+    def _filed(self, entries: list[Entry]) -> _ByHead:
+        """The entries by the heads of what they reach, filed once per list."""
+        for known, filed in self.filed:
+            if known is entries:
+                return filed
+        filed = _ByHead(self.patterns)
+        for number, entry in enumerate(entries):
+            for g in entry.reach:
+                filed.add(g, number)
+        self.filed.append((entries, filed))
+        return filed
+
+    def _met(self, kind: str, entries: list[Entry], span: Span) -> list[_Reason]:
+        """The reason the entries the span shares an input with give, if any."""
+        # Only the entries that may start as the span does (a map per agent: few).
+        near = sorted(self._filed(entries).near((span.pattern,)))
+        hit = [
+            entries[number]
+            for number in near
+            if any(
+                hits(self.patterns, (span.pattern, g), span.later) for g in entries[number].reach
+            )
+        ]
+        return [_Reason(kind, hit, _Who([s for e in hit for s in e.sources]))] if hit else []
+
+    # --- task: Agent(...) -----------------------------------------------------------------
+
+    def _task(self, kept: dict[str, set[str]]) -> None:
+        bundle = [s for s in self.subjects if s.removable]
+        # OpenCode's task tool starts no primary and no hidden agent
+        spawnable = [s.name for s in bundle if s.agent.mode != "primary" and not s.agent.hidden]
+        for primary in (s for s in bundle if s.agent.mode == "primary" and self.shared):
+            self.deny.add(
+                "Agent",
+                Pattern(primary.name, (primary.name,), (primary.name,)),
+                Source(primary.name, None),
+                agent=True,
+            )
+        main = next((s for s in self.subjects if not s.removable), None)
+        if main is not None:
+            for name in spawnable:
+                decision = evaluate(main.rules, "task", name)
+                if decision.action != "allow":
+                    target = self.deny if decision.action == "deny" else self.ask
+                    target.add(
+                        "Agent",
+                        Pattern(name, (name,), (name,)),
+                        Source(MAIN, decision.rule),
+                        agent=True,
+                    )
+        # Every Agent entry is written by now: who blocks each subagent, in order.
+        blocked: dict[str | None, list[Entry]] = {}
+        for entry in (*self.deny.of(_AGENT), *self.ask.of(_AGENT)):
+            blocked.setdefault(entry.specifier, []).append(entry)
+        denied = set(self.deny.items.values())
+        positions: dict[str, list[int]] = {}
+        for index, name in enumerate(spawnable):
+            positions.setdefault(wildcard.normal(name), []).append(index)
+        for subject in bundle:
+            if subject.agent.mode == "subagent":
+                continue
+            # evaluate(rules, "task", name) for the names it may allow or ask for
+            reached = reaching(subject.agent.task_rules, "task", ("allow", "ask"))
+            names = (
+                spawnable
+                if reached is None
+                else [
+                    spawnable[i] for i in sorted(i for n in reached for i in positions.get(n, ()))
+                ]
+            )
+            if subject.agent.mode == "primary":
+                self._spawn(subject, names, blocked, denied, kept)
+            else:
+                self._no_spawn(subject, names)
+
+    def _no_spawn(self, subject: Subject, names: list[str]) -> None:
+        """An agent that also runs as a subagent gets no Agent tool: Claude Code reads
+        `Agent(...)` only for the main thread, and a subagent holding Agent starts any
+        agent, Claude Code's own general-purpose one included."""
+        self.spawn[subject.name] = ()
+        for name in names:
+            decision = evaluate(subject.agent.task_rules, "task", name)
+            self._note(
+                subject,
+                decision.rule,
+                f"Agent: lost, left out of {subject.name}'s tools: {subject.name} also runs "
+                "as a subagent, where Claude Code reads no `Agent(...)` list and would let it "
+                "start any agent",
+            )
+
+    def _spawn(
+        self,
+        subject: Subject,
+        names: list[str],
+        blocked: Mapping[str | None, list[Entry]],
+        denied: set[Entry],
+        kept: dict[str, set[str]],
+    ) -> None:
+        allowed: list[str] = []
+        for name in names:
+            decision = evaluate(subject.agent.task_rules, "task", name)
+            if decision.action == "ask":
+                self._note(
+                    subject,
+                    decision.rule,
+                    f"Agent: lost, {name} is left out of {subject.name}'s Agent(...): "
+                    "Claude Code cannot ask before starting a subagent for one agent",
+                )
+            if decision.action != "allow":
+                continue
+            if name in blocked:
+                verb = "denies" if blocked[name][0] in denied else "asks before"
+                self._note(
+                    subject,
+                    decision.rule,
+                    f"Agent: narrowed, Claude Code {verb} starting {name}: the main thread "
+                    "(OpenCode's default agent) does not allow it, and settings are shared",
+                )
+            allowed.append(name)
+        self.spawn[subject.name] = tuple(allowed)
+        if allowed:
+            kept[subject.name].add("Agent")
+
+    def _searches_in_bash(self, subject: Subject) -> None:
+        for permission in ("glob", "grep"):
+            for span in spans(self.patterns, subject.rules, permission):
+                if span.action != "deny" and span.at is not None:
+                    self._note(
+                        subject,
+                        subject.rules[span.at],
+                        "Glob and Grep: Claude Code offers neither beside Bash; the agent "
+                        "searches with find and grep through Bash, as the shared rules decide",
+                    )
+
+    # --- permissions with no Claude tool --------------------------------------------------
+
+    def _unmapped(self) -> None:
+        for subject in self.subjects:
+            if not subject.removable:
+                continue
+            for rule in subject.agent.rules:
+                if rule.origin.kind in ("agent", "config"):
+                    message = _unmapped_message(subject, rule, self.custom)
+                    if message:
+                        self._note(subject, rule, message)
+
+
+_AGENT = claude_rules.group("task")
+_SEARCH = frozenset({"Glob", "Grep"})  # not offered beside Bash (claude 2.1.332)
+# What an agent with Bash runs instead of Glob and Grep, by OpenCode permission.
+_SEARCH_COMMANDS = {"glob": "find", "grep": "grep"}
+# The tools that reach files outside the project (a path, a folder to search, a
+# shell command's file), and why an agent loses them.
+_OUTSIDE = frozenset({"read", "edit", "glob", "grep", "bash"})
+_OUTSIDE_WHY = (
+    "OpenCode denies it folders outside the project that Claude Code cannot name in a "
+    "deny rule, and Claude Code only asks there"
+)
+_DEFAULT_WHY = (
+    "a plugin carries no settings, and Claude Code's own default for these tools "
+    "decides more than OpenCode here"
+)
+
+
+def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
+    if span.action == "allow" or (span.action == "ask" and asks):
+        return False
+    return claude_rules.cover(kind, span.pattern, span.action).whole
+
+
+def join_names(names: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class _Who:
+    """Who wrote the rules behind settings entries, in words, for each agent.
+
+    The message names the first few writers of the sources, in order, and counts
+    the rest, leaving out the agent it is for (or naming its own rule instead),
+    as listing every writer's words in order, without repeats, would read. An
+    entry may have a writer in every agent: the sources are read once, and each
+    agent's message reads only what it shows and its own rules.
+    """
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.first: dict[str, int] = {}  # each writer's words -> first position
+        self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
+        self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
+        self.started_only = True  # every source is an agent Claude Code never starts
+        for index, source in enumerate(sources):
+            words, fixed = _writer(source.subject, source.rule)
+            if fixed:
+                self.fixed.setdefault(words, index)
+            elif source.rule is not None and source.rule.origin.kind == "agent":
+                self.own.setdefault(source.subject, []).append((index, source.rule))
+            self.first.setdefault(words, index)
+            self.started_only &= source.rule is None and source.subject != MAIN
+        self.subjects = list(dict.fromkeys(s.subject for s in sources))
+        self.others: str | None = None  # describe() for an agent not among the writers
+
+    def describe(self, me: Subject) -> str:
+        name = me.name
+        if name in self.first:
+            return self._describe(name)
+        # `me` wrote none of it (nor its own rules, whose words are its name):
+        # the words read the same for every such agent.
+        if self.others is None:
+            self.others = self._describe(name)
+        return self.others
+
+    def _describe(self, name: str) -> str:
+        others = ((index, words) for words, index in self.first.items() if words != name)
+        return _listing(
+            name,
+            self.first.__contains__,
+            len(self.first),
+            self.fixed.get(name),
+            self.own.get(name, []),
+            list(itertools.islice(others, 5)),
+        )
+
+
+_WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
+
+
+def _writer(subject: str, rule: Rule | None) -> tuple[str, bool]:
+    """A source's words in a list of writers, and whether they are those of a
+    non-agent rule (the same for every agent) rather than the subject's name."""
+    kind = rule.origin.kind if rule else None
+    if kind == "agent" or kind is None:
+        return subject, False
+    return _WRITERS.get(kind, "OpenCode's built-in rules"), True
+
+
+def _listing(
+    name: str,
+    has: Callable[[str], bool],
+    count: int,
+    fixed: int | None,
+    own: list[tuple[int, Rule]],
+    leading: list[tuple[int, str]],
+) -> str:
+    """The words of a list of writers for agent `name`, from what it shows: which
+    words it has and how many, the first position of `name` as a non-agent
+    rule's words, `name`'s own rules with their positions, and the first five
+    writers' words but `name`, with their first positions."""
+    gone = has(name) and fixed is None  # only `me` wrote it
+    texts = dict.fromkeys(f"its own `{rule.text()}`" for _, rule in own)
+    count -= gone
+    count += sum(1 for t in texts if not has(t) or (gone and t == name))
+    found = [
+        *leading,
+        *((i, f"its own `{rule.text()}`") for i, rule in own),
+        *([(fixed, name)] if fixed is not None else []),
+    ]
+    words = list(dict.fromkeys(w for _, w in sorted(found)))
+    if count > 4:  # a long list hides the point
+        words = [*words[:3], f"{count - 3} more"]
+    return join_names(words[:count])
+
+
+def _entries(hit: list[Entry]) -> str:
+    shown = [f"`{e.text({})}`" for e in hit[:3]]
+    return join_names(shown) + (" and more" if len(hit) > 3 else "")
+
+
+def _denied(subject: Subject, hit: list[Entry], who: _Who) -> str:
+    if who.started_only:
+        names = join_names(who.subjects)
+        return f"narrowed to deny: Claude Code never starts {names} as a subagent"
+    return (
+        f"narrowed to deny: the shared settings deny {_entries(hit)} "
+        f"(from {who.describe(subject)}), and a deny applies to every agent"
+    )
+
+
+def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
+    return (
+        f"narrowed to ask: the shared settings ask for {_entries(hit)} "
+        f"(from {who.describe(subject)}), and an ask beats any allow"
+    )
+
+
+def _not_allowed(subject: Subject, who: _Who | None) -> str:
+    if who is None:
+        return "narrowed to ask: the pattern has no exact Claude Code form"
+    return (
+        "narrowed to ask: settings are shared, and OpenCode does not allow all of it "
+        f"for {who.describe(subject)}"
+    )
+
+
+def _unmapped_message(subject: Subject, rule: Rule, custom: set[str]) -> str | None:
+    key = rule.permission
+    if key in claude_rules.PERMISSIONS or key in ("*", "list"):
+        return None
+    if key == "external_directory":
+        # A deny is written as Read and Edit denies, or costs the agent its file
+        # tools (_Planner._external); an ask is what Claude Code does anyway.
+        if rule.action == "allow":
+            return (
+                "narrowed to ask: Claude Code has no per-agent access to folders outside "
+                "the project; it asks each time"
+            )
+        return None
+    if key == "doom_loop":
+        if rule.action == "allow":
+            return None
+        return "not kept: Claude Code never stops a repeated identical tool call to ask"
+    if rule.action == "deny":
+        return None
+    if key in _NO_TOOL or key in custom or "*" in key or key.startswith("mcp"):
+        return f"lost: Claude Code gives {subject.name} no `{key}` tool"
+    return None

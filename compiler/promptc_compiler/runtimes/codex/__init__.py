@@ -1,0 +1,1 @@
+"""Codex CLI: its target, its permission translation, decision model and import."""

@@ -1,0 +1,1 @@
+"""GitHub Copilot CLI: its target, the preToolUse hook it writes, its decision model."""

@@ -1,0 +1,1 @@
+"""Gemini CLI: its target (an extension), its policy rules and decision model."""

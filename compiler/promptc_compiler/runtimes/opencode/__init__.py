@@ -1,0 +1,1 @@
+"""OpenCode: the source runtime; its target writes the specs back as OpenCode reads them."""
