@@ -27,6 +27,7 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "promptc_compiler/schemas/config.schema.json" in names
     assert "promptc_compiler/schemas/agent.schema.json" in names
+    assert "promptc_compiler/py.typed" in names  # type checkers read the package's hints
     # What `promptc init` writes.
     assert "promptc_compiler/cli/templates/init/specs/agents/lead.md" in names
 
