@@ -4,7 +4,7 @@ Every call of a bundle's matrix (promptc_compiler.permissions.calls) is decided 
 the specs and by the runtime's decision model (promptc_compiler.runtimes.decide) from the files
 the target wrote: the runtime's decision must never be above OpenCode's (deny
 < ask < allow). The models themselves are held to the real CLIs by
-tests/test_decisions_gemini.py and tests/test_decisions_copilot.py. The
+tests/gemini/test_decisions_gemini.py and tests/copilot/test_decisions_copilot.py. The
 bundles are the repository's, the fixtures, and generated ones
 (tests/strategies.py). The main session of either runtime may start a
 written agent only where OpenCode's default agent `build` may start it.

@@ -8,7 +8,7 @@ matches. OpenCode's `list` has no counterpart because Claude Code removed LS
 Facts below were found by running claude 2.1.332 offline against a scripted
 model endpoint (one tool call per turn, the CLI's tool result read back) and
 by reading the tables the binary carries; compiler/promptc_compiler/runtimes/claude/decide.py models
-them and tests/test_decisions_claude.py holds the model to the binary.
+them and tests/claude/test_decisions_claude.py holds the model to the binary.
 
 A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
 

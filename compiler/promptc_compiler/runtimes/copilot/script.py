@@ -43,7 +43,7 @@ context of the main session, `s` of a subagent. In detail:
   to Copilot.
 
 `decide` answers as the script does, for the decision model
-(promptc_compiler.runtimes.copilot.decide); tests/test_decisions_copilot.py runs the real
+(promptc_compiler.runtimes.copilot.decide); tests/copilot/test_decisions_copilot.py runs the real
 script in sh on every call of the matrix and compares.
 """
 

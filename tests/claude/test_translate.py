@@ -2,7 +2,7 @@
 
 The rule patterns promptc writes, the model's reading of them
 (compiler/promptc_compiler/runtimes/claude/decide.py, held to the real CLI by
-tests/test_decisions_claude.py, which also decides every call of each
+tests/claude/test_decisions_claude.py, which also decides every call of each
 bundle's matrix), random inputs beyond the matrix, and what the translation
 keeps and loses case by case.
 """
