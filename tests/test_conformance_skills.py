@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from promptc_compiler.runtimes.claude.translate import skill_grants
 from promptc_compiler.runtimes.skills import emit_skills
 from tests import bundles, oracle
 
@@ -77,7 +78,7 @@ def test_claude_plugin_validate_lists_every_skill(bundle: str, tmp_path: Path) -
         "description": "Skills emitted by promptc",
         "author": {"name": "promptc tests"},
     }
-    files = emit_skills(bundles.project(root, "claude-plugin"), "skills/", claude=True)
+    files = emit_skills(bundles.project(root, "claude-plugin"), "skills/", grants=skill_grants)
     write(tmp_path, {".claude-plugin/plugin.json": json.dumps(manifest), **files})
     done = oracle.run(
         "claude", ["plugin", "validate", str(tmp_path), "--strict", "--json"], tmp_path

@@ -28,7 +28,7 @@ from promptc_compiler.core.project import Project
 from promptc_compiler.permissions.ruleset import evaluate
 from promptc_compiler.permissions.runtime import resolve
 from promptc_compiler.runtimes import tool_lists
-from promptc_compiler.runtimes.claude.translate import ENVIRONMENT
+from promptc_compiler.runtimes.translation import ENVIRONMENT
 from tests import bundles, decisions, strategies
 
 TARGETS = ("copilot", "gemini")

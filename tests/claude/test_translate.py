@@ -28,7 +28,8 @@ from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude import translate
 from promptc_compiler.runtimes.claude.agents import claude_name
 from promptc_compiler.runtimes.claude.permission_rules import cover, inside
-from promptc_compiler.runtimes.claude.translate import ENVIRONMENT, Loss, Subject, Translation
+from promptc_compiler.runtimes.claude.translate import Translation
+from promptc_compiler.runtimes.translation import ENVIRONMENT, Loss, Subject
 from tests import bundles
 from tests.conftest import MakeBundle
 

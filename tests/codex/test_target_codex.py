@@ -31,11 +31,11 @@ from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.calls import RANK, Call
 from promptc_compiler.permissions.ruleset import evaluate
 from promptc_compiler.permissions.runtime import Runtime
-from promptc_compiler.runtimes.claude.translate import MAIN
 from promptc_compiler.runtimes.codex import decide as codex_model
 from promptc_compiler.runtimes.codex import import_ as import_codex
 from promptc_compiler.runtimes.codex import target as codex
 from promptc_compiler.runtimes.codex import translate as codex_rules
+from promptc_compiler.runtimes.translation import MAIN
 from tests import bundles, strategies
 from tests.conftest import MakeBundle, Run
 

@@ -40,6 +40,7 @@ from promptc_compiler.rules import agent_id
 from promptc_compiler.runtimes import import_lists
 from promptc_compiler.runtimes.claude import import_ as import_claude
 from promptc_compiler.runtimes.codex import import_ as import_codex
+from promptc_compiler.runtimes.importing import Note
 from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI
 
 LAYOUTS = {
@@ -476,7 +477,7 @@ def _toml_line(text: str, key: str) -> int:
     return 1
 
 
-def _notes(reader: _Reader, source: SourceFile, notes: list[import_claude.Note]) -> None:
+def _notes(reader: _Reader, source: SourceFile, notes: list[Note]) -> None:
     for note in notes:
         reader.at_key(source, note.key, note.message)
 

@@ -55,8 +55,9 @@ from promptc_compiler.runtimes.claude.agents import (
     agent_notes,
     command_notes,
 )
-from promptc_compiler.runtimes.claude.translate import Loss, skill_grants, translate
+from promptc_compiler.runtimes.claude.translate import skill_grants, translate
 from promptc_compiler.runtimes.codex import translate as codex_rules
+from promptc_compiler.runtimes.translation import Loss
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"

@@ -43,7 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from promptc_compiler.runtimes.claude.import_ import Note
+from promptc_compiler.runtimes.importing import Note
 from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI, Runtime
 
 # Tool names each runtime takes beside the tool_lists tables: Copilot's own

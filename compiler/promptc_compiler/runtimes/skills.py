@@ -4,32 +4,38 @@ A skill is emitted under `<root_prefix><name>/`: `SKILL.md` with the
 frontmatter as the target sees it, keys in the Agent Skills order
 (SKILL_KEYS) then the rest in source order, and the composed body; every
 supporting file at its path in the skill folder (project.Skill.files). The
-targets pass the folder their runtime reads: `.opencode/skills/`,
-`.claude/skills/`, `skills/` for a plugin, `.codex/skills/`,
-`.github/skills/` (Copilot CLI) or `.gemini/skills/`.
+targets pass the folder their runtime reads (`.opencode/skills/`, ...), and
+a runtime that reads `allowed-tools` as a grant passes `grants`, which says
+of each rule why it would widen an agent, so only the rules that widen
+nothing stay.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.bundle import SKILL_FILE
 from promptc_compiler.core.project import Project, Skill
-from promptc_compiler.runtimes.claude.translate import skill_grants
 
 SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
+# A skill's `allowed-tools` rules, each with why it is left out (None: it widens nothing).
+Grants = Callable[[Project, Skill], Mapping[str, str | None]]
 
 
 def emit_skills(
-    project: Project, root_prefix: str, drop: tuple[str, ...] = (), claude: bool = False
+    project: Project,
+    root_prefix: str,
+    drop: tuple[str, ...] = (),
+    grants: Grants | None = None,
 ) -> dict[str, str]:
     """Every skill of the project, each under `<root_prefix><name>/`, its SKILL.md
     without the keys `drop` (ones the runtime would read as more than OpenCode does);
-    for Claude Code (`claude`), with only the `allowed-tools` rules that widen nothing."""
+    with `grants`, with only the `allowed-tools` rules that widen nothing."""
     files: dict[str, str] = {}
     for skill in project.skills.values():
-        files.update(emit_skill_tree(project, skill, root_prefix, drop, claude))
+        files.update(emit_skill_tree(project, skill, root_prefix, drop, grants))
     return files
 
 
@@ -38,15 +44,15 @@ def emit_skill_tree(
     skill: Skill,
     root_prefix: str,
     drop: tuple[str, ...] = (),
-    claude: bool = False,
+    grants: Grants | None = None,
 ) -> dict[str, str]:
     """One skill's files, by path relative to the target's folder."""
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
     front = {key: value for key, value in front.items() if key not in drop}
-    grants = skill_grants(project, skill) if claude else {}
-    if any(grants.values()):  # a rule left out: the rest, as a list in place, or no key
-        kept = [rule for rule, why in grants.items() if why is None]
+    granted = grants(project, skill) if grants else {}
+    if any(granted.values()):  # a rule left out: the rest, as a list in place, or no key
+        kept = [rule for rule, why in granted.items() if why is None]
         front = {key: kept if key == "allowed-tools" else v for key, v in front.items()}
         if not kept:
             del front["allowed-tools"]

@@ -53,7 +53,8 @@ from promptc_compiler.core.project import Project, Skill, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import KNOWN_KEYS, Rule, evaluate
 from promptc_compiler.permissions.runtime import Agent, resolve
-from promptc_compiler.runtimes.claude.translate import (
+from promptc_compiler.runtimes.model_map import mapped_model
+from promptc_compiler.runtimes.translation import (
     ENVIRONMENT,
     Loss,
     Subject,
@@ -61,7 +62,6 @@ from promptc_compiler.runtimes.claude.translate import (
     spans,
     subjects,
 )
-from promptc_compiler.runtimes.model_map import mapped_model
 
 SHELL_LINE = r"!`([^`\n]+)`"
 # `$1`, `$2`...: OpenCode's positional arguments (`$$1` and `\\$1` are text).

@@ -15,15 +15,9 @@ from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule, evaluate
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
-from promptc_compiler.runtimes.claude.translate import (
-    MAIN,
-    Subject,
-    Translation,
-    allows_every,
-    hits,
-    spans,
-)
+from promptc_compiler.runtimes.claude.translate import Translation, allows_every
 from promptc_compiler.runtimes.model_map import mapped_model
+from promptc_compiler.runtimes.translation import MAIN, Subject, hits, spans
 
 NAME = "claude"
 PLUGIN = "claude-plugin"

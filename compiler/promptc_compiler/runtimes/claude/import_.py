@@ -34,6 +34,7 @@ from typing import Any
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import SCALAR_KEYS
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
+from promptc_compiler.runtimes.importing import Note
 
 # OpenCode permission -> the Claude Code tools that must all be allowed for it
 # to stay open (any one of the alternatives).
@@ -129,14 +130,6 @@ _RULE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?", re.DOTALL)
 _STARS = re.compile(r"\*{2,}")
 _CLASS = re.compile(r"\[[^\]]*\]")
 _WILD = re.compile(r"[*?\[\]\\!]")
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something the import could not carry over, at a frontmatter key."""
-
-    key: str
-    message: str
 
 
 def tool_list(value: Any) -> list[str]:

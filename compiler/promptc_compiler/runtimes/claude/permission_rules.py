@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from promptc_compiler.permissions import wildcard
+from promptc_compiler.runtimes.translation import HOME
 
 
 @dataclass(frozen=True)
@@ -147,12 +148,6 @@ _PARENS = re.compile(r"[()]")
 def _squash(pattern: str) -> str:
     """OpenCode reads `**` as `*`; one star is enough."""
     return re.sub(r"\*{2,}", "*", pattern)
-
-
-# OpenCode replaces a leading `~` or `$HOME` of any pattern with the home
-# folder. promptc translates with this stand-in, so the output never depends
-# on the machine, and maps it back to Claude Code's own `~/`.
-HOME = "/~"
 
 
 # What `promptc import claude` asks about for Claude Code's own "suspicious

@@ -38,7 +38,7 @@ from typing import Any
 
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Project, Spec
-from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.claude import report as claude_report
 from promptc_compiler.runtimes.claude.agents import (
     NAME,
     PASSED,
@@ -102,7 +102,7 @@ def layout(
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     # A skill's `allowed-tools` keeps only what widens no agent that may load it.
-    yield from emit_skills(project, f"{prefix}skills/", claude=True).items()
+    yield from emit_skills(project, f"{prefix}skills/", grants=skill_grants).items()
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
@@ -129,7 +129,7 @@ def report(
         name: [why for why in skill_grants(project, skill).values() if why]
         for name, skill in project.skills.items()
     }
-    return translation_report.render(
+    return claude_report.render(
         project, translation, namer, settings, agents, commands, with_settings, skills
     )
 

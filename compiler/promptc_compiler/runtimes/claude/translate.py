@@ -25,36 +25,24 @@ from typing import NamedTuple
 
 from promptc_compiler.core.project import Project, Skill
 from promptc_compiler.permissions import wildcard
-from promptc_compiler.permissions.ruleset import Environment, Rule, evaluate, reaching
-from promptc_compiler.permissions.runtime import Agent, memo_of, resolve
+from promptc_compiler.permissions.ruleset import Rule, evaluate, reaching
+from promptc_compiler.permissions.runtime import memo_of
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude.permission_rules import Pattern, Tool
-
-MAIN = "the main thread"
-# Translation must not depend on the machine: the home folder is a stand-in.
-ENVIRONMENT = Environment(
-    home=claude_rules.HOME,
-    data=f"{claude_rules.HOME}/.local/share/opencode",
-    tmp="/tmp/opencode",
-    worktree="/",
+from promptc_compiler.runtimes.translation import (
+    MAIN,
+    Loss,
+    Source,
+    Span,
+    Subject,
+    hits,
+    join_names,
+    main_agent,
+    spans,
+    subjects,
 )
+
 _NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
-
-
-@dataclass(frozen=True)
-class Subject:
-    """Whoever runs with Claude tools: a bundle agent, or the main thread."""
-
-    name: str  # the OpenCode agent id, or MAIN
-    agent: Agent
-    rules: tuple[Rule, ...]  # the rules OpenCode decides this subject's calls with
-    removable: bool = True  # False: its tools cannot be narrowed
-
-
-@dataclass(frozen=True)
-class Source:
-    subject: str
-    rule: Rule | None  # None: OpenCode's own behaviour, not a written rule
 
 
 @dataclass(frozen=True)
@@ -76,18 +64,6 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Loss:
-    subject: str
-    rule: Rule
-    message: str
-
-    @staticmethod
-    def gather(notes: Mapping[tuple[str, Rule], list[str]]) -> tuple[Loss, ...]:
-        """One Loss per agent and rule, its messages joined, each said once."""
-        return tuple(Loss(s, r, "; ".join(dict.fromkeys(parts))) for (s, r), parts in notes.items())
-
-
-@dataclass(frozen=True)
 class Translation:
     subjects: tuple[Subject, ...]
     tools: Mapping[str, tuple[str, ...]]  # agent id -> Claude tool names
@@ -100,65 +76,6 @@ class Translation:
 
     def subject(self, name: str) -> Subject:
         return next(s for s in self.subjects if s.name == name)
-
-
-def hits(
-    patterns: wildcard.Patterns, include: tuple[str, ...], exclude: tuple[str, ...] = ()
-) -> bool:
-    """Some input matches every `include` pattern and no `exclude` one.
-    Too complex to decide counts as yes: the safe answer for every caller."""
-    if patterns.apart(include):
-        return False
-    try:
-        return patterns.witness(include, exclude) is not None
-    except wildcard.TooComplex:
-        return True
-
-
-class Span(NamedTuple):
-    """The inputs one rule decides: its pattern minus every later pattern.
-
-    The rule is named by its index in the list: which spans a list has depends
-    only on its (permission, pattern, action)s, so agents whose lists have the
-    same ones share them, each reading its own rule at the index.
-    """
-
-    at: int | None  # None: no rule matches, OpenCode asks
-    action: str
-    pattern: str
-    later: tuple[str, ...]
-
-
-def spans(patterns: wildcard.Patterns, rules: Sequence[Rule], permission: str) -> tuple[Span, ...]:
-    name = wildcard.normal(permission)
-    relevant = [i for i, r in enumerate(rules) if r.names(name)]
-    found: list[Span] = []
-    for position, index in enumerate(relevant):
-        rule = rules[index]
-        later = tuple(dict.fromkeys(rules[i].pattern for i in relevant[position + 1 :]))
-        if not any(patterns.universal(p) for p in later) and hits(patterns, (rule.pattern,), later):
-            found.append(Span(index, rule.action, rule.pattern, later))
-    every = tuple(dict.fromkeys(rules[i].pattern for i in relevant))
-    if not any(patterns.universal(p) for p in every):
-        found.append(Span(None, "ask", "*", every))
-    return tuple(found)
-
-
-def main_agent(project: Project, runtime_agents: Mapping[str, Agent]) -> str | None:
-    name = project.config.default_agent
-    agent = runtime_agents.get(name) if name else None
-    return name if agent is not None and not agent.native else None
-
-
-def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
-    """Who runs with Claude tools, and the run's answers about their patterns."""
-    runtime = resolve(project, ENVIRONMENT)
-    found = [Subject(a.name, a, a.effective(a.mode != "primary")) for a in runtime.bundle_agents()]
-    if main_agent(project, runtime.agents) is None:
-        default = runtime.agents.get("build")
-        rules = default.rules if default else ()
-        found.append(Subject(MAIN, default or Agent("build", "primary", ()), rules, False))
-    return tuple(found), runtime.patterns
 
 
 def translate(project: Project, *, settings: bool = True) -> Translation:
@@ -1015,13 +932,6 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     if span.action == "allow" or (span.action == "ask" and asks):
         return False
     return claude_rules.cover(kind, span.pattern, span.action).whole
-
-
-def join_names(names: list[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 class _Who:

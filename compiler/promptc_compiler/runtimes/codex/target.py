@@ -58,12 +58,12 @@ from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes import translation_report
-from promptc_compiler.runtimes.claude.translate import MAIN
 from promptc_compiler.runtimes.codex import decide as decide_codex
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from promptc_compiler.runtimes.codex.translate import CodexTranslation, PrefixRule
 from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
+from promptc_compiler.runtimes.translation import MAIN
 
 NAME = codex_rules.NAME
 OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}

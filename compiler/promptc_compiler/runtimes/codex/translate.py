@@ -79,7 +79,8 @@ from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.permissions.ruleset import Rule, evaluate
 from promptc_compiler.permissions.runtime import Agent, resolve
-from promptc_compiler.runtimes.claude.translate import (
+from promptc_compiler.runtimes.model_map import mapped_model
+from promptc_compiler.runtimes.translation import (
     ENVIRONMENT,
     MAIN,
     Loss,
@@ -89,7 +90,6 @@ from promptc_compiler.runtimes.claude.translate import (
     hits,
     spans,
 )
-from promptc_compiler.runtimes.model_map import mapped_model
 
 NAME = "codex"
 PLAIN = re.compile(r"[A-Za-z0-9_@%+:,./-]+")
