@@ -20,7 +20,7 @@ from promptc_compiler import api, rules
 from promptc_compiler.cli.main import cli
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.resources import load_schema
-from promptc_compiler.runtimes import TARGETS, options_schema
+from promptc_compiler.runtimes.targets import TARGETS, options_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 

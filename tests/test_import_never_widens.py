@@ -35,7 +35,8 @@ from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
 from promptc_compiler.pipeline import importer
-from promptc_compiler.runtimes import MODELS, import_lists
+from promptc_compiler.runtimes import import_lists
+from promptc_compiler.runtimes.decide import MODELS
 from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI
 from tests import bundles
 from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick

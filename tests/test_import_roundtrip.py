@@ -23,7 +23,7 @@ from promptc_compiler.core.config import load_config
 from promptc_compiler.pipeline.importer import plan_import
 from tests import bundles, oracle
 from tests.conftest import Run
-from tests.test_conformance_opencode import parse_agent_list
+from tests.opencode.test_conformance_opencode import parse_agent_list
 
 pytestmark = pytest.mark.slow
 

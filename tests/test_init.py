@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from promptc_compiler.cli.init import TEMPLATES, bundle_files, choose_targets
-from promptc_compiler.runtimes import TARGETS
+from promptc_compiler.runtimes.targets import TARGETS
 from tests import oracle
+from tests.claude.test_conformance_claude import validate
 from tests.conftest import Run
-from tests.test_conformance_claude import validate
-from tests.test_conformance_opencode import parse_agent_list, run_ok
+from tests.opencode.test_conformance_opencode import parse_agent_list, run_ok
 
 pytestmark = pytest.mark.slow
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pkgutil
+from types import ModuleType
+from typing import cast
 
 import jsonschema
 import pytest
@@ -10,8 +12,8 @@ import pytest
 import promptc_compiler.rules
 import promptc_compiler.runtimes
 from promptc_compiler import rules
-from promptc_compiler import runtimes as targets
 from promptc_compiler.core.compose import TARGET_NAMES
+from promptc_compiler.runtimes import targets
 
 
 def test_every_rule_module_is_registered() -> None:
@@ -34,8 +36,21 @@ def test_rule_contract(rule_id: str) -> None:
 
 
 def test_every_target_module_is_registered() -> None:
-    modules = {m.name for m in pkgutil.iter_modules(promptc_compiler.runtimes.__path__)}
-    assert {name.replace("-", "_") for name in targets.TARGETS} == modules
+    # Each runtime package holds its targets: `target.py`, and Claude's plugin as `plugin.py`.
+    modules = {
+        f"{package.name}.{module.name}"
+        for package in pkgutil.iter_modules(promptc_compiler.runtimes.__path__)
+        if package.ispkg
+        for module in pkgutil.iter_modules(
+            [f"{promptc_compiler.runtimes.__path__[0]}/{package.name}"]
+        )
+        if module.name in ("target", "plugin")
+    }
+    assert {
+        # Each registered target is a module (typed as the Target protocol).
+        cast("ModuleType", target).__name__.removeprefix("promptc_compiler.runtimes.")
+        for target in targets.TARGETS.values()
+    } == modules
     for target in targets.TARGETS.values():
         assert target.__doc__
         jsonschema.Draft202012Validator.check_schema(targets.options_schema(target))

@@ -21,7 +21,8 @@ from promptc_compiler.permissions.ruleset import evaluate
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude.translate import skill_grants, translate
 from promptc_compiler.runtimes.skills import emit_skill_tree, emit_skills
-from tests import bundles, claude_model, oracle, strategies
+from tests import bundles, oracle, strategies
+from tests.claude import claude_model
 from tests.conftest import MakeBundle
 
 FIXTURE = bundles.FIXTURES / "skills"

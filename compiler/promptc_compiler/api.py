@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from promptc_compiler import runtimes as target_registry
 from promptc_compiler.base import exit_codes
 from promptc_compiler.base.diagnostics import Diagnostic, Problem, Severity, has_errors
 from promptc_compiler.base.errors import ConfigError, PromptcError, UsageError
@@ -51,7 +50,8 @@ from promptc_compiler.pipeline.lint import run_rules
 from promptc_compiler.pipeline.proof import Proof
 from promptc_compiler.pipeline.proof import lines as proof_lines
 from promptc_compiler.pipeline.writer import ManifestError, Planner, apply, load_manifest, owned
-from promptc_compiler.runtimes import MODELS
+from promptc_compiler.runtimes import targets as target_registry
+from promptc_compiler.runtimes.decide import MODELS
 
 
 @dataclass(frozen=True)

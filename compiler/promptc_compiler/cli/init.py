@@ -1,4 +1,5 @@
-"""`promptc init`: a small starting bundle, written from compiler/promptc_compiler/cli/templates/init/.
+"""`promptc init`: a small starting bundle, written from
+compiler/promptc_compiler/cli/templates/init/.
 
 The bundle is data, not code: the files under templates/init/ are copied as
 they are, except two lines. `@targets@` in promptc.toml becomes one
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from promptc_compiler.base.errors import PromptcError, UsageError
 from promptc_compiler.base.suggest import did_you_mean
-from promptc_compiler.runtimes import TARGETS
+from promptc_compiler.runtimes.targets import TARGETS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "init"
 DEFAULT_TARGETS = ("opencode",)

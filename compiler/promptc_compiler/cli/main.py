@@ -39,7 +39,7 @@ from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.editor.watch import watch as watch_runs
 from promptc_compiler.permissions import delegation
 from promptc_compiler.pipeline import importer
-from promptc_compiler.runtimes import TARGETS
+from promptc_compiler.runtimes.targets import TARGETS
 
 FORMATS = ("text", "json", "github", "sarif")
 

@@ -87,7 +87,8 @@ class Config:
     permission: Any = None
     # `[rules.<id>]` tables as written (promptc_compiler.pipeline.lint checks and completes them).
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
-    # Store results in .promptc-cache/ so an unchanged bundle skips the work (promptc_compiler.pipeline.cache).
+    # Store results in .promptc-cache/ so an unchanged bundle skips the work
+    # (promptc_compiler.pipeline.cache).
     cache: bool = True
     # "out" or ROOT_LAYOUT: where each target's files land.
     layout: str = "out"

@@ -7,15 +7,20 @@ import os
 from pathlib import Path
 from typing import Any
 
-_HERE = os.path.dirname(os.path.realpath(__file__))
+# The package folder, promptc_compiler/ (this module is promptc_compiler/core/resources.py).
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 _SUFFIX = ".schema.json"
 
 
 def _find() -> str:
     # In a wheel the schemas sit inside the package (force-include in
     # pyproject.toml); in a source checkout or editable install they sit at
-    # the repository root, where the fixed layout keeps them.
-    for candidate in (os.path.join(_HERE, "schemas"), os.path.join(_HERE, "..", "schemas")):
+    # the repository root (compiler/promptc_compiler/../../schemas), where the
+    # fixed layout keeps them.
+    for candidate in (
+        os.path.join(_PACKAGE, "schemas"),
+        os.path.join(_PACKAGE, "..", "..", "schemas"),
+    ):
         if os.path.isfile(os.path.join(candidate, "config.schema.json")):
             return os.path.realpath(candidate)
     raise FileNotFoundError("promptc schemas not found; the installation is incomplete")

@@ -49,7 +49,8 @@ def fix_edits(text: str, fixes: Sequence[Fix]) -> list[Edit]:
 def _groups(text: str, fixes: Sequence[Fix]) -> Iterator[tuple[int, int, list[Fix]]]:
     """The fixes' lines as offsets (first, last), those that meet merged: each edit stays
     within its own, so the edits never overlap (an editor applies them all to one text)."""
-    # A byte-order mark stands before the first line, outside every fix (promptc_compiler.pipeline.fix).
+    # A byte-order mark stands before the first line, outside every fix
+    # (promptc_compiler.pipeline.fix).
     starts = [int(text.startswith("\ufeff")), *(m.end() for m in _BREAK.finditer(text))]
     spans = []
     for fix in sorted(fixes, key=lambda f: (f.start, f.end)):

@@ -220,7 +220,8 @@ def _inputs(
 def _code_digest() -> str:
     """promptc's own code and schemas, and where its dependencies are installed."""
     digest = hashlib.sha256()
-    package = os.path.dirname(os.path.realpath(__file__))
+    # promptc_compiler/, the whole package (this module is promptc_compiler/pipeline/cache.py).
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     schemas = resources.schema_folder()
     files: list[str] = []
     for top, dirs, names in os.walk(package):

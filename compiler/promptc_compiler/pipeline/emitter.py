@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from promptc_compiler import runtimes as target_registry
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.bundle import Bundle
 from promptc_compiler.core.compose import compose_bundle
@@ -21,6 +20,7 @@ from promptc_compiler.core.project import Project, Spec, make_project
 from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.pipeline.proof import Proof, Widening, grouped, prove, with_proof
+from promptc_compiler.runtimes import targets as target_registry
 
 
 class Collector(Protocol):

@@ -37,9 +37,10 @@ from promptc_compiler.core.loader import SourceFile, load_bytes, load_file
 from promptc_compiler.core.project import frontmatter_text
 from promptc_compiler.pipeline.import_text import Shared, escape, find_shared, replace_shared
 from promptc_compiler.rules import agent_id
-from promptc_compiler.runtimes import TARGETS, import_lists
+from promptc_compiler.runtimes import import_lists
 from promptc_compiler.runtimes.claude import import_ as import_claude
 from promptc_compiler.runtimes.codex import import_ as import_codex
+from promptc_compiler.runtimes.targets import TARGETS
 from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI
 
 # The folder each runtime reads in a project, by the target that writes it

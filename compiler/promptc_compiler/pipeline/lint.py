@@ -30,7 +30,8 @@ class RuleSettings:
 
     level: Severity | None
     options: Mapping[str, Any]
-    # Findings kept on purpose (promptc_compiler.core.suppress): the `suppress` entries of its table.
+    # Findings kept on purpose (promptc_compiler.core.suppress): the `suppress` entries of its
+    # table.
     suppress: tuple[Mapping[str, Any], ...] = ()
 
 

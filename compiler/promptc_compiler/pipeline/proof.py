@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
-from promptc_compiler.runtimes import MODELS
+from promptc_compiler.runtimes.decide import MODELS
 
 # What an agent can do, by the permissions whose calls do it; named as the
 # build summary names them.

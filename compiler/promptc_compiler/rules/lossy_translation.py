@@ -20,7 +20,8 @@ cannot hold (`targets.gemini.temperature`, which 0.61 does not send;
 subagent) is reported at its key, as is a skill's `allowed-tools`, which
 Copilot would read as a grant and so is left out. Claude Code reads it as a
 grant too: each rule it keeps widens no agent that may load the skill
-(promptc_compiler.runtimes.claude.translate.skill_grants), and each one left out is reported there. The same findings
+(promptc_compiler.runtimes.claude.translate.skill_grants), and each one left out is reported there.
+The same findings
 are written to TRANSLATION.md in each target's output; where several
 runtimes lose one rule, one message says them all.
 Infos never fail a run, not even with `--strict`.

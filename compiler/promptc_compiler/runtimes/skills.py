@@ -20,7 +20,8 @@ from promptc_compiler.core.project import Project, Skill
 
 SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
 # A runtime's verdict on each `allowed-tools` rule of a skill: None when it may
-# keep the rule, else why not (Claude Code's: promptc_compiler.runtimes.claude.translate.skill_grants).
+# keep the rule, else why not (Claude Code's:
+# promptc_compiler.runtimes.claude.translate.skill_grants).
 Grants = Callable[[Project, Skill], Mapping[str, str | None]]
 
 

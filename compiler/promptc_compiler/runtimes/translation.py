@@ -1,7 +1,8 @@
 """The translation vocabulary every runtime shares, owned by none of them.
 
 Each runtime's translation of OpenCode permissions (Claude Code's settings and
-tools in promptc_compiler.runtimes.claude.translate, Codex's prefix rules in promptc_compiler.runtimes.codex.translate, the
+tools in promptc_compiler.runtimes.claude.translate, Codex's prefix rules in
+promptc_compiler.runtimes.codex.translate, the
 tool lists of Copilot CLI and Gemini CLI in promptc_compiler.runtimes.tool_lists) speaks of the
 same things: who runs with the runtime's tools (a Subject: a bundle agent, or
 the main thread), the inputs each OpenCode rule decides (a Span), whose rule

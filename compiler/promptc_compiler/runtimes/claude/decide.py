@@ -8,7 +8,7 @@ seen on the binary, run offline (`claude -p`, scratch HOME) against a
 scripted model endpoint that makes the main agent (`--agent`, or the
 settings' `agent`) or a subagent started with the Agent tool attempt one
 call, the CLI's tool result and `permission_denials` read back; the decision
-tests (tests/test_decisions_claude.py) hold the model to the binary.
+tests (tests/claude/test_decisions_claude.py) hold the model to the binary.
 
 - Which tools an agent has: its `tools` (all of them when it has none);
   an entry with a specifier (`Bash(git status *)`) grants the whole tool.

@@ -12,7 +12,7 @@ Edit deny rule matching a file a command reads or writes refuses it
 (`cat .env` under `Read(**/*.env)`, `rm .env` under `Edit(**/*.env)`; a
 Read ask rule is not read for the shell). Each of these was seen on the
 binary, run offline against a scripted model endpoint; the decision tests
-(tests/test_decisions_claude.py) hold it there.
+(tests/claude/test_decisions_claude.py) hold it there.
 """
 
 from __future__ import annotations

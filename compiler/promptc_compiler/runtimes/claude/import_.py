@@ -258,7 +258,8 @@ def _path_cover(spec: str) -> list[str]:
         text = text[2:]
     if text in ("", "*"):
         return ["*"]
-    # `x/**` also reaches the folder `x` itself (promptc_compiler.runtimes.claude.decide matches it).
+    # `x/**` also reaches the folder `x` itself (promptc_compiler.runtimes.claude.decide matches
+    # it).
     if spec.endswith("/**") and text.endswith("/*") and text[:-2].strip("*/"):
         return _path_cover(spec[:-3])
     found = [text] if text.startswith("*") else [text, f"*/{text}"]

@@ -6,7 +6,8 @@ as the `claude` target writes them (composed for `claude`), except that a
 plugin's agents are named `<plugin>:<name>`, so every reference to one carries
 the prefix, and agent files sit flat (a subfolder would add a name prefix).
 A plugin cannot carry permission rules: each agent keeps only the tools whose
-Claude Code defaults decide no more than OpenCode (promptc_compiler.runtimes.claude.translate without
+Claude Code defaults decide no more than OpenCode (promptc_compiler.runtimes.claude.translate
+without
 settings), and `README.md` and TRANSLATION.md say what that costs.
 
 Options (`[tool.promptc.targets.claude-plugin]`, OPTIONS): the manifest's

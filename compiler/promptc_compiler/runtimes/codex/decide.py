@@ -35,8 +35,8 @@ the results sent back; `codex exec`, whose approval policy is `never`):
 - `request_user_input` is offered to a role but refuses: "can only be used
   by the root thread".
 
-tests/test_decisions_codex.py holds this to the real `codex` call by call,
-and tests/test_conformance_codex.py to `codex execpolicy check`.
+tests/codex/test_decisions_codex.py holds this to the real `codex` call by call,
+and tests/codex/test_conformance_codex.py to `codex execpolicy check`.
 """
 
 from __future__ import annotations

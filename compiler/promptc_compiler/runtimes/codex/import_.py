@@ -88,7 +88,8 @@ class Project:
     features: Mapping[str, Any] = field(default_factory=dict)
     sandbox: Any = None
     never_asks: bool = False  # approval_policy = "never"
-    # The tools every role has or has not, whatever its file says (promptc_compiler.runtimes.codex.decide).
+    # The tools every role has or has not, whatever its file says
+    # (promptc_compiler.runtimes.codex.decide).
     web_search: bool = True  # web_search other than "disabled"
     update_plan: bool = False  # [tools.update_plan] enabled = true
     roles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [agents.<name>]

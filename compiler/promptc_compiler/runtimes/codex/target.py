@@ -41,7 +41,8 @@ place of the `models` mapping), `model_reasoning_effort` and
 
 Options (`[tool.promptc.targets.codex]`):
     models (table, default {}): OpenCode model id -> Codex model (`gpt-5.5`, ...).
-    accept_wider (list): the permissions whose widenings the build accepts (promptc_compiler.pipeline.proof);
+    accept_wider (list): the permissions whose widenings the build accepts
+    (promptc_compiler.pipeline.proof);
         `task` and `bash` also keep the tools Codex cannot narrow (roles may delegate; a
         role whose rules Codex cannot say keeps its shell). TRANSLATION.md lists them first.
 """

@@ -33,7 +33,7 @@ Copilot's own behaviour decides, as a user meets it interactively
 In non-interactive runs (`copilot -p`) an ask is refused "because no
 interactive user response was available" (a hook's ask: "unable to ask user
 for confirmation"): the oracle counts both as asked. Every fact here was
-seen on the binary; tests/test_decisions_copilot.py runs each hook promptc
+seen on the binary; tests/copilot/test_decisions_copilot.py runs each hook promptc
 wrote in sh on every call of the matrix against copilot_script.decide, and
 the real CLI on a sample.
 """

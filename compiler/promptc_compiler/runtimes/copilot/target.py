@@ -18,7 +18,8 @@ Emitted, relative to `<out>/copilot/` (copy or link it into a project root):
     <name>` still runs it).
   - `hooks.preToolUse`: one command hook whose POSIX shell script decides
     every call the agent makes as OpenCode's rules do, or narrower
-    (promptc_compiler.runtimes.copilot.script, promptc_compiler.runtimes.copilot.hooks): Copilot runs an agent
+    (promptc_compiler.runtimes.copilot.script, promptc_compiler.runtimes.copilot.hooks): Copilot
+    runs an agent
     file's hooks for that agent's calls only, as the main session or started
     by `task`. Its `powershell` form (what Copilot runs on Windows) refuses
     every call.

@@ -40,7 +40,7 @@ which this model follows step by step:
   `package.json`, `pyproject.toml`, ...) asks.
 
 Each of these steps is held to the real engine, run in node on the same
-files, call by call (tests/test_decisions_gemini.py); the rest (offered
+files, call by call (tests/gemini/test_decisions_gemini.py); the rest (offered
 tools, refused paths) to the real `gemini -p`.
 
 Without a user (`gemini -p`, `headless`): a tool whose first rule without a

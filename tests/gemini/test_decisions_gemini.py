@@ -8,7 +8,7 @@ properties:
 - on the model, for the repository bundle, every fixture and generated
   permission maps, no call is wider than OpenCode's;
 - Gemini's own policy engine (PolicyEngine.check and parseCommandDetails
-  from the pinned bundle, run in node by tests/gemini_engine.mjs on the same
+  from the pinned bundle, run in node by tests/gemini/gemini_engine.mjs on the same
   files) answers every call that reaches it as the model does, with a user
   and without one, and splits every command line of the matrices as the
   model does; cheap, so every call of every bundle;
@@ -191,7 +191,7 @@ def test_a_skill_pattern_naming_the_home_folder_is_refused_not_read_as_written()
 
 
 class Engine:
-    """One node process running tests/gemini_engine.mjs for the whole module."""
+    """One node process running tests/gemini/gemini_engine.mjs for the whole module."""
 
     def __init__(self, process: subprocess.Popen[str]) -> None:
         self.process = process

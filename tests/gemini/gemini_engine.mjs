@@ -1,5 +1,5 @@
 // Gemini CLI's own policy engine and shell parser, from the pinned bundle, for
-// tests/test_decisions_gemini.py: `node gemini_engine.mjs <bundle folder>`
+// tests/gemini/test_decisions_gemini.py: `node gemini_engine.mjs <bundle folder>`
 // reads one JSON request per line on stdin and writes one JSON answer per line:
 //   {"split": [line, ...]} -> [[command, ...] | null, ...]: the commands of each
 //     line that checkShellCommand checks on their own (parseCommandDetails'

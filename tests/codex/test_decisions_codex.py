@@ -35,10 +35,10 @@ from promptc_compiler.permissions.calls import Call
 from promptc_compiler.runtimes.codex import decide as model_of
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, decisions, oracle, strategies
+from tests.codex.test_target_codex import CANNOT_SAY, codex_config
 from tests.conftest import MakeBundle, Run
 from tests.oracles import Attempt, Outcome, harness
 from tests.oracles import codex as codex_oracle
-from tests.test_target_codex import CANNOT_SAY, codex_config
 
 TARGET = "codex"
 BUNDLES = {

@@ -1,0 +1,1 @@
+"""Claude Code: its target, its decision model held to the real binary, its conformance runs."""

@@ -1,0 +1,1 @@
+"""Codex CLI: its target, its decision model held to the real binary, its conformance runs."""
