@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import claude_rules, wildcard
+from compiler.body_syntax import shell_lines
 from compiler.model_map import mapped_model
 from compiler.permissions import Rule, evaluate
 from compiler.project import Project, Spec
@@ -60,7 +61,6 @@ _OPENCODE_ONLY = (
     *("description", "mode", "model", "color", "steps", "maxSteps", "permission", "tools"),
     *("disable", "prompt", "name"),
 )
-_SHELL = re.compile(r"!`([^`\n]+)`")
 
 
 def names(project: Project, plugin: str | None = None) -> dict[str, str]:
@@ -148,7 +148,7 @@ def shell_commands(spec: Spec, translation: Translation) -> list[tuple[str, bool
     """Each `` !`cmd` `` of the body, and whether Claude Code may run it unasked."""
     who = runner(spec, translation)
     found = []
-    for cmd in dict.fromkeys(_SHELL.findall(spec.body)):
+    for cmd in shell_lines(spec.body):
         ok = (
             who is not None
             and "(" not in cmd

@@ -23,11 +23,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from compiler.body_syntax import POSITIONAL
 from compiler.claude_agents import TARGETS
 from compiler.compose import compose_bundle
 from compiler.diagnostics import Problem
 from compiler.project import Project
-from compiler.tool_lists import POSITIONAL
 
 ID = "positional-arguments"
 DEFAULT_LEVEL = "warning"

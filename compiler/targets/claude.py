@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from compiler import translation_report, yamlout
+from compiler.body_syntax import ARGUMENTS
 from compiler.claude_agents import (
     NAME,
     PASSED,
@@ -181,7 +182,7 @@ def command_frontmatter(
     override = claude_override(spec)
     front: dict[str, Any] = {"description": spec.view(NAME).get("description", "")}
     hint = override.get("argument-hint", spec.meta.get("argument-hint"))
-    if hint is None and "$ARGUMENTS" in spec.body:
+    if hint is None and ARGUMENTS in spec.body:
         hint = "<request>"
     if hint is not None:
         front["argument-hint"] = str(hint)
