@@ -10,6 +10,7 @@ import random
 import tempfile
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import given, settings
@@ -23,13 +24,14 @@ from tests.strategies import SCRATCH, ci_examples, tick
 
 
 def _snippet(text: str) -> Snippet:
-    return Snippet("s", Path("s.md"), text, text, (), {}, (), {}, {}, "<<s>>")
+    return Snippet("s", Path("s.md"), text, text, (), {}, {}, {}, "<<s>>")
 
 
 class _Source:
     def __init__(self, body: str) -> None:
         self.body = body
         self.body_line = 1
+        self.held = SimpleNamespace(scan=None)  # where scan_of keeps the body's scan
 
 
 class _Spec:

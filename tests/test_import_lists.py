@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from promptc_compiler.base import body_syntax
+from promptc_compiler.runtimes import import_lists
 from tests.conftest import MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -47,6 +49,19 @@ def test_copilot_aliases_and_names_become_a_permission_map(
         "bash": "ask",
         "external_directory": "ask",
     }
+
+
+def test_a_gemini_file_reference_becomes_opencode_s_only_where_it_reads_the_same_path() -> None:
+    """OpenCode's `@path` ends at a `,` and leaves out a `.` at its end: such a path
+    stays Gemini's `@{...}`, said in a note (before, `@{a,b.md}` became `@a,b.md`,
+    which OpenCode reads as `@a`)."""
+    prompt = "Mira @{README.md}, @{docs/a,b.md} y @{notas.}\n"
+    _, body, notes = import_lists.command_spec({"description": "x", "prompt": prompt})
+    assert body == "Mira @README.md, @{docs/a,b.md} y @{notas.}\n"
+    assert [n.key for n in notes] == ["prompt"]
+    assert "`@{docs/a,b.md}`, `@{notas.}` kept as written" in notes[0].message
+    # What OpenCode would have read from them:
+    assert body_syntax.FILE.findall("@docs/a,b.md y @notas.") == ["docs/a", "notas"]
 
 
 def test_gemini_commands_become_modes_with_opencode_placeholders(

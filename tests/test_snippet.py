@@ -9,24 +9,27 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from promptc_compiler.base import body_syntax
 from promptc_compiler.core import snippet
 from promptc_compiler.core.snippet import DRIFT, MAX_WINDOW, PART, THRESHOLD, Snippet
 
 
 def _snippet(text: str) -> Snippet:
-    return Snippet("s", Path("s.md"), text, text, (), {}, (), {}, {}, "<<s>>")
+    return Snippet("s", Path("s.md"), text, text, (), {}, {}, {}, "<<s>>")
 
 
 class _Source:
     def __init__(self, body: str) -> None:
         self.body = body
         self.body_line = 1
+        self.held = SimpleNamespace(scan=None)  # where scan_of keeps the body's scan
 
 
 class _Spec:
@@ -41,15 +44,17 @@ class _Spec:
 
 
 def code_lines(lines: Sequence[str]) -> set[int]:
+    """Fenced code at the top level (no list items in these bodies), CommonMark's way."""
     inside: set[int] = set()
     fence: str | None = None
     for index, line in enumerate(lines):
-        marker = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        marker = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
         if fence is not None:
             inside.add(index)
-            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
+            run, rest = marker.groups() if marker else ("", "")
+            if run[:1] == fence[0] and len(run) >= len(fence) and not rest.strip(" \t"):
                 fence = None
-        elif marker:
+        elif marker and not (marker.group(1)[0] == "`" and "`" in marker.group(2)):
             fence = marker.group(1)
             inside.add(index)
     return inside
@@ -173,7 +178,7 @@ def test_windows_are_those_of_reading_every_window(
     """`drift`: DRIFT as it is, or small enough to set some of these copies aside."""
     body = "\n".join(lines)
     lines = body.split("\n")
-    assert snippet._code_lines(lines, range(len(lines))) == code_lines(lines)
+    assert body_syntax.code_lines(lines) == code_lines(lines)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(snippet, "DRIFT", drift)
         assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
@@ -359,19 +364,23 @@ CALL_LINES = ["", "x", "```", "~~~", "<<s>>", "`<<s>>`", "a <<s>> b <<s(level=1)
 @settings(max_examples=400, deadline=None)
 @given(lines=st.lists(st.sampled_from([*CALL_LINES, "<< s\t>>", "<<s(a=1,\nb=2)>>"]), max_size=12))
 def test_calls_are_those_of_every_line_outside_code(lines: list[str]) -> None:
+    """The calls are the scanner's placeholders of the snippet: outside code, one line each."""
     body = "\n".join(lines)
     lines = body.split("\n")
     call = re.compile(r"<<\s*s\s*(?:\((?P<args>[^)]*)\))?\s*>>")
     code = code_lines(lines)
-    expected = []
+    expected: list[tuple[int, tuple[int, int], str | None]] = []
     for index, line in enumerate(lines):
-        spans = [m.span() for m in re.finditer(r"(`+)(?:(?!\1).)+?\1", line)]
+        in_code = [m.span() for m in re.finditer(r"(`+)(?:(?!\1).)+?\1", line)]
         for match in call.finditer(line):
-            if index not in code and not any(a <= match.start() < b for a, b in spans):
+            if index not in code and not any(a <= match.start() < b for a, b in in_code):
                 expected.append((index, match.span(), match.group("args")))
-    found = snippet._calls(_snippet("s"), body, lines)
-    assert [(i, m.span(), m.group("args")) for i, m in found] == expected
-    assert all(m.string == lines[i] for i, m in found)
+    spec: Any = _Spec(body)
+    found = snippet._calls(spec, _snippet("s"))
+    spans = [(p.line - 1, (p.column - 1, p.column - 1 + len(p.text))) for p in found]
+    assert spans == [(index, span) for index, span, _ in expected]
+    for placeholder, (_, _, args) in zip(found, expected, strict=True):
+        assert {arg.name: arg.value for arg in placeholder.args} == ({"level": 1} if args else {})
 
 
 TEXT = st.text(alphabet="ab c\u00e9", max_size=30)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from promptc_compiler.base.body_syntax import fenced_blocks, in_code_span
 from promptc_compiler.base.diagnostics import Fix, Problem
 from promptc_compiler.core.compose import Composition, SourceMap, compose_bundle
 from promptc_compiler.core.project import Project
@@ -131,48 +133,16 @@ class Source:
         if index >= 0 and self.code[index][0] <= offset < self.code[index][1]:
             return True
         line, column = self.position(offset)
-        return _in_code_span(self.line_text(line), column - 1)
-
-
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.MULTILINE)
+        return in_code_span(self.line_text(line), column - 1)
 
 
 def _fences(text: str, start: int) -> Iterator[tuple[int, int]]:
-    """Fenced blocks as CommonMark closes them: by a fence of the same character,
-    at least as long, with nothing after it; an unclosed one runs to the end."""
-    opened: tuple[int, str] | None = None
-    for match in _FENCE.finditer(text, start):
-        fence = match.group(1)
-        if opened is None:
-            opened = (match.start(), fence)
-            continue
-        rest_end = text.find("\n", match.end())
-        rest = text[match.end() : len(text) if rest_end < 0 else rest_end]
-        if fence[0] == opened[1][0] and len(fence) >= len(opened[1]) and not rest.strip():
-            yield opened[0], len(text) if rest_end < 0 else rest_end
-            opened = None
-    if opened is not None:
-        yield opened[0], len(text)
-
-
-_TICKS = re.compile(r"`+")
-
-
-def _in_code_span(line: str, index: int) -> bool:
-    """Whether character `index` of `line` is inside an inline code span on that line:
-    a run of N backticks up to the next run of exactly N."""
-    runs = list(_TICKS.finditer(line))
-    k = 0
-    while k < len(runs):
-        size = len(runs[k].group())
-        close = next((j for j in range(k + 1, len(runs)) if len(runs[j].group()) == size), None)
-        if close is None:
-            k += 1
-        elif runs[k].start() <= index < runs[close].end():
-            return True
-        else:
-            k = close + 1
-    return False
+    """The fenced code blocks of the body from offset `start` (body_syntax), as
+    offsets: from their opening fence to the end of their last line."""
+    lines = text[start:].split("\n")
+    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=start))
+    for fence in fenced_blocks(lines):
+        yield offsets[fence.start], offsets[fence.end] - 1
 
 
 def sources(project: Project) -> tuple[Source, ...]:

@@ -19,11 +19,11 @@ disappears whole, its newline included. A placeholder alone on its line keeps
 the line's blanks around its expansion, or removes the line when it expands
 to nothing at all (see compose.py).
 
-Inline code follows CommonMark: a run of N backticks opens a span that the next
-run of exactly N backticks closes, within one paragraph. A fence is a line
-whose first non-blank characters are three or more backticks or tildes (at any
-indentation, so fences inside list items count); it runs to a closing fence of
-the same character at least as long, or to the end of the body.
+Code follows CommonMark, as promptc_compiler.base.body_syntax reads it: a fenced code block
+(a fence of three or more backticks or tildes, indented at most three columns
+from its list item's text, to a closing fence of the same character at least
+as long, or to the end of the body), and inline code (a run of N backticks up
+to the next run of exactly N, within one paragraph).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
 
+from promptc_compiler.base.body_syntax import HEADING, NAME, OPENER, code_spans, fenced_blocks
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 Value = str | int | float | bool
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TAGS = ("if", "elif", "else", "endif")
 USAGE = (
     "a placeholder is `<<name>>` or `<<name(param=value, ...)>>` whose values are "
@@ -54,11 +54,6 @@ USAGE = (
 MAX_CONSTRUCTS = 10_000
 ESCAPE_HINT = "write `\\<<` (or `\\<%`, `\\<#`) to keep it as text, or put it in `code`"
 
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_OPENER = re.compile(r"<[<%#]")
-_BACKTICKS = re.compile(r"`+")
 _PLACEHOLDER_START = re.compile(r"<<[ \t]*(?=[A-Za-z_'\"])")
 _UNCLOSED = re.compile(r"<<([A-Za-z_][A-Za-z0-9_]*)")
 _DASHED = re.compile(r"(?:-[A-Za-z0-9_]+)+")  # right after a name: `review-steps`
@@ -270,19 +265,25 @@ class _Scanner:
         starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
         starts[-1] = min(starts[-1], len(body))
         self.starts = starts
+        fences = fenced_blocks(lines)
+        ends_of = {fence.start: fence.end for fence in fences}
+        next_fence = iter([*(fence.start for fence in fences), len(lines)])
+        limit = next(next_fence)  # where the next fenced block starts
         index = 0
         while index < len(lines):
             if starts[index] > last:
                 break
-            fence = _fence_open(lines[index])
-            if fence is not None:
-                index = self._fenced(lines, index, fence)
+            if index in ends_of:  # a fenced block: text, whatever it holds
+                end = ends_of[index]
+                self._text(starts[index], starts[end], self._number(index))
+                index = end
+                limit = next(next_fence)
                 continue
             if not lines[index].strip():
                 self._text(starts[index], starts[index + 1], self._number(index))
                 index += 1
                 continue
-            stop = _paragraph_end(lines, index)
+            stop = _paragraph_end(lines, index, limit)
             self._paragraph(lines[index:stop], ends[index:stop], index)
             index = stop
         if index < len(lines) or cut < len(body):
@@ -290,18 +291,6 @@ class _Scanner:
 
     def _number(self, index: int) -> int:
         return self.first_line + index
-
-    def _fenced(self, lines: list[str], index: int, fence: str) -> int:
-        starts = self.starts
-        self._text(starts[index], starts[index + 1], self._number(index))
-        index += 1
-        while index < len(lines):
-            self._text(starts[index], starts[index + 1], self._number(index))
-            close = _FENCE_CLOSE.match(lines[index])
-            index += 1
-            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
-                break
-        return index
 
     def _paragraph(self, lines: list[str], ends: list[str], first: int) -> None:
         text = "\n".join(lines)
@@ -312,7 +301,7 @@ class _Scanner:
             return
         end_of_last = text.find("\n", text.rfind("<"))
         stop = len(text) if end_of_last < 0 else end_of_last
-        spans = _code_spans(text, stop) if "`" in text else []
+        spans = code_spans(text, stop) if "`" in text else []
         base = self.starts[first]
         k = 0
         pending = first  # the first line not emitted yet: the lines between are text
@@ -399,7 +388,7 @@ class _Scanner:
         marks = _Marks(text)
         starts = [a for a, _ in protected]
         pos = 0
-        while (match := _OPENER.search(text, pos)) is not None:
+        while (match := OPENER.search(text, pos)) is not None:
             start = match.start()
             i = bisect.bisect_right(starts, start)
             if i and start < protected[i - 1][1]:  # inside inline code
@@ -559,69 +548,22 @@ def _gaps(found: list[_Construct], length: int) -> list[tuple[int, int]]:
     return gaps
 
 
-def _fence_open(line: str) -> str | None:
-    match = _FENCE_OPEN.match(line)
-    if match is None:
-        return None
-    marker, info = match.groups()
-    if marker[0] == "`" and "`" in info:
-        return None  # CommonMark: a backtick fence's info string holds no backtick
-    return marker
-
-
-def _paragraph_end(lines: list[str], index: int) -> int:
-    """A paragraph: consecutive non-blank lines up to a fence; a heading stands alone."""
-    if _HEADING.match(lines[index]):
+def _paragraph_end(lines: list[str], index: int, limit: int) -> int:
+    """A paragraph: consecutive non-blank lines up to a fenced block (at `limit`);
+    a heading stands alone."""
+    if HEADING.match(lines[index]):
         return index + 1
     stop = index + 1
-    while stop < len(lines):
+    while stop < limit:
         line = lines[stop]
         first = line[:1]
-        if first and first not in _BLOCK_STARTS and not first.isspace():
-            stop += 1  # text from its first character: neither blank, a fence nor a heading
+        if first and first != "#" and not first.isspace():
+            stop += 1  # text from its first character: neither blank nor a heading
             continue
-        if not line.strip():
-            break
-        # Only a line whose first visible character is one of these can open a
-        # fence or be a heading: most lines skip both patterns.
-        if line.lstrip(" \t")[:1] in _BLOCK_STARTS and (
-            _fence_open(line) is not None or _HEADING.match(line)
-        ):
+        if not line.strip() or (line.lstrip(" \t")[:1] == "#" and HEADING.match(line)):
             break
         stop += 1
     return stop
-
-
-_BLOCK_STARTS = ("`", "~", "#")
-
-
-def _code_spans(text: str, stop: int) -> list[tuple[int, int]]:
-    """Inline code spans of a paragraph as (start, end) offsets, CommonMark style.
-
-    Only spans that open before `stop` are found: later ones cannot hide a
-    construct, and most of a long paragraph is usually past the last `<`.
-    """
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    while (run := _BACKTICKS.search(text, pos)) is not None and run.start() < stop:
-        start, end = run.span()
-        if start > 0 and text[start - 1] == "\\":
-            start += 1  # an escaped backtick is text; the rest of the run may open
-        close = _closing_run(text, end, end - start) if start < end else None
-        if close is None:
-            pos = end  # no run of the same length follows: the backticks are text
-            continue
-        spans.append((start, close))
-        pos = close
-    return spans
-
-
-def _closing_run(text: str, start: int, length: int) -> int | None:
-    """The end of the first run of exactly `length` backticks from `start`."""
-    for run in _BACKTICKS.finditer(text, start):
-        if run.end() - run.start() == length:
-            return run.end()
-    return None
 
 
 class _Marks:

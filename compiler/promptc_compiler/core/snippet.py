@@ -16,14 +16,16 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from promptc_compiler.base.body_syntax import code_lines
 from promptc_compiler.core import params as fragment_params
 from promptc_compiler.core.loader import SourceFile
 from promptc_compiler.core.project import Spec
+from promptc_compiler.core.scan import Placeholder, scan, scan_of
 
 THRESHOLD = 0.8  # whitespace-normalised similarity from which a block counts as a copy
 PART = 0.25  # ...or the share of the snippet that, copied word for word, still counts
@@ -34,12 +36,6 @@ MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
 MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
 MEMO_CHARS = 1 << 23  # characters of paragraphs whose pieces a run keeps
 T = TypeVar("T")
-_SLOT = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_ARG = re.compile(
-    r"""\s*(?:([A-Za-z_]\w*)\s*=\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^,\s()]+)\s*(?:,|$)"""
-)
 
 
 @dataclass(frozen=True)
@@ -52,7 +48,6 @@ class Snippet:
     body: str  # the fragment as written, <<slots>> and all, without surrounding blank lines
     slots: tuple[str, ...]  # the parameters that `pattern` reads where their slots are
     expected: Mapping[str, str]
-    order: tuple[str, ...]  # declared parameters, for positional arguments
     defaults: Mapping[str, str]
     allowed: Mapping[str, tuple[str, ...]]
     placeholder: str
@@ -68,12 +63,6 @@ class Snippet:
     def target(self) -> _Target:
         """The text as windows are compared with it: built once, for every agent."""
         return _Target(self.text)
-
-    @functools.cached_property
-    def call(self) -> re.Pattern[str]:
-        """A placeholder of this snippet on one line: built once, for every agent."""
-        name = re.escape(self.name)
-        return re.compile(rf"<<[^\S\n]*{name}[^\S\n]*(?:\((?P<args>[^)\n]*)\))?[^\S\n]*>>")
 
 
 @dataclass(frozen=True)
@@ -126,22 +115,40 @@ def render(fragment: SourceFile, values: Mapping[str, str]) -> str:
     The one place that renders a fragment, so it can call the composer
     instead once that renders a single fragment with parameters.
     """
-    body = _SLOT.sub(lambda m: values.get(m.group(1), m.group(0)), fragment.body)
-    return body.strip("\n")
+    body = fragment.body
+    parts: list[str] = []
+    last = 0
+    for start, end, name in _slots(body):
+        if name in values:
+            parts += [body[last:start], values[name]]
+            last = end
+    parts.append(body[last:])
+    return "".join(parts).strip("\n")
+
+
+def _slots(body: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each `<<name>>` of a fragment's body, a parameter's
+    slot where the composer fills one: outside code, not escaped."""
+    starts = list(itertools.accumulate((len(line) + 1 for line in body.split("\n")), initial=0))
+    found = []
+    for slot in scan(body, 1).placeholders:
+        if not slot.called:
+            start = starts[slot.line - 1] + slot.column - 1
+            found.append((start, start + len(slot.text), slot.name))
+    return found
 
 
 def _pattern(body: str, names: Sequence[str]) -> re.Pattern[str]:
     parts: list[str] = []
     seen: set[str] = set()
     last = 0
-    for match in _SLOT.finditer(body):
-        name = match.group(1)
+    for start, end, name in _slots(body):
         if name not in names:
             continue
-        parts.append(re.escape(body[last : match.start()]))
+        parts.append(re.escape(body[last:start]))
         parts.append(f"(?P=p_{name})" if name in seen else f"(?P<p_{name}>[^\\n]+?)")
         seen.add(name)
-        last = match.end()
+        last = end
     parts.append(re.escape(body[last:]))
     return re.compile("".join(parts))
 
@@ -171,7 +178,6 @@ def make_snippet(
         body=fragment.body.strip("\n"),
         slots=tuple(names),
         expected=expected,
-        order=tuple(declared),
         defaults=defaults,
         allowed=allowed_values(fragment, allowed),
         placeholder=f"<<{name}({args})>>" if args else f"<<{name}>>",
@@ -182,70 +188,21 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def _code_lines(lines: Sequence[str], fences: Iterable[int]) -> set[int]:
-    """Indices of lines inside fenced code blocks (fences included); `fences`: in
-    order, the lines that may be fences (every fence among them)."""
-    inside: set[int] = set()
-    fence: str | None = None
-    opened = 0
-    for index in fences:
-        marker = _FENCE.match(lines[index])
-        if marker is None:
-            continue
-        run = marker.group(1)
-        if fence is None:
-            fence, opened = run, index
-        elif run[0] == fence[0] and len(run) >= len(fence):
-            inside.update(range(opened, index + 1))
-            fence = None
-    if fence is not None:
-        inside.update(range(opened, len(lines)))
-    return inside
+def _calls(spec: Spec, snippet: Snippet) -> list[Placeholder]:
+    """Every placeholder of the snippet in the spec's own body, as the composer
+    reads them (promptc_compiler.core.scan: outside code, not escaped)."""
+    return [p for p in scan_of(spec.source).placeholders if p.name == snippet.name]
 
 
-def _calls(snippet: Snippet, body: str, lines: Sequence[str]) -> list[tuple[int, re.Match[str]]]:
-    """(line index, match on that line) of every placeholder of the snippet in a
-    source body outside code; `lines` is the body split into lines. No
-    placeholder spans lines, so the body is searched at once."""
-    call = snippet.call
-    found: list[tuple[int, re.Match[str]]] = []
-    index = previous = 0
-    for match in call.finditer(body):
-        start = body.rfind("\n", 0, match.start()) + 1
-        index += body.count("\n", previous, start)
-        previous = start
-        own = call.match(lines[index], match.start() - start)  # the same match, on its line
-        if own is not None:
-            found.append((index, own))
-    if not found:
-        return found
-    # Only the lines up to the last call can open the code a call is in.
-    head = lines[: found[-1][0] + 1]
-    code = _code_lines(head, range(len(head)))
-    kept: list[tuple[int, re.Match[str]]] = []
-    for index, own in found:
-        line = lines[index]
-        spans = (m.span() for m in _INLINE_CODE.finditer(line))
-        if index not in code and not any(a <= own.start() < b for a, b in spans):
-            kept.append((index, own))
-    return kept
-
-
-def _arguments(snippet: Snippet, match: re.Match[str]) -> dict[str, tuple[str, int]]:
-    args: dict[str, tuple[str, int]] = {}
-    raw = match.group("args")
-    if raw is None:
-        return args
-    offset = match.start("args")
-    for position, arg in enumerate(_ARG.finditer(raw)):
-        if not arg.group(2):
-            continue
-        name = arg.group(1) or (snippet.order[position] if position < len(snippet.order) else "")
-        value = arg.group(2)
-        if value[:1] in "\"'":
-            value = value[1:-1]
-        args[name] = (value, offset + arg.start(2) + 1)
-    return args
+def _arguments(call: Placeholder) -> dict[str, tuple[str, int]]:
+    """Each argument of a call: its value as the fragment prints it (a variable
+    by its name), and the column it stands at."""
+    found: dict[str, tuple[str, int]] = {}
+    for arg in call.args:
+        value = arg.variable if arg.value is None else fragment_params.render(arg.value)
+        if value is not None:
+            found[arg.name] = (value, arg.value_column)
+    return found
 
 
 class _Target:
@@ -473,8 +430,7 @@ class _Reading:
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
         self.normal = target.normal(lines)
-        fences = [i for i, text in enumerate(self.normal) if text.startswith(("```", "~~~"))]
-        code = _code_lines(lines, fences)
+        code = code_lines(lines)
         # The lines read: not blank, not code; then their text.
         self.lines = [i for i, text in enumerate(self.normal) if text and i not in code]
         self.read = [self.normal[i] for i in self.lines]
@@ -781,7 +737,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
-    calls = _calls(snippet, spec.source.body, source)
+    calls = _calls(spec, snippet)
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
@@ -789,18 +745,19 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     first = spec.source.body_line
     copies: list[Copy] = []
     called: set[int] = set()
-    for index, match in calls:
+    for call in calls:
+        index = call.line - first
         called.add(index)
         copies.append(
             Copy(
-                start=first + index,
-                end=first + index,
+                start=call.line,
+                end=call.line,
                 composed=_to_composed(opcodes, index),
                 origin="call",
-                column=match.start() + 1,
-                width=match.end() - match.start(),
+                column=call.column,
+                width=len(call.text),
                 text=source[index],
-                args=_arguments(snippet, match),
+                args=_arguments(call),
             )
         )
     for start, end in windows:

@@ -18,10 +18,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from promptc_compiler.base.body_syntax import OPENER, fenced_blocks
 from promptc_compiler.core.scan import Literal, scan
 
-_OPENER = re.compile(r"<[<%#]")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 MIN_LINES = 2
 MIN_CHARS = 80
@@ -44,7 +43,7 @@ def escape(text: str) -> str | None:
     """`text` with escapes such that it composes to itself; None when impossible."""
     if composes_to(text) == text:
         return text
-    openers = [m.start() for m in _OPENER.finditer(text)]
+    openers = [m.start() for m in OPENER.finditer(text)]
     rendered = composes_to(_with_backslashes(text, openers))
     if rendered is None:
         return None
@@ -71,26 +70,28 @@ class Block:
 
 
 def paragraphs(lines: Sequence[str]) -> list[Block]:
-    """Paragraphs of a body split into lines; a fenced block never splits."""
+    """Paragraphs of a body split into lines; a fenced block never splits, and
+    one that runs to the end of the body ends the paragraphs there."""
     blocks: list[Block] = []
     start: int | None = None
-    fence: str | None = None
-    for index, line in enumerate(lines):
-        match = _FENCE.match(line)
+    fences = {fence.start: fence for fence in fenced_blocks(lines)}
+    index = 0
+    while index < len(lines):
+        fence = fences.get(index)
         if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
+            if not fence.closed and fence.end == len(lines):
+                return blocks
             start = index if start is None else start
-        elif not line.strip():
+            index = fence.end
+            continue
+        if not lines[index].strip():
             if start is not None:
                 blocks.append(Block(start, index))
             start = None
         elif start is None:
             start = index
-    if start is not None and fence is None:
+        index += 1
+    if start is not None:
         blocks.append(Block(start, len(lines)))
     return blocks
 

@@ -44,6 +44,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from promptc_compiler.base.body_syntax import positional
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.loader import Pos
 from promptc_compiler.core.project import Project, Spec
@@ -150,17 +151,16 @@ def _loss_problem(loss: Loss, runtime: str) -> Problem | None:
 def _at(spec: Spec, notes: Iterator[tuple[tuple[str, ...], str]]) -> Iterator[Problem]:
     for path, message in notes:
         if path[:1] == ("!",):
-            pos = _body_position(spec, re.escape(f"!`{path[1]}`"))
+            pos = _body_position(spec, re.compile(re.escape(f"!`{path[1]}`")))
         elif path[:1] == ("$",):
-            pos = _body_position(spec, rf"(?<![\\$])\${path[1]}(?!\d)")
+            pos = _body_position(spec, positional(path[1]))
         else:
             pos = spec.where(*path, key=True)
         yield Problem(pos.line, pos.column, message, path=spec.source.path)
 
 
-def _body_position(spec: Spec, pattern: str) -> Pos:
+def _body_position(spec: Spec, found: re.Pattern[str]) -> Pos:
     """Where the pattern first matches in the mode file's body (a shell line, `$1`)."""
-    found = re.compile(pattern)
     first = spec.source.body_line
     for number, line in enumerate(spec.source.text.split("\n")[first - 1 :], start=first):
         match = found.search(line)

@@ -23,11 +23,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from promptc_compiler.base.body_syntax import POSITIONAL
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.project import Project
 from promptc_compiler.runtimes.claude.agents import TARGETS
-from promptc_compiler.runtimes.tool_lists import POSITIONAL
 
 ID = "positional-arguments"
 DEFAULT_LEVEL = "warning"

@@ -43,6 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from promptc_compiler.base.body_syntax import ARGUMENTS, FILE
 from promptc_compiler.runtimes.claude.import_ import Note
 from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI, Runtime
 
@@ -253,14 +254,18 @@ def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, l
         return {}, None, [Note("prompt", "no `prompt` string; not imported")]
     spec: dict[str, Any] = {}
     body = prompt
-    if "$ARGUMENTS" in prompt:
+    if ARGUMENTS in prompt:
         # Text for Gemini, which fills only `{{args}}`: it stays text in a build for
         # Gemini, and `{{args}}` stays as written beside it.
         spec["targets"] = {"gemini": {"literal_arguments": True}}
         notes.append(Note("prompt", _LITERAL_ARGUMENTS))
     else:
-        body = body.replace("{{args}}", "$ARGUMENTS")
-    body = _FILE.sub(r"@\1", _SHELL.sub(r"!`\1`", body))
+        body = body.replace("{{args}}", ARGUMENTS)
+    body = _SHELL.sub(r"!`\1`", body)
+    kept = [m.group(0) for m in _FILE.finditer(body) if _as_opencode(m) == m.group(0)]
+    body = _FILE.sub(_as_opencode, body)
+    if kept:
+        notes.append(Note("prompt", _KEPT_FILES.format(", ".join(f"`{k}`" for k in kept))))
     description = meta.get("description")
     if not isinstance(description, str):
         description = next((line.strip("# ") for line in body.split("\n") if line.strip()), "")
@@ -271,6 +276,18 @@ def command_spec(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None, l
     return {"description": description or "Imported command", **spec}, body, notes
 
 
+def _as_opencode(reference: re.Match[str]) -> str:
+    """Gemini's `@{path}` as OpenCode's `@path`, where OpenCode reads that path back
+    (a `,` in it or a `.` at its end would end OpenCode's early); else as written."""
+    path = reference.group(1)
+    read = FILE.match(f"@{path}")
+    return f"@{path}" if read is not None and read.group(1) == path else reference.group(0)
+
+
+_KEPT_FILES = (
+    "{} kept as written: OpenCode would read a shorter path from `@path`, so the file is "
+    "attached in Gemini only"
+)
 _LITERAL_ARGUMENTS = (
     "`$ARGUMENTS` is text in a Gemini command (Gemini fills `{{args}}`): kept as written "
     "for Gemini (`targets.gemini.literal_arguments`); OpenCode and Claude Code fill it with "

@@ -44,11 +44,11 @@ them at the spec's line.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from promptc_compiler.base.body_syntax import positionals, shell_lines
 from promptc_compiler.core.project import Project, Skill, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import KNOWN_KEYS, Rule, evaluate
@@ -62,10 +62,6 @@ from promptc_compiler.runtimes.translation import (
     spans,
     subjects,
 )
-
-SHELL_LINE = r"!`([^`\n]+)`"
-# `$1`, `$2`...: OpenCode's positional arguments (`$$1` and `\\$1` are text).
-POSITIONAL = re.compile(r"(?<![\\$])\$(\d+)")
 
 
 @dataclass(frozen=True)
@@ -481,14 +477,14 @@ def mode_notes(
         if key in spec.meta:
             yield (key,), f"`{key}` has no {runtime.label} command equivalent; it is left out"
     runner = mode_runner(spec, agents)
-    for cmd in dict.fromkeys(re.findall(SHELL_LINE, spec.body)):
+    for cmd in shell_lines(spec.body):
         if not runnable(runner, cmd):
             yield (
                 ("!", cmd),
                 f"`!`{cmd}`` stays text in {runtime.label}: the agent running the mode may "
                 "not run it without asking in OpenCode",
             )
-    for number in dict.fromkeys(POSITIONAL.findall(spec.body)):
+    for number in positionals(spec.body):
         yield (
             ("$", number),
             f"`${number}` stays text in {runtime.label}: a command takes its arguments whole, "

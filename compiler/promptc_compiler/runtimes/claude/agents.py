@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from promptc_compiler.base.body_syntax import shell_lines
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule, evaluate
@@ -68,7 +69,6 @@ _OPENCODE_ONLY = (
     *("description", "mode", "model", "color", "steps", "maxSteps", "permission", "tools"),
     *("disable", "prompt", "name"),
 )
-_SHELL = re.compile(r"!`([^`\n]+)`")
 
 
 def names(project: Project, plugin: str | None = None) -> dict[str, str]:
@@ -156,7 +156,7 @@ def shell_commands(spec: Spec, translation: Translation) -> list[tuple[str, bool
     """Each `` !`cmd` `` of the body, and whether Claude Code may run it unasked."""
     who = runner(spec, translation)
     found = []
-    for cmd in dict.fromkeys(_SHELL.findall(spec.body)):
+    for cmd in shell_lines(spec.body):
         ok = (
             who is not None
             and "(" not in cmd

@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from promptc_compiler.base.body_syntax import ARGUMENTS
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.runtimes import translation_report
@@ -183,7 +184,7 @@ def command_frontmatter(
     override = claude_override(spec)
     front: dict[str, Any] = {"description": spec.view(NAME).get("description", "")}
     hint = override.get("argument-hint", spec.meta.get("argument-hint"))
-    if hint is None and "$ARGUMENTS" in spec.body:
+    if hint is None and ARGUMENTS in spec.body:
         hint = "<request>"
     if hint is not None:
         front["argument-hint"] = str(hint)

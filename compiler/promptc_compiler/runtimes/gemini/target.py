@@ -75,6 +75,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from promptc_compiler.base.body_syntax import ARGUMENTS, SHELL
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.runtimes import translation_report
@@ -83,7 +84,6 @@ from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.tool_lists import (
     GEMINI,
-    SHELL_LINE,
     Plan,
     mode_runner,
     model_for,
@@ -147,7 +147,6 @@ reads no other user policy). Without the user policy every call OpenCode allows 
 is allowed that OpenCode does not allow. The rules name each subagent: a subagent of the same
 name from another extension or project would get them too.
 """
-_SHELL = re.compile(SHELL_LINE)
 
 
 def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
@@ -206,10 +205,10 @@ def prompt(spec: Spec, found: Plan) -> str:
         cmd = match.group(1)
         return f"!{{{cmd}}}" if runnable(runner, cmd) else match.group(0)
 
-    text = _SHELL.sub(shell, spec.body)
+    text = SHELL.sub(shell, spec.body)
     if spec.override(NAME).get("literal_arguments") is True:
         return text  # `$ARGUMENTS` is text here (a Gemini command imported as written)
-    return text.replace("$ARGUMENTS", "{{args}}")
+    return text.replace(ARGUMENTS, "{{args}}")
 
 
 def _basic(text: str) -> str:
