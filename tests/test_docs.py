@@ -53,9 +53,6 @@ FENCE = re.compile(
     r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
     re.M | re.S,
 )
-# The import name the pages use (docs/api.md): the package is still imported as
-# `compiler` until its rename to `promptc_compiler` (issue 34) lands; then this goes.
-IMPORT_NAME = "compiler"
 FILE_MARK = re.compile(r"<!-- file: (?P<path>\S+) -->\n*$")
 SAME_MARK = re.compile(r"<!-- same as: (?P<path>\S+) -->\n(?P<fence>```)")
 
@@ -148,7 +145,7 @@ def run_page(page: Path, where: Path) -> list[str]:
         if block.file and scratch:
             target = cwd / block.file
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(block.body.replace("promptc_compiler", IMPORT_NAME), encoding="utf-8")
+            target.write_text(block.body, encoding="utf-8")
         if block.info != "console":
             continue
         for step in steps(block):

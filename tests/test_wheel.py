@@ -25,11 +25,11 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     )
     [wheel] = dist.glob("promptc_compiler-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "compiler/schemas/config.schema.json" in names
-    assert "compiler/schemas/agent.schema.json" in names
-    assert (
-        "compiler/promptc_compiler/cli/templates/init/specs/agents/lead.md" in names
-    )  # what `promptc init` writes
+    assert "promptc_compiler/schemas/config.schema.json" in names
+    assert "promptc_compiler/schemas/agent.schema.json" in names
+    assert "promptc_compiler/py.typed" in names  # type checkers read the package's hints
+    # What `promptc init` writes.
+    assert "promptc_compiler/cli/templates/init/specs/agents/lead.md" in names
 
     # A venv without pip of its own (ensurepip costs seconds): this pip installs
     # into it, the console script `promptc` included.
@@ -43,7 +43,7 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
         capture_output=True,
     )
     # The dependencies come from the test environment's site-packages, added as
-    # a plain path: its editable-install hooks are not processed, so `compiler`
+    # a plain path: its editable-install hooks are not processed, so `promptc_compiler`
     # can only come from the wheel.
     site = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -62,7 +62,7 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     workdir = tmp_path / "elsewhere"
     promptc = env_dir / "bin" / "promptc"
     where = subprocess.run(
-        [python, "-c", "import compiler; print(promptc_compiler.__file__)"],
+        [python, "-c", "import promptc_compiler; print(promptc_compiler.__file__)"],
         cwd=workdir,
         check=True,
         capture_output=True,
