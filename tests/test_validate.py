@@ -3,8 +3,10 @@
 `Schemas.valid` stops at a document's first error; only a document that fails
 is walked again by `validate.issues`, which turns each error into a message.
 So the property that matters is that the two agree: a document gets no
-message exactly when it is valid, checked on the documents of the schema case
-tables and on documents generated from each schema.
+message exactly when it is valid. And a run's validators check the schemas
+with their references put in place (validate._inlined): every document gets
+the messages the schema as shipped gives. Both checked on the documents of
+the schema case tables and on documents generated from each schema.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ CHECKED = sorted(
     | {schema for outputs in validate.OUTPUTS.values() for _, schema in outputs}
 )
 SCHEMAS = validate.Schemas()  # shared by the examples, as by the documents of one run
+# Each schema as shipped, its references followed by jsonschema.
+AS_SHIPPED = {name: validate.SchemaValidator(load_schema(name)) for name in CHECKED}
 
 
 def assert_explained_exactly_when_invalid(document: Any, name: str) -> None:
     explained = list(validate.issues(document, SCHEMAS.validator(name)))
     assert SCHEMAS.valid(name, document) == (explained == []), (document, explained)
+    assert explained == list(validate.issues(document, AS_SHIPPED[name])), document
 
 
 def _frontmatters() -> list[dict[str, Any]]:
@@ -77,6 +82,42 @@ def test_a_run_checks_shipped_schemas() -> None:
 def test_the_case_tables_are_explained_exactly_when_invalid(name: str) -> None:
     for document in TABLE:
         assert_explained_exactly_when_invalid(document, name)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_reference_of_a_shipped_schema_is_put_in_place(name: str) -> None:
+    """No `$ref` is left for jsonschema to follow at each use."""
+    inlined = validate._inlined(load_schema(name))
+    used = {key: value for key, value in inlined.items() if key != "$defs"}
+    assert '"$ref"' not in json.dumps(used)
+
+
+def test_a_reference_beside_a_keyword_that_validates_is_followed_with_it() -> None:
+    schema = {
+        "$defs": {"text": {"type": "string"}},
+        "properties": {"name": {"$ref": "#/$defs/text", "minLength": 2}},
+    }
+    validator = validate.SchemaValidator(validate._inlined(schema))
+    assert validator.is_valid({"name": "ab"})
+    assert not validator.is_valid({"name": "a"})  # the keyword beside it
+    assert not validator.is_valid({"name": 1})  # the definition
+
+
+def test_a_definition_that_refers_to_itself_is_followed_at_every_depth() -> None:
+    schema = {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"child": {"$ref": "#/$defs/node"}},
+                "additionalProperties": False,
+            }
+        },
+        "properties": {"tree": {"$ref": "#/$defs/node"}},
+    }
+    validator = validate.SchemaValidator(validate._inlined(schema))
+    assert validator.is_valid({"tree": {"child": {"child": {}}}})
+    assert not validator.is_valid({"tree": {"child": {"child": {"leaf": 1}}}})
+    assert schema["properties"] == {"tree": {"$ref": "#/$defs/node"}}  # the original untouched
 
 
 def test_a_non_finite_number_is_refused() -> None:
