@@ -1,5 +1,6 @@
-"""The library API: lint, build and check a bundle. Each returns a Result; the
-command line only turns Results into output and exit codes.
+"""The orchestration: lint, build and check a bundle, each run returning a Result;
+the command line only turns Results into output and exit codes, and
+promptc_compiler.public offers these runs to programs.
 
 Pipeline: load -> validate -> compose -> lint -> emit -> write/check. Every
 stage reports diagnostics; one run reports every problem it can find. Nothing

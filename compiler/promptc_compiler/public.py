@@ -14,12 +14,15 @@ bad config or a usage mistake raises a PromptcError that carries its own
 line runs, with only the options a program needs (no result cache, nothing
 kept between runs).
 
-This is a module of its own, not the package root, because `compiler` is
-imported by every `promptc` run before anything else (the command line and
-the result cache read its `__version__`): re-exporting the pipeline there
-would import it on every run, 0.3 ms becoming about 300 ms (`python -X
-importtime -c "import compiler"`), and would break the layers
-(promptc_compiler.pipeline.cache -> compiler -> promptc_compiler.api).
+This is a module of its own, not the package root, because `promptc_compiler`
+is imported by everything that imports any of its modules (the command line
+reads its `__version__`): re-exporting the pipeline there would import it
+with every module, 0.3 ms becoming about 300 ms (`python -X importtime -c
+"import promptc_compiler"`), and would make the package root a layer above
+api that every layer below api imports.
+
+`can` and `can_on` are promptc_compiler.api's own; `lint`, `build` and `check`
+wrap api's to leave out the result cache and what a long-running program keeps.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from promptc_compiler import api
-from promptc_compiler.api import Answer, Imported, Result, TargetAnswer
+from promptc_compiler.api import Answer, Imported, Result, TargetAnswer, can, can_on
 from promptc_compiler.base.diagnostics import Diagnostic, Fix, Severity
 from promptc_compiler.base.errors import ConfigError, PromptcError, UsageError
 from promptc_compiler.core import config as configuration
@@ -90,37 +93,6 @@ def check(config: Config, *, targets: Iterable[str] = (), fix: bool = False) -> 
     missing or extra generated file is a `stale-output` or `unmanaged-file`
     error. `fix` as for lint."""
     return api.check(config, only=tuple(targets), fix=fix)
-
-
-def can(
-    config: Config,
-    agent: str,
-    permission: str,
-    text: str = "*",
-    *,
-    as_subagent: bool | None = None,
-) -> Answer:
-    """`promptc can`: what OpenCode decides when `agent` asks `permission` for `text`
-    (a command, a path, an agent name; `*` the whole tool), and the rules that
-    decide it. `as_subagent` chooses the session (default: from the agent's
-    `mode`). A UsageError for an unknown agent; a PromptcError when the bundle's
-    errors make the answer unreliable."""
-    return api.can(config, agent, permission, text, as_subagent=as_subagent)
-
-
-def can_on(
-    config: Config,
-    target: str,
-    agent: str,
-    permission: str,
-    text: str = "*",
-    *,
-    as_subagent: bool | None = None,
-) -> TargetAnswer:
-    """`promptc can --target`: what the runtime of `target` decides for the same
-    call, from the files promptc writes for it (built in memory), beside
-    OpenCode's answer (`TargetAnswer.opencode`)."""
-    return api.can_on(config, target, agent, permission, text, as_subagent=as_subagent)
 
 
 def import_bundle(
