@@ -17,8 +17,7 @@ therefore opened with O_NOFOLLOW and O_NONBLOCK where the platform has them
 the look before, with the reparse tag that marks its symlinks and junctions,
 and the identity check after stand in for them.
 
-Only the standard library's cheapest parts: a cache hit reads through here
-before anything else of promptc is loaded.
+It imports only the standard library: every layer of promptc reads through it.
 """
 
 from __future__ import annotations

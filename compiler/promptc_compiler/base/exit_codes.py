@@ -2,8 +2,7 @@
 
 A checking run's code follows from its diagnostics (and the files `--fix`
 changed); `promptc can`'s from the decision. The table is the one in
-docs/reference/cli.md ("Exit codes"). This module imports nothing heavy: the
-command line reports a result-cache hit with it before the pipeline loads.
+docs/reference/cli.md ("Exit codes").
 """
 
 from __future__ import annotations

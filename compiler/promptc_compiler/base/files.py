@@ -6,8 +6,7 @@ generated, the cache its entries and the output folder it compares. A FIFO or
 a device named like a spec or an output would block the run or never end, and
 a symlink would lead anywhere: the file is opened through promptc_compiler.base.confine,
 which looks at it before and after it is opened and never follows a symlink
-unless asked. This module imports only the standard library's cheapest parts:
-a cache hit reads through it before anything else of promptc is loaded.
+unless asked.
 """
 
 from __future__ import annotations
