@@ -12,7 +12,8 @@ from promptc_compiler import api
 from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import Config, load_config
-from promptc_compiler.core.project import Project, make_project
+from promptc_compiler.core.project import make_project
+from promptc_compiler.runtimes.translations import Translated
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 FIXTURES = REPOSITORY / "tests" / "fixtures"
@@ -22,11 +23,11 @@ def config(root: Path) -> Config:
     return load_config(cwd=root)
 
 
-def project(root: Path, target: str) -> Project:
-    """The checked model one target is emitted from."""
+def project(root: Path, target: str) -> Translated:
+    """The checked model one target is emitted from, with translations of its own."""
     settings = config(root)
     bundle = load_bundle(settings)
-    return make_project(settings, bundle, compose_bundle(bundle, target), target)
+    return Translated.of(make_project(settings, bundle, compose_bundle(bundle, target), target))
 
 
 def render(root: Path, target: str, *, lint_errors: bool = False) -> dict[str, bytes]:

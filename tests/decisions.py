@@ -38,7 +38,7 @@ def decided(project: Project, target: str, files: Mapping[str, str]) -> list[Dec
     model = load(files)
     runtime = calls.runtime_of(project)
     found = []
-    for call in calls.matrix(project):
+    for call in calls.matrix(project, runtime):
         verdict = model.decide(call)
         found.append(Decided(call, calls.decide(runtime, call).action, verdict.action, verdict.why))
     return found

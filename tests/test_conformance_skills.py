@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from promptc_compiler.runtimes.claude.translate import skill_grants
+from promptc_compiler.runtimes.claude import target as claude_target
 from promptc_compiler.runtimes.skills import emit_skills
 from tests import bundles, oracle
 
@@ -78,7 +78,8 @@ def test_claude_plugin_validate_lists_every_skill(bundle: str, tmp_path: Path) -
         "description": "Skills emitted by promptc",
         "author": {"name": "promptc tests"},
     }
-    files = emit_skills(bundles.project(root, "claude-plugin"), "skills/", grants=skill_grants)
+    project = bundles.project(root, "claude-plugin")
+    files = emit_skills(project, "skills/", grants=claude_target.grants_of(project))
     write(tmp_path, {".claude-plugin/plugin.json": json.dumps(manifest), **files})
     done = oracle.run(
         "claude", ["plugin", "validate", str(tmp_path), "--strict", "--json"], tmp_path

@@ -117,7 +117,7 @@ def compared(kind: str, folder: Path, bundle: Path) -> list[Compared]:
     project = bundles.project(bundle, "opencode")
     runtime = calls.runtime_of(project)
     found = []
-    for call in calls.matrix(project):
+    for call in calls.matrix(project, runtime):
         theirs = replace(call, agent=names.get(call.agent, call.agent))
         if call.permission == "task":
             theirs = replace(theirs, input=names.get(call.input, call.input))

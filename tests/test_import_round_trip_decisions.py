@@ -114,7 +114,7 @@ def round_trip(kind: str, source: Path, root: Path) -> tuple[list[Differs], dict
     project = bundles.project(bundle, "opencode")
     runtime = calls.runtime_of(project)
     differs = []
-    for call in calls.matrix(project):
+    for call in calls.matrix(project, runtime):
         theirs = replace(call, agent=names.get(call.agent, call.agent))
         if call.permission == "task":
             theirs = replace(theirs, input=names.get(call.input, call.input))

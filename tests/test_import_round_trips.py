@@ -150,7 +150,7 @@ def opencode_folders(draw: st.DrawFn) -> dict[str, str]:
 def _decisions(bundle: Path) -> dict[Call, str]:
     project = bundles.project(bundle, "opencode")
     runtime = calls.runtime_of(project)
-    return {call: calls.decide(runtime, call).action for call in calls.matrix(project)}
+    return {call: calls.decide(runtime, call).action for call in calls.matrix(project, runtime)}
 
 
 def _opencode_round_trip(scratch: Path, files: Mapping[str, str]) -> tuple[Path, Path, Path]:
@@ -249,7 +249,7 @@ def claude_round_trip(
     project = bundles.project(bundle, "opencode")
     runtime = calls.runtime_of(project)
     found = []
-    for call in calls.matrix(project):
+    for call in calls.matrix(project, runtime):
         theirs = replace(call, agent=names.get(call.agent, call.agent))
         if call.permission == "task":
             theirs = replace(theirs, input=names.get(call.input, call.input))

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.pipeline import proof
 from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes.translations import Translated
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 from tests.rules.conftest import agent
@@ -32,7 +32,7 @@ permission:
 """
 
 
-def _project(make_bundle: MakeBundle, config: str = "") -> Project:
+def _project(make_bundle: MakeBundle, config: str = "") -> Translated:
     root = make_bundle({"promptc.toml": config, "specs/agents/coder.md": agent(CODER)})
     return bundles.project(Path(root), "claude")
 

@@ -19,7 +19,8 @@ from promptc_compiler import api
 from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions.ruleset import evaluate
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
-from promptc_compiler.runtimes.claude.translate import skill_grants, translate
+from promptc_compiler.runtimes.claude import target as claude_target
+from promptc_compiler.runtimes.claude.translate import TRANSLATOR
 from promptc_compiler.runtimes.skills import emit_skill_tree, emit_skills
 from tests import bundles, oracle, strategies
 from tests.claude import claude_model
@@ -350,12 +351,14 @@ def test_no_kept_allowed_tool_lets_a_loading_agent_do_more_than_opencode_allows(
         (root / rel).write_text(text)
     project = bundles.project(root, "claude")
     front = yaml.safe_load(
-        emit_skills(project, "", grants=skill_grants)["demo/SKILL.md"].split("---\n")[1]
+        emit_skills(project, "", grants=claude_target.grants_of(project))["demo/SKILL.md"].split(
+            "---\n"
+        )[1]
     )
     kept = front.get("allowed-tools", [])
     loaders = [
         s
-        for s in translate(project).subjects
+        for s in project.translations.of(TRANSLATOR).subjects
         if evaluate(s.rules, "skill", "demo").action != "deny"
     ]
     for rule in kept:

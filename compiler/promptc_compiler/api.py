@@ -26,7 +26,7 @@ from promptc_compiler.core.bundle import Bundle, load_bundle
 from promptc_compiler.core.compose import Composition, compose_bundle
 from promptc_compiler.core.config import Config, ConfigErrors, load_config
 from promptc_compiler.core.loader import KeptFiles, SourceFile
-from promptc_compiler.core.project import Project, make_project
+from promptc_compiler.core.project import make_project
 from promptc_compiler.core.validate import Schemas, check_frontmatter
 from promptc_compiler.permissions import delegation, shell
 from promptc_compiler.permissions import ruleset as permission_model
@@ -53,6 +53,7 @@ from promptc_compiler.pipeline.proof import lines as proof_lines
 from promptc_compiler.pipeline.writer import ManifestError, Planner, apply, load_manifest, owned
 from promptc_compiler.runtimes import targets as target_registry
 from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes.translations import Translated
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def _capped(ordered: list[Diagnostic]) -> list[Diagnostic]:
     return _ordered(shown)
 
 
-def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
+def _analyse(out: _Collector, target: str) -> tuple[Bundle, Translated]:
     """Load, validate, compose and lint: the bundle and the project of `target`."""
     bundle = load_bundle(out.config, out.kept.files if out.kept else None)
     for rule, path, problem in bundle.findings:
@@ -257,7 +258,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
             for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
     composition = compose_bundle(bundle, target, out.display)
-    project = make_project(out.config, bundle, composition, target)
+    project = Translated.of(make_project(out.config, bundle, composition, target))
     out.extend(run_rules(project, settled=out.settings))
     _composed(out, composition)
     return bundle, project

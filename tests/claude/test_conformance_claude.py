@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from promptc_compiler.runtimes.claude.translate import translate
+from promptc_compiler.runtimes.claude.translate import TRANSLATOR
 from promptc_compiler.runtimes.translation import flat_name
 from tests import bundles, oracle
 
@@ -59,7 +59,7 @@ def test_the_plugin_validates_strictly_and_provides_everything(bundle: str, tmp_
     assert result["contents"] == []
     name = json.loads((folder / ".claude-plugin" / "plugin.json").read_text())["name"]
     project = bundles.project(BUNDLES[bundle], "claude")
-    agents = [f"{name}:{flat_name(a)}" for a in translate(project).tools]
+    agents = [f"{name}:{flat_name(a)}" for a in project.translations.of(TRANSLATOR).tools]
     commands = [f"{name}:{flat_name(m)}" for m in project.modes]
     assert sorted(result["provides"]["agents"]) == sorted(agents)
     assert sorted(result["provides"]["commands"]) == sorted(commands)

@@ -250,7 +250,7 @@ def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None
     root = BUNDLES[bundle]
     project = bundles.project(root, "claude")
     files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
-    planned = translate.translate(project)
+    planned = project.translations.of(translate.TRANSLATOR)
     for ident, spec in project.modes.items():
         text = files[f".claude/commands/{flat_name(ident)}.md"].decode()
         agent = str(spec.meta.get("agent"))
@@ -267,7 +267,7 @@ def _translate(make_bundle: MakeBundle, agents: dict[str, str], config: str = ""
     files: dict[str, str | bytes] = {"promptc.toml": config}
     files.update({f"specs/agents/{name}.md": text for name, text in agents.items()})
     root = make_bundle(files)
-    return translate.translate(bundles.project(root, "claude"))
+    return bundles.project(root, "claude").translations.of(translate.TRANSLATOR)
 
 
 def _agent(mode: str, permission: str) -> str:
@@ -379,7 +379,7 @@ def test_the_report_names_each_lossy_rule_once(bundle: str) -> None:
     report = bundles.render(root, "claude", lint_errors=bundle == "permissions")[
         "TRANSLATION.md"
     ].decode()
-    t = translate.translate(bundles.project(root, "claude"))
+    t = bundles.project(root, "claude").translations.of(translate.TRANSLATOR)
     own = [loss for loss in t.losses if loss.rule.origin.kind == "agent"]
     assert own, "the bundle must lose something for this test to mean anything"
     for loss in own:
@@ -551,14 +551,12 @@ def test_writers_are_described_for_each_agent_as_listing_them_all(
 
 @pytest.mark.parametrize("home", ["/home/u", "/~", "/root"])
 @pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
-def test_a_resolve_after_another_home_is_a_fresh_resolve(bundle: str, home: str) -> None:
-    # A run resolves twice, under the machine's home and the translation's
-    # stand-in, reading each spec once: each finds the specs as a fresh one would.
+def test_resolves_that_share_their_patterns_are_fresh_resolves(bundle: str, home: str) -> None:
+    # A run resolves under the machine's home and the translation's stand-in
+    # with one Patterns: each finds the agents as a resolve of its own would.
     root = BUNDLES[bundle]
     project = bundles.project(root, "claude")
     machine = Environment.from_environ({"HOME": home}, root)
-    alone = resolve(project, ENVIRONMENT)
-    project.bundle.derived.clear()
-    fresh = resolve(project, machine)
-    assert resolve(project, ENVIRONMENT) == alone
-    assert resolve(project, machine) == fresh
+    shared = wildcard.Patterns()
+    assert resolve(project, ENVIRONMENT, shared) == resolve(project, ENVIRONMENT)
+    assert resolve(project, machine, shared) == resolve(project, machine)

@@ -389,7 +389,7 @@ def test_a_catch_all_costs_a_role_its_shell_and_each_allow_is_reported(
                 """,
         }
     )
-    translation = codex_rules.translate(bundles.project(Path.cwd(), "codex"))
+    translation = bundles.project(Path.cwd(), "codex").translations.of(codex_rules.TRANSLATOR)
     assert translation.shell == {"a": False, "b": False}
     lost = {(x.subject, x.rule.text()): x.message for x in translation.losses}
     assert "left out of a's tools" in lost["a", 'bash "git status *": allow']

@@ -139,7 +139,7 @@ def _decided(root: Path, picked: Sequence[Call] = ()) -> list[decisions.Decided]
     # What a run with nobody to answer shows: an ask before a deny shows as ask.
     return [
         decisions.Decided(call, calls.decide(runtime, call).headless, "", "")
-        for call in picked or calls.matrix(project)
+        for call in picked or calls.matrix(project, runtime)
     ]
 
 

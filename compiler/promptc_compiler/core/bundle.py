@@ -57,10 +57,6 @@ class Bundle:
     # Findings about the tree itself: (rule, file, problem).
     findings: tuple[tuple[str, Path, Problem], ...] = field(default=())
     skills: Mapping[str, SkillSource] = field(default_factory=dict)
-    # What analyses work out once per bundle (the permission model's answers, the
-    # Claude translation), kept here by the modules that compute it: it lives
-    # exactly as long as the bundle, never into another run.
-    derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def sources(self) -> Iterator[SourceFile]:
         yield from self.agents.values()

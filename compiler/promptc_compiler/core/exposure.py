@@ -7,14 +7,14 @@ every source file once, where it is written: a fragment included by ten
 agents gives one finding at its own line, and the finding names the agents,
 modes and skills that line reaches, for each runtime the bundle is built for.
 
-- `sources`: every file the rules scan (agents, modes, fragments, skill files,
-  skill supporting files and, for secrets, the config), each with offsets to
-  line and column.
+- `Exposure`, one per run for every security rule: `sources`, every file the
+  rules scan (agents, modes, fragments, skill files, skill supporting files
+  and, for secrets, the config), each with offsets to line and column; and
+  `reach`, built from the composed bodies' source maps only when a rule has
+  something to report, so a clean bundle never builds a source map.
 - `report`: findings to Problems: one per line and kind, with what it reaches, less the
   ones the rule's `accept` list accepts (each entry with a required reason);
   an entry that accepts nothing is reported too.
-- `Reach`: built from the composed bodies' source maps only when a rule
-  has something to report, so a clean bundle never builds a source map.
 """
 
 from __future__ import annotations
@@ -24,15 +24,16 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from promptc_compiler.base.body_syntax import fenced_blocks, in_code_span
 from promptc_compiler.base.diagnostics import Fix, Problem
+from promptc_compiler.core.bundle import Bundle
 from promptc_compiler.core.compose import Composition, SourceMap, compose_bundle
-from promptc_compiler.core.project import Project
+from promptc_compiler.core.config import Config
 from promptc_compiler.runtimes.claude.agents import NAME as CLAUDE
 from promptc_compiler.runtimes.claude.agents import PLUGIN
 
@@ -145,31 +146,42 @@ def _fences(text: str, start: int) -> Iterator[tuple[int, int]]:
         yield offsets[fence.start], offsets[fence.end] - 1
 
 
-def sources(project: Project) -> tuple[Source, ...]:
-    """Every file the rules scan, worked out once per run."""
-    return project.once("exposure:sources", _sources)
+@dataclass(frozen=True)
+class Exposure:
+    """What the security rules read of one run's bundle, for all of them at once:
+    the files they scan, and which bodies each line reaches (built only when a
+    rule has something to report)."""
 
+    config: Config
+    bundle: Bundle
+    target: str  # the lint target, whose composition this is
+    composition: Composition = field(repr=False)
 
-def _sources(project: Project) -> tuple[Source, ...]:
-    bundle = project.bundle
-    found: list[Source] = []
-    kinds = ((AGENT, bundle.agents), (MODE, bundle.modes), (SKILL, bundle.skill_files()))
-    for role, files in kinds:
-        for ident, file in files.items():
+    @functools.cached_property
+    def sources(self) -> tuple[Source, ...]:
+        """Every file the rules scan."""
+        bundle = self.bundle
+        found: list[Source] = []
+        kinds = ((AGENT, bundle.agents), (MODE, bundle.modes), (SKILL, bundle.skill_files()))
+        for role, files in kinds:
+            for ident, file in files.items():
+                if file.ok:
+                    owner = (role, ident.split("/", 1)[0] if role == SKILL else ident)
+                    head = len(file.head)
+                    found.append(Source(file.path, file.text, role, head, file.body_line, owner))
+        for file in bundle.fragments.values():
             if file.ok:
-                owner = (role, ident.split("/", 1)[0] if role == SKILL else ident)
-                head = len(file.head)
-                found.append(Source(file.path, file.text, role, head, file.body_line, owner))
-    for file in bundle.fragments.values():
-        if file.ok:
-            found.append(Source(file.path, file.text, FRAGMENT, len(file.head), file.body_line))
-    for name, skill in bundle.skills.items():
-        for rel, text in skill.assets.items():
-            found.append(Source(skill.folder / rel, text, ASSET, owner=(SKILL, name)))
-    config = project.config
-    if config.source is not None:
-        found.append(Source(config.source, config.text, CONFIG))
-    return tuple(found)
+                found.append(Source(file.path, file.text, FRAGMENT, len(file.head), file.body_line))
+        for name, skill in bundle.skills.items():
+            for rel, text in skill.assets.items():
+                found.append(Source(skill.folder / rel, text, ASSET, owner=(SKILL, name)))
+        if self.config.source is not None:
+            found.append(Source(self.config.source, self.config.text, CONFIG))
+        return tuple(found)
+
+    @functools.cached_property
+    def reach(self) -> Reach:
+        return Reach(self)
 
 
 @dataclass(frozen=True)
@@ -205,20 +217,20 @@ def accept_option(kinds: Sequence[str]) -> dict[str, Any]:
 
 
 def report_prompts(
-    project: Project,
+    exposure: Exposure,
     rule: str,
     options: Mapping[str, Any],
     scan: Callable[[Source], Iterable[Finding]],
 ) -> Iterator[Problem]:
     """`report` of what `scan` finds in every source a model reads as prompt text."""
     found = (
-        finding for source in sources(project) if source.role in PROMPTS for finding in scan(source)
+        finding for source in exposure.sources if source.role in PROMPTS for finding in scan(source)
     )
-    yield from report(project, rule, options, found)
+    yield from report(exposure, rule, options, found)
 
 
 def report(
-    project: Project, rule: str, options: Mapping[str, Any], findings: Iterable[Finding]
+    exposure: Exposure, rule: str, options: Mapping[str, Any], findings: Iterable[Finding]
 ) -> Iterator[Problem]:
     """One Problem per line and kind (at the first finding), with what it reaches; accepted
     findings left out, and every `accept` entry that accepts nothing reported."""
@@ -229,22 +241,21 @@ def report(
     for finding in findings:
         source = finding.source
         line = source.position(finding.offset)[0]
-        hit = _accepting(project, accepted, finding, line)
+        hit = _accepting(exposure.config, accepted, finding, line)
         if hit is not None:
             used.add(hit)
             continue
         key = (source.path, line, finding.kind)
         found = first.get(key)
         first[key] = (finding, 1) if found is None else (found[0], found[1] + 1)
-    reach: Reach | None = None
     for finding, count in first.values():
         source = finding.source
         line, column = source.position(finding.offset)
-        reach = reach or project.once("exposure:reach", Reach)
+        reach = exposure.reach
         more = f" (and {count - 1} more on this line)" if count > 1 else ""
         message = f"{finding.kind}: {finding.message}{more}{reach.text(source, line)}"
         yield Problem(line, column, message, finding.hint, finding.fix, path=source.path)
-    config = project.config
+    config = exposure.config
     for index, entry in enumerate(accepted):
         if index not in used and config.source is not None:
             line, column = config.where(("rules", rule, "accept"))
@@ -254,13 +265,13 @@ def report(
 
 
 def _accepting(
-    project: Project, accepted: Sequence[Mapping[str, Any]], finding: Finding, line: int
+    config: Config, accepted: Sequence[Mapping[str, Any]], finding: Finding, line: int
 ) -> int | None:
     """The index of the first `accept` entry that accepts the finding."""
     if not accepted:
         return None
     source = finding.source
-    rel = _relative(project, source.path)
+    rel = _relative(config, source.path)
     for index, entry in enumerate(accepted):
         if not fnmatchcase(rel, entry["path"]):
             continue
@@ -272,9 +283,9 @@ def _accepting(
     return None
 
 
-def _relative(project: Project, path: Path) -> str:
+def _relative(config: Config, path: Path) -> str:
     try:
-        return path.relative_to(project.config.root).as_posix()
+        return path.relative_to(config.root).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -294,9 +305,8 @@ class Reach:
     MIN_SEARCHED, or holding a placeholder or tag, are not searched for.
     """
 
-    def __init__(self, project: Project) -> None:
-        self.project = project
-        names = sorted(project.config.targets) or [project.target]
+    def __init__(self, exposure: Exposure) -> None:
+        names = sorted(exposure.config.targets) or [exposure.target]
         # Runtimes by the target their text is composed for (claude-plugin reads as claude).
         self.runtimes: dict[str, list[str]] = {}
         for name in names:
@@ -304,18 +314,17 @@ class Reach:
         self.index: dict[tuple[Path, int], set[tuple[str, str, str]]] = {}
         self.texts: dict[tuple[str, str, str], str] = {}
         for target in self.runtimes:
-            composition = self._composition(target)
+            composition = (
+                exposure.composition
+                if target == exposure.target
+                else compose_bundle(exposure.bundle, target, exposure.config.display)
+            )
             for kind, texts, maps in (
                 (AGENT, composition.agents, composition.agent_maps),
                 (MODE, composition.modes, composition.mode_maps),
                 (SKILL, composition.skills, composition.skill_maps),
             ):
                 self._add(target, kind, texts, maps)
-
-    def _composition(self, target: str) -> Composition:
-        if target == self.project.target:
-            return self.project.composition
-        return compose_bundle(self.project.bundle, target, self.project.config.display)
 
     def _add(
         self, target: str, kind: str, texts: Mapping[str, str], maps: Mapping[str, SourceMap]

@@ -7,10 +7,10 @@ errors are already reported), so rules never see half-parsed data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.bundle import SKILL_FILE, Bundle, SkillSource
@@ -20,7 +20,6 @@ from promptc_compiler.core.loader import Frontmatter, Pos, SourceFile
 
 PROMPTC_KEYS = ("targets",)  # source-only keys: never emitted
 NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -123,17 +122,6 @@ class Project:
             rule == "syntax" and (path == folder or folder in path.parents)
             for rule, path, _ in self.bundle.findings
         )
-
-    def once(self, key: str, make: Callable[[Project], T]) -> T:
-        """make(self), worked out once per bundle and config under `key`: the
-        targets and rules of a run share it, and a run with another config
-        works it out again."""
-        found = self.bundle.derived.get(key)
-        if isinstance(found, tuple) and found[0] is self.config:
-            return cast(T, found[1])
-        made = make(self)
-        self.bundle.derived[key] = (self.config, made)
-        return made
 
 
 class Session(Protocol):

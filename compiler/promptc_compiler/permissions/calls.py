@@ -156,9 +156,10 @@ class Model(Protocol):
     def decide(self, call: Call) -> Verdict: ...
 
 
-def runtime_of(project: Project) -> Runtime:
-    """The agents as OpenCode resolves them, on the stand-in folders: once per project."""
-    return project.once("calls.runtime", lambda p: resolve(p, ENVIRONMENT))
+def runtime_of(project: Project, patterns: wildcard.Patterns | None = None) -> Runtime:
+    """The agents as OpenCode resolves them, on the stand-in folders (a run's
+    Translations works them out once, with the run's `patterns`)."""
+    return resolve(project, ENVIRONMENT, patterns)
 
 
 # A command line as OpenCode asks about it: the folders outside the project it
@@ -275,13 +276,9 @@ def outside_folders(line: str, project: str = PROJECT, home: str = HOME) -> list
 # --- the matrix --------------------------------------------------------------------
 
 
-def matrix(project: Project) -> tuple[Call, ...]:
-    """Every call of the bundle's agents that a translation is checked on; once per project."""
-    return project.once("calls.matrix", _matrix)
-
-
-def _matrix(project: Project) -> tuple[Call, ...]:
-    runtime = runtime_of(project)
+def matrix(project: Project, runtime: Runtime) -> tuple[Call, ...]:
+    """Every call of the bundle's agents that a translation is checked on;
+    `runtime`: the agents as runtime_of resolves them."""
     agents = runtime.bundle_agents()
     names = [*_task_names(runtime, agents), "no-such-agent"]
     skills = sorted({*project.skills, "foo"})
@@ -405,15 +402,10 @@ def _filled(patterns: Iterable[str]) -> list[str]:
     return list(found)
 
 
-def decisions(project: Project) -> Mapping[Call, Decided]:
-    """OpenCode's decision of every call of the matrix: once per project, for every target."""
-    return project.once("calls.decisions", _decisions)
-
-
-def _decisions(project: Project) -> dict[Call, Decided]:
-    runtime = runtime_of(project)
+def decisions(runtime: Runtime, calls: Iterable[Call]) -> dict[Call, Decided]:
+    """OpenCode's decision of each call (of the matrix), by the agents of `runtime`."""
     lines: dict[str, Line] = {}
-    return {call: decide(runtime, call, lines) for call in matrix(project)}
+    return {call: decide(runtime, call, lines) for call in calls}
 
 
 def by_agent(calls: Iterable[Call]) -> Mapping[str, list[Call]]:

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import functools
 import os
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.bundle import Bundle
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import wildcard
@@ -37,7 +35,6 @@ from promptc_compiler.permissions.ruleset import (
     defaults,
     from_config,
     js_keys,
-    names_home,
     natives,
 )
 
@@ -274,11 +271,14 @@ def config_rules(
     return from_config(data, env.home, locate, patterns), []
 
 
-def resolve(project: Project, env: Environment | None = None) -> Runtime:
-    """Every agent OpenCode would load from this bundle, with its ordered rules."""
+def resolve(
+    project: Project, env: Environment | None = None, patterns: wildcard.Patterns | None = None
+) -> Runtime:
+    """Every agent OpenCode would load from this bundle, with its ordered rules.
+    `patterns`: the answers about patterns to share with other resolutions of
+    the run (promptc_compiler.runtimes.translations), else the runtime's own."""
     env = env or Environment.from_environ(os.environ, project.config.root)
-    memo = memo_of(project.bundle)
-    patterns = memo.patterns
+    patterns = patterns or wildcard.Patterns()
     base = from_config(defaults(env), env.home, lambda _path: DEFAULT, patterns)
     shared, config_problems = config_rules(project, env, patterns)
     folder = env.tool_output
@@ -294,10 +294,11 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         )
     default = (*base, *shared)
     for ident, spec in project.agents.items():
-        data, own, problems = memo.read(spec, env.home)
+        data = agent_frontmatter(spec)
         if data.get("disable") is True:
             agents.pop(ident, None)
             continue
+        own, problems = _agent_rules(spec, env.home, data, patterns)
         overridden = agents.get(ident)
         mode = data.get("mode")
         if mode is not None and mode not in ("primary", "subagent", "all"):
@@ -312,61 +313,7 @@ def resolve(project: Project, env: Environment | None = None) -> Runtime:
         rules = (*native_rules.get(ident, default), *own)
         rules = _with_tool_output(rules, tool_output)
         agents[ident] = Agent(ident, mode, rules, spec, hidden, tuple(problems))
-    return Runtime(agents, tuple(shared), env, tuple(config_problems), memo.patterns)
-
-
-class Memo:
-    """What the permission model works out once per bundle (see memo_of).
-
-    A run resolves the bundle twice, under the machine's environment (for the
-    rules) and under the translation's stand-in, and asks both about the same
-    patterns: each spec is read once, its rules serving any home folder unless
-    a pattern names it (`~/`, `$HOME`), and the patterns' answers are shared.
-    """
-
-    def __init__(self) -> None:
-        self.patterns = wildcard.Patterns()
-        # The last for_project: its project held weakly, as the project holds
-        # the bundle that holds this Memo (a cycle would keep the run's whole
-        # graph alive until a full collection, at the latest the one at exit).
-        self.runtime: tuple[weakref.ref[Project], Runtime] | None = None
-
-    def read(
-        self, spec: Spec, home: str
-    ) -> tuple[Mapping[str, Any], tuple[Rule, ...], list[Problem]]:
-        """The agent's emitted frontmatter, its own rules and their problems, kept
-        with the spec's loaded file (so a language server's next run reuses them)."""
-        found = spec.source.derived.get(_READ)
-        stale = isinstance(found, _Read) and (found.named and found.home != home)
-        if not isinstance(found, _Read) or found.id != spec.id or stale:
-            data = agent_frontmatter(spec)
-            rules, problems = _agent_rules(spec, home, data, self.patterns)
-            named = any(r.written is not None and names_home(r.written) for r in rules)
-            found = _Read(spec.id, named, home, data, tuple(rules), tuple(problems))
-            spec.source.derived[_READ] = found
-        return found.data, found.rules, list(found.problems)
-
-
-_READ = "permissions"
-
-
-class _Read(NamedTuple):
-    """What Memo.read worked out for one agent's file."""
-
-    id: str
-    named: bool  # its rules name the home folder: they serve that home only
-    home: str
-    data: Mapping[str, Any]
-    rules: tuple[Rule, ...]
-    problems: tuple[Problem, ...]
-
-
-def memo_of(bundle: Bundle) -> Memo:
-    """The bundle's Memo, made on first use: it lives exactly as long as the bundle."""
-    found = bundle.derived.get("permissions")
-    if not isinstance(found, Memo):
-        found = bundle.derived["permissions"] = Memo()
-    return found
+    return Runtime(agents, tuple(shared), env, tuple(config_problems), patterns)
 
 
 def _with_tool_output(rules: tuple[Rule, ...], extra: Rule) -> tuple[Rule, ...]:
@@ -382,11 +329,3 @@ def _denies(rules: tuple[Rule, ...], glob: str) -> bool:
         r.pattern == glob and r.action == "deny" and r.permission == "external_directory"
         for r in rules
     )
-
-
-def for_project(project: Project) -> Runtime:
-    """resolve(project), computed once per project for all the rules that need it."""
-    memo = memo_of(project.bundle)
-    if memo.runtime is None or memo.runtime[0]() is not project:
-        memo.runtime = (weakref.ref(project), resolve(project))
-    return memo.runtime[1]

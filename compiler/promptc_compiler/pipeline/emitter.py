@@ -21,6 +21,7 @@ from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.pipeline.proof import Proof, Widening, grouped, prove, with_proof
 from promptc_compiler.runtimes import targets as target_registry
+from promptc_compiler.runtimes.translations import Translated
 
 
 class Collector(Protocol):
@@ -50,13 +51,14 @@ def compose_as(name: str) -> str:
 def emit(
     collector: Collector,
     bundle: Bundle,
-    lint_project: Project,
+    lint_project: Translated,
     names: Iterable[str],
     files: dict[str, bytes],
 ) -> list[Project]:
     """Every file of the targets `names` into `files`, by `<target>/<path>`; the
-    projects composed for other targets than the lint target's, whose composing
-    findings are the caller's."""
+    projects composed for other targets than the lint target's (with the run's
+    translations: each is worked out once for all), whose composing findings are
+    the caller's."""
     config = collector.config
     projects = {lint_project.target: lint_project}  # by the target composed for
     proofs: list[tuple[Project, Proof]] = []
@@ -65,7 +67,8 @@ def emit(
         project = projects.get(composed_for)
         if project is None:
             composition = compose_bundle(bundle, composed_for, collector.display)
-            project = make_project(config, bundle, composition, composed_for)
+            composed = make_project(config, bundle, composition, composed_for)
+            project = Translated.of(composed, lint_project.translations)
             projects[composed_for] = project
         texts: dict[str, str] = {}
         for rel, text in target_registry.TARGETS[name].files(project, config.targets.get(name, {})):

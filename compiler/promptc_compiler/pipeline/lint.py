@@ -20,6 +20,7 @@ from promptc_compiler.base.diagnostics import Diagnostic, Problem, Severity
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.core.config import Config, freeze
 from promptc_compiler.core.project import Project, Session, Spec, specs
+from promptc_compiler.runtimes.translations import Translated
 
 LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
 
@@ -73,7 +74,7 @@ def unsuppressible(rule_id: str) -> str | None:
 
 
 def run_rules(
-    project: Project, *, sessions: bool = True, settled: Settings | None = None
+    project: Translated, *, sessions: bool = True, settled: Settings | None = None
 ) -> Iterator[Diagnostic]:
     """Every rule's diagnostics; without `sessions`, the caller runs SpecRules itself
     (api runs them as it emits each body). `settled`: the run's `settings`."""
@@ -91,7 +92,7 @@ def run_rules(
 class SpecRules:
     """The enabled rules that read composed bodies, as sessions over one project."""
 
-    def __init__(self, project: Project, settled: Settings | None = None) -> None:
+    def __init__(self, project: Translated, settled: Settings | None = None) -> None:
         self.project = project
         self.sessions: list[tuple[str, Severity, Session]] = []
         settled = settings(project.config) if settled is None else settled

@@ -18,10 +18,9 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from promptc_compiler.core.project import Project
-from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
 from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes.translations import Translated
 
 # What an agent can do, by the permissions whose calls do it; named as the
 # build summary names them.
@@ -84,7 +83,7 @@ class Proof:
         return f"{self.target}: " + "; ".join(parts)
 
 
-def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | None:
+def prove(project: Translated, target: str, files: Mapping[str, str]) -> Proof | None:
     """The proof of one target's files (by path under `<out>/<target>/`), or None
     when its runtime has no decision model."""
     found = MODELS.get(target)
@@ -97,7 +96,7 @@ def prove(project: Project, target: str, files: Mapping[str, str]) -> Proof | No
     wider: list[Widening] = []
     usable = kept = 0
     usable_kinds: dict[tuple[str, str], bool] = {}  # (agent, kind) -> the runtime keeps some
-    decided = calls.decisions(project)
+    decided = project.translations.decisions
     for call, opencode in decided.items():
         verdict = model.decide(call)
         if RANK[verdict.action] > RANK[opencode.action]:

@@ -74,7 +74,7 @@ from promptc_compiler.rules import (
 
 if TYPE_CHECKING:
     from promptc_compiler.base.diagnostics import Problem
-    from promptc_compiler.core.project import Project
+    from promptc_compiler.runtimes.translations import Translated
 
 
 class Rule(Protocol):
@@ -84,7 +84,7 @@ class Rule(Protocol):
     OPTIONS: Mapping[str, Any]
     __doc__: str | None
 
-    def check(self, project: Project, options: Mapping[str, Any]) -> Iterator[Problem]: ...
+    def check(self, project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]: ...
 
 
 _MODULES: tuple[ModuleType, ...] = (

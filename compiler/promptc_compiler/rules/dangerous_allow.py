@@ -35,11 +35,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.coverage import Coverage, Witness
 from promptc_compiler.permissions.ruleset import Rule
-from promptc_compiler.permissions.runtime import Agent, anchor, for_project, problem_at
+from promptc_compiler.permissions.runtime import Agent, anchor, problem_at
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "dangerous-allow"
 DEFAULT_LEVEL = "warning"
@@ -53,8 +53,8 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     judged: dict[tuple[object, ...], tuple[Verdict, ...]] = {}
     for agent in runtime.bundle_agents():
         # A permission OpenCode refuses is reported as such; what is left of it

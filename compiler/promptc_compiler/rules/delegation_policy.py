@@ -41,7 +41,8 @@ from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.delegation import can_start
 from promptc_compiler.permissions.ruleset import Decision
-from promptc_compiler.permissions.runtime import Agent, Runtime, anchor, for_project, problem_at
+from promptc_compiler.permissions.runtime import Agent, Runtime, anchor, problem_at
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "delegation-policy"
 DEFAULT_LEVEL = "error"
@@ -62,8 +63,8 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     yield from _unknown_names(project, runtime, options)
     found: dict[tuple[str, int], list[tuple[Agent, Agent, Decision, str]]] = {}
     for violation in _violations(runtime, options):

@@ -45,7 +45,7 @@ from urllib.parse import unquote_to_bytes
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core import exposure
 from promptc_compiler.core.exposure import Finding, Source
-from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "encoded-blob"
 DEFAULT_LEVEL = "warning"
@@ -70,14 +70,14 @@ PRINTABLE = 0.95
 WORDY = 0.7
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     found = (
         finding
-        for source in exposure.sources(project)
+        for source in project.exposure.sources
         if source.role != exposure.CONFIG
         for finding in _scan(source, options["min_text_length"], options["min_length"])
     )
-    yield from exposure.report(project, ID, options, found)
+    yield from exposure.report(project.exposure, ID, options, found)
 
 
 def _scan(source: Source, min_text: int, min_any: int) -> Iterator[Finding]:

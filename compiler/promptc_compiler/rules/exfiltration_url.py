@@ -39,7 +39,7 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core import exposure
 from promptc_compiler.core.exposure import Finding, Source
-from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "exfiltration-url"
 DEFAULT_LEVEL = "warning"
@@ -70,8 +70,8 @@ _DATA = re.compile(
 )
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    yield from exposure.report_prompts(project, ID, options, _scan)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    yield from exposure.report_prompts(project.exposure, ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

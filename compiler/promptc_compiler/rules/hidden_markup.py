@@ -44,7 +44,7 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Fix, Problem
 from promptc_compiler.core import exposure
 from promptc_compiler.core.exposure import Finding, Source
-from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "hidden-markup"
 DEFAULT_LEVEL = "warning"
@@ -69,8 +69,8 @@ _MD_COMMENT = re.compile(
 PREVIEW = 60
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    yield from exposure.report_prompts(project, ID, options, _scan)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    yield from exposure.report_prompts(project.exposure, ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

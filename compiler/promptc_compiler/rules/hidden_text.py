@@ -52,7 +52,7 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core import exposure
 from promptc_compiler.core.exposure import Finding, Source
-from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "hidden-text"
 DEFAULT_LEVEL = "error"
@@ -90,14 +90,14 @@ _FLAG = "\U0001f3f4"
 _CANCEL_TAG = "\U000e007f"
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     found = (
         finding
-        for source in exposure.sources(project)
+        for source in project.exposure.sources
         if source.role != exposure.CONFIG
         for finding in _scan(source)
     )
-    yield from exposure.report(project, ID, options, found)
+    yield from exposure.report(project.exposure, ID, options, found)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

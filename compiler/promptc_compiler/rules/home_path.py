@@ -27,8 +27,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
-from promptc_compiler.permissions.runtime import for_project, problem_at
+from promptc_compiler.permissions.runtime import problem_at
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "home-path"
 DEFAULT_LEVEL = "warning"
@@ -49,8 +49,8 @@ HOME = re.compile(
 )
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     seen: set[tuple[object, int, int]] = set()
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
     # What is wrong with a pattern depends on its text alone, and agents repeat

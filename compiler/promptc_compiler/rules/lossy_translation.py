@@ -47,7 +47,7 @@ from typing import Any
 from promptc_compiler.base.body_syntax import positional
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.loader import Pos
-from promptc_compiler.core.project import Project, Spec
+from promptc_compiler.core.project import Spec
 from promptc_compiler.runtimes import tool_lists
 from promptc_compiler.runtimes.claude.agents import (
     NAME,
@@ -56,9 +56,10 @@ from promptc_compiler.runtimes.claude.agents import (
     agent_notes,
     command_notes,
 )
-from promptc_compiler.runtimes.claude.translate import skill_grants, translate
+from promptc_compiler.runtimes.claude.translate import TRANSLATOR, skill_grants
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from promptc_compiler.runtimes.translation import Loss
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "lossy-translation"
 DEFAULT_LEVEL = "info"
@@ -66,7 +67,7 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
     # One message per place: a Problem is known by its position and rule.
     found: dict[tuple[object, int, int], Problem] = {}
     for problem in (*_claude(project), *_codex(project), *_tool_lists(project)):
@@ -81,23 +82,23 @@ def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     yield from found.values()
 
 
-def _codex(project: Project) -> Iterator[Problem]:
+def _codex(project: Translated) -> Iterator[Problem]:
     if codex_rules.NAME not in project.config.targets:
         return
     models = dict(project.config.targets[codex_rules.NAME].get("models", {}))
-    translation = codex_rules.translate(project)
+    translation = project.translations.of(codex_rules.TRANSLATOR)
     yield from _losses(translation.losses, "Codex")
     for ident in translation.shell:
         spec = project.agents[ident]
         yield from _at(spec, codex_rules.agent_notes(spec, translation.agent(ident), models))
 
 
-def _tool_lists(project: Project) -> Iterator[Problem]:
+def _tool_lists(project: Translated) -> Iterator[Problem]:
     for runtime in tool_lists.RUNTIMES:
         if runtime.target not in project.config.targets:
             continue
         models = dict(project.config.targets[runtime.target].get("models", {}))
-        found = tool_lists.plan(project, runtime)
+        found = project.translations.of(tool_lists.PLANS[runtime.target])
         yield from _losses(found.losses, runtime.label)
         for ident in (*found.tools, *found.left_out):
             spec = project.agents[ident]
@@ -109,19 +110,20 @@ def _tool_lists(project: Project) -> Iterator[Problem]:
             yield from _at(skill.spec, tool_lists.skill_notes(skill, runtime))
 
 
-def _claude(project: Project) -> Iterator[Problem]:
+def _claude(project: Translated) -> Iterator[Problem]:
     targets = project.config.targets
     if not any(name in targets for name in TARGETS):
         return
     models = _models(targets)
-    translation = translate(project)
+    translation = project.translations.of(TRANSLATOR)
+    patterns = project.translations.patterns
     yield from _losses(translation.losses, "Claude Code")
     for ident in translation.tools:
         yield from _at(project.agents[ident], agent_notes(project.agents[ident], models))
     for spec in project.modes.values():
         yield from _at(spec, command_notes(spec, translation, models))
     for skill in project.skills.values():
-        notes = [why for why in skill_grants(project, skill).values() if why]
+        notes = [why for why in skill_grants(translation, patterns, skill).values() if why]
         yield from _at(skill.spec, ((("allowed-tools",), note) for note in notes))
 
 

@@ -34,7 +34,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Fix, Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.coverage import Coverage
 from promptc_compiler.permissions.delegation import can_start, offered
@@ -43,10 +42,10 @@ from promptc_compiler.permissions.runtime import (
     Agent,
     Runtime,
     anchor,
-    for_project,
     problem_at,
     written_under,
 )
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "missing-catch-all"
 DEFAULT_LEVEL = "error"
@@ -56,8 +55,8 @@ OPTIONS: dict[str, Any] = {}
 BUILT_IN = ("default", "native")
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     for agent in runtime.bundle_agents():
         for key, entries in _maps(agent).items():
             if any(runtime.patterns.universal(r.pattern) for _, r in entries):

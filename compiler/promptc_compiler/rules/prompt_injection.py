@@ -59,7 +59,7 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core import exposure
 from promptc_compiler.core.exposure import Finding, Source
-from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "prompt-injection"
 DEFAULT_LEVEL = "error"
@@ -251,8 +251,8 @@ OPTIONS: dict[str, Any] = {"accept": exposure.accept_option(KINDS)}
 PREVIEW = 70
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    yield from exposure.report_prompts(project, ID, options, _scan)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    yield from exposure.report_prompts(project.exposure, ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

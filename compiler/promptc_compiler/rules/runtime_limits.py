@@ -36,17 +36,18 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project, Session, Spec, by_spec
+from promptc_compiler.core.project import Session, Spec, by_spec
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from promptc_compiler.runtimes.tool_lists import (
     COPILOT,
     GEMINI,
+    PLANS,
     RUNTIMES,
     Runtime,
     description_for,
-    plan,
 )
 from promptc_compiler.runtimes.translation import flat_name
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "runtime-limits"
 DEFAULT_LEVEL = "error"
@@ -59,23 +60,24 @@ GEMINI_INPUT = re.compile(r"\$\{(\w+)\}")  # Gemini's templateString placeholder
 GEMINI_INJECTION = re.compile(r"[!@]\{")
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     return by_spec(project, session(project, options))
 
 
-def session(project: Project, _options: Mapping[str, Any]) -> Session:
+def session(project: Translated, _options: Mapping[str, Any]) -> Session:
     runtimes = [r for r in RUNTIMES if r.target in project.config.targets]
     return _Limits(project, runtimes)
 
 
 class _Limits:
-    def __init__(self, project: Project, runtimes: list[Runtime]) -> None:
+    def __init__(self, project: Translated, runtimes: list[Runtime]) -> None:
         self.project = project
-        self.written = {r.target: set(plan(project, r).tools) for r in runtimes}
+        translations = project.translations
+        self.written = {r.target: set(translations.of(PLANS[r.target]).tools) for r in runtimes}
         self.runtimes = runtimes
         # The agents the codex target writes a role for.
         codex = codex_rules.NAME in project.config.targets
-        self.roles = set(codex_rules.translate(project).shell) if codex else set()
+        self.roles = set(translations.of(codex_rules.TRANSLATOR).shell) if codex else set()
         self.names: dict[tuple[str, str, str], str] = {}  # (target, kind, name) -> first id
 
     def spec(self, spec: Spec) -> Iterator[Problem]:

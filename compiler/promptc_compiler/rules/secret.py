@@ -58,7 +58,7 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core import exposure
 from promptc_compiler.core.exposure import Finding, Source
-from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "secret"
 DEFAULT_LEVEL = "error"
@@ -138,13 +138,13 @@ OPTIONS: dict[str, Any] = {
 SHOWN = 4  # characters of a secret a message shows
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     found = (
         finding
-        for source in exposure.sources(project)
+        for source in project.exposure.sources
         for finding in _scan(source, options["min_entropy"])
     )
-    yield from exposure.report(project, ID, options, found)
+    yield from exposure.report(project.exposure, ID, options, found)
 
 
 def _scan(source: Source, min_entropy: float) -> Iterator[Finding]:

@@ -24,7 +24,8 @@ from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.core.tomlpos import locate
-from promptc_compiler.permissions.runtime import AGENT_TARGET, Runtime, for_project, written_under
+from promptc_compiler.permissions.runtime import AGENT_TARGET, Runtime, written_under
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "session-agent"
 DEFAULT_LEVEL = "error"
@@ -32,8 +33,8 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     config = project.config
     name = config.default_agent
     if name is not None and config.source is not None:

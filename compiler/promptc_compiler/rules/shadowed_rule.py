@@ -35,12 +35,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import ruleset as permissions
 from promptc_compiler.permissions.coverage import Coverage
 from promptc_compiler.permissions.ruleset import Rule
-from promptc_compiler.permissions.runtime import for_project, problem_at
+from promptc_compiler.permissions.runtime import problem_at
 from promptc_compiler.permissions.wildcard import TooComplex
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "shadowed-rule"
 DEFAULT_LEVEL = "error"
@@ -50,8 +50,8 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     redundant = options["redundant"]
     judged: dict[tuple[object, ...], tuple[Dead, ...]] = {}
     coverage = runtime.coverage

@@ -24,9 +24,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions.delegation import edges_from
-from promptc_compiler.permissions.runtime import anchor, for_project, problem_at
+from promptc_compiler.permissions.runtime import anchor, problem_at
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "subagent-delegates"
 DEFAULT_LEVEL = "warning"
@@ -34,8 +34,8 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     for agent in runtime.bundle_agents():
         if agent.mode != "subagent":
             continue

@@ -23,9 +23,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
-from promptc_compiler.permissions.runtime import for_project, problem_at
+from promptc_compiler.permissions.runtime import problem_at
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "task-primary"
 DEFAULT_LEVEL = "error"
@@ -33,8 +33,8 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
     rules = [r for r in (*runtime.config_rules, *own) if r.permission == "task"]
     for rule in rules:

@@ -26,9 +26,9 @@ from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
-from promptc_compiler.permissions.runtime import for_project, problem_at
+from promptc_compiler.permissions.runtime import problem_at
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "task-unknown-agent"
 DEFAULT_LEVEL = "error"
@@ -36,8 +36,8 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     # A spec that did not load still exists (its own errors say what is wrong):
     # its name counts.
     unloaded = [ident for ident in project.bundle.agents if ident not in project.agents]

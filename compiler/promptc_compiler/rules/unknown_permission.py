@@ -30,16 +30,15 @@ from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import KNOWN_KEYS, Locate
 from promptc_compiler.permissions.runtime import (
     agent_frontmatter,
     config_locator,
-    for_project,
     locator,
     problem_at,
 )
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "unknown-permission"
 DEFAULT_LEVEL = "error"
@@ -50,8 +49,8 @@ EDIT_ALIASES = ("write", "patch", "apply_patch", "multiedit")
 PLACEHOLDER = re.compile(r"^__\w+__$|\{\{|\}\}|\$\{|<<|>>|%\w+%|^\$[A-Z_]+$")
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     custom = project.config.custom_tools
     for agent in runtime.bundle_agents():
         spec = agent.spec

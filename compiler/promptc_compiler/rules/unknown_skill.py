@@ -33,10 +33,10 @@ from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
-from promptc_compiler.permissions.runtime import for_project, problem_at
+from promptc_compiler.permissions.runtime import problem_at
 from promptc_compiler.rules.skill_name import BUILT_IN
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "unknown-skill"
 DEFAULT_LEVEL = "error"
@@ -46,8 +46,8 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     # Folders count even when their SKILL.md has errors: those are reported already.
     known = {*project.skills, *project.bundle.skills, *options["external"], *BUILT_IN}
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())

@@ -33,9 +33,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions.ruleset import evaluate
-from promptc_compiler.permissions.runtime import for_project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "unloadable-skill"
 DEFAULT_LEVEL = "warning"
@@ -43,8 +42,8 @@ STAGE = False
 OPTIONS: dict[str, Any] = {}
 
 
-def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
-    agents = for_project(project).bundle_agents()
+def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]:
+    agents = project.translations.opencode.bundle_agents()
     if not agents:
         return
     for skill in project.skills.values():

@@ -26,10 +26,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.delegation import can_start, starters
-from promptc_compiler.permissions.runtime import for_project
+from promptc_compiler.runtimes.translations import Translated
 
 ID = "unreachable-subagent"
 DEFAULT_LEVEL = "warning"
@@ -39,8 +38,8 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
-    runtime = for_project(project)
+def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
+    runtime = project.translations.opencode
     primaries = starters(runtime)
     if not primaries:
         return

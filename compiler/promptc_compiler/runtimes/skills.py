@@ -22,7 +22,7 @@ SKILL_KEYS = ("name", "description", "license", "compatibility", "allowed-tools"
 # A runtime's verdict on each `allowed-tools` rule of a skill: None when it may
 # keep the rule, else why not (Claude Code's:
 # promptc_compiler.runtimes.claude.translate.skill_grants).
-Grants = Callable[[Project, Skill], Mapping[str, str | None]]
+Grants = Callable[[Skill], Mapping[str, str | None]]
 
 
 def emit_skills(
@@ -48,7 +48,7 @@ def emit_skill_tree(
     folder = f"{root_prefix}{skill.name}/"
     front = skill_frontmatter(skill, project.target)
     front = {key: value for key, value in front.items() if key not in drop}
-    verdicts = grants(project, skill) if grants else {}
+    verdicts = grants(skill) if grants else {}
     if any(verdicts.values()):  # a rule left out: the rest, as a list in place, or no key
         kept = [rule for rule, why in verdicts.items() if why is None]
         front = {key: kept if key == "allowed-tools" else v for key, v in front.items()}

@@ -30,7 +30,7 @@ from promptc_compiler.runtimes.gemini import target as gemini
 from promptc_compiler.runtimes.opencode import target as opencode
 
 if TYPE_CHECKING:
-    from promptc_compiler.core.project import Project
+    from promptc_compiler.runtimes.translations import Translated
 
 
 class Target(Protocol):
@@ -44,7 +44,9 @@ class Target(Protocol):
     SHARED: Mapping[str, tuple[str, ...]]
     PROJECT_FOLDER: str | None  # what `promptc import <NAME>` reads (None: no import)
 
-    def files(self, project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]: ...
+    def files(
+        self, project: Translated, options: Mapping[str, Any]
+    ) -> Iterator[tuple[str, str]]: ...
 
 
 _MODULES: tuple[ModuleType, ...] = (opencode, claude, claude_plugin, codex, copilot, gemini)

@@ -44,6 +44,7 @@ them at the spec's line.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,12 +53,13 @@ from promptc_compiler.base.body_syntax import positionals, shell_lines
 from promptc_compiler.core.project import Project, Skill, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import KNOWN_KEYS, Rule, evaluate
-from promptc_compiler.permissions.runtime import Agent, resolve
+from promptc_compiler.permissions.runtime import Agent
+from promptc_compiler.permissions.runtime import Runtime as Agents
 from promptc_compiler.runtimes.model_map import mapped_model
 from promptc_compiler.runtimes.translation import (
-    ENVIRONMENT,
     Loss,
     Subject,
+    Translator,
     join_names,
     spans,
     subjects,
@@ -203,14 +205,9 @@ class _Verdict:
     denies: bool  # some region is denied
 
 
-def plan(project: Project, runtime: Runtime) -> Plan:
-    """The runtime's plan for the bundle, worked out once per bundle and config."""
-    return project.once(f"tool-lists:{runtime.target}", lambda p: _plan(p, runtime))
-
-
-def _plan(project: Project, runtime: Runtime) -> Plan:
-    found, patterns = subjects(project)
-    agents = resolve(project, ENVIRONMENT).agents
+def _plan(project: Project, opencode: Agents, runtime: Runtime) -> Plan:
+    found, patterns = subjects(project, opencode)
+    agents = opencode.agents
     # OpenCode's tools (and the bundle's own) the runtime has no counterpart for.
     lacking = tuple(
         p
@@ -256,6 +253,12 @@ def _plan(project: Project, runtime: Runtime) -> Plan:
         for rule, message in _losses(runtime, subject, judged, tools[name], lacking):
             notes.setdefault((name, rule), []).append(message)
     return Plan(tools, tuple(hidden), Loss.gather(notes), left_out, agents)
+
+
+# Each runtime's plan for a bundle, by its target: a run works each out once.
+PLANS: Mapping[str, Translator[Plan]] = {
+    r.target: Translator(functools.partial(_plan, runtime=r)) for r in RUNTIMES
+}
 
 
 def _keeps(

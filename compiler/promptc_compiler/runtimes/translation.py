@@ -15,16 +15,17 @@ folders is one flat name in the runtimes that read one folder of agents
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import HOME_STAND_IN, Environment, Rule
-from promptc_compiler.permissions.runtime import Agent, resolve
+from promptc_compiler.permissions.runtime import Agent, Runtime
 
 MAIN = "the main thread"
+T = TypeVar("T")
 # Translation must not depend on the machine: the home folder is a stand-in
 # (permissions.HOME_STAND_IN), which each runtime maps back to its own `~/`.
 ENVIRONMENT = Environment(
@@ -33,6 +34,17 @@ ENVIRONMENT = Environment(
     tmp="/tmp/opencode",
     worktree="/",
 )
+
+
+@dataclass(frozen=True, eq=False)
+class Translator(Generic[T]):
+    """How one runtime translates a bundle: translate(project, opencode), where
+    `opencode` holds the bundle's agents as OpenCode resolves them in
+    ENVIRONMENT. Each is worked out once in a run, the first time the rules,
+    the targets or the proof ask the run's Translations for it
+    (promptc_compiler.runtimes.translations)."""
+
+    translate: Callable[[Project, Runtime], T]
 
 
 @dataclass(frozen=True)
@@ -119,9 +131,9 @@ def main_agent(project: Project, runtime_agents: Mapping[str, Agent]) -> str | N
     return name if agent is not None and not agent.native else None
 
 
-def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
-    """Who runs with a runtime's tools, and the run's answers about their patterns."""
-    runtime = resolve(project, ENVIRONMENT)
+def subjects(project: Project, runtime: Runtime) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
+    """Who runs with a runtime's tools, and the run's answers about their patterns;
+    `runtime`: the bundle's agents resolved in ENVIRONMENT (opencode)."""
     found = [Subject(a.name, a, a.effective(a.mode != "primary")) for a in runtime.bundle_agents()]
     if main_agent(project, runtime.agents) is None:
         default = runtime.agents.get("build")

@@ -23,12 +23,12 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from promptc_compiler.core.project import Project
 from promptc_compiler.runtimes.claude import target as claude
 from promptc_compiler.runtimes.claude.agents import NAME as CLAUDE
 from promptc_compiler.runtimes.claude.agents import PLUGIN, names, plugin_name
-from promptc_compiler.runtimes.claude.translate import translate
+from promptc_compiler.runtimes.claude.translate import PLUGIN_TRANSLATOR
 from promptc_compiler.runtimes.translation import flat_name
+from promptc_compiler.runtimes.translations import Translated
 
 NAME = PLUGIN
 COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
@@ -61,7 +61,7 @@ OPTIONS: dict[str, Any] = {
 }
 
 
-def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     info = manifest(project, options)
     namer = names(project, info["name"])
     yield from claude.layout(
@@ -71,15 +71,15 @@ def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, s
     yield "README.md", readme(project, info, namer)
 
 
-def models(project: Project, options: Mapping[str, Any]) -> Mapping[str, str]:
+def models(project: Translated, options: Mapping[str, Any]) -> Mapping[str, str]:
     if "models" in options:
         return dict(options["models"])
     return dict(project.config.targets.get(CLAUDE, {}).get("models", {}))
 
 
-def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
+def manifest(project: Translated, options: Mapping[str, Any]) -> dict[str, Any]:
     plugin = plugin_name(project, options)
-    translation = translate(project, settings=False)
+    translation = project.translations.of(PLUGIN_TRANSLATOR)
     agents, commands = len(translation.tools), len(project.modes)
     doc: dict[str, Any] = {
         "name": plugin,
@@ -96,10 +96,10 @@ def manifest(project: Project, options: Mapping[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def readme(project: Project, info: Mapping[str, Any], namer: Mapping[str, str]) -> str:
+def readme(project: Translated, info: Mapping[str, Any], namer: Mapping[str, str]) -> str:
     """README.md, from the plugin's manifest (`info`)."""
     plugin = info["name"]
-    translation = translate(project, settings=False)
+    translation = project.translations.of(PLUGIN_TRANSLATOR)
     agents = [
         f"- `{namer[i]}`: {_first_line(project.agents[i].meta.get('description'))}"
         for i in translation.tools

@@ -31,6 +31,7 @@ Options (`[tool.promptc.targets.claude]`):
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -38,7 +39,7 @@ from typing import Any
 
 from promptc_compiler.base.body_syntax import ARGUMENTS
 from promptc_compiler.core import yamlout
-from promptc_compiler.core.project import Project, Spec
+from promptc_compiler.core.project import Spec
 from promptc_compiler.runtimes import translation_report
 from promptc_compiler.runtimes.claude.agents import (
     NAME,
@@ -53,10 +54,16 @@ from promptc_compiler.runtimes.claude.agents import (
     names,
     shell_commands,
 )
-from promptc_compiler.runtimes.claude.translate import Translation, skill_grants, translate
+from promptc_compiler.runtimes.claude.translate import (
+    PLUGIN_TRANSLATOR,
+    TRANSLATOR,
+    Translation,
+    skill_grants,
+)
 from promptc_compiler.runtimes.model_map import models_option
-from promptc_compiler.runtimes.skills import emit_skills
+from promptc_compiler.runtimes.skills import Grants, emit_skills
 from promptc_compiler.runtimes.translation import flat_name
+from promptc_compiler.runtimes.translations import Translated
 
 # What Claude Code reads from a project (paths under <out>/claude/), so that a
 # check can name a file there that promptc did not write.
@@ -76,12 +83,12 @@ ROOT = re.compile(r"\.claude/.+")
 SHARED: dict[str, tuple[str, ...]] = {".claude/settings.json": ("permissions",)}
 
 
-def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     return layout(project, options, ".claude/", names(project), with_settings=True)
 
 
 def layout(
-    project: Project,
+    project: Translated,
     options: Mapping[str, Any],
     prefix: str,
     namer: Mapping[str, str],
@@ -91,7 +98,8 @@ def layout(
     """Agents, commands and the report; settings.json when the layout has one
     (without one, each agent keeps only what Claude Code's defaults keep within
     OpenCode's rules: promptc_compiler.runtimes.claude.translate)."""
-    translation = translate(project, settings=with_settings)
+    translations = project.translations
+    translation = translations.of(TRANSLATOR if with_settings else PLUGIN_TRANSLATOR)
     models = options.get("models", {})
     dumper = yamlout.Dumper()
     for ident in translation.tools:
@@ -104,7 +112,7 @@ def layout(
     # Skills keep their folder name: Claude reads .claude/skills/<name>/ and a
     # plugin's skills/<name>/ (no plugin.json key needed for the default folder).
     # A skill's `allowed-tools` keeps only what widens no agent that may load it.
-    yield from emit_skills(project, f"{prefix}skills/", grants=skill_grants).items()
+    yield from emit_skills(project, f"{prefix}skills/", grants=grants_of(project)).items()
     settings = settings_json(translation, namer)
     if with_settings:
         yield f"{prefix}settings.json", settings
@@ -112,7 +120,7 @@ def layout(
 
 
 def report(
-    project: Project,
+    project: Translated,
     translation: Translation,
     namer: Mapping[str, str],
     settings: str,
@@ -127,13 +135,20 @@ def report(
         ident: [message for _, message in command_notes(spec, translation, models)]
         for ident, spec in project.modes.items()
     }
+    grants = grants_of(project)
     skills = {
-        name: [why for why in skill_grants(project, skill).values() if why]
+        name: [why for why in grants(skill).values() if why]
         for name, skill in project.skills.items()
     }
     return translation_report.render(
         project, translation, namer, settings, agents, commands, with_settings, skills
     )
+
+
+def grants_of(project: Translated) -> Grants:
+    """What Claude Code may keep of each skill's `allowed-tools` (skill_grants)."""
+    translations = project.translations
+    return functools.partial(skill_grants, translations.of(TRANSLATOR), translations.patterns)
 
 
 # --- agents -----------------------------------------------------------------------------------

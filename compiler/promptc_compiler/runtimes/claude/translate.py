@@ -26,7 +26,7 @@ from typing import NamedTuple
 from promptc_compiler.core.project import Project, Skill
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule, evaluate, reaching
-from promptc_compiler.permissions.runtime import memo_of
+from promptc_compiler.permissions.runtime import Runtime
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude.permission_rules import Pattern, Tool
 from promptc_compiler.runtimes.translation import (
@@ -35,6 +35,7 @@ from promptc_compiler.runtimes.translation import (
     Source,
     Span,
     Subject,
+    Translator,
     allows_every,
     hits,
     join_names,
@@ -79,35 +80,36 @@ class Translation:
         return next(s for s in self.subjects if s.name == name)
 
 
-def translate(project: Project, *, settings: bool = True) -> Translation:
-    """The Claude Code tools and settings for a bundle, computed once per bundle:
-    the targets and rules of a run share it. Without `settings` (a plugin, which
-    carries none), each agent keeps only the tools Claude Code's own defaults
-    keep within OpenCode's rules."""
-    if settings:
-        return project.once("translation", _translate)
-    return project.once("translation.plugin", _translate_plugin)
-
-
-def _translate(project: Project) -> Translation:
-    found, patterns = subjects(project)
+def _translate(project: Project, opencode: Runtime) -> Translation:
+    found, patterns = subjects(project, opencode)
     main = main_agent(project, {s.name: s.agent for s in found})
     return _Planner(found, main, project.config.custom_tools, patterns).run()
 
 
-def _translate_plugin(project: Project) -> Translation:
-    found, patterns = subjects(project)
+def _translate_plugin(project: Project, opencode: Runtime) -> Translation:
+    found, patterns = subjects(project, opencode)
     bundle = tuple(s for s in found if s.removable)  # the plugin does not hold the main thread
     return _Planner(bundle, None, project.config.custom_tools, patterns, shared=False).run()
 
 
-def skill_grants(project: Project, skill: Skill) -> dict[str, str | None]:
+# The Claude Code tools and settings for a bundle (a run works each out once);
+# the plugin's carry no settings: each agent keeps only the tools Claude
+# Code's own defaults keep within OpenCode's rules.
+TRANSLATOR = Translator(_translate)
+PLUGIN_TRANSLATOR = Translator(_translate_plugin)
+
+
+def skill_grants(
+    translation: Translation, patterns: wildcard.Patterns, skill: Skill
+) -> dict[str, str | None]:
     """Each `allowed-tools` rule of the skill: None when Claude Code may keep it, else
     why not. Claude Code pre-approves those tools for whoever loads the skill, and
-    OpenCode's `skill` permission says who may (a deny: not that agent)."""
-    patterns = memo_of(project.bundle).patterns
-    found = translate(project).subjects
-    loaders = [s for s in found if evaluate(s.rules, "skill", skill.name).action != "deny"]
+    OpenCode's `skill` permission says who may (a deny: not that agent).
+    `translation`: TRANSLATOR's, whose subjects are every agent and the main
+    thread; `patterns`: the run's answers about patterns."""
+    loaders = [
+        s for s in translation.subjects if evaluate(s.rules, "skill", skill.name).action != "deny"
+    ]
     grants: dict[str, str | None] = {}
     for rule in claude_rules.split_rules(skill.spec.view("claude").get("allowed-tools")):
         reach = claude_rules.pre_approved(rule)

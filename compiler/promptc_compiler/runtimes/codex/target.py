@@ -55,7 +55,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.core.project import Project, Spec
-from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes import translation_report
 from promptc_compiler.runtimes.codex import decide as decide_codex
@@ -64,6 +63,7 @@ from promptc_compiler.runtimes.codex.translate import CodexTranslation, PrefixRu
 from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.translation import MAIN
+from promptc_compiler.runtimes.translations import Translated
 
 NAME = codex_rules.NAME
 OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}
@@ -82,8 +82,8 @@ LOADED = re.compile(
 )
 
 
-def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    translation = codex_rules.translate(project)
+def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    translation = project.translations.of(codex_rules.TRANSLATOR)
     models = options.get("models", {})
     written: dict[str, str] = {}
     for ident in translation.shell:
@@ -254,7 +254,7 @@ below, once.
 
 
 def report(
-    project: Project,
+    project: Translated,
     translation: CodexTranslation,
     models: Mapping[str, str],
     written: Mapping[str, str],
@@ -286,21 +286,21 @@ def report(
 
 
 def _accepted(
-    project: Project, translation: CodexTranslation, written: Mapping[str, str]
+    project: Translated, translation: CodexTranslation, written: Mapping[str, str]
 ) -> list[str]:
     """The widenings the config accepts, per agent and permission, as Codex's own
     decision model (promptc_compiler.runtimes.codex.decide) finds them in the written files."""
     if not translation.accepted:
         return []
     model = decide_codex.load(written)
-    runtime = calls.runtime_of(project)
+    decided = project.translations.decisions
     found: dict[tuple[str, str], list[str]] = {}
     why: dict[tuple[str, str], str] = {}
-    for call in calls.matrix(project):
+    for call in project.translations.matrix:
         if call.permission not in translation.accepted:
             continue
         verdict = model.decide(call)
-        if RANK[verdict.action] > RANK[calls.decide(runtime, call).action]:
+        if RANK[verdict.action] > RANK[decided[call].action]:
             key = (call.agent, call.permission)
             found.setdefault(key, []).append(call.input)
             why.setdefault(key, verdict.why)

@@ -77,15 +77,15 @@ from promptc_compiler.permissions import shell as shell_words
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.permissions.ruleset import Rule, evaluate
-from promptc_compiler.permissions.runtime import Agent, resolve
+from promptc_compiler.permissions.runtime import Agent, Runtime
 from promptc_compiler.runtimes.model_map import mapped_model
 from promptc_compiler.runtimes.translation import (
-    ENVIRONMENT,
     MAIN,
     Loss,
     Source,
     Span,
     Subject,
+    Translator,
     hits,
     spans,
 )
@@ -180,9 +180,9 @@ def _head_words(pattern: str, partial: bool = False) -> tuple[str, ...]:
     return tuple(found)
 
 
-def subjects(project: Project) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
-    """Every agent OpenCode loads, then the main session (OpenCode's `build`)."""
-    runtime = resolve(project, ENVIRONMENT)
+def subjects(runtime: Runtime) -> tuple[tuple[Subject, ...], wildcard.Patterns]:
+    """Every agent OpenCode loads (`runtime`: resolved in ENVIRONMENT), then the
+    main session (OpenCode's `build`)."""
     found = [Subject(a.name, a, a.effective(a.mode != "primary")) for a in runtime.bundle_agents()]
     build = runtime.agents.get("build") or Agent("build", "primary", ())
     found.append(Subject(MAIN, build, build.rules, removable=False))
@@ -195,15 +195,14 @@ def accepted(project: Project) -> frozenset[str]:
     return frozenset(options.get("accept_wider", ()))
 
 
-def translate(project: Project) -> CodexTranslation:
-    """The Codex roles' shells, the project's tools and command rules, once per bundle."""
-    return project.once("codex-translation", _translate)
-
-
-def _translate(project: Project) -> CodexTranslation:
-    people, patterns = subjects(project)
+def _translate(project: Project, opencode: Runtime) -> CodexTranslation:
+    people, patterns = subjects(opencode)
     planner = _Planner(people, patterns, set(project.config.custom_tools), accepted(project))
     return planner.run()
+
+
+# The Codex roles' shells, the project's tools and command rules (a run works it out once).
+TRANSLATOR = Translator(_translate)
 
 
 @dataclass

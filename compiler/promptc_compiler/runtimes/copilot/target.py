@@ -51,7 +51,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.core import yamlout
-from promptc_compiler.core.project import Project, Spec
+from promptc_compiler.core.project import Spec
 from promptc_compiler.runtimes import translation_report
 from promptc_compiler.runtimes.copilot import hooks as copilot_hooks
 from promptc_compiler.runtimes.copilot import script as copilot_script
@@ -59,13 +59,14 @@ from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.tool_lists import (
     COPILOT,
+    PLANS,
     Plan,
     description_for,
     model_for,
     offered,
-    plan,
 )
 from promptc_compiler.runtimes.translation import flat_name
+from promptc_compiler.runtimes.translations import Translated
 
 NAME = COPILOT.target
 RUNTIME = COPILOT.label
@@ -102,8 +103,8 @@ HOOK_DENIES = (
 )
 
 
-def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    found = plan(project, COPILOT)
+def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    found = project.translations.of(PLANS[COPILOT.target])
     models = options.get("models", {})
     dumper = yamlout.Dumper()
     for ident in found.tools:

@@ -77,21 +77,22 @@ from typing import Any
 
 from promptc_compiler.base.body_syntax import ARGUMENTS, SHELL
 from promptc_compiler.core import yamlout
-from promptc_compiler.core.project import Project, Spec
+from promptc_compiler.core.project import Spec
 from promptc_compiler.runtimes import translation_report
 from promptc_compiler.runtimes.gemini import policy as gemini_policy
 from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.tool_lists import (
     GEMINI,
+    PLANS,
     Plan,
     mode_runner,
     model_for,
     overridden,
-    plan,
     runnable,
 )
 from promptc_compiler.runtimes.translation import flat_name
+from promptc_compiler.runtimes.translations import Translated
 
 NAME = GEMINI.target
 RUNTIME = GEMINI.label
@@ -149,8 +150,8 @@ name from another extension or project would get them too.
 """
 
 
-def files(project: Project, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    found = plan(project, GEMINI)
+def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    found = project.translations.of(PLANS[GEMINI.target])
     models = options.get("models", {})
     name = str(options.get("name", "promptc"))
     for ident in found.tools:

@@ -1,0 +1,91 @@
+"""What one run works out from its bundle once, for the rules, the targets and the proof.
+
+A run checks a bundle with its rules, then writes it for each target and
+proves each target's files against OpenCode's decisions. They all read the
+same few analyses of the bundle: its agents as OpenCode resolves them (on
+this machine, for the rules; in the stand-in folders every translation and
+the proof are decided in), the call matrix and OpenCode's decision of each
+call, and each runtime's translation of the permissions. A run's
+Translations works each out the first time it is asked and holds it for the
+rest of the run; a Translated is a project of the run (one per target whose
+composition is emitted) together with the run's Translations, which is what
+rules and targets are handed. Nothing outlives the run: the api makes a new
+Translations for each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from promptc_compiler.core.exposure import Exposure
+from promptc_compiler.core.project import Project
+from promptc_compiler.permissions import calls, wildcard
+from promptc_compiler.permissions.calls import Call, Decided
+from promptc_compiler.permissions.runtime import Runtime, resolve
+from promptc_compiler.runtimes.translation import ENVIRONMENT, Translator
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, eq=False)
+class Translations:
+    """The run's analyses of `project` (the project the run lints), each worked
+    out when first asked. Their answers about patterns are shared (`patterns`):
+    every agent inherits OpenCode's defaults, in each environment alike."""
+
+    project: Project = field(repr=False)
+    patterns: wildcard.Patterns = field(default_factory=wildcard.Patterns, repr=False)
+    _translated: dict[Translator[Any], Any] = field(default_factory=dict, init=False, repr=False)
+
+    @functools.cached_property
+    def opencode(self) -> Runtime:
+        """The agents OpenCode would load on this machine: what the rules check."""
+        return resolve(self.project, patterns=self.patterns)
+
+    @functools.cached_property
+    def stand_in(self) -> Runtime:
+        """The agents in the stand-in environment every translation is decided in."""
+        return resolve(self.project, ENVIRONMENT, self.patterns)
+
+    @functools.cached_property
+    def call_agents(self) -> Runtime:
+        """The agents in the stand-in folders of the call matrix."""
+        return calls.runtime_of(self.project, self.patterns)
+
+    @functools.cached_property
+    def matrix(self) -> tuple[Call, ...]:
+        """Every call a translation is checked on."""
+        return calls.matrix(self.project, self.call_agents)
+
+    @functools.cached_property
+    def decisions(self) -> Mapping[Call, Decided]:
+        """OpenCode's decision of every call of the matrix."""
+        return calls.decisions(self.call_agents, self.matrix)
+
+    def of(self, translator: Translator[T]) -> T:
+        """A runtime's translation of the bundle."""
+        if translator not in self._translated:
+            self._translated[translator] = translator.translate(self.project, self.stand_in)
+        return cast(T, self._translated[translator])
+
+
+@dataclass(frozen=True)
+class Translated(Project):
+    """A project of the run with the run's Translations: what rules and targets read."""
+
+    translations: Translations = field(kw_only=True, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, project: Project, translations: Translations | None = None) -> Translated:
+        """`project` with the run's `translations` (new ones of it when None)."""
+        fields = {f.name: getattr(project, f.name) for f in dataclasses.fields(Project)}
+        return cls(**fields, translations=translations or Translations(project))
+
+    @functools.cached_property
+    def exposure(self) -> Exposure:
+        """What the security rules read of the bundle, for all of them at once."""
+        return Exposure(self.config, self.bundle, self.target, self.composition)
