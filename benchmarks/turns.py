@@ -145,9 +145,9 @@ def _step(name: str, folder: Path, command: str, first: list[str]) -> Step:
     return Step(name, folder, [command, "--no-cache", "-q"], ready)
 
 
-def lsp_times(python: str, root: Path) -> dict[str, list[float]]:
+def lsp_times(python: list[str], root: Path) -> dict[str, list[float]]:
     done = subprocess.run(
-        [python, "-c", LSP, str(root)], cwd=root, capture_output=True, text=True, check=True
+        [*python, "-c", LSP, str(root)], cwd=root, capture_output=True, text=True, check=True
     )
     found: dict[str, list[float]] = {}
     for line in done.stdout.splitlines():
@@ -161,11 +161,11 @@ def _absolute(command: list[str]) -> list[str]:
     return [str(Path(word).absolute()) if Path(word).exists() else word for word in command]
 
 
-def python_of(command: list[str]) -> str:
+def python_of(command: list[str]) -> list[str]:
     """The Python an installation runs: beside its `promptc`, or the one it names."""
     if command[-2:] == ["-m", "promptc_compiler"]:
-        return " ".join(command[:-2])
-    return str(Path(command[0]).with_name("python"))
+        return command[:-2]
+    return [str(Path(command[0]).with_name("python"))]
 
 
 def main() -> None:

@@ -269,17 +269,8 @@ def _composed(out: _Collector, composition: Composition) -> None:
         out.add(rule, path, problem)
 
 
-def _validate(kind: str, source: SourceFile, schemas: Schemas) -> tuple[Problem, ...]:
-    """The file's schema problems as a `kind`, worked out once per loaded text."""
-    key = f"schema:{kind}"
-    found = source.derived.get(key)
-    if found is None:
-        found = source.derived[key] = tuple(_schema_problems(kind, source, schemas))
-    assert isinstance(found, tuple)
-    return found
-
-
-def _schema_problems(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
+def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Problem]:
+    """The file's schema problems as a `kind`."""
     if not source.ok:
         return
     if source.frontmatter is not None:
