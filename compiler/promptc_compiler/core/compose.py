@@ -18,14 +18,6 @@ How it works:
    (sandbox.Conditions: compiled once per distinct condition). Fragments are
    rendered once per target and argument set (memoised).
 
-What an agent, mode or skill file's checks and rendering work out is kept
-with its loaded file (SourceFile.derived), with the texts they read: the
-fragment names, and the fragments it reaches. A language server that hands
-the next run the same loaded files (loader.KeptFiles) then checks and renders
-again only the bodies whose file, or a fragment they reach, changed. A
-rendering that reported a problem is never kept: it runs again, and reports
-it again.
-
 Errors inside a fragment are reported in the fragment's file, followed by the
 chain of placeholders that reached it, and the source map gives each composed
 line's origin: both are described in docs/composition.md. A body's rendering
@@ -223,26 +215,6 @@ class _Rendered(NamedTuple):
     nothing: bool  # rendered to no text at all (before the final newline was dropped)
 
 
-# A fragment as a body's checks or rendering read it: its name, its text
-# (the file's head and body), and the placeholders the bundle-wide checks left
-# as written in it (cycles, depth).
-_Read = tuple[str, str, str, frozenset[int]]
-
-
-class _Kept(NamedTuple):
-    """What a root body's checks and rendering for one target found, and what they read."""
-
-    names: tuple[str, ...]  # every fragment name (the checks' hints read them all)
-    callees: tuple[_Read, ...]  # the fragments it names (their parameters), before the walk
-    problems: tuple[Problem, ...]
-    bad: frozenset[int]
-    conditions: frozenset[int]
-    includes: tuple[tuple[int, str], ...]
-    refs: frozenset[str]
-    reached: tuple[_Read, ...] = ()  # every fragment it reaches, after the walk
-    rendered: _Rendered | None = None
-
-
 class _Engine:
     def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
         self.target = target
@@ -250,11 +222,6 @@ class _Engine:
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
-        # Problems reported so far, and the fragment renderings that reported
-        # one: a body whose rendering saw either is not kept (see _Kept).
-        self.troubles = 0
-        self.troubled: set[tuple[object, ...]] = set()
-        self.kept_as = f"compose:{target}"  # the key of _Kept in SourceFile.derived
         self.conditions = Conditions()
         self.lines: Lines = {}  # what scanned lines became (see scan.scan)
         self.fragments = {
@@ -295,37 +262,9 @@ class _Engine:
                     self.report(unit.path, problem, unit.chain)
 
     def _check_root(self, unit: _Unit) -> None:
-        """An agent, mode or skill file's own checks, or what its file kept of them
-        when it and the fragments it names read the same as then."""
-        kept = unit.source.derived.get(self.kept_as)
-        if (
-            isinstance(kept, _Kept)
-            and kept.names == self.names
-            and kept.callees == self._read(kept.refs)
-        ):
-            unit.problems = list(kept.problems)
-            unit.bad, unit.conditions = set(kept.bad), set(kept.conditions)
-            unit.includes, unit.refs = list(kept.includes), set(kept.refs)
-            return
+        """An agent, mode or skill file's own checks."""
         unit.problems.extend(unit.scan.problems)
         self._check_segments(unit)
-        unit.source.derived[self.kept_as] = _Kept(
-            self.names,
-            self._read(unit.refs),
-            tuple(unit.problems),
-            frozenset(unit.bad),
-            frozenset(unit.conditions),
-            tuple(unit.includes),
-            frozenset(unit.refs),
-        )
-
-    def _read(self, names: Iterable[str]) -> tuple[_Read, ...]:
-        found = (self.fragments[name] for name in sorted(names))
-        return tuple((f.name, f.source.head, f.source.body, frozenset(f.bad)) for f in found)
-
-    def _reached(self, unit: _Unit) -> tuple[_Read, ...]:
-        """Every fragment the unit reaches through the placeholders it names."""
-        return self._read(self._reach(unit.refs))
 
     def _reach(self, names: Iterable[str]) -> set[str]:
         """The fragments `names`, and every fragment they name in turn."""
@@ -339,17 +278,8 @@ class _Engine:
         return seen
 
     def render_root(self, unit: _Unit, values: Mapping[str, Value]) -> _Rendered:
-        """An agent, mode or skill file rendered, or as its file kept it when every
-        fragment it reaches reads the same as then."""
-        kept = unit.source.derived.get(self.kept_as)
-        reached = self._reached(unit)
-        if isinstance(kept, _Kept) and kept.rendered is not None and kept.reached == reached:
-            return kept.rendered
-        before = self.troubles
-        rendered = self.render(unit, values, (), strip=False)
-        if isinstance(kept, _Kept) and self.troubles == before:
-            unit.source.derived[self.kept_as] = kept._replace(reached=reached, rendered=rendered)
-        return rendered
+        """An agent, mode or skill file rendered."""
+        return self.render(unit, values, (), strip=False)
 
     def kinds(self) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
         return self.agents, self.modes, self.skills
@@ -538,7 +468,6 @@ class _Engine:
     # -- findings ---------------------------------------------------------
 
     def report(self, path: Path, problem: Problem, chain: tuple[Site, ...]) -> None:
-        self.troubles += 1
         message = problem.message + self._chain_text(chain)
         key = (path, problem.line, problem.column)
         if key not in self.findings:
@@ -647,12 +576,7 @@ class _Engine:
         key = (placeholder.name, *sorted((k, type(v).__name__, v) for k, v in values.items()))
         if key not in self.memo:
             site = Site(frame.unit.path, placeholder.line, placeholder.column)
-            before = self.troubles
             self.memo[key] = self.render(callee, values, (*frame.chain, site), strip=True)
-            if self.troubles != before:
-                self.troubled.add(key)
-        elif key in self.troubled:
-            self.troubles += 1  # what it reported, this body would have reported
         return self.memo[key]
 
 
