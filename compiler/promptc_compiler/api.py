@@ -87,10 +87,9 @@ class Result:
 
 class Kept:
     """What a long-running program (the language server, watch mode) keeps from
-    one run for the next: the files loaded, with what the stages worked out from each
-    (promptc_compiler.core.loader.KeptFiles). Everything kept is keyed by the content it
-    came from, so a run with a Kept reports exactly what a run without one
-    reports."""
+    one run for the next: the files loaded (promptc_compiler.core.loader.KeptFiles).
+    Everything kept is keyed by the content it came from, so a run with a Kept
+    reports exactly what a run without one reports."""
 
     def __init__(self) -> None:
         self.files = KeptFiles()

@@ -160,10 +160,6 @@ class SourceFile:
     held: Body
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
-    # What stages work out from this file alone (its schema problems, an
-    # agent's permission rules), kept here by the modules that compute it:
-    # it lives exactly as long as this loaded text.
-    derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def body(self) -> str:
@@ -184,7 +180,7 @@ class KeptFiles:
     """The files the last run loaded, by path and a digest of their bytes: a
     long-running program (the language server) hands the same KeptFiles to
     each run, and a file whose bytes did not change is not parsed again; its
-    SourceFile, with what stages derived from it, serves the next run as it is.
+    SourceFile serves the next run as it is.
 
     Each run keeps only the files it loaded (`begin`, `end`): a file removed
     or renamed is gone after the run that no longer finds it. A run can be

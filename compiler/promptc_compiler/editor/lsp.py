@@ -4,9 +4,8 @@ Diagnostics are `promptc lint`'s: every run lints the whole bundle, the files
 on disk under the editor's unsaved texts (Config.overlays), so an edit of a
 fragment re-diagnoses every agent that includes it. A run reads every file
 again but hands the session's api.Kept to api.lint: a file whose bytes did not
-change keeps what the last run worked out from it (its load, schema problems,
-composition, ...), each keyed by the texts it read, so an edit costs what it
-touches and the diagnostics are still exactly a fresh lint's. Edits are
+change is not parsed again, and the diagnostics are still exactly a fresh
+lint's. Edits are
 debounced (DELAY) so typing runs one lint per pause.
 Definition, hover and completion are promptc_compiler.editor.navigate's answers; code actions
 are the fixes `promptc lint --fix` applies (promptc_compiler.pipeline.fix), as workspace edits.
@@ -93,7 +92,7 @@ _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s:]+")
 class Session:
     """One workspace's bundle as the editor has it: its config, the last run's
     findings, and what runs keep for the next (api.Kept: each run re-lints the
-    whole bundle, but works again only on what changed)."""
+    whole bundle, but parses again only the files that changed)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -8,10 +8,10 @@ watch on a folder ends with the folder, and one removed and made again
 (`git checkout`, `git stash`, `rm -rf` and a restore) or made after the watch
 started is watched anew, and its coming is a change. The folders are the
 ones the config names, as last loaded. Each run starts from the config
-read again and the files as they are; what it worked out from a file is kept
-for the next run (api.Kept, as the language server keeps it) and serves only
-a file whose bytes did not change, so a run reports and writes what a fresh
-run would. A run that finds errors writes nothing, as a plain build, and the
+read again and the files as they are; each file as loaded is kept for the
+next run (api.Kept, as the language server keeps it) and serves only a file
+whose bytes did not change, so a run reports and writes what a fresh run
+would. A run that finds errors writes nothing, as a plain build, and the
 watch goes on. Each run ends with a separator line that gives the time it
 ended and how long it took. Editors' temporary, swap and backup files (vim's
 `.x.swp` and `4913`, Emacs's `x~` and `.#x`, JetBrains' `___jb_tmp___`, VS

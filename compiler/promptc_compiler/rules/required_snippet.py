@@ -179,7 +179,7 @@ class _Agents:
     def spec(self, spec: Spec) -> Iterator[Problem]:
         if self.project.agents.get(spec.id) is not spec:
             return  # a mode, or a skill
-        copies = _copies(spec, self.snippet)
+        copies = find_copies(spec, self.snippet)
         if copies:
             self.carriers.append(spec.id)
         if spec.id in self.exempt:
@@ -192,17 +192,6 @@ class _Agents:
 
     def end(self) -> Iterator[Problem]:
         return _count(self.project, self.snippet, self.options, sorted(self.carriers))
-
-
-def _copies(spec: Spec, snippet: Snippet) -> list[Copy]:
-    """find_copies, kept with the spec's loaded file for as long as the snippet
-    and the composed body stay the same (a language server's next run reuses it)."""
-    kept = spec.source.derived.get(ID)
-    if isinstance(kept, tuple) and kept[0] == snippet and kept[1] == spec.body:
-        return list(kept[2])
-    copies = find_copies(spec, snippet)
-    spec.source.derived[ID] = (snippet, spec.body, tuple(copies))
-    return copies
 
 
 # --- configuration -------------------------------------------------------------------
