@@ -818,14 +818,13 @@ def test_mode_snapshot(
     assert composition.modes[mode] == snapshot(extension_class=MarkdownSnapshot)
 
 
-def test_a_line_seen_before_keeps_its_own_line_number() -> None:
-    """Scan remembers the constructs of a line's text; each copy still stands at its own line."""
-    from promptc_compiler.core.scan import Lines, Placeholder, Tag, scan
+def test_a_line_in_two_bodies_stands_at_its_own_line_in_each() -> None:
+    """The constructs and problems of one line's text are at its line in each body."""
+    from promptc_compiler.core.scan import Placeholder, Tag, scan
 
     line = '<<tone(level="full")>> y <% if target == "claude" %>x<% endif %>'
-    lines: Lines = {}  # a run's, shared by its bodies
-    first = scan(f"{line}\n", 5, lines)
-    again = scan(f"a\n\n{line}\n", 20, lines)
+    first = scan(f"{line}\n", 5)
+    again = scan(f"a\n\n{line}\n", 20)
     for result, number in ((first, 5), (again, 22)):
         found = [s for s in result.segments if isinstance(s, Placeholder | Tag)]
         assert [(type(s).__name__, s.line) for s in found] == [
@@ -834,8 +833,8 @@ def test_a_line_seen_before_keeps_its_own_line_number() -> None:
             ("Tag", number),
         ]
     bad = "<% fi %> and <<x(=1)>>"
-    assert [p.line for p in scan(f"{bad}\n", 3, lines).problems] == [3, 3]
-    assert [p.line for p in scan(f"b\n{bad}\n", 9, lines).problems] == [10, 10]
+    assert [p.line for p in scan(f"{bad}\n", 3).problems] == [3, 3]
+    assert [p.line for p in scan(f"b\n{bad}\n", 9).problems] == [10, 10]
 
 
 def test_a_code_span_closing_after_the_last_construct_still_hides_it() -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
 
 from promptc_compiler.base.body_syntax import HEADING, NAME, OPENER, code_spans, fenced_blocks
@@ -162,20 +162,19 @@ class Scan:
         return tuple(s for s in self.segments if isinstance(s, Placeholder))
 
 
-def scan_of(source: SourceFile, lines: Lines | None = None) -> Scan:
+def scan_of(source: SourceFile) -> Scan:
     """The scan of a file's body, remembered with the file: every target's
     composition reads it, and a body let go is not read again for it."""
     held = source.held
     if held.scan is None:
-        held.scan = scan(source.body, source.body_line, lines)
+        held.scan = scan(source.body, source.body_line)
     assert isinstance(held.scan, Scan)
     return held.scan
 
 
-def scan(body: str, first_line: int, lines: Lines | None = None) -> Scan:
-    """Segments and problems of a body whose first line is file line `first_line`.
-    `lines`: what the lines a run scanned before became (bodies share many)."""
-    scanner = _Scanner(first_line, {} if lines is None else lines)
+def scan(body: str, first_line: int) -> Scan:
+    """Segments and problems of a body whose first line is file line `first_line`."""
+    scanner = _Scanner(first_line)
     scanner.run(body)
     return scanner.result()
 
@@ -190,18 +189,8 @@ class _Construct(NamedTuple):
     segment: Placeholder | Tag | None = None
 
 
-# A line's text and its code spans -> what its constructs became, at the line
-# first read: (the constructs, the budget they spent, their problems, the
-# placeholders it leaves open).
-Lines = dict[
-    tuple[object, ...],
-    tuple[tuple[_Construct, ...], int, tuple[Problem, ...], tuple[Unclosed, ...]],
-]
-
-
 class _Scanner:
-    def __init__(self, first_line: int, lines: Lines) -> None:
-        self.lines = lines
+    def __init__(self, first_line: int) -> None:
         self.first_line = first_line
         self.segments: list[Segment] = []
         self.problems: list[Problem] = []
@@ -368,20 +357,7 @@ class _Scanner:
     ) -> list[_Construct]:
         if self.constructs > MAX_CONSTRUCTS:  # reported once, where it was spent
             return []
-        key = (text, *protected)
-        known = self.lines.get(key)
-        if known is None or self.constructs + known[1] > MAX_CONSTRUCTS:
-            before, problems, unclosed = self.constructs, len(self.problems), len(self.unclosed)
-            found = self._read(text, number, protected)
-            if self.constructs <= MAX_CONSTRUCTS:  # not cut short by the budget
-                spent = self.constructs - before
-                opened = tuple(self.unclosed[unclosed:])
-                self.lines[key] = (tuple(found), spent, tuple(self.problems[problems:]), opened)
-            return found
-        self.constructs += known[1]
-        self.problems.extend(replace(p, line=number) for p in known[2])
-        self.unclosed.extend(u._replace(line=number) for u in known[3])
-        return [c._replace(segment=_at_line(c.segment, number)) for c in known[0]]
+        return self._read(text, number, protected)
 
     def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
         found: list[_Construct] = []
@@ -518,17 +494,6 @@ class _Scanner:
             )
             return None
         return Placeholder(name, args, called, line, column, text, False, "", "")
-
-
-def _at_line(segment: Placeholder | Tag | None, line: int) -> Placeholder | Tag | None:
-    """The segment of a line read before, standing at `line` (built as scanned: replace
-    takes four times as long)."""
-    if segment is None or segment.line == line:
-        return segment
-    if isinstance(segment, Tag):
-        s = segment
-        return Tag(s.keyword, s.condition, line, s.column, s.condition_column, s.text, s.known)
-    return _placed(segment, line, segment.alone, segment.lead, segment.trail)
 
 
 def _placed(p: Placeholder, line: int, alone: bool, lead: str, trail: str) -> Placeholder:
