@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from promptc_compiler.base.body_syntax import code_lines
 from promptc_compiler.core import params as fragment_params
@@ -32,10 +32,8 @@ PART = 0.25  # ...or the share of the snippet that, copied word for word, still 
 DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs more is a rewrite
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
-MEMO_LINES = 50_000  # lines whose normal form a run keeps (see _Target)
 MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
 MEMO_CHARS = 1 << 23  # characters of paragraphs whose pieces a run keeps
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -232,11 +230,9 @@ class _Target:
         self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
         self.needed = (len(self.pieces) + 1) // 2
         # What the search works out for one agent and serves the others of the
-        # run (they share their fragments' lines and their layout): each line's
-        # normal form, and difflib's opcodes per pattern of equal lines (see
-        # align). Bounded: a run of 10,000 agents reads millions of lines.
-        self.normals: dict[str, str] = {}
-        self.inside: dict[str, bool] = {}  # see parts
+        # run (they share their fragments' paragraphs and their layout): the
+        # pieces in each paragraph, and difflib's opcodes per pattern of equal
+        # lines (see align). Bounded: a run of 10,000 agents reads millions of lines.
         self.held: dict[str, tuple[tuple[int, int], ...]] = {}  # see occurrences
         self.held_chars = 0
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
@@ -255,14 +251,6 @@ class _Target:
             else:
                 held.append(at)
         return found
-
-    def normal(self, lines: Sequence[str]) -> list[str]:
-        """_normal of each line."""
-        return _each(self.normals, lines, _normal)
-
-    def parts(self, texts: Sequence[str]) -> list[bool]:
-        """Whether each (normal) text is a part of the snippet's."""
-        return _each(self.inside, texts, self.text.__contains__)
 
     def occurrences(self, text: str) -> tuple[tuple[int, int], ...]:
         """(where, which) of every piece in `text`, overlaps included, each
@@ -403,19 +391,6 @@ def _occurrences(text: str, numbers: Mapping[str, int], size: int) -> Iterator[t
             yield at, which
 
 
-def _each(known: dict[str, T], keys: Sequence[str], make: Callable[[str], T]) -> list[T]:
-    """make(key) for each key, each worked out once in a run (`known`, bounded)."""
-    if len(known) > MEMO_LINES:
-        known.clear()
-    found: list[T] = []
-    for key in keys:
-        value = known.get(key)
-        if value is None:
-            value = known[key] = make(key)
-        found.append(value)
-    return found
-
-
 class _Reading:
     """The body as windows read it: the text of its non-blank lines outside code,
     whitespace-normalised and joined by spaces, and where each of the snippet's
@@ -429,7 +404,7 @@ class _Reading:
     """
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
-        self.normal = target.normal(lines)
+        self.normal = [_normal(line) for line in lines]
         code = code_lines(lines)
         # The lines read: not blank, not code; then their text.
         self.lines = [i for i, text in enumerate(self.normal) if text and i not in code]
@@ -487,7 +462,7 @@ class _Reading:
     def starts(self, target: _Target) -> list[int]:
         """The open lines (by position) from which a window may read a part of the
         snippet (its first line is one) or half of its pieces."""
-        parts = target.parts([self.read[p] for p in self.open])
+        parts = [self.read[p] in target.text for p in self.open]
         reaches = self._reaches(target)
         return [p for p, part, far in zip(self.open, parts, reaches, strict=True) if part or far]
 
