@@ -7,7 +7,7 @@ import difflib
 import random
 import re
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -241,15 +241,24 @@ def test_a_snippet_longer_than_any_window_is_never_compared(
         compared.append(text)
         return verdict(text, target, pieces)
 
+    searched: list[str] = []
+    occurrences = snippet._occurrences
+
+    def looked_for(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
+        searched.append(text)
+        return occurrences(text, numbers, size)
+
     monkeypatch.setattr(snippet, "_verdict", counted)
+    monkeypatch.setattr(snippet, "_occurrences", looked_for)
     found = _snippet("\n".join(lines))
     assert snippet._windows(["Intro.", "", *lines, "", *lines[:500]], found) == []
     assert compared == []
-    assert found.target.held == {}
+    assert searched == []
     # A snippet within reach is compared, and found.
     short = _snippet("\n".join(lines[:30]))
     assert snippet._windows(["Intro.", "", *lines[:30]], short) == [(2, 32)]
     assert compared
+    assert searched
 
 
 # Frequent short words: text in which difflib's ratio, which scored a window

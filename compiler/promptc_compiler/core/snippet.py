@@ -33,7 +33,6 @@ DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs mor
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
 MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
-MEMO_CHARS = 1 << 23  # characters of paragraphs whose pieces a run keeps
 
 
 @dataclass(frozen=True)
@@ -230,11 +229,8 @@ class _Target:
         self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
         self.needed = (len(self.pieces) + 1) // 2
         # What the search works out for one agent and serves the others of the
-        # run (they share their fragments' paragraphs and their layout): the
-        # pieces in each paragraph, and difflib's opcodes per pattern of equal
+        # run (they share their layout): difflib's opcodes per pattern of equal
         # lines (see align). Bounded: a run of 10,000 agents reads millions of lines.
-        self.held: dict[str, tuple[tuple[int, int], ...]] = {}  # see occurrences
-        self.held_chars = 0
         self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
 
     @functools.cached_property
@@ -250,18 +246,6 @@ class _Target:
                 found[pair] = [at]
             else:
                 held.append(at)
-        return found
-
-    def occurrences(self, text: str) -> tuple[tuple[int, int], ...]:
-        """(where, which) of every piece in `text`, overlaps included, each
-        distinct text searched once in a run (bounded by its characters)."""
-        found = self.held.get(text)
-        if found is None:
-            if self.held_chars > MEMO_CHARS:
-                self.held.clear()
-                self.held_chars = 0
-            found = self.held[text] = tuple(_occurrences(text, self.numbers, self.anchor))
-            self.held_chars += len(text)
         return found
 
     def similarity(self, common: int, length: int) -> float:
@@ -435,23 +419,8 @@ class _Reading:
         return self.offsets[last] - 1 - self.offsets[position]
 
     def _pieces(self, target: _Target) -> list[tuple[int, int]]:
-        """(where, which) of every piece in the text, overlaps included.
-
-        The text is searched a paragraph at a time (the lines read from one
-        skipped line to the next), each with the start of the next paragraph,
-        so that every piece beginning in it lies within: agents share most of
-        their paragraphs (their fragments' text), and the run searches each
-        distinct one once (see _Target.occurrences).
-        """
-        lines = self.lines
-        opens = [p for p in range(1, len(lines)) if lines[p] != lines[p - 1] + 1]
-        begins = [0, *(self.offsets[p] for p in opens)]
-        ends = [*begins[1:], self.offsets[-1]]
-        found: list[tuple[int, int]] = []
-        for begin, end in zip(begins, ends, strict=True):
-            held = target.occurrences(self.text[begin : end + target.anchor - 1])
-            found.extend((begin + at, number) for at, number in held if at < end - begin)
-        return found
+        """(where, which) of every piece in the text, overlaps included."""
+        return list(_occurrences(self.text, target.numbers, target.anchor))
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""
