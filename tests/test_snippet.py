@@ -449,23 +449,6 @@ def test_scores_are_the_similarity_of_copies(a: str, b: str, drift: int) -> None
     assert all(target.bound(a[:length]) >= value for length, value in expected.items())
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    a=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
-    b=st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=8),
-    names=st.permutations(["p", "q", "r", "s"]),
-)
-def test_opcodes_kept_for_a_run_are_difflibs_for_other_lines_of_the_same_pattern(
-    a: list[str], b: list[str], names: list[str]
-) -> None:
-    """A run keeps difflib's opcodes by pattern of equal lines (agents share
-    their layout): other lines in the same places get what difflib gives them."""
-    rename = dict(zip(["a", "b", "", "c"], names, strict=True))
-    known: dict[Any, Any] = {}
-    for x, y in ((a, b), ([rename[i] for i in a], [rename[i] for i in b])):
-        assert snippet.align(x, y, known) == snippet.align(x, y)
-
-
 def _plain_ends(source: list[str], composed: list[str]) -> tuple[int, int]:
     """The common head and tail as align() found them with a loop per line."""
     head = 0

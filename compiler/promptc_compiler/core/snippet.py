@@ -32,7 +32,6 @@ PART = 0.25  # ...or the share of the snippet that, copied word for word, still 
 DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs more is a rewrite
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
-MEMO_PATTERNS = 4096  # patterns of equal lines whose opcodes a run keeps
 
 
 @dataclass(frozen=True)
@@ -228,10 +227,6 @@ class _Target:
         self.pieces = list(dict.fromkeys(self.text[i : i + size] for i in cuts))
         self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
         self.needed = (len(self.pieces) + 1) // 2
-        # What the search works out for one agent and serves the others of the
-        # run (they share their layout): difflib's opcodes per pattern of equal
-        # lines (see align). Bounded: a run of 10,000 agents reads millions of lines.
-        self.opcodes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Opcode]] = {}
 
     @functools.cached_property
     def where(self) -> dict[str, list[int]]:
@@ -597,11 +592,8 @@ def _choose(
 Opcode = tuple[str, int, int, int, int]
 
 
-def align(
-    source: Sequence[str], composed: Sequence[str], known: dict[Pattern, list[Opcode]] | None = None
-) -> list[Opcode]:
-    """difflib opcodes turning source lines into composed lines (`known`: opcodes
-    already found this run, by pattern of equal lines).
+def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
+    """difflib opcodes turning source lines into composed lines.
 
     Composition changes only the lines around placeholders, so the common head
     and tail are matched directly and difflib (quadratic on repetitive text)
@@ -614,9 +606,10 @@ def align(
     tail = 0
     while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
         tail += 1
-    middle = _opcodes(
-        source[head : len(source) - tail], composed[head : len(composed) - tail], known
+    matcher = difflib.SequenceMatcher(
+        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
     )
+    middle = matcher.get_opcodes()
     opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
     for tag, i1, i2, j1, j2 in middle:
         opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
@@ -624,32 +617,6 @@ def align(
         i, j = len(source) - tail, len(composed) - tail
         opcodes.append(("equal", i, len(source), j, len(composed)))
     return opcodes
-
-
-# Each line by the position of its first copy in a + b: two pairs of sequences
-# with one pattern get the same opcodes from difflib, which without junk only
-# ever asks whether two lines are equal.
-Pattern = tuple[tuple[int, ...], tuple[int, ...]]
-
-
-def _opcodes(
-    a: Sequence[str], b: Sequence[str], known: dict[Pattern, list[Opcode]] | None
-) -> list[Opcode]:
-    """difflib's opcodes turning `a` into `b`, taken from `known` when its pattern is there."""
-    if known is None:
-        matcher = difflib.SequenceMatcher(None, a, b, False)
-        return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
-    numbers: dict[str, int] = {}
-    pattern = (
-        tuple(numbers.setdefault(line, at) for at, line in enumerate(a)),
-        tuple(numbers.setdefault(line, at) for at, line in enumerate(b, len(a))),
-    )
-    found = known.get(pattern)
-    if found is None:
-        if len(known) >= MEMO_PATTERNS:
-            known.clear()
-        found = known[pattern] = _opcodes(a, b, None)
-    return found
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
@@ -685,7 +652,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
-    opcodes = align(source, composed, snippet.target.opcodes)
+    opcodes = align(source, composed)
     first = spec.source.body_line
     copies: list[Copy] = []
     called: set[int] = set()
