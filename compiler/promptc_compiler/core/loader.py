@@ -16,7 +16,7 @@ import bisect
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -73,45 +73,10 @@ Findings = list[tuple[str, Problem]]  # (rule, problem) about one file
 
 
 class Pos(NamedTuple):
-    """A line and column in a file, both 1-based (a tuple: a frontmatter has
-    one for every key and value, and a tuple is made ten times faster than a
-    frozen dataclass)."""
+    """A line and column in a file, both 1-based."""
 
     line: int
     column: int
-
-
-# tuple.__new__ builds a Pos in C; Pos() would run NamedTuple's Python __new__.
-_NEW_TUPLE = tuple.__new__
-
-
-class Positions(Mapping[JsonPath, Pos]):
-    """Where each key (or each value) of a frontmatter stands, by its path.
-
-    Held as plain (line, column) tuples and given out as Pos: a frontmatter
-    has a position for every key and value, and the garbage collector stops
-    looking at a plain tuple of numbers after its first pass, but walks a
-    named tuple at every full collection for as long as it lives (in a run
-    of 1,000 agents, half of the collector's time).
-    """
-
-    __slots__ = ("_at",)
-
-    def __init__(self, at: Mapping[JsonPath, tuple[int, int]]) -> None:
-        self._at = at
-
-    def __getitem__(self, path: JsonPath) -> Pos:
-        return _NEW_TUPLE(Pos, self._at[path])
-
-    def __iter__(self) -> Iterator[JsonPath]:
-        return iter(self._at)
-
-    def __len__(self) -> int:
-        return len(self._at)
-
-    def at(self, path: JsonPath) -> tuple[int, int] | None:
-        """The (line, column) at `path`, None when nothing stands there."""
-        return self._at.get(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +84,8 @@ class Frontmatter:
     """Parsed frontmatter and where each key and value stands in the file."""
 
     data: Mapping[str, Any]
-    values: Positions
-    keys: Positions
+    values: Mapping[JsonPath, Pos]  # where each value stands, by its path
+    keys: Mapping[JsonPath, Pos]  # where each key stands
     start_line: int
     end_line: int
 
@@ -129,9 +94,9 @@ class Frontmatter:
         for cut in range(len(path), 0, -1):
             part = path[:cut]
             # The key stands in for a value that has no position of its own.
-            found = (None if key else self.values.at(part)) or self.keys.at(part)
+            found = (None if key else self.values.get(part)) or self.keys.get(part)
             if found is not None:
-                return _NEW_TUPLE(Pos, found)
+                return found
         return Pos(self.start_line, 1)
 
 
@@ -384,7 +349,7 @@ def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter
     """The frontmatter `text` (`lines` lines joined by line breaks, the first being
     file line `first`)."""
     end = first + lines
-    empty = Frontmatter({}, Positions({}), Positions({}), first - 1, end)
+    empty = Frontmatter({}, {}, {}, first - 1, end)
     if "\t" in text:
         found = enumerate(text.split("\n"), first)
         tabs = [(n, m.end()) for n, line in found if (m := _TAB_INDENT.match(line))]
@@ -413,7 +378,7 @@ def _parse(text: str, lines: int, first: int, findings: Findings) -> Frontmatter
             ("syntax", Problem(first, 1, "frontmatter must be a mapping of keys to values"))
         )
         return empty
-    return Frontmatter(data, Positions(builder.values), Positions(builder.keys), first - 1, end)
+    return Frontmatter(data, builder.values, builder.keys, first - 1, end)
 
 
 def _yaml_problem(
@@ -581,18 +546,18 @@ class _Builder:
 
     first: int
     findings: Findings
-    values: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)  # see Positions
-    keys: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    values: dict[JsonPath, Pos] = field(default_factory=dict)
+    keys: dict[JsonPath, Pos] = field(default_factory=dict)
     count: int = 0
     place: _Place | None = None  # YAML's lines to the file's (_file_place)
 
-    def pos(self, node: yaml.Node) -> tuple[int, int]:
-        """The node's (line, column) in the file, a plain tuple (see Positions)."""
+    def pos(self, node: yaml.Node) -> Pos:
+        """The node's line and column in the file."""
         mark = node.start_mark
         line, column = mark.line, mark.column
         if self.place is not None:
             line, column = self.place(line, column)
-        return line + self.first, column + 1
+        return Pos(line + self.first, column + 1)
 
     def build(self, node: yaml.Node) -> Any:
         try:
