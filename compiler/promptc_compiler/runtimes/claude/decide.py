@@ -78,13 +78,13 @@ an agent in `default` (seen on the binary, a subagent started with Agent):
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 import yaml
 
@@ -146,6 +146,18 @@ class Entry:
     spec: str | None
     text: str  # as written, for messages
     source: str | None = None  # the settings file it is in, when not settings.json
+
+    # A model decides thousands of calls with the same rules: each rule's
+    # pattern is built when it is first matched, once.
+    @functools.cached_property
+    def bash(self) -> re.Pattern[str]:
+        """A Bash rule's specifier as a pattern."""
+        return _bash_regex(self.spec or "")
+
+    @functools.cached_property
+    def path(self) -> PathRule:
+        """A Read or Edit rule's specifier as a path rule."""
+        return PathRule.of(self.spec or "")
 
 
 @dataclass(frozen=True)
@@ -392,11 +404,11 @@ def _matches(entry: Entry, tool: str, value: str, action: str) -> bool:
     if entry.spec is None or entry.spec in ("*", ""):
         return name == tool or (name == "Edit" and tool in EDITING)
     if name == "Bash":
-        return tool == "Bash" and _bash_regex(entry.spec).fullmatch(value) is not None
+        return tool == "Bash" and entry.bash.fullmatch(value) is not None
     if name == "Edit" and tool in EDITING:
-        return path_match(entry.spec, value)
+        return entry.path.matches(value)
     if name == "Read" and tool == "Read":
-        return path_match(entry.spec, value)
+        return entry.path.matches(value)
     if name == "WebFetch" and tool == "WebFetch":
         host = value.split("://", 1)[-1].split("/", 1)[0]
         return entry.spec == f"domain:{host}"
@@ -414,7 +426,6 @@ def _skill_match(spec: str, name: str) -> bool:
     return spec == name
 
 
-@lru_cache(maxsize=4096)
 def _bash_regex(spec: str) -> re.Pattern[str]:
     """`*` is any text; a trailing ` *` (or `:*`) is optional."""
     if spec.endswith(":*"):
@@ -428,29 +439,44 @@ def _bash_regex(spec: str) -> re.Pattern[str]:
 def path_match(spec: str, value: str) -> bool:
     """A Read or Edit path rule against a call's path (relative to the project, or
     absolute); trailing spaces do not count (`Edit(**/*.env)` refuses `.env `)."""
-    full = calls.absolute(value.rstrip())
-    if spec.startswith("//"):
-        base, rest = "/", spec[2:]
-    elif spec.startswith("~/"):
-        base, rest = calls.HOME, spec[2:]
-    elif spec.startswith(("/", "./")):
-        base, rest = calls.PROJECT, spec.removeprefix(".").removeprefix("/")
-    else:
-        base, rest = calls.PROJECT, spec
-    if not (full == base or full.startswith(base.rstrip("/") + "/")):
+    return PathRule.of(spec).matches(value)
+
+
+@dataclass(frozen=True)
+class PathRule:
+    """A Read or Edit path rule: the folder it starts from, whether it names a
+    path from there (anchored) or a name at any depth, and its pattern."""
+
+    base: str
+    anchored: bool
+    regex: re.Pattern[str]
+
+    @classmethod
+    def of(cls, spec: str) -> PathRule:
+        if spec.startswith("//"):
+            base, rest = "/", spec[2:]
+        elif spec.startswith("~/"):
+            base, rest = calls.HOME, spec[2:]
+        elif spec.startswith(("/", "./")):
+            base, rest = calls.PROJECT, spec.removeprefix(".").removeprefix("/")
+        else:
+            base, rest = calls.PROJECT, spec
+        anchored = spec.startswith(("//", "~/", "/", "./")) or "/" in rest.rstrip("/")
+        return cls(base, anchored, _path_regex(rest.rstrip("/")))
+
+    def matches(self, value: str) -> bool:
+        full = calls.absolute(value.rstrip())
+        base = self.base
+        if not (full == base or full.startswith(base.rstrip("/") + "/")):
+            return False
+        parts = posixpath.relpath(full, base).split("/")
+        for end in range(1, len(parts) + 1):  # the path and every folder holding it
+            candidate = "/".join(parts[:end]) if self.anchored else parts[end - 1]
+            if self.regex.fullmatch(candidate):
+                return True
         return False
-    relative = posixpath.relpath(full, base)
-    anchored = spec.startswith(("//", "~/", "/", "./")) or "/" in rest.rstrip("/")
-    regex = _path_regex(rest.rstrip("/"))
-    parts = relative.split("/")
-    for end in range(1, len(parts) + 1):  # the path and every folder holding it
-        candidate = "/".join(parts[:end]) if anchored else parts[end - 1]
-        if regex.fullmatch(candidate):
-            return True
-    return False
 
 
-@lru_cache(maxsize=4096)
 def _path_regex(spec: str) -> re.Pattern[str]:
     out, i = "", 0
     while i < len(spec):
