@@ -15,7 +15,8 @@ from types import ModuleType
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# Slow end to end (the benchmark scripts run end to end): `make conformance` runs it, not `make test`.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 ROOT = Path(__file__).resolve().parents[1]
 

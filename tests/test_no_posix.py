@@ -20,7 +20,8 @@ import pytest
 
 from tests.bundles import FIXTURES, REPOSITORY
 
-pytestmark = pytest.mark.slow
+# Slow end to end (the whole pipeline once more per bundle, with POSIX-only calls taken away): `make conformance` runs it, not `make test`.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 POSIX_ONLY = (
     "fork",
