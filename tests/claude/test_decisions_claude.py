@@ -147,7 +147,11 @@ def test_the_main_agent_may_not_write_outside_the_project_unasked() -> None:
 @pytest.mark.parametrize("command", ["cat .env", "head .env", "wc -l .env", "git show HEAD"])
 def test_read_only_commands_ask_where_opencode_asks(command: str) -> None:
     assert decide("repository", "claude", Call("craftsman", "bash", command)) == "ask"
-    assert decide("repository", "claude", Call("craftsman", "bash", "git status")) == "allow"
+    # OpenCode allows `git status` as written and asks about `git  status`, which
+    # Claude Code would run unasked: it asks for both (a narrowing).
+    assert decide("repository", "claude", Call("craftsman", "bash", "git  status")) == "ask"
+    assert decide("repository", "claude", Call("craftsman", "bash", "git status")) == "ask"
+    assert decide("repository", "claude", Call("craftsman", "edit", "src/app.py")) == "allow"
 
 
 def test_a_model_that_lets_a_read_only_command_through_is_caught() -> None:

@@ -195,16 +195,15 @@ def test_a_plugin_command_names_the_plugin_agent() -> None:
 
 def test_settings_hold_the_shared_rules() -> None:
     settings = json.loads(emitted("fixture", "claude")[".claude/settings.json"])
-    # Every read-only command some agent holding Bash may not run outright is
-    # asked for (git log and git diff every such agent allows); no path allow
+    # Every read-only command some agent holding Bash asks about in some spelling
+    # is asked for (git log and git diff too: their allows would also run
+    # `git  log` and `'git' diff`, which OpenCode asks about); no path allow
     # but the project's own (smith's `src/**` would allow `SRC/` too).
-    read_only = [
-        f"Bash({form} *)" for form in claude_rules.READ_ONLY if form not in ("git log", "git diff")
-    ]
+    read_only = [f"Bash({form} *)" for form in claude_rules.READ_ONLY]
     assert settings == {
         "$schema": "https://json.schemastore.org/claude-code-settings.json",
         "permissions": {
-            "allow": ["Bash(git log*)", "Bash(git diff*)", "WebFetch"],
+            "allow": ["WebFetch"],
             "ask": ["Read(//**/*.env)", "Read(//**/*.env.*)", *read_only],
             "deny": [
                 "Edit(//**/*.lock)",  # OpenCode's `*.lock` matches ../../x.lock too

@@ -100,6 +100,11 @@ def asked(line: str) -> list[Command]:
     return [c for c in commands(line) if c.name not in FOLDER_COMMANDS]
 
 
+def written_words(text: str) -> list[str]:
+    """A command's words as written, quotes and escapes kept (`'git' st"a"tus`)."""
+    return [text[begin:end] for begin, end, _ in _spans(text)]
+
+
 def _split(text: str) -> list[_Piece]:
     """The commands of `text` at its own level, each with what is nested inside."""
     pieces: list[_Piece] = []

@@ -183,7 +183,7 @@ def command_grants(spec: Spec, translation: Translation) -> dict[str, str | None
         kept = (
             who is not None
             and reach is not None
-            and _allows_all(patterns, who.rules, *reach)
+            and all(_allows_all(patterns, who.rules, reach[0], p) for p in reach[1])
             and not (outside and not allows_every(patterns, who.rules, "external_directory", "*"))
         )
         name = "the main thread" if who is None or who.name == MAIN else f"`{who.name}`"
