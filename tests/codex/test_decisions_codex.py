@@ -10,7 +10,7 @@ same calls from the specs. Two properties:
   (every role has apply_patch), so a bundle whose agents may not all edit
   everywhere accepts `edit` or is refused; the fixtures without a codex table
   are held with that one acceptance;
-- on the real CLI (tests/oracles/codex.py, a scripted model on 127.0.0.1),
+- on the real CLI (tests/codex/oracle.py, a scripted model on 127.0.0.1),
   each sampled call's verdict is the model's: a few in `make test`, more in
   the conformance run.
 """
@@ -35,10 +35,10 @@ from promptc_compiler.permissions.calls import Call
 from promptc_compiler.runtimes.codex import decide as model_of
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, decisions, oracle, strategies
+from tests.codex import oracle as codex_oracle
 from tests.codex.test_target_codex import CANNOT_SAY, codex_config
 from tests.conftest import MakeBundle, Run
 from tests.oracles import Attempt, Outcome, harness
-from tests.oracles import codex as codex_oracle
 
 TARGET = "codex"
 BUNDLES = {
