@@ -25,7 +25,7 @@ import pytest
 
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS
 from tests import bundles
 from tests.claude import oracle as claude
 from tests.codex import oracle as codex

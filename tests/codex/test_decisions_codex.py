@@ -32,6 +32,7 @@ from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.project import Project, make_project
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes import TARGET_NAMES
 from promptc_compiler.runtimes.codex import decide as model_of
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, decisions, oracle, strategies
@@ -66,7 +67,9 @@ def emitted(bundle: str) -> tuple[Project, Mapping[str, str]]:
     }
     assert files, result.diagnostics
     bundle_files = load_bundle(config)
-    project = make_project(config, bundle_files, compose_bundle(bundle_files, TARGET), TARGET)
+    project = make_project(
+        config, bundle_files, compose_bundle(bundle_files, TARGET, TARGET_NAMES), TARGET
+    )
     return project, files
 
 
@@ -318,7 +321,10 @@ def test_generated_permission_maps_are_decided_by_the_real_codex_as_by_the_model
         assert result.ok, result.diagnostics
         written = {rel.removeprefix(f"{TARGET}/"): d.decode() for rel, d in result.files.items()}
         project = make_project(
-            config, load_bundle(config), compose_bundle(load_bundle(config), TARGET), TARGET
+            config,
+            load_bundle(config),
+            compose_bundle(load_bundle(config), TARGET, TARGET_NAMES),
+            TARGET,
         )
         found = decisions.decided(project, TARGET, written)
         accepted = codex_rules.accepted(project)

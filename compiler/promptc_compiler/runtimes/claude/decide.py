@@ -93,7 +93,6 @@ from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.claude import decide_shell as claude_shell
 
 RUNTIME = "Claude Code"
-TARGETS = ("claude", "claude-plugin")
 
 ALL_TOOLS = frozenset(
     {
