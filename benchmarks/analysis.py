@@ -33,6 +33,7 @@ from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.project import make_project
 from promptc_compiler.pipeline import lint
+from promptc_compiler.runtimes import TARGET_NAMES
 
 COMMANDS = [
     "git status *",
@@ -112,7 +113,9 @@ def analyse(root: Path) -> None:
     config = load_config(cwd=root)
     bundle = load_bundle(config)
     target = next(iter(config.targets), "opencode")
-    project = make_project(config, bundle, compose_bundle(bundle, target, config.display), target)
+    project = make_project(
+        config, bundle, compose_bundle(bundle, target, TARGET_NAMES, config.display), target
+    )
     ready = time.perf_counter()
     times: dict[str, float] = {}
     settled = lint.settings(config)

@@ -13,6 +13,7 @@ from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.core.project import Project, make_project
+from promptc_compiler.runtimes import TARGET_NAMES
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 FIXTURES = REPOSITORY / "tests" / "fixtures"
@@ -26,7 +27,7 @@ def project(root: Path, target: str) -> Project:
     """The checked model one target is emitted from."""
     settings = config(root)
     bundle = load_bundle(settings)
-    return make_project(settings, bundle, compose_bundle(bundle, target), target)
+    return make_project(settings, bundle, compose_bundle(bundle, target, TARGET_NAMES), target)
 
 
 def render(root: Path, target: str, *, lint_errors: bool = False) -> dict[str, bytes]:

@@ -20,6 +20,7 @@ from promptc_compiler.core.bundle import Bundle, fragment_name, load_bundle
 from promptc_compiler.core.compose import Composition, LineOrigin, Site, compose_bundle
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import load_bytes
+from promptc_compiler.runtimes import TARGET_NAMES
 from tests.conftest import MakeBundle, Run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,7 @@ def bundle(body: str, fragments: Mapping[str, str] = {}) -> Bundle:
 
 
 def compose(body: str, fragments: Mapping[str, str] = {}, target: str = "opencode") -> Composition:
-    return compose_bundle(bundle(body, fragments), target, display=Path.as_posix)
+    return compose_bundle(bundle(body, fragments), target, TARGET_NAMES, display=Path.as_posix)
 
 
 def errors(composition: Composition) -> list[tuple[str, int, int, str]]:
@@ -805,7 +806,9 @@ def test_the_bundle_has_modes() -> None:
 def repository() -> Mapping[str, Composition]:
     config = load_config(cwd=ROOT)
     loaded = load_bundle(config)
-    return {t: compose_bundle(loaded, t, config.display) for t in ("opencode", "claude")}
+    return {
+        t: compose_bundle(loaded, t, TARGET_NAMES, config.display) for t in ("opencode", "claude")
+    }
 
 
 @pytest.mark.parametrize("target", ["opencode", "claude"])

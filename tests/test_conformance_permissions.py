@@ -54,6 +54,7 @@ from promptc_compiler.permissions.ruleset import (
     evaluate,
 )
 from promptc_compiler.permissions.runtime import Runtime, agent_frontmatter, resolve
+from promptc_compiler.runtimes import TARGET_NAMES
 from tests import opencode_js, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
@@ -68,7 +69,9 @@ MIN_QUERIES = 300
 def _project(root: Path) -> Any:
     config = load_config(cwd=root)
     bundle = load_bundle(config)
-    return make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
+    return make_project(
+        config, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode"
+    )
 
 
 def bundle_agents(name: str) -> list[str]:

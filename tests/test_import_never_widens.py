@@ -35,9 +35,11 @@ from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
 from promptc_compiler.pipeline import importer
-from promptc_compiler.runtimes import import_lists
-from promptc_compiler.runtimes.decide import MODELS
-from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI
+from promptc_compiler.runtimes import MODELS
+from promptc_compiler.runtimes.copilot import import_ as copilot_import
+from promptc_compiler.runtimes.copilot.tools import COPILOT
+from promptc_compiler.runtimes.gemini import import_ as gemini_import
+from promptc_compiler.runtimes.gemini.tools import GEMINI
 from tests import bundles
 from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick
 from tests.strategies import claude_settings as claude_settings_docs
@@ -222,12 +224,12 @@ def test_imported_claude_agents_never_decide_wider_than_claude_code(
 LIST_TOOLS = {
     "gemini": [
         *(tool for tool, _ in GEMINI.tools),
-        *import_lists.OWN_NAMES["gemini"],
+        *gemini_import.OWN_NAMES,
         *("mcp_github_*", "mcp_*", "*", "no_such_tool"),
     ],
     "copilot": [
         *(tool for tool, _ in COPILOT.tools),
-        *import_lists.OWN_NAMES["copilot"],
+        *copilot_import.OWN_NAMES,
         *("github/*", "todo", "*", "no-such-tool"),
     ],
 }

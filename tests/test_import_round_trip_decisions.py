@@ -32,9 +32,9 @@ from promptc_compiler import api
 from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Verdict
+from promptc_compiler.runtimes import MODELS
 from promptc_compiler.runtimes.codex.decide import plain_commands
 from promptc_compiler.runtimes.codex.translate import SHELLS
-from promptc_compiler.runtimes.decide import MODELS
 from tests import bundles, oracle
 from tests.codex.test_conformance_codex import roles_listed, startup_warnings
 from tests.conftest import AGENT, MakeBundle, Run

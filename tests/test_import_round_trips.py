@@ -41,9 +41,9 @@ from promptc_compiler.pipeline import importer
 from promptc_compiler.pipeline.proof import KINDS
 from promptc_compiler.runtimes.claude import decide as claude_model
 from tests import bundles
+from tests.claude import oracle as claude_cli
 from tests.conftest import Run
 from tests.decisions import concrete, project_for
-from tests.oracles import claude as claude_cli
 from tests.strategies import (
     CLAUDE_AGENTS,
     SCRATCH,

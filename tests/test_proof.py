@@ -15,7 +15,7 @@ import pytest
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.pipeline import proof
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS
 from tests import bundles
 from tests.conftest import MakeBundle, Run
 from tests.rules.conftest import agent

@@ -20,6 +20,7 @@ from pathlib import Path
 from promptc_compiler.base import exit_codes
 from promptc_compiler.base.diagnostics import Diagnostic, Problem, Severity, has_errors
 from promptc_compiler.base.errors import ConfigError, PromptcError, UsageError
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.core import suppress
 from promptc_compiler.core.bundle import Bundle, load_bundle
@@ -51,8 +52,7 @@ from promptc_compiler.pipeline.lint import run_rules
 from promptc_compiler.pipeline.proof import Proof
 from promptc_compiler.pipeline.proof import lines as proof_lines
 from promptc_compiler.pipeline.writer import ManifestError, Planner, apply, load_manifest, owned
-from promptc_compiler.runtimes import targets as target_registry
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS, TARGET_NAMES, TARGETS, check_options, compose_as
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ def _checked_settings(config: Config) -> lint_rules.Settings:
     errors: list[ConfigError] = []
     settings: lint_rules.Settings = {}
     try:
-        target_registry.check_options(config)
+        check_options(config)
     except ConfigError as exc:
         errors.append(exc)
     try:
@@ -256,7 +256,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Project]:
         for source in sources.values():
             for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
-    composition = compose_bundle(bundle, target, out.display)
+    composition = compose_bundle(bundle, target, TARGET_NAMES, out.display)
     project = make_project(out.config, bundle, composition, target)
     out.extend(run_rules(project, settled=out.settings))
     _composed(out, composition)
@@ -289,7 +289,7 @@ def _schema_problems(kind: str, source: SourceFile, schemas: Schemas) -> Iterato
 
 
 def _lint_target(config: Config) -> str:
-    return next(iter(config.targets), "opencode")
+    return next(iter(config.targets), SOURCE)
 
 
 def lint(
@@ -311,9 +311,9 @@ def lint(
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
-    for name in sorted({emitter.compose_as(name) for name in config.targets} - {project.target}):
+    for name in sorted({compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
-        _composed(collector, compose_bundle(bundle, name, config.display))
+        _composed(collector, compose_bundle(bundle, name, TARGET_NAMES, config.display))
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -522,7 +522,7 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     # A refused output folder (a symlink) is not walked for files it holds.
     extra = emitter.unmanaged(config, names, {*done, *todo.remove}) if not planner.refused else ()
     for rel in extra:
-        runtime = target_registry.TARGETS[emitter.owner(config, rel)].RUNTIME
+        runtime = TARGETS[emitter.owner(config, rel)].RUNTIME
         message = f"promptc did not generate this file, and {runtime} loads it from here"
         collector.add("unmanaged-file", config.base / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=planner.digests or {})
@@ -572,8 +572,8 @@ def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
         for rule, problem in source.findings:
             if rule == "syntax":
                 out.add(rule, source.path, problem)
-    composition = compose_bundle(bundle, "opencode")
-    project = make_project(config, bundle, composition, "opencode")
+    composition = compose_bundle(bundle, SOURCE, TARGET_NAMES)
+    project = make_project(config, bundle, composition, SOURCE)
     runtime = runtime_model.resolve(project)
     for agent in runtime.bundle_agents():
         for problem in agent.problems:

@@ -6,7 +6,7 @@ targets emit as Claude Code 2.1.332 decides them. Here:
 - every call of the matrix (promptc_compiler.permissions.calls) of the repository's bundle and
   of each fixture bundle, and of generated permission maps, is decided by
   OpenCode and by the model: none wider (fast, in `make test`);
-- the real `claude` (tests/oracles/claude.py, offline against a scripted
+- the real `claude` (tests/claude/oracle.py, offline against a scripted
   model endpoint) decides a sample of those calls in a scratch project
   holding the emitted files, and each real verdict must equal the model's:
   a few calls of two agents in `make test`, at least 200 calls per target
@@ -36,9 +36,10 @@ from promptc_compiler.permissions.calls import Call
 from promptc_compiler.runtimes.claude import decide as model
 from promptc_compiler.runtimes.translation import flat_name
 from tests import bundles, decisions, strategies
+from tests.claude import oracle as claude
 from tests.conftest import MakeBundle
 from tests.decisions import Decided
-from tests.oracles import OracleError, Outcome, Verdict, claude
+from tests.oracles import OracleError, Outcome, Verdict
 from tests.oracles.harness import Evidence
 
 pytestmark = pytest.mark.slow

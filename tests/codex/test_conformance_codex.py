@@ -29,10 +29,10 @@ from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes.codex import decide as codex_model
 from promptc_compiler.runtimes.codex import target as codex
 from tests import bundles, oracle
+from tests.codex import oracle as codex_oracle
 from tests.codex.test_target_codex import can, commands_of, load, opencode_answers, render, shell_of
 from tests.codex.test_target_codex import policy as model_policy
 from tests.oracles import Attempt, harness
-from tests.oracles import codex as codex_oracle
 from tests.oracles.server import serve
 
 # Each test starts the real runtime, many times: `make conformance` runs them.

@@ -10,7 +10,7 @@ same calls from the specs. Two properties:
   (every role has apply_patch), so a bundle whose agents may not all edit
   everywhere accepts `edit` or is refused; the fixtures without a codex table
   are held with that one acceptance;
-- on the real CLI (tests/oracles/codex.py, a scripted model on 127.0.0.1),
+- on the real CLI (tests/codex/oracle.py, a scripted model on 127.0.0.1),
   each sampled call's verdict is the model's: a few in `make test`, more in
   the conformance run.
 """
@@ -32,13 +32,14 @@ from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.project import Project, make_project
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes import TARGET_NAMES
 from promptc_compiler.runtimes.codex import decide as model_of
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, decisions, oracle, strategies
+from tests.codex import oracle as codex_oracle
 from tests.codex.test_target_codex import CANNOT_SAY, codex_config
 from tests.conftest import MakeBundle, Run
 from tests.oracles import Attempt, Outcome, harness
-from tests.oracles import codex as codex_oracle
 
 TARGET = "codex"
 BUNDLES = {
@@ -66,7 +67,9 @@ def emitted(bundle: str) -> tuple[Project, Mapping[str, str]]:
     }
     assert files, result.diagnostics
     bundle_files = load_bundle(config)
-    project = make_project(config, bundle_files, compose_bundle(bundle_files, TARGET), TARGET)
+    project = make_project(
+        config, bundle_files, compose_bundle(bundle_files, TARGET, TARGET_NAMES), TARGET
+    )
     return project, files
 
 
@@ -318,7 +321,10 @@ def test_generated_permission_maps_are_decided_by_the_real_codex_as_by_the_model
         assert result.ok, result.diagnostics
         written = {rel.removeprefix(f"{TARGET}/"): d.decode() for rel, d in result.files.items()}
         project = make_project(
-            config, load_bundle(config), compose_bundle(load_bundle(config), TARGET), TARGET
+            config,
+            load_bundle(config),
+            compose_bundle(load_bundle(config), TARGET, TARGET_NAMES),
+            TARGET,
         )
         found = decisions.decided(project, TARGET, written)
         accepted = codex_rules.accepted(project)

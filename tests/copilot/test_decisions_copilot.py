@@ -10,7 +10,7 @@ Three properties:
 - each hook promptc wrote, run in sh as Copilot runs it (the call as JSON on
   stdin, in a git project), answers every call of the matrix as
   promptc_compiler.runtimes.copilot.script.decide says;
-- the real `copilot -p` (tests/oracles/copilot.py, a scripted model on
+- the real `copilot -p` (tests/copilot/oracle.py, a scripted model on
   127.0.0.1) decides a sample of calls as the model does: a few in `make
   test`, over 200 in the conformance run. `-p` has no user: an ask is
   refused ("no interactive user response", or from a hook "unable to ask
@@ -281,7 +281,7 @@ def hooks_disagree(
 
 @pytest.mark.slow
 def test_sampled_calls_are_decided_by_the_real_copilot_as_by_the_model(tmp_path: Path) -> None:
-    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
     found = decided("claude")
     chosen = decisions.sample([d for d in found if d.call.agent == "smith"], size=10)
     real = run_on_copilot(oracle_, emitted("claude")[1], chosen, tmp_path)
@@ -294,7 +294,7 @@ def test_sampled_calls_are_decided_by_the_real_copilot_as_by_the_model(tmp_path:
 def test_the_conformance_sample_is_decided_by_the_real_copilot_as_by_the_model(
     tmp_path: Path,
 ) -> None:
-    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
     total = 0
     for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
         found = decided(bundle)
@@ -314,7 +314,7 @@ def test_generated_maps_are_decided_by_the_real_copilot_as_by_the_model(
 ) -> None:
     # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
     # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
-    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
     with strategies.bundle_on_disk(files) as (root, config):
         result = api.render(config, only=[TARGET])
         texts = {r.removeprefix("copilot/"): d.decode() for r, d in result.files.items()}

@@ -12,7 +12,7 @@ properties:
   files) answers every call that reaches it as the model does, with a user
   and without one, and splits every command line of the matrices as the
   model does; cheap, so every call of every bundle;
-- the real `gemini -p` (tests/oracles/gemini.py, a scripted model on
+- the real `gemini -p` (tests/gemini/oracle.py, a scripted model on
   127.0.0.1), the extension linked and the user policy copied as
   TRANSLATION.md says, decides a sample of calls as the model does: a few
   in `make test`, over 200 in the conformance run.
@@ -356,7 +356,7 @@ def test_the_engine_sees_a_rule_loosened(engine: Engine, tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_sampled_calls_are_decided_by_the_real_gemini_as_by_the_model(tmp_path: Path) -> None:
-    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    oracle_ = pytest.importorskip("tests.gemini.oracle")
     found = decided("claude")
     chosen = decisions.sample([d for d in found if d.call.agent == "smith"], size=10)
     _, files = emitted("claude")
@@ -372,7 +372,7 @@ def test_the_conformance_sample_is_decided_by_the_real_gemini_as_by_the_model(
 ) -> None:
     # Over 200 calls of the repository's and the fixtures' matrices, every
     # permission, OpenCode decision and model decision present in each.
-    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    oracle_ = pytest.importorskip("tests.gemini.oracle")
     total = 0
     for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
         found = decided(bundle)
@@ -393,7 +393,7 @@ def test_generated_maps_are_decided_by_the_real_gemini_as_by_the_model(
 ) -> None:
     # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
     # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
-    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    oracle_ = pytest.importorskip("tests.gemini.oracle")
     # Room for every attempt: a generated `steps` (max_turns) may be 1.
     files = {rel: re.sub(rb"(?m)^steps: \d+$", b"steps: 200", data) for rel, data in files.items()}
     with strategies.bundle_on_disk(files) as (root, config):

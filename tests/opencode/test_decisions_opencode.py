@@ -3,7 +3,7 @@
 The reference side of the never-wider promise. Every translation is compared
 with `promptc_compiler.permissions.calls.decide` (OpenCode's decision of a call from the specs); here
 the real `opencode` (1.18.33), run offline against the scripted model server
-(tests/oracles/opencode.py), decides a sample of the same calls from the files
+(tests/opencode/oracle.py), decides a sample of the same calls from the files
 the opencode target wrote, and each must come out as promptc says: allow = ran,
 ask = asked (auto-rejected), deny = refused or not offered. That checks the
 emitted files and the decision model at once: compound command lines decided
@@ -29,7 +29,7 @@ from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.permissions.runtime import Runtime
 from tests import bundles, decisions
-from tests.oracles import opencode
+from tests.opencode import oracle as opencode
 
 HARD = bundles.FIXTURES / "hard"
 # The verdict OpenCode's decision stands for, in a non-interactive run.

@@ -19,6 +19,7 @@ from promptc_compiler.core.project import make_project
 from promptc_compiler.core.snippet import align, find_copies, make_snippet
 from promptc_compiler.pipeline.lint import settings
 from promptc_compiler.rules import required_snippet
+from promptc_compiler.runtimes import TARGET_NAMES
 from tests.conftest import MakeBundle
 from tests.test_bundle import SUBAGENTS as BUNDLE_SUBAGENTS
 
@@ -461,7 +462,9 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
     assert options["fragment"] == "caveman"
     assert set(options["exempt"]) == {"craftsman", "foreman"}
     bundle = load_bundle(config)
-    project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
+    project = make_project(
+        config, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode"
+    )
     fragment = bundle.fragments["caveman"]
     snippet = make_snippet("caveman", fragment, options["params"], options["allowed"])
     carriers = {i for i, s in project.agents.items() if find_copies(s, snippet)}

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.delegation import Display, where
@@ -73,7 +74,7 @@ def render_target_answer(on: TargetAnswer, fmt: str, display: Display) -> Iterat
         found: dict[str, Any] = {"target": on.target, "runtime": on.runtime}
         found |= {"action": on.verdict.action, "why": on.verdict.why, "command": deciding}
         found["commands"] = [_verdict(c, v) for c, v in on.commands]
-        found["opencode"] = _json(answer, display)
+        found[SOURCE] = _json(answer, display)
         yield json.dumps(found, indent=2, ensure_ascii=False)
         return
     shown = json.dumps(answer.input, ensure_ascii=False)

@@ -26,6 +26,7 @@ from promptc_compiler.api import Imported, Kept, Result
 from promptc_compiler.base import exit_codes
 from promptc_compiler.base.diagnostics import Severity
 from promptc_compiler.base.errors import PromptcError, UsageError
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.cli import init, report
 from promptc_compiler.cli.can import (
@@ -39,7 +40,7 @@ from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.editor.watch import watch as watch_runs
 from promptc_compiler.permissions import delegation
 from promptc_compiler.pipeline import importer
-from promptc_compiler.runtimes.targets import TARGETS
+from promptc_compiler.runtimes import MODELS, TARGETS
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -169,7 +170,7 @@ class _TargetNames(click.types.StringParamType):
     "targets",
     type=_TargetNames(),
     multiple=True,
-    help="A runtime the bundle is built for (repeatable, or comma-separated); default: opencode.",
+    help=f"A runtime the bundle is built for (repeatable, or comma-separated); default: {SOURCE}.",
 )
 @click.option(
     "--layout",
@@ -368,7 +369,7 @@ def explain(rule_id: str) -> None:
     "--target",
     "target",
     metavar="TARGET",
-    help="Answer for the runtime of TARGET (claude, claude-plugin, codex, gemini, copilot): "
+    help=f"Answer for the runtime of TARGET ({', '.join(MODELS)}): "
     "what it decides from the files promptc writes for it, beside OpenCode's answer; "
     "the exit code is that runtime's answer.",
 )

@@ -20,7 +20,7 @@ from promptc_compiler.core.project import Project, Spec, make_project
 from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.pipeline.proof import Proof, Widening, grouped, prove, with_proof
-from promptc_compiler.runtimes import targets as target_registry
+from promptc_compiler.runtimes import TARGET_NAMES, TARGETS, compose_as
 
 
 class Collector(Protocol):
@@ -41,12 +41,6 @@ class Collector(Protocol):
 REPORT = "TRANSLATION.md"  # where a target says what its files could not keep
 
 
-def compose_as(name: str) -> str:
-    """The target name a target's text is composed for (claude-plugin reads as claude)."""
-    target = target_registry.TARGETS.get(name)
-    return str(getattr(target, "COMPOSE_AS", name))
-
-
 def emit(
     collector: Collector,
     bundle: Bundle,
@@ -64,11 +58,11 @@ def emit(
         composed_for = compose_as(name)
         project = projects.get(composed_for)
         if project is None:
-            composition = compose_bundle(bundle, composed_for, collector.display)
+            composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display)
             project = make_project(config, bundle, composition, composed_for)
             projects[composed_for] = project
         texts: dict[str, str] = {}
-        for rel, text in target_registry.TARGETS[name].files(project, config.targets.get(name, {})):
+        for rel, text in TARGETS[name].files(project, config.targets.get(name, {})):
             spec = _origin(project, name, rel)
             for problem in _check_emitted(collector, project, name, rel, text, spec):
                 collector.add("emit", config.out / name / rel, problem)
@@ -94,7 +88,8 @@ def _check_emitted(
     not reported, since those errors explain it.
     """
     source = spec.source if spec is not None else None
-    problems = list(check_emitted(target, rel, text, collector.schemas, source))
+    outputs = TARGETS[target].SCHEMAS
+    problems = list(check_emitted(outputs, rel, text, collector.schemas, source))
     if not problems:  # nearly every file: no need to name its spec
         return []
     shown = collector.display(source.path) if source is not None else None
@@ -111,7 +106,7 @@ def _check_emitted(
 
 def _origin(project: Project, target: str, rel: str) -> Spec | None:
     """The spec an emitted agent, command or skill file was generated from."""
-    schema = output_schema(target, rel) or ""
+    schema = output_schema(TARGETS[target].SCHEMAS, rel) or ""
     if "skill" in schema:
         name = rel.rsplit("/", 2)[-2]
         skill = project.skills.get(name)
@@ -149,7 +144,7 @@ def place(config: Config, files: Mapping[str, bytes]) -> Placed:
     folder = _out_folder(config)
     for key in sorted(files):
         name, rel = key.split("/", 1)
-        target = target_registry.TARGETS[name]
+        target = TARGETS[name]
         at_root = target.ROOT is not None and target.ROOT.fullmatch(rel) is not None
         path = rel if at_root else folder + key
         other = placed.owners.get(path)
@@ -180,9 +175,9 @@ def owner(config: Config, path: str) -> str:
     folder = _out_folder(config)
     if path.startswith(folder):
         name = path[len(folder) :].split("/", 1)[0]
-        if name in target_registry.TARGETS:
+        if name in TARGETS:
             return name
-    for name, target in target_registry.TARGETS.items():
+    for name, target in TARGETS.items():
         if target.ROOT is not None and target.ROOT.fullmatch(path):
             return name
     return ""
@@ -196,7 +191,7 @@ def unmanaged(config: Config, names: Iterable[str], generated: Collection[str]) 
     `<out>/<target>/` (a plugin, an extension) are looked at."""
     prefix = _out_folder(config) if config.at_root else ""
     for name in names:
-        target = target_registry.TARGETS[name]
+        target = TARGETS[name]
         if config.at_root and target.ROOT is not None:
             continue
         loaded = target.LOADED

@@ -1,6 +1,6 @@
 """The translation proves itself: every call of the matrix, OpenCode against the runtime.
 
-For a target whose runtime has a decision model (promptc_compiler.runtimes), the files
+For a target whose runtime has a decision model (promptc_compiler.runtimes.adapter), the files
 the target emitted are read back by that model, and each call of the matrix
 (promptc_compiler.permissions.calls) is decided twice: by OpenCode from the specs, by the runtime
 from the files. A call the runtime decides more permissively (deny < ask <
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS
 
 # What an agent can do, by the permissions whose calls do it; named as the
 # build summary names them.

@@ -43,9 +43,9 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core import exposure
-from promptc_compiler.core.exposure import Finding, Source
 from promptc_compiler.core.project import Project
+from promptc_compiler.rules import exposure
+from promptc_compiler.rules.exposure import Finding, Source
 
 ID = "encoded-blob"
 DEFAULT_LEVEL = "warning"

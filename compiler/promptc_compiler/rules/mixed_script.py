@@ -28,9 +28,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core import exposure
-from promptc_compiler.core.exposure import Finding, Source
 from promptc_compiler.core.project import Project
+from promptc_compiler.rules import exposure
+from promptc_compiler.rules.exposure import Finding, Source
 
 ID = "mixed-script"
 DEFAULT_LEVEL = "warning"

@@ -57,9 +57,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core import exposure
-from promptc_compiler.core.exposure import Finding, Source
 from promptc_compiler.core.project import Project
+from promptc_compiler.rules import exposure
+from promptc_compiler.rules.exposure import Finding, Source
 
 ID = "prompt-injection"
 DEFAULT_LEVEL = "error"

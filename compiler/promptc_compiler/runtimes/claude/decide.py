@@ -98,7 +98,6 @@ from promptc_compiler.runtimes.claude import decide_shell as claude_shell
 from promptc_compiler.runtimes.claude import variants
 
 RUNTIME = "Claude Code"
-TARGETS = ("claude", "claude-plugin")
 
 ALL_TOOLS = frozenset(
     {

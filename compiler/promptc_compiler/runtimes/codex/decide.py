@@ -53,7 +53,6 @@ from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 
 RUNTIME = "Codex"
-TARGETS = ("codex",)
 
 AS_OPENCODE = {"forbidden": "deny", "prompt": "ask", "allow": "allow"}
 STRICT = {"allow": 0, "prompt": 1, "forbidden": 2}

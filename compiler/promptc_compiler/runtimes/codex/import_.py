@@ -52,9 +52,12 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from promptc_compiler.permissions import wildcard
+from promptc_compiler.runtimes.codex.translate import NAME
+from promptc_compiler.runtimes.reading import Reader, escape, front, toml_line
 
 ROLE_KEYS = ("name", "description", "developer_instructions", "model", "model_reasoning_effort")
 # Role keys that only the spec's `targets.codex` can say (schemas/agent.schema.json).
@@ -349,3 +352,54 @@ def _patterns(pattern: Any, covering: bool) -> Iterator[str]:
         choices = [choice if len(choice) == 1 else ["*"] for choice in choices]
     for chosen in itertools.islice(itertools.product(*choices), LIMIT):
         yield " ".join(chosen) + " *"
+
+
+# --- the folder -------------------------------------------------------------------------------
+
+
+def read_folder(root: Path, reader: Reader) -> None:
+    """`.codex/`: its config, roles and command rules into `reader`."""
+    reader.agent_files = "agents/*.toml"
+    project = Project()
+    config = root / "config.toml"
+    data = reader.toml_file(config) if config.is_file() else None
+    if data is not None:
+        project, notes = project_settings(data)
+        text = config.read_text(encoding="utf-8")
+        for key, message in notes:
+            reader.note(config, message, (toml_line(text, key), 1))
+    models: dict[str, str] = {}
+    specs: list[dict[str, Any]] = []
+    folder = root / "agents"
+    for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
+        ident = path.relative_to(folder).with_suffix("").as_posix()
+        role = reader.toml_file(path)
+        if role is None:
+            continue
+        text = path.read_text(encoding="utf-8")
+        body = role.get("developer_instructions")
+        escaped = escape(body) if isinstance(body, str) and body.strip() else None
+        if escaped is None or not isinstance(body, str):
+            message = "no developer_instructions promptc can keep; not imported"
+            reader.note(path, message, (toml_line(text, "developer_instructions"), 1), True)
+            continue
+        spec, notes = role_spec(ident, role, project)
+        for key, message in notes:
+            reader.note(path, message, (toml_line(text, key), 1))
+        if "model" in spec:
+            models[spec["model"]] = role["model"]
+        specs.append(spec)
+        reader.keep(ident, path, front(spec), escaped, body)
+    target: dict[str, Any] = {"models": models} if models else {}
+    if accepted := accepted_wider(specs):
+        target["accept_wider"] = accepted
+    if target:
+        reader.settings["targets"] = {NAME: target}
+    found: dict[str, list[str]] = {}
+    for path in sorted((root / "rules").glob("*.rules")):
+        rules, skipped = prefix_rules(path.read_text(encoding="utf-8"))
+        for action, patterns in rules.items():
+            found.setdefault(action, []).extend(patterns)
+        for line, message in skipped:
+            reader.note(path, message, (line, 1))
+    reader.settings["permission"] = session_permission(found, project)

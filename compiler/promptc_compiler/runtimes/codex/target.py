@@ -58,6 +58,7 @@ from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.codex import decide as decide_codex
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from promptc_compiler.runtimes.codex.translate import CodexTranslation, PrefixRule
@@ -66,6 +67,17 @@ from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.translation import MAIN
 
 NAME = codex_rules.NAME
+COMPOSE_AS = NAME
+SCHEMAS: tuple[tuple[str, str], ...] = ()
+STARTER = Starter(
+    table=(
+        "# Codex gives every role apply_patch, which writes anywhere in the project: lead\n"
+        "# and reviewer (`edit: deny`) can edit there. Without this line that is an error\n"
+        "# (wider-translation); with it, every build prints the calls it widens.\n"
+        'accept_wider = ["edit"]'
+    ),
+    at_root=".codex/",
+)
 OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}
 RULES_FILE = ".codex/rules/promptc.rules"
 # In the root layout: `.codex/` at the project root (TRANSLATION.md stays in
@@ -75,7 +87,6 @@ SHARED: dict[str, tuple[str, ...]] = {".codex/config.toml": ()}
 # What Codex reads from a project (paths under <out>/codex/), so that a check
 # can name a file there that promptc did not write.
 RUNTIME = "Codex CLI"
-PROJECT_FOLDER = ".codex"
 LOADED = re.compile(
     r"\.codex/agents/.+\.toml|\.codex/config\.toml|\.codex/rules/[^/]+\.rules"
     r"|(\.codex|\.agents)/skills/.+/SKILL\.md|AGENTS\.md"

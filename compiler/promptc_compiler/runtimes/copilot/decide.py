@@ -52,7 +52,6 @@ from promptc_compiler.runtimes.copilot import script as copilot_script
 from promptc_compiler.runtimes.copilot.script import Hook
 
 RUNTIME = "Copilot CLI"
-TARGETS = ("copilot",)
 
 # OpenCode permission -> the Copilot tool alias that makes such a call
 ALIAS = {

@@ -66,7 +66,6 @@ from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 
 RUNTIME = "Gemini CLI"
-TARGETS = ("gemini",)
 
 # OpenCode permission -> the Gemini tools that make such a call
 TOOLS = {

@@ -79,11 +79,12 @@ from promptc_compiler.base.body_syntax import ARGUMENTS, SHELL
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.gemini import policy as gemini_policy
+from promptc_compiler.runtimes.gemini.tools import GEMINI
 from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.tool_lists import (
-    GEMINI,
     Plan,
     mode_runner,
     model_for,
@@ -94,8 +95,10 @@ from promptc_compiler.runtimes.tool_lists import (
 from promptc_compiler.runtimes.translation import flat_name
 
 NAME = GEMINI.target
+COMPOSE_AS = NAME
 RUNTIME = GEMINI.label
-PROJECT_FOLDER = ".gemini"
+SCHEMAS: tuple[tuple[str, str], ...] = ()
+STARTER = Starter()
 # Agents are not searched in subfolders, and files starting with `_` are skipped.
 LOADED = re.compile(
     r"agents/[^/_][^/]*\.md|commands/.+\.toml|skills/([^/]+/)?SKILL\.md"

@@ -39,6 +39,7 @@ from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.project import Project, Skill
+from promptc_compiler.permissions.runtime import BUILT_IN_SKILLS
 
 ID = "skill-name"
 DEFAULT_LEVEL = "error"
@@ -47,7 +48,6 @@ OPTIONS: dict[str, Any] = {}
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_LENGTH = 64
-BUILT_IN = ("customize-opencode",)  # OpenCode 1.18.33 always lists it
 
 
 def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
@@ -90,5 +90,5 @@ def _collisions(project: Project, skill: Skill, name: str, seen: dict[str, Skill
             f"skill `{name}` has the name of the mode `{name}`: Claude Code lists both as "
             f"`/{name}` and the skill hides the command; rename one"
         )
-    if name in BUILT_IN:
+    if name in BUILT_IN_SKILLS:
         yield f"`{name}` is OpenCode's built-in skill; pick another name"

@@ -33,8 +33,7 @@ from promptc_compiler.base.body_syntax import fenced_blocks, in_code_span
 from promptc_compiler.base.diagnostics import Fix, Problem
 from promptc_compiler.core.compose import Composition, SourceMap, compose_bundle
 from promptc_compiler.core.project import Project
-from promptc_compiler.runtimes.claude.agents import NAME as CLAUDE
-from promptc_compiler.runtimes.claude.agents import PLUGIN
+from promptc_compiler.runtimes import compose_as
 
 # Roles of the files the rules read. Markdown bodies are what a renderer shows;
 # supporting files and the config are plain text.
@@ -297,10 +296,10 @@ class Reach:
     def __init__(self, project: Project) -> None:
         self.project = project
         names = sorted(project.config.targets) or [project.target]
-        # Runtimes by the target their text is composed for (claude-plugin reads as claude).
+        # Targets by the target their text is composed for (a plugin reads as its project layout).
         self.runtimes: dict[str, list[str]] = {}
         for name in names:
-            self.runtimes.setdefault(CLAUDE if name == PLUGIN else name, []).append(name)
+            self.runtimes.setdefault(compose_as(name), []).append(name)
         self.index: dict[tuple[Path, int], set[tuple[str, str, str]]] = {}
         self.texts: dict[tuple[str, str, str], str] = {}
         for target in self.runtimes:
@@ -315,7 +314,10 @@ class Reach:
     def _composition(self, target: str) -> Composition:
         if target == self.project.target:
             return self.project.composition
-        return compose_bundle(self.project.bundle, target, self.project.config.display)
+        composition = self.project.composition
+        return compose_bundle(
+            self.project.bundle, target, composition.targets, self.project.config.display
+        )
 
     def _add(
         self, target: str, kind: str, texts: Mapping[str, str], maps: Mapping[str, SourceMap]

@@ -49,7 +49,8 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.loader import JsonPath
 from promptc_compiler.core.project import Project, Spec
-from promptc_compiler.core.validate import claude_key, opencode_sections
+from promptc_compiler.core.validate import opencode_sections
+from promptc_compiler.runtimes.claude.agents import claude_key
 
 ID = "cross-ecosystem"
 DEFAULT_LEVEL = "error"

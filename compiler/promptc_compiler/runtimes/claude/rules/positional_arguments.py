@@ -25,9 +25,10 @@ from typing import Any
 
 from promptc_compiler.base.body_syntax import POSITIONAL
 from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.project import Project
-from promptc_compiler.runtimes.claude.agents import TARGETS
+from promptc_compiler.runtimes.claude.agents import NAME, TARGETS
 
 ID = "positional-arguments"
 DEFAULT_LEVEL = "warning"
@@ -39,7 +40,7 @@ def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
     targets = project.config.targets
     if not any(name in targets for name in TARGETS):
         return
-    opencode, claude_modes = (_modes(project, target) for target in ("opencode", "claude"))
+    opencode, claude_modes = (_modes(project, target) for target in (SOURCE, NAME))
     for ident, spec in project.modes.items():
         shared = set(opencode.get(ident, "").split("\n")) & set(
             claude_modes.get(ident, "").split("\n")
@@ -54,7 +55,7 @@ def _modes(project: Project, target: str) -> Mapping[str, str]:
     as the first time)."""
     if project.target == target:
         return project.composition.modes
-    return compose_bundle(project.bundle, target).modes
+    return compose_bundle(project.bundle, target, project.composition.targets).modes
 
 
 def _report(project: Project, path: Path, text: str, composed: str) -> Iterator[Problem]:
