@@ -27,8 +27,8 @@ from promptc_compiler.permissions.runtime import Runtime
 from promptc_compiler.runtimes.claude import decide as model
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from tests import bundles, decisions
+from tests.claude import oracle as claude
 from tests.conftest import MakeBundle
-from tests.oracles import claude
 
 pytestmark = pytest.mark.slow
 
