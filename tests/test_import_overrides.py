@@ -34,7 +34,7 @@ AGENT_FOLDERS = {
     "copilot": ".github/agents/",
     "codex": ".codex/agents/",
 }
-SOURCES = {"overrides": bundles.FIXTURES / "overrides", "repository": bundles.REPOSITORY}
+SOURCES = {"overrides": bundles.FIXTURES / "overrides", "team": bundles.TEAM}
 
 
 def narrowed(runtime: Runtime) -> frozenset[str]:

@@ -36,7 +36,7 @@ from tests.conftest import MakeBundle
 pytestmark = pytest.mark.slow
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -239,9 +239,9 @@ _SPACED_READ_ONLY = re.compile(r"\S(  |\t)")
 
 @pytest.mark.xfail(strict=True, reason="known widening: a read-only command spaced twice")
 def test_a_read_only_command_spaced_twice_is_not_wider_in_claude() -> None:
-    runtime = opencode("repository")
+    runtime = opencode("team")
     call = Call("craftsman", "bash", "git  status", False)
-    mine = claude_model("repository").decide(call).action
+    mine = claude_model("team").decide(call).action
     assert RANK[mine] <= RANK[calls.decide(runtime, call).action]
 
 
