@@ -409,6 +409,20 @@ def test_count_in_pyproject_points_at_the_key(make_bundle: MakeBundle) -> None:
     assert found.hint == "carried by: sage, scout"
 
 
+def test_the_right_count_in_pyproject_passes(make_bundle: MakeBundle) -> None:
+    pyproject = '[project]\nname = "x"\n\n[tool.promptc.rules.required-snippet]\n'
+    pyproject += 'fragment = "caveman"\nexpected_count = 2\n'
+    make_bundle(
+        {
+            "pyproject.toml": pyproject,
+            "fragments/caveman.md": FRAGMENT,
+            "specs/agents/scout.md": agent("<<caveman>>\n"),
+            "specs/agents/sage.md": agent(f"{SNIPPET}\n"),
+        }
+    )
+    assert [d for d in api.lint(load_config()).diagnostics if d.rule == ID] == []
+
+
 def test_count_without_a_config_file_names_the_first_agent(make_bundle: MakeBundle) -> None:
     make_bundle(
         {
