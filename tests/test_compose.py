@@ -786,7 +786,7 @@ def test_text_inside_a_target_block_is_exact(text: str, target: str) -> None:
     assert compose(body, target="other-" + target).agents["a"] == ""
 
 
-# -- the repository's own modes ---------------------------------------------
+# -- the modes of a team of real shape (tests/fixtures/team) ----------------
 
 
 class MarkdownSnapshot(SingleFileSnapshotExtension):
