@@ -1,7 +1,10 @@
-"""The bundles target tests run on: the repository's own, and fixture bundles under tests/fixtures.
+"""The bundles target tests run on: fixture bundles under tests/fixtures.
 
-Tests take whatever a bundle holds (its agents, modes, emitted files) from the
-bundle itself, so they follow the repository's bundle as it grows.
+tests/fixtures/team is the real-shape one: a frozen copy of the repository's
+own bundle (16 agents, 3 modes, a skill, fragments with parameters, every
+runtime's overrides) with its prose cut short. Unit tests run on it, never on
+the repository's bundle, which changes as the team it describes does and is
+checked by tests/test_repository_bundle.py alone.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from promptc_compiler.runtimes import TARGET_NAMES
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 FIXTURES = REPOSITORY / "tests" / "fixtures"
+TEAM = FIXTURES / "team"
 
 
 def config(root: Path) -> Config:

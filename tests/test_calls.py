@@ -135,8 +135,8 @@ def test_the_matrix_covers_every_agent_permission_and_pattern(
     assert calls.matrix(project) is matrix  # worked out once per project
 
 
-def test_the_repository_matrix_is_of_real_size() -> None:
-    project = bundles.project(bundles.REPOSITORY, "opencode")
+def test_the_team_matrix_is_of_real_size() -> None:
+    project = bundles.project(bundles.TEAM, "opencode")
     matrix = calls.matrix(project)
     agents = {c.agent for c in matrix}
     assert len(agents) == len(project.agents)

@@ -38,7 +38,7 @@ AGENT_FOLDERS = {
     "copilot": ".github/agents/",
     "codex": ".codex/agents/",
 }
-SOURCES = {"overrides": bundles.FIXTURES / "overrides", "repository": bundles.REPOSITORY}
+SOURCES = {"overrides": bundles.FIXTURES / "overrides", "team": bundles.TEAM}
 
 
 # How each import reads a runtime's agent files.

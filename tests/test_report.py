@@ -412,13 +412,13 @@ def test_a_long_message_is_coloured_at_its_head_only() -> None:
 
 @pytest.mark.parametrize(
     "root",
-    [HERE.parent, HERE / "fixtures/hard", HERE / "fixtures/permissions", HERE / "fixtures/claude"],
+    [HERE / f"fixtures/{name}" for name in ("team", "hard", "permissions", "claude")],
     ids=lambda p: p.name,
 )
 def test_no_line_of_lint_verbose_is_over_the_width(
     root: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The repository's bundle once printed lines of ~900 characters, one Codex
+    # The ndomo team once printed lines of ~900 characters, one Codex
     # sentence repeated; every path here is short, so no line is excused.
     monkeypatch.chdir(root)
     result = run("lint", "-v", "--no-cache", "--no-color")

@@ -172,7 +172,7 @@ def test_the_real_claude_runs_no_spelling_opencode_asks_about(
     )
 
 
-# --- the property: spellings of what the repository's agents allow ---------------------------
+# --- the property: spellings of what the team fixture's agents allow ---------------------------
 
 _FORMS = st.sampled_from(
     ["git status", "git diff", "git log", "ls", "cat README.md", "git add x", "make", "go vet"]
@@ -202,17 +202,17 @@ def spelled(draw: st.DrawFn) -> str:
 @given(command=spelled(), agent=st.sampled_from(["craftsman", "scout", "smith", "sage"]))
 def test_no_spelling_of_an_allowed_command_is_wider_on_the_model(command: str, agent: str) -> None:
     call = Call(agent, "bash", command, agent != "craftsman")
-    mine = _repository_model().decide(call).action
-    theirs = calls.decide(_repository(), call).action
+    mine = _team_model().decide(call).action
+    theirs = calls.decide(_team(), call).action
     assert calls.RANK[mine] <= calls.RANK[theirs], (call, mine, theirs)
 
 
 @functools.cache
-def _repository_model() -> model.Claude:
-    files = bundles.render(bundles.REPOSITORY, "claude")
+def _team_model() -> model.Claude:
+    files = bundles.render(bundles.TEAM, "claude")
     return model.load({rel: data.decode() for rel, data in files.items()})
 
 
 @functools.cache
-def _repository() -> Runtime:
-    return calls.runtime_of(bundles.project(bundles.REPOSITORY, "claude"))
+def _team() -> Runtime:
+    return calls.runtime_of(bundles.project(bundles.TEAM, "claude"))

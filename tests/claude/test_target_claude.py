@@ -3,9 +3,9 @@
 tests/fixtures/claude is a bundle of tricky cases (a primary with a task
 allow-list, bash maps that differ per agent, a config-level deny, a custom
 tool, unmapped models, a subfolder id, forked and main-thread commands);
-tests/fixtures/opencode adds a `default_agent` and awkward values. Every
-emitted file of the repository's bundle and of the fixture is compared with a
-snapshot, one file each.
+tests/fixtures/opencode adds a `default_agent` and awkward values;
+tests/fixtures/team is a team of real shape. Every emitted file of the team
+and of the fixture is compared with a snapshot, one file each.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.conftest import MakeBundle
 
 FIXTURE = bundles.FIXTURES / "claude"
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "fixture": FIXTURE,
     "opencode": bundles.FIXTURES / "opencode",
 }
@@ -217,7 +217,7 @@ def test_settings_hold_the_shared_rules() -> None:
 
 
 def test_an_edit_allow_of_every_path_holds_in_the_project_only() -> None:
-    settings = json.loads(emitted("repository", "claude")[".claude/settings.json"])
+    settings = json.loads(emitted("team", "claude")[".claude/settings.json"])
     assert "Edit(/**)" in settings["permissions"]["allow"]
     assert not {"Edit", "Write", "NotebookEdit"} & set(settings["permissions"]["allow"])
 
@@ -331,7 +331,7 @@ class JsonSnapshot(SingleFileSnapshotExtension):
 
 def snapshot_cases() -> list[Any]:
     cases = []
-    for bundle in ("repository", "fixture"):
+    for bundle in ("team", "fixture"):
         for target in TARGETS:
             for rel in emitted(bundle, target):
                 label = rel.removeprefix(".").rsplit(".", 1)[0].replace("/", ".")

@@ -36,7 +36,7 @@ from tests.conftest import MakeBundle
 pytestmark = pytest.mark.slow
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -235,11 +235,11 @@ def test_random_inputs_never_get_more_in_claude(bundle: str, words: list[str], p
 def test_a_read_only_command_spaced_twice_is_not_wider_in_claude() -> None:
     # Claude Code runs `git  status` unasked; OpenCode asks (`"git status*": allow`
     # is matched as written), so the settings ask for `git status` in any spelling.
-    runtime = opencode("repository")
+    runtime = opencode("team")
     for command in ("git  status", "git\tstatus", "'git' status", "LANG=C git status"):
         call = Call("craftsman", "bash", command, False)
         assert calls.decide(runtime, call).action == "ask"
-        assert claude_model("repository").decide(call).action == "ask"
+        assert claude_model("team").decide(call).action == "ask"
 
 
 @pytest.mark.parametrize("bundle", list(BUNDLES))

@@ -5,7 +5,7 @@ gemini target wrote and decides every call of a bundle's matrix
 (promptc_compiler.permissions.calls); OpenCode decides the same calls from the specs. Three
 properties:
 
-- on the model, for the repository bundle, every fixture and generated
+- on the model, for the real-shape team, every fixture and generated
   permission maps, no call is wider than OpenCode's;
 - Gemini's own policy engine (PolicyEngine.check and parseCommandDetails
   from the pinned bundle, run in node by tests/gemini/gemini_engine.mjs on the same
@@ -55,7 +55,7 @@ from tests import bundles, decisions, oracle, strategies
 
 TARGET = "gemini"
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -101,10 +101,10 @@ def test_no_call_is_wider_than_opencode(bundle: str) -> None:
     print(decisions.figures(f"{TARGET} ({bundle})", found, 0))
 
 
-def test_the_repository_keeps_what_gemini_can_say() -> None:
+def test_the_team_keeps_what_gemini_can_say() -> None:
     # The subagents keep their shells, edits and reads under policy rules:
     # most calls OpenCode allows run, and none OpenCode asks about runs.
-    found = decided("repository")
+    found = decided("team")
     kept = {(d.call.permission, d.model) for d in found if d.opencode == "allow"}
     assert {("bash", "allow"), ("edit", "allow"), ("read", "allow")} <= kept
     assert not [d for d in found if d.opencode == "ask" and d.model == "allow"]
@@ -335,7 +335,7 @@ def test_generated_permission_maps_are_decided_by_the_engine_as_by_the_model(
 def test_the_engine_sees_a_rule_loosened(engine: Engine, tmp_path: Path) -> None:
     # Not vacuous: an allow written for every command is the engine's answer
     # and the model's, and wider than OpenCode's.
-    project, files = emitted("repository")
+    project, files = emitted("team")
     rel = next(r for r in files if r.startswith("user-policies/"))
     loose = files[rel] + (
         '\n[[rule]]\ntoolName = "run_shell_command"\nsubagent = "smith"\n'
@@ -370,11 +370,11 @@ def test_sampled_calls_are_decided_by_the_real_gemini_as_by_the_model(tmp_path: 
 def test_the_conformance_sample_is_decided_by_the_real_gemini_as_by_the_model(
     tmp_path: Path,
 ) -> None:
-    # Over 200 calls of the repository's and the fixtures' matrices, every
+    # Over 200 calls of the team's and the fixtures' matrices, every
     # permission, OpenCode decision and model decision present in each.
     oracle_ = pytest.importorskip("tests.gemini.oracle")
     total = 0
-    for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
+    for index, bundle in enumerate(("team", "claude", "opencode", "permissions")):
         found = decided(bundle)
         chosen = decisions.sample(found, size=70, seed=index)
         _, files = emitted(bundle)

@@ -11,7 +11,7 @@ per command, `external_directory` before a path outside the project, a
 subagent session's own denies, the task tool's reach.
 
 `make test` runs one batched sample of the hard maps (tests/fixtures/hard);
-`make conformance` runs at least 200 calls over the repository bundle and
+`make conformance` runs at least 200 calls over the real-shape team and
 the hard maps, and prints the figures.
 """
 
@@ -169,7 +169,7 @@ def test_opencode_decides_the_hard_calls_as_promptc_does(tmp_path: Path) -> None
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize(("root", "size"), [(bundles.REPOSITORY, 160), (HARD, 80)])
+@pytest.mark.parametrize(("root", "size"), [(bundles.TEAM, 160), (HARD, 80)])
 def test_opencode_decides_a_sample_of_the_matrix_as_promptc_does(
     root: Path, size: int, tmp_path: Path
 ) -> None:
