@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from promptc_compiler import api
 from promptc_compiler.core.project import Project
@@ -213,6 +213,15 @@ def test_no_call_of_the_hard_maps_is_wider_on_the_model(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(files=strategies.tool_list_bundles())
+# Found by the property: a stop with two `*` and a trailing ` *` (`git st?tus *`,
+# written `git st*tus *`) missed the bare `git status` in Claude Code.
+@example(
+    files={
+        "promptc.toml": b'"custom_tools" = ["plan_db"]\n',
+        "specs/agents/scout.md": b"---\ndescription: Agente scout con permisos generados.\n"
+        b"mode: subagent\npermission:\n  '*':\n    '*': allow\n    git st?tus *: ask\n---\nCuerpo.\n",
+    }
+)
 def test_generated_permission_maps_are_never_wider_on_the_model(files: dict[str, bytes]) -> None:
     files = {
         **files,

@@ -284,6 +284,11 @@ def _cover_command(pattern: str) -> Pattern:
     text = pattern.replace("?", "*")
     if text.endswith(":*"):  # Claude Code reads a trailing `:*` as ` *`
         text = text[:-2] + "*"
+    if text.endswith(" *") and text.count("*") > 1:
+        # Claude Code makes a trailing ` *` optional only in a rule with one `*`:
+        # `Bash(git st*tus *)` misses `git status`, which OpenCode's `git st?tus *`
+        # matches. `git st*tus*` covers both (and more, which a stop may).
+        text = text[:-2] + "*"
     cut = _PARENS.search(text)
     if cut:  # `Bash(a (b))` would not parse: keep the text before the paren
         text = text[: cut.start()].rstrip("*") + "*"
