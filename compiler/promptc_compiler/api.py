@@ -127,7 +127,11 @@ class _Collector:
         if level is not None:
             where, p = self.display(problem.path or path), problem
             self.extend(
-                [Diagnostic(where, p.line, p.column, rule, level, p.message, p.hint, p.fix)]
+                [
+                    Diagnostic(
+                        where, p.line, p.column, rule, level, p.message, p.hint, p.fix, p.detail
+                    )
+                ]
             )
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
