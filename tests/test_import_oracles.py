@@ -53,9 +53,10 @@ class Case:
     agent: str  # the imported id, also the runtime's name in these folders
     delegated: bool
     probes: tuple[tuple[str, str], ...]  # (OpenCode permission, input)
+    label: str = ""  # tells apart two cases of one agent
 
     def __str__(self) -> str:
-        return f"{self.folder}-{self.agent}"
+        return "-".join(filter(None, (self.folder, self.agent, self.label)))
 
 
 CASES = (
@@ -140,6 +141,21 @@ MORE = (
     ),
     Case(copilot, "copilot", "copilot", "locked", False, (("bash", "ls"), ("read", "README.md"))),
     Case(codex, "codex", "codex", "explorer", True, (("bash", "ls"), ("bash", "git status"))),
+    # A first word given as a path: Codex's rules match its basename.
+    Case(
+        codex,
+        "codex",
+        "codex",
+        "implementer",
+        True,
+        (
+            ("bash", "/bin/rm -rf build"),
+            ("bash", "/usr/bin/curl https://example.com"),
+            ("bash", "/usr/bin/git push origin main"),
+            ("bash", "/usr/bin/git status"),
+        ),
+        "by-path",
+    ),
 )
 
 

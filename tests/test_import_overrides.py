@@ -304,7 +304,9 @@ def test_a_codex_role_denied_edits_is_built_back_with_its_apply_patch_accepted(
     """A read-only role (or one without apply_patch_freeform) is imported with
     `edit: deny`, as it meant, while Codex still gives it apply_patch: the
     proposed config accepts that widening for the codex target, so the role
-    builds back; a folder with no such role proposes nothing of the kind."""
+    builds back; a folder with no such role proposes nothing of the kind. `bash`
+    is accepted either way: the forced-`rm` asks by path (`*/rm *-*f*`) also take
+    `echo a/rm -f`, which Codex runs and no prefix rule can stop."""
     roles = {
         "writer": 'name = "writer"\ndescription = "Writes."\ndeveloper_instructions = "Write."\n',
         "reader": (
@@ -321,7 +323,7 @@ def test_a_codex_role_denied_edits_is_built_back_with_its_apply_patch_accepted(
         bundle.mkdir()
         plan = plan_import("codex", source.parent.parent, load_config(cwd=bundle))
         accepted = plan.config.get("targets", {}).get("codex", {}).get("accept_wider")
-        assert accepted == (["edit"] if "reader" in names else None), case
+        assert accepted == (["bash", "edit"] if "reader" in names else ["bash"]), case
         for rel, text in plan.files.items():
             (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
             (bundle / rel).write_text(text)

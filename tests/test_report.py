@@ -261,6 +261,7 @@ def test_json_field_set_is_stable() -> None:
                 "message": "msg",
                 "hint": "add text: more",
                 "fixable": False,
+                "detail": None,
             }
         ],
         "summary": {"error": 0, "warning": 0, "info": 1},
@@ -390,6 +391,22 @@ def test_a_long_message_goes_on_with_one_sentence_per_line() -> None:
     ]
     short = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "a; b. c")
     assert list(report.text([short])) == ["a.md:1:1: error [schema] a; b. c"]
+
+
+def test_a_detail_is_printed_below_its_diagnostic_only_with_verbose() -> None:
+    lost = Diagnostic(
+        "a.md", 6, 1, "lost-tool", Severity.WARNING, "`a` loses read, shell",
+        detail="Codex (codex): read, shell: ...\nGemini CLI (gemini): read: ...",
+    )  # fmt: skip
+    head = "a.md:6:1: warning [lost-tool] `a` loses read, shell"
+    assert list(report.text([lost])) == [head]
+    assert list(report.text([lost], verbose=True)) == [
+        head,
+        "    Codex (codex): read, shell: ...",
+        "    Gemini CLI (gemini): read: ...",
+    ]
+    [document] = report.as_json([lost])
+    assert json.loads(document)["diagnostics"][0]["detail"] == lost.detail
 
 
 def test_a_long_sentence_goes_on_at_its_clauses_then_its_words() -> None:

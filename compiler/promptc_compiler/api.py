@@ -127,7 +127,11 @@ class _Collector:
         if level is not None:
             where, p = self.display(problem.path or path), problem
             self.extend(
-                [Diagnostic(where, p.line, p.column, rule, level, p.message, p.hint, p.fix)]
+                [
+                    Diagnostic(
+                        where, p.line, p.column, rule, level, p.message, p.hint, p.fix, p.detail
+                    )
+                ]
             )
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
@@ -555,6 +559,7 @@ class Answer:
     # A command line of several commands: each one and its decision, as OpenCode
     # asks about them (the strictest decides the line; `matching` is its rules).
     commands: tuple[tuple[str, Decision], ...] = ()
+    why: str = ""  # OpenCode's own reason, when no rule decides
 
     def exit_code(self, *, expect: str | None = None) -> int:
         """`promptc can`'s exit code: 0 allow, 10 ask, 20 deny; with `expect`,
@@ -590,8 +595,11 @@ def can(
     path, an agent name; `*` the whole tool), and the rules that decide it. A
     command line is split as OpenCode splits it; the strictest command decides.
     `as_subagent`: the session the agent runs in (default: its `mode`). A
-    UsageError for an unknown agent; a PromptcError when the bundle's errors make
+    UsageError for an unknown agent or a command line bash refuses (empty, or an
+    operator without its command); a PromptcError when the bundle's errors make
     the answer unreliable."""
+    if permission == "bash":
+        _runnable(text)
     runtime, blocking = opencode_runtime(config)
     found = runtime.agents.get(agent)
     if found is None:
@@ -604,6 +612,11 @@ def can(
     rules = found.effective(subagent)
     folders = _outside(config, permission, text)
     asked = [c.text for c in shell.asked(text)] if permission == "bash" else [text]
+    if not asked and not folders and not permission_model.disabled_tools(["bash"], rules):
+        # No command OpenCode asks about (an assignment, a folder change, a
+        # comment): its bash tool runs the line unasked.
+        why = "no command on the line is one OpenCode asks about: it runs the line unasked"
+        return Answer(found, permission, text, subagent, Decision("allow", None), (), why=why)
     if (asked == [text] or not asked) and not folders:
         decision = permission_model.evaluate(rules, permission, text)
         matching = permission_model.matching(rules, permission, text)
@@ -611,7 +624,7 @@ def can(
     # OpenCode asks about each folder outside the project first, then about each
     # command (or the path itself): the strictest answer decides the call.
     questions = [(EXTERNAL, posixpath.join(folder, "*")) for folder in folders]
-    questions += [(permission, c) for c in asked or [text]]
+    questions += [(permission, c) for c in asked]
     commands = tuple(
         (_question(p, q), permission_model.evaluate(rules, p, q)) for p, q in questions
     )
@@ -622,6 +635,19 @@ def can(
 
 
 EXTERNAL = "external_directory"
+
+
+def _runnable(line: str) -> None:
+    """A UsageError for a command line no answer fits: an empty one, or one that
+    bash refuses (`npm test &&`), for which OpenCode asks about an empty command."""
+    if not line.strip():
+        raise UsageError("the command line is empty: give the command to ask about")
+    problem = shell.missing(line)
+    if problem is not None:
+        raise UsageError(
+            f"bash refuses `{line.strip()}`: {problem} (a syntax error, so none of it "
+            "runs); give the whole command line"
+        )
 
 
 def _question(permission: str, text: str) -> str:

@@ -178,3 +178,23 @@ def test_opencode_decides_a_sample_of_the_matrix_as_promptc_does(
     ran = check(root, sample, tmp_path)
     print(f"\nopencode ({root.name}): {len(found)} calls in the matrix, {ran} on the real CLI")
     assert ran >= size * 3 // 4
+
+
+# Lines without a command OpenCode asks about run unasked; a line that ends in an
+# operator gets an empty command from tree-sitter, which OpenCode asks about as
+# the text `` (and bash then refuses the line).
+UNASKED_OR_MISSING = [
+    Call("lead", "bash", "x=1"),
+    Call("lead", "bash", "cd src"),
+    Call("lead", "bash", "npm test &&"),
+    Call("lead", "bash", "git status |"),
+]
+
+
+@pytest.mark.conformance
+def test_opencode_decides_lines_with_nothing_or_an_empty_command_as_promptc_does(
+    tmp_path: Path,
+) -> None:
+    sample = _decided(HARD, UNASKED_OR_MISSING)
+    assert [d.opencode for d in sample] == ["allow", "allow", "ask", "ask"]
+    assert check(HARD, sample, tmp_path) == len(UNASKED_OR_MISSING)

@@ -50,7 +50,8 @@ def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> It
     decision = answer.decision
     shown = json.dumps(answer.input, ensure_ascii=False)
     yield f"{decision.action}  {answer.agent.name}  {answer.permission} {shown}"
-    yield _line(decision.rule, display, answer) + _for(deciding_command(answer))
+    why = answer.why if decision.rule is None and answer.why else None
+    yield (why or _line(decision.rule, display, answer)) + _for(deciding_command(answer))
     if answer.commands:
         yield "each question, as OpenCode asks it (the strictest decides the call):"
         for command, part in answer.commands:
@@ -121,6 +122,7 @@ def _json(answer: Answer, display: Display) -> dict[str, Any]:
         "as_subagent": answer.as_subagent,
         "action": answer.decision.action,
         "rule": _rule(answer.decision.rule, display),
+        "why": answer.why or None,
         "command": deciding_command(answer),
         "matching": [_rule(r, display) for r in answer.matching],
         "commands": [

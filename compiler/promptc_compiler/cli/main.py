@@ -558,7 +558,7 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
         # no-color.org: NO_COLOR set to a non-empty value turns colour off.
         colorless = options.no_color or os.environ.get("NO_COLOR")
         color = fmt == "text" and not colorless and sys.stdout.isatty()
-        for line in _reporter(fmt)([diagnostics[i] for i in shown], color):
+        for line in _reporter(fmt, options.verbose)([diagnostics[i] for i in shown], color):
             click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
     if not options.quiet and fmt in ("text", "github"):
@@ -568,7 +568,9 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
     return exit_codes.of_run(result.diagnostics, fixed=result.fixed, strict=options.strict)
 
 
-def _reporter(fmt: str) -> report.Reporter:
+def _reporter(fmt: str, verbose: bool = False) -> report.Reporter:
+    if fmt == "text":
+        return functools.partial(report.text, verbose=verbose)
     if fmt != "sarif":
         return report.REPORTERS[fmt]
     # A SARIF log describes every rule: that needs the registry.

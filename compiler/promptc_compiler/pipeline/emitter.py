@@ -209,12 +209,26 @@ def unmanaged(config: Config, names: Iterable[str], generated: Collection[str]) 
 
 
 _Place = tuple[str, Path, int, int]  # rule, file, line, column
+# The longest lost-tool line, its place and level included: one line per agent,
+# whatever the targets; what each runtime takes is its detail (--verbose).
+LOST_WIDTH = 120
+
+
+@dataclass
+class _Lost:
+    """What the targets take from one agent: its kinds of tool, and each target's
+    finding."""
+
+    agent: str
+    kinds: dict[str, None] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)
 
 
 def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) -> None:
     """Each refused widening an error, each lost tool a warning, at the spec line that
     says it; what several targets find at one place is one message."""
     found: dict[_Place, list[str]] = {}
+    lost: dict[_Place, _Lost] = {}
     for project, proof in proofs:
         for (_, permission), wider in grouped(proof.refused).items():
             place = _wider_place(project, wider[0])
@@ -222,15 +236,29 @@ def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) ->
         for agent, kinds in proof.lost.items():
             spec = project.agents[agent]
             pos = spec.where("permission", key=True)
-            message = (
-                f"{proof.runtime} ({proof.target}): `{agent}` loses {', '.join(kinds)}: "
-                f"OpenCode lets it make such calls, the {proof.target} files none"
+            taken = lost.setdefault(
+                ("lost-tool", spec.source.path, pos.line, pos.column), _Lost(agent)
             )
-            place = ("lost-tool", spec.source.path, pos.line, pos.column)
-            found.setdefault(place, []).append(message)
+            taken.kinds.update(dict.fromkeys(kinds))
+            taken.details.append(
+                f"{proof.runtime} ({proof.target}): {', '.join(kinds)}: OpenCode lets "
+                f"`{agent}` make such calls, the {proof.target} files none"
+            )
     for (rule, path, line, column), messages in found.items():
         problem = Problem(line, column, " Also: ".join(messages), path=path)
         collector.add(rule, path, problem)
+    for (rule, path, line, column), taken in lost.items():
+        head = f"{collector.display(path)}:{line}:{column}: warning [{rule}] "
+        message = _lost_message(taken, LOST_WIDTH - len(head))
+        detail = "\n".join(taken.details)
+        collector.add(rule, path, Problem(line, column, message, path=path, detail=detail))
+
+
+def _lost_message(taken: _Lost, room: int) -> str:
+    """The agent and the tools some target takes from it (which target: the
+    detail), or how many when they do not fit in `room` characters."""
+    message = f"`{taken.agent}` loses {', '.join(sorted(taken.kinds))}"
+    return message if len(message) <= room else f"`{taken.agent}` loses {len(taken.kinds)} tools"
 
 
 def _wider_place(project: Project, widening: Widening) -> _Place:
