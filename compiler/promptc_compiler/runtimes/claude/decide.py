@@ -82,7 +82,7 @@ import json
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -209,6 +209,12 @@ class Claude:
         if agent is not None and verdict.action == "ask" and self._mode(agent) == "dontAsk":
             return Verdict("deny", f"{verdict.why}; in don't-ask mode Claude Code refuses it")
         return verdict
+
+    def alike(self, agent: str) -> Hashable:
+        """The agent's tools, the agents it may start and its mode: its name and
+        path show only in the reasons."""
+        found = self.agents.get(agent.replace("/", "-"))
+        return None if found is None else (found.tools, found.spawn, found.mode)
 
     def _mode(self, agent: Agent) -> str:
         session = MODES.get(self.mode, "default")

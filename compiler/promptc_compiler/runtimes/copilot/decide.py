@@ -40,7 +40,7 @@ the real CLI on a sample.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,6 +132,16 @@ class Copilot:
                 "allow", f"Copilot CLI gives its main session `{ALWAYS[call.permission]}`"
             )
         return _own(call, alias or "")
+
+    def alike(self, agent: str) -> Hashable:
+        """The agent's tools and its hook's tables (the hook names the agent only in
+        its reasons)."""
+        found = self.agents.get(agent.replace("/", "-"))
+        if found is None:
+            return None
+        hook = found.hook
+        tables = (hook.contexts, tuple(hook.tables.items())) if isinstance(hook, Hook) else hook
+        return (found.tools, tables)
 
     def _hook(self, agent: Agent, call: Call) -> Verdict | None:
         if agent.hook is None:
