@@ -86,8 +86,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.claude import decide_shell as claude_shell
@@ -494,7 +493,7 @@ def _entry(text: str) -> Entry:
 def _frontmatter(text: str) -> dict[str, object] | None:
     if not text.startswith("---\n") or "\n---" not in text[3:]:
         return None
-    front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+    front = loader.safe_load(text[4:].split("\n---", 1)[0])
     return front if isinstance(front, dict) else None
 
 

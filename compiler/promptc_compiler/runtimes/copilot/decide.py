@@ -44,8 +44,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.copilot import script as copilot_script
@@ -217,7 +216,7 @@ def load(files: Mapping[str, str]) -> Copilot:
     agents: dict[str, Agent] = {}
     for rel, text in sorted(files.items()):
         if rel.startswith(".github/agents/") and rel.endswith(".md") and text.startswith("---\n"):
-            front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+            front = loader.safe_load(text[4:].split("\n---", 1)[0])
             if not isinstance(front, dict):
                 continue
             name = front.get("name") or rel.rsplit("/", 1)[-1].split(".", 1)[0]

@@ -62,8 +62,7 @@ import tomllib
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 
@@ -491,7 +490,7 @@ def load(files: Mapping[str, str], *, interactive: bool = True) -> Gemini:
     found: list[Rule] = list(DEFAULTS)
     for rel, text in sorted(files.items()):
         if rel.startswith(AGENT_FOLDERS) and rel.endswith(".md") and text.startswith("---\n"):
-            front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+            front = loader.safe_load(text[4:].split("\n---", 1)[0])
             if isinstance(front, dict) and isinstance(front.get("name"), str):
                 listed = front.get("tools")
                 tools = (
