@@ -65,8 +65,20 @@ def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
     # A run that failed says so in its row: every promptc run exited 0.
     assert not [row for row in rows if "exit [" in row]
     assert "| python: create 16 empty files" in out
-    assert "N=16 cold check / imports:" in out
-    assert "N=16 warm check / floor:" in out
+    # Issue 34's targets, each measured or saying what it lacks: without peers,
+    # the check against the imports and the lint's cost per agent are measured.
+    targets = out.split("issue 34 targets, measured in this run:\n", 1)[1].splitlines()[:6]
+    assert [line.split(":", 1)[0] for line in targets] == [
+        "- N=16 cold build claude+opencode, rulesync 17.0.0 / promptc",
+        "- N=1000 cold build claude+opencode, rulesync 17.0.0 / promptc",
+        "- N=1000 cold lint, cclint 0.2.10 / promptc",
+        "- N=10000 peak RSS of the claude+opencode build, promptc",
+        '- N=16 cold check / python -c "import yaml, jsonschema, jinja2"',
+        "- cold lint, CPU per agent",
+    ]
+    assert targets[0].endswith("not measured (no rulesync in --peers DIR) (target >= 2x)")
+    assert "not measured" not in targets[4]
+    assert targets[5].startswith("- cold lint, CPU per agent: N=16 ")
     # Every bundle, and every folder a cold run moved aside, is gone at the end.
     assert list(scratch.iterdir()) == []
 
