@@ -132,3 +132,21 @@ def test_the_watched_edit_benchmark_runs_and_prints_each_edit(command: str, tmp_
     assert lines[0] == f"| edit (16 agents, {command}) | from scratch | kept |"
     rows = [line.split("|")[1].strip() for line in lines[2:]]
     assert rows == ["agent", "agent, broken", "fragment"]
+
+
+def test_the_collector_benchmark_prints_a_row_for_every_size(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = run_script(
+        "gc_share.py", "--sizes", "2", "3", "--types", "3", cwd=tmp_path, scratch=scratch
+    )
+    rows = [line.split("|")[1:] for line in out.splitlines() if line[:2] == "| "]
+    assert [row[0].strip() for row in rows[1:]] == ["2", "3"]
+    assert all(row[4].strip().endswith("%") for row in rows[1:])
+    # What --types counts, for each size: where a run at 3 agents never collects
+    # fully, it says 0 objects rather than nothing.
+    assert [line.split(":")[0] for line in out.splitlines() if line.startswith("N=")] == [
+        "N=2",
+        "N=3",
+    ]
+    assert list(scratch.iterdir()) == []
