@@ -19,7 +19,7 @@ from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project, Spec, make_project
 from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
 from promptc_compiler.permissions.calls import Call
-from promptc_compiler.pipeline.proof import Proof, Widening, grouped, prove, with_proof
+from promptc_compiler.pipeline.proof import Matrix, Proof, Widening, grouped, prove, with_proof
 from promptc_compiler.runtimes import TARGET_NAMES, TARGETS, compose_as
 
 
@@ -54,6 +54,7 @@ def emit(
     config = collector.config
     projects = {lint_project.target: lint_project}  # by the target composed for
     proofs: list[tuple[Project, Proof]] = []
+    matrix = Matrix()  # every target's proof decides the same calls of OpenCode's
     for name in sorted(names):
         composed_for = compose_as(name)
         project = projects.get(composed_for)
@@ -68,7 +69,7 @@ def emit(
                 collector.add("emit", config.out / name / rel, problem)
             texts[rel] = text
             files[f"{name}/{rel}"] = text.encode("utf-8")
-        proof = prove(project, name, texts)
+        proof = prove(project, name, texts, matrix)
         if proof is not None:
             proofs.append((project, proof))
             collector.proved(proof)

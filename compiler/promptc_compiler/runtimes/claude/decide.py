@@ -86,12 +86,11 @@ import json
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.claude import decide_shell as claude_shell
@@ -213,6 +212,12 @@ class Claude:
         if agent is not None and verdict.action == "ask" and self._mode(agent) == "dontAsk":
             return Verdict("deny", f"{verdict.why}; in don't-ask mode Claude Code refuses it")
         return verdict
+
+    def alike(self, agent: str) -> Hashable:
+        """The agent's tools, the agents it may start and its mode: its name and
+        path show only in the reasons."""
+        found = self.agents.get(agent.replace("/", "-"))
+        return None if found is None else (found.tools, found.spawn, found.mode)
 
     def _mode(self, agent: Agent) -> str:
         session = MODES.get(self.mode, "default")
@@ -510,7 +515,7 @@ def _entry(text: str) -> Entry:
 def _frontmatter(text: str) -> dict[str, object] | None:
     if not text.startswith("---\n") or "\n---" not in text[3:]:
         return None
-    front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+    front = loader.safe_load(text[4:].split("\n---", 1)[0])
     return front if isinstance(front, dict) else None
 
 
