@@ -68,8 +68,10 @@ test: lint typecheck layers pytest
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The decision oracles (tests/oracles): each real runtime, offline, decides the
-# tool calls a scripted model server on 127.0.0.1 makes it attempt. Too slow
-# for `make test` (an OpenCode run takes 20-40 s), whose pytest leaves the
+# tool calls a scripted model server on 127.0.0.1 makes it attempt; with them,
+# the end-to-end runs of real tools (pip installing the wheel, pre-commit and
+# the CI recipes, the benchmark scripts). Too slow for `make test` (an
+# OpenCode run takes 20-40 s, the recipes 2 min), whose pytest leaves the
 # `conformance` marker out (pyproject.toml's addopts); tests spread one by one
 # over the cores, as a file holds many runs.
 conformance: $(VENV)/.installed npm bytecode

@@ -33,6 +33,7 @@ from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.project import make_project
 from promptc_compiler.pipeline import lint
+from promptc_compiler.runtimes import TARGET_NAMES
 from promptc_compiler.runtimes.translations import Translated
 
 COMMANDS = [
@@ -113,7 +114,7 @@ def analyse(root: Path) -> None:
     config = load_config(cwd=root)
     bundle = load_bundle(config)
     target = next(iter(config.targets), "opencode")
-    composition = compose_bundle(bundle, target, config.display)
+    composition = compose_bundle(bundle, target, TARGET_NAMES, config.display)
     project = Translated.of(make_project(config, bundle, composition, target))
     ready = time.perf_counter()
     times: dict[str, float] = {}

@@ -25,6 +25,7 @@ from speed import CAVEMAN  # one synthetic snippet for every benchmark (benchmar
 from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import load_config
+from promptc_compiler.runtimes import TARGET_NAMES
 
 AGENT = """\
 ---
@@ -70,10 +71,10 @@ def median_compose(root: Path, repeat: int) -> tuple[float, float]:
     for _ in range(repeat):
         bundle = load_bundle(config)  # freshly loaded files: no scan remembered yet
         start = time.perf_counter()
-        compose_bundle(bundle, "opencode", config.display)
+        compose_bundle(bundle, "opencode", TARGET_NAMES, config.display)
         cold.append(time.perf_counter() - start)
         start = time.perf_counter()
-        compose_bundle(bundle, "claude", config.display)
+        compose_bundle(bundle, "claude", TARGET_NAMES, config.display)
         warm.append(time.perf_counter() - start)
     return statistics.median(cold), statistics.median(warm)
 

@@ -1,4 +1,4 @@
-"""Time `promptc check` and `promptc build`, cold and warm, next to the interpreter floor.
+"""Time `promptc check`, `lint` and `build`, cold and warm, next to the interpreter and the peers.
 
 Generates bundles of N agents (about 150 lines each: the caveman snippet with a
 parameter, a flow fragment, a per-target block and a permission map), then
@@ -7,7 +7,7 @@ time, the median CPU time (user and system, of every thread; the steadier
 figure on a shared machine), the wall time's ratio to the baselines timed in
 the same run, and the peak RSS (the repo's own bundle, ndomo, is timed too):
 
-- floor: `python -c pass`; imports: `python -c "import yaml, jinja2, jsonschema, click"`
+- floor: `python -c pass`; imports: `python -c "import yaml, jsonschema, jinja2"`
   (both with the interpreter running this script, i.e. the same environment);
 - files: a fresh process creating N empty files in the scratch folder, what a
   cold build's file creations cost the disk alone at that moment;
@@ -22,7 +22,15 @@ and `--agnix PATH` names agnix's binary; each gets the same N agents in its own
 source format. A peer that fails says so in the output. rulesync runs twice, on
 the same work as a cold promptc build each time: for OpenCode alone (the
 bundle's own target) and for Claude Code and OpenCode together (against the
-same bundle built for both, a row of its own).
+same bundle built for both, a row of its own). Peers run at N up to 1000; above
+that only rulesync for both runtimes, whose peak memory is compared.
+
+The run ends with the ratios issue 34 sets as targets, each measured in this
+run (see `targets`): the cold two-runtime build against rulesync 17.0.0 at
+N=16 and N=1000, a cold lint against cclint 0.2.10 at N=1000, the two-runtime
+build's peak memory against rulesync's at N=10000, a cold check of 16 agents
+against importing yaml, jsonschema and jinja2, and a cold lint's CPU time per
+agent at every size.
 
 Nothing is deleted until every run is done: every bundle lives in one scratch
 folder, and what a cold run must not find is renamed into a graveyard inside
@@ -217,6 +225,14 @@ class Table:
         print(self._line(self.rows[-1]), flush=True)
         return median
 
+    def row(self, name: str, size: int) -> tuple[str, int, float, float, int, str] | None:
+        """A row that exited 0, if it was measured."""
+        return next((r for r in self.rows if r[:2] == (name, size) and not r[5]), None)
+
+    def wall(self, name: str, size: int) -> float:
+        """The median wall time of a row."""
+        return next(row[2] for row in self.rows if row[:2] == (name, size))
+
     def cpu(self, name: str, size: int) -> float:
         """The median CPU time of a row (all of the process's threads and children)."""
         return next(row[3] for row in self.rows if row[:2] == (name, size))
@@ -249,11 +265,9 @@ def files_row(table: Table, size: int, repeat: int) -> None:
     table.measure(f"python: create {size} empty files", size, command, table.scratch, repeat)
 
 
-def promptc_rows(
-    table: Table, size: int, repeat: int, promptc: str, both: bool
-) -> dict[str, float]:
-    """The four runs of the size's bundle; with `both`, a cold build of it for
-    both runtimes too (what rulesync's two-target run is compared with)."""
+def promptc_rows(table: Table, size: int, repeat: int, promptc: str) -> dict[str, float]:
+    """The five runs of the size's bundle, and a cold build of it for both
+    runtimes (what rulesync's two-target run is compared with)."""
     out: dict[str, float] = {}
 
     def cold_build(name: str, root: Path) -> float:
@@ -264,7 +278,7 @@ def promptc_rows(
     write_promptc(root, size)
     subprocess.run([promptc, "build", "--no-cache", "-q"], cwd=root, check=False)
     out["check cold"] = table.measure(
-        "promptc check, cold",
+        CHECK,
         size,
         [promptc, "check", "-q"],
         root,
@@ -275,38 +289,38 @@ def promptc_rows(
         "promptc check, warm", size, [promptc, "check", "-q"], root, repeat
     )
     out["lint cold"] = table.measure(
-        "promptc lint, cold", size, [promptc, "lint", "-q"], root, repeat, [root / ".promptc-cache"]
+        LINT, size, [promptc, "lint", "-q"], root, repeat, [root / ".promptc-cache"]
     )
     out["build cold"] = cold_build("promptc build, cold", root)
     out["build warm"] = table.measure(
         "promptc build, warm", size, [promptc, "build", "-q"], root, repeat
     )
-    if both:
-        root = table.folder()
-        write_promptc(root, size, BOTH_TARGETS)
-        out["build cold, both"] = cold_build("promptc build, cold (claude+opencode)", root)
+    root = table.folder()
+    write_promptc(root, size, BOTH_TARGETS)
+    out["build cold, both"] = cold_build(BOTH, root)
     return out
 
 
+BOTH = "promptc build, cold (claude+opencode)"
+LINT = "promptc lint, cold"
+CHECK = "promptc check, cold"
+IMPORTS = "python: import yaml, jsonschema, jinja2"
 RULESYNC_ONE = "rulesync generate (opencode)"
 RULESYNC_BOTH = "rulesync generate (claude+opencode)"
 CCLINT = "cclint agents (lint only)"
 # The promptc row of each run the peers are compared with.
-WORK_ROWS = {
-    "build cold": "promptc build, cold",
-    "build cold, both": "promptc build, cold (claude+opencode)",
-    "lint cold": "promptc lint, cold",
-}
-# Which promptc run does the same work as each peer's, and the least ratio
-# (peer / promptc) promptc must keep at N=16 and at N=1000.
+WORK_ROWS = {"build cold": "promptc build, cold", "build cold, both": BOTH, "lint cold": LINT}
+# Which promptc run does the same work as each peer's.
 PAIRS = {
-    RULESYNC_ONE: ("build cold", None),
-    RULESYNC_BOTH: ("build cold, both", {16: 2.0, 1000: 3.0}),
-    CCLINT: ("lint cold", {1000: 1.0}),
+    RULESYNC_ONE: "build cold",
+    RULESYNC_BOTH: "build cold, both",
+    CCLINT: "lint cold",
 }
 
 
 def peer_rows(table: Table, size: int, repeat: int, peers: Path | None, agnix: Path | None) -> None:
+    """Every peer at N up to 1000; above, rulesync for both runtimes only (its
+    peak memory is a target)."""
     tools = []
     if peers is not None:
         bin_dir = peers / "node_modules/.bin"
@@ -328,7 +342,9 @@ def peer_rows(table: Table, size: int, repeat: int, peers: Path | None, agnix: P
         )
         tools.append((CCLINT, write_agnix, [str(bin_dir / "cclint"), "agents", "--quiet"], []))
         tools = [tool for tool in tools if Path(tool[2][0]).exists()]
-    if agnix is not None:
+        if size > 1000:
+            tools = [tool for tool in tools if tool[0] == RULESYNC_BOTH]
+    if agnix is not None and size <= 1000:
         tools.append(("agnix (lint only)", write_agnix, [str(agnix), "."], []))
     for name, write, command, outputs in tools:
         root = table.folder()
@@ -365,8 +381,8 @@ def run(args: argparse.Namespace, table: Table, started: float) -> None:
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     table.floor = table.measure("python -c pass (floor)", 0, [python, "-c", "pass"], Path.cwd(), 15)
-    imports = [python, "-c", "import yaml, jinja2, jsonschema, click"]
-    table.imports = table.measure("python: import dependencies", 0, imports, Path.cwd(), 15)
+    imports = [python, "-c", "import yaml, jsonschema, jinja2"]
+    table.imports = table.measure(IMPORTS, 0, imports, Path.cwd(), 15)
     repo = Path(__file__).resolve().parents[1]
     promptc = str(args.promptc or Path(python).with_name("promptc"))
     ndomo = table.measure(
@@ -379,42 +395,59 @@ def run(args: argparse.Namespace, table: Table, started: float) -> None:
     results: dict[int, dict[str, float]] = {}
     for size in args.sizes:
         repeat = args.repeat if size <= 100 else 3 if size <= 1000 else 1
-        peers = size <= 1000  # the peers are compared at N=16 and N=1000
         files_row(table, size, repeat)
-        results[size] = promptc_rows(table, size, repeat, promptc, peers)
-        if peers:
-            peer_rows(table, size, repeat, args.peers, args.agnix)
+        results[size] = promptc_rows(table, size, repeat, promptc)
+        peer_rows(table, size, repeat, args.peers, args.agnix)
     print()
     print(f"ndomo cold check / imports: {ndomo / table.imports:.2f}")
-    for size in (1000, 10000):
-        if size in results:
-            cold = results[size]["check cold"]
-            print(f"N={size} cold check: {cold:.2f} s, {cold / table.imports:.1f}x imports")
-    small = results.get(16)
-    if small:
-        print(
-            f"N=16 cold check / imports: {small['check cold'] / table.imports:.2f} (target <= 1.2)"
-        )
-        print(f"N=16 warm check / floor:   {small['check warm'] / table.floor:.2f} (target <= 8)")
-    for size in (1000, 10000):
-        peaks = [row[4] for row in table.rows if row[1] == size and row[0].startswith("promptc")]
-        if peaks:
-            print(
-                f"N={size} peak RSS of any promptc run: {max(peaks) / 1024:.0f} MiB = "
-                f"{max(peaks) * 1024 / 1e6:.0f} MB (target <= 200 MB)"
-            )
-    if 1000 in results and 10000 in results:
-        ratio = results[10000]["build cold"] / results[1000]["build cold"]
-        print(f"N=10000 / N=1000 cold build: {ratio:.1f} (target <= 12)")
     for row in table.rows:
         if row[0] in PAIRS and row[1] in results:
-            work, targets = PAIRS[row[0]]
-            least = (targets or {}).get(row[1])
-            target = f" (target >= {least:g})" if least else ""
-            ratio = row[2] / results[row[1]][work]
-            cpu = row[3] / table.cpu(WORK_ROWS[work], row[1])
-            print(f"N={row[1]} {row[0]} / promptc {work}: {ratio:.1f}x, CPU {cpu:.1f}x{target}")
+            work = WORK_ROWS[PAIRS[row[0]]]
+            ratio, cpu = row[2] / table.wall(work, row[1]), row[3] / table.cpu(work, row[1])
+            print(f"N={row[1]} {row[0]} / {work}: {ratio:.1f}x, CPU {cpu:.1f}x")
+    print()
+    for line in targets(table, args.peers):
+        print(line)
     print(f"benchmark wall time: {time.perf_counter() - started:.0f} s")
+
+
+def targets(table: Table, peers: Path | None) -> list[str]:
+    """Issue 34's targets, each a ratio of two rows of this run (wall time, CPU
+    time in brackets), or what is missing to measure it."""
+
+    def ratio(name: str, size: int, over: str, over_size: int, why: str) -> str:
+        mine, theirs = table.row(name, size), table.row(over, over_size)
+        if mine is None or theirs is None:
+            return f"not measured ({why})"
+        return f"{mine[2] / theirs[2]:.2f}x ({mine[3] / theirs[3]:.2f}x CPU)"
+
+    def peer(name: str, size: int) -> str:
+        installed = peers is not None and (peers / "node_modules/.bin" / name).exists()
+        return f"--sizes without {size}" if installed else f"no {name} in --peers DIR"
+
+    found = ["issue 34 targets, measured in this run:"]
+    for size, least in ((16, 2), (1000, 3)):
+        got = ratio(RULESYNC_BOTH, size, BOTH, size, peer("rulesync", size))
+        found.append(
+            f"- N={size} cold build claude+opencode, rulesync 17.0.0 / promptc: {got} "
+            f"(target >= {least}x)"
+        )
+    got = ratio(CCLINT, 1000, LINT, 1000, peer("cclint", 1000))
+    found.append(f"- N=1000 cold lint, cclint 0.2.10 / promptc: {got} (target >= 1x)")
+    mine, theirs = table.row(BOTH, 10000), table.row(RULESYNC_BOTH, 10000)
+    if mine is None or theirs is None:
+        got = f"not measured ({peer('rulesync', 10000)})"
+    else:
+        ours, peak = mine[4] / 1024, theirs[4] / 1024
+        got = f"{ours:.0f} MiB, rulesync {peak:.0f} MiB, {ours / peak:.2f}x"
+    found.append(f"- N=10000 peak RSS of the claude+opencode build, promptc: {got} (target < 1x)")
+    got = ratio(CHECK, 16, IMPORTS, 0, "--sizes without 16")
+    found.append(
+        f'- N=16 cold check / python -c "import yaml, jsonschema, jinja2": {got} (target <= 3x)'
+    )
+    costs = [f"N={r[1]} {r[3] / r[1] * 1000:.2f} ms" for r in table.rows if r[0] == LINT and r[1]]
+    found.append(f"- cold lint, CPU per agent: {', '.join(costs)} (target: flat)")
+    return found
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""The bundles target tests run on: the repository's own, and fixture bundles under tests/fixtures.
+"""The bundles target tests run on: fixture bundles under tests/fixtures.
 
-Tests take whatever a bundle holds (its agents, modes, emitted files) from the
-bundle itself, so they follow the repository's bundle as it grows.
+tests/fixtures/team is the real-shape one: a frozen copy of the repository's
+own bundle (16 agents, 3 modes, a skill, fragments with parameters, every
+runtime's overrides) with its prose cut short. Unit tests run on it, never on
+the repository's bundle, which changes as the team it describes does and is
+checked by tests/test_repository_bundle.py alone.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.core.project import make_project
+from promptc_compiler.runtimes import TARGET_NAMES
 from promptc_compiler.runtimes.translations import Translated
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 FIXTURES = REPOSITORY / "tests" / "fixtures"
+TEAM = FIXTURES / "team"
 
 
 def config(root: Path) -> Config:
@@ -27,7 +32,8 @@ def project(root: Path, target: str) -> Translated:
     """The checked model one target is emitted from, with translations of its own."""
     settings = config(root)
     bundle = load_bundle(settings)
-    return Translated.of(make_project(settings, bundle, compose_bundle(bundle, target), target))
+    composition = compose_bundle(bundle, target, TARGET_NAMES)
+    return Translated.of(make_project(settings, bundle, composition, target))
 
 
 def render(root: Path, target: str, *, lint_errors: bool = False) -> dict[str, bytes]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS
 from tests.oracles import harness
 
 # The figures of this process's decision tests, for the run's summary.

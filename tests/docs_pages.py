@@ -20,7 +20,7 @@ from promptc_compiler import api, rules
 from promptc_compiler.cli.main import cli
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.resources import load_schema
-from promptc_compiler.runtimes.targets import TARGETS, options_schema
+from promptc_compiler.runtimes import TARGETS, options_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,7 +97,7 @@ def target_values_block() -> str:
     """What `target` holds while each target of the registry is composed (promptc_compiler.pipeline.emitter)."""
     lines = ["| target | runtime | `target` holds |", "|---|---|---|"]
     for name, target in TARGETS.items():
-        composed = getattr(target, "COMPOSE_AS", name)
+        composed = target.COMPOSE_AS
         note = "" if composed == name else " (the same bodies as that target)"
         lines.append(f"| {name} | {target.RUNTIME} | `{composed}`{note} |")
     return "\n".join(lines) + "\n"

@@ -15,7 +15,8 @@ from types import ModuleType
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# Slow end to end (the benchmark scripts run end to end): `make conformance` runs it, not `make test`.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,8 +66,20 @@ def test_speed_script_prints_every_row_and_ratio(tmp_path: Path) -> None:
     # A run that failed says so in its row: every promptc run exited 0.
     assert not [row for row in rows if "exit [" in row]
     assert "| python: create 16 empty files" in out
-    assert "N=16 cold check / imports:" in out
-    assert "N=16 warm check / floor:" in out
+    # Issue 34's targets, each measured or saying what it lacks: without peers,
+    # the check against the imports and the lint's cost per agent are measured.
+    targets = out.split("issue 34 targets, measured in this run:\n", 1)[1].splitlines()[:6]
+    assert [line.split(":", 1)[0] for line in targets] == [
+        "- N=16 cold build claude+opencode, rulesync 17.0.0 / promptc",
+        "- N=1000 cold build claude+opencode, rulesync 17.0.0 / promptc",
+        "- N=1000 cold lint, cclint 0.2.10 / promptc",
+        "- N=10000 peak RSS of the claude+opencode build, promptc",
+        '- N=16 cold check / python -c "import yaml, jsonschema, jinja2"',
+        "- cold lint, CPU per agent",
+    ]
+    assert targets[0].endswith("not measured (no rulesync in --peers DIR) (target >= 2x)")
+    assert "not measured" not in targets[4]
+    assert targets[5].startswith("- cold lint, CPU per agent: N=16 ")
     # Every bundle, and every folder a cold run moved aside, is gone at the end.
     assert list(scratch.iterdir()) == []
 
@@ -120,3 +133,21 @@ def test_the_watched_edit_benchmark_runs_and_prints_each_edit(command: str, tmp_
     assert lines[0] == f"| edit (16 agents, {command}) | from scratch | kept |"
     rows = [line.split("|")[1].strip() for line in lines[2:]]
     assert rows == ["agent", "agent, broken", "fragment"]
+
+
+def test_the_collector_benchmark_prints_a_row_for_every_size(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = run_script(
+        "gc_share.py", "--sizes", "2", "3", "--types", "3", cwd=tmp_path, scratch=scratch
+    )
+    rows = [line.split("|")[1:] for line in out.splitlines() if line[:2] == "| "]
+    assert [row[0].strip() for row in rows[1:]] == ["2", "3"]
+    assert all(row[4].strip().endswith("%") for row in rows[1:])
+    # What --types counts, for each size: where a run at 3 agents never collects
+    # fully, it says 0 objects rather than nothing.
+    assert [line.split(":")[0] for line in out.splitlines() if line.startswith("N=")] == [
+        "N=2",
+        "N=3",
+    ]
+    assert list(scratch.iterdir()) == []

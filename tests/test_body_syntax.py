@@ -12,9 +12,9 @@ import pytest
 
 from promptc_compiler.base import body_syntax
 from promptc_compiler.base.body_syntax import Fence, code_spans, fenced_blocks
-from promptc_compiler.core.exposure import AGENT, Source
 from promptc_compiler.core.scan import scan
 from promptc_compiler.pipeline import import_text
+from promptc_compiler.rules.exposure import AGENT, Source
 
 # (id, body, fenced blocks as (start, end, closed))
 FENCES = [

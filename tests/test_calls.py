@@ -66,6 +66,10 @@ def runtime_and_project(make_bundle: MakeBundle) -> tuple[Runtime, Project]:
         (Call("lead", "bash", "git status | wc -l"), "ask"),
         (Call("lead", "bash", "echo $(rm x)"), "deny"),
         (Call("lead", "bash", "cd src"), "allow"),
+        (Call("lead", "bash", "x=1"), "allow"),  # nothing on the line is asked about
+        # Ending in an operator, the line gets an empty command, which `"*"` asks.
+        (Call("lead", "bash", "git status &&"), "ask"),
+        (Call("lead", "bash", "git status && git status"), "allow"),
         # A file command naming a folder outside the project asks external_directory.
         (Call("lead", "bash", "git status && cat /etc/passwd"), "deny"),
         (Call("lead", "edit", "src/app.py"), "allow"),
@@ -134,8 +138,8 @@ def test_the_matrix_covers_every_agent_permission_and_pattern(
         assert found in lead, found
 
 
-def test_the_repository_matrix_is_of_real_size() -> None:
-    project = bundles.project(bundles.REPOSITORY, "opencode")
+def test_the_team_matrix_is_of_real_size() -> None:
+    project = bundles.project(bundles.TEAM, "opencode")
     runtime = calls.runtime_of(project)
     matrix = calls.matrix(project, runtime)
     agents = {c.agent for c in matrix}

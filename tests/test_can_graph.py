@@ -177,6 +177,72 @@ def test_can_decides_a_command_line_per_command(run: Runner) -> None:
     assert single["command"] is None
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("", "promptc: the command line is empty: give the command to ask about\n"),
+        ("  ", "promptc: the command line is empty: give the command to ask about\n"),
+        (
+            "npm test &&",
+            "promptc: bash refuses `npm test &&`: no command after `&&` (a syntax error, "
+            "so none of it runs); give the whole command line\n",
+        ),
+        (
+            "; git status",
+            "promptc: bash refuses `; git status`: no command before `;` (a syntax error, "
+            "so none of it runs); give the whole command line\n",
+        ),
+    ],
+)
+@pytest.mark.usefixtures("team")
+def test_can_refuses_a_line_bash_refuses_or_an_empty_one(
+    run: Runner, line: str, message: str
+) -> None:
+    # OpenCode asks about the empty command tree-sitter finds after `&&`, and
+    # bash refuses the line: no answer would say what the line does.
+    result = run("can", "craftsman", "bash", line)
+    assert (result.code, result.out, result.err) == (2, "", message)
+    # The same commands, whole, are answered.
+    assert run("can", "craftsman", "bash", "npm test && git status").code == 10
+    assert run("can", "craftsman", "bash", "git status;").code == 0
+
+
+@pytest.mark.usefixtures("team")
+def test_can_allows_a_line_with_no_command_opencode_asks_about(run: Runner) -> None:
+    # OpenCode's bash tool asks nothing for an assignment or a folder change in
+    # the project, and runs the line: `"*": ask` does not decide it.
+    why = "no command on the line is one OpenCode asks about: it runs the line unasked"
+    result = run("can", "craftsman", "bash", "x=1")
+    assert (result.code, result.out) == (0, f'allow  craftsman  bash "x=1"\n{why}\n')
+    data = json.loads(run("can", "craftsman", "bash", "cd src", "--format", "json").out)
+    assert (data["action"], data["rule"], data["why"]) == ("allow", None, why)
+    # A command on the line is asked about as ever, and a rule decides it.
+    assert run("can", "craftsman", "bash", "x=1 && ls").code == 10
+    ruled = json.loads(run("can", "craftsman", "bash", "ls", "--format", "json").out)
+    assert (ruled["action"], ruled["why"]) == ("ask", None)
+
+
+def test_can_denies_even_an_assignment_to_an_agent_without_a_shell(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    quiet = "description: Reads and reports.\nmode: primary\npermission:\n  bash: deny"
+    make_bundle({"promptc.toml": "", "specs/agents/quiet.md": agent(quiet)})
+    result = run("can", "quiet", "bash", "x=1")
+    assert result.code == 20  # OpenCode does not offer it the bash tool at all
+    assert result.out.splitlines()[1] == "specs/agents/quiet.md:5:3: bash: deny"
+
+
+def test_can_asks_only_about_the_folder_a_folder_change_leaves_for(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    make_bundle({"promptc.toml": "", "specs/agents/cleaner.md": agent(OUTSIDE)})
+    data = json.loads(run("can", "cleaner", "bash", "cd /etc", "--format", "json").out)
+    assert [(c["command"], c["action"]) for c in data["commands"]] == [
+        ("external_directory /etc/*", "deny")
+    ]
+    assert run("can", "cleaner", "bash", "cd src").code == 0
+
+
 OUTSIDE = """
 description: Cleans up, inside the project only.
 mode: primary

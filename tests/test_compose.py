@@ -20,9 +20,10 @@ from promptc_compiler.core.bundle import Bundle, fragment_name, load_bundle
 from promptc_compiler.core.compose import Composition, LineOrigin, Site, compose_bundle
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import load_bytes
+from promptc_compiler.runtimes import TARGET_NAMES
+from tests.bundles import TEAM
 from tests.conftest import MakeBundle, Run
 
-ROOT = Path(__file__).resolve().parent.parent
 HEAD = "---\ndescription: Test agent.\n---\n"  # the agent body starts on line 4
 AGENT = Path("specs/agents/a.md")
 Runner = Callable[..., Run]
@@ -39,7 +40,7 @@ def bundle(body: str, fragments: Mapping[str, str] = {}) -> Bundle:
 
 
 def compose(body: str, fragments: Mapping[str, str] = {}, target: str = "opencode") -> Composition:
-    return compose_bundle(bundle(body, fragments), target, display=Path.as_posix)
+    return compose_bundle(bundle(body, fragments), target, TARGET_NAMES, display=Path.as_posix)
 
 
 def errors(composition: Composition) -> list[tuple[str, int, int, str]]:
@@ -786,7 +787,7 @@ def test_text_inside_a_target_block_is_exact(text: str, target: str) -> None:
     assert compose(body, target="other-" + target).agents["a"] == ""
 
 
-# -- the repository's own modes ---------------------------------------------
+# -- the modes of a team of real shape (tests/fixtures/team) ----------------
 
 
 class MarkdownSnapshot(SingleFileSnapshotExtension):
@@ -794,26 +795,28 @@ class MarkdownSnapshot(SingleFileSnapshotExtension):
     file_extension = "md"
 
 
-MODES = sorted((ROOT / "specs" / "modes").glob("*.md"))
+MODES = sorted((TEAM / "specs" / "modes").glob("*.md"))
 
 
 def test_the_bundle_has_modes() -> None:
-    assert MODES, "specs/modes/ holds no mode"
+    assert MODES, "tests/fixtures/team/specs/modes/ holds no mode"
 
 
 @pytest.fixture(scope="module")
-def repository() -> Mapping[str, Composition]:
-    config = load_config(cwd=ROOT)
+def team() -> Mapping[str, Composition]:
+    config = load_config(cwd=TEAM)
     loaded = load_bundle(config)
-    return {t: compose_bundle(loaded, t, config.display) for t in ("opencode", "claude")}
+    return {
+        t: compose_bundle(loaded, t, TARGET_NAMES, config.display) for t in ("opencode", "claude")
+    }
 
 
 @pytest.mark.parametrize("target", ["opencode", "claude"])
 @pytest.mark.parametrize("mode", [m.stem for m in MODES])
 def test_mode_snapshot(
-    repository: Mapping[str, Composition], mode: str, target: str, snapshot: SnapshotAssertion
+    team: Mapping[str, Composition], mode: str, target: str, snapshot: SnapshotAssertion
 ) -> None:
-    composition = repository[target]
+    composition = team[target]
     assert composition.findings == ()
     assert composition.modes[mode] == snapshot(extension_class=MarkdownSnapshot)
 

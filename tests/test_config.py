@@ -57,6 +57,19 @@ def test_explicit_path(tmp_path: Path) -> None:
     assert config.specs == tmp_path.resolve() / "conf" / "prompts"
 
 
+def test_explicit_pyproject_reads_its_tool_promptc_table(tmp_path: Path) -> None:
+    text = '[project]\nname = "x"\n\n[tool.promptc]\nout = "dist"\n'
+    config = load_config(write(tmp_path / "pyproject.toml", text), cwd=Path("/"))
+    assert config.source == tmp_path / "pyproject.toml"
+    assert config.out == tmp_path.resolve() / "dist"
+
+
+def test_explicit_pyproject_without_the_table_is_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n')
+    with pytest.raises(ConfigError, match=r"pyproject\.toml:1:1: no \[tool\.promptc\] table"):
+        load_config(path, cwd=Path("/"))
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -1,13 +1,14 @@
 """Conformance with the real OpenCode (opencode-ai 1.18.33, tests/package.json).
 
-For the repository's bundle and the fixture bundle (tests/fixtures/permissions,
-every tricky case on purpose), promptc's emitted files are loaded by the real
-binary in a scratch project with a scratch HOME. Then:
+For the real-shape team (tests/fixtures/team) and the fixture bundle
+(tests/fixtures/permissions, every tricky case on purpose), promptc's emitted
+files are loaded by the real binary in a scratch project with a scratch HOME.
+Then:
 
 - every agent's resolved, ordered rule list (and mode) that promptc computes
   equals the one `opencode agent list` prints (every agent, OpenCode's own
   included) and the one `opencode debug agent NAME` prints (the trickiest
-  fixture agents, and one repository agent per model: each run costs seconds
+  fixture agents, and one team agent per model: each run costs seconds
   of CPU, and `agent list` prints the same lists, see
   test_agent_list_is_debug_agent); the machine-specific entries (the
   tool-output and temporary folders, `~` and `$HOME` expansions) are compared
@@ -54,21 +55,23 @@ from promptc_compiler.permissions.ruleset import (
     evaluate,
 )
 from promptc_compiler.permissions.runtime import Runtime, agent_frontmatter, resolve
+from promptc_compiler.runtimes import TARGET_NAMES
 from tests import opencode_js, oracle
 
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
 pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
-REPO = Path(__file__).resolve().parents[1]
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "permissions"
-BUNDLES = {"repo": REPO, "fixture": FIXTURE}
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+BUNDLES = {"team": FIXTURES / "team", "fixture": FIXTURES / "permissions"}
 MIN_QUERIES = 300
 
 
 def _project(root: Path) -> Any:
     config = load_config(cwd=root)
     bundle = load_bundle(config)
-    return make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
+    return make_project(
+        config, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode"
+    )
 
 
 def bundle_agents(name: str) -> list[str]:
@@ -91,7 +94,7 @@ def one_per_model(name: str) -> tuple[str, ...]:
 # test_agent_list_is_debug_agent shows the two agree; the tools a run shows
 # disabled tie OpenCode's own Permission.disabled, asked about every agent, to
 # the binary's output.
-DEBUGGED = {"repo": one_per_model("repo"), "fixture": ("wildcards", "general", "home-paths")}
+DEBUGGED = {"team": one_per_model("team"), "fixture": ("wildcards", "general", "home-paths")}
 
 
 @dataclass
@@ -331,7 +334,7 @@ def decisions(loaded: dict[str, Loaded], opencode: Path) -> Decisions:
 
 
 ALL_AGENTS = (
-    [("repo", a) for a in bundle_agents("repo")]
+    [("team", a) for a in bundle_agents("team")]
     + [("fixture", a) for a in bundle_agents("fixture")]
     + [("fixture", native) for native in ("build", "plan", "explore", "compaction")]
 )

@@ -9,7 +9,7 @@
   `claude plugin validate --strict --json`: no finding, and `provides.skills`
   lists `<plugin>:<name>` for every skill.
 
-Both run on the repository's bundle (the caveman skill) and on
+Both run on tests/fixtures/team (the caveman skill) and on
 tests/fixtures/skills (a multi-role tree, allowed-tools in both forms).
 """
 
@@ -28,7 +28,7 @@ from tests import bundles, oracle
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
 pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
-BUNDLES = {"repository": bundles.REPOSITORY, "fixture": bundles.FIXTURES / "skills"}
+BUNDLES = {"team": bundles.TEAM, "fixture": bundles.FIXTURES / "skills"}
 PLUGIN = "promptc-skills"
 
 

@@ -39,7 +39,7 @@ import pytest
 from promptc_compiler import __version__, rules
 from promptc_compiler.cli.main import cli
 from promptc_compiler.core.resources import load_schema
-from promptc_compiler.runtimes.targets import TARGETS, options_schema
+from promptc_compiler.runtimes import TARGETS, options_schema
 from tests import docs_pages
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 from promptc_compiler import api
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import load_file
-from promptc_compiler.pipeline.import_text import escape
+from promptc_compiler.runtimes.reading import escape
 from tests import bundles
 from tests.conftest import Run
 

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from promptc_compiler.base import body_syntax
-from promptc_compiler.runtimes import import_lists
+from promptc_compiler.runtimes.gemini import import_ as gemini_import
 from tests.conftest import MakeBundle, Run
 
 Runner = Callable[..., Run]
@@ -56,7 +56,7 @@ def test_a_gemini_file_reference_becomes_opencode_s_only_where_it_reads_the_same
     stays Gemini's `@{...}`, said in a note (before, `@{a,b.md}` became `@a,b.md`,
     which OpenCode reads as `@a`)."""
     prompt = "Mira @{README.md}, @{docs/a,b.md} y @{notas.}\n"
-    _, body, notes = import_lists.command_spec({"description": "x", "prompt": prompt})
+    _, body, notes = gemini_import.command_spec({"description": "x", "prompt": prompt})
     assert body == "Mira @README.md, @{docs/a,b.md} y @{notas.}\n"
     assert [n.key for n in notes] == ["prompt"]
     assert "`@{docs/a,b.md}`, `@{notas.}` kept as written" in notes[0].message

@@ -35,9 +35,11 @@ from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
 from promptc_compiler.pipeline import importer
-from promptc_compiler.runtimes import import_lists
-from promptc_compiler.runtimes.decide import MODELS
-from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI
+from promptc_compiler.runtimes import MODELS
+from promptc_compiler.runtimes.copilot import import_ as copilot_import
+from promptc_compiler.runtimes.copilot.tools import COPILOT
+from promptc_compiler.runtimes.gemini import import_ as gemini_import
+from promptc_compiler.runtimes.gemini.tools import GEMINI
 from tests import bundles
 from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick
 from tests.strategies import claude_settings as claude_settings_docs
@@ -156,6 +158,74 @@ def test_an_imported_folder_decides_no_call_wider_than_its_runtime(
     assert not errors, errors
 
 
+# Codex matches a rule, and its forced-`rm` check, on the basename of a first word
+# given as a path (tests/test_import_oracles.py holds that to the real CLI); the
+# matrix names commands, so each of its lines is put again by path.
+BY_PATH = ("/usr/bin/{}", "./{}", "tools/{}")
+
+
+def by_path(kind: str, folder: Path, bundle: Path, lines: Sequence[str] = ()) -> list[Compared]:
+    """Each bash line of the imported bundle's matrix (and `lines`) with its first
+    word spelt as a path, OpenCode's decision beside the runtime's."""
+    imported(kind, folder, bundle)
+    files = original(kind, folder)
+    names = runtime_names(kind, files)
+    model = MODELS[kind][1](files)
+    project = bundles.project(bundle, "opencode")
+    runtime = calls.runtime_of(project)
+    found = []
+    for call in calls.matrix(project, runtime):
+        first, _, rest = call.input.partition(" ")
+        if call.permission != "bash" or not first.isalnum():
+            continue
+        for spelling in BY_PATH:
+            spelt = replace(call, input=f"{spelling.format(first)} {rest}".strip())
+            theirs = replace(spelt, agent=names.get(call.agent, call.agent))
+            found.append(Compared(spelt, calls.decide(runtime, spelt), model.decide(theirs)))
+    for agent in names:
+        for line in lines:
+            call = Call(agent, "bash", line, delegated=True)
+            found.append(Compared(call, calls.decide(runtime, call), model.decide(call)))
+    return found
+
+
+@pytest.mark.parametrize("name", SOURCES["codex"])
+def test_a_command_named_by_its_path_is_decided_no_wider_than_codex_does(
+    name: str, tmp_path: Path
+) -> None:
+    found = by_path("codex", FIXTURES / name, tmp_path)
+    wider = [c.describe() for c in found if c.wider]
+    assert not wider, f"{len(wider)} wider:\n" + "\n".join(wider[:20])
+    # Something to hold: rules by path that refuse, and commands by path still run.
+    seen = {(c.runtime.action, c.opencode.action) for c in found}
+    assert {("deny", "deny"), ("allow", "allow")} <= seen, seen
+
+
+def test_a_forced_rm_named_by_its_path_asks_as_in_codex(tmp_path: Path) -> None:
+    """No rule names `rm`: Codex's own check asks for a forced one by any path, and
+    so does the import; an `rm` that is not forced, or a path that only ends a
+    later word, runs in Codex (the second asks in the import: narrower)."""
+    source = tmp_path / "source/.codex"
+    (source / "agents").mkdir(parents=True)
+    (source / "agents/lead.toml").write_text(
+        'name = "lead"\ndescription = "Leads."\ndeveloper_instructions = "Lead."\n'
+    )
+    (source / "rules").mkdir()
+    (source / "rules/default.rules").write_text(
+        'prefix_rule(pattern = ["npm", "test"], decision = "allow")\n'
+    )
+    lines = ("/bin/rm -rf build", "/usr/bin/sudo rm -f x", "sudo ./rm -f x", "/bin/rm x")
+    found = {c.call.input: c for c in by_path("codex", tmp_path / "source", tmp_path / "b", lines)}
+    decided = {line: (found[line].runtime.action, found[line].opencode.action) for line in lines}
+    assert decided == {
+        "/bin/rm -rf build": ("ask", "ask"),
+        "/usr/bin/sudo rm -f x": ("ask", "ask"),
+        "sudo ./rm -f x": ("ask", "ask"),
+        "/bin/rm x": ("allow", "allow"),
+    }
+    assert not [c.describe() for c in found.values() if c.wider]
+
+
 def test_the_fixtures_exercise_every_decision() -> None:
     """The folders give the comparison something to hold: for each runtime, calls
     it allows, asks about and refuses, and OpenCode agreeing with each."""
@@ -222,12 +292,12 @@ def test_imported_claude_agents_never_decide_wider_than_claude_code(
 LIST_TOOLS = {
     "gemini": [
         *(tool for tool, _ in GEMINI.tools),
-        *import_lists.OWN_NAMES["gemini"],
+        *gemini_import.OWN_NAMES,
         *("mcp_github_*", "mcp_*", "*", "no_such_tool"),
     ],
     "copilot": [
         *(tool for tool, _ in COPILOT.tools),
-        *import_lists.OWN_NAMES["copilot"],
+        *copilot_import.OWN_NAMES,
         *("github/*", "todo", "*", "no-such-tool"),
     ],
 }

@@ -11,7 +11,7 @@ in `make test` (`slow`); the others run with `make conformance`.
 
 A verdict is an action: ran = allow, asked = ask, refused or absent = deny.
 Gemini CLI in `-p` mode does not offer a tool that would ask, so there an
-absent tool stands for an ask as well as a deny (tests/oracles/gemini.py).
+absent tool stands for an ask as well as a deny (tests/gemini/oracle.py).
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ import pytest
 
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS
 from tests import bundles
+from tests.claude import oracle as claude
+from tests.codex import oracle as codex
+from tests.copilot import oracle as copilot
 from tests.decisions import concrete, project_for
-from tests.oracles import claude, codex, copilot, gemini
+from tests.gemini import oracle as gemini
 from tests.test_import_never_widens import FIXTURES, imported, original
 
 pytestmark = pytest.mark.slow
@@ -50,9 +53,10 @@ class Case:
     agent: str  # the imported id, also the runtime's name in these folders
     delegated: bool
     probes: tuple[tuple[str, str], ...]  # (OpenCode permission, input)
+    label: str = ""  # tells apart two cases of one agent
 
     def __str__(self) -> str:
-        return f"{self.folder}-{self.agent}"
+        return "-".join(filter(None, (self.folder, self.agent, self.label)))
 
 
 CASES = (
@@ -137,6 +141,21 @@ MORE = (
     ),
     Case(copilot, "copilot", "copilot", "locked", False, (("bash", "ls"), ("read", "README.md"))),
     Case(codex, "codex", "codex", "explorer", True, (("bash", "ls"), ("bash", "git status"))),
+    # A first word given as a path: Codex's rules match its basename.
+    Case(
+        codex,
+        "codex",
+        "codex",
+        "implementer",
+        True,
+        (
+            ("bash", "/bin/rm -rf build"),
+            ("bash", "/usr/bin/curl https://example.com"),
+            ("bash", "/usr/bin/git push origin main"),
+            ("bash", "/usr/bin/git status"),
+        ),
+        "by-path",
+    ),
 )
 
 

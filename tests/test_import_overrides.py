@@ -24,7 +24,11 @@ from promptc_compiler.runtimes import import_lists
 from promptc_compiler.runtimes.claude import agents as claude_agents
 from promptc_compiler.runtimes.claude import import_ as import_claude
 from promptc_compiler.runtimes.codex import import_ as import_codex
-from promptc_compiler.runtimes.tool_lists import COPILOT, GEMINI, Runtime
+from promptc_compiler.runtimes.copilot import import_ as copilot_import
+from promptc_compiler.runtimes.copilot.tools import COPILOT
+from promptc_compiler.runtimes.gemini import import_ as gemini_import
+from promptc_compiler.runtimes.gemini.tools import GEMINI
+from promptc_compiler.runtimes.tool_lists import Runtime
 from tests import bundles, strategies
 from tests.conftest import Run
 
@@ -34,7 +38,11 @@ AGENT_FOLDERS = {
     "copilot": ".github/agents/",
     "codex": ".codex/agents/",
 }
-SOURCES = {"overrides": bundles.FIXTURES / "overrides", "repository": bundles.REPOSITORY}
+SOURCES = {"overrides": bundles.FIXTURES / "overrides", "team": bundles.TEAM}
+
+
+# How each import reads a runtime's agent files.
+READINGS = {"gemini": gemini_import.READING, "copilot": copilot_import.READING}
 
 
 def narrowed(runtime: Runtime) -> frozenset[str]:
@@ -44,7 +52,10 @@ def narrowed(runtime: Runtime) -> frozenset[str]:
     return frozenset(
         tool
         for tool, permissions in runtime.tools
-        if any(import_lists.permission_map(runtime, [tool], [])[p] != "allow" for p in permissions)
+        if any(
+            import_lists.permission_map(READINGS[runtime.target], [tool], [])[p] != "allow"
+            for p in permissions
+        )
     )
 
 
@@ -174,7 +185,7 @@ def test_the_carried_keys_are_the_override_tables_own() -> None:
             "model",
             "model_reasoning_effort",
         }
-    assert import_lists.OVERRIDES["gemini"] == CARRIED["gemini"]
+    assert READINGS["gemini"].overrides == CARRIED["gemini"]
     assert CARRIED["codex"] == import_codex.OVERRIDES
 
 
@@ -189,7 +200,7 @@ def test_the_list_runtimes_override_keys_are_the_schemas() -> None:
         extra = {"infer"} if runtime is COPILOT else set()
         assert overridable == {*runtime.overrides, *extra}, runtime.target
         assert set(runtime.opencode_keys) <= set(runtime.overrides)
-        carried = set(import_lists.OVERRIDES[runtime.target])
+        carried = set(READINGS[runtime.target].overrides)
         assert carried == set(runtime.overrides) - set(runtime.opencode_keys)
 
 
@@ -268,8 +279,7 @@ def test_every_override_key_is_carried_as_written_and_never_noted(
 ) -> None:
     strategies.tick("import-override-keys")
     target, meta = drawn
-    runtime: Runtime = _LISTS[target]
-    spec, notes = import_lists.agent_spec(runtime, "agent", meta)
+    spec, notes = import_lists.agent_spec(READINGS[target], "agent", meta)
     # No `tools`: every tool, which the import reports at `tools`, not at an override key.
     assert spec is not None
     assert [note.key for note in notes] == ["tools"]
@@ -294,7 +304,9 @@ def test_a_codex_role_denied_edits_is_built_back_with_its_apply_patch_accepted(
     """A read-only role (or one without apply_patch_freeform) is imported with
     `edit: deny`, as it meant, while Codex still gives it apply_patch: the
     proposed config accepts that widening for the codex target, so the role
-    builds back; a folder with no such role proposes nothing of the kind."""
+    builds back; a folder with no such role proposes nothing of the kind. `bash`
+    is accepted either way: the forced-`rm` asks by path (`*/rm *-*f*`) also take
+    `echo a/rm -f`, which Codex runs and no prefix rule can stop."""
     roles = {
         "writer": 'name = "writer"\ndescription = "Writes."\ndeveloper_instructions = "Write."\n',
         "reader": (
@@ -311,7 +323,7 @@ def test_a_codex_role_denied_edits_is_built_back_with_its_apply_patch_accepted(
         bundle.mkdir()
         plan = plan_import("codex", source.parent.parent, load_config(cwd=bundle))
         accepted = plan.config.get("targets", {}).get("codex", {}).get("accept_wider")
-        assert accepted == (["edit"] if "reader" in names else None), case
+        assert accepted == (["bash", "edit"] if "reader" in names else ["bash"]), case
         for rel, text in plan.files.items():
             (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
             (bundle / rel).write_text(text)

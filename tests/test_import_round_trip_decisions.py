@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import subprocess
 import tempfile
 import tomllib
@@ -32,9 +33,9 @@ from promptc_compiler import api
 from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Call, Verdict
+from promptc_compiler.runtimes import MODELS
 from promptc_compiler.runtimes.codex.decide import plain_commands
 from promptc_compiler.runtimes.codex.translate import SHELLS
-from promptc_compiler.runtimes.decide import MODELS
 from tests import bundles, oracle
 from tests.codex.test_conformance_codex import roles_listed, startup_warnings
 from tests.conftest import AGENT, MakeBundle, Run
@@ -161,8 +162,9 @@ def _codex_narrows(differs: Differs, files: Mapping[str, str]) -> bool:
     if lines is None:
         return True
     # Codex asks before a forced `rm` no rule names; OpenCode's patterns for it are
-    # wider (`rm *-*f*`), so the target prompts for `rm` (and `sudo rm`) as a whole.
-    return any(words[0] in ("rm", "sudo", *SHELLS) for words in lines)
+    # wider (`rm *-*f*`), so the target prompts for `rm` (and `sudo rm`) as a whole,
+    # by any path (Codex matches the basename of a first word given as a path).
+    return any(posixpath.basename(words[0]) in ("rm", "sudo", *SHELLS) for words in lines)
 
 
 NARROWS: dict[str, Callable[[Differs, Mapping[str, str]], bool]] = {"codex": _codex_narrows}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from promptc_compiler.cli.init import TEMPLATES, bundle_files, choose_targets
-from promptc_compiler.runtimes.targets import TARGETS
+from promptc_compiler.runtimes import TARGETS
 from tests import oracle
 from tests.claude.test_conformance_claude import validate
 from tests.conftest import Run
@@ -252,11 +252,24 @@ def test_every_template_file_is_used() -> None:
     """A file under templates/init/ that init never reads would be dead weight in the wheel."""
     used = {*bundle_files(["opencode"]), "gitignore", "next-steps.txt"}
     found = {p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*") if p.is_file()}
-    # A target's starter lines are read only for a target of the registry.
-    extras = {rel for rel in found if rel.startswith("targets/")}
-    assert extras
-    assert {rel[len("targets/") : -len(".toml")] for rel in extras} <= set(TARGETS)
-    assert found - extras == used
+    assert found == used
+
+
+def test_each_target_s_starter_lines_stand_in_its_table() -> None:
+    """A target's own lines (its STARTER, in its runtime's package) follow its table's
+    header: as written when it is chosen, commented out when it is not."""
+    chosen = bundle_files(list(TARGETS))["promptc.toml"].splitlines()
+    left = bundle_files(["opencode"])["promptc.toml"].splitlines()
+    lines = [line for t in TARGETS.values() for line in t.STARTER.table.splitlines()]
+    assert any(not line.startswith("#") for line in lines)  # some option is set, not only shown
+    for name, target in TARGETS.items():
+        table = [f"[targets.{name}]", *target.STARTER.table.splitlines()]
+        at = chosen.index(table[0])
+        assert chosen[at : at + len(table)] == table
+        commented = [line if line.startswith("#") else f"# {line}" for line in table]
+        if name != "opencode":
+            at = left.index(commented[0])
+            assert left[at : at + len(table)] == commented
 
 
 def test_init_help_names_the_targets(run: Runner) -> None:

@@ -32,9 +32,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from promptc_compiler import api
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import MAX_FILE_BYTES
-from promptc_compiler.core.validate import claude_key, opencode_agent_keys
+from promptc_compiler.core.validate import opencode_agent_keys
 from promptc_compiler.editor.lsp import MAX_MESSAGE_BYTES, FdInput, Frame, Frames, Session
 from promptc_compiler.editor.navigate import Snapshot, complete, definition, hover
+from promptc_compiler.runtimes import copied_key
 from tests.conftest import every_field
 from tests.rules.test_required_snippet import FRAGMENT, ONE_CHARACTER, SNIPPET, agent
 
@@ -759,11 +760,11 @@ def test_completion_at_the_top_of_an_agent_offers_only_opencode_keys(
 def test_no_key_offered_at_the_top_of_an_agent_is_one_cross_ecosystem_reports(
     snapshot: Snapshot, bundle: Path
 ) -> None:
-    """The rule's own test (validate.claude_key) says no to every key offered."""
+    """The rule's own test (runtimes.copied_key) says no to every key offered."""
     path = bundle / "specs/agents/lead.md"
     keys = labels(snapshot, path, LEAD.replace("mode: primary", ""), 3, 1)
     assert keys
-    assert [key for key in keys if claude_key(key)] == []
+    assert [key for key in keys if copied_key(key)] == []
 
 
 def test_completion_under_a_target_offers_that_runtimes_keys(

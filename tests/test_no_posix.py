@@ -20,7 +20,8 @@ import pytest
 
 from tests.bundles import FIXTURES, REPOSITORY
 
-pytestmark = pytest.mark.slow
+# Slow end to end (the whole pipeline once more per bundle, with POSIX-only calls taken away): `make conformance` runs it, not `make test`.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 POSIX_ONLY = (
     "fork",
@@ -46,13 +47,6 @@ raise SystemExit(main(sys.argv[1:]))
 COMMANDS = (("lint",), ("build",), ("check",), ("check",))
 
 
-def _repository(into: Path) -> None:
-    """The repository's own bundle: its sources and its `[tool.promptc]`."""
-    for folder in ("specs", "fragments"):
-        shutil.copytree(REPOSITORY / folder, into / folder)
-    shutil.copy2(REPOSITORY / "pyproject.toml", into / "pyproject.toml")
-
-
 def _fixture(name: str) -> object:
     def copy(into: Path) -> None:
         shutil.copytree(FIXTURES / name, into, dirs_exist_ok=True)
@@ -61,7 +55,7 @@ def _fixture(name: str) -> object:
 
 
 BUNDLES = {
-    "repository": _repository,
+    "team": _fixture("team"),
     "opencode": _fixture("opencode"),
     "claude": _fixture("claude"),
 }

@@ -24,7 +24,12 @@ from typing import Any
 
 import pytest
 
-from tests.oracles import Attempt, Outcome, claude, codex, copilot, gemini, harness, opencode
+from tests.claude import oracle as claude
+from tests.codex import oracle as codex
+from tests.copilot import oracle as copilot
+from tests.gemini import oracle as gemini
+from tests.opencode import oracle as opencode
+from tests.oracles import Attempt, Outcome, harness
 from tests.oracles.server import Call, Result, Turn, serve
 
 ALLOWED, DENIED, ASKED = "touch ran.txt", "rm -f .env", "mkdir asked"

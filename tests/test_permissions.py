@@ -40,10 +40,13 @@ def load(make_bundle: MakeBundle, files: dict[str, str], config: str = "") -> Ru
     from promptc_compiler.core.bundle import load_bundle
     from promptc_compiler.core.compose import compose_bundle
     from promptc_compiler.core.project import make_project
+    from promptc_compiler.runtimes import TARGET_NAMES
 
     cfg = load_config()
     bundle = load_bundle(cfg)
-    project = make_project(cfg, bundle, compose_bundle(bundle, "opencode"), "opencode")
+    project = make_project(
+        cfg, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode"
+    )
     return resolve(project, ENV)
 
 

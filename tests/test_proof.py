@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.pipeline import proof
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS, TARGETS
 from promptc_compiler.runtimes.translations import Translated
 from tests import bundles
 from tests.conftest import MakeBundle, Run
@@ -98,6 +100,9 @@ class _AllowsEverything:
     def decide(self, _call: Call) -> Verdict:
         return Verdict("allow", "this stand-in runtime allows everything")
 
+    def alike(self, _agent: str) -> None:
+        return None  # every agent alike
+
 
 READER = """
 description: Reads only.
@@ -146,3 +151,102 @@ def test_translation_md_says_the_proof_accepted_widenings_first(make_bundle: Mak
     assert "- `coder`, `edit`: " in report
     assert report.endswith("## Agents\n\nText.\n")
     assert "Tools an agent can use in OpenCode and not here:\n\n- `coder`: " in report
+
+
+READS_AND_RUNS = """
+description: Reads and runs a few commands.
+mode: {mode}
+permission:
+  bash: {bash}
+  edit:
+    "*": {edit}
+    "*.env": deny
+  task:
+    "*": deny
+    "{peer}": allow
+{more}"""
+BASH = '{"*": ask, "git *": allow, "rm *": deny}'
+# Agents that share every rule (a, b), share all but their edit, task, bash or
+# folder rules (c, d, h, i: the runtime may then decide the rest otherwise, as Claude
+# Code's searches without Bash), run as primary or both ways (e, f), or write
+# nothing (g).
+SHAPES = {
+    "a": ("subagent", "ask", "c", BASH),
+    "b": ("subagent", "ask", "c", BASH),
+    "c": ("subagent", "allow", "c", BASH),
+    "d": ("subagent", "ask", "a", BASH),
+    "e": ("primary", "ask", "a", BASH),
+    "f": ("all", "deny", "b", BASH),
+    "g": None,
+    "h": ("subagent", "ask", "c", "deny"),
+    "i": ("subagent", "ask", "c", BASH, "  external_directory: deny\n"),
+}
+CONFIG = "[targets.claude]\n[targets.codex]\n[targets.copilot]\n[targets.gemini]\n"
+
+
+def _shaped(make_bundle: MakeBundle, target: str) -> tuple[Translated, dict[str, str]]:
+    """The SHAPES bundle for `target`, and the files the target writes for it."""
+    files = {"promptc.toml": CONFIG}
+    for name, shape in SHAPES.items():
+        front = "description: Writes nothing.\nmode: subagent\n"
+        if shape is not None:
+            mode, edit, peer, bash, *more = shape
+            front = READS_AND_RUNS.format(
+                mode=mode, edit=edit, peer=peer, bash=bash, more="".join(more)
+            )
+        files[f"specs/agents/{name}.md"] = agent(front)
+    project = bundles.project(make_bundle(files), target)
+    return project, dict(TARGETS[target].files(project, project.config.targets[target]))
+
+
+@pytest.mark.parametrize("target", ["claude", "codex", "copilot", "gemini"])
+def test_agents_a_model_finds_alike_get_the_same_action_for_every_call(
+    make_bundle: MakeBundle, target: str
+) -> None:
+    # What lets the proof decide a call once for several agents: equal values of
+    # `alike` mean equal actions, whatever the call.
+    project, texts = _shaped(make_bundle, target)
+    model = MODELS[target][1](texts)
+    by_value: dict[object, list[str]] = {}
+    for name in [*SHAPES, "no-such-agent"]:
+        by_value.setdefault(model.alike(name), []).append(name)
+    assert len(by_value) > 1  # some agents are told apart
+    assert any(len(names) > 1 for names in by_value.values())  # and some are not
+    for call in project.translations.matrix:
+        for other in by_value[model.alike(call.agent)]:
+            theirs = model.decide(replace(call, agent=other))
+            assert theirs.action == model.decide(call).action, (call, other)
+
+
+@pytest.mark.parametrize("target", ["claude", "codex", "copilot", "gemini"])
+def test_the_proof_is_deciding_every_call_of_every_agent(
+    make_bundle: MakeBundle, target: str
+) -> None:
+    # Calls are decided once for every agent whose rules (and runtime files) decide
+    # them alike: the proof must equal deciding each call of each agent.
+    project, texts = _shaped(make_bundle, target)
+    found = proof.prove(project, target, texts)
+    assert found is not None
+    model = MODELS[target][1](texts)
+    runtime = calls.runtime_of(project)
+    decided = {call: calls.decide(runtime, call) for call in calls.matrix(project, runtime)}
+    verdicts = {call: model.decide(call) for call in decided}
+    wider = [
+        proof.Widening(call, decided[call], verdicts[call], accepted=False)
+        for call in decided
+        if calls.RANK[verdicts[call].action] > calls.RANK[decided[call].action]
+    ]
+    usable = [call for call in decided if decided[call].action != "deny"]
+    assert found.wider == tuple(wider)
+    assert (found.agents, found.calls, found.usable) == (len(SHAPES), len(decided), len(usable))
+    assert found.kept == sum(verdicts[call].action != "deny" for call in usable)
+    lost = {
+        (call.agent, proof.KINDS[call.permission])
+        for call in usable
+        if call.permission in proof.KINDS
+    } - {
+        (call.agent, proof.KINDS[call.permission])
+        for call in usable
+        if call.permission in proof.KINDS and verdicts[call].action != "deny"
+    }
+    assert {(agent, kind) for agent, kinds in found.lost.items() for kind in kinds} == lost

@@ -212,18 +212,20 @@ def test_check_names_what_is_stale(config: Config, bundle: Path) -> None:
 # --- can and can_on ---------------------------------------------------------------
 
 
+# (a bash allow would read wider in Claude Code, which runs `git  status` too:
+# the clean fixture allows web fetches instead)
 @pytest.mark.parametrize(
-    ("command", "action", "code"),
+    ("permission", "text", "action", "code"),
     [
-        ("git status --short", "allow", 0),
-        ("npm test", "ask", 10),
-        ("git push origin main", "deny", 20),
+        ("webfetch", "https://example.com/", "allow", 0),
+        ("bash", "npm test", "ask", 10),
+        ("bash", "git push origin main", "deny", 20),
     ],
 )
 def test_can_answers_with_the_deciding_rule(
-    config: Config, command: str, action: str, code: int
+    config: Config, permission: str, text: str, action: str, code: int
 ) -> None:
-    answer = public.can(config, "lead", "bash", command)
+    answer = public.can(config, "lead", permission, text)
     assert isinstance(answer, Answer)
     assert (answer.decision.action, answer.exit_code()) == (action, code)
     rule = answer.decision.rule
@@ -256,8 +258,11 @@ def test_can_on_answers_for_the_runtime_beside_opencode(config: Config) -> None:
     assert isinstance(on, TargetAnswer)
     assert (on.runtime, on.verdict.action, on.exit_code()) == ("Claude Code", "deny", 20)
     assert on.opencode.decision.action == "deny"
-    allowed = public.can_on(config, "claude", "lead", "bash", "git status")
+    allowed = public.can_on(config, "claude", "lead", "webfetch", "https://example.com/")
     assert (allowed.verdict.action, allowed.opencode.decision.action) == ("allow", "allow")
+    # OpenCode asks about `git status`, which Claude Code would run unasked: it asks
+    asked = public.can_on(config, "claude", "lead", "bash", "git status")
+    assert (asked.verdict.action, asked.opencode.decision.action) == ("ask", "ask")
 
 
 def test_can_on_a_runtime_without_a_decision_model(config: Config) -> None:

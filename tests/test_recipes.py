@@ -31,7 +31,8 @@ from promptc_compiler import __version__
 from promptc_compiler.cli import depfile
 from tests.conftest import AGENT, MODE, Run
 
-pytestmark = pytest.mark.slow
+# Slow end to end (pre-commit and the CI recipes install promptc in fresh environments (2 min)): `make conformance` runs it, not `make test`.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 Runner = Callable[..., Run]
 

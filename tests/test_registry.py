@@ -1,8 +1,9 @@
-"""Every rule and target module is registered and documented, with valid option defaults."""
+"""Every rule, runtime and target is registered and documented, with valid option defaults."""
 
 from __future__ import annotations
 
 import pkgutil
+from pathlib import Path
 from types import ModuleType
 from typing import cast
 
@@ -11,15 +12,34 @@ import pytest
 
 import promptc_compiler.rules
 import promptc_compiler.runtimes
-from promptc_compiler import rules
-from promptc_compiler.core.compose import TARGET_NAMES
-from promptc_compiler.runtimes import targets
+from promptc_compiler import rules, runtimes
+from promptc_compiler.base.source import SOURCE
+from promptc_compiler.core.resources import load_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+# Modules of rules/ that are no rule: the ground the security rules share.
+SHARED_RULE_MODULES = {"exposure"}
+
+
+def _modules(path: str) -> set[str]:
+    # A module whose id is a Python keyword carries a trailing `_` (`import_`).
+    return {m.name.rstrip("_") for m in pkgutil.iter_modules([path]) if not m.ispkg}
 
 
 def test_every_rule_module_is_registered() -> None:
-    # A module whose id is a Python keyword carries a trailing `_` (`import_`).
-    modules = {m.name.rstrip("_") for m in pkgutil.iter_modules(promptc_compiler.rules.__path__)}
+    """The rules of rules/ and of each runtime package's rules/, and no other."""
+    folders = [
+        promptc_compiler.rules.__path__[0],
+        *(
+            str(Path(cast("ModuleType", runtime).__file__ or "").parent / "rules")
+            for runtime in runtimes.RUNTIMES.values()
+        ),
+    ]
+    modules = set().union(*(_modules(folder) for folder in folders)) - SHARED_RULE_MODULES
     assert {rule_id.replace("-", "_") for rule_id in rules.RULES} == modules
+    assert {rule.__name__ for rule in runtimes.RULES} <= {
+        cast("ModuleType", rule).__name__ for rule in rules.RULES.values()
+    }
 
 
 @pytest.mark.parametrize("rule_id", sorted(rules.RULES))
@@ -35,30 +55,57 @@ def test_rule_contract(rule_id: str) -> None:
     assert callable(getattr(rule, "check", None)) != rule.STAGE
 
 
-def test_every_target_module_is_registered() -> None:
-    # Each runtime package holds its targets: `target.py`, and Claude's plugin as `plugin.py`.
-    modules = {
-        f"{package.name}.{module.name}"
-        for package in pkgutil.iter_modules(promptc_compiler.runtimes.__path__)
-        if package.ispkg
-        for module in pkgutil.iter_modules(
-            [f"{promptc_compiler.runtimes.__path__[0]}/{package.name}"]
-        )
-        if module.name in ("target", "plugin")
-    }
-    assert {
-        # Each registered target is a module (typed as the Target protocol).
-        cast("ModuleType", target).__name__.removeprefix("promptc_compiler.runtimes.")
-        for target in targets.TARGETS.values()
-    } == modules
-    for target in targets.TARGETS.values():
-        assert target.__doc__
-        jsonschema.Draft202012Validator.check_schema(targets.options_schema(target))
+def test_every_runtime_package_is_registered() -> None:
+    """Each package of runtimes/ is a runtime in the registry, under its folder's name."""
+    packages = {m.name for m in pkgutil.iter_modules(promptc_compiler.runtimes.__path__) if m.ispkg}
+    assert set(runtimes.RUNTIMES) == packages
+    for name, runtime in runtimes.RUNTIMES.items():
+        assert cast("ModuleType", runtime).__name__ == f"promptc_compiler.runtimes.{name}"
+        assert cast("ModuleType", runtime).__doc__
 
 
-def test_every_target_is_a_name_composition_knows() -> None:
-    """A spec may compare `target` with any target the registry emits."""
-    assert set(targets.TARGETS) <= set(TARGET_NAMES)
+@pytest.mark.parametrize("name", sorted(runtimes.TARGETS))
+def test_target_contract(name: str) -> None:
+    target = runtimes.TARGETS[name]
+    assert target.__doc__
+    assert name == target.NAME
+    assert target.COMPOSE_AS in runtimes.TARGETS
+    jsonschema.Draft202012Validator.check_schema(runtimes.options_schema(target))
+    for _, schema in target.SCHEMAS:
+        load_schema(schema)  # shipped: a KeyError otherwise
+    assert not target.SHARED or target.ROOT is not None  # shared files stand at the root
+    for path in target.SHARED:
+        assert target.ROOT is not None
+        assert target.ROOT.fullmatch(path), path
+
+
+def test_the_spec_schemas_take_the_registry_s_targets() -> None:
+    """An agent may override keys for every target, a mode for some: never another."""
+    agent = load_schema("agent")["properties"]["targets"]["properties"]
+    mode = load_schema("mode")["properties"]["targets"]["properties"]
+    assert list(agent) == list(runtimes.TARGETS)
+    assert set(mode) <= set(runtimes.TARGETS)
+
+
+def test_the_registry_s_derived_lists() -> None:
+    """Each list is the registry's: compose's names, the models, the import folders."""
+    assert set(runtimes.TARGET_NAMES) == set(runtimes.TARGETS)
+    assert list(runtimes.TARGET_NAMES) == sorted(runtimes.TARGET_NAMES)
+    assert set(runtimes.IMPORT_FOLDERS) == set(runtimes.RUNTIMES)
+    with_model = {n for n, r in runtimes.RUNTIME_OF.items() if r.MODEL is not None}
+    assert set(runtimes.MODELS) == with_model
+    assert SOURCE not in runtimes.MODELS  # the others are proved against it
+    for name, runtime in runtimes.RUNTIMES.items():
+        assert name == runtime.TARGETS[0].NAME  # `promptc import <name>` turns on its target
+
+
+@pytest.mark.parametrize("name", sorted(runtimes.RUNTIMES))
+def test_every_runtime_has_its_docs_page_and_test_folder(name: str) -> None:
+    page = f"targets/{name}.md"
+    assert (ROOT / "docs" / page).is_file()
+    assert page in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert (ROOT / "tests" / name / "__init__.py").is_file()
+    assert (ROOT / "tests" / name / "oracle.py").is_file()  # the driver of its real binary
 
 
 def test_unknown_rule_lookup() -> None:

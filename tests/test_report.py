@@ -261,6 +261,7 @@ def test_json_field_set_is_stable() -> None:
                 "message": "msg",
                 "hint": "add text: more",
                 "fixable": False,
+                "detail": None,
             }
         ],
         "summary": {"error": 0, "warning": 0, "info": 1},
@@ -392,6 +393,22 @@ def test_a_long_message_goes_on_with_one_sentence_per_line() -> None:
     assert list(report.text([short])) == ["a.md:1:1: error [schema] a; b. c"]
 
 
+def test_a_detail_is_printed_below_its_diagnostic_only_with_verbose() -> None:
+    lost = Diagnostic(
+        "a.md", 6, 1, "lost-tool", Severity.WARNING, "`a` loses read, shell",
+        detail="Codex (codex): read, shell: ...\nGemini CLI (gemini): read: ...",
+    )  # fmt: skip
+    head = "a.md:6:1: warning [lost-tool] `a` loses read, shell"
+    assert list(report.text([lost])) == [head]
+    assert list(report.text([lost], verbose=True)) == [
+        head,
+        "    Codex (codex): read, shell: ...",
+        "    Gemini CLI (gemini): read: ...",
+    ]
+    [document] = report.as_json([lost])
+    assert json.loads(document)["diagnostics"][0]["detail"] == lost.detail
+
+
 def test_a_long_sentence_goes_on_at_its_clauses_then_its_words() -> None:
     clauses = ["y" * 120, "(e.g. `a; b`. kept whole)", "z " * 150]
     long = Diagnostic("a.md", 1, 1, "schema", Severity.ERROR, "; ".join(clauses))
@@ -412,13 +429,13 @@ def test_a_long_message_is_coloured_at_its_head_only() -> None:
 
 @pytest.mark.parametrize(
     "root",
-    [HERE.parent, HERE / "fixtures/hard", HERE / "fixtures/permissions", HERE / "fixtures/claude"],
+    [HERE / f"fixtures/{name}" for name in ("team", "hard", "permissions", "claude")],
     ids=lambda p: p.name,
 )
 def test_no_line_of_lint_verbose_is_over_the_width(
     root: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The repository's bundle once printed lines of ~900 characters, one Codex
+    # The ndomo team once printed lines of ~900 characters, one Codex
     # sentence repeated; every path here is short, so no line is excused.
     monkeypatch.chdir(root)
     result = run("lint", "-v", "--no-cache", "--no-color")

@@ -17,6 +17,7 @@ from promptc_compiler.base.suggest import near_miss
 from promptc_compiler.core import validate
 from promptc_compiler.core.loader import load_bytes
 from promptc_compiler.core.resources import load_schema, schema_dir
+from promptc_compiler.runtimes import TARGETS
 from promptc_compiler.runtimes.claude import agents as claude_agents
 from promptc_compiler.runtimes.opencode import target as opencode
 from tests.conftest import AGENT, MakeBundle, Run
@@ -53,7 +54,7 @@ def problems(schema: str, text: str) -> list[tuple[int, int, str]]:
 
 def emitted(target: str, relative: str, text: str) -> list[Problem]:
     """The problems of an emitted file."""
-    return list(validate.check_emitted(target, relative, text, validate.Schemas()))
+    return list(validate.check_emitted(TARGETS[target].SCHEMAS, relative, text, validate.Schemas()))
 
 
 # --- the schema files ---------------------------------------------------------
@@ -265,7 +266,7 @@ def test_every_emitted_file_has_a_schema_and_matches_it() -> None:
     assert result.files
     for name in result.files:
         target, _, relative = name.partition("/")
-        assert validate.output_schema(target, relative), name
+        assert validate.output_schema(TARGETS[target].SCHEMAS, relative), name
 
 
 def test_emitter_bug_is_caught_before_anything_is_written(

@@ -74,7 +74,7 @@ MESSAGES = {
     "hidden-yes": "$.hidden: expected true or false, found the text 'yes'. The runtimes read YAML 1.2, where only true and false are booleans",
     "description-date": '$.description: expected a string, found the date 2026-01-13. YAML reads an unquoted date as a date: quote it ("2026-01-13")',
     "tools-list": "$.tools: must be a map of tool → true/false (deprecated; use `permission`). A list or a comma-separated string is Claude Code's `tools`; in OpenCode write `permission: {edit: deny, bash: deny, …}` (found a list)",
-    "color-claude-name": "(found the text 'blue'). 'blue' is a Claude Code colour: put it under `targets: {claude: {color: blue}}`",
+    "color-claude-name": "(found the text 'blue'). 'blue' is a `claude` colour: put it under `targets: {claude: {color: blue}}`",
     "color-hex-unquoted": 'An unquoted `#` starts a YAML comment: quote hex colours (color: "#FF5733")',
     "permission-null": "$.permission: must be an action (allow, ask or deny) or a map of permission → action or pattern map (found an empty value). YAML reads an empty value as null",
     "permission-action-typo": "$.permission.bash: must be allow, ask or deny (found the text 'alow'; did you mean `allow`?)",

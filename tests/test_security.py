@@ -4,18 +4,19 @@ it, naming every agent and runtime it reaches, in text and SARIF; fixes; the acc
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from promptc_compiler import api
 from promptc_compiler.core.config import load_config
+from tests import bundles
 from tests.conftest import MakeBundle, Run
 from tests.test_report import sarif_validator
 
 Runner = Callable[..., Run]
-ROOT = Path(__file__).resolve().parents[1]
 SECURITY = {
     "hidden-text",
     "mixed-script",
@@ -134,13 +135,10 @@ def _place(result: dict[str, Any]) -> tuple[str, int, int, str, str, str]:
     )
 
 
-def test_the_repository_bundle_is_clean() -> None:
-    here = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        found = api.lint(load_config(ROOT / "pyproject.toml")).diagnostics
-    finally:
-        os.chdir(here)
+def test_a_team_of_real_shape_is_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prose, tables, code spans and fences of a real team: no security finding."""
+    monkeypatch.chdir(bundles.TEAM)
+    found = api.lint(load_config()).diagnostics
     assert [d.as_text() for d in found if d.rule in SECURITY] == []
 
 

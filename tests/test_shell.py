@@ -92,6 +92,59 @@ def test_commands_as_opencodes_parser_finds_them(line: str, texts: list[str]) ->
     assert [c.text for c in shell.commands(line)] == texts
 
 
+# What OpenCode 1.18.33's tree-sitter-bash makes of a line that ends in an
+# operator: a command whose name is a MISSING word, which OpenCode asks about as
+# the text ``. Nothing ends in one when a command follows, even a line later.
+@pytest.mark.parametrize(
+    ("line", "texts"),
+    [
+        ("npm test &&", ["npm test", ""]),
+        ("a || ", ["a", ""]),
+        ("git status |", ["git status", ""]),
+        ("a && b &&\n\n", ["a", "b", ""]),
+        ("a && # why", ["a", ""]),
+        ("a \\\n&&", ["a", ""]),
+        ("a &&\nb", ["a", "b"]),
+        ("git status;", ["git status"]),
+        ("a &", ["a"]),
+        ("echo $(a &&)", ["echo $(a &&)", "a"]),
+    ],
+)
+def test_an_operator_at_the_end_is_asked_about_as_an_empty_command(
+    line: str, texts: list[str]
+) -> None:
+    assert [c.text for c in shell.asked(line)] == texts
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("npm test &&", "no command after `&&`"),
+        ("git status | ", "no command after `|`"),
+        ("a || # later", "no command after `||`"),
+        ("&& git status", "no command before `&&`"),
+        (";", "no command before `;`"),
+        ("a && && b", "no command before `&&`"),
+        ("a; ; b", "no command before `;`"),
+        ("a & ; b", "no command before `;`"),
+        # What bash runs: a list continued on the next line, a trailing `;` or
+        # `&`, an empty `case` branch, a subshell or arithmetic before `&&`, a
+        # here-document between `&&` and its command, nothing at all.
+        ("a &&\n  b", None),
+        ("git status;", None),
+        ("make &", None),
+        ("case $x in\na)\n;;\nesac", None),
+        ("(cd src) && make", None),
+        ("(( x++ )) && rm y", None),
+        ("cat <<EOF &&\nhi\nEOF\nls", None),
+        ("x=1", None),
+        ("", None),
+    ],
+)
+def test_a_missing_command_is_found(line: str, problem: str | None) -> None:
+    assert shell.missing(line) == problem
+
+
 def test_words_drop_quotes_and_name_the_command() -> None:
     (command,) = shell.commands("""git commit -m "a message" 'x y'""")
     assert command.words == ("git", "commit", "-m", "a message", "x y")

@@ -5,7 +5,7 @@ the specs and by the runtime's decision model (promptc_compiler.runtimes) from t
 the target wrote: the runtime's decision must never be above OpenCode's (deny
 < ask < allow). The models themselves are held to the real CLIs by
 tests/test_decisions_gemini.py and tests/test_decisions_copilot.py. The
-bundles are the repository's, the fixtures, and generated ones
+bundles are the real-shape team, the fixtures, and generated ones
 (tests/strategies.py). The main session of either runtime may start a
 written agent only where OpenCode's default agent `build` may start it.
 """
@@ -32,7 +32,7 @@ from tests import bundles, decisions, strategies
 
 TARGETS = ("copilot", "gemini")
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",

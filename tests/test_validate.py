@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from promptc_compiler.core import validate
 from promptc_compiler.core.loader import load_bytes
 from promptc_compiler.core.resources import load_schema, schema_dir
+from promptc_compiler.runtimes import TARGETS
 from tests import test_schema
 from tests.schema_cases import CASES, REFERENCE_AGENT
 
@@ -34,9 +35,10 @@ SHIPPED = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob(
 # config is validated once per run, by a validator of its own).
 CHECKED = sorted(
     {"agent", "mode", "fragment", "skill"}
-    | {schema for outputs in validate.OUTPUTS.values() for _, schema in outputs}
+    | {schema for target in TARGETS.values() for _, schema in target.SCHEMAS}
 )
 SCHEMAS = validate.Schemas()  # shared by the examples, as by the documents of one run
+OPENCODE_FILES = TARGETS["opencode"].SCHEMAS
 # Each schema as shipped, its references followed by jsonschema.
 AS_SHIPPED = {name: validate.SchemaValidator(load_schema(name)) for name in CHECKED}
 
@@ -319,14 +321,16 @@ def test_a_broken_emitted_agent_gets_the_positioned_diagnostic(
     text: str, expected: tuple[int, int, str]
 ) -> None:
     rel = ".opencode/agents/reviewer.md"
-    found = list(validate.check_emitted("opencode", rel, text, validate.Schemas()))
+    found = list(validate.check_emitted(OPENCODE_FILES, rel, text, validate.Schemas()))
     assert [(p.line, p.column, p.message) for p in found] == [expected]
 
 
 def test_a_valid_emitted_agent_has_no_problem() -> None:
     text = "---\ndescription: Reviews code\nmode: subagent\n---\nBody\n"
     schemas = validate.Schemas()
-    assert list(validate.check_emitted("opencode", ".opencode/agents/r.md", text, schemas)) == []
+    assert (
+        list(validate.check_emitted(OPENCODE_FILES, ".opencode/agents/r.md", text, schemas)) == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -364,7 +368,7 @@ def test_an_emitted_file_reads_back_as_its_own_text_does(
     emitted text alone; the text is parsed only when it does not open with that
     file's frontmatter."""
     rel = ".opencode/agents/r.md"
-    alone = list(validate.check_emitted("opencode", rel, emitted, SCHEMAS))
+    alone = list(validate.check_emitted(OPENCODE_FILES, rel, emitted, SCHEMAS))
     origin = load_bytes(Path("specs/agents/r.md"), source.encode())
     parsed: list[str] = []
 
@@ -373,5 +377,5 @@ def test_an_emitted_file_reads_back_as_its_own_text_does(
         return load_bytes(path, raw)
 
     monkeypatch.setattr(validate, "load_bytes", load)
-    assert list(validate.check_emitted("opencode", rel, emitted, SCHEMAS, origin)) == alone
+    assert list(validate.check_emitted(OPENCODE_FILES, rel, emitted, SCHEMAS, origin)) == alone
     assert parsed == ([] if reused else ["r.md"])

@@ -296,11 +296,6 @@ def test_specs_removed_and_checked_out_again_are_watched_again(tmp_path: Path) -
         watching.close()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race: a folder moved away and back while a run is in progress keeps its "
-    "inode, and the watch may miss its return (fails in about 1 of 2 loaded runs)",
-)
 def test_fragments_moved_away_and_back_are_watched_again(
     build_watch: Watching, bundle: Path, tmp_path: Path
 ) -> None:
@@ -316,6 +311,49 @@ def test_fragments_moved_away_and_back_are_watched_again(
     rebuilt = build_watch.until(summary)
     assert rebuilt[-1] == "promptc: no problems; wrote 1, removed 0 file(s)"
     assert "Be terse." in (bundle / AGENTS / "lead.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize("back", [True, False])
+def test_a_folder_back_between_two_looks_is_a_change_and_watched_again(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, back: bool
+) -> None:
+    """The race of the test above, scripted: the fragments folder goes while a run
+    is in progress, the watch's next look finds it gone, and (with `back`) it is
+    moved back, with its inode, before the new watch's first look."""
+    fragments, away = bundle / "fragments", tmp_path / "away"
+    started: list[list[str]] = []
+
+    def steps(*paths: Path, **_options: object) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+        started.append(sorted(Path(p).name for p in paths))
+        if len(started) > 1:
+            yield set()  # the new watch's first step: what it was told, if anything
+            raise KeyboardInterrupt
+        try:
+            yield set()  # the first step, before the first run
+            fragments.rename(away)
+            yield {(watchfiles.Change.deleted, str(fragments))}
+        finally:  # the watch is stopped after the look that found the folder gone
+            if back:
+                away.rename(fragments)
+
+    monkeypatch.setattr(watchfiles, "watch", steps)
+    ran: list[bool] = []
+    echoed: list[str] = []
+    code = watch.watch(
+        lambda: load_config(bundle / "promptc.toml"),
+        lambda _config, _kept: ran.append(fragments.is_dir()),
+        echoed.append,
+    )
+    assert code == 0
+    assert started == [["fragments", "specs"], ["fragments", "specs"] if back else ["specs"]]
+    told = [line for line in echoed if line.endswith("/fragments changed; running again")]
+    if back:
+        # A run without the folder, and one with it again.
+        assert ran == [True, False, True]
+        assert len(told) == 2, echoed
+    else:
+        assert ran == [True, False]
+        assert len(told) == 1, echoed
 
 
 def test_every_run_of_one_watch_is_handed_the_same_kept_and_a_new_watch_a_new_one(

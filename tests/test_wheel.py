@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# Slow end to end (pip builds and installs the wheel in a fresh venv): `make conformance` runs it, not `make test`.
+pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from promptc_compiler.base import exit_codes
 from promptc_compiler.base.diagnostics import Diagnostic, Problem, Severity, has_errors
 from promptc_compiler.base.errors import ConfigError, PromptcError, UsageError
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.core import suppress
 from promptc_compiler.core.bundle import Bundle, load_bundle
@@ -51,8 +52,7 @@ from promptc_compiler.pipeline.lint import run_rules
 from promptc_compiler.pipeline.proof import Proof
 from promptc_compiler.pipeline.proof import lines as proof_lines
 from promptc_compiler.pipeline.writer import ManifestError, Planner, apply, load_manifest, owned
-from promptc_compiler.runtimes import targets as target_registry
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.runtimes import MODELS, TARGET_NAMES, TARGETS, check_options, compose_as
 from promptc_compiler.runtimes.translations import Translated
 
 
@@ -127,7 +127,11 @@ class _Collector:
         if level is not None:
             where, p = self.display(problem.path or path), problem
             self.extend(
-                [Diagnostic(where, p.line, p.column, rule, level, p.message, p.hint, p.fix)]
+                [
+                    Diagnostic(
+                        where, p.line, p.column, rule, level, p.message, p.hint, p.fix, p.detail
+                    )
+                ]
             )
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
@@ -191,7 +195,7 @@ def _checked_settings(config: Config) -> lint_rules.Settings:
     errors: list[ConfigError] = []
     settings: lint_rules.Settings = {}
     try:
-        target_registry.check_options(config)
+        check_options(config)
     except ConfigError as exc:
         errors.append(exc)
     try:
@@ -256,7 +260,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Translated]:
         for source in sources.values():
             for problem in _validate(kind, source, out.schemas):
                 out.add("schema", source.path, problem)
-    composition = compose_bundle(bundle, target, out.display)
+    composition = compose_bundle(bundle, target, TARGET_NAMES, out.display)
     project = Translated.of(make_project(out.config, bundle, composition, target))
     out.extend(run_rules(project, settled=out.settings))
     _composed(out, composition)
@@ -280,7 +284,7 @@ def _validate(kind: str, source: SourceFile, schemas: Schemas) -> Iterator[Probl
 
 
 def _lint_target(config: Config) -> str:
-    return next(iter(config.targets), "opencode")
+    return next(iter(config.targets), SOURCE)
 
 
 def lint(
@@ -302,9 +306,9 @@ def lint(
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
-    for name in sorted({emitter.compose_as(name) for name in config.targets} - {project.target}):
+    for name in sorted({compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
-        _composed(collector, compose_bundle(bundle, name, config.display))
+        _composed(collector, compose_bundle(bundle, name, TARGET_NAMES, config.display))
     collector.extend(failed)
     return collector.result(fixed=fixed)
 
@@ -513,7 +517,7 @@ def _check_output(config: Config, only: tuple[str, ...], kept: Kept | None) -> R
     # A refused output folder (a symlink) is not walked for files it holds.
     extra = emitter.unmanaged(config, names, {*done, *todo.remove}) if not planner.refused else ()
     for rel in extra:
-        runtime = target_registry.TARGETS[emitter.owner(config, rel)].RUNTIME
+        runtime = TARGETS[emitter.owner(config, rel)].RUNTIME
         message = f"promptc did not generate this file, and {runtime} loads it from here"
         collector.add("unmanaged-file", config.base / rel, Problem(1, 1, message))
     return collector.result(generated=done, digests=planner.digests or {})
@@ -546,6 +550,7 @@ class Answer:
     # A command line of several commands: each one and its decision, as OpenCode
     # asks about them (the strictest decides the line; `matching` is its rules).
     commands: tuple[tuple[str, Decision], ...] = ()
+    why: str = ""  # OpenCode's own reason, when no rule decides
 
     def exit_code(self, *, expect: str | None = None) -> int:
         """`promptc can`'s exit code: 0 allow, 10 ask, 20 deny; with `expect`,
@@ -563,8 +568,8 @@ def opencode_runtime(config: Config) -> tuple[Runtime, tuple[Diagnostic, ...]]:
         for rule, problem in source.findings:
             if rule == "syntax":
                 out.add(rule, source.path, problem)
-    composition = compose_bundle(bundle, "opencode")
-    project = make_project(config, bundle, composition, "opencode")
+    composition = compose_bundle(bundle, SOURCE, TARGET_NAMES)
+    project = make_project(config, bundle, composition, SOURCE)
     runtime = runtime_model.resolve(project)
     for agent in runtime.bundle_agents():
         for problem in agent.problems:
@@ -581,8 +586,11 @@ def can(
     path, an agent name; `*` the whole tool), and the rules that decide it. A
     command line is split as OpenCode splits it; the strictest command decides.
     `as_subagent`: the session the agent runs in (default: its `mode`). A
-    UsageError for an unknown agent; a PromptcError when the bundle's errors make
+    UsageError for an unknown agent or a command line bash refuses (empty, or an
+    operator without its command); a PromptcError when the bundle's errors make
     the answer unreliable."""
+    if permission == "bash":
+        _runnable(text)
     runtime, blocking = opencode_runtime(config)
     found = runtime.agents.get(agent)
     if found is None:
@@ -595,6 +603,11 @@ def can(
     rules = found.effective(subagent)
     folders = _outside(config, permission, text)
     asked = [c.text for c in shell.asked(text)] if permission == "bash" else [text]
+    if not asked and not folders and not permission_model.disabled_tools(["bash"], rules):
+        # No command OpenCode asks about (an assignment, a folder change, a
+        # comment): its bash tool runs the line unasked.
+        why = "no command on the line is one OpenCode asks about: it runs the line unasked"
+        return Answer(found, permission, text, subagent, Decision("allow", None), (), why=why)
     if (asked == [text] or not asked) and not folders:
         decision = permission_model.evaluate(rules, permission, text)
         matching = permission_model.matching(rules, permission, text)
@@ -602,7 +615,7 @@ def can(
     # OpenCode asks about each folder outside the project first, then about each
     # command (or the path itself): the strictest answer decides the call.
     questions = [(EXTERNAL, posixpath.join(folder, "*")) for folder in folders]
-    questions += [(permission, c) for c in asked or [text]]
+    questions += [(permission, c) for c in asked]
     commands = tuple(
         (_question(p, q), permission_model.evaluate(rules, p, q)) for p, q in questions
     )
@@ -613,6 +626,19 @@ def can(
 
 
 EXTERNAL = "external_directory"
+
+
+def _runnable(line: str) -> None:
+    """A UsageError for a command line no answer fits: an empty one, or one that
+    bash refuses (`npm test &&`), for which OpenCode asks about an empty command."""
+    if not line.strip():
+        raise UsageError("the command line is empty: give the command to ask about")
+    problem = shell.missing(line)
+    if problem is not None:
+        raise UsageError(
+            f"bash refuses `{line.strip()}`: {problem} (a syntax error, so none of it "
+            "runs); give the whole command line"
+        )
 
 
 def _question(permission: str, text: str) -> str:

@@ -4,8 +4,8 @@ tests/test_skills.py reads the `allowed-tools` a skill keeps through it, so
 that a rule the translation writes is checked by a second reading of Claude
 Code's documented matching, not by the code that wrote it:
 
-- `Bash(spec)`: `*` is any text, a trailing ` *` (or `:*`) is optional,
-  everything else literal;
+- `Bash(spec)`: `*` is any text, a run of blanks is one space, a trailing
+  ` *` (or `:*`) is optional when it is the only `*`, everything else literal;
 - `Read(spec)` / `Edit(spec)` (Edit rules cover Write and NotebookEdit):
   gitignore patterns relative to the project root: `*` and `?` stay within
   a folder, `**` crosses folders, a pattern without `/` matches a name at
@@ -48,14 +48,15 @@ def _matches(rule: tuple[str, str | None], tool: str, value: str) -> bool:
 def _bash_regex(spec: str) -> re.Pattern[str]:
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
-    optional = spec.endswith(" *")
+    spec = " ".join(spec.split())
+    optional = spec.endswith(" *") and spec.count("*") == 1
     body = spec[:-2] if optional else spec
     text = "".join(".*" if c == "*" else re.escape(c) for c in body)
     return re.compile(text + ("(?: .*)?" if optional else ""), re.DOTALL)
 
 
 def bash_match(spec: str, command: str) -> bool:
-    return _bash_regex(spec).fullmatch(command) is not None
+    return _bash_regex(spec).fullmatch(" ".join(command.split())) is not None
 
 
 @lru_cache(maxsize=4096)

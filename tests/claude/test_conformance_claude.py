@@ -2,10 +2,9 @@
 
 `claude plugin validate --strict --json` is the runtime's own check of agent
 and command frontmatter and of the plugin manifest; with `--strict` a warning
-fails too. It runs on the repository's committed build/claude-plugin (which
-`promptc check` in `make test` keeps identical to what the sources emit) and
-on the fixture bundles emitted into scratch folders. Its `provides` must list
-every agent and every command, under the plugin's name.
+fails too. It runs on the fixture bundles (tests/fixtures/team, a team of
+real shape, among them) emitted into scratch folders. Its `provides` must
+list every agent and every command, under the plugin's name.
 
 2.1.332 checks nothing Claude-specific in a bare `.claude` folder beyond the
 frontmatter of its agents and commands (no manifest, no `provides`): the
@@ -27,7 +26,7 @@ from promptc_compiler.runtimes.translation import flat_name
 from tests import bundles, oracle
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "fixture": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
 }
@@ -39,9 +38,7 @@ def validate(folder: Path) -> tuple[int, dict[str, Any]]:
 
 
 def emit(bundle: str, target: str, scratch: Path) -> Path:
-    """The target's output folder: build/ for the repository, a scratch copy otherwise."""
-    if bundle == "repository":
-        return bundles.REPOSITORY / "build" / target
+    """The target's output folder, written into a scratch folder."""
     out = scratch / f"{bundle}-{target}"
     for rel, data in bundles.render(BUNDLES[bundle], target).items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)

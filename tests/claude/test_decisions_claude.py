@@ -3,14 +3,14 @@
 compiler/promptc_compiler/runtimes/claude/decide.py reads the files the `claude` and `claude-plugin`
 targets emit as Claude Code 2.1.332 decides them. Here:
 
-- every call of the matrix (promptc_compiler.permissions.calls) of the repository's bundle and
-  of each fixture bundle, and of generated permission maps, is decided by
+- every call of the matrix (promptc_compiler.permissions.calls) of the real-shape team
+  (tests/fixtures/team) and of each fixture bundle, and of generated permission maps, is decided by
   OpenCode and by the model: none wider (fast, in `make test`);
-- the real `claude` (tests/oracles/claude.py, offline against a scripted
+- the real `claude` (tests/claude/oracle.py, offline against a scripted
   model endpoint) decides a sample of those calls in a scratch project
   holding the emitted files, and each real verdict must equal the model's:
   a few calls of two agents in `make test`, at least 200 calls per target
-  in `make conformance` (the repository, the fixtures, hard maps written
+  in `make conformance` (the team, the fixtures, hard maps written
   here and generated ones), each target's figures printed;
 - the three calls Claude Code was once seen running unasked: a Write to
   `~/.ssh/authorized_keys` by the main agent, `cat .env`, and `Skill foo`
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from promptc_compiler import api
 from promptc_compiler.core.project import Project
@@ -36,16 +36,17 @@ from promptc_compiler.permissions.calls import Call
 from promptc_compiler.runtimes.claude import decide as model
 from promptc_compiler.runtimes.translation import flat_name
 from tests import bundles, decisions, strategies
+from tests.claude import oracle as claude
 from tests.conftest import MakeBundle
 from tests.decisions import Decided
-from tests.oracles import OracleError, Outcome, Verdict, claude
+from tests.oracles import OracleError, Outcome, Verdict
 from tests.oracles.harness import Evidence
 
 pytestmark = pytest.mark.slow
 
 TARGETS = ("claude", "claude-plugin")
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     **{name: bundles.FIXTURES / name for name in ("claude", "codex", "opencode", "permissions")},
     **{name: bundles.FIXTURES / name for name in ("overrides", "skills", "hard")},
 }
@@ -129,7 +130,7 @@ def test_no_call_of_a_bundle_is_wider_on_the_model(bundle: str, target: str) -> 
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_comparison_is_not_vacuous(target: str) -> None:
     # Claude Code allows something OpenCode allows, and narrows something.
-    pairs = {(d.opencode, d.model) for d in found("repository", target)}
+    pairs = {(d.opencode, d.model) for d in found("team", target)}
     assert ("allow", "allow") in pairs
     assert any(calls.RANK[m] < calls.RANK[o] for o, m in pairs)
 
@@ -140,25 +141,29 @@ def decide(bundle: str, target: str, call: Call) -> str:
 
 def test_the_main_agent_may_not_write_outside_the_project_unasked() -> None:
     call = Call("craftsman", "edit", f"{calls.HOME}/.ssh/authorized_keys")
-    assert decide("repository", "claude", call) == "ask"
-    assert decide("repository", "claude", Call("craftsman", "edit", "src/app.py")) == "allow"
+    assert decide("team", "claude", call) == "ask"
+    assert decide("team", "claude", Call("craftsman", "edit", "src/app.py")) == "allow"
 
 
 @pytest.mark.parametrize("command", ["cat .env", "head .env", "wc -l .env", "git show HEAD"])
 def test_read_only_commands_ask_where_opencode_asks(command: str) -> None:
-    assert decide("repository", "claude", Call("craftsman", "bash", command)) == "ask"
-    assert decide("repository", "claude", Call("craftsman", "bash", "git status")) == "allow"
+    assert decide("team", "claude", Call("craftsman", "bash", command)) == "ask"
+    # OpenCode allows `git status` as written and asks about `git  status`, which
+    # Claude Code would run unasked: it asks for both (a narrowing).
+    assert decide("team", "claude", Call("craftsman", "bash", "git  status")) == "ask"
+    assert decide("team", "claude", Call("craftsman", "bash", "git status")) == "ask"
+    assert decide("team", "claude", Call("craftsman", "edit", "src/app.py")) == "allow"
 
 
 def test_a_model_that_lets_a_read_only_command_through_is_caught() -> None:
     # Without the shared ask rules, Claude Code runs `cat .env` unasked.
-    files = dict(emitted("repository", "claude"))
+    files = dict(emitted("team", "claude"))
     document = json.loads(files[".claude/settings.json"])
     document["permissions"]["ask"] = [
         rule for rule in document["permissions"]["ask"] if not rule.startswith("Bash(cat")
     ]
     files[".claude/settings.json"] = json.dumps(document)
-    project = bundles.project(bundles.REPOSITORY, "claude")
+    project = bundles.project(bundles.TEAM, "claude")
     wider = {
         (d.call.agent, d.call.input)
         for d in decisions.wider(decisions.decided(project, "claude", files))
@@ -167,10 +172,10 @@ def test_a_model_that_lets_a_read_only_command_through_is_caught() -> None:
 
 
 def test_a_model_that_lets_an_agent_keep_a_tool_is_caught() -> None:
-    files = dict(emitted("repository", "claude"))
+    files = dict(emitted("team", "claude"))
     rel = ".claude/agents/scout.md"
     files[rel] = files[rel].replace("  - Read\n", "  - Read\n  - Edit\n  - Write\n", 1)
-    project = bundles.project(bundles.REPOSITORY, "claude")
+    project = bundles.project(bundles.TEAM, "claude")
     wider = {
         (d.call.agent, d.call.permission)
         for d in decisions.wider(decisions.decided(project, "claude", files))
@@ -208,6 +213,15 @@ def test_no_call_of_the_hard_maps_is_wider_on_the_model(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(files=strategies.tool_list_bundles())
+# Found by the property: a stop with two `*` and a trailing ` *` (`git st?tus *`,
+# written `git st*tus *`) missed the bare `git status` in Claude Code.
+@example(
+    files={
+        "promptc.toml": b'"custom_tools" = ["plan_db"]\n',
+        "specs/agents/scout.md": b"---\ndescription: Agente scout con permisos generados.\n"
+        b"mode: subagent\npermission:\n  '*':\n    '*': allow\n    git st?tus *: ask\n---\nCuerpo.\n",
+    }
+)
 def test_generated_permission_maps_are_never_wider_on_the_model(files: dict[str, bytes]) -> None:
     files = {
         **files,
@@ -407,26 +421,26 @@ def picked(decided: Sequence[Decided], agents: set[tuple[str, bool]], size: int)
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_real_claude_decides_a_sample_as_the_model(target: str, tmp_path: Path) -> None:
     # Two runs: the main agent and one subagent, about a dozen calls each.
-    chosen = picked(found("repository", target), {("craftsman", False), ("smith", True)}, 24)
-    count = check_real(target, emitted("repository", target), chosen, tmp_path)
-    print(decisions.figures(target, found("repository", target), count))
+    chosen = picked(found("team", target), {("craftsman", False), ("smith", True)}, 24)
+    count = check_real(target, emitted("team", target), chosen, tmp_path)
+    print(decisions.figures(target, found("team", target), count))
 
 
 @pytest.mark.conformance
 def test_the_three_calls_claude_once_ran_unasked_are_asked_or_refused(
     make_bundle: MakeBundle, tmp_path: Path
 ) -> None:
-    files = emitted("repository", "claude")
+    files = emitted("team", "claude")
     chosen = [
         d
-        for d in found("repository", "claude")
+        for d in found("team", "claude")
         if (d.call.agent, d.call.delegated) == ("craftsman", False)
         and (d.call.permission, d.call.input)
         in {("edit", f"{calls.HOME}/.ssh/authorized_keys"), ("bash", "cat .env")}
     ]
-    results = real("claude", files, chosen, tmp_path / "repository")
+    results = real("claude", files, chosen, tmp_path / "team")
     assert sorted(seen for _, seen, _ in results) == ["ask", "ask"], results
-    assert not (tmp_path / "repository/home/.ssh/authorized_keys").exists()
+    assert not (tmp_path / "team/home/.ssh/authorized_keys").exists()
     root = hard_bundle(make_bundle)
     hard = render(root, "claude", lint_errors=True)
     decided = decisions.decided(bundles.project(root, "claude"), "claude", hard)
@@ -442,7 +456,7 @@ def test_the_three_calls_claude_once_ran_unasked_are_asked_or_refused(
 # --- conformance: at least 200 calls per target ------------------------------------------------
 
 SAMPLES = {
-    "repository": 70,
+    "team": 70,
     "claude": 30,
     "opencode": 25,
     "permissions": 45,

@@ -3,9 +3,9 @@
 tests/fixtures/claude is a bundle of tricky cases (a primary with a task
 allow-list, bash maps that differ per agent, a config-level deny, a custom
 tool, unmapped models, a subfolder id, forked and main-thread commands);
-tests/fixtures/opencode adds a `default_agent` and awkward values. Every
-emitted file of the repository's bundle and of the fixture is compared with a
-snapshot, one file each.
+tests/fixtures/opencode adds a `default_agent` and awkward values;
+tests/fixtures/team is a team of real shape. Every emitted file of the team
+and of the fixture is compared with a snapshot, one file each.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.conftest import MakeBundle
 
 FIXTURE = bundles.FIXTURES / "claude"
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "fixture": FIXTURE,
     "opencode": bundles.FIXTURES / "opencode",
 }
@@ -195,16 +195,15 @@ def test_a_plugin_command_names_the_plugin_agent() -> None:
 
 def test_settings_hold_the_shared_rules() -> None:
     settings = json.loads(emitted("fixture", "claude")[".claude/settings.json"])
-    # Every read-only command some agent holding Bash may not run outright is
-    # asked for (git log and git diff every such agent allows); no path allow
+    # Every read-only command some agent holding Bash asks about in some spelling
+    # is asked for (git log and git diff too: their allows would also run
+    # `git  log` and `'git' diff`, which OpenCode asks about); no path allow
     # but the project's own (smith's `src/**` would allow `SRC/` too).
-    read_only = [
-        f"Bash({form} *)" for form in claude_rules.READ_ONLY if form not in ("git log", "git diff")
-    ]
+    read_only = [f"Bash({form} *)" for form in claude_rules.READ_ONLY]
     assert settings == {
         "$schema": "https://json.schemastore.org/claude-code-settings.json",
         "permissions": {
-            "allow": ["Bash(git log*)", "Bash(git diff*)", "WebFetch"],
+            "allow": ["WebFetch"],
             "ask": ["Read(//**/*.env)", "Read(//**/*.env.*)", *read_only],
             "deny": [
                 "Edit(//**/*.lock)",  # OpenCode's `*.lock` matches ../../x.lock too
@@ -218,7 +217,7 @@ def test_settings_hold_the_shared_rules() -> None:
 
 
 def test_an_edit_allow_of_every_path_holds_in_the_project_only() -> None:
-    settings = json.loads(emitted("repository", "claude")[".claude/settings.json"])
+    settings = json.loads(emitted("team", "claude")[".claude/settings.json"])
     assert "Edit(/**)" in settings["permissions"]["allow"]
     assert not {"Edit", "Write", "NotebookEdit"} & set(settings["permissions"]["allow"])
 
@@ -332,7 +331,7 @@ class JsonSnapshot(SingleFileSnapshotExtension):
 
 def snapshot_cases() -> list[Any]:
     cases = []
-    for bundle in ("repository", "fixture"):
+    for bundle in ("team", "fixture"):
         for target in TARGETS:
             for rel in emitted(bundle, target):
                 label = rel.removeprefix(".").rsplit(".", 1)[0].replace("/", ".")

@@ -1,8 +1,7 @@
 """Conformance: the real `codex` (tests/package.json, 0.171.0) loads what promptc emits.
 
-Each bundle's codex output (the repository's committed build/codex, which
-`promptc check` keeps fresh; the fixtures emitted into scratch folders) is run
-the way Codex reads a project: a scratch HOME whose `.codex/config.toml`
+Each bundle's codex output (the fixtures, tests/fixtures/team among them,
+emitted into scratch folders) is run the way Codex reads a project: a scratch HOME whose `.codex/config.toml`
 trusts the folder, so its `.codex/` loads. Three oracles, each one process
 per question where Codex allows it:
 
@@ -29,17 +28,17 @@ from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes.codex import decide as codex_model
 from promptc_compiler.runtimes.codex import target as codex
 from tests import bundles, oracle
+from tests.codex import oracle as codex_oracle
 from tests.codex.test_target_codex import can, commands_of, load, opencode_answers, render, shell_of
 from tests.codex.test_target_codex import policy as model_policy
 from tests.oracles import Attempt, harness
-from tests.oracles import codex as codex_oracle
 from tests.oracles.server import serve
 
 # Each test starts the real runtime, many times: `make conformance` runs them.
 pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "codex": bundles.FIXTURES / "codex",
     "opencode": bundles.FIXTURES / "opencode",
     "claude": bundles.FIXTURES / "claude",
@@ -49,9 +48,7 @@ BUNDLES = {
 
 
 def emit(bundle: str, scratch: Path) -> Path:
-    """The codex output folder: build/codex for the repository, a scratch copy otherwise."""
-    if bundle == "repository":
-        return bundles.REPOSITORY / "build" / "codex"
+    """The codex output folder, written into a scratch folder."""
     out = scratch / bundle
     files = render(BUNDLES[bundle], lint_errors=bundle == "permissions")
     for rel, data in files.items():

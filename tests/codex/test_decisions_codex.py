@@ -4,13 +4,13 @@ The model (promptc_compiler.runtimes.codex.decide) reads the files the codex tar
 decides every call of a bundle's matrix (promptc_compiler.permissions.calls); OpenCode decides the
 same calls from the specs. Two properties:
 
-- on the model, for the repository bundle and every fixture, no call is wider
+- on the model, for the real-shape team and every fixture, no call is wider
   than OpenCode's, but those of a permission the bundle's config accepts
   (`accept_wider`): Codex cannot keep one role from editing the project
   (every role has apply_patch), so a bundle whose agents may not all edit
   everywhere accepts `edit` or is refused; the fixtures without a codex table
   are held with that one acceptance;
-- on the real CLI (tests/oracles/codex.py, a scripted model on 127.0.0.1),
+- on the real CLI (tests/codex/oracle.py, a scripted model on 127.0.0.1),
   each sampled call's verdict is the model's: a few in `make test`, more in
   the conformance run.
 """
@@ -32,17 +32,18 @@ from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.project import Project, make_project
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import Call
+from promptc_compiler.runtimes import TARGET_NAMES
 from promptc_compiler.runtimes.codex import decide as model_of
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from tests import bundles, decisions, oracle, strategies
+from tests.codex import oracle as codex_oracle
 from tests.codex.test_target_codex import CANNOT_SAY, codex_config
 from tests.conftest import MakeBundle, Run
 from tests.oracles import Attempt, Outcome, harness
-from tests.oracles import codex as codex_oracle
 
 TARGET = "codex"
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "codex": bundles.FIXTURES / "codex",
     "opencode": bundles.FIXTURES / "opencode",
     "claude": bundles.FIXTURES / "claude",
@@ -66,7 +67,9 @@ def emitted(bundle: str) -> tuple[Project, Mapping[str, str]]:
     }
     assert files, result.diagnostics
     bundle_files = load_bundle(config)
-    project = make_project(config, bundle_files, compose_bundle(bundle_files, TARGET), TARGET)
+    project = make_project(
+        config, bundle_files, compose_bundle(bundle_files, TARGET, TARGET_NAMES), TARGET
+    )
     return project, files
 
 
@@ -87,13 +90,13 @@ def test_no_call_is_wider_than_opencode_but_what_the_config_accepts(bundle: str)
     print(decisions.figures(f"{TARGET} ({bundle})", found, 0, accepted))
 
 
-def test_the_repository_accepts_only_apply_patch() -> None:
-    # pyproject.toml accepts `edit` and nothing else: apply_patch runs in the
+def test_the_team_accepts_only_apply_patch() -> None:
+    # Its promptc.toml accepts `edit` and nothing else: apply_patch runs in the
     # project, and asks (never runs) outside it or in a protected folder.
-    project, _ = emitted("repository")
+    project, _ = emitted("team")
     assert codex_rules.accepted(project) == {"edit"}
-    wider = decisions.wider(decided("repository"))
-    assert wider, "the repository's read-only agents are what `edit` is accepted for"
+    wider = decisions.wider(decided("team"))
+    assert wider, "the team's read-only agents are what `edit` is accepted for"
     for found in wider:
         full = calls.absolute(found.call.input)
         assert found.call.permission == "edit", found
@@ -101,15 +104,15 @@ def test_the_repository_accepts_only_apply_patch() -> None:
         assert found.model == ("allow" if ran else "ask"), found
 
 
-def test_the_repository_keeps_what_codex_can_say() -> None:
+def test_the_team_keeps_what_codex_can_say() -> None:
     # The usable share counts what the roles keep: every edit in the project,
     # and nothing OpenCode asks about is run unasked. Shells are lost (their
     # `"*": ask` cannot be said), so delegation, questions and plans are too.
-    found = decided("repository")
+    found = decided("team")
     kept = {(d.call.permission, d.model) for d in found if d.opencode != "deny"}
     assert ("edit", "allow") in kept
     assert all(d.model == "deny" for d in found if d.call.permission in ("task", "question"))
-    print(decisions.figures(TARGET, found, 0, codex_rules.accepted(emitted("repository")[0])))
+    print(decisions.figures(TARGET, found, 0, codex_rules.accepted(emitted("team")[0])))
 
 
 # --- the model is not vacuous ---------------------------------------------------------------
@@ -291,13 +294,11 @@ def test_sampled_calls_are_decided_by_the_real_codex_as_by_the_model() -> None:
 
 @pytest.mark.conformance
 def test_over_200_calls_are_decided_by_the_real_codex_as_by_the_model() -> None:
-    # The repository's and the fixtures' matrices: every permission, OpenCode
+    # The team's and the fixtures' matrices: every permission, OpenCode
     # decision and model decision present in each sample.
     oracle.binary("codex")
     total = 0
-    for seed, (bundle, size) in enumerate(
-        (("repository", 140), ("codex", 100), ("permissions", 100))
-    ):
+    for seed, (bundle, size) in enumerate((("team", 140), ("codex", 100), ("permissions", 100))):
         _, files = emitted(bundle)
         accepted = codex_rules.accepted(emitted(bundle)[0])
         total += check_on_codex(bundle, files, list(decided(bundle)), size, seed, accepted)
@@ -318,7 +319,10 @@ def test_generated_permission_maps_are_decided_by_the_real_codex_as_by_the_model
         assert result.ok, result.diagnostics
         written = {rel.removeprefix(f"{TARGET}/"): d.decode() for rel, d in result.files.items()}
         project = make_project(
-            config, load_bundle(config), compose_bundle(load_bundle(config), TARGET), TARGET
+            config,
+            load_bundle(config),
+            compose_bundle(load_bundle(config), TARGET, TARGET_NAMES),
+            TARGET,
         )
         found = decisions.decided(project, TARGET, written)
         accepted = codex_rules.accepted(project)

@@ -40,7 +40,7 @@ from tests import bundles, strategies
 from tests.conftest import MakeBundle, Run
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "codex": bundles.FIXTURES / "codex",
     "opencode": bundles.FIXTURES / "opencode",
     "claude": bundles.FIXTURES / "claude",

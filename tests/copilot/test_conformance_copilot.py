@@ -4,9 +4,8 @@ One `copilot --headless --stdio` process (a scratch HOME that trusts the
 projects) answers every question: the JSON-RPC call `agents.discover` lists,
 for each project folder, the custom agents it loaded, with their tools and
 model. Copilot drops an invalid agent silently, so an agent missing from the
-answer is an agent Copilot refused. The repository's bundle is read where it
-is committed (build/copilot: `promptc check` keeps it equal to what the
-sources emit); the fixtures are emitted into scratch folders. The call
+answer is an agent Copilot refused. The fixtures (tests/fixtures/team, a
+team of real shape, among them) are emitted into scratch folders. The call
 `skills.discover` lists the skills each folder holds, and the errors met
 reading them. A copy with a broken agent and a broken skill shows both
 oracles can fail.
@@ -29,7 +28,7 @@ from tests import bundles, oracle
 pytestmark = pytest.mark.slow
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -111,8 +110,6 @@ class Copilot:
 
 
 def emit(bundle: str, scratch: Path) -> Path:
-    if bundle == "repository":
-        return bundles.REPOSITORY / "build" / "copilot"
     out = scratch / bundle
     rendered = bundles.render(BUNDLES[bundle], "copilot", lint_errors=bundle == "permissions")
     for rel, data in rendered.items():
@@ -173,7 +170,7 @@ def test_the_oracle_drops_an_agent_copilot_refuses(loaded: dict[str, Any]) -> No
     assert sorted(broken) == sorted(set(whole) - {"scout"})
 
 
-@pytest.mark.parametrize("bundle", ["repository", "skills"])
+@pytest.mark.parametrize("bundle", ["team", "skills"])
 def test_copilot_loads_every_skill_promptc_wrote(loaded: dict[str, Any], bundle: str) -> None:
     folder, _, (skills, errors) = loaded[bundle]
     files = sorted((folder / ".github" / "skills").glob("*/SKILL.md"))

@@ -5,12 +5,12 @@ wrote, their preToolUse hooks included, and decides every call of a bundle's
 matrix (promptc_compiler.permissions.calls); OpenCode decides the same calls from the specs.
 Three properties:
 
-- on the model, for the repository bundle, every fixture and generated
+- on the model, for the real-shape team, every fixture and generated
   permission maps, no call is wider than OpenCode's;
 - each hook promptc wrote, run in sh as Copilot runs it (the call as JSON on
   stdin, in a git project), answers every call of the matrix as
   promptc_compiler.runtimes.copilot.script.decide says;
-- the real `copilot -p` (tests/oracles/copilot.py, a scripted model on
+- the real `copilot -p` (tests/copilot/oracle.py, a scripted model on
   127.0.0.1) decides a sample of calls as the model does: a few in `make
   test`, over 200 in the conformance run. `-p` has no user: an ask is
   refused ("no interactive user response", or from a hook "unable to ask
@@ -45,7 +45,7 @@ from tests.oracles import Attempt
 
 TARGET = "copilot"
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -76,10 +76,10 @@ def test_no_call_is_wider_than_opencode(bundle: str) -> None:
     print(decisions.figures(f"{TARGET} ({bundle})", found, 0))
 
 
-def test_the_repository_keeps_what_copilot_can_say() -> None:
+def test_the_team_keeps_what_copilot_can_say() -> None:
     # Every agent's hook decides its calls as OpenCode does: nearly every call
     # OpenCode allows runs, and none OpenCode asks about runs.
-    found = decided("repository")
+    found = decided("team")
     usable = [d for d in found if d.opencode != "deny"]
     kept = [d for d in usable if d.model == d.opencode]
     assert len(kept) * 10 >= len(usable) * 9
@@ -198,7 +198,7 @@ def scripts(files: Mapping[str, str]) -> dict[str, str]:
 )
 def test_every_hook_answers_as_the_model_reads_it(bundle: str, tmp_path: Path) -> None:
     # A sample of each matrix (every permission and decision present) in
-    # `make test`; every call, the repository's too, in the conformance run.
+    # `make test`; every call, the team's too, in the conformance run.
     assert hooks_disagree(bundle, decisions.sample(decided(bundle), size=200), tmp_path) == []
 
 
@@ -225,7 +225,7 @@ ODD_LINES = (
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bundle", ["repository", "claude"])
+@pytest.mark.parametrize("bundle", ["team", "claude"])
 def test_odd_lines_are_never_wider_and_every_hook_agrees(bundle: str, tmp_path: Path) -> None:
     project, files = emitted(bundle)
     model = model_of.load(files)
@@ -281,7 +281,7 @@ def hooks_disagree(
 
 @pytest.mark.slow
 def test_sampled_calls_are_decided_by_the_real_copilot_as_by_the_model(tmp_path: Path) -> None:
-    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
     found = decided("claude")
     chosen = decisions.sample([d for d in found if d.call.agent == "smith"], size=10)
     real = run_on_copilot(oracle_, emitted("claude")[1], chosen, tmp_path)
@@ -294,9 +294,9 @@ def test_sampled_calls_are_decided_by_the_real_copilot_as_by_the_model(tmp_path:
 def test_the_conformance_sample_is_decided_by_the_real_copilot_as_by_the_model(
     tmp_path: Path,
 ) -> None:
-    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
     total = 0
-    for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
+    for index, bundle in enumerate(("team", "claude", "opencode", "permissions")):
         found = decided(bundle)
         chosen = decisions.sample(found, size=70, seed=index)
         real = run_on_copilot(oracle_, emitted(bundle)[1], chosen, tmp_path / bundle)
@@ -314,7 +314,7 @@ def test_generated_maps_are_decided_by_the_real_copilot_as_by_the_model(
 ) -> None:
     # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
     # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
-    oracle_ = pytest.importorskip("tests.oracles.copilot")
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
     with strategies.bundle_on_disk(files) as (root, config):
         result = api.render(config, only=[TARGET])
         texts = {r.removeprefix("copilot/"): d.decode() for r, d in result.files.items()}

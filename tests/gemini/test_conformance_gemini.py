@@ -6,17 +6,16 @@ project agents the way the fact sheet says: the folder
 trusted (`GEMINI_CLI_TRUST_WORKSPACE=true`) and every agent acknowledged in
 the scratch HOME's `acknowledgments/agents.json` (its file's sha256). Each
 gemini start costs seconds of CPU, so one scratch project holds the agent
-files of every bundle (the repository's build/gemini, kept equal to the
-sources by `promptc check`, and the fixtures, emitted in memory), each under
-its own file name: Gemini reads and checks every file on its own, so three
+files of every bundle (the fixtures, tests/fixtures/team among them,
+emitted in memory), each under its own file name: Gemini reads and checks every file on its own, so three
 runs answer everything.
 
 - `gemini skills list`, run in that project, prints an "Agent loading error"
   for every agent file its strict schema refuses (and exits 0 anyway), then
-  every skill it read from `.gemini/skills/` (the repository's and those of
+  every skill it read from `.gemini/skills/` (the team's and those of
   tests/fixtures/skills), with the file it came from; a skill it cannot read
   is absent.
-- The same agent files in the repository's extension (its
+- The same agent files in the team's extension (its
   `gemini-extension.json` and `policies/`, which must load without an
   error), linked with `gemini extensions link DIR --consent`: `gemini extensions list
   -o json` prints, on stderr, an "Error loading agent" line for every file
@@ -55,7 +54,7 @@ from tests import bundles, oracle
 pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -75,11 +74,6 @@ def gemini(
 
 
 def emitted(bundle: str) -> dict[str, bytes]:
-    if bundle == "repository":
-        root = bundles.REPOSITORY / "build" / "gemini"
-        return {
-            p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()
-        }
     return bundles.render(BUNDLES[bundle], "gemini", lint_errors=bundle == "permissions")
 
 
@@ -128,7 +122,7 @@ def mock_gemini() -> Iterator[tuple[str, list[dict[str, Any]]]]:
 
 
 def project(scratch: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]:
-    """The scratch project: every bundle's agents, the repository's commands, the
+    """The scratch project: every bundle's agents, the team's commands, the
     broken file. Returns it with, per agent file name, (bundle, frontmatter)."""
     root = scratch / "project"
     agents = root / ".gemini" / "agents"
@@ -140,14 +134,14 @@ def project(scratch: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]
                 name = f"{bundle}--{rel.rsplit('/', 1)[1]}"
                 (agents / name).write_bytes(data)
                 wrote[name] = (bundle, front(data.decode()))
-            elif rel.startswith(("commands/", "skills/")) and bundle == "repository":
+            elif rel.startswith(("commands/", "skills/")) and bundle == "team":
                 (root / ".gemini" / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / ".gemini" / rel).write_bytes(data)
     for rel, data in bundles.render(SKILLS, "gemini").items():
         if rel.startswith("skills/"):
             (root / ".gemini" / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / ".gemini" / rel).write_bytes(data)
-    scout = (agents / "repository--scout.md").read_text()
+    scout = (agents / "team--scout.md").read_text()
     (agents / BROKEN).write_text(scout.replace("kind: local\n", "kind: local\nsandbox: x\n", 1))
     (root / ".gemini/skills/zz-broken").mkdir()
     (root / ".gemini/skills/zz-broken/SKILL.md").write_text("A skill with no frontmatter.\n")
@@ -176,7 +170,7 @@ def listing(root: Path, home: Path, scratch: Path) -> tuple[list[str], list[dict
     """Link the project's agents as an extension and list it: (errors, agents)."""
     folder = scratch / "extension"
     shutil.copytree(root / ".gemini" / "agents", folder / "agents")
-    for rel, data in emitted("repository").items():
+    for rel, data in emitted("team").items():
         if rel == "gemini-extension.json" or rel.startswith("policies/"):
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder / rel).write_bytes(data)
@@ -288,7 +282,7 @@ def test_every_mode_runs_as_a_gemini_command_with_the_request_filled_in(
         for part in content.get("parts", [])
     ]
     ran = loaded["commands"]
-    assert sorted(ran) == ["build", "hack", "review"]  # the repository's modes
+    assert sorted(ran) == ["build", "hack", "review"]  # the team's modes
     for name, done in ran.items():
         assert done.returncode == 0, done
         toml = tomllib.loads((loaded["root"] / f".gemini/commands/{name}.toml").read_text())

@@ -5,14 +5,14 @@ gemini target wrote and decides every call of a bundle's matrix
 (promptc_compiler.permissions.calls); OpenCode decides the same calls from the specs. Three
 properties:
 
-- on the model, for the repository bundle, every fixture and generated
+- on the model, for the real-shape team, every fixture and generated
   permission maps, no call is wider than OpenCode's;
 - Gemini's own policy engine (PolicyEngine.check and parseCommandDetails
   from the pinned bundle, run in node by tests/gemini/gemini_engine.mjs on the same
   files) answers every call that reaches it as the model does, with a user
   and without one, and splits every command line of the matrices as the
   model does; cheap, so every call of every bundle;
-- the real `gemini -p` (tests/oracles/gemini.py, a scripted model on
+- the real `gemini -p` (tests/gemini/oracle.py, a scripted model on
   127.0.0.1), the extension linked and the user policy copied as
   TRANSLATION.md says, decides a sample of calls as the model does: a few
   in `make test`, over 200 in the conformance run.
@@ -55,7 +55,7 @@ from tests import bundles, decisions, oracle, strategies
 
 TARGET = "gemini"
 BUNDLES = {
-    "repository": bundles.REPOSITORY,
+    "team": bundles.TEAM,
     "claude": bundles.FIXTURES / "claude",
     "opencode": bundles.FIXTURES / "opencode",
     "permissions": bundles.FIXTURES / "permissions",
@@ -101,10 +101,10 @@ def test_no_call_is_wider_than_opencode(bundle: str) -> None:
     print(decisions.figures(f"{TARGET} ({bundle})", found, 0))
 
 
-def test_the_repository_keeps_what_gemini_can_say() -> None:
+def test_the_team_keeps_what_gemini_can_say() -> None:
     # The subagents keep their shells, edits and reads under policy rules:
     # most calls OpenCode allows run, and none OpenCode asks about runs.
-    found = decided("repository")
+    found = decided("team")
     kept = {(d.call.permission, d.model) for d in found if d.opencode == "allow"}
     assert {("bash", "allow"), ("edit", "allow"), ("read", "allow")} <= kept
     assert not [d for d in found if d.opencode == "ask" and d.model == "allow"]
@@ -335,7 +335,7 @@ def test_generated_permission_maps_are_decided_by_the_engine_as_by_the_model(
 def test_the_engine_sees_a_rule_loosened(engine: Engine, tmp_path: Path) -> None:
     # Not vacuous: an allow written for every command is the engine's answer
     # and the model's, and wider than OpenCode's.
-    project, files = emitted("repository")
+    project, files = emitted("team")
     rel = next(r for r in files if r.startswith("user-policies/"))
     loose = files[rel] + (
         '\n[[rule]]\ntoolName = "run_shell_command"\nsubagent = "smith"\n'
@@ -356,7 +356,7 @@ def test_the_engine_sees_a_rule_loosened(engine: Engine, tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_sampled_calls_are_decided_by_the_real_gemini_as_by_the_model(tmp_path: Path) -> None:
-    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    oracle_ = pytest.importorskip("tests.gemini.oracle")
     found = decided("claude")
     chosen = decisions.sample([d for d in found if d.call.agent == "smith"], size=10)
     _, files = emitted("claude")
@@ -370,11 +370,11 @@ def test_sampled_calls_are_decided_by_the_real_gemini_as_by_the_model(tmp_path: 
 def test_the_conformance_sample_is_decided_by_the_real_gemini_as_by_the_model(
     tmp_path: Path,
 ) -> None:
-    # Over 200 calls of the repository's and the fixtures' matrices, every
+    # Over 200 calls of the team's and the fixtures' matrices, every
     # permission, OpenCode decision and model decision present in each.
-    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    oracle_ = pytest.importorskip("tests.gemini.oracle")
     total = 0
-    for index, bundle in enumerate(("repository", "claude", "opencode", "permissions")):
+    for index, bundle in enumerate(("team", "claude", "opencode", "permissions")):
         found = decided(bundle)
         chosen = decisions.sample(found, size=70, seed=index)
         _, files = emitted(bundle)
@@ -393,7 +393,7 @@ def test_generated_maps_are_decided_by_the_real_gemini_as_by_the_model(
 ) -> None:
     # Rule order, overlapping wildcards, `?`, case, trailing spaces, the home
     # folder, `"*": deny` with exceptions (tests/strategies.py), on the CLI.
-    oracle_ = pytest.importorskip("tests.oracles.gemini")
+    oracle_ = pytest.importorskip("tests.gemini.oracle")
     # Room for every attempt: a generated `steps` (max_turns) may be 1.
     files = {rel: re.sub(rb"(?m)^steps: \d+$", b"steps: 200", data) for rel, data in files.items()}
     with strategies.bundle_on_disk(files) as (root, config):

@@ -1,10 +1,9 @@
 """Conformance: the real `opencode` (tests/package.json) loads what promptc emits, as promptc meant it.
 
-Each bundle (the repository's, and tests/fixtures/opencode with its awkward
-values) is emitted in memory through the library API and written to a scratch
-project, rather than run in build/opencode: OpenCode writes into the project it
-runs in (`.opencode/.gitignore`), and `promptc check` in `make test` already
-proves build/ holds exactly what the sources emit. The scratch project is a
+Each bundle (tests/fixtures/team, a team of real shape, and
+tests/fixtures/opencode with its awkward values) is emitted in memory through
+the library API and written to a scratch project, because OpenCode writes
+into the project it runs in (`.opencode/.gitignore`). The scratch project is a
 fresh git repository, because OpenCode otherwise collects agents from every
 `.opencode/` folder up to the file-system root.
 
@@ -41,7 +40,7 @@ from tests import bundles, oracle
 # Each test starts a slow runtime (OpenCode, Gemini CLI): `make conformance` runs them.
 pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
-BUNDLES = {"repository": bundles.REPOSITORY, "fixture": bundles.FIXTURES / "opencode"}
+BUNDLES = {"team": bundles.TEAM, "fixture": bundles.FIXTURES / "opencode"}
 # The agents OpenCode 1.18.33 defines itself; a bundle may override any of them.
 NATIVE = {"build", "compaction", "explore", "general", "plan", "summary", "title"}
 SENTINEL = {"permission": "promptc_sentinel", "pattern": "*", "action": "deny"}

@@ -3,7 +3,7 @@
 The reference side of the never-wider promise. Every translation is compared
 with `promptc_compiler.permissions.calls.decide` (OpenCode's decision of a call from the specs); here
 the real `opencode` (1.18.33), run offline against the scripted model server
-(tests/oracles/opencode.py), decides a sample of the same calls from the files
+(tests/opencode/oracle.py), decides a sample of the same calls from the files
 the opencode target wrote, and each must come out as promptc says: allow = ran,
 ask = asked (auto-rejected), deny = refused or not offered. That checks the
 emitted files and the decision model at once: compound command lines decided
@@ -11,7 +11,7 @@ per command, `external_directory` before a path outside the project, a
 subagent session's own denies, the task tool's reach.
 
 `make test` runs one batched sample of the hard maps (tests/fixtures/hard);
-`make conformance` runs at least 200 calls over the repository bundle and
+`make conformance` runs at least 200 calls over the real-shape team and
 the hard maps, and prints the figures.
 """
 
@@ -29,7 +29,7 @@ from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.permissions.runtime import Runtime
 from tests import bundles, decisions
-from tests.oracles import opencode
+from tests.opencode import oracle as opencode
 
 HARD = bundles.FIXTURES / "hard"
 # The verdict OpenCode's decision stands for, in a non-interactive run.
@@ -169,7 +169,7 @@ def test_opencode_decides_the_hard_calls_as_promptc_does(tmp_path: Path) -> None
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize(("root", "size"), [(bundles.REPOSITORY, 160), (HARD, 80)])
+@pytest.mark.parametrize(("root", "size"), [(bundles.TEAM, 160), (HARD, 80)])
 def test_opencode_decides_a_sample_of_the_matrix_as_promptc_does(
     root: Path, size: int, tmp_path: Path
 ) -> None:
@@ -178,3 +178,23 @@ def test_opencode_decides_a_sample_of_the_matrix_as_promptc_does(
     ran = check(root, sample, tmp_path)
     print(f"\nopencode ({root.name}): {len(found)} calls in the matrix, {ran} on the real CLI")
     assert ran >= size * 3 // 4
+
+
+# Lines without a command OpenCode asks about run unasked; a line that ends in an
+# operator gets an empty command from tree-sitter, which OpenCode asks about as
+# the text `` (and bash then refuses the line).
+UNASKED_OR_MISSING = [
+    Call("lead", "bash", "x=1"),
+    Call("lead", "bash", "cd src"),
+    Call("lead", "bash", "npm test &&"),
+    Call("lead", "bash", "git status |"),
+]
+
+
+@pytest.mark.conformance
+def test_opencode_decides_lines_with_nothing_or_an_empty_command_as_promptc_does(
+    tmp_path: Path,
+) -> None:
+    sample = _decided(HARD, UNASKED_OR_MISSING)
+    assert [d.opencode for d in sample] == ["allow", "allow", "ask", "ask"]
+    assert check(HARD, sample, tmp_path) == len(UNASKED_OR_MISSING)

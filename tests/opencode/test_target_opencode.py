@@ -1,8 +1,9 @@
 """The OpenCode target: key order, quoting, permission order, overrides, commands, snapshots.
 
-Every emitted file of the repository's bundle and of tests/fixtures/opencode
-(a bundle of awkward values) is compared with a snapshot, one file each, and
-parsed back with PyYAML to the data promptc meant to write.
+Every emitted file of tests/fixtures/team (a team of real shape) and of
+tests/fixtures/opencode (a bundle of awkward values) is compared with a
+snapshot, one file each, and parsed back with PyYAML to the data promptc meant
+to write.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tests import bundles
 from tests.conftest import MakeBundle, Run
 
 FIXTURE = bundles.FIXTURES / "opencode"
-BUNDLES = {"repository": bundles.REPOSITORY, "fixture": FIXTURE}
+BUNDLES = {"team": bundles.TEAM, "fixture": FIXTURE}
 
 
 def split(text: str) -> tuple[Any, str]:

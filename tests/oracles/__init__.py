@@ -1,15 +1,16 @@
 """Decision oracles: the real runtimes decide tool calls a scripted model makes.
 
-Each runtime module (`claude`, `opencode`, `codex`, `gemini`, `copilot`) runs
-its pinned CLI once, offline, in a project folder, against `server`: a model
-endpoint on 127.0.0.1 that answers with the tool calls a test chose. What the
-CLI sends back for each call says what the runtime decided:
+Each runtime's driver (`tests/<runtime>/oracle.py`, in the runtime's test
+folder) runs its pinned CLI once, offline, in a project folder, against
+`server`: a model endpoint on 127.0.0.1 that answers with the tool calls a
+test chose. What the CLI sends back for each call says what the runtime
+decided:
 
-    from tests.oracles import claude
+    from tests.claude import oracle as claude
     found = claude.run(project, [claude.attempt("bash", "cat .env", project)])
     assert [o.verdict for o in found] == ["refused"]
 
-Every runtime module has the same two functions:
+Every driver has the same two functions:
 
 - `run(project, attempts, *, agent=None, delegate=False, home=None)`: one
   Outcome per Attempt, in order. `agent` is the main agent (the runtime's

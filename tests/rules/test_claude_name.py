@@ -114,6 +114,12 @@ def test_plugin_name_in_pyproject_points_at_the_key(diagnostics: Diagnostics) ->
     )
 
 
+def test_a_plugin_name_of_its_own_in_pyproject_passes(diagnostics: Diagnostics) -> None:
+    pyproject = '[project]\nname = "x"\n\n[tool.promptc.targets.claude-plugin]\nname = "x-review"\n'
+    files = {"pyproject.toml": pyproject, "specs/agents/a.md": AGENT}
+    assert diagnostics(RULE, files, None) == []
+
+
 def test_clash_and_plugin_name_in_one_run(messages: Messages) -> None:
     config = PLUGIN + 'name = "claude-helpers"\n'
     assert messages(RULE, CLASH, config) == [

@@ -118,6 +118,7 @@ MODE_CASES = [
         [(M, 5, 12, f"'sonnet' {CLAUDE_MODEL}")],
         id="targets-opencode-model",
     ),
+    pytest.param("targets:\n  claude:\n    model: sonnet\n", [], id="targets-claude-model"),
     pytest.param("model: anthropic/claude-haiku-4-5\n", [], id="provider-model"),
 ]
 

@@ -40,6 +40,12 @@ def test_config_level_and_other_keys(lint: Lint) -> None:
     assert found == [("promptc.toml", 2, 24, RULE), (A, 5, 5, RULE)]
 
 
+def test_config_level_and_other_keys_in_the_portable_form_pass(lint: Lint) -> None:
+    front = "description: Reads outside the project.\npermission:\n  read:\n    '~/x': deny"
+    config = '[permission]\nexternal_directory = { "$HOME/notes/*" = "allow" }\n'
+    assert lint(RULE, {A: agent(front)}, config) == []
+
+
 def test_hint_suggests_the_portable_form(diagnostics: Diagnostics) -> None:
     front = "description: Reads outside the project.\npermission:\n  external_directory:\n    '/home/alice/notes/*': allow"
     [found] = diagnostics(RULE, {A: agent(front)})

@@ -14,13 +14,14 @@ from promptc_compiler.base.diagnostics import Diagnostic
 from promptc_compiler.cli.report import text
 from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
-from promptc_compiler.core.config import load_config
+from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.core.project import make_project
 from promptc_compiler.core.snippet import align, find_copies, make_snippet
 from promptc_compiler.pipeline.lint import settings
 from promptc_compiler.rules import required_snippet
+from promptc_compiler.runtimes import TARGET_NAMES
+from tests import bundles
 from tests.conftest import MakeBundle
-from tests.test_bundle import SUBAGENTS as BUNDLE_SUBAGENTS
 
 ID = required_snippet.ID
 TONE = "Tono: caveman por default, nivel full. Activa siempre."
@@ -409,6 +410,20 @@ def test_count_in_pyproject_points_at_the_key(make_bundle: MakeBundle) -> None:
     assert found.hint == "carried by: sage, scout"
 
 
+def test_the_right_count_in_pyproject_passes(make_bundle: MakeBundle) -> None:
+    pyproject = '[project]\nname = "x"\n\n[tool.promptc.rules.required-snippet]\n'
+    pyproject += 'fragment = "caveman"\nexpected_count = 2\n'
+    make_bundle(
+        {
+            "pyproject.toml": pyproject,
+            "fragments/caveman.md": FRAGMENT,
+            "specs/agents/scout.md": agent("<<caveman>>\n"),
+            "specs/agents/sage.md": agent(f"{SNIPPET}\n"),
+        }
+    )
+    assert [d for d in api.lint(load_config()).diagnostics if d.rule == ID] == []
+
+
 def test_count_without_a_config_file_names_the_first_agent(make_bundle: MakeBundle) -> None:
     make_bundle(
         {
@@ -425,7 +440,10 @@ def test_count_without_a_config_file_names_the_first_agent(make_bundle: MakeBund
 
 
 # Fourteen subagents carry the snippet; craftsman and foreman carry their own tone section.
-SUBAGENTS = sorted(BUNDLE_SUBAGENTS)
+SUBAGENTS = sorted(
+    {"chronicler", "guild", "inspector", "painter", "sage", "scout", "scribe", "smith"}
+    | {f"{stack}-smith" for stack in ("go", "js", "python", "rust", "vue", "zig")}
+)
 
 
 def ndomo_like(make_bundle: MakeBundle, count: int) -> Path:
@@ -453,15 +471,16 @@ def test_fourteen_carriers_against_another_count(make_bundle: MakeBundle) -> Non
     assert found.message == "expected_count is 13, but 14 agents carry the `caveman` snippet"
 
 
-def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    root = Path(__file__).resolve().parents[2]
-    monkeypatch.chdir(root)
-    config = load_config()
+def assert_the_rule_holds(config: Config) -> None:
+    """The snippet the config names stands, exact, in every subagent but the
+    exempt ones, as many times as it says, and the rule reports nothing."""
     options = settings(config)[ID].options
     assert options["fragment"] == "caveman"
     assert set(options["exempt"]) == {"craftsman", "foreman"}
     bundle = load_bundle(config)
-    project = make_project(config, bundle, compose_bundle(bundle, "opencode"), "opencode")
+    project = make_project(
+        config, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode"
+    )
     fragment = bundle.fragments["caveman"]
     snippet = make_snippet("caveman", fragment, options["params"], options["allowed"])
     carriers = {i for i, s in project.agents.items() if find_copies(s, snippet)}
@@ -471,6 +490,11 @@ def test_the_repository_bundle_satisfies_its_own_rule(monkeypatch: pytest.Monkey
     if options["expected_count"] is not None:
         assert len(carriers) == options["expected_count"]
     assert [d for d in api.lint(config).diagnostics if d.rule == ID] == []
+
+
+def test_a_team_of_real_shape_satisfies_its_own_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(bundles.TEAM)
+    assert_the_rule_holds(load_config())
 
 
 def test_align_maps_expansions_to_their_placeholder() -> None:

@@ -159,6 +159,11 @@ def test_config_level_rules_are_checked(lint: Lint) -> None:
     assert found == [("promptc.toml", 2, 10, RULE)]
 
 
+def test_config_level_rules_with_the_catch_all_first_pass(lint: Lint) -> None:
+    config = '[permission]\nbash = { "*" = "deny", "git *" = "ask" }\n'
+    assert lint(RULE, {A: agent("description: Any agent will do for this one.")}, config) == []
+
+
 def test_agents_sharing_a_map_each_get_their_own_positions(messages: Messages) -> None:
     # The same rules, so the same (cached) answers, written at different lines.
     front = textwrap.dedent(CASES[0][0])

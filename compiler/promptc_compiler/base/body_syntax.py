@@ -3,8 +3,8 @@
 One module says where code stands in a markdown body, what promptc's own
 constructs look like, and what OpenCode fills in a command's body, so that
 the composer (promptc_compiler.core.scan), the snippet search
-(promptc_compiler.core.snippet), the import (promptc_compiler.pipeline.import_text),
-the rules' text search (promptc_compiler.core.exposure) and
+(promptc_compiler.core.snippet), the import (promptc_compiler.runtimes.reading),
+the rules' text search (promptc_compiler.rules.exposure) and
 the targets all read a body alike.
 
 Code, as CommonMark has it (https://spec.commonmark.org/0.31.2/):

@@ -45,6 +45,9 @@ class Problem:
     # Stages and rules that inspect another file (a fragment, the config)
     # name it here; None means the file being checked.
     path: Path | None = None
+    # What a short message stands for, line by line (each runtime's finding): the
+    # text report prints it with --verbose, json always.
+    detail: str | None = None
 
 
 @dataclass(frozen=True, order=True)
@@ -59,6 +62,7 @@ class Diagnostic:
     message: str = field(compare=False)
     hint: str | None = field(default=None, compare=False)
     fix: Fix | None = field(default=None, compare=False)
+    detail: str | None = field(default=None, compare=False)
 
     def as_text(self) -> str:
         where = f"{self.path}:{self.line}:{self.column}"

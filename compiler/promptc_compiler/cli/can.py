@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.delegation import Display, where
@@ -49,7 +50,8 @@ def render_answer(answer: Answer, fmt: str, display: Display, trace: bool) -> It
     decision = answer.decision
     shown = json.dumps(answer.input, ensure_ascii=False)
     yield f"{decision.action}  {answer.agent.name}  {answer.permission} {shown}"
-    yield _line(decision.rule, display, answer) + _for(deciding_command(answer))
+    why = answer.why if decision.rule is None and answer.why else None
+    yield (why or _line(decision.rule, display, answer)) + _for(deciding_command(answer))
     if answer.commands:
         yield "each question, as OpenCode asks it (the strictest decides the call):"
         for command, part in answer.commands:
@@ -73,7 +75,7 @@ def render_target_answer(on: TargetAnswer, fmt: str, display: Display) -> Iterat
         found: dict[str, Any] = {"target": on.target, "runtime": on.runtime}
         found |= {"action": on.verdict.action, "why": on.verdict.why, "command": deciding}
         found["commands"] = [_verdict(c, v) for c, v in on.commands]
-        found["opencode"] = _json(answer, display)
+        found[SOURCE] = _json(answer, display)
         yield json.dumps(found, indent=2, ensure_ascii=False)
         return
     shown = json.dumps(answer.input, ensure_ascii=False)
@@ -120,6 +122,7 @@ def _json(answer: Answer, display: Display) -> dict[str, Any]:
         "as_subagent": answer.as_subagent,
         "action": answer.decision.action,
         "rule": _rule(answer.decision.rule, display),
+        "why": answer.why or None,
         "command": deciding_command(answer),
         "matching": [_rule(r, display) for r in answer.matching],
         "commands": [

@@ -3,47 +3,51 @@ compiler/promptc_compiler/cli/templates/init/.
 
 The bundle is data, not code: the files under templates/init/ are copied as
 they are, except two lines. `@targets@` in promptc.toml becomes one
-`[targets.<name>]` table per target of the registry (promptc_compiler.runtimes), those
-not chosen commented out, and `@targets@` in next-steps.txt the output folders
-the chosen ones get. A file already there is never replaced: init then writes
-nothing. The one file it may change is .gitignore, and only by adding the
-lines it lacks.
+`[targets.<name>]` table per target of the registry (promptc_compiler.runtimes),
+with the lines its STARTER gives, those not chosen commented out, and
+`@targets@` in next-steps.txt the output folders the chosen ones get. A file
+already there is never replaced: init then writes nothing. The one file it may
+change is .gitignore, and only by adding the lines it lacks.
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptc_compiler.base.errors import PromptcError, UsageError
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
-from promptc_compiler.runtimes.targets import TARGETS
+from promptc_compiler.runtimes import TARGETS
+from promptc_compiler.runtimes.translation import join_names
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "init"
-DEFAULT_TARGETS = ("opencode",)
-# `--target both` predates the other runtimes; scripts that say it keep working.
-ALIASES = {"both": ("opencode", "claude")}
+DEFAULT_TARGETS = (SOURCE,)
+# Other names of `--target` (`both`), each choosing a target with the source's.
+ALIASES = {
+    alias: (SOURCE, name) for name, target in TARGETS.items() for alias in target.STARTER.aliases
+}
 MARK = "@targets@"
-# `--layout root`: the runtimes' files at the project root (docs/reference/config.md).
+# `--layout root`: the runtimes' files at the project root (docs/reference/config.md),
+# where each target's STARTER says they land.
 OUT_LINE = 'out = "build"            # promptc build writes build/<target>/\n'
+_AT_ROOT = [t.STARTER.at_root for t in TARGETS.values() if t.STARTER.at_root]
+_SHARED = [path for t in TARGETS.values() if t.ROOT is not None for path in t.SHARED]
 ROOT_LINES = (
     'out = "build"            # what no runtime reads from the project: build/<target>/\n'
-    "# Each runtime's files at the project root, where it reads them (.opencode/,\n"
-    "# opencode.json, .claude/, .codex/, .github/agents/); the project's own keys in\n"
-    "# opencode.json, .claude/settings.json and .codex/config.toml are kept.\n"
-    'layout = "root"\n'
+    + textwrap.fill(
+        f"Each runtime's files at the project root, where it reads them ({', '.join(_AT_ROOT)}); "
+        f"the project's own keys in {join_names(_SHARED)} are kept.",
+        width=80,
+        initial_indent="# ",
+        subsequent_indent="# ",
+    )
+    + '\nlayout = "root"\n'
 )
-# Where each target's files land in the root layout, for the next steps.
-# (Gemini and the Claude plugin stay extensions under build/<target>/.)
-AT_ROOT = {
-    "opencode": ".opencode/ with opencode.json",
-    "claude": ".claude/",
-    "codex": ".codex/",
-    "copilot": ".github/agents/",
-}
 
 
 @dataclass
@@ -101,8 +105,7 @@ def init(folder: Path, targets: Sequence[str], layout: str = "out") -> Created:
         where = Path(exc.filename).as_posix() if exc.filename else folder.as_posix()
         raise PromptcError(f"cannot write {where}: {exc.strerror or exc}; nothing written") from exc
     folders = [
-        AT_ROOT.get(name, f"build/{name}/") if layout == "root" else f"build/{name}/"
-        for name in targets
+        (layout == "root" and TARGETS[name].STARTER.at_root) or f"build/{name}/" for name in targets
     ]
     outputs = ", ".join(folders[:-1]) + " and " * (len(folders) > 1) + folders[-1]
     steps = _text("next-steps.txt").replace(MARK, outputs)
@@ -117,10 +120,7 @@ def _targets_tables(chosen: Sequence[str]) -> str:
     """A `[targets.<name>]` table per target in the registry; those not chosen commented out."""
     lines = []
     for name, target in TARGETS.items():
-        # A target's own starter lines (its options), when it has any.
-        extra = TEMPLATES / "targets" / f"{name}.toml"
-        body = extra.read_text(encoding="utf-8").splitlines() if extra.is_file() else []
-        table = [f"[targets.{name}]", *body]
+        table = [f"[targets.{name}]", *target.STARTER.table.splitlines()]
         if name not in chosen:
             table = [line if line.startswith("#") else f"# {line}" for line in table]
         lines += [f"# build/{name}/, for {target.RUNTIME}", *table]

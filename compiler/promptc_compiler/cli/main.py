@@ -26,6 +26,7 @@ from promptc_compiler.api import Imported, Kept, Result
 from promptc_compiler.base import exit_codes
 from promptc_compiler.base.diagnostics import Severity
 from promptc_compiler.base.errors import PromptcError, UsageError
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.cli import init, report
 from promptc_compiler.cli.can import (
@@ -39,7 +40,7 @@ from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.editor.watch import watch as watch_runs
 from promptc_compiler.permissions import delegation
 from promptc_compiler.pipeline import importer
-from promptc_compiler.runtimes.targets import TARGETS
+from promptc_compiler.runtimes import MODELS, TARGETS
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -169,7 +170,7 @@ class _TargetNames(click.types.StringParamType):
     "targets",
     type=_TargetNames(),
     multiple=True,
-    help="A runtime the bundle is built for (repeatable, or comma-separated); default: opencode.",
+    help=f"A runtime the bundle is built for (repeatable, or comma-separated); default: {SOURCE}.",
 )
 @click.option(
     "--layout",
@@ -368,7 +369,7 @@ def explain(rule_id: str) -> None:
     "--target",
     "target",
     metavar="TARGET",
-    help="Answer for the runtime of TARGET (claude, claude-plugin, codex, gemini, copilot): "
+    help=f"Answer for the runtime of TARGET ({', '.join(MODELS)}): "
     "what it decides from the files promptc writes for it, beside OpenCode's answer; "
     "the exit code is that runtime's answer.",
 )
@@ -557,7 +558,7 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
         # no-color.org: NO_COLOR set to a non-empty value turns colour off.
         colorless = options.no_color or os.environ.get("NO_COLOR")
         color = fmt == "text" and not colorless and sys.stdout.isatty()
-        for line in _reporter(fmt)([diagnostics[i] for i in shown], color):
+        for line in _reporter(fmt, options.verbose)([diagnostics[i] for i in shown], color):
             click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
     if not options.quiet and fmt in ("text", "github"):
@@ -567,7 +568,9 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
     return exit_codes.of_run(result.diagnostics, fixed=result.fixed, strict=options.strict)
 
 
-def _reporter(fmt: str) -> report.Reporter:
+def _reporter(fmt: str, verbose: bool = False) -> report.Reporter:
+    if fmt == "text":
+        return functools.partial(report.text, verbose=verbose)
     if fmt != "sarif":
         return report.REPORTERS[fmt]
     # A SARIF log describes every rule: that needs the registry.

@@ -43,7 +43,10 @@ SARIF_SCHEMA = (
 WIDTH = 200
 
 
-def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str]:
+def text(
+    diagnostics: Iterable[Diagnostic], color: bool = False, verbose: bool = False
+) -> Iterator[str]:
+    """`verbose`: each diagnostic's detail too, a line of it per indented line."""
     for d in diagnostics:
         head = f"{d.path.translate(_CONTROLS)}:{d.line}:{d.column}:"
         first, *rest = _clauses(f"{head} {d.severity.value} [{d.rule}] ", d.message)
@@ -54,6 +57,9 @@ def text(diagnostics: Iterable[Diagnostic], color: bool = False) -> Iterator[str
             )
         yield first
         yield from rest
+        if verbose and d.detail:
+            for line in d.detail.translate(_HINT_CONTROLS).splitlines():
+                yield from _wrap(line, "    ")
         if d.hint:
             # A multi-line hint (a diff) stays indented under its diagnostic.
             yield "    hint: " + d.hint.translate(_HINT_CONTROLS).replace("\n", "\n          ")
@@ -147,6 +153,7 @@ def as_json(diagnostics: Iterable[Diagnostic], _color: bool = False) -> Iterator
                 "message": d.message,
                 "hint": d.hint,
                 "fixable": d.fix is not None,
+                "detail": d.detail,
             }
             for d in items
         ],

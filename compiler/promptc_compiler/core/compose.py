@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -56,9 +56,6 @@ from promptc_compiler.core.scan import (
 
 MAX_DEPTH = 32
 MAX_CHARS = 1_000_000
-# Values `target` may be compared with: every target promptc emits, and those it
-# plans to (tests/test_registry.py holds the target registry to this list).
-TARGET_NAMES = ("claude", "claude-plugin", "codex", "copilot", "gemini", "opencode")
 
 Finding = tuple[str, Path, Problem]
 
@@ -96,6 +93,9 @@ class Composition:
         self._engine = engine
         self._rendered: dict[int, dict[str, _Rendered]] = {}
         self.used = engine.used()
+        # The values `target` may be compared with: a body composed for another
+        # target compares with the same ones.
+        self.targets = engine.targets
 
     def _kind(self, index: int) -> dict[str, _Rendered]:
         found = self._rendered.get(index)
@@ -146,14 +146,19 @@ class Composition:
 
 
 def compose_bundle(
-    bundle: Bundle, target: str, display: Callable[[Path], str] | None = None
+    bundle: Bundle,
+    target: str,
+    targets: Sequence[str],
+    display: Callable[[Path], str] | None = None,
 ) -> Composition:
     """Compose every agent and mode of `bundle` for `target`.
 
-    `display` names files in messages (the include chain); by default, relative
-    to the working directory, as diagnostics are.
+    `targets` are the values `target` may be compared with: every target promptc
+    emits (the runtime registry's, promptc_compiler.runtimes), in the order a
+    message lists them. `display` names files in messages (the include chain);
+    by default, relative to the working directory, as diagnostics are.
     """
-    engine = _Engine(bundle, target, display or _relative)
+    engine = _Engine(bundle, target, tuple(targets), display or _relative)
     engine.check()
     return Composition(engine)
 
@@ -215,8 +220,15 @@ class _Rendered(NamedTuple):
 
 
 class _Engine:
-    def __init__(self, bundle: Bundle, target: str, display: Callable[[Path], str]) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        target: str,
+        targets: tuple[str, ...],
+        display: Callable[[Path], str],
+    ) -> None:
         self.target = target
+        self.targets = targets
         self.display = display
         self.findings: dict[tuple[Path, int, int], Finding] = {}
         self.failed: set[Path] = set()  # files with findings
@@ -310,7 +322,7 @@ class _Engine:
 
     def _enums(self, unit: _Unit) -> dict[str, tuple[Value, ...]]:
         enums = {name: param.enum for name, param in unit.params.items() if param.enum is not None}
-        return {"target": TARGET_NAMES, **enums}
+        return {"target": self.targets, **enums}
 
     def _check_placeholder(self, unit: _Unit, index: int, placeholder: Placeholder) -> None:
         name = placeholder.name

@@ -28,6 +28,7 @@ from typing import Any
 from promptc_compiler.base.confine import Area, inside
 from promptc_compiler.base.errors import ConfigError
 from promptc_compiler.base.files import CACHE_FOLDER, read_config
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.resources import load_schema
 from promptc_compiler.core.tomlpos import locate, toml_error
 from promptc_compiler.core.validate import SchemaValidator, issues
@@ -38,7 +39,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "fragments": "fragments",
         "out": "build",
         "layout": "out",
-        "targets": {"opencode": {}},
+        "targets": {SOURCE: {}},
         "custom_tools": [],
         "default_agent": None,
         "permission": None,

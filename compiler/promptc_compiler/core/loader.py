@@ -31,6 +31,14 @@ try:  # the C loader is several times faster; fall back when libyaml is absent
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Base = yaml.SafeLoader
 
+
+def safe_load(text: str) -> Any:
+    """yaml.safe_load(text), with the C loader when PyYAML has one: what the decision
+    models read an emitted file's frontmatter with (1,000 agents: 0.6 s of CPU in
+    pure Python)."""
+    return yaml.load(text, Loader=_Base)
+
+
 _DEFAULT_TAGS = {
     yaml.ScalarNode: "tag:yaml.org,2002:str",
     yaml.SequenceNode: "tag:yaml.org,2002:seq",

@@ -15,8 +15,9 @@ the schema with its references to its own definitions put in place
 walked again for every error to explain.
 
 Emitted files are checked too, against the schema of the format they are in
-(OUTPUTS), before anything is written: a file that fails is a promptc bug, and
-promptc reports it rather than leave the runtime to reject it.
+(each target's SCHEMAS, promptc_compiler.runtimes.adapter), before anything is
+written: a file that fails is a promptc bug, and promptc reports it rather than
+leave the runtime to reject it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import datetime as dt
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -35,35 +36,16 @@ from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.base.suggest import closest, did_you_mean, fold, near_miss
+from promptc_compiler.base.source import SOURCE
+from promptc_compiler.base.suggest import closest, did_you_mean, near_miss
 from promptc_compiler.core.loader import Frontmatter, JsonPath, SourceFile, load_bytes
 from promptc_compiler.core.resources import load_schema
 
 Issue = tuple[JsonPath, str, bool]  # (path, message, points at the key rather than the value)
-
-# Schema of every file a target emits: (fnmatch pattern relative to the
+# The schema of each file a target emits: (fnmatch pattern relative to the
 # target's folder, schema name). `*` also matches `/`, so nested agent ids
 # (`team/reviewer`) are covered.
-OUTPUTS: Mapping[str, tuple[tuple[str, str], ...]] = {
-    "opencode": (
-        (".opencode/agents/*.md", "opencode-agent"),
-        (".opencode/commands/*.md", "opencode-command"),
-        (".opencode/skills/*/SKILL.md", "opencode-skill"),
-        ("opencode.json", "opencode-config"),
-    ),
-    "claude": (
-        (".claude/agents/*.md", "claude-agent"),
-        (".claude/commands/*.md", "claude-command"),
-        (".claude/skills/*/SKILL.md", "claude-skill"),
-        (".claude/settings.json", "claude-settings"),
-    ),
-    "claude-plugin": (
-        (".claude-plugin/plugin.json", "claude-plugin"),
-        ("agents/*.md", "claude-agent"),
-        ("commands/*.md", "claude-command"),
-        ("skills/*/SKILL.md", "claude-skill"),
-    ),
-}
+Outputs = Sequence[tuple[str, str]]
 
 _TYPE_NAMES = {
     "string": "a string",
@@ -336,19 +318,25 @@ def _hint(path: JsonPath, value: Any, error: Any) -> str:
         return f". Remove the quotes: {key}: {value.strip()}"
     if isinstance(value, str) and _wants(error, "boolean") and value.lower() in _YAML11_BOOLS:
         return ". The runtimes read YAML 1.2, where only true and false are booleans"
-    if key == "color" and _claude_colour(value) and "claude" not in map(str, path):
+    owner = _colour_of(value, path) if key == "color" else None
+    if owner is not None:
         return (
-            f". '{value}' is a Claude Code colour: put it under "
-            f"`targets: {{claude: {{color: {value}}}}}` and give OpenCode a theme name or hex"
+            f". '{value}' is a `{owner}` colour: put it under "
+            f"`targets: {{{owner}: {{color: {value}}}}}` and give OpenCode a theme name or hex"
         )
     return ""
 
 
-def _claude_colour(value: Any) -> bool:
-    """Whether `value` is one of Claude Code's colours: what the spec schema takes
-    under `targets.claude` (and OpenCode's own `color` refuses)."""
-    colour = load_schema("agent")["$defs"]["claudeAgent"]["properties"]["color"]
-    return isinstance(value, str) and value in colour["enum"]
+def _colour_of(value: Any, path: JsonPath) -> str | None:
+    """The first target whose overrides in the spec schema take `value` as a `color`
+    by name (a colour OpenCode's own `color` refuses), unless `path` is under it."""
+    schema = load_schema("agent")
+    for name, entry in schema["properties"]["targets"]["properties"].items():
+        definition = schema["$defs"].get(str(entry.get("$ref", "")).removeprefix(_LOCAL), {})
+        colour = definition.get("properties", {}).get("color", {})
+        if isinstance(value, str) and value in colour.get("enum", ()) and name not in path:
+            return str(name)
+    return None
 
 
 def json_path(path: JsonPath) -> str:
@@ -398,22 +386,28 @@ def _placed(frontmatter: Frontmatter, data: Any, validator: Validator) -> Iterat
 # --- emitted files ----------------------------------------------------------
 
 
-def output_schema(target: str, relative: str) -> str | None:
-    """The schema an emitted file (path relative to the target's folder) must satisfy."""
-    for pattern, schema in OUTPUTS.get(target, ()):
+def output_schema(outputs: Outputs, relative: str) -> str | None:
+    """The schema an emitted file (path relative to the target's folder) must satisfy,
+    from the target's `outputs`."""
+    for pattern, schema in outputs:
         if fnmatchcase(relative, pattern):
             return schema
     return None
 
 
 def check_emitted(
-    target: str, relative: str, text: str, schemas: Schemas, origin: SourceFile | None = None
+    outputs: Outputs,
+    relative: str,
+    text: str,
+    schemas: Schemas,
+    origin: SourceFile | None = None,
 ) -> Iterator[Problem]:
-    """Problems in one emitted file, at their line and column in that file.
+    """Problems in one emitted file of a target whose files' schemas are `outputs`,
+    at their line and column in that file.
 
     `origin` is the loaded file the text was generated from, if any: see _read_back.
     """
-    name = output_schema(target, relative)
+    name = output_schema(outputs, relative)
     if name is None:
         return
     if relative.endswith(".json"):
@@ -488,13 +482,6 @@ def known_keys(schema: str, definition: str) -> tuple[str, ...]:
 # The shipped schemas are part of the package: their key sets are constants.
 _OPENCODE_AGENT_KEYS = known_keys("agent", "opencodeAgent")
 _REQUIRED_AGENT_KEYS = frozenset(load_schema("agent").get("required", ()))
-# Claude Code agent and command keys OpenCode does not know, by normalised
-# spelling (so `allowed_tools` and `allowedTools` find `allowed-tools`).
-_CLAUDE_ONLY_KEYS = {
-    fold(key): key
-    for key in (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
-    if key not in _OPENCODE_AGENT_KEYS
-}
 
 
 def opencode_agent_keys() -> tuple[str, ...]:
@@ -502,14 +489,9 @@ def opencode_agent_keys() -> tuple[str, ...]:
     return _OPENCODE_AGENT_KEYS
 
 
-def claude_key(key: str) -> str | None:
-    """The Claude Code key `key` spells, if it is one."""
-    return _CLAUDE_ONLY_KEYS.get(fold(key))
-
-
 def opencode_sections(meta: Mapping[str, Any]) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
     """The maps of an agent spec that OpenCode reads: the top level and `targets.opencode`."""
     yield (), meta
     targets = meta.get("targets")
-    if isinstance(targets, Mapping) and isinstance(targets.get("opencode"), Mapping):
-        yield ("targets", "opencode"), targets["opencode"]
+    if isinstance(targets, Mapping) and isinstance(targets.get(SOURCE), Mapping):
+        yield ("targets", SOURCE), targets[SOURCE]

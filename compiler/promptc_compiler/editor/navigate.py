@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core import params
 from promptc_compiler.core.bundle import Bundle, load_bundle
 from promptc_compiler.core.compose import Composition, compose_bundle
@@ -32,6 +33,7 @@ from promptc_compiler.permissions import runtime as runtime_model
 from promptc_compiler.permissions.ruleset import ACTIONS, KNOWN_KEYS, evaluate
 from promptc_compiler.permissions.runtime import Agent, Runtime
 from promptc_compiler.permissions.wildcard import TooComplex
+from promptc_compiler.runtimes import TARGET_NAMES
 
 # The `$defs` whose keys a spec of each kind may hold besides the schema's own properties.
 # An agent spec is OpenCode's format: Claude Code's keys belong under `targets.claude`
@@ -65,7 +67,7 @@ class Snapshot:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.bundle: Bundle = load_bundle(config)
-        self.target = next(iter(config.targets), "opencode")  # the lint target, as api's
+        self.target = next(iter(config.targets), SOURCE)  # the lint target, as api's
         self.files: dict[Path, File] = {}
         for kind, items in (
             ("agent", self.bundle.agents),
@@ -78,17 +80,17 @@ class Snapshot:
 
     @functools.cached_property
     def composition(self) -> Composition:
-        return compose_bundle(self.bundle, self.target, self.config.display)
+        return compose_bundle(self.bundle, self.target, TARGET_NAMES, self.config.display)
 
     @functools.cached_property
     def runtime(self) -> Runtime:
         """The agents OpenCode would load, as `promptc can` resolves them."""
         composition = (
             self.composition
-            if self.target == "opencode"
-            else compose_bundle(self.bundle, "opencode", self.config.display)
+            if self.target == SOURCE
+            else compose_bundle(self.bundle, SOURCE, TARGET_NAMES, self.config.display)
         )
-        project = make_project(self.config, self.bundle, composition, "opencode")
+        project = make_project(self.config, self.bundle, composition, SOURCE)
         return runtime_model.resolve(project)
 
 

@@ -97,11 +97,19 @@ def _changes(current: Callable[[], Config]) -> Iterator[Changes]:
     """The changes in the folders of the `current` config, a set at a time, and an
     empty set every POLL_MS without any. When the folders there are are not the
     ones watched (one is gone, back, new or made again), the watch starts again
-    on them, and each folder that went or came is a change."""
+    on them, and each folder that went or came is a change. A watch that starts
+    again looks at its folders against the ones last told: a folder back by
+    then is a change too, though no watch saw it come."""
     came: Changes = set()
+    told: Folders | None = None  # the folders as last told: those seen to go are gone
     while True:
         config = current()
         watched = _folders(config)
+        if told is not None:
+            # A folder back between the last watch's look and this one (moved
+            # away and back, with its inode) comes with no event in either watch.
+            came |= _moved(told, watched)
+        told = watched
         steps = _watch(watched, config)
         try:
             for found in steps:
@@ -115,9 +123,11 @@ def _changes(current: Callable[[], Config]) -> Iterator[Changes]:
                 # old inode back: the watch's own word that it went counts too.
                 went = {p for p in watched if (watchfiles.Change.deleted, str(p)) in found}
                 if now != watched or went:
+                    # A folder the watch saw go is gone as told, whatever its
+                    # inode: if it is there for the next watch, it came back.
+                    told = {p: identity for p, identity in now.items() if p not in went}
                     # What the watch saw (a folder's removal) was told already.
-                    back = {(watchfiles.Change.added, str(p)) for p in went if p in now}
-                    came = (_moved(watched, now) | back) - found
+                    came = _moved(watched, told) - found
                     break
         except OSError:
             if _folders(current()) == watched:

@@ -26,7 +26,7 @@ the project and home folders, so the answers do not depend on the machine.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -155,6 +155,12 @@ class Model(Protocol):
 
     def decide(self, call: Call) -> Verdict: ...
 
+    def alike(self, agent: str) -> Hashable:
+        """What of the agent's files the model's actions read (its reasons aside): two
+        agents with equal values get the same action for every call with the same
+        permission, input and context, so a proof decides such calls once."""
+        ...
+
 
 def runtime_of(project: Project, patterns: wildcard.Patterns | None = None) -> Runtime:
     """The agents as OpenCode resolves them, on the stand-in folders (a run's
@@ -279,17 +285,78 @@ def outside_folders(line: str, project: str = PROJECT, home: str = HOME) -> list
 def matrix(project: Project, runtime: Runtime) -> tuple[Call, ...]:
     """Every call of the bundle's agents that a translation is checked on;
     `runtime`: the agents as runtime_of resolves them."""
+    return flat(grouped(project, runtime))
+
+
+def flat(grouped: Iterable[tuple[str, tuple[Asked, ...]]]) -> tuple[Call, ...]:
+    """The calls of the matrix `grouped` made, agent by agent."""
+    return tuple(
+        Call(name, asked.permission, text, asked.delegated)
+        for name, groups in grouped
+        for asked in groups
+        for text in asked.inputs
+    )
+
+
+@dataclass(frozen=True, eq=False)  # one per distinct rules: compared by identity, hashed fast
+class Asked:
+    """The calls of one permission the matrix asks every agent whose rules that can
+    decide them (see deciding) have one value, in one context: OpenCode decides
+    them alike for each of those agents."""
+
+    agent: str  # the first such agent: its rules decide for all of them
+    delegated: bool
+    permission: str
+    inputs: tuple[str, ...]  # in the matrix's order
+
+
+def grouped(project: Project, runtime: Runtime) -> tuple[tuple[str, tuple[Asked, ...]], ...]:
+    """The matrix agent by agent (by name), each agent's calls as the groups it shares
+    with other agents: the calls of one permission in one context, for every agent
+    whose rules deciding that permission have the same value (permissions,
+    patterns, actions and kinds of origin, in order). A group's inputs are worked
+    out once, and a proof decides each of its calls once. `runtime`: the agents
+    as runtime_of resolves them."""
     agents = runtime.bundle_agents()
     names = [*_task_names(runtime, agents), "no-such-agent"]
     skills = sorted({*project.skills, "foo"})
-    calls: dict[Call, None] = {}
+    by_rules: dict[tuple[object, ...], tuple[Asked, ...]] = {}
+    by_permission: dict[tuple[object, ...], Asked] = {}
+    out = []
     for agent in agents:
+        groups: list[Asked] = []
         for delegated in _contexts(agent):
             rules = agent.effective(delegated)
-            for permission, inputs in _inputs(rules, names, skills).items():
-                for text in inputs:
-                    calls[Call(agent.name, permission, text, delegated)] = None
-    return tuple(calls)
+            key = (delegated, *_values(rules))
+            found = by_rules.get(key)
+            if found is None:
+                found = by_rules[key] = tuple(
+                    by_permission.setdefault(
+                        (delegated, permission, *_values(deciding(rules, permission))),
+                        Asked(agent.name, delegated, permission, tuple(texts)),
+                    )
+                    for permission, texts in _inputs(rules, names, skills).items()
+                )
+            groups += found
+        out.append((agent.name, tuple(groups)))
+    return tuple(out)
+
+
+def _values(rules: Iterable[Rule]) -> Iterator[tuple[str, str, str, str]]:
+    return ((r.permission, r.pattern, r.action, r.origin.kind) for r in rules)
+
+
+def deciding(rules: Sequence[Rule], permission: str) -> tuple[Rule, ...]:
+    """The rules that can decide a call of `permission` (decide reads no other, nor
+    does the matrix ask of them): those of that permission, those of
+    `external_directory` (a path or a command line may name a folder outside), and
+    those whose permission is a pattern."""
+    wanted = (wildcard.normal(permission), "external_directory")
+    return tuple(
+        r
+        for r in rules
+        if not wildcard.is_literal(r.permission) or wildcard.normal(r.permission) in wanted
+    )
 
 
 # Names of each kind of agent the task calls ask about (see _task_names).
@@ -400,12 +467,6 @@ def _filled(patterns: Iterable[str]) -> list[str]:
             if text.strip():
                 found[text] = None
     return list(found)
-
-
-def decisions(runtime: Runtime, calls: Iterable[Call]) -> dict[Call, Decided]:
-    """OpenCode's decision of each call (of the matrix), by the agents of `runtime`."""
-    lines: dict[str, Line] = {}
-    return {call: decide(runtime, call, lines) for call in calls}
 
 
 def by_agent(calls: Iterable[Call]) -> Mapping[str, list[Call]]:

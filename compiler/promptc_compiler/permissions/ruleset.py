@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.permissions import wildcard
 
 ACTIONS = ("ask", "allow", "deny")
@@ -199,10 +200,11 @@ class Environment:
         tmp = environ.get("TMPDIR") or environ.get("TMP") or environ.get("TEMP") or "/tmp"
         if len(tmp) > 1 and tmp.endswith("/"):
             tmp = tmp[:-1]
+        # OpenCode's own folders bear its name.
         return cls(
             home=home,
-            data=_join(data_home, "opencode"),
-            tmp=_join(tmp, "opencode"),
+            data=_join(data_home, SOURCE),
+            tmp=_join(tmp, SOURCE),
             worktree=_worktree(directory),
             skill_dirs=_skill_dirs(directory),
         )

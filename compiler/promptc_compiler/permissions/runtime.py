@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import wildcard
@@ -38,7 +39,9 @@ from promptc_compiler.permissions.ruleset import (
     natives,
 )
 
-AGENT_TARGET = "opencode"
+AGENT_TARGET = SOURCE
+# The skill OpenCode 1.18.33 always lists, whatever the bundle holds.
+BUILT_IN_SKILLS = ("customize-opencode",)
 
 
 # Rules are values: every subagent session shares these.
@@ -151,7 +154,7 @@ OMITTED_KEYS = ("name", "prompt")
 def agent_frontmatter(spec: Spec) -> dict[str, Any]:
     """The frontmatter OpenCode reads for an agent (the opencode target emits it):
     known keys in order, then the rest."""
-    data = spec.view("opencode")
+    data = spec.view(SOURCE)
     known = {key: data[key] for key in AGENT_KEYS if key in data}
     extra = {k: v for k, v in data.items() if k not in known and k not in OMITTED_KEYS}
     return {**known, **extra}

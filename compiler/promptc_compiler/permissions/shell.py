@@ -15,8 +15,11 @@ A here-document belongs to its command's text. What is no command node is
 not asked about: assignments alone (`x=1`), declarations (`export`, `local`,
 `unset`, …), tests (`[ … ]`, `[[ … ]]`), arithmetic (`(( … ))`, `$(( … ))`),
 comments, and the keywords of compound statements. Commands that only change
-folder (`cd`, `pushd`, …) are not asked about either. The line runs only if
-every command is allowed: one deny refuses it, one ask asks. Codex and Claude
+folder (`cd`, `pushd`, …) are not asked about either; a line with nothing
+asked about runs unasked. A line that ends in `&&`, `||` or `|` gets an empty
+command (a MISSING word), asked about as the text ``; bash then refuses the
+line. The line runs only if every command is allowed: one deny refuses it,
+one ask asks. Codex and Claude
 Code split compound lines the same way before matching their own rules.
 
 This module does that split for the inputs promptc reasons about (commands
@@ -73,6 +76,8 @@ class _Piece:
     text: str
     inner: tuple[str, ...]  # substitutions, subshells: split after the command
     chained: bool  # after `&&`, `||` or `|`: trailing redirections are not its own
+    ends: str = ""  # the separator after it ("" at the end or before a comment)
+    blank: bool = False  # nothing stands there: no word, subshell or arithmetic
 
 
 def commands(line: str) -> list[Command]:
@@ -96,8 +101,36 @@ def commands(line: str) -> list[Command]:
 
 
 def asked(line: str) -> list[Command]:
-    """The commands OpenCode asks the bash permission for (not the folder changes)."""
-    return [c for c in commands(line) if c.name not in FOLDER_COMMANDS]
+    """The commands OpenCode asks the bash permission for (not the folder changes).
+    A line that ends in `&&`, `||` or `|` gets an empty command from tree-sitter
+    (a MISSING word), and OpenCode asks about it too, as the text ``."""
+    found = [c for c in commands(line) if c.name not in FOLDER_COMMANDS]
+    if _last(_split(line)) in _CHAINS:
+        found.append(Command("", ()))
+    return found
+
+
+def missing(line: str) -> str | None:
+    """What bash misses in a line that has a control operator with no command
+    on one side (`npm test &&`, `; ls`, `a && && b`): bash refuses such a line, a
+    syntax error, and runs none of it. None when every operator has its commands."""
+    pieces = _split(line)
+    # `;;` ends a `case` branch, which may be empty.
+    before = next((p.ends for p in pieces if p.blank and p.ends not in ("", "\n", ";;")), None)
+    if before is not None:
+        return f"no command before `{before}`"
+    after = _last(pieces)
+    return f"no command after `{after}`" if after in _CHAINS else None
+
+
+def _last(pieces: list[_Piece]) -> str:
+    """The separator after the last piece that is not blank."""
+    return next((p.ends for p in reversed(pieces) if not p.blank), "")
+
+
+def written_words(text: str) -> list[str]:
+    """A command's words as written, quotes and escapes kept (`'git' st"a"tus`)."""
+    return [text[begin:end] for begin, end, _ in _spans(text)]
 
 
 def _split(text: str) -> list[_Piece]:
@@ -107,6 +140,7 @@ def _split(text: str) -> list[_Piece]:
     heredocs: list[tuple[str, bool, bool]] = []  # delimiter, tabs stripped, expanded
     opener: tuple[int, int] | None = None  # the piece that opened them, and its start
     start = 0
+    begun = 0  # where the piece begun (start passes a subshell or arithmetic)
     chained = False
     i = 0
     while i < len(text):
@@ -148,9 +182,10 @@ def _split(text: str) -> list[_Piece]:
             # A comment: what stands before it is the command, up to the line's end.
             end = text.find("\n", i)
             end = len(text) if end < 0 else end
-            pieces.append(_Piece(text[start:i], tuple(inner), chained))
+            blank = not text[begun:i].strip()
+            pieces.append(_Piece(text[start:i], tuple(inner), chained, blank=blank))
             inner = []
-            start = i = end
+            start = begun = i = end
             continue
         heredoc = _HEREDOC.match(text, i) if text.startswith("<<", i) else None
         if heredoc and not text.startswith("<<<", i):
@@ -162,26 +197,29 @@ def _split(text: str) -> list[_Piece]:
             # and so does the rest of its line (tree-sitter's tree says so).
             end = _heredoc_bodies(text, i, heredocs, inner)
             if opener is None:
-                pieces.append(_Piece(text[start:end], tuple(inner), chained))
+                pieces.append(_Piece(text[start:end], tuple(inner), chained, "\n"))
             else:
-                at, begun = opener
-                pieces[at] = _Piece(text[begun:end], pieces[at].inner, pieces[at].chained)
-                pieces.append(_Piece(text[start:i], tuple(inner), chained))
+                at, first = opener
+                piece = pieces[at]
+                pieces[at] = _Piece(text[first:end], piece.inner, piece.chained, piece.ends)
+                blank = not text[begun:i].strip()
+                pieces.append(_Piece(text[start:i], tuple(inner), chained, "\n", blank))
             inner, heredocs, opener, chained = [], [], None, False
-            start = i = end
+            start = begun = i = end
             continue
         separator = _separator_at(text, i)
         if separator:
             if heredocs and opener is None:
                 opener = (len(pieces), start)
-            pieces.append(_Piece(text[start:i], tuple(inner), chained))
+            blank = not text[begun:i].strip()
+            pieces.append(_Piece(text[start:i], tuple(inner), chained, separator, blank))
             inner = []
             chained = separator in _CHAINS
             i += len(separator)
-            start = i
+            start = begun = i
             continue
         i += 1
-    pieces.append(_Piece(text[start:], tuple(inner), chained))
+    pieces.append(_Piece(text[start:], tuple(inner), chained, blank=not text[begun:].strip()))
     return pieces
 
 

@@ -515,4 +515,5 @@ def _diagnostic(item: Mapping[str, Any]) -> Diagnostic:
         str(item["message"]),
         None if item["hint"] is None else str(item["hint"]),
         None if fix is None else Fix(int(fix[0]), int(fix[1]), str(fix[2])),
+        None if item.get("detail") is None else str(item["detail"]),
     )

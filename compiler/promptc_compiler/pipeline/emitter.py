@@ -19,8 +19,8 @@ from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project, Spec, make_project
 from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
 from promptc_compiler.permissions.calls import Call
-from promptc_compiler.pipeline.proof import Proof, Widening, grouped, prove, with_proof
-from promptc_compiler.runtimes import targets as target_registry
+from promptc_compiler.pipeline.proof import Matrix, Proof, Widening, grouped, prove, with_proof
+from promptc_compiler.runtimes import TARGET_NAMES, TARGETS, compose_as
 from promptc_compiler.runtimes.translations import Translated
 
 
@@ -42,12 +42,6 @@ class Collector(Protocol):
 REPORT = "TRANSLATION.md"  # where a target says what its files could not keep
 
 
-def compose_as(name: str) -> str:
-    """The target name a target's text is composed for (claude-plugin reads as claude)."""
-    target = target_registry.TARGETS.get(name)
-    return str(getattr(target, "COMPOSE_AS", name))
-
-
 def emit(
     collector: Collector,
     bundle: Bundle,
@@ -62,22 +56,23 @@ def emit(
     config = collector.config
     projects = {lint_project.target: lint_project}  # by the target composed for
     proofs: list[tuple[Project, Proof]] = []
+    matrix = Matrix()  # every target's proof decides the same calls of OpenCode's
     for name in sorted(names):
         composed_for = compose_as(name)
         project = projects.get(composed_for)
         if project is None:
-            composition = compose_bundle(bundle, composed_for, collector.display)
+            composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display)
             composed = make_project(config, bundle, composition, composed_for)
             project = Translated.of(composed, lint_project.translations)
             projects[composed_for] = project
         texts: dict[str, str] = {}
-        for rel, text in target_registry.TARGETS[name].files(project, config.targets.get(name, {})):
+        for rel, text in TARGETS[name].files(project, config.targets.get(name, {})):
             spec = _origin(project, name, rel)
             for problem in _check_emitted(collector, project, name, rel, text, spec):
                 collector.add("emit", config.out / name / rel, problem)
             texts[rel] = text
             files[f"{name}/{rel}"] = text.encode("utf-8")
-        proof = prove(project, name, texts)
+        proof = prove(project, name, texts, matrix)
         if proof is not None:
             proofs.append((project, proof))
             collector.proved(proof)
@@ -97,7 +92,8 @@ def _check_emitted(
     not reported, since those errors explain it.
     """
     source = spec.source if spec is not None else None
-    problems = list(check_emitted(target, rel, text, collector.schemas, source))
+    outputs = TARGETS[target].SCHEMAS
+    problems = list(check_emitted(outputs, rel, text, collector.schemas, source))
     if not problems:  # nearly every file: no need to name its spec
         return []
     shown = collector.display(source.path) if source is not None else None
@@ -114,7 +110,7 @@ def _check_emitted(
 
 def _origin(project: Project, target: str, rel: str) -> Spec | None:
     """The spec an emitted agent, command or skill file was generated from."""
-    schema = output_schema(target, rel) or ""
+    schema = output_schema(TARGETS[target].SCHEMAS, rel) or ""
     if "skill" in schema:
         name = rel.rsplit("/", 2)[-2]
         skill = project.skills.get(name)
@@ -152,7 +148,7 @@ def place(config: Config, files: Mapping[str, bytes]) -> Placed:
     folder = _out_folder(config)
     for key in sorted(files):
         name, rel = key.split("/", 1)
-        target = target_registry.TARGETS[name]
+        target = TARGETS[name]
         at_root = target.ROOT is not None and target.ROOT.fullmatch(rel) is not None
         path = rel if at_root else folder + key
         other = placed.owners.get(path)
@@ -183,9 +179,9 @@ def owner(config: Config, path: str) -> str:
     folder = _out_folder(config)
     if path.startswith(folder):
         name = path[len(folder) :].split("/", 1)[0]
-        if name in target_registry.TARGETS:
+        if name in TARGETS:
             return name
-    for name, target in target_registry.TARGETS.items():
+    for name, target in TARGETS.items():
         if target.ROOT is not None and target.ROOT.fullmatch(path):
             return name
     return ""
@@ -199,7 +195,7 @@ def unmanaged(config: Config, names: Iterable[str], generated: Collection[str]) 
     `<out>/<target>/` (a plugin, an extension) are looked at."""
     prefix = _out_folder(config) if config.at_root else ""
     for name in names:
-        target = target_registry.TARGETS[name]
+        target = TARGETS[name]
         if config.at_root and target.ROOT is not None:
             continue
         loaded = target.LOADED
@@ -217,12 +213,26 @@ def unmanaged(config: Config, names: Iterable[str], generated: Collection[str]) 
 
 
 _Place = tuple[str, Path, int, int]  # rule, file, line, column
+# The longest lost-tool line, its place and level included: one line per agent,
+# whatever the targets; what each runtime takes is its detail (--verbose).
+LOST_WIDTH = 120
+
+
+@dataclass
+class _Lost:
+    """What the targets take from one agent: its kinds of tool, and each target's
+    finding."""
+
+    agent: str
+    kinds: dict[str, None] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)
 
 
 def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) -> None:
     """Each refused widening an error, each lost tool a warning, at the spec line that
     says it; what several targets find at one place is one message."""
     found: dict[_Place, list[str]] = {}
+    lost: dict[_Place, _Lost] = {}
     for project, proof in proofs:
         for (_, permission), wider in grouped(proof.refused).items():
             place = _wider_place(project, wider[0])
@@ -230,15 +240,29 @@ def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) ->
         for agent, kinds in proof.lost.items():
             spec = project.agents[agent]
             pos = spec.where("permission", key=True)
-            message = (
-                f"{proof.runtime} ({proof.target}): `{agent}` loses {', '.join(kinds)}: "
-                f"OpenCode lets it make such calls, the {proof.target} files none"
+            taken = lost.setdefault(
+                ("lost-tool", spec.source.path, pos.line, pos.column), _Lost(agent)
             )
-            place = ("lost-tool", spec.source.path, pos.line, pos.column)
-            found.setdefault(place, []).append(message)
+            taken.kinds.update(dict.fromkeys(kinds))
+            taken.details.append(
+                f"{proof.runtime} ({proof.target}): {', '.join(kinds)}: OpenCode lets "
+                f"`{agent}` make such calls, the {proof.target} files none"
+            )
     for (rule, path, line, column), messages in found.items():
         problem = Problem(line, column, " Also: ".join(messages), path=path)
         collector.add(rule, path, problem)
+    for (rule, path, line, column), taken in lost.items():
+        head = f"{collector.display(path)}:{line}:{column}: warning [{rule}] "
+        message = _lost_message(taken, LOST_WIDTH - len(head))
+        detail = "\n".join(taken.details)
+        collector.add(rule, path, Problem(line, column, message, path=path, detail=detail))
+
+
+def _lost_message(taken: _Lost, room: int) -> str:
+    """The agent and the tools some target takes from it (which target: the
+    detail), or how many when they do not fit in `room` characters."""
+    message = f"`{taken.agent}` loses {', '.join(sorted(taken.kinds))}"
+    return message if len(message) <= room else f"`{taken.agent}` loses {len(taken.kinds)} tools"
 
 
 def _wider_place(project: Project, widening: Widening) -> _Place:

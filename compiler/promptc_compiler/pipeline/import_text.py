@@ -1,14 +1,10 @@
-"""Import, text side: keep hand-written bodies byte for byte under composition.
+"""Import, shared text: blocks repeated across imported bodies become fragments.
 
-- `escape`: text promptc would read as a construct (`<<name>>`, `<% if %>`,
-  `<# note #>`) gets the composition escape, a backslash, exactly where the
-  scanner would take it for a construct; openers inside code, or that are no
-  construct (`a << 2`), are left alone, since there a backslash would stay in
-  the output.
-- `find_shared` and `replace_shared`: blocks of text repeated verbatim across
-  agents become one fragment, each copy replaced by its placeholder, so the
-  composed text is unchanged (docs/import.md says what a block is and how its
-  fragment is named).
+`find_shared` and `replace_shared`: blocks of text repeated verbatim across
+agents become one fragment, each copy replaced by its placeholder, so the
+composed text is unchanged (docs/import.md says what a block is and how its
+fragment is named). Each body was escaped as it was read
+(promptc_compiler.runtimes.reading.escape), so it composes to itself.
 """
 
 from __future__ import annotations
@@ -18,47 +14,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from promptc_compiler.base.body_syntax import OPENER, fenced_blocks
-from promptc_compiler.core.scan import Literal, scan
+from promptc_compiler.base.body_syntax import fenced_blocks
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 MIN_LINES = 2
 MIN_CHARS = 80
-
-
-def composes_to(text: str) -> str | None:
-    """What a body without placeholders composes to, or None when it holds a construct."""
-    found = scan(text, 1)
-    if found.problems or not all(isinstance(s, Literal) for s in found.segments):
-        return None
-    return "".join(s.text(text) for s in found.segments if isinstance(s, Literal))
-
-
-def _with_backslashes(text: str, positions: Sequence[int]) -> str:
-    bounds = zip([0, *positions], [*positions, len(text)], strict=True)
-    return "\\".join(text[start:end] for start, end in bounds)
-
-
-def escape(text: str) -> str | None:
-    """`text` with escapes such that it composes to itself; None when impossible."""
-    if composes_to(text) == text:
-        return text
-    openers = [m.start() for m in OPENER.finditer(text)]
-    rendered = composes_to(_with_backslashes(text, openers))
-    if rendered is None:
-        return None
-    # The backslashes that survive stand where no construct was (code, `a << 2`):
-    # drop them; the rest are the escapes the text needs.
-    needed: list[int] = []
-    offset = 0
-    for position in openers:
-        at = position + offset
-        if rendered[at : at + 1] == "\\" and text[position : position + 1] != "\\":
-            offset += 1
-        else:
-            needed.append(position)
-    escaped = _with_backslashes(text, needed)
-    return escaped if composes_to(escaped) == text else None
 
 
 @dataclass(frozen=True)

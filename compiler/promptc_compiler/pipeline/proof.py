@@ -1,6 +1,6 @@
 """The translation proves itself: every call of the matrix, OpenCode against the runtime.
 
-For a target whose runtime has a decision model (promptc_compiler.runtimes), the files
+For a target whose runtime has a decision model (promptc_compiler.runtimes.adapter), the files
 the target emitted are read back by that model, and each call of the matrix
 (promptc_compiler.permissions.calls) is decided twice: by OpenCode from the specs, by the runtime
 from the files. A call the runtime decides more permissively (deny < ask <
@@ -15,11 +15,12 @@ runtime still lets it make.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
-from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
-from promptc_compiler.runtimes.decide import MODELS
+from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.calls import RANK, Asked, Call, Decided, Model, Verdict
+from promptc_compiler.runtimes import MODELS
 from promptc_compiler.runtimes.translations import Translated
 
 # What an agent can do, by the permissions whose calls do it; named as the
@@ -83,44 +84,139 @@ class Proof:
         return f"{self.target}: " + "; ".join(parts)
 
 
-def prove(project: Translated, target: str, files: Mapping[str, str]) -> Proof | None:
+class Matrix:
+    """A run's call matrix with OpenCode's decisions, for the proofs of every target.
+
+    Agents whose rules deciding a permission have one value are asked the same
+    calls of it and decided alike (promptc_compiler.permissions.calls.grouped): each
+    distinct (rules, call) is decided once, by the first such agent, and a widening
+    shows the rules of the agent it is about. The agents and their groups are the
+    run's (its Translations), as every target's proof reads the same OpenCode agents.
+    """
+
+    def __init__(self) -> None:
+        self._decided: dict[Asked, tuple[Decided, ...]] = {}
+        self._lines: dict[str, calls.Line] = {}  # command lines split, for every agent
+
+    def agents(self, project: Translated) -> tuple[tuple[str, tuple[Asked, ...]], ...]:
+        return project.translations.grouped
+
+    def decided(self, project: Translated, asked: Asked) -> tuple[Decided, ...]:
+        """OpenCode's decision of each of the group's calls, for its first agent."""
+        found = self._decided.get(asked)
+        if found is None:
+            runtime = project.translations.call_agents
+            found = self._decided[asked] = tuple(
+                calls.decide(runtime, self.call(asked, asked.agent, text), self._lines)
+                for text in asked.inputs
+            )
+        return found
+
+    @staticmethod
+    def call(asked: Asked, agent: str, text: str) -> Call:
+        return Call(agent, asked.permission, text, asked.delegated)
+
+    def own(self, project: Translated, asked: Asked, agent: str) -> Callable[[Decided], Decided]:
+        """The group's first agent's decisions as `agent`'s: with its own rules, at
+        the same places in its rules deciding the permission (their values are
+        equal)."""
+        if agent == asked.agent:
+            return lambda decided: decided
+        agents = project.translations.call_agents.agents
+        first, mine = (
+            calls.deciding(agents[name].effective(asked.delegated), asked.permission)
+            for name in (asked.agent, agent)
+        )
+        # The last place of a rule: evaluate reads the list from its end.
+        place = {id(rule): i for i, rule in enumerate(first)}
+        return lambda decided: replace(
+            decided, rules=tuple(None if r is None else mine[place[id(r)]] for r in decided.rules)
+        )
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What one group of calls comes to for agents the model decides alike."""
+
+    usable: int
+    kept: int  # the runtime still allows or asks
+    wider: tuple[int, ...]  # the calls the runtime decides more permissively
+
+    @property
+    def keeps(self) -> bool:
+        """The runtime keeps some usable call of the group."""
+        return self.kept > 0
+
+
+def prove(
+    project: Translated, target: str, files: Mapping[str, str], matrix: Matrix | None = None
+) -> Proof | None:
     """The proof of one target's files (by path under `<out>/<target>/`), or None
-    when its runtime has no decision model."""
+    when its runtime has no decision model; `matrix` is the run's, shared by its
+    targets (a new one when not given)."""
     found = MODELS.get(target)
     if found is None:
         return None
     runtime_name, load = found
     model = load(files)
+    matrix = matrix or Matrix()
     options = project.config.targets.get(target, {})
     accepted = frozenset(options.get("accept_wider", ()))
     wider: list[Widening] = []
-    usable = kept = 0
+    usable = kept = count = agents = 0
     usable_kinds: dict[tuple[str, str], bool] = {}  # (agent, kind) -> the runtime keeps some
-    decided = project.translations.decisions
-    for call, opencode in decided.items():
-        verdict = model.decide(call)
-        if RANK[verdict.action] > RANK[opencode.action]:
-            wider.append(Widening(call, opencode, verdict, call.permission in accepted))
-        if opencode.action == "deny":
-            continue
-        usable += 1
-        keeps = verdict.action != "deny"
-        kept += keeps
-        kind = KINDS.get(call.permission)
-        if kind is not None:
-            key = (call.agent, kind)
-            usable_kinds[key] = usable_kinds.get(key, False) or keeps
-    agents = sorted({call.agent for call in decided})
+    # Agents the model decides alike, asked the same group: the same actions.
+    seen: dict[tuple[Hashable, Asked], _Found] = {}
+    for agent, groups in matrix.agents(project):
+        alike = model.alike(agent)
+        for asked in groups:
+            group = seen.get((alike, asked))
+            if group is None:
+                group = seen[alike, asked] = _found(matrix, project, model, agent, asked)
+            usable += group.usable
+            kept += group.kept
+            count += len(asked.inputs)
+            kind = KINDS.get(asked.permission)
+            if kind is not None and group.usable:
+                usable_kinds[agent, kind] = usable_kinds.get((agent, kind), False) or group.keeps
+            if group.wider:
+                wider += _widened(matrix, project, model, agent, asked, group.wider, accepted)
+        agents += any(asked.inputs for asked in groups)
     return Proof(
-        target,
-        runtime_name,
-        len(agents),
-        len(decided),
-        usable,
-        kept,
-        tuple(wider),
-        _lost(usable_kinds),
+        target, runtime_name, agents, count, usable, kept, tuple(wider), _lost(usable_kinds)
     )
+
+
+def _widened(
+    matrix: Matrix,
+    project: Translated,
+    model: Model,
+    agent: str,
+    asked: Asked,
+    indices: tuple[int, ...],
+    accepted: frozenset[str],
+) -> Iterator[Widening]:
+    """The group's wider calls as this agent's: OpenCode's decisions with its own
+    rules, the runtime's reasons from its own files."""
+    own = matrix.own(project, asked, agent)
+    decided = matrix.decided(project, asked)
+    for i in indices:
+        call = Matrix.call(asked, agent, asked.inputs[i])
+        yield Widening(call, own(decided[i]), model.decide(call), asked.permission in accepted)
+
+
+def _found(matrix: Matrix, project: Translated, model: Model, agent: str, asked: Asked) -> _Found:
+    decided = matrix.decided(project, asked)
+    usable = kept = 0
+    wider = []
+    for i, (text, opencode) in enumerate(zip(asked.inputs, decided, strict=True)):
+        verdict = model.decide(Matrix.call(asked, agent, text))
+        if RANK[verdict.action] > RANK[opencode.action]:
+            wider.append(i)
+        if opencode.action != "deny":
+            usable += 1
+            kept += verdict.action != "deny"
+    return _Found(usable, kept, tuple(wider))
 
 
 def _lost(usable_kinds: Mapping[tuple[str, str], bool]) -> dict[str, tuple[str, ...]]:

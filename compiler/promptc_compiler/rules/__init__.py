@@ -1,5 +1,9 @@
 """The rule registry: every rule id promptc can report, one module each.
 
+The rules of this package, and each runtime's own rules, which its package
+holds (promptc_compiler.runtimes: RULES); `exposure` is no rule but the ground
+of the security rules.
+
 A rule module has a docstring (its documentation: summary, Options, Fails /
 Passes examples), `ID` (kebab-case, the module name with `-` for `_`),
 `DEFAULT_LEVEL` (error, warning, info or off), `OPTIONS` (JSON Schema
@@ -19,12 +23,11 @@ from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from promptc_compiler import runtimes
 from promptc_compiler.core import suppress
 from promptc_compiler.rules import (
     agent_id,
-    claude_name,
     compose,
-    cross_ecosystem,
     dangerous_allow,
     delegation_policy,
     deprecated_key,
@@ -44,7 +47,6 @@ from promptc_compiler.rules import (
     lost_tool,
     missing_catch_all,
     mixed_script,
-    positional_arguments,
     prompt_injection,
     required_snippet,
     runtime_limits,
@@ -53,7 +55,6 @@ from promptc_compiler.rules import (
     session_agent,
     shadowed_rule,
     skill_levels,
-    skill_name,
     stale_output,
     stray_file,
     subagent_delegates,
@@ -98,7 +99,6 @@ _MODULES: tuple[ModuleType, ...] = (
     lost_tool,
     key_typo,
     unknown_key,
-    cross_ecosystem,
     deprecated_key,
     write,
     stale_output,
@@ -122,11 +122,9 @@ _MODULES: tuple[ModuleType, ...] = (
     subagent_delegates,
     delegation_policy,
     unreachable_subagent,
-    claude_name,
+    *runtimes.RULES,  # each runtime's own rules (promptc_compiler.runtimes)
     lossy_translation,
     runtime_limits,
-    positional_arguments,
-    skill_name,
     unknown_skill,
     unloadable_skill,
     skill_levels,

@@ -34,7 +34,7 @@ OPTIONS: dict[str, Any] = {
     "underscores": {
         "type": "boolean",
         "default": False,
-        "description": "`_` may also join the words of an id (snake_case, as Codex names roles)",
+        "description": "`_` may also join the words of an id (snake_case)",
     }
 }
 

@@ -43,8 +43,8 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core import exposure
-from promptc_compiler.core.exposure import Finding, Source
+from promptc_compiler.rules import exposure
+from promptc_compiler.rules.exposure import Finding, Source
 from promptc_compiler.runtimes.translations import Translated
 
 ID = "encoded-blob"
@@ -73,11 +73,11 @@ WORDY = 0.7
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     found = (
         finding
-        for source in project.exposure.sources
+        for source in exposure.of(project).sources
         if source.role != exposure.CONFIG
         for finding in _scan(source, options["min_text_length"], options["min_length"])
     )
-    yield from exposure.report(project.exposure, ID, options, found)
+    yield from exposure.report(exposure.of(project), ID, options, found)
 
 
 def _scan(source: Source, min_text: int, min_any: int) -> Iterator[Finding]:

@@ -42,8 +42,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Fix, Problem
-from promptc_compiler.core import exposure
-from promptc_compiler.core.exposure import Finding, Source
+from promptc_compiler.rules import exposure
+from promptc_compiler.rules.exposure import Finding, Source
 from promptc_compiler.runtimes.translations import Translated
 
 ID = "hidden-markup"
@@ -70,7 +70,7 @@ PREVIEW = 60
 
 
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
-    yield from exposure.report_prompts(project.exposure, ID, options, _scan)
+    yield from exposure.report_prompts(exposure.of(project), ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

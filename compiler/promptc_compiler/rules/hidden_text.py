@@ -50,8 +50,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core import exposure
-from promptc_compiler.core.exposure import Finding, Source
+from promptc_compiler.rules import exposure
+from promptc_compiler.rules.exposure import Finding, Source
 from promptc_compiler.runtimes.translations import Translated
 
 ID = "hidden-text"
@@ -93,11 +93,11 @@ _CANCEL_TAG = "\U000e007f"
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     found = (
         finding
-        for source in project.exposure.sources
+        for source in exposure.of(project).sources
         if source.role != exposure.CONFIG
         for finding in _scan(source)
     )
-    yield from exposure.report(project.exposure, ID, options, found)
+    yield from exposure.report(exposure.of(project), ID, options, found)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

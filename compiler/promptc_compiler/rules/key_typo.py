@@ -37,12 +37,12 @@ from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import near_miss
 from promptc_compiler.core.project import Project
 from promptc_compiler.core.validate import (
-    claude_key,
     opencode_agent_keys,
     opencode_sections,
     required_slip,
     within,
 )
+from promptc_compiler.runtimes import copied_key
 
 ID = "key-typo"
 DEFAULT_LEVEL = "error"
@@ -65,7 +65,7 @@ def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
             # `mode` is `model`.
             absent = [k for k in known if k not in section]
             for key in section:
-                if key in known or claude_key(key):
+                if key in known or copied_key(key):
                     continue
                 meant = near_miss(key, absent)
                 if meant is None or (not base and required_slip(section, key, meant)):

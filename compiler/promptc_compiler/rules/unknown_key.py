@@ -34,11 +34,11 @@ from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import near_miss
 from promptc_compiler.core.project import Project
 from promptc_compiler.core.validate import (
-    claude_key,
     opencode_agent_keys,
     opencode_sections,
     within,
 )
+from promptc_compiler.runtimes import copied_key
 
 ID = "unknown-key"
 DEFAULT_LEVEL = "warning"
@@ -61,7 +61,7 @@ def check(project: Project, options: Mapping[str, Any]) -> Iterator[Problem]:
             known = (*opencode_agent_keys(), *(() if base else ("targets",)))
             absent = [k for k in known if k not in section]  # as key-typo suggests them
             for key in section:
-                if key in known or key in accepted or claude_key(key) or near_miss(key, absent):
+                if key in known or key in accepted or copied_key(key) or near_miss(key, absent):
                     continue
                 pos = spec.where(*base, key, key=True)
                 yield Problem(

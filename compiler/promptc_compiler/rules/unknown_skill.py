@@ -34,8 +34,7 @@ from typing import Any
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.permissions import wildcard
-from promptc_compiler.permissions.runtime import problem_at
-from promptc_compiler.rules.skill_name import BUILT_IN
+from promptc_compiler.permissions.runtime import BUILT_IN_SKILLS, problem_at
 from promptc_compiler.runtimes.translations import Translated
 
 ID = "unknown-skill"
@@ -49,7 +48,7 @@ OPTIONS: dict[str, Any] = {
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
     runtime = project.translations.opencode
     # Folders count even when their SKILL.md has errors: those are reported already.
-    known = {*project.skills, *project.bundle.skills, *options["external"], *BUILT_IN}
+    known = {*project.skills, *project.bundle.skills, *options["external"], *BUILT_IN_SKILLS}
     own = (rule for agent in runtime.bundle_agents() for _, rule in agent.own_rules())
     rules = [r for r in (*runtime.config_rules, *own) if r.permission == "skill"]
     for rule in rules:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.project import Spec
 
 
@@ -30,7 +31,7 @@ def mapped_model(
     override = spec.override(target).get("model")
     if isinstance(override, str) and override:
         return override, None
-    model = spec.view("opencode").get("model")
+    model = spec.view(SOURCE).get("model")
     if not isinstance(model, str) or not model:
         return None, None
     if model in models:

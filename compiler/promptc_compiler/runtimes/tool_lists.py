@@ -45,11 +45,13 @@ them at the spec's line.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from promptc_compiler.base.body_syntax import positionals, shell_lines
+from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.project import Project, Skill, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import KNOWN_KEYS, Rule, evaluate
@@ -58,12 +60,17 @@ from promptc_compiler.permissions.runtime import Runtime as Agents
 from promptc_compiler.runtimes.model_map import mapped_model
 from promptc_compiler.runtimes.translation import (
     Loss,
+    Notes,
     Subject,
     Translator,
+    flat_name,
     join_names,
+    loss_problems,
+    note_problems,
     spans,
     subjects,
 )
+from promptc_compiler.runtimes.translations import Translated
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,19 @@ class Runtime:
     # Tools every agent the main session runs has whatever `tools` says (fixed
     # applies to every agent when False).
     fixed_main_only: bool = False
+    # Whether it reads commands (modes) from what promptc writes.
+    commands: bool = True
+    # TRANSLATION.md's note on an agent written but hidden from the main session's
+    # delegation (Plan.hidden), `{ident}` standing for the agent.
+    hidden: str = ""
+    # What an agent file cannot carry of the spec's own `targets.<target>` keys.
+    override_notes: Callable[[Spec, Plan], Notes] | None = None
+
+    @functools.cached_property
+    def planner(self) -> Translator[Plan]:
+        """How the runtime plans a bundle's tools: one Translator, so that a run's
+        Translations works the plan out once (see plan)."""
+        return Translator(functools.partial(_plan, runtime=self))
 
     @property
     def permissions(self) -> tuple[str, ...]:
@@ -100,86 +120,12 @@ class Runtime:
         return tuple(dict.fromkeys(found))
 
 
-_DROPPED = ("temperature", "top_p", "variant", "options", "color", "hidden")
-
-COPILOT = Runtime(
-    "copilot",
-    "Copilot CLI",
-    (
-        ("read", ("read", "list")),
-        ("search", ("grep", "glob")),
-        ("edit", ("edit",)),
-        ("execute", ("bash",)),
-        ("agent", ("task",)),
-        ("web", ("webfetch", "websearch")),
-        ("skill", ("skill",)),
-    ),
-    (("skill", "skill"), ("sql", "todowrite")),
-    primaries=True,
-    folders="asks before a call outside the project that OpenCode allows (the agent's hook)",
-    dropped=(*_DROPPED, "steps", "maxSteps"),
-    overrides=("description", "model"),
-    opencode_keys=("description",),
-    skills=".github/skills/",
-    # Copilot runs the tools a skill's `allowed-tools` names without asking.
-    skill_grants=("allowed-tools",),
-    # The agent's preToolUse hook decides every call of its tools, `skill` and
-    # `sql` too (promptc_compiler.runtimes.copilot.hooks).
-    scoped=("read", "search", "edit", "execute", "agent", "web", "skill", "sql"),
-    # A subagent started by `task` has exactly its `tools`; an agent run as the
-    # main session (`copilot --agent`) also has `skill` and `sql`.
-    fixed_main_only=True,
-)
-GEMINI = Runtime(
-    "gemini",
-    "Gemini CLI",
-    (
-        ("read_file", ("read",)),
-        ("read_many_files", ("read",)),
-        ("list_directory", ("list",)),
-        ("glob", ("glob",)),
-        ("grep_search", ("grep",)),
-        ("replace", ("edit",)),
-        ("write_file", ("edit",)),
-        ("run_shell_command", ("bash",)),
-        ("web_fetch", ("webfetch",)),
-        ("google_web_search", ("websearch",)),
-        ("write_todos", ("todowrite",)),
-        ("ask_user", ("question",)),
-        ("activate_skill", ("skill",)),
-    ),
-    (),
-    primaries=False,
-    folders="keeps its file tools inside the workspace, but not its shell",
-    dropped=_DROPPED,
-    overrides=("description", "display_name", "model", "temperature", "max_turns", "timeout_mins"),
-    opencode_keys=("description", "max_turns"),
-    skills="skills/",
-    skill_grants=(),  # Gemini reads a skill's name, description and body only
-    # Policy rules scoped to the subagent decide these by their arguments.
-    scoped=("run_shell_command", "read_file", "replace", "write_file", "activate_skill"),
-    # A policy rule may make any tool ask, for one subagent.
-    asking=(
-        "read_many_files",
-        "list_directory",
-        "glob",
-        "grep_search",
-        "web_fetch",
-        "google_web_search",
-        "write_todos",
-        "ask_user",
-    ),
-)
-RUNTIMES = (COPILOT, GEMINI)
+# OpenCode agent keys neither runtime's agent file carries.
+DROPPED = ("temperature", "top_p", "variant", "options", "color", "hidden")
 # OpenCode permissions that no tool asks for: their losses are told apart.
 _NOT_TOOLS = ("external_directory", "doom_loop")
 # OpenCode agent keys that every runtime's file carries in its own way.
 _CARRIED = ("description", "mode", "model", "permission", "tools", "disable", "prompt", "name")
-
-
-def runtime_name(ident: str) -> str:
-    """The name an agent goes by in both runtimes: `team/reviewer` -> `team-reviewer`."""
-    return ident.replace("/", "-")
 
 
 @dataclass(frozen=True)
@@ -255,10 +201,9 @@ def _plan(project: Project, opencode: Agents, runtime: Runtime) -> Plan:
     return Plan(tools, tuple(hidden), Loss.gather(notes), left_out, agents)
 
 
-# Each runtime's plan for a bundle, by its target: a run works each out once.
-PLANS: Mapping[str, Translator[Plan]] = {
-    r.target: Translator(functools.partial(_plan, runtime=r)) for r in RUNTIMES
-}
+def plan(project: Translated, runtime: Runtime) -> Plan:
+    """The runtime's plan for the bundle: the run works it out once."""
+    return project.translations.of(runtime.planner)
 
 
 def _keeps(
@@ -397,7 +342,7 @@ def description_for(spec: Spec, runtime: Runtime) -> str:
     """The agent's description: `targets.<target>.description`, else the spec's."""
     value = overridden(spec, runtime).get("description")
     if not isinstance(value, str) or not value:  # the schema reports an empty one
-        value = spec.view("opencode").get("description")
+        value = spec.view(SOURCE).get("description")
     return value if isinstance(value, str) else ""
 
 
@@ -419,22 +364,11 @@ def agent_notes(
     _, note = model_for(spec, models, runtime)
     if note:
         yield ("model",), note
-    for key in spec.view("opencode"):
-        if key in runtime.dropped or key not in (*_CARRIED, *_DROPPED, "steps", "maxSteps"):
+    for key in spec.view(SOURCE):
+        if key in runtime.dropped or key not in (*_CARRIED, *DROPPED, "steps", "maxSteps"):
             yield (key,), f"`{key}` has no {runtime.label} equivalent; the agent leaves it out"
-    override = spec.override(runtime.target)
-    if runtime is GEMINI and "temperature" in override:
-        yield (
-            ("targets", runtime.target, "temperature"),
-            "`targets.gemini.temperature` is written, but Gemini CLI 0.61 does not send a "
-            "subagent's temperature to the model",
-        )
-    if runtime is COPILOT and override.get("infer") is True and not offered(found, spec.id):
-        yield (
-            ("targets", runtime.target, "infer"),
-            f"`targets.copilot.infer: true` is not kept: OpenCode never starts {spec.id} as a "
-            "subagent from its default agent, so Copilot's `task` does not offer it either",
-        )
+    if runtime.override_notes is not None:
+        yield from runtime.override_notes(spec, found)
 
 
 def skill_notes(skill: Skill, runtime: Runtime) -> Iterator[tuple[tuple[str, ...], str]]:
@@ -470,8 +404,8 @@ def mode_notes(
 ) -> Iterator[tuple[tuple[str, ...], str]]:
     """(frontmatter path, ("!", cmd) for a shell line of the body or ("$", "1") for
     a positional argument in it; message)."""
-    if runtime is COPILOT:
-        yield (), "not translated: Copilot CLI reads no command files from a project"
+    if not runtime.commands:
+        yield (), f"not translated: {runtime.label} reads no command files from a project"
         return
     agent = spec.meta.get("agent")
     if isinstance(agent, str):
@@ -493,3 +427,59 @@ def mode_notes(
             f"`${number}` stays text in {runtime.label}: a command takes its arguments whole, "
             "as `{{args}}` (`$ARGUMENTS`), with no positional ones",
         )
+
+
+# --- what the lint reports --------------------------------------------------------------------
+
+
+def losses(project: Translated, runtime: Runtime) -> Iterator[Problem]:
+    """The lossy-translation rule's findings for the runtime: each rule its plan
+    loses, once, then what an agent, mode or skill file cannot carry."""
+    models = dict(project.config.targets.get(runtime.target, {}).get("models", {}))
+    found = plan(project, runtime)
+    yield from loss_problems(found.losses, runtime.label)
+    for ident in (*found.tools, *found.left_out):
+        spec = project.agents[ident]
+        yield from note_problems(spec, agent_notes(spec, runtime, models, found))
+    for spec in project.modes.values():
+        yield from note_problems(spec, mode_notes(spec, runtime, found.agents))
+    for skill in project.skills.values():
+        yield from note_problems(skill.spec, skill_notes(skill, runtime))
+
+
+class Limits:
+    """The runtime-limits rule's session for the runtime: two agents it writes, or
+    two modes, that take one name (`team/reviewer` and `team-reviewer`), so that
+    one file would overwrite the other; and the runtime's own `checks` of each
+    agent it writes (True) and each mode (False)."""
+
+    def __init__(
+        self,
+        project: Translated,
+        runtime: Runtime,
+        checks: Callable[[Spec, bool], Iterable[Problem]],
+    ) -> None:
+        self.project = project
+        self.runtime = runtime
+        self.checks = checks
+        self.written = set(plan(project, runtime).tools)
+        self.names: dict[tuple[str, str], str] = {}  # (kind, name) -> the first id
+
+    def spec(self, spec: Spec) -> Iterator[Problem]:
+        agent = spec.id in self.project.agents and self.project.agents[spec.id] is spec
+        if agent and spec.id not in self.written:
+            return
+        yield from self.checks(spec, agent)
+        kind, name = "agent" if agent else "command", flat_name(spec.id)
+        first = self.names.setdefault((kind, name), spec.id)
+        if first != spec.id:
+            yield Problem(
+                1,
+                1,
+                f"{kind} '{spec.id}' and '{first}' are both named '{name}' in "
+                f"{self.runtime.label}; rename one",
+                path=spec.source.path,
+            )
+
+    def end(self) -> Iterator[Problem]:
+        return iter(())

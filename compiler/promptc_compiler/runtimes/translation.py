@@ -10,16 +10,22 @@ stands behind a translated one (a Source), and what the runtime cannot say (a
 Loss, one per OpenCode rule and agent). They are decided in one environment
 that does not depend on the machine (ENVIRONMENT), and an agent id with
 folders is one flat name in the runtimes that read one folder of agents
-(`flat_name`).
+(`flat_name`). A lint reports a runtime's losses at the lines that wrote the
+rules (`loss_problems`), and what an agent or mode file cannot carry at its key
+(`note_problems`): the lossy-translation rule, one runtime at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
-from promptc_compiler.core.project import Project
+from promptc_compiler.base.body_syntax import positional
+from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.core.loader import Pos
+from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import HOME_STAND_IN, Environment, Rule
 from promptc_compiler.permissions.runtime import Agent, Runtime
@@ -164,3 +170,45 @@ def flat_name(ident: str) -> str:
     """An agent's name in a runtime that reads one flat folder of agents (Claude
     Code, Copilot CLI, Gemini CLI): `team/reviewer` -> `team-reviewer`."""
     return ident.replace("/", "-")
+
+
+# --- what the lossy-translation rule reports ---------------------------------------------------
+
+Notes = Iterable[
+    tuple[tuple[str, ...], str]
+]  # (frontmatter path, or ("!", cmd) / ("$", n); message)
+
+
+def loss_problems(losses: Sequence[Loss], runtime: str) -> Iterator[Problem]:
+    """Each rule the runtime loses, once (a shared rule is lost for many agents), at
+    the line that wrote it; OpenCode's own rules are for TRANSLATION.md alone."""
+    seen: set[object] = set()
+    for loss in losses:
+        origin = loss.rule.origin
+        if origin.path is None or origin.kind not in ("agent", "config") or loss.rule in seen:
+            continue
+        seen.add(loss.rule)
+        message = f"`{loss.rule.text()}` in {runtime}: {loss.message}"
+        yield Problem(origin.line or 1, origin.column or 1, message, path=origin.path)
+
+
+def note_problems(spec: Spec, notes: Notes) -> Iterator[Problem]:
+    """Each note on a spec at its key, or at the shell line or `$N` of its body it names."""
+    for path, message in notes:
+        if path[:1] == ("!",):
+            pos = _body_position(spec, re.compile(re.escape(f"!`{path[1]}`")))
+        elif path[:1] == ("$",):
+            pos = _body_position(spec, positional(path[1]))
+        else:
+            pos = spec.where(*path, key=True)
+        yield Problem(pos.line, pos.column, message, path=spec.source.path)
+
+
+def _body_position(spec: Spec, found: re.Pattern[str]) -> Pos:
+    """Where the pattern first matches in the mode file's body (a shell line, `$1`)."""
+    first = spec.source.body_line
+    for number, line in enumerate(spec.source.text.split("\n")[first - 1 :], start=first):
+        match = found.search(line)
+        if match:
+            return Pos(number, match.start() + 1)
+    return Pos(spec.source.body_line, 1)

@@ -4,10 +4,10 @@ A run checks a bundle with its rules, then writes it for each target and
 proves each target's files against OpenCode's decisions. They all read the
 same few analyses of the bundle: its agents as OpenCode resolves them (on
 this machine, for the rules; in the stand-in folders every translation and
-the proof are decided in), the call matrix and OpenCode's decision of each
-call, and each runtime's translation of the permissions. A run's
-Translations works each out the first time it is asked and holds it for the
-rest of the run; a Translated is a project of the run (one per target whose
+the proof are decided in), the call matrix, each runtime's translation of
+the permissions and what the security rules share. A run's Translations
+works each out the first time it is asked and holds it for the rest of the
+run; a Translated is a project of the run (one per target whose
 composition is emitted) together with the run's Translations, which is what
 rules and targets are handed. Nothing outlives the run: the api makes a new
 Translations for each.
@@ -17,18 +17,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
-from promptc_compiler.core.exposure import Exposure
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import calls, wildcard
-from promptc_compiler.permissions.calls import Call, Decided
+from promptc_compiler.permissions.calls import Asked, Call
 from promptc_compiler.permissions.runtime import Runtime, resolve
 from promptc_compiler.runtimes.translation import ENVIRONMENT, Translator
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, eq=False)
+class Shared(Generic[T]):
+    """What the rules of a run share, made from the project the run lints the
+    first time one asks (the security rules' Exposure:
+    promptc_compiler.rules.exposure). The value itself is the key, as each
+    runtime's Translator is."""
+
+    make: Callable[[Project], T]
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +49,7 @@ class Translations:
     project: Project = field(repr=False)
     patterns: wildcard.Patterns = field(default_factory=wildcard.Patterns, repr=False)
     _translated: dict[Translator[Any], Any] = field(default_factory=dict, init=False, repr=False)
+    _shared: dict[Shared[Any], Any] = field(default_factory=dict, init=False, repr=False)
 
     @functools.cached_property
     def opencode(self) -> Runtime:
@@ -57,20 +67,27 @@ class Translations:
         return calls.runtime_of(self.project, self.patterns)
 
     @functools.cached_property
-    def matrix(self) -> tuple[Call, ...]:
-        """Every call a translation is checked on."""
-        return calls.matrix(self.project, self.call_agents)
+    def grouped(self) -> tuple[tuple[str, tuple[Asked, ...]], ...]:
+        """The call matrix agent by agent, as groups of calls decided alike
+        (promptc_compiler.permissions.calls.grouped): what every proof reads."""
+        return calls.grouped(self.project, self.call_agents)
 
     @functools.cached_property
-    def decisions(self) -> Mapping[Call, Decided]:
-        """OpenCode's decision of every call of the matrix."""
-        return calls.decisions(self.call_agents, self.matrix)
+    def matrix(self) -> tuple[Call, ...]:
+        """Every call a translation is checked on."""
+        return calls.flat(self.grouped)
 
     def of(self, translator: Translator[T]) -> T:
         """A runtime's translation of the bundle."""
         if translator not in self._translated:
             self._translated[translator] = translator.translate(self.project, self.stand_in)
         return cast(T, self._translated[translator])
+
+    def shared(self, key: Shared[T]) -> T:
+        """What `key` makes of the project the run lints."""
+        if key not in self._shared:
+            self._shared[key] = key.make(self.project)
+        return cast(T, self._shared[key])
 
 
 @dataclass(frozen=True)
@@ -84,8 +101,3 @@ class Translated(Project):
         """`project` with the run's `translations` (new ones of it when None)."""
         fields = {f.name: getattr(project, f.name) for f in dataclasses.fields(Project)}
         return cls(**fields, translations=translations or Translations(project))
-
-    @functools.cached_property
-    def exposure(self) -> Exposure:
-        """What the security rules read of the bundle, for all of them at once."""
-        return Exposure(self.config, self.bundle, self.target, self.composition)

@@ -12,7 +12,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.base.body_syntax import shell_lines
+from promptc_compiler.base.suggest import fold
 from promptc_compiler.core.project import Project, Spec
+from promptc_compiler.core.validate import known_keys, opencode_agent_keys
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule, evaluate
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
@@ -64,11 +66,25 @@ PASSED = ("effort", "memory", "background", "isolation", "skills", "initialPromp
 OVERRIDES = ("description", "model", "color", "maxTurns", *PASSED)
 REFUSED = ("tools", "disallowedTools", "permissionMode", "hooks", "mcpServers", "name")
 DROPPED = ("temperature", "top_p", "variant", "options", "hidden")
+# Claude Code agent and command keys OpenCode does not know: a spec copied from a
+# Claude Code file carries them (the cross-ecosystem rule reports them).
+COPIED_KEYS = tuple(
+    key
+    for key in (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
+    if key not in opencode_agent_keys()
+)
+# By normalised spelling (so `allowed_tools` and `allowedTools` find `allowed-tools`).
+_COPIED = {fold(key): key for key in COPIED_KEYS}
 _OPENCODE_ONLY = (
     *DROPPED,
     *("description", "mode", "model", "color", "steps", "maxSteps", "permission", "tools"),
     *("disable", "prompt", "name"),
 )
+
+
+def claude_key(key: str) -> str | None:
+    """The Claude Code key `key` spells, if it is one OpenCode does not know."""
+    return _COPIED.get(fold(key))
 
 
 def names(project: Project, plugin: str | None = None) -> dict[str, str]:
@@ -183,7 +199,7 @@ def command_grants(spec: Spec, translation: Translation) -> dict[str, str | None
         kept = (
             who is not None
             and reach is not None
-            and _allows_all(patterns, who.rules, *reach)
+            and all(_allows_all(patterns, who.rules, reach[0], p) for p in reach[1])
             and not (outside and not allows_every(patterns, who.rules, "external_directory", "*"))
         )
         name = "the main thread" if who is None or who.name == MAIN else f"`{who.name}`"

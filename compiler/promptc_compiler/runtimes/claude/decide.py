@@ -39,7 +39,11 @@ tests (tests/claude/test_decisions_claude.py) hold the model to the binary.
   (Edit) deny rule matching a file it reads (writes), refuses; a Bash ask
   rule asks; a file outside the project asks; a Bash allow rule runs it; a
   read-only command runs unasked (promptc_compiler.runtimes.claude.decide_shell); anything
-  else asks.
+  else asks. Each kind of rule, and the read-only test, reads the command in
+  the spellings Claude Code reads it in (promptc_compiler.runtimes.claude.variants:
+  blanks as one space; an allow behind `nohup`, `LANG=C` or a quoted first
+  word; a deny or ask with its words unquoted); a trailing ` *` is optional
+  only when it is the rule's one `*`.
 - Read runs inside the project and asks outside it; Edit and Write ask
   everywhere; WebFetch and WebSearch ask; Glob, Grep and Agent run. A path
   Windows could read otherwise (a name ending in a dot or a space, `~1`, a
@@ -83,17 +87,16 @@ import json
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.claude import decide_shell as claude_shell
+from promptc_compiler.runtimes.claude import variants
 
 RUNTIME = "Claude Code"
-TARGETS = ("claude", "claude-plugin")
 
 ALL_TOOLS = frozenset(
     {
@@ -184,7 +187,7 @@ class Rules:
             if entry.spec is None or entry.spec in ("*", ""):
                 self.whole.setdefault(tool, []).append(entry)
             elif tool == "Bash":
-                word = entry.spec.removesuffix(":*").split(" ", 1)[0]
+                word = variants.blanks(entry.spec.removesuffix(":*")).split(" ", 1)[0]
                 found = self.any_word if "*" in word else self.by_word.setdefault(word, [])
                 found.append(entry)
             else:
@@ -221,6 +224,12 @@ class Claude:
         if agent is not None and verdict.action == "ask" and self._mode(agent) == "dontAsk":
             return Verdict("deny", f"{verdict.why}; in don't-ask mode Claude Code refuses it")
         return verdict
+
+    def alike(self, agent: str) -> Hashable:
+        """The agent's tools, the agents it may start and its mode: its name and
+        path show only in the reasons."""
+        found = self.agents.get(agent.replace("/", "-"))
+        return None if found is None else (found.tools, found.spawn, found.mode)
 
     def _mode(self, agent: Agent) -> str:
         session = MODES.get(self.mode, "default")
@@ -288,8 +297,7 @@ class Claude:
         return strictest
 
     def _command(self, command: shell.Command) -> Verdict:
-        # matched as the shell reads it: `C:\tools\x` is `C:toolsx`
-        found = self._rules("Bash", _UNESCAPE.sub(r"\1", command.text))
+        found = self._bash_rules(command.text)
         if found is not None and found.action == "deny":
             return found
         files = claude_shell.files(command)
@@ -307,9 +315,21 @@ class Claude:
             return Verdict("ask", f"Claude Code asks: `{command.name}` names a file outside")
         if found is not None:
             return found
-        if claude_shell.read_only(command):
+        if claude_shell.read_only(variants.read_only_command(command)):
             return Verdict("allow", f"Claude Code runs `{command.name}` unasked (read-only)")
         return Verdict("ask", "Claude Code asks before Bash")
+
+    def _bash_rules(self, text: str) -> Verdict | None:
+        """The first Bash deny, ask or allow rule that matches the command in one of
+        the spellings Claude Code reads it in for that kind of rule (variants)."""
+        stops = _spelled(text, variants.stop_texts(text))
+        allows = _spelled(text, variants.allow_texts(text))
+        for action, texts in (("deny", stops), ("ask", stops), ("allow", allows)):
+            for spelled in texts:
+                found = self._rule(action, "Bash", spelled)
+                if found is not None:
+                    return found
+        return None
 
     def _whole_bash_allow(self) -> Verdict | None:
         entries = self.rules["allow"].whole.get("Bash", ())
@@ -356,6 +376,11 @@ class Claude:
 
 
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _spelled(text: str, spellings: tuple[str, ...]) -> tuple[str, ...]:
+    """The command as the shell reads it (`C:\\tools\\x` is `C:toolsx`), then its spellings."""
+    return tuple(dict.fromkeys(_UNESCAPE.sub(r"\1", t) for t in (text, *spellings)))
 
 
 def _closed(line: str) -> bool:
@@ -427,10 +452,12 @@ def _skill_match(spec: str, name: str) -> bool:
 
 
 def _bash_regex(spec: str) -> re.Pattern[str]:
-    """`*` is any text; a trailing ` *` (or `:*`) is optional."""
+    """`*` is any text; a run of blanks is one space; a trailing ` *` (or `:*`) is
+    optional when it is the rule's only `*` (`git st*tus *` needs the space)."""
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
-    optional = spec.endswith(" *")
+    spec = variants.blanks(spec)
+    optional = spec.endswith(" *") and spec.count("*") == 1
     body = spec[:-2] if optional else spec
     text = "".join(".*" if c == "*" else re.escape(c) for c in body)
     return re.compile(text + ("(?: .*)?" if optional else ""), re.DOTALL)
@@ -514,7 +541,7 @@ def _entry(text: str) -> Entry:
 def _frontmatter(text: str) -> dict[str, object] | None:
     if not text.startswith("---\n") or "\n---" not in text[3:]:
         return None
-    front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+    front = loader.safe_load(text[4:].split("\n---", 1)[0])
     return front if isinstance(front, dict) else None
 
 

@@ -29,12 +29,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import SCALAR_KEYS
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude.agents import OVERRIDES, REFUSED
+from promptc_compiler.runtimes.reading import Note, Reader, front, json_position, meta
 
 # OpenCode permission -> the Claude Code tools that must all be allowed for it
 # to stay open (any one of the alternatives).
@@ -132,14 +134,6 @@ _RULE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?", re.DOTALL)
 _STARS = re.compile(r"\*{2,}")
 _CLASS = re.compile(r"\[[^\]]*\]")
 _WILD = re.compile(r"[*?\[\]\\!]")
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something the import could not carry over, at a frontmatter key."""
-
-    key: str
-    message: str
 
 
 def tool_list(value: Any) -> list[str]:
@@ -720,3 +714,58 @@ def command_spec(meta: Mapping[str, Any], body: str) -> tuple[dict[str, Any], li
     if claude:
         spec["targets"] = {"claude": claude}
     return spec, notes
+
+
+# --- the folder -------------------------------------------------------------------------------
+
+
+def read_folder(root: Path, reader: Reader) -> None:
+    """`.claude/`: its settings, agents and commands into `reader`."""
+    session, main_at = _read_settings_files(root, reader)
+    permission = session.permission()
+    if permission:
+        reader.settings["permission"] = permission
+    for ident, source in reader.markdown(root, ("agents",)):
+        spec, notes = agent_spec(ident, meta(source), session)
+        reader.at_keys(source, notes)
+        reader.agent(ident, source, front(spec))
+        if spec["mode"] == "primary":
+            reader.settings["default_agent"] = ident
+    if main_at is not None and "default_agent" not in reader.settings:
+        path, at = main_at
+        reader.note(path, f"`agent`: no agent here is named `{session.main}`; not carried over", at)
+    for ident, source in reader.markdown(root, ("commands",)):
+        spec, notes = command_spec(meta(source), source.body)
+        reader.at_keys(source, notes)
+        reader.mode(ident, source, front(spec))
+    if (root.parent / MCP_FILE).is_file():
+        reader.note(root.parent / MCP_FILE, MCP_NOTE)
+    for name in ("skills", "hooks", "output-styles"):
+        if (root / name).is_dir():
+            reader.note(root / name, f"{name}/ has no promptc equivalent; not carried over")
+
+
+def _read_settings_files(
+    root: Path, reader: Reader
+) -> tuple[Session, tuple[Path, tuple[int, int]] | None]:
+    """settings.json and settings.local.json, merged as Claude Code merges them
+    (the rules of both; the local file's `defaultMode` and `agent` win), and
+    where the `agent` that counts is written."""
+    found: list[Setting] = []
+    mode = "default"
+    main: str | None = None
+    main_at: tuple[Path, tuple[int, int]] | None = None
+    for name in ("settings.json", "settings.local.json"):
+        path = root / name
+        read = reader.json_file(path)
+        if read is None:
+            continue
+        text, data = read
+        settings, notes = read_settings(data)
+        found += settings.settings
+        mode = settings.mode or mode
+        if settings.main is not None:
+            main, main_at = settings.main, (path, json_position(text, "agent"))
+        for note in notes:
+            reader.note(path, note.message, json_position(text, note.key))
+    return Session(tuple(found), mode, main), main_at

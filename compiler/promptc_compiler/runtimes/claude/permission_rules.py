@@ -21,7 +21,10 @@ A settings rule is `Tool` (the whole tool) or `Tool(specifier)`:
   with a backslash (`Bash(C:\\tools\\*)`) matches nothing it says.
 - Claude Code runs its read-only commands (READ_ONLY: `cat`, `ls`, `git
   show`, ...) without asking when no deny or ask rule matches them, whatever
-  else the settings say; an ask rule such as `Bash(cat *)` does make it ask.
+  else the settings say, and in any spelling (`git  status`, `'git' status`,
+  `LANG=C git status`: variants); an ask rule such as `Bash(cat *)` does
+  make it ask, in every spelling. An allow reaches the command's other
+  spellings too (`inside`'s reach), which OpenCode matches as written.
 - Read and Edit specifiers are gitignore-style paths relative to the working
   directory (the project root), matched in any case (OpenCode keeps the
   case): `*` stays inside one folder, `**` crosses folders, a pattern
@@ -55,6 +58,7 @@ from dataclasses import dataclass
 
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import HOME_STAND_IN
+from promptc_compiler.runtimes.claude import variants
 
 
 @dataclass(frozen=True)
@@ -227,7 +231,8 @@ def inside(kind: str, pattern: str) -> Pattern | None:
             return None
         if "\\" in pattern:
             return None
-        return Pattern(pattern, (pattern,), (pattern,))
+        # Claude Code also runs the command's other spellings (variants.reach)
+        return Pattern(pattern, (pattern,), variants.reach(pattern))
     if kind == "path":
         # Claude Code matches path rules in any case (`Edit(src/**/*)` allows
         # `SRC/a`), OpenCode in the case written: a folder glob is exact only
@@ -251,11 +256,12 @@ def split_rules(written: object) -> list[str]:
     return [rule for rule in _SEPARATOR.split(str(written or "")) if rule]
 
 
-def pre_approved(rule: str) -> tuple[str, str] | None:
-    """The permission of the tool a rule such as `Bash(git status:*)` names, and an
-    OpenCode pattern matching every input it pre-approves: the same inputs where
-    `inside` gives the rule back, else every input of the tool. None: not a rule of
-    a tool promptc knows (an MCP tool, unbalanced parentheses)."""
+def pre_approved(rule: str) -> tuple[str, tuple[str, ...]] | None:
+    """The permission of the tool a rule such as `Bash(git status:*)` names, and
+    OpenCode patterns matching every input it pre-approves between them: those
+    `inside` reaches where it gives the rule back (a command's other spellings
+    too), else every input of the tool. None: not a rule of a tool promptc knows
+    (an MCP tool, unbalanced parentheses)."""
     found = _RULE.fullmatch(rule.strip())
     tool = next((t for t in TOOLS if found and t.name == found[1]), None)
     if found is None or tool is None:
@@ -265,8 +271,9 @@ def pre_approved(rule: str) -> tuple[str, str] | None:
     specifier = re.sub(r":\*$", " *", found[2] or "*")
     pattern = specifier[:-1] if tool.kind == "path" and specifier.endswith("/**") else specifier
     exact = inside(tool.kind, pattern)
-    same = exact is not None and (exact.whole or exact.specifier == specifier)
-    return tool.permission, pattern if same else "*"
+    if exact is None or not (exact.whole or exact.specifier == specifier):
+        return tool.permission, ("*",)
+    return tool.permission, exact.reach if tool.kind == "command" else (pattern,)
 
 
 def _cover_command(pattern: str) -> Pattern:
@@ -276,6 +283,11 @@ def _cover_command(pattern: str) -> Pattern:
         return Pattern(None, (pattern,), ("*",))
     text = pattern.replace("?", "*")
     if text.endswith(":*"):  # Claude Code reads a trailing `:*` as ` *`
+        text = text[:-2] + "*"
+    if text.endswith(" *") and text.count("*") > 1:
+        # Claude Code makes a trailing ` *` optional only in a rule with one `*`:
+        # `Bash(git st*tus *)` misses `git status`, which OpenCode's `git st?tus *`
+        # matches. `git st*tus*` covers both (and more, which a stop may).
         text = text[:-2] + "*"
     cut = _PARENS.search(text)
     if cut:  # `Bash(a (b))` would not parse: keep the text before the paren

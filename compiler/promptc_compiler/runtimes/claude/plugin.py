@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.claude import target as claude
 from promptc_compiler.runtimes.claude.agents import NAME as CLAUDE
 from promptc_compiler.runtimes.claude.agents import PLUGIN, names, plugin_name
@@ -31,15 +32,21 @@ from promptc_compiler.runtimes.translation import flat_name
 from promptc_compiler.runtimes.translations import Translated
 
 NAME = PLUGIN
-COMPOSE_AS = "claude"  # the same bodies as the claude target: the files must match
+COMPOSE_AS = CLAUDE  # the same bodies as the claude target: the files must match
+SCHEMAS = (
+    (".claude-plugin/plugin.json", "claude-plugin"),
+    ("agents/*.md", "claude-agent"),
+    ("commands/*.md", "claude-command"),
+    ("skills/*/SKILL.md", "claude-skill"),
+)
+STARTER = Starter()
 _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 # What Claude Code reads from a plugin (paths under <out>/claude-plugin/).
 # A plugin is a folder of its own, not a project's files: `<out>/claude-plugin/`
 # in either layout.
 ROOT = None
 SHARED: dict[str, tuple[str, ...]] = {}
-RUNTIME = "Claude Code"
-PROJECT_FOLDER = None  # a plugin is installed, not read from a project: no import
+RUNTIME = claude.RUNTIME
 LOADED = re.compile(
     r"(agents|commands)/.+\.md|skills/[^/]+/SKILL\.md"
     r"|\.claude-plugin/plugin\.json|hooks/hooks\.json|\.mcp\.json"

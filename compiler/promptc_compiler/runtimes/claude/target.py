@@ -40,9 +40,10 @@ from typing import Any
 from promptc_compiler.base.body_syntax import ARGUMENTS
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Spec
-from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.adapter import Starter
+from promptc_compiler.runtimes.claude import report as claude_report
+from promptc_compiler.runtimes.claude.agents import NAME as NAME
 from promptc_compiler.runtimes.claude.agents import (
-    NAME,
     PASSED,
     agent_notes,
     claude_override,
@@ -65,10 +66,24 @@ from promptc_compiler.runtimes.skills import Grants, emit_skills
 from promptc_compiler.runtimes.translation import flat_name
 from promptc_compiler.runtimes.translations import Translated
 
+COMPOSE_AS = NAME
+RUNTIME = "Claude Code"
+SCHEMAS = (
+    (".claude/agents/*.md", "claude-agent"),
+    (".claude/commands/*.md", "claude-command"),
+    (".claude/skills/*/SKILL.md", "claude-skill"),
+    (".claude/settings.json", "claude-settings"),
+)
+# `--target both` predates the other runtimes; scripts that say it keep working.
+STARTER = Starter(
+    table=(
+        '# models = { "anthropic/claude-sonnet-4-5" = "sonnet" }  # OpenCode model -> Claude model'
+    ),
+    at_root=".claude/",
+    aliases=("both",),
+)
 # What Claude Code reads from a project (paths under <out>/claude/), so that a
 # check can name a file there that promptc did not write.
-RUNTIME = "Claude Code"
-PROJECT_FOLDER = ".claude"
 LOADED = re.compile(
     r"\.claude/(agents|commands)/.+\.md|\.claude/skills/[^/]+/SKILL\.md"
     r"|\.claude/settings(\.local)?\.json|\.claude/output-styles/[^/]+\.md|(\.claude/)?CLAUDE\.md"
@@ -140,7 +155,7 @@ def report(
         name: [why for why in grants(skill).values() if why]
         for name, skill in project.skills.items()
     }
-    return translation_report.render(
+    return claude_report.render(
         project, translation, namer, settings, agents, commands, with_settings, skills
     )
 

@@ -20,7 +20,7 @@ import bisect
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from promptc_compiler.core.project import Project, Skill
@@ -28,6 +28,7 @@ from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule, evaluate, reaching
 from promptc_compiler.permissions.runtime import Runtime
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
+from promptc_compiler.runtimes.claude import variants
 from promptc_compiler.runtimes.claude.permission_rules import Pattern, Tool
 from promptc_compiler.runtimes.translation import (
     MAIN,
@@ -119,7 +120,7 @@ def skill_grants(
             s.name
             for s in loaders
             if not reach
-            or not allows_every(patterns, s.rules, *reach)
+            or not all(allows_every(patterns, s.rules, reach[0], p) for p in reach[1])
             or (outside and not allows_every(patterns, s.rules, "external_directory", "*"))
         ]
         if loaders and not wider:
@@ -321,15 +322,18 @@ class _Heads:
 class _Reason(NamedTuple):
     """Why an allow or ask is narrowed: in words once the agent is known."""
 
-    kind: str  # denied | asked | not allowed
+    kind: str  # denied | asked | not allowed | spelled
     hit: list[Entry]  # the entries met
     who: _Who | None  # None: the pattern has no exact Claude Code form
+    pattern: str = ""  # the OpenCode pattern, for "spelled"
 
     def words(self, subject: Subject) -> str:
         if self.kind == "denied" and self.who is not None:
             return _denied(subject, self.hit, self.who)
         if self.kind == "asked" and self.who is not None:
             return _asked(subject, self.hit, self.who)
+        if self.kind == "spelled" and self.who is not None:
+            return _spelled(subject, self.pattern, self.who)
         return _not_allowed(subject, self.who)
 
 
@@ -373,6 +377,9 @@ class _Planner:
         self.objectors: dict[str, _Who] = {}
         # Per plan and read-only command: the first region OpenCode asks or denies it in.
         self.read_only: dict[tuple[int, str], Span | None] = {}
+        self.stops: dict[tuple[int, tuple[str, ...]], Span | None] = {}
+        # Allows left out only because Claude Code would run other spellings of them.
+        self.spelled: set[str] = set()
         # Agents for whom Claude Code cannot deny what OpenCode denies outside the
         # project: the region that says so.
         self.outside: dict[str, Span] = {}
@@ -453,18 +460,29 @@ class _Planner:
 
     def _read_only_span(self, plan: _Plan, form: str) -> Span | None:
         """The first region of the plan that asks or denies some run of the read-only
-        command `form` (alone or with arguments), which Claude Code runs unasked."""
+        command `form` (alone or with arguments) in some spelling Claude Code runs
+        unasked (`git  status`, `'git' status`, `LANG=C git status`: variants)."""
         key = (id(plan), form)
         if key not in self.read_only:
-            pattern = f"{form} *"
+            self.read_only[key] = self._first_stop(plan, variants.spellings(form))
+            if self.read_only[key] is None:
+                # what may stand in front of any command: one answer per plan
+                self.read_only[key] = self._first_stop(plan, variants.fronts())
+        return self.read_only[key]
+
+    def _first_stop(self, plan: _Plan, globs: tuple[str, ...]) -> Span | None:
+        """The plan's first region that asks or denies an input of one of the globs."""
+        key = (id(plan), globs)
+        if key not in self.stops:
             found = (
                 span
                 for span in plan.spans
                 if span.action != "allow"
-                and hits(self.patterns, (pattern, span.pattern), span.later)
+                for glob in globs
+                if hits(self.patterns, (glob, span.pattern), span.later)
             )
-            self.read_only[key] = next(found, None)
-        return self.read_only[key]
+            self.stops[key] = next(found, None)
+        return self.stops[key]
 
     def _ask_read_only(self, group: Group, holders: Holders) -> None:
         """Claude Code runs its read-only commands unasked unless a rule asks or
@@ -604,8 +622,13 @@ class _Planner:
                     blockers = self._objections(pattern, holders, objectors, heads)
                     if blockers:
                         rejected[span.pattern] = blockers
+                        plain = replace(pattern, reach=pattern.exact)
+                        if pattern.reach != pattern.exact and len(blockers) > len(
+                            self._objections(plain, holders, {}, heads)
+                        ):
+                            self.spelled.add(span.pattern)  # some object to other spellings
                         continue
-                    adds = any(hits(self.patterns, (g,), stopped) for g in pattern.reach)
+                    adds = any(hits(self.patterns, (g,), stopped) for g in pattern.exact)
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
@@ -741,7 +764,8 @@ class _Planner:
         ):
             blockers = rejected.get(span.pattern)
             who = None if blockers is None else self._objecting(span.pattern, blockers)
-            reasons.append(_Reason("not allowed", [], who))
+            kind = "spelled" if span.pattern in self.spelled else "not allowed"
+            reasons.append(_Reason(kind, [], who, span.pattern))
         return reasons
 
     def _near_written(self, written: tuple[str, ...], span: Span) -> tuple[str, ...]:
@@ -1030,6 +1054,17 @@ def _asked(subject: Subject, hit: list[Entry], who: _Who) -> str:
     return (
         f"narrowed to ask: the shared settings ask for {_entries(hit)} "
         f"(from {who.describe(subject)}), and an ask beats any allow"
+    )
+
+
+def _spelled(subject: Subject, pattern: str, who: _Who) -> str:
+    head = variants.first_words(pattern)
+    words = head.split(" ")
+    spelled = [" ".join(words).replace(" ", "  ", 1)] if len(words) > 1 else []
+    shown = ", ".join(f"`{s}`" for s in [*spelled, f"\\{head}", f"LANG=C {head}"])
+    return (
+        f"narrowed to ask: Claude Code would also run other spellings of it ({shown}), "
+        f"and OpenCode does not allow all of them for {who.describe(subject)}"
     )
 
 

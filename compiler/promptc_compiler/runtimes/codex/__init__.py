@@ -1,1 +1,21 @@
-"""Codex CLI: its target, its permission translation, decision model and import."""
+"""Codex CLI: its target, its permission translation, decision model and import.
+
+The adapter (promptc_compiler.runtimes.adapter).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from promptc_compiler.runtimes.adapter import Decisions, Target
+from promptc_compiler.runtimes.codex import decide, import_, lint, target
+
+NAME = target.NAME
+TARGETS: tuple[Target, ...] = (target,)
+MODEL: Decisions | None = decide
+IMPORT_FOLDER = ".codex"
+RULES: tuple[ModuleType, ...] = ()
+COPIED_KEYS: tuple[str, ...] = ()
+import_from = import_.read_folder
+losses = lint.losses
+limits = lint.Limits

@@ -45,7 +45,7 @@ import ast
 import posixpath
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,6 @@ from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 
 RUNTIME = "Codex"
-TARGETS = ("codex",)
 
 AS_OPENCODE = {"forbidden": "deny", "prompt": "ask", "allow": "allow"}
 STRICT = {"allow": 0, "prompt": 1, "forbidden": 2}
@@ -125,6 +124,11 @@ class Codex:
         if permission == "question":
             return Verdict("deny", "request_user_input can only be used by the root thread")
         return self._tool(permission)
+
+    def alike(self, agent: str) -> Hashable:
+        """Whether the role exists and keeps the shell: the rest is the session's."""
+        role = self.roles.get(agent)
+        return None if role is None else role.shell
 
     # --- the shell -----------------------------------------------------------------------
 

@@ -35,14 +35,15 @@ The config-level permission is the session's, every role's
 `"*": allow` first (Codex runs a command no rule names, in its sandbox),
 asks for a forced `rm` (Codex's own check, `FORCED_RM`), then the allows,
 asks and denies as `words *` patterns, in that order, so that OpenCode's
-last matching rule is Codex's strictest one. A command naming a folder
-outside the project runs in the sandbox too (`external_directory: allow`);
-apply_patch asks outside the project and in the folders the sandbox keeps
-read-only (`SANDBOXED` edit asks). With the project's `approval_policy =
-"never"` Codex asks nobody: a `prompt` rule, a forced `rm` and those edits
-refuse, so they become denies. Built back for Codex, every role keeps its
-shell and the rules come back as prefix rules
-(tests/test_import_round_trip_decisions.py).
+last matching rule is Codex's strictest one; each ask and deny also by path
+(`*/curl *`), as Codex matches the basename of a first word given as a path.
+A command naming a folder outside the project runs in the sandbox too
+(`external_directory: allow`); apply_patch asks outside the project and in
+the folders the sandbox keeps read-only (`SANDBOXED` edit asks). With the
+project's `approval_policy = "never"` Codex asks nobody: a `prompt` rule, a
+forced `rm` and those edits refuse, so they become denies. Built back for
+Codex, every role keeps its shell (`accepted_wider`) and the rules come back
+as prefix rules (tests/test_import_round_trip_decisions.py).
 """
 
 from __future__ import annotations
@@ -52,9 +53,12 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from promptc_compiler.permissions import wildcard
+from promptc_compiler.runtimes.codex.translate import NAME
+from promptc_compiler.runtimes.reading import Reader, escape, front, toml_line
 
 ROLE_KEYS = ("name", "description", "developer_instructions", "model", "model_reasoning_effort")
 # Role keys that only the spec's `targets.codex` can say (schemas/agent.schema.json).
@@ -67,10 +71,6 @@ FEATURES = {"shell_tool": "bash", "apply_patch_freeform": "edit", "multi_agent":
 LIMIT = 256  # patterns one prefix_rule may become
 # A forced `rm` as OpenCode patterns (wider than Codex's check: any `rm` with a
 # `-` before an `f`): a command no rule names runs unasked in Codex, but this one.
-# Codex also checks an `rm` named by its path (`/bin/rm -rf`), which no pattern
-# can say without `*/rm *` also taking `echo a/rm -f`, a region no prefix rule
-# holds (every role would lose its shell): left out, the one call the import
-# decides wider than Codex (docs/targets/codex.md says so).
 FORCED_RM = ("rm *-*f*", "sudo rm *-*f*")
 # Where apply_patch asks (OpenCode's edit paths, relative to the project): outside
 # it, and in the folders the workspace-write sandbox keeps read-only.
@@ -253,15 +253,20 @@ def session_permission(found: Mapping[str, list[str]], project: Project) -> dict
     }
 
 
-def accepted_wider(specs: Iterable[Mapping[str, Any]]) -> list[str]:
+def accepted_wider(specs: Iterable[Mapping[str, Any]], session: Mapping[str, Any]) -> list[str]:
     """The codex target's `accept_wider` the imported roles need to build back as
     they were: `edit` when a role's `edit: deny` came from `apply_patch_freeform =
     false` or a read-only sandbox. Codex 0.171 gives such a role apply_patch all
     the same (the sandbox is its parent's), so the codex target refuses the spec
     unless told that Codex may edit wider than OpenCode: what the role did before
-    the import, and every build prints each such call."""
+    the import, and every build prints each such call. `bash` when the session's
+    rules name commands by path (`*/curl *`, `_by_path`): they also take a later
+    word ending in the name (`echo a/curl`), which Codex runs and no prefix rule
+    can stop, so the codex target would take every role's shell away."""
     denied = any(spec.get("permission", {}).get("edit") == "deny" for spec in specs)
-    return ["edit"] if denied else []
+    bash = session.get("bash")
+    by_path = isinstance(bash, Mapping) and any(p.startswith("*/") for p in bash)
+    return [*(["bash"] if by_path else []), *(["edit"] if denied else [])]
 
 
 def _unknown_features(features: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -309,9 +314,12 @@ def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) ->
     # Codex's one check of its own: a forced `rm` (also through `sudo`) asks when
     # no rule decides it (promptc_compiler.runtimes.codex.decide).
     forced = "deny" if never_asks else "ask"
-    permission.update(dict.fromkeys(FORCED_RM, forced))
+    permission.update(dict.fromkeys(_by_path(FORCED_RM), forced))
     for action in ("allow", "ask", "deny"):
-        for pattern in found.get(action, ()):
+        # An allow by path is left to `"*": allow`: spelt `*/npm test *`, it would
+        # also take `rm -rf x/npm test`, which Codex asks about.
+        written = found.get(action, ())
+        for pattern in written if action == "allow" else _by_path(written):
             permission.pop(pattern, None)
             permission[pattern] = "deny" if never_asks and action == "ask" else action
     # A rule a later one covers never decides (`docker ps *` allowed, then
@@ -323,6 +331,20 @@ def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) ->
         for index, (pattern, action) in enumerate(permission.items())
         if not any(_covers(patterns, later, pattern) for later in order[index + 1 :])
     }
+
+
+def _by_path(patterns: Iterable[str]) -> Iterator[str]:
+    """Each pattern, then the same command named by a path (`*/curl *`): Codex
+    matches a rule, and its forced-`rm` check, on the basename of a first word
+    given as a path (`/usr/bin/curl`, `./rm`). No OpenCode pattern says "the
+    first word ends in `/curl`": `*/curl *` also takes `echo a/curl`, which
+    Codex runs. Narrower, never wider; built back for Codex (`accepted_wider`),
+    Codex's own rule on `curl` holds every path to it."""
+    for pattern in patterns:
+        yield pattern
+        first = pattern.split(" ", 1)[0]
+        if first and "/" not in first and not set(first) & set("*?"):
+            yield f"*/{pattern}"
 
 
 def _covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
@@ -349,3 +371,55 @@ def _patterns(pattern: Any, covering: bool) -> Iterator[str]:
         choices = [choice if len(choice) == 1 else ["*"] for choice in choices]
     for chosen in itertools.islice(itertools.product(*choices), LIMIT):
         yield " ".join(chosen) + " *"
+
+
+# --- the folder -------------------------------------------------------------------------------
+
+
+def read_folder(root: Path, reader: Reader) -> None:
+    """`.codex/`: its config, roles and command rules into `reader`."""
+    reader.agent_files = "agents/*.toml"
+    project = Project()
+    config = root / "config.toml"
+    data = reader.toml_file(config) if config.is_file() else None
+    if data is not None:
+        project, notes = project_settings(data)
+        text = config.read_text(encoding="utf-8")
+        for key, message in notes:
+            reader.note(config, message, (toml_line(text, key), 1))
+    models: dict[str, str] = {}
+    specs: list[dict[str, Any]] = []
+    folder = root / "agents"
+    for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else ():
+        ident = path.relative_to(folder).with_suffix("").as_posix()
+        role = reader.toml_file(path)
+        if role is None:
+            continue
+        text = path.read_text(encoding="utf-8")
+        body = role.get("developer_instructions")
+        escaped = escape(body) if isinstance(body, str) and body.strip() else None
+        if escaped is None or not isinstance(body, str):
+            message = "no developer_instructions promptc can keep; not imported"
+            reader.note(path, message, (toml_line(text, "developer_instructions"), 1), True)
+            continue
+        spec, notes = role_spec(ident, role, project)
+        for key, message in notes:
+            reader.note(path, message, (toml_line(text, key), 1))
+        if "model" in spec:
+            models[spec["model"]] = role["model"]
+        specs.append(spec)
+        reader.keep(ident, path, front(spec), escaped, body)
+    found: dict[str, list[str]] = {}
+    for path in sorted((root / "rules").glob("*.rules")):
+        rules, skipped = prefix_rules(path.read_text(encoding="utf-8"))
+        for action, patterns in rules.items():
+            found.setdefault(action, []).extend(patterns)
+        for line, message in skipped:
+            reader.note(path, message, (line, 1))
+    session = session_permission(found, project)
+    reader.settings["permission"] = session
+    target: dict[str, Any] = {"models": models} if models else {}
+    if accepted := accepted_wider(specs, session):
+        target["accept_wider"] = accepted
+    if target:
+        reader.settings["targets"] = {NAME: target}

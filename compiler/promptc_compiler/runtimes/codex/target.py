@@ -55,8 +55,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.core.project import Project, Spec
+from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.codex import decide as decide_codex
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from promptc_compiler.runtimes.codex.translate import CodexTranslation, PrefixRule
@@ -66,6 +68,17 @@ from promptc_compiler.runtimes.translation import MAIN
 from promptc_compiler.runtimes.translations import Translated
 
 NAME = codex_rules.NAME
+COMPOSE_AS = NAME
+SCHEMAS: tuple[tuple[str, str], ...] = ()
+STARTER = Starter(
+    table=(
+        "# Codex gives every role apply_patch, which writes anywhere in the project: lead\n"
+        "# and reviewer (`edit: deny`) can edit there. Without this line that is an error\n"
+        "# (wider-translation); with it, every build prints the calls it widens.\n"
+        'accept_wider = ["edit"]'
+    ),
+    at_root=".codex/",
+)
 OPTIONS: dict[str, Any] = {"models": models_option("Codex", "gpt-5.5, ...")}
 RULES_FILE = ".codex/rules/promptc.rules"
 # In the root layout: `.codex/` at the project root (TRANSLATION.md stays in
@@ -75,7 +88,6 @@ SHARED: dict[str, tuple[str, ...]] = {".codex/config.toml": ()}
 # What Codex reads from a project (paths under <out>/codex/), so that a check
 # can name a file there that promptc did not write.
 RUNTIME = "Codex CLI"
-PROJECT_FOLDER = ".codex"
 LOADED = re.compile(
     r"\.codex/agents/.+\.toml|\.codex/config\.toml|\.codex/rules/[^/]+\.rules"
     r"|(\.codex|\.agents)/skills/.+/SKILL\.md|AGENTS\.md"
@@ -293,14 +305,14 @@ def _accepted(
     if not translation.accepted:
         return []
     model = decide_codex.load(written)
-    decided = project.translations.decisions
+    runtime = project.translations.call_agents
     found: dict[tuple[str, str], list[str]] = {}
     why: dict[tuple[str, str], str] = {}
     for call in project.translations.matrix:
         if call.permission not in translation.accepted:
             continue
         verdict = model.decide(call)
-        if RANK[verdict.action] > RANK[decided[call].action]:
+        if RANK[verdict.action] > RANK[calls.decide(runtime, call).action]:
             key = (call.agent, call.permission)
             found.setdefault(key, []).append(call.input)
             why.setdefault(key, verdict.why)

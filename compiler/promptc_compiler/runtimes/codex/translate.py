@@ -38,7 +38,9 @@ How the rules are chosen, from each agent's regions (promptc_compiler.runtimes.t
   `"*": ask`, `*.sh`) would need a rule for every command: the agent's role
   gets no shell instead, and its allows and asks are reported lost. The main
   session's shell can only go for everyone (`.codex/config.toml`), since a
-  role cannot have a shell its session has not.
+  role cannot have a shell its session has not. `accept_wider = ["bash"]`
+  keeps them all (a Codex import proposes it: its rules by path, `*/curl *`,
+  take `echo a/curl` too).
 - OpenCode asks `external_directory` for a path outside the project in a
   file command (`cat`, `rm`, `cd`, ...); no prefix rule can see a path, so
   where a holder of the shell would be asked, the file commands ask (or are
@@ -253,8 +255,8 @@ class _Planner:
     def run(self) -> CodexTranslation:
         plans = {s.name: self.plan(s) for s in self.people}
         main = next(s for s in self.people if not s.removable)
-        shell_off = plans[main.name].blocking is not None
         keeps_any = "bash" in self.accepted
+        shell_off = plans[main.name].blocking is not None and not keeps_any
         shell = {
             s.name: not shell_off and not p.denies_all and (p.blocking is None or keeps_any)
             for s, p in zip(self.people, plans.values(), strict=True)

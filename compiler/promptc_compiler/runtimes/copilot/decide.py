@@ -40,19 +40,17 @@ the real CLI on a sample.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.copilot import script as copilot_script
 from promptc_compiler.runtimes.copilot.script import Hook
 
 RUNTIME = "Copilot CLI"
-TARGETS = ("copilot",)
 
 # OpenCode permission -> the Copilot tool alias that makes such a call
 ALIAS = {
@@ -133,6 +131,16 @@ class Copilot:
             )
         return _own(call, alias or "")
 
+    def alike(self, agent: str) -> Hashable:
+        """The agent's tools and its hook's tables (the hook names the agent only in
+        its reasons)."""
+        found = self.agents.get(agent.replace("/", "-"))
+        if found is None:
+            return None
+        hook = found.hook
+        tables = (hook.contexts, tuple(hook.tables.items())) if isinstance(hook, Hook) else hook
+        return (found.tools, tables)
+
     def _hook(self, agent: Agent, call: Call) -> Verdict | None:
         if agent.hook is None:
             return None
@@ -207,7 +215,7 @@ def load(files: Mapping[str, str]) -> Copilot:
     agents: dict[str, Agent] = {}
     for rel, text in sorted(files.items()):
         if rel.startswith(".github/agents/") and rel.endswith(".md") and text.startswith("---\n"):
-            front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+            front = loader.safe_load(text[4:].split("\n---", 1)[0])
             if not isinstance(front, dict):
                 continue
             name = front.get("name") or rel.rsplit("/", 1)[-1].split(".", 1)[0]

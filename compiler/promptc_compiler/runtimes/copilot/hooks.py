@@ -41,7 +41,8 @@ from promptc_compiler.runtimes.copilot.script import (
     Pattern,
     Table,
 )
-from promptc_compiler.runtimes.tool_lists import COPILOT, Plan
+from promptc_compiler.runtimes.copilot.tools import COPILOT
+from promptc_compiler.runtimes.tool_lists import Plan
 from promptc_compiler.runtimes.translation import flat_name
 
 # Copilot alias -> the OpenCode permissions its tools are decided by.

@@ -53,24 +53,27 @@ from typing import Any
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Spec
 from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.copilot import hooks as copilot_hooks
 from promptc_compiler.runtimes.copilot import script as copilot_script
+from promptc_compiler.runtimes.copilot.tools import COPILOT
 from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.tool_lists import (
-    COPILOT,
-    PLANS,
     Plan,
     description_for,
     model_for,
     offered,
+    plan,
 )
 from promptc_compiler.runtimes.translation import flat_name
 from promptc_compiler.runtimes.translations import Translated
 
 NAME = COPILOT.target
+COMPOSE_AS = NAME
 RUNTIME = COPILOT.label
-PROJECT_FOLDER = ".github"
+SCHEMAS: tuple[tuple[str, str], ...] = ()
+STARTER = Starter(at_root=".github/agents/")
 # Copilot reads custom agents from both folders (plain `.md` files too).
 LOADED = re.compile(r"(\.github|\.claude)/agents/[^/]+\.md|\.github/skills/.+/SKILL\.md")
 # In the root layout: `.github/agents/` and `.github/skills/` at the project root.
@@ -104,7 +107,7 @@ HOOK_DENIES = (
 
 
 def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    found = project.translations.of(PLANS[COPILOT.target])
+    found = plan(project, COPILOT)
     models = options.get("models", {})
     dumper = yamlout.Dumper()
     for ident in found.tools:

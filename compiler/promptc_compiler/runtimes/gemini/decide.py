@@ -53,20 +53,20 @@ headless deny, run is allow; an interactive ask shows there as a refusal
 
 from __future__ import annotations
 
+import functools
+import heapq
 import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-import yaml
-
+from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 
 RUNTIME = "Gemini CLI"
-TARGETS = ("gemini",)
 
 # OpenCode permission -> the Gemini tools that make such a call
 TOOLS = {
@@ -178,6 +178,34 @@ class Gemini:
     def decide(self, call: Call) -> Verdict:
         found = self.request(call)
         return found if isinstance(found, Verdict) else self.check(found)
+
+    def alike(self, agent: str) -> Hashable:
+        """The agent's tools and, in order, the rules that can decide its calls (those
+        naming no subagent or this one), each without its file and its name."""
+        name = agent.replace("/", "-")
+        found = self.agents.get(name)
+        if found is None:
+            return None
+        own = self._named.get(name, ())
+        rules = heapq.merge(self._named.get(None, ()), own) if own else self._named.get(None, ())
+        return (found.tools, *(self._shape[i] for i in rules))
+
+    @functools.cached_property
+    def _named(self) -> Mapping[str | None, tuple[int, ...]]:
+        """The positions of the rules naming each subagent (None: no subagent)."""
+        found: dict[str | None, list[int]] = {}
+        for i, rule in enumerate(self.rules):
+            found.setdefault(rule.subagent, []).append(i)
+        return {name: tuple(positions) for name, positions in found.items()}
+
+    @functools.cached_property
+    def _shape(self) -> tuple[Hashable, ...]:
+        """What of each rule _rule reads, but its name: the same rules for two agents
+        decide their calls alike."""
+        return tuple(
+            (r.tool, r.decision, r.subagent is None, r.args and r.args.pattern, r.interactive)
+            for r in self.rules
+        )
 
     def request(self, call: Call) -> Request | Verdict:
         """The call the policy engine decides, or the verdict reached before it."""
@@ -461,7 +489,7 @@ def load(files: Mapping[str, str], *, interactive: bool = True) -> Gemini:
     found: list[Rule] = list(DEFAULTS)
     for rel, text in sorted(files.items()):
         if rel.startswith(AGENT_FOLDERS) and rel.endswith(".md") and text.startswith("---\n"):
-            front = yaml.safe_load(text[4:].split("\n---", 1)[0])
+            front = loader.safe_load(text[4:].split("\n---", 1)[0])
             if isinstance(front, dict) and isinstance(front.get("name"), str):
                 listed = front.get("tools")
                 tools = (

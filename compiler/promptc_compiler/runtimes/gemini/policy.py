@@ -41,7 +41,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from promptc_compiler.permissions.ruleset import Rule, names_home
-from promptc_compiler.runtimes.tool_lists import GEMINI, Plan
+from promptc_compiler.runtimes.gemini.tools import GEMINI
+from promptc_compiler.runtimes.tool_lists import Plan
 from promptc_compiler.runtimes.translation import flat_name
 
 EXTENSION_FILE = "policies/promptc.toml"

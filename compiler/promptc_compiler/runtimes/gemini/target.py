@@ -79,24 +79,27 @@ from promptc_compiler.base.body_syntax import ARGUMENTS, SHELL
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.project import Spec
 from promptc_compiler.runtimes import translation_report
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.gemini import policy as gemini_policy
+from promptc_compiler.runtimes.gemini.tools import GEMINI
 from promptc_compiler.runtimes.model_map import models_option
 from promptc_compiler.runtimes.skills import emit_skills
 from promptc_compiler.runtimes.tool_lists import (
-    GEMINI,
-    PLANS,
     Plan,
     mode_runner,
     model_for,
     overridden,
+    plan,
     runnable,
 )
 from promptc_compiler.runtimes.translation import flat_name
 from promptc_compiler.runtimes.translations import Translated
 
 NAME = GEMINI.target
+COMPOSE_AS = NAME
 RUNTIME = GEMINI.label
-PROJECT_FOLDER = ".gemini"
+SCHEMAS: tuple[tuple[str, str], ...] = ()
+STARTER = Starter()
 # Agents are not searched in subfolders, and files starting with `_` are skipped.
 LOADED = re.compile(
     r"agents/[^/_][^/]*\.md|commands/.+\.toml|skills/([^/]+/)?SKILL\.md"
@@ -151,7 +154,7 @@ name from another extension or project would get them too.
 
 
 def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    found = project.translations.of(PLANS[GEMINI.target])
+    found = plan(project, GEMINI)
     models = options.get("models", {})
     name = str(options.get("name", "promptc"))
     for ident in found.tools:

@@ -22,18 +22,27 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.config import thaw
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions.runtime import agent_frontmatter
+from promptc_compiler.runtimes.adapter import Starter
 from promptc_compiler.runtimes.skills import emit_skills
 
-NAME = "opencode"
+NAME = SOURCE
+COMPOSE_AS = NAME
 OPTIONS: dict[str, Any] = {}
+RUNTIME = "OpenCode"
+SCHEMAS = (
+    (".opencode/agents/*.md", "opencode-agent"),
+    (".opencode/commands/*.md", "opencode-command"),
+    (".opencode/skills/*/SKILL.md", "opencode-skill"),
+    ("opencode.json", "opencode-config"),
+)
+STARTER = Starter(at_root=".opencode/ with opencode.json")
 # What `opencode` reads from a project (paths under <out>/opencode/), so that a
 # check can name a file there that promptc did not write.
-RUNTIME = "OpenCode"
-PROJECT_FOLDER = ".opencode"
 LOADED = re.compile(
     r"(\.opencode/)?opencode\.jsonc?"
     r"|\.opencode/(agents?|commands?)/.+\.md|\.opencode/modes?/[^/]+\.md"

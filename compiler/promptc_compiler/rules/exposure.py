@@ -1,0 +1,409 @@
+"""What the agents read, and where each line of it reaches: the ground of the security rules.
+
+An agent's prompt is text the model executes, assembled from fragments that
+people copy from the web. The security rules (hidden-text, mixed-script,
+hidden-markup, prompt-injection, encoded-blob, exfiltration-url, secret) scan
+every source file once, where it is written: a fragment included by ten
+agents gives one finding at its own line, and the finding names the agents,
+modes and skills that line reaches, for each runtime the bundle is built for.
+
+- `Exposure`, one per run for every security rule: `sources`, every file the
+  rules scan (agents, modes, fragments, skill files, skill supporting files
+  and, for secrets, the config), each with offsets to line and column; and
+  `reach`, built from the composed bodies' source maps only when a rule has
+  something to report, so a clean bundle never builds a source map.
+- `report`: findings to Problems: one per line and kind, with what it reaches, less the
+  ones the rule's `accept` list accepts (each entry with a required reason);
+  an entry that accepts nothing is reported too.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from promptc_compiler.base.body_syntax import fenced_blocks, in_code_span
+from promptc_compiler.base.diagnostics import Fix, Problem
+from promptc_compiler.core.bundle import Bundle
+from promptc_compiler.core.compose import Composition, SourceMap, compose_bundle
+from promptc_compiler.core.config import Config
+from promptc_compiler.core.project import Project
+from promptc_compiler.runtimes import compose_as
+from promptc_compiler.runtimes.translations import Shared, Translated
+
+# Roles of the files the rules read. Markdown bodies are what a renderer shows;
+# supporting files and the config are plain text.
+AGENT, MODE, FRAGMENT, SKILL = "agent", "mode", "fragment", "skill"
+ASSET, CONFIG = "asset", "config"
+PROMPTS = (AGENT, MODE, FRAGMENT, SKILL)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file a rule scans: its whole text and where its markdown body starts."""
+
+    path: Path
+    text: str
+    role: str
+    body: int = 0  # offset of the body (after the frontmatter); 0 without one
+    body_line: int = 1
+    owner: tuple[str, str] | None = None  # (kind, id) of the spec the file is, if any
+
+    @functools.cached_property
+    def _starts(self) -> list[int]:
+        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (in code points) of `offset`."""
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1
+
+    def line_span(self, line: int) -> tuple[int, int]:
+        """Offsets of line `line` (1-based), its newline excluded."""
+        start = self._starts[line - 1]
+        end = self.text.find("\n", start)
+        return start, len(self.text) if end < 0 else end
+
+    def line_text(self, line: int) -> str:
+        start, end = self.line_span(line)
+        return self.text[start:end]
+
+    def is_prose(self, offset: int) -> bool:
+        """Whether `offset` is in text the model reads as words: the body, a
+        supporting file, or a `description` in the frontmatter (the rest of the
+        frontmatter is configuration, such as `permissionMode: ...`)."""
+        if offset >= self.body or self.role == ASSET:
+            return True
+        line = self.position(offset)[0]
+        return self.line_text(line).lstrip().startswith("description:")
+
+    @functools.cached_property
+    def lowered(self) -> str | None:
+        """The text in lower case, offset for offset; None where lowering changes
+        its length (a rare letter such as U+0130 lowers to two code points)."""
+        low = self.text.lower()
+        return low if len(low) == len(self.text) else None
+
+    def windows(self, triggers: Sequence[str], around: int = 0) -> Iterator[tuple[int, int]]:
+        """Offsets (start, end) of the lines that hold one of `triggers` (lower-case
+        words, looked for in the lowered text), with `around` lines on each side,
+        merged where they touch; the whole text where it cannot be lowered.
+
+        A rule whose patterns each hold one of its triggers runs them on these
+        windows only: a literal search costs a fraction of a regular expression's
+        scan, and triggers are rare in prose.
+        """
+        low = self.lowered
+        if low is None:
+            yield 0, len(self.text)
+            return
+        lines: set[int] = set()
+        for word in triggers:
+            at = low.find(word)
+            while at >= 0:
+                line = self.position(at)[0]
+                lines.add(line)
+                at = low.find(word, self.line_span(line)[1])  # the next line on
+        last = len(self._starts)
+        start = end = 0
+        for line in sorted(lines):
+            first, final = max(1, line - around), min(last, line + around)
+            if end and first <= end + 1:
+                end = max(end, final)
+                continue
+            if end:
+                yield self._starts[start - 1], self.line_span(end)[1]
+            start, end = first, final
+        if end:
+            yield self._starts[start - 1], self.line_span(end)[1]
+
+    @functools.cached_property
+    def code(self) -> tuple[tuple[int, int], ...]:
+        """Offsets (start, end) of the body's fenced code blocks, fences included."""
+        return tuple(_fences(self.text, self.body)) if self.role in PROMPTS else ()
+
+    def in_code(self, offset: int) -> bool:
+        """Whether `offset` is in a fenced code block or an inline code span."""
+        index = bisect.bisect_right(self.code, (offset, len(self.text))) - 1
+        if index >= 0 and self.code[index][0] <= offset < self.code[index][1]:
+            return True
+        line, column = self.position(offset)
+        return in_code_span(self.line_text(line), column - 1)
+
+
+def _fences(text: str, start: int) -> Iterator[tuple[int, int]]:
+    """The fenced code blocks of the body from offset `start` (body_syntax), as
+    offsets: from their opening fence to the end of their last line."""
+    lines = text[start:].split("\n")
+    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=start))
+    for fence in fenced_blocks(lines):
+        yield offsets[fence.start], offsets[fence.end] - 1
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """What the security rules read of one run's bundle, for all of them at once:
+    the files they scan, and which bodies each line reaches (built only when a
+    rule has something to report)."""
+
+    config: Config
+    bundle: Bundle
+    target: str  # the lint target, whose composition this is
+    composition: Composition = field(repr=False)
+
+    @functools.cached_property
+    def sources(self) -> tuple[Source, ...]:
+        """Every file the rules scan."""
+        bundle = self.bundle
+        found: list[Source] = []
+        kinds = ((AGENT, bundle.agents), (MODE, bundle.modes), (SKILL, bundle.skill_files()))
+        for role, files in kinds:
+            for ident, file in files.items():
+                if file.ok:
+                    owner = (role, ident.split("/", 1)[0] if role == SKILL else ident)
+                    head = len(file.head)
+                    found.append(Source(file.path, file.text, role, head, file.body_line, owner))
+        for file in bundle.fragments.values():
+            if file.ok:
+                found.append(Source(file.path, file.text, FRAGMENT, len(file.head), file.body_line))
+        for name, skill in bundle.skills.items():
+            for rel, text in skill.assets.items():
+                found.append(Source(skill.folder / rel, text, ASSET, owner=(SKILL, name)))
+        if self.config.source is not None:
+            found.append(Source(self.config.source, self.config.text, CONFIG))
+        return tuple(found)
+
+    @functools.cached_property
+    def reach(self) -> Reach:
+        return Reach(self)
+
+
+def _exposure(project: Project) -> Exposure:
+    return Exposure(project.config, project.bundle, project.target, project.composition)
+
+
+# The run's Exposure, made from the project the run lints, once for every security rule.
+EXPOSURE = Shared(_exposure)
+
+
+def of(project: Translated) -> Exposure:
+    """The Exposure of the run `project` belongs to."""
+    return project.translations.shared(EXPOSURE)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule found at one offset of one source, before it becomes a Problem.
+
+    `kind` names the detector (`aws-access-key`, `bidi-control`): messages start
+    with it, and `accept` entries may name it.
+    """
+
+    source: Source
+    offset: int
+    kind: str
+    message: str
+    hint: str | None = None
+    fix: Fix | None = None
+
+
+def accept_option(kinds: Sequence[str]) -> dict[str, Any]:
+    """The `accept` option every security rule takes: findings accepted on purpose."""
+    entry = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["path", "reason"],
+        "properties": {
+            "path": {"type": "string", "minLength": 1},
+            "kind": {"enum": list(kinds)},
+            "contains": {"type": "string", "minLength": 1},
+            "reason": {"type": "string", "pattern": r"\S"},
+        },
+    }
+    return {"type": "array", "items": entry, "default": []}
+
+
+def report_prompts(
+    exposure: Exposure,
+    rule: str,
+    options: Mapping[str, Any],
+    scan: Callable[[Source], Iterable[Finding]],
+) -> Iterator[Problem]:
+    """`report` of what `scan` finds in every source a model reads as prompt text."""
+    found = (
+        finding for source in exposure.sources if source.role in PROMPTS for finding in scan(source)
+    )
+    yield from report(exposure, rule, options, found)
+
+
+def report(
+    exposure: Exposure, rule: str, options: Mapping[str, Any], findings: Iterable[Finding]
+) -> Iterator[Problem]:
+    """One Problem per line and kind (at the first finding), with what it reaches; accepted
+    findings left out, and every `accept` entry that accepts nothing reported."""
+    accepted = list(options.get("accept", ()))
+    used: set[int] = set()
+    # One finding per line and kind, at the first: the rest of the line is counted.
+    first: dict[tuple[Path, int, str], tuple[Finding, int]] = {}
+    for finding in findings:
+        source = finding.source
+        line = source.position(finding.offset)[0]
+        hit = _accepting(exposure.config, accepted, finding, line)
+        if hit is not None:
+            used.add(hit)
+            continue
+        key = (source.path, line, finding.kind)
+        found = first.get(key)
+        first[key] = (finding, 1) if found is None else (found[0], found[1] + 1)
+    for finding, count in first.values():
+        source = finding.source
+        line, column = source.position(finding.offset)
+        reach = exposure.reach
+        more = f" (and {count - 1} more on this line)" if count > 1 else ""
+        message = f"{finding.kind}: {finding.message}{more}{reach.text(source, line)}"
+        yield Problem(line, column, message, finding.hint, finding.fix, path=source.path)
+    config = exposure.config
+    for index, entry in enumerate(accepted):
+        if index not in used and config.source is not None:
+            line, column = config.where(("rules", rule, "accept"))
+            what = f"`{entry['path']}`" + (f" ({entry['kind']})" if "kind" in entry else "")
+            message = f"accept entry {index + 1} for {what} accepts no finding: remove it"
+            yield Problem(line, column, message, path=config.source)
+
+
+def _accepting(
+    config: Config, accepted: Sequence[Mapping[str, Any]], finding: Finding, line: int
+) -> int | None:
+    """The index of the first `accept` entry that accepts the finding."""
+    if not accepted:
+        return None
+    source = finding.source
+    rel = _relative(config, source.path)
+    for index, entry in enumerate(accepted):
+        if not fnmatchcase(rel, entry["path"]):
+            continue
+        if entry.get("kind", finding.kind) != finding.kind:
+            continue
+        if "contains" in entry and entry["contains"] not in source.line_text(line):
+            continue
+        return index
+    return None
+
+
+def _relative(config: Config, path: Path) -> str:
+    try:
+        return path.relative_to(config.root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# A shorter line (`- sí`) could stand in any body by chance.
+MIN_SEARCHED = 12
+
+
+class Reach:
+    """Which composed agents, modes and skills each source line reaches, per runtime.
+
+    Built from the source maps of every target the bundle is built for (the
+    lint target's composition, and the others composed as the emitter composes
+    them): a line reaches a body when a line of that body comes from it, or
+    when the body's text holds it word for word (a fragment included in the
+    middle of a line has no map entry for its first line). Lines shorter than
+    MIN_SEARCHED, or holding a placeholder or tag, are not searched for.
+    """
+
+    def __init__(self, exposure: Exposure) -> None:
+        names = sorted(exposure.config.targets) or [exposure.target]
+        # Targets by the target their text is composed for (a plugin reads as its project layout).
+        self.runtimes: dict[str, list[str]] = {}
+        for name in names:
+            self.runtimes.setdefault(compose_as(name), []).append(name)
+        self.index: dict[tuple[Path, int], set[tuple[str, str, str]]] = {}
+        self.texts: dict[tuple[str, str, str], str] = {}
+        for target in self.runtimes:
+            composition = (
+                exposure.composition
+                if target == exposure.target
+                else compose_bundle(
+                    exposure.bundle,
+                    target,
+                    exposure.composition.targets,
+                    exposure.config.display,
+                )
+            )
+            for kind, texts, maps in (
+                (AGENT, composition.agents, composition.agent_maps),
+                (MODE, composition.modes, composition.mode_maps),
+                (SKILL, composition.skills, composition.skill_maps),
+            ):
+                self._add(target, kind, texts, maps)
+
+    def _add(
+        self, target: str, kind: str, texts: Mapping[str, str], maps: Mapping[str, SourceMap]
+    ) -> None:
+        for ident, origins in maps.items():
+            root = (kind, ident.split("/", 1)[0] if kind == SKILL else ident, target)
+            self.texts[root] = self.texts.get(root, "") + texts[ident]
+            for origin in origins:
+                self.index.setdefault((origin.path, origin.line), set()).add(root)
+
+    def roots(self, source: Source, line: int) -> set[tuple[str, str, str]]:
+        """(kind, id, composed-for target) of every body the line reaches."""
+        if source.role == CONFIG:
+            return set()
+        if source.owner is not None and (source.role == ASSET or line < source.body_line):
+            kind, ident = source.owner  # frontmatter or supporting file: the spec itself
+            return {root for root in self.texts if root[:2] == (kind, ident)}
+        found = set(self.index.get((source.path, line), ()))
+        text = source.line_text(line).strip()
+        if line < source.body_line or len(text) < MIN_SEARCHED or "<<" in text or "<%" in text:
+            return found
+        return found | {root for root, body in self.texts.items() if text in body}
+
+    def text(self, source: Source, line: int) -> str:
+        """`; reaches ...` for a message: the bodies, grouped by their runtimes."""
+        if source.role == CONFIG:
+            return ""
+        runtimes: dict[tuple[str, str], list[str]] = {}
+        for kind, ident, target in self.roots(source, line):
+            runtimes.setdefault((kind, ident), []).extend(self.runtimes[target])
+        if not runtimes:
+            return "; no agent, mode or skill includes it yet"
+        groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+        for root, names in sorted(runtimes.items()):
+            groups.setdefault(tuple(sorted(names)), []).append(root)
+        parts = [f"{_names(roots)} ({', '.join(names)})" for names, roots in groups.items()]
+        return "; reaches " + "; ".join(parts)
+
+
+def _names(roots: list[tuple[str, str]]) -> str:
+    """`agents a, b, mode m`: the bodies of one group, by kind."""
+    parts = []
+    for kind in (AGENT, MODE, SKILL):
+        idents = [ident for k, ident in roots if k == kind]
+        if idents:
+            parts.append(f"{kind}{'s' if len(idents) > 1 else ''} {', '.join(idents)}")
+    return ", ".join(parts)
+
+
+def shown(text: str, limit: int) -> str:
+    """`text` for a message: on one line, at most `limit` characters, and every
+    character that does not print (a bidi control, a zero-width space) as `<U+XXXX>`."""
+    flat = " ".join(text.split())
+    cut = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return "".join(c if c.isprintable() else f"<U+{ord(c):04X}>" for c in cut)
+
+
+def line_fix(source: Source, line: int, text: str) -> Fix | None:
+    """A Fix replacing line `line` with `text` (its newline kept); None when the
+    line is in the config or unchanged."""
+    if source.role == CONFIG or source.line_text(line) == text:
+        return None
+    return Fix(line, line, text + "\n")
