@@ -32,8 +32,10 @@ from hypothesis import strategies as st
 
 from promptc_compiler import api
 from promptc_compiler.core.config import load_config
+from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import calls
-from promptc_compiler.permissions.calls import RANK, Call, Decided, Verdict
+from promptc_compiler.permissions.calls import RANK, Call, Decided, Model, Verdict
+from promptc_compiler.permissions.runtime import Runtime
 from promptc_compiler.pipeline import importer
 from promptc_compiler.runtimes import MODELS
 from promptc_compiler.runtimes.copilot import import_ as copilot_import
@@ -112,19 +114,35 @@ def imported(kind: str, folder: Path, bundle: Path) -> None:
 def compared(kind: str, folder: Path, bundle: Path) -> list[Compared]:
     """Every call of the imported bundle's matrix: OpenCode's decision from the
     imported specs beside the runtime's from the original folder."""
-    imported(kind, folder, bundle)
-    files = original(kind, folder)
-    names = runtime_names(kind, files)
-    model = MODELS[kind][1](files)
-    project = bundles.project(bundle, "opencode")
-    runtime = calls.runtime_of(project)
+    side = _Sides.of(kind, folder, bundle)
     found = []
-    for call in calls.matrix(project, runtime):
-        theirs = replace(call, agent=names.get(call.agent, call.agent))
+    for call in calls.matrix(side.project, side.runtime):
+        theirs = replace(call, agent=side.names.get(call.agent, call.agent))
         if call.permission == "task":
-            theirs = replace(theirs, input=names.get(call.input, call.input))
-        found.append(Compared(call, calls.decide(runtime, call), model.decide(theirs)))
+            theirs = replace(theirs, input=side.names.get(call.input, call.input))
+        found.append(side.compare(call, theirs))
     return found
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """An imported bundle's OpenCode runtime beside the original folder's model."""
+
+    project: Project
+    runtime: Runtime
+    model: Model
+    names: Mapping[str, str]  # imported agent -> the runtime's own name
+
+    @classmethod
+    def of(cls, kind: str, folder: Path, bundle: Path) -> _Sides:
+        imported(kind, folder, bundle)
+        files = original(kind, folder)
+        project = bundles.project(bundle, "opencode")
+        model = MODELS[kind][1](files)
+        return cls(project, calls.runtime_of(project), model, runtime_names(kind, files))
+
+    def compare(self, call: Call, theirs: Call) -> Compared:
+        return Compared(call, calls.decide(self.runtime, call), self.model.decide(theirs))
 
 
 def figures(name: str, found: Sequence[Compared]) -> str:
@@ -167,25 +185,21 @@ BY_PATH = ("/usr/bin/{}", "./{}", "tools/{}")
 def by_path(kind: str, folder: Path, bundle: Path, lines: Sequence[str] = ()) -> list[Compared]:
     """Each bash line of the imported bundle's matrix (and `lines`) with its first
     word spelt as a path, OpenCode's decision beside the runtime's."""
-    imported(kind, folder, bundle)
-    files = original(kind, folder)
-    names = runtime_names(kind, files)
-    model = MODELS[kind][1](files)
-    project = bundles.project(bundle, "opencode")
-    runtime = calls.runtime_of(project)
+    side = _Sides.of(kind, folder, bundle)
     found = []
-    for call in calls.matrix(project, runtime):
+    for call in calls.matrix(side.project, side.runtime):
         first, _, rest = call.input.partition(" ")
         if call.permission != "bash" or not first.isalnum():
             continue
         for spelling in BY_PATH:
             spelt = replace(call, input=f"{spelling.format(first)} {rest}".strip())
-            theirs = replace(spelt, agent=names.get(call.agent, call.agent))
-            found.append(Compared(spelt, calls.decide(runtime, spelt), model.decide(theirs)))
-    for agent in names:
+            found.append(
+                side.compare(spelt, replace(spelt, agent=side.names.get(call.agent, call.agent)))
+            )
+    for agent in side.names:
         for line in lines:
             call = Call(agent, "bash", line, delegated=True)
-            found.append(Compared(call, calls.decide(runtime, call), model.decide(call)))
+            found.append(side.compare(call, call))
     return found
 
 
