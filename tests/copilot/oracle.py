@@ -25,7 +25,9 @@ Seen on the binary (tests/oracles/FACTS.md has the configs):
   and `view`, which run; a `--deny-tool` match: "Permission to run this
   tool was denied due to the following rules: `shell(rm:*)`" (refused).
   It goes on after each: one run decides a batch.
-- Delegation: `task {description, prompt, agent_type, name}`.
+- Delegation: `task {description, prompt, agent_type, name}`. The agent's
+  hook answers first; a call it lets through for an agent `task` cannot
+  start (`infer: false`, or none) ends "Unknown agent_type: NAME" (refused).
 - Timing (2 cores under a load of 13-16): 4-6 s a run (the first run on a
   machine unpacks the package: ~6 s more).
 """
@@ -90,6 +92,8 @@ def classify(seen: harness.Evidence) -> Verdict:
         return "asked"
     if "denied" in text.lower():
         return "refused"
+    if text.startswith("Unknown agent_type:"):
+        return "refused"  # `task` starts no agent with `infer: false`, or none
     return "ran"
 
 

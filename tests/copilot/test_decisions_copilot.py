@@ -327,6 +327,32 @@ def test_generated_maps_are_decided_by_the_real_copilot_as_by_the_model(
     print(decisions.figures(f"{TARGET} (generated)", found, len(real)))
 
 
+@pytest.mark.conformance
+def test_a_hook_answers_before_task_looks_for_the_agent(tmp_path: Path) -> None:
+    # Found by CI: scout (`infer: false`, so run as the main session) calls
+    # `task scout`; its hook asks before `task` finds no agent to start, and
+    # Copilot reports the ask. An agent the hook allows is still not started.
+    oracle_ = pytest.importorskip("tests.copilot.oracle")
+    files = {
+        "promptc.toml": b'[permission]\n"task" = "ask"\n',
+        "specs/agents/scout.md": b"---\ndescription: Scout.\nmode: subagent\n---\nB.\n",
+        "specs/agents/smith.md": (
+            b"---\ndescription: Smith.\nmode: subagent\npermission:\n  task:\n"
+            b'    "*": deny\n    scout: allow\n---\nB.\n'
+        ),
+    }
+    with strategies.bundle_on_disk(files) as (root, config):
+        result = api.render(config, only=[TARGET])
+        texts = {r.removeprefix("copilot/"): d.decode() for r, d in result.files.items()}
+        project = bundles.project(Path(root), TARGET)
+    found = decisions.decided(project, TARGET, texts)
+    chosen = [d for d in found if d.call.permission == "task"]
+    model = {d.call: d.model for d in chosen}
+    assert model[Call("scout", "task", "scout", delegated=True)] == "ask"
+    assert model[Call("smith", "task", "scout", delegated=True)] == "deny"
+    assert run_on_copilot(oracle_, texts, chosen, tmp_path) == model
+
+
 def verdict(outcome: Any) -> str:
     """The outcome as the model's action: a hook's ask, refused for want of a
     user, is an ask."""

@@ -9,7 +9,8 @@ session (`copilot --agent`) it also has `skill` and `sql` whatever the list
 says; started by `task` it has exactly its list (`tools: ["view"]` offered
 `view` alone; no list, or `"*"`, ran `sql`). A `tools`
 entry such as `shell(git status:*)` names no tool, and a `skills:` key
-limits nothing. `task` starts no agent whose file says `infer: false`.
+limits nothing. `task` starts no agent whose file says `infer: false` (the
+agent's hook is asked first: its ask or deny stands).
 
 A call of a tool the agent has goes first to the agent file's own
 preToolUse hooks: Copilot runs them for that agent's calls only, whether it
@@ -119,10 +120,14 @@ class Copilot:
         alias = ALIAS.get(call.permission)
         if not always and (alias is None or alias not in agent.tools):
             return Verdict("deny", f"{agent.path}: `tools` has no tool for `{call.permission}`")
+        # The hook answers before `task` looks for the agent: its ask or deny
+        # stands even for an agent `task` cannot start (seen on the binary).
+        hooked = self._hook(agent, call)
+        if hooked is not None and hooked.action != "allow":
+            return hooked
         target = self.agents.get(call.input.replace("/", "-"))
         if call.permission == "task" and (target is None or not target.offered):
             return Verdict("deny", "task starts no such agent (none, or `infer: false`)")
-        hooked = self._hook(agent, call)
         if hooked is not None:
             return hooked
         if always:
