@@ -53,6 +53,8 @@ _CHAINS = ("&&", "||", "|&", "|")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _REDIRECTION = re.compile(r"(\d*)(<<<|<<-|<<|&>>|>>|>&|<&|>\||<>|&>|>|<)(.*)", re.S)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([^\s'\"<>;&|()]+)\2")
+# A run of characters none of _split's cases starts with: passed at once.
+_PLAIN = re.compile(r"[^\\'\"`$()<>#\n;&|]+")
 # Substitutions and subshells nested deeper than this are each taken as one
 # command, unsplit: each level is scanned again, so depth costs time, and no
 # real line nests so deep.
@@ -144,6 +146,10 @@ def _split(text: str) -> list[_Piece]:
     chained = False
     i = 0
     while i < len(text):
+        plain = _PLAIN.match(text, i)
+        if plain:
+            i = plain.end()
+            continue
         char = text[i]
         if char == "\\":
             i += 2

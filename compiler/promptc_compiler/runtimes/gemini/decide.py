@@ -248,8 +248,9 @@ class Gemini:
     def excluded(self, tool: str) -> bool:
         """Gemini leaves a tool out of the list when the first rule for it that
         names no subagent (an argsPattern one only if it denies) denies it."""
-        for rule in self.rules:
-            if rule.tool not in (tool, "*") or rule.subagent is not None:
+        for i in self._named.get(None, ()):
+            rule = self.rules[i]
+            if rule.tool not in (tool, "*"):
                 continue
             if not self._mode(rule):
                 continue
@@ -266,10 +267,12 @@ class Gemini:
     def _rule(self, request: Request) -> Verdict:
         """The answer of the highest-priority matching rule, or the default."""
         text = stable_stringify(dict(request.args))
-        for rule in self.rules:
+        # Only the rules naming no subagent or this one can match: the others,
+        # every other agent's, are never read (a bundle's rules grow with it).
+        own = self._named.get(request.subagent, ())
+        for i in heapq.merge(self._named.get(None, ()), own):
+            rule = self.rules[i]
             if rule.tool not in (request.tool, "*") or not self._mode(rule):
-                continue
-            if rule.subagent is not None and rule.subagent != request.subagent:
                 continue
             if rule.args is not None and not rule.args.search(text):
                 continue
