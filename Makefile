@@ -46,7 +46,8 @@ typecheck: $(VENV)/.installed
 layers: $(VENV)/.installed
 	$(BIN)/lint-imports
 
-# Every core (pytest-xdist), a whole test file to one worker: a module's costly
+# A worker per core and one more (pytest-xdist; tests/conftest.py says why), a
+# whole test file to one worker: a module's costly
 # fixtures (the real runtimes loading a bundle, pre-commit's hook cache) then
 # run once. xdist_group marks would spread finer, but pytest 9.2 makes xdist
 # ignore them (pytest-xdist issue 1386). Files go out in collection order, the

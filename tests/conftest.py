@@ -42,6 +42,16 @@ _WORKER_FIGURES = "decision_figures"
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than the cores. A worker waits on the real
+    runtimes and the promptc processes it starts; on 2 cores a third worker
+    took `make test`'s tests from 4:46 to 4:32 (user time 8:18 and 8:04)."""
+    if config.option.numprocesses != "auto" or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # `-n logical`, or a count the caller chose: xdist's own answer
+    return (os.cpu_count() or 1) + 1
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any) -> None:
     EXAMPLES.update(node.workeroutput.get(_WORKER_COUNTS, {}))
     FIGURES.extend(node.workeroutput.get(_WORKER_FIGURES, []))
