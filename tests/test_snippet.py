@@ -7,7 +7,7 @@ import difflib
 import random
 import re
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -222,7 +222,7 @@ def test_occurrences_are_every_place_each_piece_is_found(text: str, target: str)
         for at in range(len(text))
         if text.startswith(piece, at)
     )
-    assert list(snippet._occurrences(text, pieces.numbers, pieces.anchor)) == expected
+    assert snippet._occurrences(text, pieces.numbers) == expected
 
 
 def test_a_snippet_longer_than_any_window_is_never_compared(
@@ -244,9 +244,9 @@ def test_a_snippet_longer_than_any_window_is_never_compared(
     searched: list[str] = []
     occurrences = snippet._occurrences
 
-    def looked_for(text: str, numbers: Mapping[str, int], size: int) -> Iterator[tuple[int, int]]:
+    def looked_for(text: str, numbers: Mapping[str, int]) -> list[tuple[int, int]]:
         searched.append(text)
-        return occurrences(text, numbers, size)
+        return occurrences(text, numbers)
 
     monkeypatch.setattr(snippet, "_verdict", counted)
     monkeypatch.setattr(snippet, "_occurrences", looked_for)
