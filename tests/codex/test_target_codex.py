@@ -486,3 +486,27 @@ def test_import_codex_adopts_the_roles_the_target_wrote(
     # The command rules as written, after what Codex runs when no rule names a command.
     assert '"sudo *" = "deny"' in config
     assert '"*" = "allow"' in config
+
+
+def test_the_calls_rules_by_path_let_codex_make_are_each_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
+) -> None:
+    # The import writes each deny by path too (`*/curl *`), which also takes
+    # `echo a/curl x`: Codex runs that line, so the import proposes
+    # `accept_wider = ["bash"]`, and the build shows those calls among the
+    # accepted ones (the matrix probes a leading `*` glued to a word).
+    (tmp_path / "new").mkdir()
+    monkeypatch.chdir(tmp_path / "new")
+    assert run("import", "codex", str(bundles.FIXTURES / "import" / "codex")).code in (0, 1)
+    config = Path("promptc.toml").read_text(encoding="utf-8")
+    assert '"*/curl *" = "deny"' in config
+    assert 'accept_wider = ["bash", "edit"]' in config
+    done = run("build", "--no-cache")
+    assert done.code == 0, done.err
+    [bash] = [line for line in done.err.splitlines() if "accepted wider `bash`" in line]
+    assert "`echo a/" in bash
+    # Without it, the roles lose their shell rather than run such a line.
+    Path("promptc.toml").write_text(config.replace('"bash", "edit"', '"edit"'), encoding="utf-8")
+    done = run("build", "--no-cache")
+    assert "accepted wider `bash`" not in done.err
+    assert "lost shell" in done.err

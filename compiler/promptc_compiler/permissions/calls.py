@@ -438,6 +438,11 @@ def _for(
 def _commands(patterns: list[str]) -> Iterator[str]:
     singles = [*COMMANDS, *_filled(patterns)]
     yield from singles
+    # A leading `*` glued to a word takes the words before it too: `*/curl *`
+    # takes `echo a/curl x`, where a runtime may see no command `curl`.
+    for pattern in patterns:
+        if pattern[:1] == "*" and pattern[1:2] not in ("", " ", "*", "?"):
+            yield "echo a" + pattern[1:].replace("?", "a").replace("*", "x")
     # Compound lines: an everyday command joined with each written one, so a
     # runtime that decides a line by its first command shows it.
     written = [p.replace("*", "").replace("?", "a").strip() for p in patterns]
