@@ -50,6 +50,8 @@ def _loaded(root: Path, home: Path) -> tuple[dict[str, Any], dict[str, Any], dic
     return agents, config.get("agent", {}), config.get("command", {})
 
 
+# Four runs of the real OpenCode (11 s): in `make conformance`, not `make test`.
+@pytest.mark.conformance
 def test_opencode_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Any) -> None:
     oracle.binary("opencode")
     source = FIXTURES / "opencode"
