@@ -348,7 +348,7 @@ def list_round_trip_folders(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
     return kind, files
 
 
-@settings(max_examples=ci_examples(6), deadline=None)
+@settings(max_examples=ci_examples(10), deadline=None)
 @given(list_round_trip_folders())
 def test_generated_copilot_and_gemini_folders_come_back_from_import_and_build(
     drawn: tuple[str, dict[str, str]],

@@ -163,7 +163,8 @@ PICKED = [
 
 @pytest.mark.slow
 def test_opencode_decides_the_main_sessions_hard_calls_as_promptc_does(tmp_path: Path) -> None:
-    # One run of the real CLI (~10 s); the subagent's calls take another.
+    # One run of the real CLI (~10 s); the subagent's calls take another, in
+    # `make conformance` (below).
     picked = [c for c in PICKED if not c.delegated]
     sample = _decided(HARD, picked)
     assert {d.opencode for d in sample} == {"allow", "ask", "deny"}
@@ -171,10 +172,12 @@ def test_opencode_decides_the_main_sessions_hard_calls_as_promptc_does(tmp_path:
 
 
 @pytest.mark.conformance
-def test_opencode_decides_the_hard_calls_as_promptc_does(tmp_path: Path) -> None:
-    sample = _decided(HARD, PICKED)
-    assert {d.opencode for d in sample} == {"allow", "ask", "deny"}
-    assert check(HARD, sample, tmp_path) == len(PICKED)
+def test_opencode_decides_the_subagents_hard_calls_as_promptc_does(tmp_path: Path) -> None:
+    # The other run of the real CLI: `strict` started by `lead`.
+    picked = [c for c in PICKED if c.delegated]
+    sample = _decided(HARD, picked)
+    assert {d.opencode for d in sample} == {"allow", "deny"}
+    assert check(HARD, sample, tmp_path) == len(picked)
 
 
 @pytest.mark.conformance

@@ -407,7 +407,7 @@ class _Reading:
             for p, text in enumerate(self.read)
             if len(text) >= shortest or self._reach(p) >= shortest
         ]
-        found = self._pieces(target) if self.open else []
+        found = _occurrences(self.text, target.numbers) if self.open else []
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
 
@@ -417,10 +417,6 @@ class _Reading:
         stop = min(self.stretch_end(position), self.lines[position] + MAX_WINDOW)
         last = bisect.bisect_left(self.lines, stop)  # the position after the last line
         return self.offsets[last] - 1 - self.offsets[position]
-
-    def _pieces(self, target: _Target) -> list[tuple[int, int]]:
-        """(where, which) of every piece in the text, overlaps included."""
-        return _occurrences(self.text, target.numbers)
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""

@@ -59,7 +59,7 @@ import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
 from promptc_compiler.core import loader
@@ -186,9 +186,15 @@ class Gemini:
         found = self.agents.get(name)
         if found is None:
             return None
-        own = self._named.get(name, ())
-        rules = heapq.merge(self._named.get(None, ()), own) if own else self._named.get(None, ())
-        return (found.tools, *(self._shape[i] for i in rules))
+        return (found.tools, *(self._shape[i] for i in self._deciding(name)))
+
+    def _deciding(self, subagent: str) -> Iterable[int]:
+        """The positions, in order, of the rules that can decide a call of
+        `subagent`: those naming no subagent or this one. Every other agent's
+        are never read (a bundle's rules grow with it)."""
+        own = self._named.get(subagent, ())
+        shared = self._named.get(None, ())
+        return heapq.merge(shared, own) if own else shared
 
     @functools.cached_property
     def _named(self) -> Mapping[str | None, tuple[int, ...]]:
@@ -267,10 +273,7 @@ class Gemini:
     def _rule(self, request: Request) -> Verdict:
         """The answer of the highest-priority matching rule, or the default."""
         text = stable_stringify(dict(request.args))
-        # Only the rules naming no subagent or this one can match: the others,
-        # every other agent's, are never read (a bundle's rules grow with it).
-        own = self._named.get(request.subagent, ())
-        for i in heapq.merge(self._named.get(None, ()), own):
+        for i in self._deciding(request.subagent):
             rule = self.rules[i]
             if rule.tool not in (request.tool, "*") or not self._mode(rule):
                 continue
