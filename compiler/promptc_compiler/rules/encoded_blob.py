@@ -81,7 +81,9 @@ def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source, min_text: int, min_any: int) -> Iterator[Finding]:
-    for match in _RUN.finditer(source.text):
+    # A run lies within one line: a file none of whose lines holds one is not scanned.
+    runs = _RUN.finditer(source.text) if source.holds(_RUN) else ()
+    for match in runs:
         if _HEX.fullmatch(match.group()):
             yield from _judge(source, match, "hex", _from_hex, min_text, min_any)
         else:

@@ -53,6 +53,7 @@ OPTIONS: dict[str, Any] = {"accept": exposure.accept_option(KINDS)}
 _URL = re.compile(
     r"(?:https?|ftp)://(?:[^\s\"'`<>{}\[\]]|\{[^{}\n]{0,60}\}|\[[^\[\]\n]{0,60}\]|<[A-Za-z_][^<>\n]{0,60}>)+"
 )
+_SCHEME = re.compile("://")
 _PLACEHOLDER = re.compile(
     r"\{\{?\s*(?P<brace>[A-Za-z_][\w. -]{0,60}?)\s*\}\}?"
     r"|\$\{?(?P<dollar>[A-Za-z_]\w*)\}?"
@@ -75,6 +76,8 @@ def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source) -> Iterator[Finding]:
+    if not source.holds(_SCHEME):  # every URL holds `://`, within its line
+        return
     text = source.text
     for match in _URL.finditer(text):
         if not source.is_prose(match.start()):

@@ -12,6 +12,12 @@ modes and skills that line reaches, for each runtime the bundle is built for.
   and, for secrets, the config), each with offsets to line and column; and
   `reach`, built from the composed bodies' source maps only when a rule has
   something to report, so a clean bundle never builds a source map.
+- `Lines`, the distinct lines of the run's sources: what the rules look for
+  in every line (their trigger words, the characters a finding starts with)
+  is looked for once in each distinct line, and each source reads the answer
+  for its own lines (`Source.windows`, `Source.holds`). Agents share most of
+  their lines (a team's rules, a generator's template), so a line that a
+  thousand agents hold is read once, not a thousand times.
 - `report`: findings to Problems: one per line and kind, with what it reaches, less the
   ones the rule's `accept` list accepts (each entry with a required reason);
   an entry that accepts nothing is reported too.
@@ -24,7 +30,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -45,9 +51,87 @@ ASSET, CONFIG = "asset", "config"
 PROMPTS = (AGENT, MODE, FRAGMENT, SKILL)
 
 
+class Lines:
+    """The distinct lines of a run's sources, joined in one text, and each
+    source's lines as numbers of distinct lines (`rows`, in the order of
+    `texts`).
+
+    What a rule looks for in a line is looked for once per distinct line, in
+    the joined text, at C speed (`holding`, `matching`); a source holds it
+    where one of its lines is among those found. Only what never spans a
+    newline is looked for so: a trigger word, a character, a pattern that
+    matches within one line and reads nothing beyond it. Lowering a line does
+    not depend on the lines around it (a newline is neither cased nor
+    ignorable, which is all that final sigma reads), so the lowered joined
+    text holds each line lowered.
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        ids: dict[str, int] = {}
+        self.rows = [
+            [ids.setdefault(line, len(ids)) for line in text.split("\n")] for text in texts
+        ]
+        self.text = "\n".join(ids)  # in the order of their numbers
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in ids), initial=0))
+        self._found: dict[object, frozenset[int]] = {}
+
+    @functools.cached_property
+    def _lowered(self) -> tuple[str, list[int], frozenset[int]]:
+        """The joined text lowered, where its lines start, and the lines whose
+        length lowering changes (a rare letter such as U+0130 lowers to two)."""
+        low = self.text.lower()
+        if len(low) == len(self.text):
+            return low, self.starts, frozenset()
+        lines = self.text.split("\n")
+        lowered = [line.lower() for line in lines]
+        starts = list(itertools.accumulate((len(line) + 1 for line in lowered), initial=0))
+        changed = (
+            i for i, (a, b) in enumerate(zip(lines, lowered, strict=True)) if len(a) != len(b)
+        )
+        return "\n".join(lowered), starts, frozenset(changed)
+
+    @property
+    def unlowerable(self) -> frozenset[int]:
+        """The lines that lowering makes longer."""
+        return self._lowered[2]
+
+    def holding(self, word: str) -> frozenset[int]:
+        """The lines whose lowered text holds `word` (lower case, no newline)."""
+        found = self._found.get(word)
+        if found is None:
+            low, starts, _ = self._lowered
+            lines = set()
+            at = low.find(word)
+            while at >= 0:
+                line = bisect.bisect_right(starts, at) - 1
+                lines.add(line)
+                at = low.find(word, starts[line + 1])  # the next line on
+            found = self._found[word] = frozenset(lines)
+        return found
+
+    def matching(self, pattern: re.Pattern[str]) -> frozenset[int]:
+        """The lines that hold a match of `pattern`, which matches within one
+        line and reads nothing beyond it (a character class, a literal)."""
+        found = self._found.get(pattern)
+        if found is None:
+            starts, text = self.starts, self.text
+            lines = set()
+            match = pattern.search(text)
+            while match is not None:
+                line = bisect.bisect_right(starts, match.start()) - 1
+                lines.add(line)
+                match = pattern.search(text, starts[line + 1])  # the next line on
+            found = self._found[pattern] = frozenset(lines)
+        return found
+
+
 @dataclass(frozen=True)
 class Source:
-    """One file a rule scans: its whole text and where its markdown body starts."""
+    """One file a rule scans: its whole text and where its markdown body starts.
+
+    `lines` and `row`: the run's distinct lines and this file's among them
+    (`Lines.rows[row]`); a source made on its own has a Lines of its own.
+    """
 
     path: Path
     text: str
@@ -55,10 +139,29 @@ class Source:
     body: int = 0  # offset of the body (after the frontmatter); 0 without one
     body_line: int = 1
     owner: tuple[str, str] | None = None  # (kind, id) of the spec the file is, if any
+    lines: Lines | None = field(default=None, compare=False, repr=False)
+    row: int = field(default=0, compare=False, repr=False)
+
+    @functools.cached_property
+    def _row(self) -> tuple[list[int], frozenset[int]]:
+        """This file's lines as numbers of the run's distinct lines, and their set."""
+        row = self._index.rows[self.row]
+        return row, frozenset(row)
+
+    @functools.cached_property
+    def _index(self) -> Lines:
+        return self.lines if self.lines is not None else Lines([self.text])
 
     @functools.cached_property
     def _starts(self) -> list[int]:
-        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+        lengths = (len(line) + 1 for line in self.text.split("\n"))
+        return list(itertools.accumulate(lengths, initial=0))[:-1]
+
+    def holds(self, pattern: re.Pattern[str]) -> bool:
+        """Whether a line of the text holds a match of `pattern`, which matches
+        within one line and reads nothing beyond it (Lines.matching): a test a
+        rule makes before a scan that finds nothing where it fails."""
+        return not self._index.matching(pattern).isdisjoint(self._row[1])
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based line and column (in code points) of `offset`."""
@@ -84,13 +187,6 @@ class Source:
         line = self.position(offset)[0]
         return self.line_text(line).lstrip().startswith("description:")
 
-    @functools.cached_property
-    def lowered(self) -> str | None:
-        """The text in lower case, offset for offset; None where lowering changes
-        its length (a rare letter such as U+0130 lowers to two code points)."""
-        low = self.text.lower()
-        return low if len(low) == len(self.text) else None
-
     def windows(self, triggers: Sequence[str], around: int = 0) -> Iterator[tuple[int, int]]:
         """Offsets (start, end) of the lines that hold one of `triggers` (lower-case
         words, looked for in the lowered text), with `around` lines on each side,
@@ -100,20 +196,21 @@ class Source:
         windows only: a literal search costs a fraction of a regular expression's
         scan, and triggers are rare in prose.
         """
-        low = self.lowered
-        if low is None:
+        index = self._index
+        row, distinct = self._row
+        if not index.unlowerable.isdisjoint(distinct):
             yield 0, len(self.text)
             return
-        lines: set[int] = set()
-        for word in triggers:
-            at = low.find(word)
-            while at >= 0:
-                line = self.position(at)[0]
-                lines.add(line)
-                at = low.find(word, self.line_span(line)[1])  # the next line on
+        # The triggers are looked for once in each of the run's distinct lines
+        # (Lines): the file's lines are read only where one holds a trigger.
+        held = [index.holding(word) for word in triggers]
+        if all(found.isdisjoint(distinct) for found in held):
+            return
+        holding = frozenset().union(*held)
+        lines = [number for number, line in enumerate(row, 1) if line in holding]
         last = len(self._starts)
         start = end = 0
-        for line in sorted(lines):
+        for line in lines:  # in order
             first, final = max(1, line - around), min(last, line + around)
             if end and first <= end + 1:
                 end = max(end, final)
@@ -160,7 +257,7 @@ class Exposure:
 
     @functools.cached_property
     def sources(self) -> tuple[Source, ...]:
-        """Every file the rules scan."""
+        """Every file the rules scan, with the run's distinct lines (Lines)."""
         bundle = self.bundle
         found: list[Source] = []
         kinds = ((AGENT, bundle.agents), (MODE, bundle.modes), (SKILL, bundle.skill_files()))
@@ -178,7 +275,8 @@ class Exposure:
                 found.append(Source(skill.folder / rel, text, ASSET, owner=(SKILL, name)))
         if self.config.source is not None:
             found.append(Source(self.config.source, self.config.text, CONFIG))
-        return tuple(found)
+        lines = Lines(source.text for source in found)
+        return tuple(replace(source, lines=lines, row=row) for row, source in enumerate(found))
 
     @functools.cached_property
     def reach(self) -> Reach:

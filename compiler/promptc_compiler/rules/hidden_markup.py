@@ -66,6 +66,11 @@ _MD_COMMENT = re.compile(
     r"""^ {0,3}\[[^\]\n]{1,100}\]:[ \t]*(?:#|<>)[ \t]+(?:\([^\n]*\)|"[^\n]*"|'[^\n]*')[ \t]*$""",
     re.MULTILINE,
 )
+# What each finding starts with, within one line: `<!--`; the `]:` of a
+# markdown comment; a start tag's `<name` followed by a blank or by the end of
+# its line, where its attributes start (_TAG: a tag with none hides nothing).
+# A file none of whose lines holds one has no finding.
+_MARKUP = re.compile(r"<!--|\]:|<[A-Za-z][A-Za-z0-9-]*(?:[^\S\n]|$)", re.MULTILINE)
 PREVIEW = 60
 
 
@@ -74,6 +79,8 @@ def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source) -> Iterator[Finding]:
+    if not source.holds(_MARKUP):
+        return
     yield from _comments(source)
     yield from _elements(source)
     for match in _MD_COMMENT.finditer(source.text, source.body):

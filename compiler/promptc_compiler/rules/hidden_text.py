@@ -101,6 +101,8 @@ def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source) -> Iterator[Finding]:
+    if not source.holds(_HIDDEN):  # most files hold no hidden character at all
+        return
     text = source.text
     runs: list[list[int]] = []  # offsets of the reported characters, run by run
     for match in _HIDDEN.finditer(text):

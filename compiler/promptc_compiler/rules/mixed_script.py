@@ -115,6 +115,8 @@ def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _scan(source: Source) -> Iterator[Finding]:
+    if not source.holds(_FOREIGN):  # most files hold no Greek or Cyrillic letter
+        return
     text = source.text
     done = -1  # end of the last word looked at
     for match in _FOREIGN.finditer(text):
