@@ -122,6 +122,33 @@ def test_each_validator_is_built_once_per_run_and_never_shared() -> None:
     assert schemas.validator("agent") is not schemas.validator("mode")
 
 
+def test_each_entry_checked_once_per_run_decides_as_the_whole_map_does() -> None:
+    """A run checks each distinct entry of a map once (Schemas.valid): an entry
+    valid in one map is valid in the next, and the map is still refused for a
+    missing required key, another entry, or a value equal in Python but of
+    another type (True, 1 and 1.0)."""
+    schemas = validate.Schemas()
+    permission = {"edit": "deny", "bash": {"*": "ask", "git diff *": "allow"}}
+    good = {"description": "Reviews diffs.", "mode": "subagent", "permission": permission}
+    whole = schemas.validator("agent")
+    cases: list[Any] = [
+        good,
+        {**good, "description": "Another agent."},  # the shared entries, checked before
+        {"mode": "subagent", "permission": permission},  # `description` is required
+        {**good, "mode": "sidekick"},  # one entry refused beside the shared ones
+        {**good, "hidden": True},
+        {**good, "hidden": 1},  # equal to True in Python, not a boolean
+        {**good, "steps": 1},
+        {**good, "steps": 1.0},
+        {**good, "steps": True},
+        {**good, "permission": {**permission, "edit": "maybe"}},
+        ["description"],  # not a map: the whole is checked
+    ]
+    verdicts = [schemas.valid("agent", case) for case in cases]
+    assert verdicts == [bool(whole.is_valid(case)) for case in cases]
+    assert verdicts == [True, True, False, False, True, False, True, True, False, False, False]
+
+
 # --- valid examples of the reference sheets -----------------------------------
 
 

@@ -77,11 +77,14 @@ class Schemas:
 
     Held by the run (promptc_compiler.api's collector), so nothing outlives it: a
     validator costs about 0.2 ms to build and resolves its `$ref`s as it meets
-    them, once per run.
+    them, once per run. So are the verdicts on the entries of the maps checked
+    (see `valid`).
     """
 
     def __init__(self) -> None:
         self._built: dict[str, Validator] = {}
+        self._split: dict[str, tuple[Validator, frozenset[str]] | None] = {}
+        self._entries: dict[tuple[str, object, object], bool] = {}
 
     def validator(self, name: str) -> Validator:
         """The validator of `schemas/<name>.schema.json`."""
@@ -92,8 +95,90 @@ class Schemas:
 
     def valid(self, name: str, instance: Any) -> bool:
         """Whether `instance` satisfies the schema: it stops at the first error,
-        and only a document that fails is walked again, by issues(), to explain it."""
-        return bool(self.validator(name).is_valid(instance))
+        and only a document that fails is walked again, by issues(), to explain it.
+
+        Where the schema's verdict on a map is the verdict on each entry alone
+        (_per_entry), each distinct entry is checked once in the run: the
+        permission map that a thousand agents share is checked once, and each
+        agent's own `description` alone.
+        """
+        split = self._entry_validator(name)
+        if split is None or not isinstance(instance, dict):
+            return bool(self.validator(name).is_valid(instance))
+        validator, required = split
+        if not required <= instance.keys():
+            return False
+        for key, value in instance.items():
+            entry = (name, key, _frozen(value))
+            verdict = self._entries.get(entry)
+            if verdict is None:
+                verdict = self._entries[entry] = bool(validator.is_valid({key: value}))
+            if not verdict:
+                return False
+        return True
+
+    def _entry_validator(self, name: str) -> tuple[Validator, frozenset[str]] | None:
+        """The validator of one entry of a map and the keys the map requires, when
+        the schema's verdict on a map is its verdict on each entry (_per_entry)."""
+        if name not in self._split:
+            schema = self.validator(name).schema
+            split = _per_entry(schema) if isinstance(schema, Mapping) else None
+            self._split[name] = None
+            if split is not None:
+                entry, required = split
+                self._split[name] = (SchemaValidator(entry), required)
+        return self._split[name]
+
+
+# Keywords of a map's schema that judge each entry alone: a property's schema
+# (properties), a key pattern's (patternProperties), the schema of the keys
+# neither names (additionalProperties, beside those two of the same schema).
+_ENTRY_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties"))
+# Keywords that judge nothing (`$defs` only holds what `$ref`s reach).
+_INERT = frozenset(("$schema", "$id", "$defs", "title", "x-models")) | {
+    "description",
+    "default",
+    "deprecated",
+    "deprecationMessage",
+    "errorMessage",
+}
+
+
+def _per_entry(schema: Mapping[str, Any]) -> tuple[dict[str, Any], frozenset[str]] | None:
+    """(the schema of one entry, the keys required) when a map satisfies `schema`
+    exactly when it holds the required keys and each entry {key: value} alone
+    satisfies the schema of one entry: `schema` is `type: object` (or says no
+    type), and each keyword it and its `allOf` parts hold judges each entry
+    alone or nothing at all. The schema of one entry is `schema` without its
+    `required`; None for any other schema."""
+    if schema.get("type", "object") != "object":
+        return None
+    required: set[str] = set()
+    entry: dict[str, Any] = {}
+    for keyword, value in schema.items():
+        if keyword == "required" and isinstance(value, list):
+            required.update(value)
+        elif keyword == "allOf" and isinstance(value, list):
+            parts = [_per_entry(part) if isinstance(part, Mapping) else None for part in value]
+            if any(part is None for part in parts):
+                return None
+            entry["allOf"] = [part[0] for part in parts if part is not None]
+            required.update(key for part in parts if part is not None for key in part[1])
+        elif keyword in _ENTRY_KEYWORDS or keyword in _INERT or keyword == "type":
+            entry[keyword] = value
+        else:
+            return None
+    return entry, frozenset(required)
+
+
+def _frozen(value: Any) -> object:
+    """`value` as a key that tells apart what a schema tells apart: the type of
+    every scalar (True, 1 and 1.0 are equal in Python), every map and list."""
+    if isinstance(value, dict):
+        return (dict, tuple((key, _frozen(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return (list, tuple(_frozen(item) for item in value))
+    return (type(value), value)
 
 
 # Keywords that only annotate: a `$ref` beside nothing else is its definition.
