@@ -227,6 +227,21 @@ class _Target:
         self.pieces = list(dict.fromkeys(self.text[i : i + size] for i in cuts))
         self.numbers = {piece: number for number, piece in enumerate(self.pieces)}
         self.needed = (len(self.pieces) + 1) // 2
+        # Each distinct line of the bodies read, whitespace-normalised: agents
+        # share most of their lines (a fragment's, a team's), each read once.
+        self.normals: dict[str, str] = {}
+
+    def normal(self, lines: Sequence[str]) -> list[str]:
+        """Each line whitespace-normalised (_normal), each distinct one once."""
+        known = self.normals
+        found = []
+        for line in lines:
+            text = known.get(line)
+            if text is None:
+                text = _normal(line)
+                text = known[line] = line if text == line else text  # most are: one copy
+            found.append(text)
+        return found
 
     @functools.cached_property
     def where(self) -> dict[str, list[int]]:
@@ -389,7 +404,7 @@ class _Reading:
     """
 
     def __init__(self, lines: Sequence[str], target: _Target) -> None:
-        self.normal = [_normal(line) for line in lines]
+        self.normal = target.normal(lines)
         code = code_lines(lines)
         # The lines read: not blank, not code; then their text.
         self.lines = [i for i, text in enumerate(self.normal) if text and i not in code]
