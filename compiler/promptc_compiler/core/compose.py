@@ -45,6 +45,7 @@ from promptc_compiler.core.params import Param
 from promptc_compiler.core.sandbox import Conditions
 from promptc_compiler.core.scan import (
     ESCAPE_HINT,
+    Lines,
     Literal,
     Placeholder,
     Scan,
@@ -234,6 +235,7 @@ class _Engine:
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
         self.conditions = Conditions()
+        self.lines = Lines()  # the constructs of each distinct line, read once for all bodies
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -244,7 +246,7 @@ class _Engine:
         self.names = tuple(self.fragments)
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
-        return _Unit(kind, name, source, scan_of(source), {})
+        return _Unit(kind, name, source, scan_of(source, self.lines), {})
 
     # -- static checks ----------------------------------------------------
 
