@@ -203,6 +203,25 @@ def test_windows_found_by_a_snippet_that_read_other_bodies_are_those_of_a_fresh_
         assert snippet._windows(lines, shared) == snippet._windows(lines, _snippet(target))
 
 
+def test_half_of_the_pieces_are_counted_only_from_lines_that_reach_one() -> None:
+    """A line from which no piece is in reach holds none (_Reading._reaches counts
+    only the others): a drifted copy whose first line is no part of the snippet is
+    still found from it, far down a body, and the lines before it are not tried."""
+    target = "\n".join(SNIPPET_LINES)
+    drifted = ["Tono: caveman por defecto, nivel full.", *SNIPPET_LINES[1:]]
+    prose = [f"Paso {n}: lee el archivo, compara y reporta." for n in range(100)]
+    for lines in ([*prose, *drifted], [*prose, "", *drifted, *prose], prose):
+        reading = snippet._Reading(lines, snippet._Target(target))
+        starts = [reading.lines[p] for p in reading.starts(snippet._Target(target))]
+        copy = 100 + (len(lines) > 100 and lines[100] == "")  # its first line
+        # The copy's first line, found only for the pieces in its reach; no line
+        # far before it (its neighbour reaches the copy's pieces too).
+        assert (copy in starts) == (len(lines) > 100)
+        assert all(copy - 3 <= start < copy + 3 for start in starts), starts
+        assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+        assert (snippet._windows(lines, _snippet(target)) != []) == (len(lines) > 100)
+
+
 def test_windows_reach_as_far_as_max_window_lines() -> None:
     head, tail = SNIPPET_LINES[0], " ".join(SNIPPET_LINES[1:])
     target = "\n".join(SNIPPET_LINES)

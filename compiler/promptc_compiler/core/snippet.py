@@ -443,30 +443,44 @@ class _Reading:
         """The open lines (by position) from which a window may read a part of the
         snippet (its first line is one) or half of its pieces."""
         parts = [self.read[p] in target.text for p in self.open]
-        reaches = self._reaches(target)
-        return [p for p, part, far in zip(self.open, parts, reaches, strict=True) if part or far]
+        far = self._reaches(target)
+        return [p for p, part in zip(self.open, parts, strict=True) if part or p in far]
 
-    def _reaches(self, target: _Target) -> list[bool]:
-        """For each open line, whether the text from it holds half of the pieces
-        within the longest a window may be (pieces(begin, begin + longest)).
-        Both ends only move forward, so one pass over the pieces found counts
-        them all: each piece's occurrences in between, and how many are held."""
+    def _reaches(self, target: _Target) -> set[int]:
+        """The open lines (by position) from which the text holds half of the
+        pieces within the longest a window may be (pieces(begin, begin + longest)).
+        Half of them is one piece at least: only the lines from which a piece
+        found is in reach are counted, those that start at most that far
+        before it. Both ends only move forward, so one pass over the pieces
+        found counts them all: each piece's occurrences in between, and how
+        many are held."""
         counts = [0] * len(target.pieces)
         held = low = high = 0
         at, piece = self.at, self.piece
         reach = int(target.longest) - self.size  # the last start of a piece in reach
-        found: list[bool] = []
-        for position in self.open:
-            begin = self.offsets[position]
-            while high < len(at) and at[high] <= begin + reach:
-                counts[piece[high]] += 1
-                held += counts[piece[high]] == 1
-                high += 1
-            while low < high and at[low] < begin:
-                counts[piece[low]] -= 1
-                held -= counts[piece[low]] == 0
-                low += 1
-            found.append(held >= target.needed)
+        begins = [self.offsets[position] for position in self.open]
+        found: set[int] = set()
+        k = 0
+        while k < len(at):
+            # The lines that start from `reach` before a piece to the piece, for
+            # a run of pieces whose stretches touch.
+            first = last = at[k]
+            while k < len(at) and at[k] - reach <= last:
+                last = at[k]
+                k += 1
+            start = bisect.bisect_left(begins, first - reach)
+            for index in range(start, bisect.bisect_right(begins, last)):
+                begin = begins[index]
+                while high < len(at) and at[high] <= begin + reach:
+                    counts[piece[high]] += 1
+                    held += counts[piece[high]] == 1
+                    high += 1
+                while low < high and at[low] < begin:
+                    counts[piece[low]] -= 1
+                    held -= counts[piece[low]] == 0
+                    low += 1
+                if held >= target.needed:
+                    found.add(self.open[index])
         return found
 
     def stretch_end(self, position: int) -> int:
