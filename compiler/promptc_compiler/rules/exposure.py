@@ -154,8 +154,7 @@ class Source:
 
     @functools.cached_property
     def _starts(self) -> list[int]:
-        lengths = (len(line) + 1 for line in self.text.split("\n"))
-        return list(itertools.accumulate(lengths, initial=0))[:-1]
+        return [0, *(m.end() for m in re.finditer("\n", self.text))]
 
     def holds(self, pattern: re.Pattern[str]) -> bool:
         """Whether a line of the text holds a match of `pattern`, which matches
