@@ -51,6 +51,7 @@ Passes:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -76,8 +77,14 @@ class Pattern:
     # Lower-case words of which every match holds one: the regex runs only on
     # the lines around them (Source.windows).
     triggers: tuple[str, ...]
-    regex: re.Pattern[str]
+    alternatives: tuple[str, ...]  # of the regex
     needs: re.Pattern[str] | None = None  # the match must also hold this
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled when a file first holds a trigger: most bundles hold few of
+        them, and compiling them all took a run 14 ms."""
+        return _compile(*self.alternatives)
 
 
 def _compile(*alternatives: str) -> re.Pattern[str]:
@@ -128,7 +135,7 @@ PATTERNS = (
             "descarta",
             "omite",
         ),
-        _compile(
+        (
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?"
             r"(?:the\s+|your\s+|these\s+|those\s+|my\s+)?(?:previous|prior|above|earlier|preceding|"
             r"former|original|initial|system|developer)\s+(?:instructions?|prompts?|rules|directions|"
@@ -159,7 +166,7 @@ PATTERNS = (
             "usuario",
             "nadie",
         ),
-        _compile(
+        (
             r"\bwithout\s+(?:telling|informing|notifying|alerting|letting)\s+(?:the\s+)?"
             r"(?:user|human|operator|developer|anyone)\b",
             r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|let)\s+(?:the\s+)?"
@@ -179,7 +186,7 @@ PATTERNS = (
         "exfiltrate-data",
         "tells the agent to send data to an outside address",
         ("://", *_SECRET_FILE_NAMES),
-        _compile(
+        (
             r"\b(?:send|post|upload|transmit|forward|exfiltrate|leak|submit)\b[^\n]{0,80}?"
             r"\b(?:to|at|into)\s+<?(?:https?|ftp)://[^\s)>\]]*",
             r"\b(?:envía|envia|enviá|manda|sube|reenvía|reenvia|publica)\b[^\n]{0,80}?"
@@ -195,7 +202,7 @@ PATTERNS = (
         "download-and-run",
         "runs a script fetched from the network, read by no one",
         ("curl", "wget", "iex", "invoke-", "iwr", "irm"),
-        _compile(
+        (
             rf"\b(?:curl|wget)\b[^\n|]{{0,300}}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*{_SHELLS}",
             r"\b(?:(?:ba|z)?sh|source)\s+(?:-c\s+)?[\"']?(?:\$\(|<\()\s*(?:curl|wget)\b",
             r"\b(?:iex|invoke-expression)\b[^\n]{0,60}?(?:\biwr\b|\birm\b|invoke-webrequest|"
@@ -219,7 +226,7 @@ PATTERNS = (
             "aprob",
             "autoriz",
         ),
-        _compile(
+        (
             r"\b(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|wait|prompt)\s+(?:the\s+user\s+)?"
             r"(?:for\s+)?(?:confirmation|permission|approval|consent)\b",
             r"\bwithout\s+(?:asking|requesting|waiting\s+for|seeking)\s+(?:the\s+user(?:'s)?\s+)?"
@@ -239,7 +246,7 @@ PATTERNS = (
         "forged-turn",
         "a chat-template token that forges a system or user turn",
         ("<|", "[inst]", "[/inst]"),
-        _compile(
+        (
             r"<\|(?:im_start|im_end|im_sep|endoftext|system|user|assistant|eot_id|"
             r"start_header_id|end_header_id|begin_of_text)\|>",
             r"\[/?INST\]",
