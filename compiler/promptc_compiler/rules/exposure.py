@@ -95,6 +95,14 @@ class Lines:
         """The lines that lowering makes longer."""
         return self._lowered[2]
 
+    def holding_any(self, words: Sequence[str]) -> frozenset[int]:
+        """The lines whose lowered text holds one of `words` (see holding)."""
+        key = tuple(words)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = frozenset().union(*map(self.holding, words))
+        return found
+
     def holding(self, word: str) -> frozenset[int]:
         """The lines whose lowered text holds `word` (lower case, no newline)."""
         found = self._found.get(word)
@@ -202,11 +210,10 @@ class Source:
             return
         # The triggers are looked for once in each of the run's distinct lines
         # (Lines): the file's lines are read only where one holds a trigger.
-        held = [index.holding(word) for word in triggers]
-        if all(found.isdisjoint(distinct) for found in held):
+        holding = index.holding_any(triggers)
+        if holding.isdisjoint(distinct):
             return
-        holding = frozenset().union(*held)
-        lines = [number for number, line in enumerate(row, 1) if line in holding]
+        lines = list(itertools.compress(itertools.count(1), map(holding.__contains__, row)))
         last = len(self._starts)
         start = end = 0
         for line in lines:  # in order
