@@ -559,7 +559,9 @@ def _construct_at(construct: _Construct, line: int) -> _Construct:
             segment.text,
             segment.known,
         )
-    return construct._replace(segment=segment) if segment is not None else construct
+    if segment is None:
+        return construct
+    return _Construct(construct.start, construct.end, construct.kind, segment)
 
 
 def _placed(p: Placeholder, line: int, alone: bool, lead: str, trail: str) -> Placeholder:

@@ -30,7 +30,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -53,8 +53,8 @@ PROMPTS = (AGENT, MODE, FRAGMENT, SKILL)
 
 class Lines:
     """The distinct lines of a run's sources, joined in one text, and each
-    source's lines as numbers of distinct lines (`rows`, in the order of
-    `texts`).
+    source's lines as numbers of distinct lines (`rows`, in the order they
+    were added).
 
     What a rule looks for in a line is looked for once per distinct line, in
     the joined text, at C speed (`holding`, `matching`); a source holds it
@@ -63,17 +63,38 @@ class Lines:
     matches within one line and reads nothing beyond it. Lowering a line does
     not depend on the lines around it (a newline is neither cased nor
     ignorable, which is all that final sigma reads), so the lowered joined
-    text holds each line lowered.
+    text holds each line lowered. Every source is added before the first
+    look: the joined text is made then.
     """
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        ids: dict[str, int] = {}
-        self.rows = [
-            [ids.setdefault(line, len(ids)) for line in text.split("\n")] for text in texts
-        ]
-        self.text = "\n".join(ids)  # in the order of their numbers
-        self.starts = list(itertools.accumulate((len(line) + 1 for line in ids), initial=0))
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self._ids: dict[str, int] = {}
+        self.rows: list[list[int]] = []
         self._found: dict[object, frozenset[int]] = {}
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> int:
+        """Add a source's text; its row's number."""
+        assert not {"text", "steps"} & self.__dict__.keys(), "a source added after a look"
+        ids = self._ids
+        self.rows.append([ids.setdefault(line, len(ids)) for line in text.split("\n")])
+        return len(self.rows) - 1
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The distinct lines joined, in the order of their numbers."""
+        return "\n".join(self._ids)
+
+    @functools.cached_property
+    def steps(self) -> list[int]:
+        """Each distinct line's length and its newline's."""
+        return [len(line) + 1 for line in self._ids]
+
+    @functools.cached_property
+    def starts(self) -> list[int]:
+        """Where each distinct line starts in the joined text (and where it ends)."""
+        return list(itertools.accumulate(self.steps, initial=0))
 
     @functools.cached_property
     def _lowered(self) -> tuple[str, list[int], frozenset[int]]:
@@ -162,7 +183,9 @@ class Source:
 
     @functools.cached_property
     def _starts(self) -> list[int]:
-        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+        """Where each line starts: its distinct lines' lengths added up (at C speed)."""
+        steps = self._index.steps
+        return list(itertools.accumulate(map(steps.__getitem__, self._row[0]), initial=0))[:-1]
 
     def holds(self, pattern: re.Pattern[str]) -> bool:
         """Whether a line of the text holds a match of `pattern`, which matches
@@ -266,23 +289,32 @@ class Exposure:
         """Every file the rules scan, with the run's distinct lines (Lines)."""
         bundle = self.bundle
         found: list[Source] = []
+        lines = Lines()
         kinds = ((AGENT, bundle.agents), (MODE, bundle.modes), (SKILL, bundle.skill_files()))
         for role, files in kinds:
             for ident, file in files.items():
                 if file.ok:
                     owner = (role, ident.split("/", 1)[0] if role == SKILL else ident)
                     head = len(file.head)
-                    found.append(Source(file.path, file.text, role, head, file.body_line, owner))
+                    at = lines.add(file.text)
+                    found.append(
+                        Source(file.path, file.text, role, head, file.body_line, owner, lines, at)
+                    )
         for file in bundle.fragments.values():
             if file.ok:
-                found.append(Source(file.path, file.text, FRAGMENT, len(file.head), file.body_line))
+                head, at = len(file.head), lines.add(file.text)
+                found.append(
+                    Source(file.path, file.text, FRAGMENT, head, file.body_line, None, lines, at)
+                )
         for name, skill in bundle.skills.items():
             for rel, text in skill.assets.items():
-                found.append(Source(skill.folder / rel, text, ASSET, owner=(SKILL, name)))
+                at = lines.add(text)
+                owner = (SKILL, name)
+                found.append(Source(skill.folder / rel, text, ASSET, 0, 1, owner, lines, at))
         if self.config.source is not None:
-            found.append(Source(self.config.source, self.config.text, CONFIG))
-        lines = Lines(source.text for source in found)
-        return tuple(replace(source, lines=lines, row=row) for row, source in enumerate(found))
+            text, at = self.config.text, lines.add(self.config.text)
+            found.append(Source(self.config.source, text, CONFIG, lines=lines, row=at))
+        return tuple(found)
 
     @functools.cached_property
     def reach(self) -> Reach:
