@@ -122,3 +122,20 @@ def test_a_condition_reaches_nothing_outside_the_sandbox() -> None:
     assert not env.globals
     assert not env.filters
     assert not env.tests
+
+
+def test_a_condition_asked_again_answers_for_its_own_scope_and_values() -> None:
+    """A composition checks a condition once for each scope and set of allowed
+    values (a thousand agents that test `target` ask once): the same condition
+    under another scope or other values is checked anew."""
+    conditions = Conditions()
+    asked: list[tuple[str, set[str], dict[str, tuple[Value, ...]]]] = [
+        ('level == "ultra"', {"target", "level"}, {"level": ("lite", "ultra")}),
+        ('level == "ultra"', {"target", "level"}, {"level": ("lite", "ultra")}),
+        ('level == "ultra"', {"target"}, {}),  # an agent, where `level` is no variable
+        ('level == "ultra"', {"target", "level"}, {"level": ("lite", "full")}),
+        ('level == "ultra"', {"target", "level"}, {"level": (1, "ultra")}),
+    ]
+    answers = [conditions.problem(c, scope, enums) for c, scope, enums in asked]
+    assert answers == [Conditions().problem(c, scope, enums) for c, scope, enums in asked]
+    assert [answer is None for answer in answers] == [True, True, False, False, True]

@@ -69,6 +69,7 @@ class Conditions:
         # What each condition decided for each set of values: a thousand agents
         # that test `target` ask the same question once per target.
         self._held: dict[tuple[object, ...], bool] = {}
+        self._problems: dict[tuple[object, ...], str | None] = {}
 
     def problem(
         self, condition: str, scope: Collection[str], enums: Mapping[str, tuple[Value, ...]]
@@ -79,10 +80,20 @@ class Conditions:
         allowed values of those that have a fixed set (`target` and enum
         parameters), so a misspelt value is caught instead of never matching.
         """
+        # What a condition may use is the same in every agent (`target` and its
+        # values): a thousand agents that test it ask the same question once.
+        allowed = frozenset((name, tuple((type(v), v) for v in vs)) for name, vs in enums.items())
+        key = (condition, frozenset(scope), allowed)
+        if key in self._problems:
+            return self._problems[key]
         parsed = self._parse(condition)
+        found: str | None
         if isinstance(parsed, TemplateSyntaxError):
-            return f"invalid condition `{condition}`: {parsed.message}"
-        return _check(parsed, condition, scope, enums)
+            found = f"invalid condition `{condition}`: {parsed.message}"
+        else:
+            found = _check(parsed, condition, scope, enums)
+        self._problems[key] = found
+        return found
 
     def holds(self, condition: str, values: Mapping[str, Value]) -> bool:
         """Whether an `if` with this condition, which passed `problem`, takes its branch.
