@@ -222,6 +222,35 @@ def test_half_of_the_pieces_are_counted_only_from_lines_that_reach_one() -> None
         assert (snippet._windows(lines, _snippet(target)) != []) == (len(lines) > 100)
 
 
+def test_only_lines_near_a_word_or_a_part_of_the_snippet_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A window that holds a copy reads a line that shares a word with the snippet
+    or is a part of it (_Target.spans): the lines farther than a window from any
+    such line are not read. Still found, each between 100 lines of prose that
+    shares no word with the snippet: a drifted copy, and a part of it that
+    holds no whole word of it (`ono: cavem`)."""
+    target = "Tono: caveman por default, nivel full."
+    prose = [f"Paso {n}: lee el archivo y reporta." for n in range(100)]
+    searched: list[str] = []
+    occurrences = snippet._occurrences
+
+    def looked_for(text: str, numbers: Mapping[str, int]) -> list[tuple[int, int]]:
+        searched.append(text)
+        return occurrences(text, numbers)
+
+    monkeypatch.setattr(snippet, "_occurrences", looked_for)
+    for copy in ("Tono: caveman por defecto, nivel full.", "ono: cavem"):
+        lines = [*prose, copy, *prose]
+        found = snippet._windows(lines, _snippet(target))
+        assert found == windows_read(lines, target) == [(100, 101)]
+        # Read: the copy and the MAX_WINDOW - 1 lines on each side of it, no more.
+        side = prose[100 - MAX_WINDOW + 1 :], prose[: MAX_WINDOW - 1]
+        assert searched.pop() == " ".join([*side[0], copy, *side[1]])
+    assert snippet._windows(prose, _snippet(target)) == []
+    assert searched == []  # no line of the prose could be in a copy: none read
+
+
 def test_windows_reach_as_far_as_max_window_lines() -> None:
     head, tail = SNIPPET_LINES[0], " ".join(SNIPPET_LINES[1:])
     target = "\n".join(SNIPPET_LINES)

@@ -230,6 +230,8 @@ class _Target:
         # Each distinct line of the bodies read, whitespace-normalised: agents
         # share most of their lines (a fragment's, a team's), each read once.
         self.normals: dict[str, str] = {}
+        # Whether a window holding a copy may read each distinct line (see spans).
+        self.kept: dict[str, bool] = {}
 
     def normal(self, lines: Sequence[str]) -> list[str]:
         """Each line whitespace-normalised (_normal), each distinct one once."""
@@ -241,6 +243,28 @@ class _Target:
                 text = _normal(line)
                 text = known[line] = line if text == line else text  # most are: one copy
             found.append(text)
+        return found
+
+    def spans(self, lines: Sequence[str]) -> list[tuple[int, int]]:
+        """The [start, end) runs of `lines` where a window may hold a copy: within
+        MAX_WINDOW - 1 lines of a line that shares a word with the snippet or is a
+        part of it. A window that holds a copy does: one that resembles the
+        snippet holds half of its words (_verdict), each a word of one of its
+        lines, and one that is a part of it starts with a line that is a part
+        too; and a window spans at most MAX_WINDOW lines. Each distinct line is
+        judged once (`kept`)."""
+        kept = self.kept
+        for new in set(lines).difference(kept):
+            text = self.normal((new,))[0]
+            shares = not self.words.isdisjoint(text.split())
+            kept[new] = bool(text) and (text in self.text or shares)
+        found: list[tuple[int, int]] = []
+        for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
+            start, end = max(0, index - MAX_WINDOW + 1), min(len(lines), index + MAX_WINDOW)
+            if found and start <= found[-1][1]:
+                found[-1] = (found[-1][0], end)
+            else:
+                found.append((start, end))
         return found
 
     @functools.cached_property
@@ -396,20 +420,30 @@ class _Reading:
     whitespace-normalised and joined by spaces, and where each of the snippet's
     pieces starts in it. Code lines part it into stretches: no window crosses one.
 
-    Every line is read, in a few passes at C speed. A window is at most
-    MAX_WINDOW lines: the lines from which no window is long enough to be a
-    copy (PART of the snippet) are never looked at again, so a long snippet
-    costs nothing more in a body of short lines. From the others, the windows
-    are read only where the pieces are (see _scored).
+    Only the lines of `spans` are read (all of them without), in a few passes
+    at C speed; the end of a span parts the text as a code line does. A window
+    is at most MAX_WINDOW lines: the lines from which no window is long enough
+    to be a copy (PART of the snippet) are never looked at again, so a long
+    snippet costs nothing more in a body of short lines. From the others, the
+    windows are read only where the pieces are (see _scored).
     """
 
-    def __init__(self, lines: Sequence[str], target: _Target) -> None:
-        self.normal = target.normal(lines)
+    def __init__(
+        self,
+        lines: Sequence[str],
+        target: _Target,
+        spans: Sequence[tuple[int, int]] | None = None,
+    ) -> None:
+        spans = [(0, len(lines))] if spans is None else spans
         code = code_lines(lines)
+        wanted = list(itertools.chain.from_iterable(range(a, b) for a, b in spans))
+        normal = target.normal(list(map(lines.__getitem__, wanted)))
         # The lines read: not blank, not code; then their text.
-        self.lines = [i for i, text in enumerate(self.normal) if text and i not in code]
-        self.read = [self.normal[i] for i in self.lines]
-        self.code = sorted(code)
+        self.lines = [i for i, text in zip(wanted, normal, strict=True) if text and i not in code]
+        self.read = [text for i, text in zip(wanted, normal, strict=True) if text and i not in code]
+        # Where a stretch ends: a code line, or the line after a span.
+        self.code = sorted(code.union(end for _, end in spans))
+        self.count = len(lines)
         lengths = [len(text) + 1 for text in self.read]  # each with the space that joins it
         self.offsets = list(itertools.accumulate(lengths, initial=0))  # where each line read starts
         self.text = " ".join(self.read)
@@ -484,10 +518,11 @@ class _Reading:
         return found
 
     def stretch_end(self, position: int) -> int:
-        """The first code line after the `position`-th line read (or past the end)."""
+        """The first code line (or line after a span) after the `position`-th line
+        read (or past the end)."""
         line = self.lines[position]
         at = bisect.bisect_right(self.code, line)
-        return self.code[at] if at < len(self.code) else len(self.normal)
+        return self.code[at] if at < len(self.code) else self.count
 
 
 def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
@@ -517,7 +552,7 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     target = snippet.target
     if not target.text:
         return []
-    reading = _Reading(lines, target)
+    reading = _Reading(lines, target, target.spans(lines))
     pending: dict[int, tuple[str, list[int]]] = {}
     return _choose(_scored(reading, target, pending), pending, target)
 
