@@ -53,70 +53,60 @@ PROMPTS = (AGENT, MODE, FRAGMENT, SKILL)
 
 class Lines:
     """The distinct lines of a run's sources, joined in one text, and each
-    source's lines as numbers of distinct lines (`rows`, in the order they
-    were added).
+    source's lines (`rows`, in the order they were added), each distinct line
+    one string shared by every source that holds it.
 
     What a rule looks for in a line is looked for once per distinct line, in
-    the joined text, at C speed (`holding`, `matching`); a source holds it
-    where one of its lines is among those found. Only what never spans a
-    newline is looked for so: a trigger word, a character, a pattern that
-    matches within one line and reads nothing beyond it. Lowering a line does
-    not depend on the lines around it (a newline is neither cased nor
-    ignorable, which is all that final sigma reads), so the lowered joined
-    text holds each line lowered. Every source is added before the first
-    look: the joined text is made then.
+    the joined text, at C speed (`holding`, `matching`): the answer is the set
+    of lines that hold it, and a source holds it where one of its lines is in
+    that set. Only what never spans a newline is looked for so: a trigger
+    word, a character, a pattern that matches within one line and reads
+    nothing beyond it. Lowering a line does not depend on the lines around it
+    (a newline is neither cased nor ignorable, which is all that final sigma
+    reads), so the lowered joined text holds each line lowered. Every source
+    is added before the first look: the joined text is made then.
     """
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
-        self._ids: dict[str, int] = {}
-        self.rows: list[list[int]] = []
-        self._found: dict[object, frozenset[int]] = {}
+        self._lines: dict[str, str] = {}  # each distinct line, to itself
+        self.rows: list[list[str]] = []
+        self._found: dict[object, frozenset[str]] = {}
         for text in texts:
             self.add(text)
 
     def add(self, text: str) -> int:
         """Add a source's text; its row's number."""
-        assert not {"text", "steps"} & self.__dict__.keys(), "a source added after a look"
-        ids = self._ids
-        self.rows.append([ids.setdefault(line, len(ids)) for line in text.split("\n")])
+        assert "_joined" not in self.__dict__, "a source added after a look"
+        split = text.split("\n")
+        self.rows.append(list(map(self._lines.setdefault, split, split)))  # at C speed
         return len(self.rows) - 1
 
     @functools.cached_property
-    def text(self) -> str:
-        """The distinct lines joined, in the order of their numbers."""
-        return "\n".join(self._ids)
+    def _joined(self) -> tuple[list[str], str, list[int]]:
+        """The distinct lines, joined, and where each starts (and the end)."""
+        lines = list(self._lines)
+        starts = itertools.accumulate(map(len, lines), lambda at, size: at + size + 1, initial=0)
+        return lines, "\n".join(lines), list(starts)
 
     @functools.cached_property
-    def steps(self) -> list[int]:
-        """Each distinct line's length and its newline's."""
-        return [len(line) + 1 for line in self._ids]
-
-    @functools.cached_property
-    def starts(self) -> list[int]:
-        """Where each distinct line starts in the joined text (and where it ends)."""
-        return list(itertools.accumulate(self.steps, initial=0))
-
-    @functools.cached_property
-    def _lowered(self) -> tuple[str, list[int], frozenset[int]]:
+    def _lowered(self) -> tuple[str, list[int], frozenset[str]]:
         """The joined text lowered, where its lines start, and the lines whose
         length lowering changes (a rare letter such as U+0130 lowers to two)."""
-        low = self.text.lower()
-        if len(low) == len(self.text):
-            return low, self.starts, frozenset()
-        lines = self.text.split("\n")
+        lines, text, starts = self._joined
+        low = text.lower()
+        if len(low) == len(text):
+            return low, starts, frozenset()
         lowered = [line.lower() for line in lines]
-        starts = list(itertools.accumulate((len(line) + 1 for line in lowered), initial=0))
-        changed = (
-            i for i, (a, b) in enumerate(zip(lines, lowered, strict=True)) if len(a) != len(b)
-        )
-        return "\n".join(lowered), starts, frozenset(changed)
+        moved = itertools.accumulate(map(len, lowered), lambda at, size: at + size + 1, initial=0)
+        changed = (a for a, b in zip(lines, lowered, strict=True) if len(a) != len(b))
+        return "\n".join(lowered), list(moved), frozenset(changed)
 
     @property
-    def unlowerable(self) -> frozenset[int]:
+    def unlowerable(self) -> frozenset[str]:
         """The lines that lowering makes longer."""
         return self._lowered[2]
 
-    def holding_any(self, words: Sequence[str]) -> frozenset[int]:
+    def holding_any(self, words: Sequence[str]) -> frozenset[str]:
         """The lines whose lowered text holds one of `words` (see holding)."""
         key = tuple(words)
         found = self._found.get(key)
@@ -124,33 +114,34 @@ class Lines:
             found = self._found[key] = frozenset().union(*map(self.holding, words))
         return found
 
-    def holding(self, word: str) -> frozenset[int]:
+    def holding(self, word: str) -> frozenset[str]:
         """The lines whose lowered text holds `word` (lower case, no newline)."""
         found = self._found.get(word)
         if found is None:
+            lines = self._joined[0]
             low, starts, _ = self._lowered
-            lines = set()
+            held = set()
             at = low.find(word)
             while at >= 0:
                 line = bisect.bisect_right(starts, at) - 1
-                lines.add(line)
+                held.add(lines[line])
                 at = low.find(word, starts[line + 1])  # the next line on
-            found = self._found[word] = frozenset(lines)
+            found = self._found[word] = frozenset(held)
         return found
 
-    def matching(self, pattern: re.Pattern[str]) -> frozenset[int]:
+    def matching(self, pattern: re.Pattern[str]) -> frozenset[str]:
         """The lines that hold a match of `pattern`, which matches within one
         line and reads nothing beyond it (a character class, a literal)."""
         found = self._found.get(pattern)
         if found is None:
-            starts, text = self.starts, self.text
-            lines = set()
+            lines, text, starts = self._joined
+            held = set()
             match = pattern.search(text)
             while match is not None:
                 line = bisect.bisect_right(starts, match.start()) - 1
-                lines.add(line)
+                held.add(lines[line])
                 match = pattern.search(text, starts[line + 1])  # the next line on
-            found = self._found[pattern] = frozenset(lines)
+            found = self._found[pattern] = frozenset(held)
         return found
 
 
@@ -172,8 +163,8 @@ class Source:
     row: int = field(default=0, compare=False, repr=False)
 
     @functools.cached_property
-    def _row(self) -> tuple[list[int], frozenset[int]]:
-        """This file's lines as numbers of the run's distinct lines, and their set."""
+    def _row(self) -> tuple[list[str], frozenset[str]]:
+        """This file's lines (the run's distinct lines' strings), and their set."""
         row = self._index.rows[self.row]
         return row, frozenset(row)
 
@@ -183,9 +174,7 @@ class Source:
 
     @functools.cached_property
     def _starts(self) -> list[int]:
-        """Where each line starts: its distinct lines' lengths added up (at C speed)."""
-        steps = self._index.steps
-        return list(itertools.accumulate(map(steps.__getitem__, self._row[0]), initial=0))[:-1]
+        return [0, *(m.end() for m in re.finditer("\n", self.text))]
 
     def holds(self, pattern: re.Pattern[str]) -> bool:
         """Whether a line of the text holds a match of `pattern`, which matches
