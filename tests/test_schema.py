@@ -123,11 +123,10 @@ def test_each_validator_is_built_once_per_run_and_never_shared() -> None:
 
 
 def test_each_entry_checked_once_per_run_decides_as_the_whole_map_does() -> None:
-    """A run checks each distinct entry of a map once (Schemas.valid), and a text
-    under a key that takes any text once in all: an entry valid in one map is
-    valid in the next, and the map is still refused for a missing required key,
-    another entry, a value equal in Python but of another type (True, 1 and
-    1.0), a value that is not text, or a text a key's enum refuses."""
+    """A run checks each distinct entry of a map once (Schemas.valid): an entry
+    valid in one map is valid in the next, and the map is still refused for a
+    missing required key, another entry, or a value equal in Python but of
+    another type (True, 1 and 1.0)."""
     schemas = validate.Schemas()
     permission = {"edit": "deny", "bash": {"*": "ask", "git diff *": "allow"}}
     good = {"description": "Reviews diffs.", "mode": "subagent", "permission": permission}
@@ -144,19 +143,10 @@ def test_each_entry_checked_once_per_run_decides_as_the_whole_map_does() -> None
         {**good, "steps": True},
         {**good, "permission": {**permission, "edit": "maybe"}},
         ["description"],  # not a map: the whole is checked
-        # `description` takes any text: judged by being text, each one once in all.
-        {**good, "description": ""},
-        {**good, "description": 5},
-        # `mode` asks for one of three texts: each text judged on its own.
-        {**good, "mode": "primary"},
-        {**good, "mode": "Primary"},
     ]
     verdicts = [schemas.valid("agent", case) for case in cases]
     assert verdicts == [bool(whole.is_valid(case)) for case in cases]
-    assert verdicts == [
-        *(True, True, False, False, True, False, True, True, False, False, False),
-        *(True, False, True, False),
-    ]
+    assert verdicts == [True, True, False, False, True, False, True, True, False, False, False]
 
 
 # --- valid examples of the reference sheets -----------------------------------

@@ -85,7 +85,6 @@ class Schemas:
         self._built: dict[str, Validator] = {}
         self._split: dict[str, tuple[Validator, frozenset[str]] | None] = {}
         self._entries: dict[tuple[str, object, object], bool] = {}
-        self._texts: dict[tuple[str, object], bool] = {}
 
     def validator(self, name: str) -> Validator:
         """The validator of `schemas/<name>.schema.json`."""
@@ -100,9 +99,8 @@ class Schemas:
 
         Where the schema's verdict on a map is the verdict on each entry alone
         (_per_entry), each distinct entry is checked once in the run: the
-        permission map that a thousand agents share is checked once. A text
-        under a key whose schemas ask only for text (`description`) is judged
-        by being text: each agent's own description is not checked anew.
+        permission map that a thousand agents share is checked once, and each
+        agent's own `description` alone.
         """
         split = self._entry_validator(name)
         if split is None or not isinstance(instance, dict):
@@ -111,23 +109,13 @@ class Schemas:
         if not required <= instance.keys():
             return False
         for key, value in instance.items():
-            text = type(value) is str and self._any_text(name, validator, key)
-            entry = (name, key, str if text else _frozen(value))
+            entry = (name, key, _frozen(value))
             verdict = self._entries.get(entry)
             if verdict is None:
                 verdict = self._entries[entry] = bool(validator.is_valid({key: value}))
             if not verdict:
                 return False
         return True
-
-    def _any_text(self, name: str, entry: Validator, key: str) -> bool:
-        """Whether every schema the entry's validator applies to `key` takes any text."""
-        found = self._texts.get((name, key))
-        if found is None:
-            schema = entry.schema
-            found = isinstance(schema, Mapping) and _takes_any_text(schema, key)
-            self._texts[(name, key)] = found
-        return found
 
     def _entry_validator(self, name: str) -> tuple[Validator, frozenset[str]] | None:
         """The validator of one entry of a map and the keys the map requires, when
@@ -181,22 +169,6 @@ def _per_entry(schema: Mapping[str, Any]) -> tuple[dict[str, Any], frozenset[str
         else:
             return None
     return entry, frozenset(required)
-
-
-def _takes_any_text(schema: Mapping[str, Any], key: str) -> bool:
-    """Whether every schema that the entry schema `schema` (_per_entry) applies to
-    the value of `key` accepts any text: one that says at most `type: string`
-    beside annotations (no length, pattern, enum or format)."""
-    if "patternProperties" in schema:
-        return False
-    properties = schema.get("properties", {})
-    applied = properties.get(key) if key in properties else schema.get("additionalProperties", True)
-    if applied is not True:
-        if not isinstance(applied, Mapping) or applied.get("type", "string") != "string":
-            return False
-        if not set(applied) <= _INERT | {"type"}:
-            return False
-    return all(_takes_any_text(part, key) for part in schema.get("allOf", ()))
 
 
 def _frozen(value: Any) -> object:
