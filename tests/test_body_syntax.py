@@ -12,7 +12,6 @@ import pytest
 
 from promptc_compiler.base import body_syntax
 from promptc_compiler.base.body_syntax import Fence, code_spans, fenced_blocks
-from promptc_compiler.core import scan as scan_module
 from promptc_compiler.core.scan import scan
 from promptc_compiler.pipeline import import_text
 from promptc_compiler.rules.exposure import AGENT, Source
@@ -140,17 +139,3 @@ def test_positionals_leave_escaped_dollars() -> None:
 )
 def test_file_references_as_opencode_finds_them(text: str, paths: list[str]) -> None:
     assert body_syntax.FILE.findall(text) == paths
-
-
-def test_a_line_read_once_for_many_bodies_is_each_bodys_own() -> None:
-    """A composition reads each distinct line that holds constructs once
-    (scan.Lines): every body still gets its constructs, problems and unclosed
-    `<<name`s at its own line numbers, as a body read alone does."""
-    shared = 'Hola <<tone(level="ultra")>> <% iff x %> <<open `<<a>>`\n'
-    bodies = [f"Intro.\n\n{shared}", f"{shared}\n<<tone>>\n", f"# T\n\nTexto.\n\n{shared}"]
-    lines = scan_module.Lines()
-    together = [scan(body, 3 + n, lines) for n, body in enumerate(bodies)]
-    alone = [scan(body, 3 + n) for n, body in enumerate(bodies)]
-    assert together == alone
-    assert [[p.line for p in found.problems] for found in together] == [[5], [4], [9]]
-    assert [[u.line for u in found.unclosed] for found in together] == [[5], [4], [9]]

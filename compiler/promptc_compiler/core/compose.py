@@ -45,7 +45,6 @@ from promptc_compiler.core.params import Param
 from promptc_compiler.core.sandbox import Conditions
 from promptc_compiler.core.scan import (
     ESCAPE_HINT,
-    Lines,
     Literal,
     Placeholder,
     Scan,
@@ -235,7 +234,6 @@ class _Engine:
         self.failed: set[Path] = set()  # files with findings
         self.memo: dict[tuple[object, ...], _Rendered] = {}  # fragments by their values
         self.conditions = Conditions()
-        self.lines = Lines()  # the constructs of each distinct line, read once for all bodies
         self.fragments = {
             name: self._unit("fragment", name, source)
             for name, source in sorted(bundle.fragments.items())
@@ -246,7 +244,7 @@ class _Engine:
         self.names = tuple(self.fragments)
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
-        return _Unit(kind, name, source, scan_of(source, self.lines), {})
+        return _Unit(kind, name, source, scan_of(source), {})
 
     # -- static checks ----------------------------------------------------
 

@@ -29,7 +29,6 @@ to the next run of exactly N, within one paragraph).
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import itertools
 import re
 from dataclasses import dataclass
@@ -163,56 +162,21 @@ class Scan:
         return tuple(s for s in self.segments if isinstance(s, Placeholder))
 
 
-def scan_of(source: SourceFile, lines: Lines | None = None) -> Scan:
+def scan_of(source: SourceFile) -> Scan:
     """The scan of a file's body, remembered with the file: every target's
-    composition reads it, and a body let go is not read again for it.
-    `lines`: the constructs of the lines read so far, shared with other
-    bodies (see Lines)."""
+    composition reads it, and a body let go is not read again for it."""
     held = source.held
     if held.scan is None:
-        held.scan = scan(source.body, source.body_line, lines)
+        held.scan = scan(source.body, source.body_line)
     assert isinstance(held.scan, Scan)
     return held.scan
 
 
-def scan(body: str, first_line: int, lines: Lines | None = None) -> Scan:
-    """Segments and problems of a body whose first line is file line `first_line`.
-    `lines`: the constructs of the lines read so far, shared with other bodies."""
-    scanner = _Scanner(first_line, Lines() if lines is None else lines)
+def scan(body: str, first_line: int) -> Scan:
+    """Segments and problems of a body whose first line is file line `first_line`."""
+    scanner = _Scanner(first_line)
     scanner.run(body)
     return scanner.result()
-
-
-class _Read(NamedTuple):
-    """What reading one line found, as if it were line 0: its constructs, the
-    problems and unclosed `<<name`s they note, and how many constructs it spent
-    of the budget (MAX_CONSTRUCTS). Only their line numbers depend on where the
-    line stands: the scanner writes its own into them (_Scanner._constructs)."""
-
-    found: tuple[_Construct, ...]
-    problems: tuple[Problem, ...]
-    unclosed: tuple[Unclosed, ...]
-    spent: int
-
-
-class Lines:
-    """The constructs of each distinct line read, by its text and its inline code
-    spans: bodies share their lines that hold constructs (`<<tone>>`, `<% endif %>`),
-    and a composition reads each one once. Nothing but the text and the spans
-    decides what a line holds; its number is only written into what it found."""
-
-    def __init__(self) -> None:
-        self._read: dict[tuple[str, tuple[tuple[int, int], ...]], _Read] = {}
-
-    def read(self, text: str, protected: list[tuple[int, int]]) -> _Read:
-        key = (text, tuple(protected))
-        found = self._read.get(key)
-        if found is None:
-            scanner = _Scanner(0, self)
-            constructs = tuple(scanner._read(text, 0, protected))
-            problems, unclosed = tuple(scanner.problems), tuple(scanner.unclosed)
-            found = self._read[key] = _Read(constructs, problems, unclosed, scanner.constructs)
-        return found
 
 
 # A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
@@ -226,9 +190,8 @@ class _Construct(NamedTuple):
 
 
 class _Scanner:
-    def __init__(self, first_line: int, lines: Lines) -> None:
+    def __init__(self, first_line: int) -> None:
         self.first_line = first_line
-        self.lines = lines
         self.segments: list[Segment] = []
         self.problems: list[Problem] = []
         self.unclosed: list[Unclosed] = []
@@ -394,13 +357,7 @@ class _Scanner:
     ) -> list[_Construct]:
         if self.constructs > MAX_CONSTRUCTS:  # reported once, where it was spent
             return []
-        read = self.lines.read(text, protected)
-        if self.constructs + read.spent > MAX_CONSTRUCTS:
-            return self._read(text, number, protected)  # the budget ends on this line
-        self.constructs += read.spent
-        self.problems.extend(_numbered(problem, number) for problem in read.problems)
-        self.unclosed.extend(opened._replace(line=number) for opened in read.unclosed)
-        return [_construct_at(construct, number) for construct in read.found]
+        return self._read(text, number, protected)
 
     def _read(self, text: str, number: int, protected: list[tuple[int, int]]) -> list[_Construct]:
         found: list[_Construct] = []
@@ -537,31 +494,6 @@ class _Scanner:
             )
             return None
         return Placeholder(name, args, called, line, column, text, False, "", "")
-
-
-def _numbered(problem: Problem, line: int) -> Problem:
-    """A problem a line found as line 0, at line `line`."""
-    return dataclasses.replace(problem, line=line)
-
-
-def _construct_at(construct: _Construct, line: int) -> _Construct:
-    """A construct a line found as line 0, at line `line`."""
-    segment = construct.segment
-    if isinstance(segment, Placeholder):
-        segment = _placed(segment, line, segment.alone, segment.lead, segment.trail)
-    elif isinstance(segment, Tag):
-        segment = Tag(
-            segment.keyword,
-            segment.condition,
-            line,
-            segment.column,
-            segment.condition_column,
-            segment.text,
-            segment.known,
-        )
-    if segment is None:
-        return construct
-    return _Construct(construct.start, construct.end, construct.kind, segment)
 
 
 def _placed(p: Placeholder, line: int, alone: bool, lead: str, trail: str) -> Placeholder:
