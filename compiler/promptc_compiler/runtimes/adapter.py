@@ -15,9 +15,11 @@ init`'s choices, the docs' target lists) is derived from it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -85,6 +87,12 @@ class Target(Protocol):
     def STARTER(self) -> Starter:
         """What `promptc init` writes for it."""
 
+    @property
+    def SPEC_KEYS(self) -> Mapping[str, str]:
+        """What a spec's `targets.<NAME>` may set, by kind of spec (`agent`, `mode`):
+        the name of a definition in its runtime's DEFINITIONS (or, for the source,
+        in the spec schema itself). A kind it lacks takes no `targets.<NAME>`."""
+
     def files(self, project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         """Each file, relative to `<out>/<NAME>/`, as (path, text), one at a time:
         agents first (promptc_compiler.pipeline.emitter)."""
@@ -127,6 +135,17 @@ class Runtime(Protocol):
         """The layouts it reads, each written to `<out>/<target>/`."""
 
     @property
+    def RELEASE(self) -> str:
+        """The release its files, model and override keys follow, as npm names it
+        (`@openai/codex 0.171.0`): the one tests/package.json pins."""
+
+    @property
+    def DEFINITIONS(self) -> Mapping[str, Any]:
+        """The JSON Schema definitions of its targets' SPEC_KEYS (`overrides.json` in
+        its package), which tests/spec_schemas.py copies into the `$defs` of
+        schemas/agent.schema.json and mode.schema.json."""
+
+    @property
     def MODEL(self) -> Decisions | None:
         """Its decision model; None for the source runtime, which the others are
         proved against."""
@@ -156,3 +175,10 @@ class Runtime(Protocol):
     def limits(self, project: Translated) -> Session | None:
         """Its part of the runtime-limits rule (None: nothing to check), while one
         of TARGETS is configured."""
+
+
+def definitions(package: str) -> Mapping[str, Any]:
+    """The `$defs` of a runtime package's `overrides.json`: package data, read at import."""
+    text = resources.files(package).joinpath("overrides.json").read_text(encoding="utf-8")
+    found: Mapping[str, Any] = json.loads(text)["$defs"]
+    return found

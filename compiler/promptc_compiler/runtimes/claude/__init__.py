@@ -12,6 +12,7 @@ from promptc_compiler.core.project import Project, Session
 from promptc_compiler.runtimes.adapter import Decisions, Target
 from promptc_compiler.runtimes.claude import decide, import_, lint, plugin, target
 from promptc_compiler.runtimes.claude.agents import COPIED_KEYS as COPIED_KEYS
+from promptc_compiler.runtimes.claude.agents import DEFINITIONS as DEFINITIONS
 from promptc_compiler.runtimes.claude.agents import NAME as NAME
 from promptc_compiler.runtimes.claude.rules import (
     claude_name,
@@ -21,6 +22,7 @@ from promptc_compiler.runtimes.claude.rules import (
 )
 
 TARGETS: tuple[Target, ...] = (target, plugin)
+RELEASE = "@anthropic-ai/claude-code 2.1.332"
 MODEL: Decisions | None = decide
 IMPORT_FOLDER = ".claude"
 RULES: tuple[ModuleType, ...] = (
