@@ -8,9 +8,12 @@ and the release they follow (RELEASE). Here the two files are assembled from
 the registry: `targets` lists every target that takes the kind of spec, the
 runtimes' definitions replace their old copies in `$defs`, a definition
 nothing refers to any more goes (a runtime removed from the registry leaves
-nothing behind), and `x-models` names each runtime's release.
-tests/test_registry.py fails when a file differs from what is assembled here;
-`python -m tests.spec_schemas` (run by `make docs`) rewrites them.
+nothing behind), and `x-models` names each runtime's release. A schema of a
+runtime's own files (its FILE_SCHEMAS) that has a definition of the same name
+(Claude Code's agent file takes the keys `targets.claude` may set) has it from
+`overrides.json` too, so each is written once. tests/test_registry.py fails
+when a file differs from what is assembled here; `python -m tests.spec_schemas`
+(run by `make docs`) rewrites them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.runtimes import RUNTIMES
@@ -85,15 +89,38 @@ def assembled(kind: str, current: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def _dumped(schema: Mapping[str, Any]) -> str:
+    """The formatting every shipped schema has."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
 def text(kind: str) -> str:
-    """The file as it should read (the formatting every shipped schema has)."""
-    current = json.loads(path(kind).read_text(encoding="utf-8"))
-    return json.dumps(assembled(kind, current), indent=2, ensure_ascii=False) + "\n"
+    """The spec schema's file as it should read."""
+    return _dumped(assembled(kind, json.loads(path(kind).read_text(encoding="utf-8"))))
+
+
+def file_schema_paths() -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """Each schema file of a runtime package, with that runtime's definitions."""
+    for runtime in RUNTIMES.values():
+        folder = Path(cast("ModuleType", runtime).__file__ or "").parent / "schemas"
+        for name in sorted(runtime.FILE_SCHEMAS):
+            yield folder / f"{name}.schema.json", runtime.DEFINITIONS
+
+
+def file_schema_text(file: Path, definitions: Mapping[str, Any]) -> str:
+    """A runtime's file schema as it should read: its definitions of the names
+    `definitions` has are those."""
+    schema = json.loads(file.read_text(encoding="utf-8"))
+    own = schema.get("$defs", {})
+    schema["$defs"] = {k: definitions.get(k, v) for k, v in own.items()} if own else own
+    return _dumped(schema) if own else file.read_text(encoding="utf-8")
 
 
 def main() -> None:
     for kind in KINDS:
         path(kind).write_text(text(kind), encoding="utf-8")
+    for file, definitions in file_schema_paths():
+        file.write_text(file_schema_text(file, definitions), encoding="utf-8")
 
 
 if __name__ == "__main__":

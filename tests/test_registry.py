@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import pkgutil
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import cast
+from typing import Any, cast
 
 import jsonschema
 import pytest
@@ -74,7 +75,7 @@ def test_target_contract(name: str) -> None:
     assert target.COMPOSE_AS in runtimes.TARGETS
     jsonschema.Draft202012Validator.check_schema(runtimes.options_schema(target))
     for _, schema in target.SCHEMAS:
-        load_schema(schema)  # shipped: a KeyError otherwise
+        assert schema in runtimes.RUNTIME_OF[name].FILE_SCHEMAS  # its own runtime's
     assert not target.SHARED or target.ROOT is not None  # shared files stand at the root
     for path in target.SHARED:
         assert target.ROOT is not None
@@ -89,6 +90,18 @@ def test_the_spec_schemas_are_the_registry_s(kind: str) -> None:
     assert shipped == spec_schemas.text(kind), "run `python -m tests.spec_schemas`"
     targets = load_schema(kind)["properties"]["targets"]["properties"]
     assert list(targets) == [t for t in runtimes.TARGETS if kind in runtimes.TARGETS[t].SPEC_KEYS]
+
+
+@pytest.mark.parametrize(
+    ("file", "definitions"),
+    list(spec_schemas.file_schema_paths()),
+    ids=lambda value: value.name if isinstance(value, Path) else "",
+)
+def test_a_runtime_s_file_schemas_take_its_definitions(
+    file: Path, definitions: Mapping[str, Any]
+) -> None:
+    """A definition its overrides.json has is written once: the file's copy is that."""
+    assert file.read_text(encoding="utf-8") == spec_schemas.file_schema_text(file, definitions)
 
 
 def test_every_target_takes_an_agent_s_overrides_from_its_own_package() -> None:

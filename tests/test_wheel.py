@@ -30,8 +30,12 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "promptc_compiler/schemas/config.schema.json" in names
     assert "promptc_compiler/schemas/agent.schema.json" in names
-    for runtime in RUNTIMES:  # what a spec's `targets.<target>` may set, read at import
-        assert f"promptc_compiler/runtimes/{runtime}/overrides.json" in names
+    for name, runtime in RUNTIMES.items():  # package data each runtime reads at import
+        folder = f"promptc_compiler/runtimes/{name}"
+        assert f"{folder}/overrides.json" in names
+        assert {f"{folder}/schemas/{schema}.schema.json" for schema in runtime.FILE_SCHEMAS} <= set(
+            names
+        )
     assert "promptc_compiler/py.typed" in names  # type checkers read the package's hints
     # What `promptc init` writes.
     assert "promptc_compiler/cli/templates/init/specs/agents/lead.md" in names

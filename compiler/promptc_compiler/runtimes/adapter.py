@@ -143,7 +143,13 @@ class Runtime(Protocol):
     def DEFINITIONS(self) -> Mapping[str, Any]:
         """The JSON Schema definitions of its targets' SPEC_KEYS (`overrides.json` in
         its package), which tests/spec_schemas.py copies into the `$defs` of
-        schemas/agent.schema.json and mode.schema.json."""
+        schemas/agent.schema.json and mode.schema.json, and of its FILE_SCHEMAS
+        that define one of the same name."""
+
+    @property
+    def FILE_SCHEMAS(self) -> Mapping[str, Mapping[str, Any]]:
+        """The JSON Schemas of the files its targets write (`schemas/<name>.schema.json`
+        in its package), by name: the names its targets' SCHEMAS give."""
 
     @property
     def MODEL(self) -> Decisions | None:
@@ -177,8 +183,24 @@ class Runtime(Protocol):
         of TARGETS is configured."""
 
 
+_SUFFIX = ".schema.json"
+
+
 def definitions(package: str) -> Mapping[str, Any]:
     """The `$defs` of a runtime package's `overrides.json`: package data, read at import."""
     text = resources.files(package).joinpath("overrides.json").read_text(encoding="utf-8")
     found: Mapping[str, Any] = json.loads(text)["$defs"]
     return found
+
+
+def file_schemas(package: str) -> Mapping[str, Mapping[str, Any]]:
+    """The schemas in a runtime package's `schemas/` folder, by name: package data,
+    read at import (a runtime whose files have none has no folder)."""
+    folder = resources.files(package).joinpath("schemas")
+    if not folder.is_dir():
+        return {}
+    return {
+        entry.name.removesuffix(_SUFFIX): json.loads(entry.read_text(encoding="utf-8"))
+        for entry in sorted(folder.iterdir(), key=lambda entry: entry.name)
+        if entry.name.endswith(_SUFFIX)
+    }
