@@ -110,10 +110,12 @@ def file_schema_paths() -> Iterator[tuple[Path, Mapping[str, Any]]]:
 def file_schema_text(file: Path, definitions: Mapping[str, Any]) -> str:
     """A runtime's file schema as it should read: its definitions of the names
     `definitions` has are those."""
-    schema = json.loads(file.read_text(encoding="utf-8"))
-    own = schema.get("$defs", {})
-    schema["$defs"] = {k: definitions.get(k, v) for k, v in own.items()} if own else own
-    return _dumped(schema) if own else file.read_text(encoding="utf-8")
+    text = file.read_text(encoding="utf-8")
+    schema = json.loads(text)
+    if not schema.get("$defs"):
+        return text
+    schema["$defs"] = {k: definitions.get(k, v) for k, v in schema["$defs"].items()}
+    return _dumped(schema)
 
 
 def main() -> None:

@@ -118,9 +118,8 @@ def test_every_target_takes_an_agent_s_overrides_from_its_own_package() -> None:
 def test_assembling_replaces_a_runtime_s_definitions_and_drops_orphans() -> None:
     """A stale copy of a runtime's definition is replaced, one nothing refers to goes,
     and the spec's own definitions stay."""
-    runtime = runtimes.RUNTIMES[runtimes.TARGET_NAMES[0]]
-    name = runtime.TARGETS[0].SPEC_KEYS["agent"]
-    name = name if name in runtime.DEFINITIONS else next(iter(runtime.DEFINITIONS))
+    runtime = next(r for r in runtimes.RUNTIMES.values() if r.NAME != SOURCE)
+    name = runtime.TARGETS[0].SPEC_KEYS["agent"]  # its own (the test above)
     current = load_schema("agent")
     stale = {**current, "$defs": {**current["$defs"], name: {"type": "null"}, "gone": {}}}
     schema = spec_schemas.assembled("agent", stale)

@@ -16,16 +16,17 @@ init`'s choices, the docs' target lists) is derived from it.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.project import Session
+from promptc_compiler.core.resources import schemas_in
 from promptc_compiler.core.validate import Outputs
 from promptc_compiler.permissions.calls import Model
 from promptc_compiler.runtimes.reading import Reader
@@ -183,24 +184,15 @@ class Runtime(Protocol):
         of TARGETS is configured."""
 
 
-_SUFFIX = ".schema.json"
-
-
-def definitions(package: str) -> Mapping[str, Any]:
-    """The `$defs` of a runtime package's `overrides.json`: package data, read at import."""
-    text = resources.files(package).joinpath("overrides.json").read_text(encoding="utf-8")
-    found: Mapping[str, Any] = json.loads(text)["$defs"]
+def definitions(init: str) -> Mapping[str, Any]:
+    """The `$defs` of the `overrides.json` beside `init`, a module of a runtime
+    package: package data, read at import."""
+    with open(os.path.join(os.path.dirname(init), "overrides.json"), encoding="utf-8") as file:
+        found: Mapping[str, Any] = json.load(file)["$defs"]
     return found
 
 
-def file_schemas(package: str) -> Mapping[str, Mapping[str, Any]]:
-    """The schemas in a runtime package's `schemas/` folder, by name: package data,
-    read at import (a runtime whose files have none has no folder)."""
-    folder = resources.files(package).joinpath("schemas")
-    if not folder.is_dir():
-        return {}
-    return {
-        entry.name.removesuffix(_SUFFIX): json.loads(entry.read_text(encoding="utf-8"))
-        for entry in sorted(folder.iterdir(), key=lambda entry: entry.name)
-        if entry.name.endswith(_SUFFIX)
-    }
+def file_schemas(init: str) -> Mapping[str, Mapping[str, Any]]:
+    """The schemas in the `schemas/` folder of the runtime package whose `__init__.py`
+    is `init`, by name: package data, read at import."""
+    return schemas_in(os.path.join(os.path.dirname(init), "schemas"))

@@ -23,7 +23,7 @@ from promptc_compiler.runtimes.claude.rules import (
 
 TARGETS: tuple[Target, ...] = (target, plugin)
 RELEASE = "@anthropic-ai/claude-code 2.1.332"
-FILE_SCHEMAS = file_schemas(__name__)
+FILE_SCHEMAS = file_schemas(__file__)
 MODEL: Decisions | None = decide
 IMPORT_FOLDER = ".claude"
 RULES: tuple[ModuleType, ...] = (

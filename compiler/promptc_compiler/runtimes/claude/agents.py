@@ -70,7 +70,7 @@ DROPPED = ("temperature", "top_p", "variant", "options", "hidden")
 # Claude Code agent and command keys OpenCode does not know: a spec copied from a
 # Claude Code file carries them (the cross-ecosystem rule reports them).
 # The keys a spec's `targets.claude` may set (overrides.json: the package's adapter's).
-DEFINITIONS = definitions("promptc_compiler.runtimes.claude")
+DEFINITIONS = definitions(__file__)
 COPIED_KEYS = tuple(
     key
     for definition in ("claudeAgent", "claudeCommand")

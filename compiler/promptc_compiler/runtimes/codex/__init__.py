@@ -13,8 +13,8 @@ from promptc_compiler.runtimes.codex import decide, import_, lint, target
 NAME = target.NAME
 TARGETS: tuple[Target, ...] = (target,)
 RELEASE = "@openai/codex 0.171.0"
-DEFINITIONS = definitions(__name__)
-FILE_SCHEMAS = file_schemas(__name__)
+DEFINITIONS = definitions(__file__)
+FILE_SCHEMAS = file_schemas(__file__)
 MODEL: Decisions | None = decide
 IMPORT_FOLDER = ".codex"
 RULES: tuple[ModuleType, ...] = ()

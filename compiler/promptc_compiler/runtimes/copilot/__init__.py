@@ -13,8 +13,8 @@ from promptc_compiler.runtimes.copilot import decide, import_, lint, target
 NAME = target.NAME
 TARGETS: tuple[Target, ...] = (target,)
 RELEASE = "@github/copilot 1.0.102"
-DEFINITIONS = definitions(__name__)
-FILE_SCHEMAS = file_schemas(__name__)
+DEFINITIONS = definitions(__file__)
+FILE_SCHEMAS = file_schemas(__file__)
 MODEL: Decisions | None = decide
 IMPORT_FOLDER = ".github"
 RULES: tuple[ModuleType, ...] = ()

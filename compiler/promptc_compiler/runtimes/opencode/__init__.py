@@ -19,8 +19,8 @@ from promptc_compiler.runtimes.opencode import import_, target
 NAME = SOURCE
 TARGETS: tuple[Target, ...] = (target,)
 RELEASE = "opencode-ai 1.18.33"
-DEFINITIONS = definitions(__name__)
-FILE_SCHEMAS = file_schemas(__name__)
+DEFINITIONS = definitions(__file__)
+FILE_SCHEMAS = file_schemas(__file__)
 MODEL: Decisions | None = None
 IMPORT_FOLDER = ".opencode"
 RULES: tuple[ModuleType, ...] = ()
