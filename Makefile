@@ -79,8 +79,10 @@ conformance: $(VENV)/.installed npm bytecode
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist load -m conformance
 
 # The documentation site (mkdocs.yml, docs/) at http://127.0.0.1:8000, rebuilt on save.
-# The rule and config references are generated first (tests/docs_pages.py).
+# The spec schemas' runtime parts (tests/spec_schemas.py), then the rule and config
+# references (tests/docs_pages.py) are generated first.
 docs: $(VENV)/.installed
+	$(BIN)/python -m tests.spec_schemas
 	$(BIN)/python -m tests.docs_pages
 	$(BIN)/mkdocs serve
 

@@ -201,6 +201,22 @@ def test_key_follows_shipped_schemas(
     assert _key(sample) != before
 
 
+def test_key_follows_the_runtimes_package_data(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runtime's schemas and override keys are JSON inside the package: a change
+    to one is a change of promptc, as a change to its code is."""
+    before = _key(sample)
+    read = files.read_regular
+
+    def edited(path: str) -> bytes:
+        data = read(path)
+        return data + b" " if path.endswith("overrides.json") else data
+
+    monkeypatch.setattr(cache, "read_regular", edited)
+    assert _key(sample) != before
+
+
 def test_the_cache_reads_the_bundle_the_config_names(
     make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,7 +20,7 @@ from promptc_compiler.core.config import load_config
 from promptc_compiler.core.resources import load_schema
 from promptc_compiler.pipeline import importer
 from promptc_compiler.pipeline.importer import plan_import
-from promptc_compiler.runtimes import import_lists
+from promptc_compiler.runtimes import FILE_SCHEMAS, import_lists
 from promptc_compiler.runtimes.claude import agents as claude_agents
 from promptc_compiler.runtimes.claude import import_ as import_claude
 from promptc_compiler.runtimes.codex import import_ as import_codex
@@ -244,7 +244,7 @@ def test_a_claude_import_carries_only_what_a_build_writes_and_reports_the_rest()
 
 
 def schemas_valid(spec: Mapping[str, Any]) -> bool:
-    return validate.Schemas().valid("agent", spec)
+    return validate.Schemas(FILE_SCHEMAS).valid("agent", spec)
 
 
 # --- the same, as a property of the import alone --------------------------------------------
@@ -291,7 +291,7 @@ def test_every_override_key_is_carried_as_written_and_never_noted(
     assert ("steps" in spec) == ("max_turns" in meta)
     written = {key for key in meta if key in CARRIED[target] and key != "infer"}
     assert set(table) == written | ({"infer"} if meta.get("infer") is True else set())
-    schemas = validate.Schemas()
+    schemas = validate.Schemas(FILE_SCHEMAS)
     assert schemas.valid("agent", spec), list(validate.issues(spec, schemas.validator("agent")))
 
 

@@ -1,7 +1,9 @@
 """`promptc lsp`: the real server process over stdio (pytest-lsp), and its answers in process.
 
-The end-to-end tests open, edit and ask about files of a scratch bundle as an
-editor does; the in-process ones ask promptc_compiler.editor.navigate and promptc_compiler.editor.lsp's
+The end-to-end tests open, edit and ask about files of the server's
+workspace as an editor does, one server for them all; the raw ones send
+bytes no client library would, each to a server of its own; the in-process
+ones ask promptc_compiler.editor.navigate and promptc_compiler.editor.lsp's
 Session the questions the server forwards to them.
 """
 
@@ -24,6 +26,7 @@ from types import MappingProxyType
 from typing import IO, Any
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pygls import uris
@@ -88,8 +91,8 @@ permission:
 SKILL = "---\nname: tone\ndescription: Sets the tone of every answer.\n---\nSpeak plainly.\n"
 
 
-def write_bundle(root: Path) -> Path:
-    files = {
+BUNDLE_FILES = MappingProxyType(
+    {
         "promptc.toml": CONFIG,
         "fragments/caveman.md": FRAGMENT,
         "specs/agents/scout.md": SCOUT,
@@ -97,32 +100,110 @@ def write_bundle(root: Path) -> Path:
         "specs/agents/sage.md": agent(f"{ONE_CHARACTER}\n\n# Sage\n"),
         "specs/skills/tone/SKILL.md": SKILL,
     }
-    for rel, text in files.items():
+)
+
+
+def write_bundle(root: Path) -> Path:
+    for rel, text in BUNDLE_FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     return root.resolve()
 
 
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundle the module's language server has for its workspace."""
+    return write_bundle(tmp_path_factory.mktemp("workspace") / "bundle")
+
+
 @pytest.fixture
-def bundle(tmp_path: Path) -> Path:
+def bundle(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A scratch bundle of the test's own; for a test of the real server (one
+    asking for `client`), that server's workspace, as write_bundle wrote it."""
+    if "client" in request.fixturenames:
+        workspace: Path = request.getfixturevalue("workspace")
+        return workspace
     return write_bundle(tmp_path / "bundle")
+
+
+def restore(root: Path) -> None:
+    """The workspace as write_bundle wrote it: a test may write files, FIFOs too."""
+    root = write_bundle(root)
+    written = {root / rel for rel in BUNDLE_FILES}
+    for path in sorted(root.rglob("*"), reverse=True):  # a folder's files before it
+        if path.is_dir() and not path.is_symlink():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif path not in written:
+            path.unlink()
 
 
 # --- the real server over stdio ---------------------------------------------------------
 
 
+# One server for the module: a start costs about 2 s of CPU (lsprotocol's
+# import, a first lint), and no test below needs a process of its own; the
+# `client` fixture hands it to each test as a fresh one would be.
 @pytest_lsp.fixture(  # type: ignore[untyped-decorator]  # pytest-lsp ships no types for it
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "promptc_compiler", "lsp"])
+    scope="module",
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "promptc_compiler", "lsp"]),
 )
-async def client(lsp_client: LanguageClient, bundle: Path) -> AsyncIterator[None]:
+async def server(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
-            root_uri=uris.from_fs_path(str(bundle)),
+            root_uri=uris.from_fs_path(str(workspace)),
         )
     )
     yield
     await lsp_client.shutdown_session()
+
+
+class Documents:
+    """The documents a test has open in the server, to close after it."""
+
+    def __init__(self, client: LanguageClient, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.open: dict[str, None] = {}  # a set in opening order
+        opening, closing = client.text_document_did_open, client.text_document_did_close
+
+        def did_open(params: types.DidOpenTextDocumentParams) -> None:
+            self.open[params.text_document.uri] = None
+            opening(params)
+
+        def did_close(params: types.DidCloseTextDocumentParams) -> None:
+            self.open.pop(params.text_document.uri, None)
+            closing(params)
+
+        monkeypatch.setattr(client, "text_document_did_open", did_open)
+        monkeypatch.setattr(client, "text_document_did_close", did_close)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(
+    server: LanguageClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[LanguageClient]:
+    """The module's server as a fresh one is: no document open, its workspace
+    as written, no diagnostics received.
+
+    After the test the workspace is written again and the test's documents
+    closed. The server handles messages in order, so once it answers the
+    request sent last, every run started before has published: what arrived
+    is cleared. The closing starts one run more, on the files as written,
+    which may publish during the next test: lead.md's and sage.md's findings
+    and empty lists. No test's first wait is for such diagnostics but the one
+    for sage.md's, the same its own run publishes.
+    """
+    documents = Documents(server, monkeypatch)
+    yield server
+    restore(workspace)
+    for at in list(documents.open):
+        server.text_document_did_close(
+            types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(at))
+        )
+    closed = types.TextDocumentIdentifier(uri(workspace / "specs/agents/scout.md"))
+    answer = server.text_document_hover_async(types.HoverParams(closed, types.Position(0, 0)))
+    assert await asyncio.wait_for(answer, 60) is None  # not open: nothing to say
+    server.diagnostics.clear()
 
 
 def uri(path: Path) -> str:
@@ -170,7 +251,7 @@ def rules(found: Sequence[types.Diagnostic]) -> set[str]:
     return {str(d.code) for d in found}
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_mistyped_key_is_reported_at_its_range_and_cleared_once_fixed(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -187,7 +268,7 @@ async def test_a_mistyped_key_is_reported_at_its_range_and_cleared_once_fixed(
     assert scout.read_text(encoding="utf-8") == SCOUT
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_fragment_edit_re_diagnoses_the_agents_that_include_it(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -200,7 +281,7 @@ async def test_a_fragment_edit_re_diagnoses_the_agents_that_include_it(
     assert any("level" in d.message for d in found)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_broken_buffer_is_reported_and_the_server_keeps_answering(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -218,7 +299,7 @@ async def test_a_broken_buffer_is_reported_and_the_server_keeps_answering(
     await published(client, at, lambda ds: "syntax" not in rules(ds))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_definition_of_a_fragment_call_lands_in_its_file(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -232,7 +313,7 @@ async def test_definition_of_a_fragment_call_lands_in_its_file(
     assert [location.uri for location in found] == [uri(bundle / "fragments/caveman.md")]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_a_permission_rule_names_its_decision(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -251,7 +332,7 @@ async def test_hover_on_a_permission_rule_names_its_decision(
     assert "Shadowed: it never decides" in text
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_after_the_placeholder_opener_lists_the_fragments(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -266,7 +347,7 @@ async def test_completion_after_the_placeholder_opener_lists_the_fragments(
     assert [item.label for item in found.items] == ["caveman"]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle: Path) -> None:
     sage = bundle / "specs/agents/sage.md"
     at = open_file(client, sage)
@@ -291,7 +372,7 @@ async def test_a_code_action_restores_the_snippet(client: LanguageClient, bundle
     assert (change.range.start.line, change.range.end.line) == (body, body + 1)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_clears_it(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -320,7 +401,7 @@ async def test_a_code_action_adds_the_missing_catch_all_first_and_applying_it_cl
     await published(client, at, lambda ds: "missing-catch-all" not in rules(ds))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_did_you_mean_is_a_quick_fix_of_the_word_alone(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -368,7 +449,7 @@ def applied(text: str, changes: list[types.TextEdit]) -> str:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_fifo_in_the_bundle_gets_the_command_lines_diagnostic_and_the_server_answers(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -389,7 +470,7 @@ async def test_a_fifo_in_the_bundle_gets_the_command_lines_diagnostic_and_the_se
     await published(client, at, lambda ds: "key-typo" in rules(ds))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_uri_with_a_nul_byte_is_refused_and_only_that_document_is_told(
     client: LanguageClient, bundle: Path
 ) -> None:
@@ -424,7 +505,7 @@ async def test_a_uri_with_a_nul_byte_is_refused_and_only_that_document_is_told(
     await published(client, nul, lambda ds: not ds)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_buffer_past_the_file_cap_is_refused_as_that_file_would_be(
     client: LanguageClient, bundle: Path
 ) -> None:

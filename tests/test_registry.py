@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import pkgutil
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import cast
+from typing import Any, cast
 
 import jsonschema
 import pytest
@@ -15,6 +17,7 @@ import promptc_compiler.runtimes
 from promptc_compiler import rules, runtimes
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.resources import load_schema
+from tests import spec_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 # Modules of rules/ that are no rule: the ground the security rules share.
@@ -72,19 +75,64 @@ def test_target_contract(name: str) -> None:
     assert target.COMPOSE_AS in runtimes.TARGETS
     jsonschema.Draft202012Validator.check_schema(runtimes.options_schema(target))
     for _, schema in target.SCHEMAS:
-        load_schema(schema)  # shipped: a KeyError otherwise
+        assert schema in runtimes.RUNTIME_OF[name].FILE_SCHEMAS  # its own runtime's
     assert not target.SHARED or target.ROOT is not None  # shared files stand at the root
     for path in target.SHARED:
         assert target.ROOT is not None
         assert target.ROOT.fullmatch(path), path
 
 
-def test_the_spec_schemas_take_the_registry_s_targets() -> None:
-    """An agent may override keys for every target, a mode for some: never another."""
-    agent = load_schema("agent")["properties"]["targets"]["properties"]
-    mode = load_schema("mode")["properties"]["targets"]["properties"]
-    assert list(agent) == list(runtimes.TARGETS)
-    assert set(mode) <= set(runtimes.TARGETS)
+@pytest.mark.parametrize("kind", spec_schemas.KINDS)
+def test_the_spec_schemas_are_the_registry_s(kind: str) -> None:
+    """What schemas/agent.schema.json and mode.schema.json say of the runtimes is
+    assembled from their packages (`python -m tests.spec_schemas` rewrites them)."""
+    shipped = spec_schemas.path(kind).read_text(encoding="utf-8")
+    assert shipped == spec_schemas.text(kind), "run `python -m tests.spec_schemas`"
+    targets = load_schema(kind)["properties"]["targets"]["properties"]
+    assert list(targets) == [t for t in runtimes.TARGETS if kind in runtimes.TARGETS[t].SPEC_KEYS]
+
+
+@pytest.mark.parametrize(
+    ("file", "definitions"),
+    list(spec_schemas.file_schema_paths()),
+    ids=lambda value: value.name if isinstance(value, Path) else "",
+)
+def test_a_runtime_s_file_schemas_take_its_definitions(
+    file: Path, definitions: Mapping[str, Any]
+) -> None:
+    """A definition its overrides.json has is written once: the file's copy is that."""
+    assert file.read_text(encoding="utf-8") == spec_schemas.file_schema_text(file, definitions)
+
+
+def test_every_target_takes_an_agent_s_overrides_from_its_own_package() -> None:
+    """A target's definitions are its runtime's (the source's agent keys are the spec's own)."""
+    for runtime in runtimes.RUNTIMES.values():
+        for target in runtime.TARGETS:
+            assert "agent" in target.SPEC_KEYS
+            for kind, name in target.SPEC_KEYS.items():
+                assert kind in spec_schemas.KINDS
+                own = name in runtime.DEFINITIONS
+                assert own or (runtime.NAME == SOURCE and kind == "agent"), (target.NAME, name)
+
+
+def test_assembling_replaces_a_runtime_s_definitions_and_drops_orphans() -> None:
+    """A stale copy of a runtime's definition is replaced, one nothing refers to goes,
+    and the spec's own definitions stay."""
+    runtime = next(r for r in runtimes.RUNTIMES.values() if r.NAME != SOURCE)
+    name = runtime.TARGETS[0].SPEC_KEYS["agent"]  # its own (the test above)
+    current = load_schema("agent")
+    stale = {**current, "$defs": {**current["$defs"], name: {"type": "null"}, "gone": {}}}
+    schema = spec_schemas.assembled("agent", stale)
+    assert schema["$defs"][name] == runtime.DEFINITIONS[name]
+    assert "gone" not in schema["$defs"]
+    assert schema["$defs"]["permission"] == current["$defs"]["permission"]
+    assert schema == spec_schemas.assembled("agent", current)
+
+
+def test_each_runtime_follows_the_release_the_tests_pin() -> None:
+    pins = json.loads((ROOT / "tests" / "package.json").read_text(encoding="utf-8"))
+    released = {r.RELEASE for r in runtimes.RUNTIMES.values()}
+    assert released == {f"{name} {version}" for name, version in pins["dependencies"].items()}
 
 
 def test_the_registry_s_derived_lists() -> None:

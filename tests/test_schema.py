@@ -17,14 +17,27 @@ from promptc_compiler.base.suggest import near_miss
 from promptc_compiler.core import validate
 from promptc_compiler.core.loader import load_bytes
 from promptc_compiler.core.resources import load_schema, schema_dir
-from promptc_compiler.runtimes import TARGETS
+from promptc_compiler.runtimes import FILE_SCHEMAS, TARGETS
 from promptc_compiler.runtimes.claude import agents as claude_agents
 from promptc_compiler.runtimes.opencode import target as opencode
 from tests.conftest import AGENT, MakeBundle, Run
 from tests.schema_cases import REFERENCE_AGENT
 
 Runner = Callable[..., Run]
-SCHEMAS = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
+# Every schema promptc ships: its own formats' (schemas/), the runtimes' files'.
+SCHEMAS = sorted(
+    [
+        *(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json")),
+        *FILE_SCHEMAS,
+    ]
+)
+
+
+def shipped(name: str) -> dict[str, Any]:
+    """A shipped schema by name, wherever it stands."""
+    return dict(FILE_SCHEMAS.get(name) or load_schema(name))
+
+
 OUTPUT_SCHEMAS = [
     "opencode-agent",
     "opencode-command",
@@ -48,13 +61,17 @@ def problems(schema: str, text: str) -> list[tuple[int, int, str]]:
     """(line, column, message) for a markdown document against a schema."""
     source = load_bytes(Path("x.md"), textwrap.dedent(text).lstrip("\n").encode())
     assert source.frontmatter is not None, source.findings
-    found = validate.check_frontmatter(source.frontmatter, schema, validate.Schemas())
+    found = validate.check_frontmatter(source.frontmatter, schema, validate.Schemas(FILE_SCHEMAS))
     return [(p.line, p.column, p.message) for p in found]
 
 
 def emitted(target: str, relative: str, text: str) -> list[Problem]:
     """The problems of an emitted file."""
-    return list(validate.check_emitted(TARGETS[target].SCHEMAS, relative, text, validate.Schemas()))
+    return list(
+        validate.check_emitted(
+            TARGETS[target].SCHEMAS, relative, text, validate.Schemas(FILE_SCHEMAS)
+        )
+    )
 
 
 # --- the schema files ---------------------------------------------------------
@@ -62,7 +79,7 @@ def emitted(target: str, relative: str, text: str) -> list[Problem]:
 
 @pytest.mark.parametrize("name", SCHEMAS)
 def test_schema_is_draft_2020_12_with_id_title_and_runtime(name: str) -> None:
-    schema = load_schema(name)
+    schema = shipped(name)
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"].endswith(f"/{name}.schema.json")
@@ -91,7 +108,7 @@ def _keywords(node: Any, inside_properties: bool = False) -> Iterator[str]:
 
 @pytest.mark.parametrize("name", SCHEMAS)
 def test_schema_uses_only_keywords_editors_understand(name: str) -> None:
-    assert set(_keywords(load_schema(name))) <= EDITOR_KEYWORDS
+    assert set(_keywords(shipped(name))) <= EDITOR_KEYWORDS
 
 
 def test_definitions_shared_between_files_are_identical() -> None:
@@ -99,7 +116,7 @@ def test_definitions_shared_between_files_are_identical() -> None:
     definitions are copies; they must not drift apart."""
     seen: dict[str, tuple[str, Any]] = {}
     for name in SCHEMAS:
-        for key, definition in load_schema(name).get("$defs", {}).items():
+        for key, definition in shipped(name).get("$defs", {}).items():
             if key in seen:
                 assert definition == seen[key][1], f"$defs/{key}: {name} != {seen[key][0]}"
             seen[key] = (name, definition)
@@ -108,7 +125,7 @@ def test_definitions_shared_between_files_are_identical() -> None:
 def test_claude_colours_are_the_schemas_own() -> None:
     """Claude Code's colours are written once in Python (claude_agents), beside the
     schemas' `color` enum, which the lint's hint for an OpenCode `color` reads."""
-    colour = load_schema("claude-agent")["$defs"]["claudeAgent"]["properties"]["color"]
+    colour = shipped("claude-agent")["$defs"]["claudeAgent"]["properties"]["color"]
     assert tuple(colour["enum"]) == claude_agents.COLORS
     assert "teal" not in claude_agents.COLORS
 
@@ -116,9 +133,9 @@ def test_claude_colours_are_the_schemas_own() -> None:
 def test_each_validator_is_built_once_per_run_and_never_shared() -> None:
     """A run's Schemas builds a schema's validator the first time it is asked
     for; another run's Schemas builds its own (no state outlives a run)."""
-    schemas = validate.Schemas()
+    schemas = validate.Schemas(FILE_SCHEMAS)
     assert schemas.validator("agent") is schemas.validator("agent")
-    assert schemas.validator("agent") is not validate.Schemas().validator("agent")
+    assert schemas.validator("agent") is not validate.Schemas(FILE_SCHEMAS).validator("agent")
     assert schemas.validator("agent") is not schemas.validator("mode")
 
 
@@ -318,12 +335,12 @@ def test_emitter_bug_is_caught_before_anything_is_written(
     lines = result.lines
     assert (
         "build/opencode/.opencode/agents/scout.md:3:7: error [emit] $.mode: 'helper' is not one of "
-        "subagent, primary, all (schemas/opencode-agent.schema.json); generated from "
+        "subagent, primary, all (opencode-agent.schema.json); generated from "
         "specs/agents/scout.md. This is a promptc bug: please report it"
     ) in lines
     assert (
         "build/opencode/opencode.json:3:20: error [emit] $.default_agent: expected a string, "
-        "found the number 5 (schemas/opencode-config.schema.json). This is a promptc bug: "
+        "found the number 5 (opencode-config.schema.json). This is a promptc bug: "
         "please report it"
     ) in lines
 

@@ -23,24 +23,24 @@ from hypothesis import strategies as st
 
 from promptc_compiler.core import validate
 from promptc_compiler.core.loader import load_bytes
-from promptc_compiler.core.resources import load_schema, schema_dir
-from promptc_compiler.runtimes import TARGETS
+from promptc_compiler.runtimes import FILE_SCHEMAS, TARGETS
 from tests import test_schema
 from tests.schema_cases import CASES, REFERENCE_AGENT
+from tests.test_schema import shipped
 
 pytestmark = pytest.mark.slow
 
-SHIPPED = sorted(p.name.removesuffix(".schema.json") for p in schema_dir().glob("*.schema.json"))
+SHIPPED = test_schema.SCHEMAS
 # What a run checks with Schemas: the sources, then the emitted files (the
 # config is validated once per run, by a validator of its own).
 CHECKED = sorted(
     {"agent", "mode", "fragment", "skill"}
     | {schema for target in TARGETS.values() for _, schema in target.SCHEMAS}
 )
-SCHEMAS = validate.Schemas()  # shared by the examples, as by the documents of one run
+SCHEMAS = validate.Schemas(FILE_SCHEMAS)  # shared by the examples, as by the documents of one run
 OPENCODE_FILES = TARGETS["opencode"].SCHEMAS
 # Each schema as shipped, its references followed by jsonschema.
-AS_SHIPPED = {name: validate.SchemaValidator(load_schema(name)) for name in CHECKED}
+AS_SHIPPED = {name: validate.SchemaValidator(shipped(name)) for name in CHECKED}
 
 
 def assert_explained_exactly_when_invalid(document: Any, name: str) -> None:
@@ -89,7 +89,7 @@ def test_the_case_tables_are_explained_exactly_when_invalid(name: str) -> None:
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_reference_of_a_shipped_schema_is_put_in_place(name: str) -> None:
     """No `$ref` is left for jsonschema to follow at each use."""
-    inlined = validate._inlined(load_schema(name))
+    inlined = validate._inlined(shipped(name))
     used = {key: value for key, value in inlined.items() if key != "$defs"}
     assert '"$ref"' not in json.dumps(used)
 
@@ -135,12 +135,12 @@ def test_a_non_finite_number_is_refused() -> None:
 
 
 def test_checking_leaves_the_schemas_as_they_are() -> None:
-    before = {name: copy.deepcopy(load_schema(name)) for name in CHECKED}
-    schemas = validate.Schemas()
+    before = {name: copy.deepcopy(shipped(name)) for name in CHECKED}
+    schemas = validate.Schemas(FILE_SCHEMAS)
     for name in CHECKED:
         schemas.valid(name, {})
         list(validate.issues({}, schemas.validator(name)))
-    assert {name: load_schema(name) for name in CHECKED} == before
+    assert {name: shipped(name) for name in CHECKED} == before
 
 
 def test_a_document_is_checked_as_it_is_and_never_filled_in() -> None:
@@ -171,7 +171,7 @@ def _harvest(node: Any) -> None:
 
 
 for _name in SHIPPED:
-    _harvest(load_schema(_name))
+    _harvest(shipped(_name))
 _TEXTS.update(["#FF5733", "#FF5733\n", "", " ", "./agents/", "Bash(ls *)", "mcp__*", "a:b"])
 
 scalars = st.one_of(
@@ -266,7 +266,7 @@ def guided(node: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy
     return st.one_of(options) if depth == 0 else st.one_of(*options, *options, *options, scalars)
 
 
-GUIDED = {name: guided(load_schema(name), load_schema(name)) for name in CHECKED}
+GUIDED = {name: guided(shipped(name), shipped(name)) for name in CHECKED}
 
 
 @pytest.mark.parametrize("name", CHECKED)
@@ -295,7 +295,7 @@ def test_any_document_is_explained_exactly_when_invalid(
             (
                 3,
                 7,
-                "$.mode: 'sideways' is not one of subagent, primary, all (schemas/opencode-agent.schema.json)",
+                "$.mode: 'sideways' is not one of subagent, primary, all (opencode-agent.schema.json)",
             ),
         ),
         (
@@ -312,7 +312,7 @@ def test_any_document_is_explained_exactly_when_invalid(
             (
                 3,
                 14,
-                "$.temperature: must be a number (found the text 'hot') (schemas/opencode-agent.schema.json)",
+                "$.temperature: must be a number (found the text 'hot') (opencode-agent.schema.json)",
             ),
         ),
     ],
@@ -321,13 +321,13 @@ def test_a_broken_emitted_agent_gets_the_positioned_diagnostic(
     text: str, expected: tuple[int, int, str]
 ) -> None:
     rel = ".opencode/agents/reviewer.md"
-    found = list(validate.check_emitted(OPENCODE_FILES, rel, text, validate.Schemas()))
+    found = list(validate.check_emitted(OPENCODE_FILES, rel, text, validate.Schemas(FILE_SCHEMAS)))
     assert [(p.line, p.column, p.message) for p in found] == [expected]
 
 
 def test_a_valid_emitted_agent_has_no_problem() -> None:
     text = "---\ndescription: Reviews code\nmode: subagent\n---\nBody\n"
-    schemas = validate.Schemas()
+    schemas = validate.Schemas(FILE_SCHEMAS)
     assert (
         list(validate.check_emitted(OPENCODE_FILES, ".opencode/agents/r.md", text, schemas)) == []
     )

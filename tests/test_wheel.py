@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from promptc_compiler.runtimes import RUNTIMES
+
 # Slow end to end (pip builds and installs the wheel in a fresh venv): `make conformance` runs it, not `make test`.
 pytestmark = [pytest.mark.slow, pytest.mark.conformance]
 
@@ -28,6 +30,12 @@ def test_installed_wheel_works_elsewhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "promptc_compiler/schemas/config.schema.json" in names
     assert "promptc_compiler/schemas/agent.schema.json" in names
+    for name, runtime in RUNTIMES.items():  # package data each runtime reads at import
+        folder = f"promptc_compiler/runtimes/{name}"
+        assert f"{folder}/overrides.json" in names
+        assert {f"{folder}/schemas/{schema}.schema.json" for schema in runtime.FILE_SCHEMAS} <= set(
+            names
+        )
     assert "promptc_compiler/py.typed" in names  # type checkers read the package's hints
     # What `promptc init` writes.
     assert "promptc_compiler/cli/templates/init/specs/agents/lead.md" in names

@@ -52,7 +52,14 @@ from promptc_compiler.pipeline.lint import run_rules
 from promptc_compiler.pipeline.proof import Proof
 from promptc_compiler.pipeline.proof import lines as proof_lines
 from promptc_compiler.pipeline.writer import ManifestError, Planner, apply, load_manifest, owned
-from promptc_compiler.runtimes import MODELS, TARGET_NAMES, TARGETS, check_options, compose_as
+from promptc_compiler.runtimes import (
+    FILE_SCHEMAS,
+    MODELS,
+    TARGET_NAMES,
+    TARGETS,
+    check_options,
+    compose_as,
+)
 from promptc_compiler.runtimes.translations import Translated
 
 
@@ -102,7 +109,7 @@ class _Collector:
         self.config = config
         self.kept = kept
         self.settings = _checked_settings(config)
-        self.schemas = Schemas()  # the run's validators
+        self.schemas = Schemas(FILE_SCHEMAS)  # the run's validators
         self.items: list[Diagnostic] = []
         self._failed: set[str | None] = set()  # display paths with an error
         self.proofs: list[Proof] = []

@@ -23,7 +23,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from promptc_compiler.runtimes.claude import agents as claude_agents
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
-from tests import bundles
+from tests import bundles, snapshots
 from tests.conftest import MakeBundle
 
 FIXTURE = bundles.FIXTURES / "claude"
@@ -329,19 +329,42 @@ class JsonSnapshot(SingleFileSnapshotExtension):
     file_extension = "json"
 
 
-def snapshot_cases() -> list[Any]:
-    cases = []
+def snapshot_files() -> dict[str, tuple[str, str, str]]:
+    """{case id: (bundle, target, emitted file)} for every file the two bundles emit."""
+    cases = {}
     for bundle in ("team", "fixture"):
         for target in TARGETS:
             for rel in emitted(bundle, target):
                 label = rel.removeprefix(".").rsplit(".", 1)[0].replace("/", ".")
-                cases.append(pytest.param(bundle, target, rel, id=f"{bundle}-{target}-{label}"))
+                cases[f"{bundle}-{target}-{label}"] = (bundle, target, rel)
     return cases
 
 
-@pytest.mark.parametrize(("bundle", "target", "rel"), snapshot_cases())
-def test_emitted_file_matches_snapshot(
-    bundle: str, target: str, rel: str, snapshot: SnapshotAssertion
+SNAPSHOT_TEST = "test_emitted_file_matches_snapshot"
+
+
+def snapshot_ids(config: pytest.Config) -> list[str]:
+    """The snapshot test's cases, named without rendering (tests/snapshots.py says why)."""
+    return snapshots.case_ids(config, __file__, SNAPSHOT_TEST, snapshot_files)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.name == SNAPSHOT_TEST:
+        ids = snapshot_ids(metafunc.config)
+        metafunc.parametrize("case", ids, ids=ids)
+
+
+def test_every_emitted_file_has_a_snapshot_and_every_snapshot_a_file(
+    request: pytest.FixtureRequest,
 ) -> None:
+    # A file emitted with no snapshot, or a snapshot of no emitted file: the
+    # snapshot test's cases come from the snapshot files (tests/snapshots.py).
+    assert sorted(snapshot_files()) == snapshot_ids(request.config), "pytest --snapshot-update"
+
+
+def test_emitted_file_matches_snapshot(case: str, snapshot: SnapshotAssertion) -> None:
+    files = snapshot_files()
+    assert case in files, f"no longer emitted: `pytest --snapshot-update` deletes {case}'s snapshot"
+    bundle, target, rel = files[case]
     extension = JsonSnapshot if rel.endswith(".json") else MarkdownSnapshot
     assert emitted(bundle, target)[rel] == snapshot(extension_class=extension)

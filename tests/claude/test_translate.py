@@ -176,10 +176,14 @@ def test_the_model_reads_commands_as_claude_code_does(
 
 
 @functools.cache
+def rendered(bundle: str) -> dict[str, bytes]:
+    """The Claude Code files of a fixture bundle, rendered once for the tests that read them."""
+    return bundles.render(BUNDLES[bundle], "claude", lint_errors=bundle == "permissions")
+
+
+@functools.cache
 def claude_model(bundle: str) -> model.Claude:
-    root = BUNDLES[bundle]
-    files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
-    return model.load({rel: data.decode() for rel, data in files.items()})
+    return model.load({rel: data.decode() for rel, data in rendered(bundle).items()})
 
 
 @functools.cache
@@ -246,7 +250,7 @@ def test_a_read_only_command_spaced_twice_is_not_wider_in_claude() -> None:
 def test_commands_pre_approve_only_what_their_agent_may_run(bundle: str) -> None:
     root = BUNDLES[bundle]
     project = bundles.project(root, "claude")
-    files = bundles.render(root, "claude", lint_errors=bundle == "permissions")
+    files = rendered(bundle)
     planned = project.translations.of(translate.TRANSLATOR)
     for ident, spec in project.modes.items():
         text = files[f".claude/commands/{flat_name(ident)}.md"].decode()
@@ -410,9 +414,7 @@ def test_tools_without_a_claude_equivalent_are_reported(make_bundle: MakeBundle)
 @pytest.mark.parametrize("bundle", ["claude", "opencode", "permissions"])
 def test_the_report_names_each_lossy_rule_once(bundle: str) -> None:
     root = BUNDLES[bundle]
-    report = bundles.render(root, "claude", lint_errors=bundle == "permissions")[
-        "TRANSLATION.md"
-    ].decode()
+    report = rendered(bundle)["TRANSLATION.md"].decode()
     t = bundles.project(root, "claude").translations.of(translate.TRANSLATOR)
     own = [loss for loss in t.losses if loss.rule.origin.kind == "agent"]
     assert own, "the bundle must lose something for this test to mean anything"

@@ -23,7 +23,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from promptc_compiler.permissions import runtime
 from promptc_compiler.runtimes.opencode import target as opencode
 from promptc_compiler.runtimes.skills import skill_frontmatter
-from tests import bundles
+from tests import bundles, snapshots
 from tests.conftest import MakeBundle, Run
 
 FIXTURE = bundles.FIXTURES / "opencode"
@@ -158,12 +158,20 @@ def test_values_are_quoted_where_yaml_needs_it(
 # --- round trip -----------------------------------------------------------------------------
 
 
-def emitted_cases() -> list[tuple[str, str]]:
-    return [(name, rel) for name in BUNDLES for rel in emitted(name) if rel.endswith(".md")]
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Both tests over every emitted file take the snapshot test's cases: read from
+    the snapshot files, not rendered in every worker (tests/snapshots.py)."""
+    if metafunc.definition.name == SNAPSHOT_TEST:
+        ids = snapshot_ids(metafunc.config)
+        metafunc.parametrize("case", ids, ids=ids)
+    elif metafunc.definition.name == "test_emitted_markdown_reads_back_as_intended":
+        # The JSON config is the one file that is not markdown.
+        ids = [case for case in snapshot_ids(metafunc.config) if not case.endswith("-opencode")]
+        metafunc.parametrize("case", ids, ids=ids)
 
 
-@pytest.mark.parametrize(("bundle", "rel"), emitted_cases())
-def test_emitted_markdown_reads_back_as_intended(bundle: str, rel: str) -> None:
+def test_emitted_markdown_reads_back_as_intended(case: str) -> None:
+    bundle, rel = emitted_file(case)
     project = bundles.project(BUNDLES[bundle], "opencode")
     kind, ident = rel.removeprefix(".opencode/").split("/", 1)
     ident = ident.removesuffix(".md")
@@ -285,16 +293,40 @@ class JsonSnapshot(SingleFileSnapshotExtension):
     file_extension = "json"
 
 
-def snapshot_cases() -> list[Any]:
-    cases = []
+def snapshot_files() -> dict[str, tuple[str, str]]:
+    """{case id: (bundle, emitted file)} for every file the two bundles emit."""
+    cases = {}
     for name in BUNDLES:
         for rel in emitted(name):
             label = rel.removeprefix(".opencode/").rsplit(".", 1)[0].replace("/", ".")
-            cases.append(pytest.param(name, rel, id=f"{name}-{label}"))
+            cases[f"{name}-{label}"] = (name, rel)
     return cases
 
 
-@pytest.mark.parametrize(("bundle", "rel"), snapshot_cases())
-def test_emitted_file_matches_snapshot(bundle: str, rel: str, snapshot: SnapshotAssertion) -> None:
+SNAPSHOT_TEST = "test_emitted_file_matches_snapshot"
+
+
+def snapshot_ids(config: pytest.Config) -> list[str]:
+    """The snapshot test's cases, named without rendering (tests/snapshots.py says why)."""
+    return snapshots.case_ids(config, __file__, SNAPSHOT_TEST, snapshot_files)
+
+
+def test_every_emitted_file_has_a_snapshot_and_every_snapshot_a_file(
+    request: pytest.FixtureRequest,
+) -> None:
+    # A file emitted with no snapshot, or a snapshot of no emitted file: the
+    # snapshot test's cases come from the snapshot files (tests/snapshots.py).
+    assert sorted(snapshot_files()) == snapshot_ids(request.config), "pytest --snapshot-update"
+
+
+def emitted_file(case: str) -> tuple[str, str]:
+    """(bundle, emitted file) of a snapshot case."""
+    files = snapshot_files()
+    assert case in files, f"no longer emitted: `pytest --snapshot-update` deletes {case}'s snapshot"
+    return files[case]
+
+
+def test_emitted_file_matches_snapshot(case: str, snapshot: SnapshotAssertion) -> None:
+    bundle, rel = emitted_file(case)
     extension = JsonSnapshot if rel.endswith(".json") else MarkdownSnapshot
     assert emitted(bundle)[rel] == snapshot(extension_class=extension)

@@ -26,8 +26,12 @@ def _find() -> str:
     raise FileNotFoundError("promptc schemas not found; the installation is incomplete")
 
 
-def _parse_all(folder: str) -> dict[str, dict[str, Any]]:
+def schemas_in(folder: str) -> dict[str, dict[str, Any]]:
+    """Each `<name>.schema.json` of `folder`, parsed, by name (none when there is no folder:
+    a runtime whose files have no schema has none)."""
     schemas: dict[str, dict[str, Any]] = {}
+    if not os.path.isdir(folder):
+        return schemas
     for name in sorted(os.listdir(folder)):
         if name.endswith(_SUFFIX):
             with open(os.path.join(folder, name), encoding="utf-8") as handle:
@@ -38,7 +42,7 @@ def _parse_all(folder: str) -> dict[str, dict[str, Any]]:
 SCHEMA_FOLDER = _find()
 # Package data, read once at import (about a millisecond for all of them): the
 # schemas a run checks against are those of the installed promptc.
-SCHEMAS = _parse_all(SCHEMA_FOLDER)
+SCHEMAS = schemas_in(SCHEMA_FOLDER)
 
 
 def schema_folder() -> str:

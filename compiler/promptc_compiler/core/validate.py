@@ -73,7 +73,9 @@ SchemaValidator: type[Validator] = validators.extend(  # type: ignore[no-untyped
 
 
 class Schemas:
-    """One run's validators of the shipped schemas, by name, each built when first needed.
+    """One run's validators, by schema name, each built when first needed: of the
+    schemas shipped in schemas/ and of `files`, the schemas of the files the
+    targets write (each runtime's own, promptc_compiler.runtimes.FILE_SCHEMAS).
 
     Held by the run (promptc_compiler.api's collector), so nothing outlives it: a
     validator costs about 0.2 ms to build and resolves its `$ref`s as it meets
@@ -81,16 +83,18 @@ class Schemas:
     (see `valid`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, files: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self._files = files or {}
         self._built: dict[str, Validator] = {}
         self._split: dict[str, tuple[Validator, frozenset[str]] | None] = {}
         self._entries: dict[tuple[str, object, object], bool] = {}
 
     def validator(self, name: str) -> Validator:
-        """The validator of `schemas/<name>.schema.json`."""
+        """The validator of the schema `name`: a file's, else `schemas/<name>.schema.json`."""
         found = self._built.get(name)
         if found is None:
-            found = self._built[name] = SchemaValidator(_inlined(load_schema(name)))
+            schema = self._files.get(name) or load_schema(name)
+            found = self._built[name] = SchemaValidator(_inlined(schema))
         return found
 
     def valid(self, name: str, instance: Any) -> bool:
@@ -550,9 +554,7 @@ def _check_json(text: str, schema: str, schemas: Schemas) -> Iterator[Problem]:
 def _against(frontmatter: Frontmatter, schema: str, schemas: Schemas) -> Iterator[Problem]:
     """The problems of a file known to fail, naming the schema file."""
     for problem in _placed(frontmatter, dict(frontmatter.data), schemas.validator(schema)):
-        yield Problem(
-            problem.line, problem.column, f"{problem.message} (schemas/{schema}.schema.json)"
-        )
+        yield Problem(problem.line, problem.column, f"{problem.message} ({schema}.schema.json)")
 
 
 # --- key sets the frontmatter rules share -------------------------------------

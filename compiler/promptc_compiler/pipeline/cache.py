@@ -223,13 +223,14 @@ def _code_digest() -> str:
     # promptc_compiler/, the whole package (this module is promptc_compiler/pipeline/cache.py).
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     schemas = resources.schema_folder()
-    files: list[str] = []
+    # The code and the package data a run reads: the runtimes' schemas and override
+    # keys are JSON inside the package, as the shipped schemas are in a wheel.
+    files: set[str] = set()
     for top, dirs, names in os.walk(package):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
-        files += [os.path.join(top, name) for name in names if name.endswith(".py")]
-    files.sort()
-    files += sorted(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
-    for path in files:
+        files.update(os.path.join(top, n) for n in names if n.endswith((".py", ".json")))
+    files.update(os.path.join(schemas, n) for n in os.listdir(schemas) if n.endswith(".json"))
+    for path in sorted(files):
         digest.update(path.encode() + b"\0" + read_regular(path) + b"\0")
     for name in DEPENDENCIES:
         origin = _origin(name)

@@ -48,6 +48,11 @@ MODELS: Mapping[str, tuple[str, Loader]] = {
     if runtime.MODEL is not None
     for target in runtime.TARGETS
 }
+# The schemas of the files the targets write, by the names their SCHEMAS give
+# (each runtime's own; the run's validators look them up, promptc_compiler.core.validate).
+FILE_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
+    name: schema for runtime in _PACKAGES for name, schema in runtime.FILE_SCHEMAS.items()
+}
 # `promptc import <runtime>`: the folder of a project each runtime reads.
 IMPORT_FOLDERS: Mapping[str, str] = {runtime.NAME: runtime.IMPORT_FOLDER for runtime in _PACKAGES}
 # The rules each runtime brings, in the registry's order (promptc_compiler.rules).

@@ -15,6 +15,8 @@ init`'s choices, the docs' target lists) is derived from it.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from typing import Any, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.project import Session
+from promptc_compiler.core.resources import schemas_in
 from promptc_compiler.core.validate import Outputs
 from promptc_compiler.permissions.calls import Model
 from promptc_compiler.runtimes.reading import Reader
@@ -85,6 +88,12 @@ class Target(Protocol):
     def STARTER(self) -> Starter:
         """What `promptc init` writes for it."""
 
+    @property
+    def SPEC_KEYS(self) -> Mapping[str, str]:
+        """What a spec's `targets.<NAME>` may set, by kind of spec (`agent`, `mode`):
+        the name of a definition in its runtime's DEFINITIONS (or, for the source,
+        in the spec schema itself). A kind it lacks takes no `targets.<NAME>`."""
+
     def files(self, project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         """Each file, relative to `<out>/<NAME>/`, as (path, text), one at a time:
         agents first (promptc_compiler.pipeline.emitter)."""
@@ -127,6 +136,23 @@ class Runtime(Protocol):
         """The layouts it reads, each written to `<out>/<target>/`."""
 
     @property
+    def RELEASE(self) -> str:
+        """The release its files, model and override keys follow, as npm names it
+        (`@openai/codex 0.171.0`): the one tests/package.json pins."""
+
+    @property
+    def DEFINITIONS(self) -> Mapping[str, Any]:
+        """The JSON Schema definitions of its targets' SPEC_KEYS (`overrides.json` in
+        its package), which tests/spec_schemas.py copies into the `$defs` of
+        schemas/agent.schema.json and mode.schema.json, and of its FILE_SCHEMAS
+        that define one of the same name."""
+
+    @property
+    def FILE_SCHEMAS(self) -> Mapping[str, Mapping[str, Any]]:
+        """The JSON Schemas of the files its targets write (`schemas/<name>.schema.json`
+        in its package), by name: the names its targets' SCHEMAS give."""
+
+    @property
     def MODEL(self) -> Decisions | None:
         """Its decision model; None for the source runtime, which the others are
         proved against."""
@@ -156,3 +182,17 @@ class Runtime(Protocol):
     def limits(self, project: Translated) -> Session | None:
         """Its part of the runtime-limits rule (None: nothing to check), while one
         of TARGETS is configured."""
+
+
+def definitions(init: str) -> Mapping[str, Any]:
+    """The `$defs` of the `overrides.json` beside `init`, a module of a runtime
+    package: package data, read at import."""
+    with open(os.path.join(os.path.dirname(init), "overrides.json"), encoding="utf-8") as file:
+        found: Mapping[str, Any] = json.load(file)["$defs"]
+    return found
+
+
+def file_schemas(init: str) -> Mapping[str, Mapping[str, Any]]:
+    """The schemas in the `schemas/` folder of the runtime package whose `__init__.py`
+    is `init`, by name: package data, read at import."""
+    return schemas_in(os.path.join(os.path.dirname(init), "schemas"))

@@ -14,9 +14,10 @@ from typing import Any
 from promptc_compiler.base.body_syntax import shell_lines
 from promptc_compiler.base.suggest import fold
 from promptc_compiler.core.project import Project, Spec
-from promptc_compiler.core.validate import known_keys, opencode_agent_keys
+from promptc_compiler.core.validate import opencode_agent_keys
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule, evaluate
+from promptc_compiler.runtimes.adapter import definitions
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude.translate import Translation
 from promptc_compiler.runtimes.model_map import mapped_model
@@ -68,9 +69,12 @@ REFUSED = ("tools", "disallowedTools", "permissionMode", "hooks", "mcpServers", 
 DROPPED = ("temperature", "top_p", "variant", "options", "hidden")
 # Claude Code agent and command keys OpenCode does not know: a spec copied from a
 # Claude Code file carries them (the cross-ecosystem rule reports them).
+# The keys a spec's `targets.claude` may set (overrides.json: the package's adapter's).
+DEFINITIONS = definitions(__file__)
 COPIED_KEYS = tuple(
     key
-    for key in (*known_keys("agent", "claudeAgent"), *known_keys("mode", "claudeCommand"))
+    for definition in ("claudeAgent", "claudeCommand")
+    for key in DEFINITIONS[definition]["properties"]
     if key not in opencode_agent_keys()
 )
 # By normalised spelling (so `allowed_tools` and `allowedTools` find `allowed-tools`).

@@ -47,6 +47,7 @@ _NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 ROOT = None
 SHARED: dict[str, tuple[str, ...]] = {}
 RUNTIME = claude.RUNTIME
+SPEC_KEYS = claude.SPEC_KEYS  # the same agent and command files
 LOADED = re.compile(
     r"(agents|commands)/.+\.md|skills/[^/]+/SKILL\.md"
     r"|\.claude-plugin/plugin\.json|hooks/hooks\.json|\.mcp\.json"

@@ -68,6 +68,7 @@ from promptc_compiler.runtimes.translations import Translated
 
 COMPOSE_AS = NAME
 RUNTIME = "Claude Code"
+SPEC_KEYS = {"agent": "claudeAgent", "mode": "claudeCommand"}  # in overrides.json
 SCHEMAS = (
     (".claude/agents/*.md", "claude-agent"),
     (".claude/commands/*.md", "claude-command"),

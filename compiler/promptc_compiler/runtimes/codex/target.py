@@ -88,6 +88,7 @@ SHARED: dict[str, tuple[str, ...]] = {".codex/config.toml": ()}
 # What Codex reads from a project (paths under <out>/codex/), so that a check
 # can name a file there that promptc did not write.
 RUNTIME = "Codex CLI"
+SPEC_KEYS = {"agent": "codexAgent"}  # in overrides.json; a mode has no Codex keys
 LOADED = re.compile(
     r"\.codex/agents/.+\.toml|\.codex/config\.toml|\.codex/rules/[^/]+\.rules"
     r"|(\.codex|\.agents)/skills/.+/SKILL\.md|AGENTS\.md"

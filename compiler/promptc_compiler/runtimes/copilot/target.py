@@ -72,6 +72,7 @@ from promptc_compiler.runtimes.translations import Translated
 NAME = COPILOT.target
 COMPOSE_AS = NAME
 RUNTIME = COPILOT.label
+SPEC_KEYS = {"agent": "copilotAgent"}  # in overrides.json; a mode has no Copilot keys
 SCHEMAS: tuple[tuple[str, str], ...] = ()
 STARTER = Starter(at_root=".github/agents/")
 # Copilot reads custom agents from both folders (plain `.md` files too).

@@ -98,6 +98,7 @@ from promptc_compiler.runtimes.translations import Translated
 NAME = GEMINI.target
 COMPOSE_AS = NAME
 RUNTIME = GEMINI.label
+SPEC_KEYS = {"agent": "geminiAgent", "mode": "geminiCommand"}  # in overrides.json
 SCHEMAS: tuple[tuple[str, str], ...] = ()
 STARTER = Starter()
 # Agents are not searched in subfolders, and files starting with `_` are skipped.

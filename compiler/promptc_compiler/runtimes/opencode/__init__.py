@@ -13,11 +13,14 @@ from types import ModuleType
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.project import Project, Session
-from promptc_compiler.runtimes.adapter import Decisions, Target
+from promptc_compiler.runtimes.adapter import Decisions, Target, definitions, file_schemas
 from promptc_compiler.runtimes.opencode import import_, target
 
 NAME = SOURCE
 TARGETS: tuple[Target, ...] = (target,)
+RELEASE = "opencode-ai 1.18.33"
+DEFINITIONS = definitions(__file__)
+FILE_SCHEMAS = file_schemas(__file__)
 MODEL: Decisions | None = None
 IMPORT_FOLDER = ".opencode"
 RULES: tuple[ModuleType, ...] = ()

@@ -34,6 +34,8 @@ NAME = SOURCE
 COMPOSE_AS = NAME
 OPTIONS: dict[str, Any] = {}
 RUNTIME = "OpenCode"
+# `targets.opencode` takes OpenCode's own agent keys (the spec's format) and command keys.
+SPEC_KEYS = {"agent": "opencodeAgent", "mode": "opencodeCommand"}
 SCHEMAS = (
     (".opencode/agents/*.md", "opencode-agent"),
     (".opencode/commands/*.md", "opencode-command"),
