@@ -29,6 +29,7 @@ import bisect
 import functools
 import itertools
 import re
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -162,25 +163,28 @@ class Source:
     lines: Lines | None = field(default=None, compare=False, repr=False)
     row: int = field(default=0, compare=False, repr=False)
 
-    @functools.cached_property
-    def _row(self) -> tuple[list[str], frozenset[str]]:
-        """This file's lines (the run's distinct lines' strings), and their set."""
-        row = self._index.rows[self.row]
-        return row, frozenset(row)
+    @property
+    def _row(self) -> list[str]:
+        """This file's lines, each the run's one string of that line. Not made a
+        set of its own: a thousand files' sets held 8 MiB, and a look at the
+        lines' strings costs about as much as building the set."""
+        return self._index.rows[self.row]
 
     @functools.cached_property
     def _index(self) -> Lines:
         return self.lines if self.lines is not None else Lines([self.text])
 
     @functools.cached_property
-    def _starts(self) -> list[int]:
-        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+    def _starts(self) -> array[int]:
+        # An array, not a list: a list holds an object for each offset past 256
+        # (36 bytes a line where an array takes 8), for every file a rule reads.
+        return array("q", [0, *(m.end() for m in re.finditer("\n", self.text))])
 
     def holds(self, pattern: re.Pattern[str]) -> bool:
         """Whether a line of the text holds a match of `pattern`, which matches
         within one line and reads nothing beyond it (Lines.matching): a test a
         rule makes before a scan that finds nothing where it fails."""
-        return not self._index.matching(pattern).isdisjoint(self._row[1])
+        return not self._index.matching(pattern).isdisjoint(self._row)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based line and column (in code points) of `offset`."""
@@ -216,14 +220,14 @@ class Source:
         scan, and triggers are rare in prose.
         """
         index = self._index
-        row, distinct = self._row
-        if not index.unlowerable.isdisjoint(distinct):
+        row = self._row
+        if not index.unlowerable.isdisjoint(row):
             yield 0, len(self.text)
             return
         # The triggers are looked for once in each of the run's distinct lines
         # (Lines): the file's lines are read only where one holds a trigger.
         holding = index.holding_any(triggers)
-        if holding.isdisjoint(distinct):
+        if holding.isdisjoint(row):
             return
         lines = list(itertools.compress(itertools.count(1), map(holding.__contains__, row)))
         last = len(self._starts)
