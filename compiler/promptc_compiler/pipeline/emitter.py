@@ -65,13 +65,12 @@ def emit(
             composed = make_project(config, bundle, composition, composed_for)
             project = Translated.of(composed, lint_project.translations)
             projects[composed_for] = project
-        texts: dict[str, str] = {}
+        texts = _Texts(files, name)
         for rel, text in TARGETS[name].files(project, config.targets.get(name, {})):
             spec = _origin(project, name, rel)
             for problem in _check_emitted(collector, project, name, rel, text, spec):
                 collector.add("emit", config.out / name / rel, problem)
-            texts[rel] = text
-            files[f"{name}/{rel}"] = text.encode("utf-8")
+            texts.add(rel, text)
         proof = prove(project, name, texts, matrix)
         if proof is not None:
             proofs.append((project, proof))
@@ -81,6 +80,36 @@ def emit(
                 files[f"{name}/{REPORT}"] = text.encode("utf-8")
     _report_proofs(collector, proofs)
     return [project for project in projects.values() if project is not lint_project]
+
+
+class _Texts(Mapping[str, str]):
+    """A target's emitted files as text, by path, for its proof: kept as the
+    bytes to write (in `files`, by `<target>/<path>`) and decoded when read.
+    Holding the text beside the bytes held every emitted file twice, and a
+    decision model reads only the files it needs."""
+
+    def __init__(self, files: dict[str, bytes], target: str) -> None:
+        self._files = files
+        self._prefix = f"{target}/"
+        self._paths: list[str] = []
+
+    def add(self, rel: str, text: str) -> None:
+        key = self._prefix + rel
+        if key not in self._files:
+            self._paths.append(rel)
+        self._files[key] = text.encode("utf-8")
+
+    def __getitem__(self, rel: str) -> str:
+        return self._files[self._prefix + rel].decode("utf-8")
+
+    def __contains__(self, rel: object) -> bool:
+        return isinstance(rel, str) and self._prefix + rel in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _check_emitted(
