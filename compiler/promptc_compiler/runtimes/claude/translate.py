@@ -17,6 +17,7 @@ config are shared by every agent and reported once).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,6 +47,7 @@ from promptc_compiler.runtimes.translation import (
 )
 
 _NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
+Run = tuple[Source, ...]  # sources recorded together, which entries hold as one (_Runs)
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,9 @@ class Entry:
     specifier: str | None
     exact: tuple[str, ...]
     reach: tuple[str, ...]
-    sources: tuple[Source, ...] = ()
+    # Whose rules it stands for, in order: the runs it was written for, each
+    # held as recorded (the same run may stand in many entries: _Runs).
+    runs: tuple[Run, ...] = ()
     agent: bool = False  # the specifier is an agent id
 
     def text(self, namer: Mapping[str, str]) -> str:
@@ -156,7 +160,7 @@ class _Built:
     specifier: str | None  # as first written
     exact: dict[str, None] = field(default_factory=dict)
     reach: dict[str, None] = field(default_factory=dict)
-    sources: list[Source] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
     agent: bool = False
 
 
@@ -166,21 +170,22 @@ class _Entries:
     # every agent, and rebuilding it per source would cost N² for N agents.
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
 
-    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
+    def add(self, tool: str, pattern: Pattern, run: Run, agent: bool = False) -> None:
+        """Write the rule for the sources of `run`, which the entry keeps as it is."""
         key = _key(tool, pattern.specifier)
         entry = self.built.get(key)
         if entry is None:
             entry = self.built[key] = _Built(pattern.specifier)
         entry.exact.update(dict.fromkeys(pattern.exact))
         entry.reach.update(dict.fromkeys(pattern.reach))
-        entry.sources.append(source)
+        entry.runs.append(run)
         entry.agent = agent
 
     @property
     def items(self) -> dict[tuple[str, str | None], Entry]:
         return {
             (tool, key): Entry(
-                tool, b.specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+                tool, b.specifier, tuple(b.exact), tuple(b.reach), tuple(b.runs), b.agent
             )
             for (tool, key), b in self.built.items()
         }
@@ -218,6 +223,8 @@ class _Plan:
         kind: str,
         asks: bool,
     ) -> None:
+        # the first subject's: the spans of any permission are alike for each (Span)
+        self.rules = rules
         self.spans = spans(patterns, rules, permission)
         self.denies_all = all(s.action == "deny" for s in self.spans)
         # the first region only a whole-tool rule could deny or ask for
@@ -231,6 +238,34 @@ class _Plan:
             if span.action == "ask" and pattern.whole and asks:
                 continue  # the tool asks anyway
             self.stops.append((span, pattern))
+
+
+class _Runs:
+    """The holders' sources, each at the region its plan gives, as one run.
+
+    The region is asked of each plan, not of each holder, and each distinct
+    answer of the plans makes one run: where agents share a map, it asks for
+    every read-only command (claude_rules.READ_ONLY, 119) in the same region,
+    and those entries hold one run of a Source per agent, not a Source per
+    agent each (119,000 at 1,000 agents)."""
+
+    def __init__(self, holders: Holders) -> None:
+        self.holders = holders
+        self.plans = tuple(dict.fromkeys(held.plan for held in holders.values()))
+        self.made: dict[tuple[Span | None, ...], Run] = {}
+
+    def at(self, region: Callable[[_Plan], Span | None]) -> Run:
+        """Each holder's source at the region of its plan (None: none), in order."""
+        found = tuple(region(plan) for plan in self.plans)
+        run = self.made.get(found)
+        if run is None:
+            where = dict(zip(self.plans, found, strict=True))
+            run = self.made[found] = tuple(
+                Source(name, _rule(held, span))
+                for name, held in self.holders.items()
+                if (span := where[held.plan]) is not None
+            )
+        return run
 
 
 class _ByHead:
@@ -377,6 +412,8 @@ class _Planner:
         self.objectors: dict[str, _Who] = {}
         # Per plan and read-only command: the first region OpenCode asks or denies it in.
         self.read_only: dict[tuple[int, str], Span | None] = {}
+        # Per plan and search permission: the first region OpenCode asks or denies.
+        self.searches: dict[tuple[_Plan, str], Span | None] = {}
         self.stops: dict[tuple[int, tuple[str, ...]], Span | None] = {}
         # Allows left out only because Claude Code would run other spellings of them.
         self.spelled: set[str] = set()
@@ -436,9 +473,7 @@ class _Planner:
             if outside is not None and subject.removable:
                 self._left_out(subject, group, plan, outside, _OUTSIDE_WHY)
                 continue
-            block = (
-                plan.blocking if self.shared else self._unsafe_default(group, plan, subject.rules)
-            )
+            block = plan.blocking if self.shared else self._unsafe_default(group, plan)
             if block is not None and subject.removable:
                 why = None if self.shared else _DEFAULT_WHY
                 self._left_out(subject, group, plan, block, why)
@@ -490,41 +525,43 @@ class _Planner:
         agent with Bash searches with `find` and `grep` (Claude Code offers it no
         Glob and Grep): where its `glob` or `grep` is not allowed, they are
         asked for too, or denied where OpenCode denies the search."""
-        self._search_through_bash(holders)
+        runs = _Runs(holders)
+        self._search_through_bash(runs)
         stopped = tuple(dict.fromkeys(self.deny.exact(group) + self.ask.exact(group)))
         for form in claude_rules.READ_ONLY:
             pattern = f"{form} *"
-            sources = []
-            for name, held in holders.items():
-                span = self._read_only_span(held.plan, form)
-                if span is not None:
-                    sources.append(Source(name, _rule(held, span)))
-            if sources and hits(self.patterns, (pattern,), stopped):
-                for source in sources:
-                    self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), source)
+            run = runs.at(functools.partial(self._read_only_span, form=form))
+            if run and hits(self.patterns, (pattern,), stopped):
+                self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), run)
 
-    def _search_through_bash(self, holders: Holders) -> None:
+    def _search_through_bash(self, runs: _Runs) -> None:
         for permission, form in _SEARCH_COMMANDS.items():
             pattern = Pattern(f"{form} *", (f"{form} *",), (f"{form} *",))
-            for name, held in holders.items():
-                span = self._search_span(held.rules, permission)
-                if span is not None:
-                    target = self.deny if span.action == "deny" else self.ask
-                    target.add("Bash", pattern, Source(name, _rule(held, span)))
+            for target, action in ((self.deny, "deny"), (self.ask, "ask")):
+                found = functools.partial(self._search_span, permission=permission, action=action)
+                run = runs.at(found)
+                if run:
+                    target.add("Bash", pattern, run)
 
-    def _search_span(self, rules: tuple[Rule, ...], permission: str) -> Span | None:
-        """The first region of `glob` or `grep` OpenCode asks or denies: a deny first."""
-        found = [s for s in spans(self.patterns, rules, permission) if s.action != "allow"]
-        return next((s for s in found if s.action == "deny"), found[0] if found else None)
+    def _search_span(self, plan: _Plan, permission: str, action: str | None = None) -> Span | None:
+        """The first region of `glob` or `grep` OpenCode asks or denies (a deny
+        first) for the subjects of the plan, if its action is `action` (None: any)."""
+        key = (plan, permission)
+        if key not in self.searches:
+            found = [s for s in spans(self.patterns, plan.rules, permission) if s.action != "allow"]
+            first = next((s for s in found if s.action == "deny"), found[0] if found else None)
+            self.searches[key] = first
+        span = self.searches[key]
+        return span if span is None or action in (None, span.action) else None
 
-    def _unsafe_default(self, group: Group, plan: _Plan, rules: tuple[Rule, ...]) -> Span | None:
+    def _unsafe_default(self, group: Group, plan: _Plan) -> Span | None:
         """With no settings: the first region where Claude Code's own default for the
         tools decides more than OpenCode (they ask: a deny; they run unasked: an
         ask or a deny; Bash: a read-only command, or a search it makes for Glob
         and Grep, OpenCode asks or denies)."""
         tool = group[0]
         if tool.name == "Bash":
-            searches = (self._search_span(rules, p) for p in _SEARCH_COMMANDS)
+            searches = (self._search_span(plan, p) for p in _SEARCH_COMMANDS)
             searched = next((span for span in searches if span is not None), None)
             if searched is not None:
                 return searched
@@ -575,26 +612,27 @@ class _Planner:
                     self.outside.setdefault(subject.name, span)
                     continue
                 pattern = claude_rules.cover("path", span.pattern)
+                run = (Source(subject.name, rule),)
                 for tool in ("Read", "Edit"):
-                    self.deny.add(tool, pattern, Source(subject.name, rule))
+                    self.deny.add(tool, pattern, run)
 
     def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
         """The writers of the objections to the allow of `pattern`, read once."""
         found = self.objectors.get(pattern)
         if found is None:
-            found = self.objectors[pattern] = _Who(sources)
+            found = self.objectors[pattern] = _Who([sources])
         return found
 
     def _deny_and_ask(self, group: Group, holders: Holders) -> None:
         for name, held in holders.items():
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
-                self._add(target, group, pattern, Source(name, _rule(held, span)))
+                self._add(target, group, pattern, (Source(name, _rule(held, span)),))
 
-    def _add(self, target: _Entries, group: Group, pattern: Pattern, source: Source) -> None:
+    def _add(self, target: _Entries, group: Group, pattern: Pattern, run: Run) -> None:
         tools = group if pattern.whole else (claude_rules.rule_tool(group),)
         for tool in tools:
-            target.add(tool.name, pattern, source)
+            target.add(tool.name, pattern, run)
 
     def _allows(self, group: Group, holders: Holders) -> dict[str, list[Source] | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
@@ -632,7 +670,7 @@ class _Planner:
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
-                    self._add(self.allow, group, written, Source(name, _rule(held, span)))
+                    self._add(self.allow, group, written, (Source(name, _rule(held, span)),))
         return rejected
 
     def _objections(
@@ -801,7 +839,7 @@ class _Planner:
                 hits(self.patterns, (span.pattern, g), span.later) for g in entries[number].reach
             )
         ]
-        return [_Reason(kind, hit, _Who([s for e in hit for s in e.sources]))] if hit else []
+        return [_Reason(kind, hit, _Who([run for e in hit for run in e.runs]))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -813,7 +851,7 @@ class _Planner:
             self.deny.add(
                 "Agent",
                 Pattern(primary.name, (primary.name,), (primary.name,)),
-                Source(primary.name, None),
+                (Source(primary.name, None),),
                 agent=True,
             )
         main = next((s for s in self.subjects if not s.removable), None)
@@ -825,7 +863,7 @@ class _Planner:
                     target.add(
                         "Agent",
                         Pattern(name, (name,), (name,)),
-                        Source(MAIN, decision.rule),
+                        (Source(MAIN, decision.rule),),
                         agent=True,
                     )
         # Every Agent entry is written by now: who blocks each subagent, in order.
@@ -956,13 +994,20 @@ class _Who:
     as listing every writer's words in order, without repeats, would read. An
     entry may have a writer in every agent: the sources are read once, and each
     agent's message reads only what it shows and its own rules.
+
+    The sources come in the runs the entries hold. A run met again (the
+    read-only commands' entries share one) repeats words and rules already read
+    at earlier positions, which changes none of the words: it is read once, not
+    once per entry that holds it.
     """
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    def __init__(self, runs: Iterable[Sequence[Source]]) -> None:
         self.first: dict[str, int] = {}  # each writer's words -> first position
         self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
         self.started_only = True  # every source is an agent Claude Code never starts
+        distinct = {id(run): run for run in runs}.values()
+        sources = list(itertools.chain.from_iterable(distinct))
         for index, source in enumerate(sources):
             words, fixed = _writer(source.subject, source.rule)
             if fixed:
