@@ -215,17 +215,9 @@ class _Plan:
     every subject whose rules have the same (permission, pattern, action)s
     shares it, and reads its own rule at each span's index."""
 
-    def __init__(
-        self,
-        patterns: wildcard.Patterns,
-        rules: tuple[Rule, ...],
-        permission: str,
-        kind: str,
-        asks: bool,
-    ) -> None:
-        # the first subject's: the spans of any permission are alike for each (Span)
-        self.rules = rules
-        self.spans = spans(patterns, rules, permission)
+    def __init__(self, shape: int, found: tuple[Span, ...], kind: str, asks: bool) -> None:
+        self.shape = shape  # its subjects' (_Planner.shapes)
+        self.spans = found
         self.denies_all = all(s.action == "deny" for s in self.spans)
         # the first region only a whole-tool rule could deny or ask for
         self.blocking = next((s for s in self.spans if _needs_whole(kind, asks, s)), None)
@@ -401,19 +393,20 @@ class _Planner:
         self.written: tuple[tuple[str, ...], _ByHead] | None = None  # see _near_written
         self.notes: dict[tuple[str, Rule], list[str]] = {}
         # Agents repeat their permission maps: subjects whose rules have the same
-        # (permission, pattern, action)s have one number and share their plans.
+        # (permission, pattern, action)s have one number (the first one's index)
+        # and share their plans and spans.
         shapes: dict[tuple[tuple[str, str, str], ...], int] = {}
         self.shapes = [
             shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
             for i, s in enumerate(self.subjects)
         ]
+        self.shape_of = {s.name: shape for s, shape in zip(subjects, self.shapes, strict=True)}
+        self.spans: dict[tuple[int, str], tuple[Span, ...]] = {}  # see _spans
         # Per permission, while its losses are written: who objected to each
         # allow (by its pattern), read once.
         self.objectors: dict[str, _Who] = {}
         # Per plan and read-only command: the first region OpenCode asks or denies it in.
         self.read_only: dict[tuple[int, str], Span | None] = {}
-        # Per plan and search permission: the first region OpenCode asks or denies.
-        self.searches: dict[tuple[_Plan, str], Span | None] = {}
         self.stops: dict[tuple[int, tuple[str, ...]], Span | None] = {}
         # Allows left out only because Claude Code would run other spellings of them.
         self.spelled: set[str] = set()
@@ -451,6 +444,13 @@ class _Planner:
             losses,
         )
 
+    def _spans(self, shape: int, permission: str) -> tuple[Span, ...]:
+        """The spans of `permission` for the subjects of a shape, worked out once."""
+        key = (shape, permission)
+        if key not in self.spans:
+            self.spans[key] = spans(self.patterns, self.subjects[shape].rules, permission)
+        return self.spans[key]
+
     def _note(self, subject: Subject, rule: Rule | None, message: str) -> None:
         if rule is not None:
             self.notes.setdefault((subject.name, rule), []).append(message)
@@ -466,7 +466,8 @@ class _Planner:
         for subject, shape in zip(self.subjects, self.shapes, strict=True):
             plan = plans.get(shape)
             if plan is None:
-                plan = plans[shape] = _Plan(self.patterns, subject.rules, permission, kind, asks)
+                found = self._spans(shape, permission)
+                plan = plans[shape] = _Plan(shape, found, kind, asks)
             if subject.removable and plan.denies_all:
                 continue
             outside = self.outside.get(subject.name) if permission in _OUTSIDE else None
@@ -546,12 +547,8 @@ class _Planner:
     def _search_span(self, plan: _Plan, permission: str, action: str | None = None) -> Span | None:
         """The first region of `glob` or `grep` OpenCode asks or denies (a deny
         first) for the subjects of the plan, if its action is `action` (None: any)."""
-        key = (plan, permission)
-        if key not in self.searches:
-            found = [s for s in spans(self.patterns, plan.rules, permission) if s.action != "allow"]
-            first = next((s for s in found if s.action == "deny"), found[0] if found else None)
-            self.searches[key] = first
-        span = self.searches[key]
+        found = [s for s in self._spans(plan.shape, permission) if s.action != "allow"]
+        span = next((s for s in found if s.action == "deny"), found[0] if found else None)
         return span if span is None or action in (None, span.action) else None
 
     def _unsafe_default(self, group: Group, plan: _Plan) -> Span | None:
@@ -599,8 +596,8 @@ class _Planner:
         a Read and an Edit deny (they hold for the shell's file commands and for Glob
         and Grep too); where it cannot (every folder, or a pattern that starts with a
         wildcard), the agent's file and shell tools are left out."""
-        for subject in self.subjects:
-            for span in spans(self.patterns, subject.rules, "external_directory"):
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+            for span in self._spans(shape, "external_directory"):
                 if span.action != "deny":
                     continue
                 rule = None if span.at is None else subject.rules[span.at]
@@ -941,7 +938,7 @@ class _Planner:
 
     def _searches_in_bash(self, subject: Subject) -> None:
         for permission in ("glob", "grep"):
-            for span in spans(self.patterns, subject.rules, permission):
+            for span in self._spans(self.shape_of[subject.name], permission):
                 if span.action != "deny" and span.at is not None:
                     self._note(
                         subject,
