@@ -218,6 +218,7 @@ class _Plan:
     def __init__(self, shape: int, found: tuple[Span, ...], kind: str, asks: bool) -> None:
         self.shape = shape  # its subjects' (_Planner.shapes)
         self.spans = found
+        self.first_stop = next((s for s in found if s.action != "allow"), None)
         self.denies_all = all(s.action == "deny" for s in self.spans)
         # the first region only a whole-tool rule could deny or ask for
         self.blocking = next((s for s in self.spans if _needs_whole(kind, asks, s)), None)
@@ -300,7 +301,13 @@ class _Heads:
     plans alike in those are alike for that allow. With a map per agent, each
     allow is then weighed against the few plans that name something it may
     start like, and once against each shape of the rest, not against every
-    agent's plan (300 agents: 271,000 questions)."""
+    agent's plan (300 agents: 271,000 questions).
+
+    A glob that starts with a wildcard may start like anything: every allow of
+    a command reaches the same few (`*'*`: Claude Code also runs it quoted,
+    variants.reach), which made every plan one to ask. The allow's other globs
+    pick its plans as above; each plan is weighed against those few once
+    (`anywhere`), and only where they may come first."""
 
     def __init__(
         self,
@@ -310,8 +317,12 @@ class _Heads:
         stopped: tuple[str, ...],
     ) -> None:
         self.plans = list(plans)
+        self.patterns = patterns
         # The written denies, and denies and asks, an allow must stay clear of.
         self.denied, self.stopped = denied, stopped
+        self._near: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        # Per plan and globs that start with a wildcard: the first region they reach.
+        self.anywhere: dict[tuple[_Plan, tuple[str, ...]], Span | None] = {}
         self._denied, self._stopped = _ByHead(patterns), _ByHead(patterns)
         for filed, texts in ((self._denied, denied), (self._stopped, stopped)):
             for number, text in enumerate(texts):
@@ -337,13 +348,21 @@ class _Heads:
         """The plans with a pattern that may start as one of the globs does."""
         return {self.plans[number] for number in self.by_head.near(globs)}
 
-    def near_denied(self, glob: str) -> tuple[str, ...]:
-        """The written denies that may start as the glob does, in order."""
-        return tuple(self.denied[n] for n in sorted(self._denied.near((glob,))))
+    def near_written(self, glob: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The written denies, and the written denies and asks, that may start as
+        the glob does, in order; once per glob, which allows share (their other
+        spellings)."""
+        if glob not in self._near:
+            denied = tuple(self.denied[n] for n in sorted(self._denied.near((glob,))))
+            stopped = tuple(self.stopped[n] for n in sorted(self._stopped.near((glob,))))
+            self._near[glob] = denied, stopped
+        return self._near[glob]
 
-    def near_stopped(self, glob: str) -> tuple[str, ...]:
-        """The written denies and asks that may start as the glob does, in order."""
-        return tuple(self.stopped[n] for n in sorted(self._stopped.near((glob,))))
+    def split(self, globs: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The globs with a head, then those that start with a wildcard."""
+        heads = [bool(self.patterns.head(g)) for g in globs]
+        own = tuple(g for g, head in zip(globs, heads, strict=True) if head)
+        return own, tuple(g for g, head in zip(globs, heads, strict=True) if not head)
 
 
 class _Reason(NamedTuple):
@@ -685,25 +704,18 @@ class _Planner:
         them (300 MB at 1,000 agents)."""
         first: dict[_Plan, Span | None] = {}
         found: list[Source] = []
-        # The written denies and asks no input of the allow can start like are left
-        # out once here, not for every holder: with a map per agent they number
-        # in the hundreds, and nearly all of them are apart from any one allow.
-        near = {g: (heads.near_denied(g), heads.near_stopped(g)) for g in pattern.reach}
-        loud = heads.near(pattern.reach)
-        # For the other plans: per shape, which of its wide regions is met first.
+        own, anywhere = heads.split(pattern.reach)
+        loud = heads.near(own)
+        # For the other plans: per shape, which of its wide regions `own` meets first.
         by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None] = {}
         for name, held in holders.items():
             plan = held.plan
             if plan not in first:
-                if plan in loud:
-                    first[plan] = self._first(pattern, plan, near)
-                else:
-                    shape, wide = heads.shape[plan], heads.wide[plan]
-                    if shape not in by_shape:
-                        met = self._first(pattern, plan, near)
-                        by_shape[shape] = None if met is None else wide.index(met)
-                    at = by_shape[shape]
-                    first[plan] = None if at is None else wide[at]
+                met = self._first_own(own, plan, loud, by_shape, heads)
+                # the globs that start with a wildcard, where they may come first
+                if anywhere and met != plan.first_stop:
+                    met = _earliest(plan, (met, self._first_anywhere(anywhere, plan, heads)))
+                first[plan] = met
             span = first[plan]
             if span is not None:
                 rule = _rule(held, span)
@@ -713,25 +725,47 @@ class _Planner:
                 found.append(source)
         return found
 
-    def _first(
-        self,
-        pattern: Pattern,
-        plan: _Plan,
-        near: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
-    ) -> Span | None:
-        """The plan's first denied or asked region an allow of `pattern` would reach
-        into beyond what the written denies (for an ask: denies and asks) stop;
-        `near` holds, per glob of its reach, the written denies and asks that
-        may meet it."""
+    def _first(self, globs: tuple[str, ...], plan: _Plan, heads: _Heads) -> Span | None:
+        """The plan's first denied or asked region an allow reaching `globs` would
+        reach into beyond what the written denies (for an ask: denies and asks)
+        stop. Only the written rules that may start as a glob does are weighed:
+        with a map per agent they number in the hundreds, and nearly all of them
+        are apart from any one allow."""
         for span in plan.spans:
             if span.action == "allow":
                 continue
-            for g in pattern.reach:
-                denied, stopped = near[g]
+            for g in globs:
+                denied, stopped = heads.near_written(g)
                 covered = denied if span.action == "deny" else stopped
                 if hits(self.patterns, (g, span.pattern), span.later + covered):
                     return span
         return None
+
+    def _first_own(
+        self,
+        own: tuple[str, ...],
+        plan: _Plan,
+        loud: set[_Plan],
+        by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None],
+        heads: _Heads,
+    ) -> Span | None:
+        """_first of the allow's globs with a head: asked of a plan that names
+        something they may start like, else once per shape (_Heads)."""
+        if plan in loud:
+            return self._first(own, plan, heads)
+        shape, wide = heads.shape[plan], heads.wide[plan]
+        if shape not in by_shape:
+            met = self._first(own, plan, heads)
+            by_shape[shape] = None if met is None else wide.index(met)
+        at = by_shape[shape]
+        return None if at is None else wide[at]
+
+    def _first_anywhere(self, globs: tuple[str, ...], plan: _Plan, heads: _Heads) -> Span | None:
+        """_first of globs that start with a wildcard, once per plan (_Heads)."""
+        key = (plan, globs)
+        if key not in heads.anywhere:
+            heads.anywhere[key] = self._first(globs, plan, heads)
+        return heads.anywhere[key]
 
     # --- what each agent loses ------------------------------------------------------------
 
@@ -975,6 +1009,11 @@ _DEFAULT_WHY = (
     "a plugin carries no settings, and Claude Code's own default for these tools "
     "decides more than OpenCode here"
 )
+
+
+def _earliest(plan: _Plan, found: Iterable[Span | None]) -> Span | None:
+    """The first of the plan's regions found (None: none is)."""
+    return min((s for s in found if s is not None), key=plan.spans.index, default=None)
 
 
 def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
