@@ -426,7 +426,7 @@ class _Planner:
         self.objectors: dict[str, _Who] = {}
         # Per plan and read-only command: the first region OpenCode asks or denies it in.
         self.read_only: dict[tuple[int, str], Span | None] = {}
-        self.stops: dict[tuple[int, tuple[str, ...]], Span | None] = {}
+        self.fronts: dict[int, Span | None] = {}  # per plan: see _first_front
         # Allows left out only because Claude Code would run other spellings of them.
         self.spelled: set[str] = set()
         # Agents for whom Claude Code cannot deny what OpenCode denies outside the
@@ -521,23 +521,25 @@ class _Planner:
         if key not in self.read_only:
             self.read_only[key] = self._first_stop(plan, variants.spellings(form))
             if self.read_only[key] is None:
-                # what may stand in front of any command: one answer per plan
-                self.read_only[key] = self._first_stop(plan, variants.fronts())
+                self.read_only[key] = self._first_front(plan)
         return self.read_only[key]
+
+    def _first_front(self, plan: _Plan) -> Span | None:
+        """What may stand in front of any command: one answer per plan."""
+        if id(plan) not in self.fronts:
+            self.fronts[id(plan)] = self._first_stop(plan, variants.fronts())
+        return self.fronts[id(plan)]
 
     def _first_stop(self, plan: _Plan, globs: tuple[str, ...]) -> Span | None:
         """The plan's first region that asks or denies an input of one of the globs."""
-        key = (id(plan), globs)
-        if key not in self.stops:
-            found = (
-                span
-                for span in plan.spans
-                if span.action != "allow"
-                for glob in globs
-                if hits(self.patterns, (glob, span.pattern), span.later)
-            )
-            self.stops[key] = next(found, None)
-        return self.stops[key]
+        found = (
+            span
+            for span in plan.spans
+            if span.action != "allow"
+            for glob in globs
+            if hits(self.patterns, (glob, span.pattern), span.later)
+        )
+        return next(found, None)
 
     def _ask_read_only(self, group: Group, holders: Holders) -> None:
         """Claude Code runs its read-only commands unasked unless a rule asks or
