@@ -565,16 +565,20 @@ SOURCE = st.builds(
 
 @settings(max_examples=500, deadline=None)
 @given(
-    parts=st.lists(st.lists(SOURCE, max_size=6), min_size=1, max_size=3),
+    parts=st.lists(st.lists(SOURCE, max_size=6).map(tuple), min_size=1, max_size=3),
+    order=st.lists(st.integers(0, 2), min_size=1, max_size=5),
     readers=st.lists(WRITER, min_size=1, max_size=6),
 )
 def test_writers_are_described_for_each_agent_as_listing_them_all(
-    parts: list[list[translation.Source]], readers: list[str]
+    parts: list[tuple[translation.Source, ...]], order: list[int], readers: list[str]
 ) -> None:
     # The words for agents that wrote none of it are remembered: asked in turn
-    # by agents that did and did not, each gets the plain listing.
-    sources = [s for part in parts for s in part]
-    who = translate._Who(sources)
+    # by agents that did and did not, each gets the plain listing. The sources
+    # come in runs, and a run met again (entries share theirs) is the same
+    # object: the words are those of every source, repeats included.
+    runs = [parts[i % len(parts)] for i in order]
+    sources = [s for run in runs for s in run]
+    who = translate._Who(runs)
     for name in readers:
         subject = Subject(name, Agent(name, "primary", ()), ())
         if sources:

@@ -17,6 +17,7 @@ config are shared by every agent and reported once).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,6 +47,7 @@ from promptc_compiler.runtimes.translation import (
 )
 
 _NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
+Run = tuple[Source, ...]  # sources recorded together, which entries hold as one (_Runs)
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,9 @@ class Entry:
     specifier: str | None
     exact: tuple[str, ...]
     reach: tuple[str, ...]
-    sources: tuple[Source, ...] = ()
+    # Whose rules it stands for, in order: the runs it was written for, each
+    # held as recorded (the same run may stand in many entries: _Runs).
+    runs: tuple[Run, ...] = ()
     agent: bool = False  # the specifier is an agent id
 
     def text(self, namer: Mapping[str, str]) -> str:
@@ -156,7 +160,7 @@ class _Built:
     specifier: str | None  # as first written
     exact: dict[str, None] = field(default_factory=dict)
     reach: dict[str, None] = field(default_factory=dict)
-    sources: list[Source] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
     agent: bool = False
 
 
@@ -166,21 +170,22 @@ class _Entries:
     # every agent, and rebuilding it per source would cost N² for N agents.
     built: dict[tuple[str, str | None], _Built] = field(default_factory=dict)
 
-    def add(self, tool: str, pattern: Pattern, source: Source, agent: bool = False) -> None:
+    def add(self, tool: str, pattern: Pattern, run: Run, agent: bool = False) -> None:
+        """Write the rule for the sources of `run`, which the entry keeps as it is."""
         key = _key(tool, pattern.specifier)
         entry = self.built.get(key)
         if entry is None:
             entry = self.built[key] = _Built(pattern.specifier)
         entry.exact.update(dict.fromkeys(pattern.exact))
         entry.reach.update(dict.fromkeys(pattern.reach))
-        entry.sources.append(source)
+        entry.runs.append(run)
         entry.agent = agent
 
     @property
     def items(self) -> dict[tuple[str, str | None], Entry]:
         return {
             (tool, key): Entry(
-                tool, b.specifier, tuple(b.exact), tuple(b.reach), tuple(b.sources), b.agent
+                tool, b.specifier, tuple(b.exact), tuple(b.reach), tuple(b.runs), b.agent
             )
             for (tool, key), b in self.built.items()
         }
@@ -210,15 +215,10 @@ class _Plan:
     every subject whose rules have the same (permission, pattern, action)s
     shares it, and reads its own rule at each span's index."""
 
-    def __init__(
-        self,
-        patterns: wildcard.Patterns,
-        rules: tuple[Rule, ...],
-        permission: str,
-        kind: str,
-        asks: bool,
-    ) -> None:
-        self.spans = spans(patterns, rules, permission)
+    def __init__(self, shape: int, found: tuple[Span, ...], kind: str, asks: bool) -> None:
+        self.shape = shape  # its subjects' (_Planner.shapes)
+        self.spans = found
+        self.first_stop = next((s for s in found if s.action != "allow"), None)
         self.denies_all = all(s.action == "deny" for s in self.spans)
         # the first region only a whole-tool rule could deny or ask for
         self.blocking = next((s for s in self.spans if _needs_whole(kind, asks, s)), None)
@@ -231,6 +231,34 @@ class _Plan:
             if span.action == "ask" and pattern.whole and asks:
                 continue  # the tool asks anyway
             self.stops.append((span, pattern))
+
+
+class _Runs:
+    """The holders' sources, each at the region its plan gives, as one run.
+
+    The region is asked of each plan, not of each holder, and each distinct
+    answer of the plans makes one run: where agents share a map, it asks for
+    every read-only command (claude_rules.READ_ONLY, 119) in the same region,
+    and those entries hold one run of a Source per agent, not a Source per
+    agent each (119,000 at 1,000 agents)."""
+
+    def __init__(self, holders: Holders) -> None:
+        self.holders = holders
+        self.plans = tuple(dict.fromkeys(held.plan for held in holders.values()))
+        self.made: dict[tuple[Span | None, ...], Run] = {}
+
+    def at(self, region: Callable[[_Plan], Span | None]) -> Run:
+        """Each holder's source at the region of its plan (None: none), in order."""
+        found = tuple(region(plan) for plan in self.plans)
+        run = self.made.get(found)
+        if run is None:
+            where = dict(zip(self.plans, found, strict=True))
+            run = self.made[found] = tuple(
+                Source(name, _rule(held, span))
+                for name, held in self.holders.items()
+                if (span := where[held.plan]) is not None
+            )
+        return run
 
 
 class _ByHead:
@@ -273,7 +301,13 @@ class _Heads:
     plans alike in those are alike for that allow. With a map per agent, each
     allow is then weighed against the few plans that name something it may
     start like, and once against each shape of the rest, not against every
-    agent's plan (300 agents: 271,000 questions)."""
+    agent's plan (300 agents: 271,000 questions).
+
+    A glob that starts with a wildcard may start like anything: every allow of
+    a command reaches the same few (`*'*`: Claude Code also runs it quoted,
+    variants.reach), which made every plan one to ask. The allow's other globs
+    pick its plans as above; each plan is weighed against those few once
+    (`anywhere`), and only where they may come first."""
 
     def __init__(
         self,
@@ -283,8 +317,12 @@ class _Heads:
         stopped: tuple[str, ...],
     ) -> None:
         self.plans = list(plans)
+        self.patterns = patterns
         # The written denies, and denies and asks, an allow must stay clear of.
         self.denied, self.stopped = denied, stopped
+        self._near: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        # Per plan and globs that start with a wildcard: the first region they reach.
+        self.anywhere: dict[tuple[_Plan, tuple[str, ...]], Span | None] = {}
         self._denied, self._stopped = _ByHead(patterns), _ByHead(patterns)
         for filed, texts in ((self._denied, denied), (self._stopped, stopped)):
             for number, text in enumerate(texts):
@@ -310,13 +348,21 @@ class _Heads:
         """The plans with a pattern that may start as one of the globs does."""
         return {self.plans[number] for number in self.by_head.near(globs)}
 
-    def near_denied(self, glob: str) -> tuple[str, ...]:
-        """The written denies that may start as the glob does, in order."""
-        return tuple(self.denied[n] for n in sorted(self._denied.near((glob,))))
+    def near_written(self, glob: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The written denies, and the written denies and asks, that may start as
+        the glob does, in order; once per glob, which allows share (their other
+        spellings)."""
+        if glob not in self._near:
+            denied = tuple(self.denied[n] for n in sorted(self._denied.near((glob,))))
+            stopped = tuple(self.stopped[n] for n in sorted(self._stopped.near((glob,))))
+            self._near[glob] = denied, stopped
+        return self._near[glob]
 
-    def near_stopped(self, glob: str) -> tuple[str, ...]:
-        """The written denies and asks that may start as the glob does, in order."""
-        return tuple(self.stopped[n] for n in sorted(self._stopped.near((glob,))))
+    def split(self, globs: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The globs with a head, then those that start with a wildcard."""
+        heads = [bool(self.patterns.head(g)) for g in globs]
+        own = tuple(g for g, head in zip(globs, heads, strict=True) if head)
+        return own, tuple(g for g, head in zip(globs, heads, strict=True) if not head)
 
 
 class _Reason(NamedTuple):
@@ -366,18 +412,21 @@ class _Planner:
         self.written: tuple[tuple[str, ...], _ByHead] | None = None  # see _near_written
         self.notes: dict[tuple[str, Rule], list[str]] = {}
         # Agents repeat their permission maps: subjects whose rules have the same
-        # (permission, pattern, action)s have one number and share their plans.
+        # (permission, pattern, action)s have one number (the first one's index)
+        # and share their plans and spans.
         shapes: dict[tuple[tuple[str, str, str], ...], int] = {}
         self.shapes = [
             shapes.setdefault(tuple([(r.permission, r.pattern, r.action) for r in s.rules]), i)
             for i, s in enumerate(self.subjects)
         ]
+        self.shape_of = {s.name: shape for s, shape in zip(subjects, self.shapes, strict=True)}
+        self.spans: dict[tuple[int, str], tuple[Span, ...]] = {}  # see _spans
         # Per permission, while its losses are written: who objected to each
         # allow (by its pattern), read once.
         self.objectors: dict[str, _Who] = {}
         # Per plan and read-only command: the first region OpenCode asks or denies it in.
         self.read_only: dict[tuple[int, str], Span | None] = {}
-        self.stops: dict[tuple[int, tuple[str, ...]], Span | None] = {}
+        self.fronts: dict[int, Span | None] = {}  # per plan: see _first_front
         # Allows left out only because Claude Code would run other spellings of them.
         self.spelled: set[str] = set()
         # Agents for whom Claude Code cannot deny what OpenCode denies outside the
@@ -414,6 +463,13 @@ class _Planner:
             losses,
         )
 
+    def _spans(self, shape: int, permission: str) -> tuple[Span, ...]:
+        """The spans of `permission` for the subjects of a shape, worked out once."""
+        key = (shape, permission)
+        if key not in self.spans:
+            self.spans[key] = spans(self.patterns, self.subjects[shape].rules, permission)
+        return self.spans[key]
+
     def _note(self, subject: Subject, rule: Rule | None, message: str) -> None:
         if rule is not None:
             self.notes.setdefault((subject.name, rule), []).append(message)
@@ -429,16 +485,15 @@ class _Planner:
         for subject, shape in zip(self.subjects, self.shapes, strict=True):
             plan = plans.get(shape)
             if plan is None:
-                plan = plans[shape] = _Plan(self.patterns, subject.rules, permission, kind, asks)
+                found = self._spans(shape, permission)
+                plan = plans[shape] = _Plan(shape, found, kind, asks)
             if subject.removable and plan.denies_all:
                 continue
             outside = self.outside.get(subject.name) if permission in _OUTSIDE else None
             if outside is not None and subject.removable:
                 self._left_out(subject, group, plan, outside, _OUTSIDE_WHY)
                 continue
-            block = (
-                plan.blocking if self.shared else self._unsafe_default(group, plan, subject.rules)
-            )
+            block = plan.blocking if self.shared else self._unsafe_default(group, plan)
             if block is not None and subject.removable:
                 why = None if self.shared else _DEFAULT_WHY
                 self._left_out(subject, group, plan, block, why)
@@ -466,23 +521,25 @@ class _Planner:
         if key not in self.read_only:
             self.read_only[key] = self._first_stop(plan, variants.spellings(form))
             if self.read_only[key] is None:
-                # what may stand in front of any command: one answer per plan
-                self.read_only[key] = self._first_stop(plan, variants.fronts())
+                self.read_only[key] = self._first_front(plan)
         return self.read_only[key]
+
+    def _first_front(self, plan: _Plan) -> Span | None:
+        """What may stand in front of any command: one answer per plan."""
+        if id(plan) not in self.fronts:
+            self.fronts[id(plan)] = self._first_stop(plan, variants.fronts())
+        return self.fronts[id(plan)]
 
     def _first_stop(self, plan: _Plan, globs: tuple[str, ...]) -> Span | None:
         """The plan's first region that asks or denies an input of one of the globs."""
-        key = (id(plan), globs)
-        if key not in self.stops:
-            found = (
-                span
-                for span in plan.spans
-                if span.action != "allow"
-                for glob in globs
-                if hits(self.patterns, (glob, span.pattern), span.later)
-            )
-            self.stops[key] = next(found, None)
-        return self.stops[key]
+        found = (
+            span
+            for span in plan.spans
+            if span.action != "allow"
+            for glob in globs
+            if hits(self.patterns, (glob, span.pattern), span.later)
+        )
+        return next(found, None)
 
     def _ask_read_only(self, group: Group, holders: Holders) -> None:
         """Claude Code runs its read-only commands unasked unless a rule asks or
@@ -490,41 +547,39 @@ class _Planner:
         agent with Bash searches with `find` and `grep` (Claude Code offers it no
         Glob and Grep): where its `glob` or `grep` is not allowed, they are
         asked for too, or denied where OpenCode denies the search."""
-        self._search_through_bash(holders)
+        runs = _Runs(holders)
+        self._search_through_bash(runs)
         stopped = tuple(dict.fromkeys(self.deny.exact(group) + self.ask.exact(group)))
         for form in claude_rules.READ_ONLY:
             pattern = f"{form} *"
-            sources = []
-            for name, held in holders.items():
-                span = self._read_only_span(held.plan, form)
-                if span is not None:
-                    sources.append(Source(name, _rule(held, span)))
-            if sources and hits(self.patterns, (pattern,), stopped):
-                for source in sources:
-                    self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), source)
+            run = runs.at(functools.partial(self._read_only_span, form=form))
+            if run and hits(self.patterns, (pattern,), stopped):
+                self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), run)
 
-    def _search_through_bash(self, holders: Holders) -> None:
+    def _search_through_bash(self, runs: _Runs) -> None:
         for permission, form in _SEARCH_COMMANDS.items():
             pattern = Pattern(f"{form} *", (f"{form} *",), (f"{form} *",))
-            for name, held in holders.items():
-                span = self._search_span(held.rules, permission)
-                if span is not None:
-                    target = self.deny if span.action == "deny" else self.ask
-                    target.add("Bash", pattern, Source(name, _rule(held, span)))
+            for target, action in ((self.deny, "deny"), (self.ask, "ask")):
+                found = functools.partial(self._search_span, permission=permission, action=action)
+                run = runs.at(found)
+                if run:
+                    target.add("Bash", pattern, run)
 
-    def _search_span(self, rules: tuple[Rule, ...], permission: str) -> Span | None:
-        """The first region of `glob` or `grep` OpenCode asks or denies: a deny first."""
-        found = [s for s in spans(self.patterns, rules, permission) if s.action != "allow"]
-        return next((s for s in found if s.action == "deny"), found[0] if found else None)
+    def _search_span(self, plan: _Plan, permission: str, action: str | None = None) -> Span | None:
+        """The first region of `glob` or `grep` OpenCode asks or denies (a deny
+        first) for the subjects of the plan, if its action is `action` (None: any)."""
+        found = [s for s in self._spans(plan.shape, permission) if s.action != "allow"]
+        span = next((s for s in found if s.action == "deny"), found[0] if found else None)
+        return span if span is None or action in (None, span.action) else None
 
-    def _unsafe_default(self, group: Group, plan: _Plan, rules: tuple[Rule, ...]) -> Span | None:
+    def _unsafe_default(self, group: Group, plan: _Plan) -> Span | None:
         """With no settings: the first region where Claude Code's own default for the
         tools decides more than OpenCode (they ask: a deny; they run unasked: an
         ask or a deny; Bash: a read-only command, or a search it makes for Glob
         and Grep, OpenCode asks or denies)."""
         tool = group[0]
         if tool.name == "Bash":
-            searches = (self._search_span(rules, p) for p in _SEARCH_COMMANDS)
+            searches = (self._search_span(plan, p) for p in _SEARCH_COMMANDS)
             searched = next((span for span in searches if span is not None), None)
             if searched is not None:
                 return searched
@@ -562,8 +617,8 @@ class _Planner:
         a Read and an Edit deny (they hold for the shell's file commands and for Glob
         and Grep too); where it cannot (every folder, or a pattern that starts with a
         wildcard), the agent's file and shell tools are left out."""
-        for subject in self.subjects:
-            for span in spans(self.patterns, subject.rules, "external_directory"):
+        for subject, shape in zip(self.subjects, self.shapes, strict=True):
+            for span in self._spans(shape, "external_directory"):
                 if span.action != "deny":
                     continue
                 rule = None if span.at is None else subject.rules[span.at]
@@ -575,26 +630,27 @@ class _Planner:
                     self.outside.setdefault(subject.name, span)
                     continue
                 pattern = claude_rules.cover("path", span.pattern)
+                run = (Source(subject.name, rule),)
                 for tool in ("Read", "Edit"):
-                    self.deny.add(tool, pattern, Source(subject.name, rule))
+                    self.deny.add(tool, pattern, run)
 
     def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
         """The writers of the objections to the allow of `pattern`, read once."""
         found = self.objectors.get(pattern)
         if found is None:
-            found = self.objectors[pattern] = _Who(sources)
+            found = self.objectors[pattern] = _Who([sources])
         return found
 
     def _deny_and_ask(self, group: Group, holders: Holders) -> None:
         for name, held in holders.items():
             for span, pattern in held.plan.stops:
                 target = self.deny if span.action == "deny" else self.ask
-                self._add(target, group, pattern, Source(name, _rule(held, span)))
+                self._add(target, group, pattern, (Source(name, _rule(held, span)),))
 
-    def _add(self, target: _Entries, group: Group, pattern: Pattern, source: Source) -> None:
+    def _add(self, target: _Entries, group: Group, pattern: Pattern, run: Run) -> None:
         tools = group if pattern.whole else (claude_rules.rule_tool(group),)
         for tool in tools:
-            target.add(tool.name, pattern, source)
+            target.add(tool.name, pattern, run)
 
     def _allows(self, group: Group, holders: Holders) -> dict[str, list[Source] | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
@@ -632,7 +688,7 @@ class _Planner:
                     judged[span.pattern] = pattern if adds else None
                 written = judged[span.pattern]
                 if written is not None:
-                    self._add(self.allow, group, written, Source(name, _rule(held, span)))
+                    self._add(self.allow, group, written, (Source(name, _rule(held, span)),))
         return rejected
 
     def _objections(
@@ -650,25 +706,18 @@ class _Planner:
         them (300 MB at 1,000 agents)."""
         first: dict[_Plan, Span | None] = {}
         found: list[Source] = []
-        # The written denies and asks no input of the allow can start like are left
-        # out once here, not for every holder: with a map per agent they number
-        # in the hundreds, and nearly all of them are apart from any one allow.
-        near = {g: (heads.near_denied(g), heads.near_stopped(g)) for g in pattern.reach}
-        loud = heads.near(pattern.reach)
-        # For the other plans: per shape, which of its wide regions is met first.
+        own, anywhere = heads.split(pattern.reach)
+        loud = heads.near(own)
+        # For the other plans: per shape, which of its wide regions `own` meets first.
         by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None] = {}
         for name, held in holders.items():
             plan = held.plan
             if plan not in first:
-                if plan in loud:
-                    first[plan] = self._first(pattern, plan, near)
-                else:
-                    shape, wide = heads.shape[plan], heads.wide[plan]
-                    if shape not in by_shape:
-                        met = self._first(pattern, plan, near)
-                        by_shape[shape] = None if met is None else wide.index(met)
-                    at = by_shape[shape]
-                    first[plan] = None if at is None else wide[at]
+                met = self._first_own(own, plan, loud, by_shape, heads)
+                # the globs that start with a wildcard, where they may come first
+                if anywhere and met != plan.first_stop:
+                    met = _earliest(plan, (met, self._first_anywhere(anywhere, plan, heads)))
+                first[plan] = met
             span = first[plan]
             if span is not None:
                 rule = _rule(held, span)
@@ -678,25 +727,47 @@ class _Planner:
                 found.append(source)
         return found
 
-    def _first(
-        self,
-        pattern: Pattern,
-        plan: _Plan,
-        near: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
-    ) -> Span | None:
-        """The plan's first denied or asked region an allow of `pattern` would reach
-        into beyond what the written denies (for an ask: denies and asks) stop;
-        `near` holds, per glob of its reach, the written denies and asks that
-        may meet it."""
+    def _first(self, globs: tuple[str, ...], plan: _Plan, heads: _Heads) -> Span | None:
+        """The plan's first denied or asked region an allow reaching `globs` would
+        reach into beyond what the written denies (for an ask: denies and asks)
+        stop. Only the written rules that may start as a glob does are weighed:
+        with a map per agent they number in the hundreds, and nearly all of them
+        are apart from any one allow."""
         for span in plan.spans:
             if span.action == "allow":
                 continue
-            for g in pattern.reach:
-                denied, stopped = near[g]
+            for g in globs:
+                denied, stopped = heads.near_written(g)
                 covered = denied if span.action == "deny" else stopped
                 if hits(self.patterns, (g, span.pattern), span.later + covered):
                     return span
         return None
+
+    def _first_own(
+        self,
+        own: tuple[str, ...],
+        plan: _Plan,
+        loud: set[_Plan],
+        by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None],
+        heads: _Heads,
+    ) -> Span | None:
+        """_first of the allow's globs with a head: asked of a plan that names
+        something they may start like, else once per shape (_Heads)."""
+        if plan in loud:
+            return self._first(own, plan, heads)
+        shape, wide = heads.shape[plan], heads.wide[plan]
+        if shape not in by_shape:
+            met = self._first(own, plan, heads)
+            by_shape[shape] = None if met is None else wide.index(met)
+        at = by_shape[shape]
+        return None if at is None else wide[at]
+
+    def _first_anywhere(self, globs: tuple[str, ...], plan: _Plan, heads: _Heads) -> Span | None:
+        """_first of globs that start with a wildcard, once per plan (_Heads)."""
+        key = (plan, globs)
+        if key not in heads.anywhere:
+            heads.anywhere[key] = self._first(globs, plan, heads)
+        return heads.anywhere[key]
 
     # --- what each agent loses ------------------------------------------------------------
 
@@ -801,7 +872,7 @@ class _Planner:
                 hits(self.patterns, (span.pattern, g), span.later) for g in entries[number].reach
             )
         ]
-        return [_Reason(kind, hit, _Who([s for e in hit for s in e.sources]))] if hit else []
+        return [_Reason(kind, hit, _Who([run for e in hit for run in e.runs]))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
@@ -813,7 +884,7 @@ class _Planner:
             self.deny.add(
                 "Agent",
                 Pattern(primary.name, (primary.name,), (primary.name,)),
-                Source(primary.name, None),
+                (Source(primary.name, None),),
                 agent=True,
             )
         main = next((s for s in self.subjects if not s.removable), None)
@@ -825,7 +896,7 @@ class _Planner:
                     target.add(
                         "Agent",
                         Pattern(name, (name,), (name,)),
-                        Source(MAIN, decision.rule),
+                        (Source(MAIN, decision.rule),),
                         agent=True,
                     )
         # Every Agent entry is written by now: who blocks each subagent, in order.
@@ -903,7 +974,7 @@ class _Planner:
 
     def _searches_in_bash(self, subject: Subject) -> None:
         for permission in ("glob", "grep"):
-            for span in spans(self.patterns, subject.rules, permission):
+            for span in self._spans(self.shape_of[subject.name], permission):
                 if span.action != "deny" and span.at is not None:
                     self._note(
                         subject,
@@ -942,6 +1013,11 @@ _DEFAULT_WHY = (
 )
 
 
+def _earliest(plan: _Plan, found: Iterable[Span | None]) -> Span | None:
+    """The first of the plan's regions found (None: none is)."""
+    return min((s for s in found if s is not None), key=plan.spans.index, default=None)
+
+
 def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
     if span.action == "allow" or (span.action == "ask" and asks):
         return False
@@ -956,13 +1032,20 @@ class _Who:
     as listing every writer's words in order, without repeats, would read. An
     entry may have a writer in every agent: the sources are read once, and each
     agent's message reads only what it shows and its own rules.
+
+    The sources come in the runs the entries hold. A run met again (the
+    read-only commands' entries share one) repeats words and rules already read
+    at earlier positions, which changes none of the words: it is read once, not
+    once per entry that holds it.
     """
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    def __init__(self, runs: Iterable[Sequence[Source]]) -> None:
         self.first: dict[str, int] = {}  # each writer's words -> first position
         self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
         self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
         self.started_only = True  # every source is an agent Claude Code never starts
+        distinct = {id(run): run for run in runs}.values()
+        sources = list(itertools.chain.from_iterable(distinct))
         for index, source in enumerate(sources):
             words, fixed = _writer(source.subject, source.rule)
             if fixed:
