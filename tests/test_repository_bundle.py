@@ -28,6 +28,8 @@ from tests.claude.test_conformance_claude import validate
 from tests.rules.test_required_snippet import assert_the_rule_holds
 from tests.test_security import SECURITY
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 SEEDS = ROOT.parent / "shared" / "seeds"
 SUBAGENTS = {
     "chronicler",
