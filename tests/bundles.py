@@ -9,7 +9,10 @@ checked by tests/test_repository_bundle.py alone.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from promptc_compiler import api
 from promptc_compiler.core.bundle import load_bundle
@@ -43,7 +46,21 @@ def render(root: Path, target: str, *, lint_errors: bool = False) -> dict[str, b
     output promptc would refuse to write. With `lint_errors`, a bundle made of
     permission mistakes on purpose (tests/fixtures/permissions) may carry lint
     errors, but nothing a pipeline stage (syntax, schema, compose, emit) refuses.
+
+    A fixture bundle, which no test writes, is rendered once a process for each
+    target: a worker runs many test files, and a dozen of them render the team.
     """
+    if root.resolve().is_relative_to(FIXTURES):
+        return dict(_rendered_fixture(root.resolve(), target, lint_errors))
+    return _render(root, target, lint_errors)
+
+
+@functools.cache
+def _rendered_fixture(root: Path, target: str, lint_errors: bool) -> Mapping[str, bytes]:
+    return MappingProxyType(_render(root, target, lint_errors))
+
+
+def _render(root: Path, target: str, lint_errors: bool) -> dict[str, bytes]:
     from promptc_compiler import rules
     from promptc_compiler.base.diagnostics import Severity
 

@@ -6,7 +6,10 @@
   copy of this repository's bundle, or, when it holds the comment
   `<!-- console: scratch -->`, in an empty folder of its own (a `cd` carries
   over to the next command), where `<!-- file: PATH -->` before a fenced block
-  writes that block to PATH first.
+  writes that block to PATH first. A plain `promptc ...` line, one that needs
+  no shell, runs in this process (the command's own entry point, `main`);
+  every other line, `promptc` with a pipe, a redirection or `$?` among them,
+  runs in bash.
 - A shell example never shows output outside a `console` block: no fence right
   after a `sh` block, no `$ ` prompt inside one.
 - A block after `<!-- same as: PATH -->` is that file of the repository, byte
@@ -22,8 +25,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,9 +40,10 @@ from pathlib import Path
 import click
 import jsonschema
 import pytest
+from click.testing import CliRunner
 
 from promptc_compiler import __version__, rules
-from promptc_compiler.cli.main import cli
+from promptc_compiler.cli.main import cli, main
 from promptc_compiler.core.resources import load_schema
 from promptc_compiler.runtimes import TARGETS, options_schema
 from tests import docs_pages
@@ -112,11 +118,54 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
 
 
-def environment(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PROMPTC_"))}
-    env.pop("NO_COLOR", None)
+def environment(home: Path) -> dict[str, str | None]:
+    """The variables a command runs with, each one set to None taken away."""
+    env: dict[str, str | None] = dict(os.environ)
+    for name in env:
+        if name.startswith(("GITHUB_", "PROMPTC_")) or name == "NO_COLOR":
+            env[name] = None
     env |= {"HOME": str(home), "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}", "COLUMNS": "80"}
     return env
+
+
+# What a shell reads even inside double quotes, and what it reads outside quotes:
+# `$?` and variables, pipes, redirections, `;` and `&&`, globs, comments.
+EXPANDED = re.compile(r"[$`\\]")
+SHELL_SYNTAX = re.compile(r"[|&;<>()*?\[\]{}~!#]")
+QUOTED = re.compile(r""""[^"]*"|'[^']*'""")
+
+
+def plain_promptc(command: str) -> list[str] | None:
+    """The arguments of a `promptc` command that needs no shell; None for any other."""
+    if EXPANDED.search(command) or SHELL_SYNTAX.search(QUOTED.sub("", command)):
+        return None
+    words = shlex.split(command)
+    return words[1:] if words[0] == "promptc" else None
+
+
+def run_in_process(args: list[str], cwd: Path, env: dict[str, str | None]) -> str:
+    """What `promptc ARGS` prints, stdout and stderr in the order written, as a
+    terminal 80 columns wide shows them (click's test runner mixes the two)."""
+    with contextlib.chdir(cwd), CliRunner().isolation(env=env) as (_, _, output):
+        # The runner fixes help at 80 columns; a terminal's COLUMNS=80 gives 78.
+        click.formatting.FORCED_WIDTH = None  # put back by the runner
+        main(args)
+        sys.stdout.flush()  # click.echo flushes; print() may not
+        sys.stderr.flush()
+    return output.getvalue().decode("utf-8")
+
+
+def run_in_bash(command: str, cwd: Path, env: dict[str, str | None]) -> str:
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env={k: v for k, v in env.items() if v is not None},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+    return done.stdout
 
 
 def repository_copy(where: Path) -> Path:
@@ -154,20 +203,14 @@ def run_page(page: Path, where: Path) -> list[str]:
             if step.command.startswith("cd "):
                 cwd = (cwd / step.command[3:].strip()).resolve()
                 continue
-            done = subprocess.run(
-                ["bash", "-c", step.command],
-                cwd=cwd,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                check=False,
-            )
-            actual = done.stdout.rstrip("\n").split("\n") if done.stdout else []
+            args = plain_promptc(step.command)
+            if args is None:
+                printed = run_in_bash(step.command, cwd, env)
+            else:
+                printed = run_in_process(args, cwd, env)
+            actual = printed.rstrip("\n").split("\n") if printed else []
             if not matches(step.expected, actual):
-                failures.append(
-                    f"{page.name}:{block.line}: `{step.command}` printed:\n" + done.stdout
-                )
+                failures.append(f"{page.name}:{block.line}: `{step.command}` printed:\n" + printed)
     return failures
 
 
@@ -188,6 +231,17 @@ def test_a_stale_example_fails(tmp_path: Path) -> None:
     (tmp_path / "run").mkdir()
     [failure] = run_page(page, tmp_path / "run")
     assert 'printed:\nask  craftsman  bash "git push origin main"\n' in failure
+
+
+def test_only_a_promptc_command_without_shell_syntax_runs_in_process() -> None:
+    quoted = 'promptc can scout bash "git diff | sh"'  # the pipe is the input's
+    assert plain_promptc(quoted) == ["can", "scout", "bash", "git diff | sh"]
+    assert plain_promptc("promptc lint --format json") == ["lint", "--format", "json"]
+    assert plain_promptc("promptc lint --format sarif > promptc.sarif") is None
+    assert plain_promptc('promptc check --quiet; echo "exit $?"') is None
+    assert plain_promptc('promptc can lead bash "echo $HOME"') is None
+    assert plain_promptc("promptc lint specs/*.md") is None
+    assert plain_promptc("python ci.py") is None
 
 
 def test_the_ellipsis_matches_any_lines() -> None:

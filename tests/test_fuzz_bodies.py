@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,8 @@ from promptc_compiler.core.snippet import Snippet, find_copies
 from promptc_compiler.pipeline.import_text import find_shared, replace_shared
 from promptc_compiler.pipeline.importer import plan_import, verify
 from tests.strategies import SCRATCH, ci_examples, tick
+
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
 
 
 def _snippet(text: str) -> Snippet:

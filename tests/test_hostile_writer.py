@@ -271,7 +271,9 @@ def test_check_on_an_unreadable_output_is_a_diagnostic(
 AGENTS = 150
 
 
-def test_sigkill_mid_build_leaves_a_consistent_build(tmp_path: Path) -> None:
+def test_sigkill_mid_build_leaves_a_consistent_build(
+    tmp_path: Path, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Kill real `promptc build` processes at random points, several times over.
 
     Half the kills wait for the build to start writing (the manifest changes
@@ -302,22 +304,13 @@ def test_sigkill_mid_build_leaves_a_consistent_build(tmp_path: Path) -> None:
         if (root / "build").exists():
             assert_consistent(root / "build", allowed)
     assert killed
-    done = subprocess.run(
-        [sys.executable, "-m", "promptc_compiler", "build"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout
+    monkeypatch.chdir(root)
+    done = run("build")
+    assert done.code == 0, done.out
     assert generated(root / "build") == expected_files(root)
     assert not list((root / "build").rglob("*.tmp"))
-    check = subprocess.run(
-        [sys.executable, "-m", "promptc_compiler", "check"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    assert check.returncode == 0, check.stdout
+    check = run("check")
+    assert check.code == 0, check.out
 
 
 def _wait_for_write_phase(

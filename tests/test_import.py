@@ -16,6 +16,8 @@ from promptc_compiler.runtimes.reading import escape
 from tests import bundles
 from tests.conftest import Run
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 FIXTURES = bundles.FIXTURES / "import"
 
 

@@ -46,6 +46,8 @@ from tests import bundles
 from tests.strategies import CLAUDE_AGENTS, SCRATCH, ci_examples, claude_agent_meta, tick
 from tests.strategies import claude_settings as claude_settings_docs
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 FIXTURES = bundles.FIXTURES / "import"
 # Hand-written folders, by the runtime they are written for.
 SOURCES = {

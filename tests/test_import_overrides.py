@@ -32,6 +32,8 @@ from promptc_compiler.runtimes.tool_lists import Runtime
 from tests import bundles, strategies
 from tests.conftest import Run
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 # Where each runtime's agent files are, and how one reads as (frontmatter, body).
 AGENT_FOLDERS = {
     "gemini": ".gemini/agents/",

@@ -42,6 +42,8 @@ from tests.conftest import AGENT, MakeBundle, Run
 from tests.strategies import SCRATCH, ci_examples, tick
 from tests.test_import_never_widens import imported, list_folders, original, runtime_names
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 FIXTURES = bundles.FIXTURES / "import"
 
 

@@ -111,6 +111,10 @@ def test_the_promptc_toml_names_its_targets(here: Path, run: Runner) -> None:
     assert "@targets@" not in text
 
 
+# Two OpenCode runs, 8 s of CPU: `make conformance`, beside the root layout's
+# (tests/test_layout_root.py). `make test` has OpenCode load a build in
+# tests/opencode/test_decisions_opencode.py.
+@pytest.mark.conformance
 def test_the_real_opencode_lists_every_agent(
     here: Path, run: Runner, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

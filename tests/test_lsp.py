@@ -2,8 +2,8 @@
 
 The end-to-end tests open, edit and ask about files of the server's
 workspace as an editor does, one server for them all; the raw ones send
-bytes no client library would, each to a server of its own; the in-process
-ones ask promptc_compiler.editor.navigate and promptc_compiler.editor.lsp's
+bytes no client library would, to one server of their own (and the ones
+about exiting each to its own); the in-process ones ask promptc_compiler.editor.navigate and promptc_compiler.editor.lsp's
 Session the questions the server forwards to them.
 """
 
@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -528,6 +529,9 @@ class RawServer:
     """`promptc lsp` spoken to byte by byte, to send what no client library would."""
 
     def __init__(self, root: Path) -> None:
+        self.root = root
+        self.marks = 0  # how many ends said() marked
+        self.heard = 0  # how much of stderr said() handed out
         self.process = subprocess.Popen(
             [sys.executable, "-m", "promptc_compiler", "lsp"],
             cwd=root,
@@ -590,6 +594,26 @@ class RawServer:
     def errors(self) -> str:
         return b"".join(self.stderr).decode("utf-8", "replace")
 
+    def said(self) -> str:
+        """What the server logged since the last call, all of it, while it runs.
+
+        A header it cannot read, with a request after it, marks the end: the
+        server logs a message's framing problems before it answers the message,
+        so once the answer came, the mark is on its way to the stderr reader."""
+        self.marks += 1
+        mark = f"mark-{self.marks}"
+        at = uri(self.root / "specs/agents/scout.md")
+        self.send(b"Content-Length: %s\r\n\r\n" % mark.encode() + frame(hover_request(-1, at)))
+        assert self.answer(-1)["result"] is None
+        logged = f"promptc lsp: Content-Length {mark!r} is not a number of bytes\n"
+        deadline = time.monotonic() + 60
+        while logged not in (text := self.errors())[self.heard :]:
+            assert time.monotonic() < deadline, f"{logged!r} not read in 60 s: {text}"
+            time.sleep(0.05)
+        end = text.index(logged, self.heard)
+        said, self.heard = text[self.heard : end], end + len(logged)
+        return said
+
     def close(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
@@ -610,17 +634,30 @@ def hover_request(msg_id: int, at: str, line: object = 0) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover", "params": params}
 
 
+@pytest.fixture(scope="module")
+def raw_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
+    """One server for the tests that send bytes no client library would: a start
+    costs about 2 s of CPU (lsprotocol's import). After them all it still shuts
+    down cleanly, and it never logged a traceback."""
+    server = RawServer(write_bundle(tmp_path_factory.mktemp("raw") / "bundle"))
+    try:
+        yield server
+        assert server.exit(shutdown=True) == 0
+        assert "Traceback" not in server.errors()
+    finally:
+        server.close()
+
+
 @pytest.fixture
-def raw(bundle: Path) -> Iterator[RawServer]:
-    server = RawServer(bundle)
-    yield server
-    server.close()
+def raw(raw_server: RawServer) -> RawServer:
+    """The module's raw server; what it logged before is the earlier tests', and
+    every answer to their requests is read."""
+    raw_server.said()
+    return raw_server
 
 
-def test_ill_typed_params_and_malformed_json_are_answered_with_errors(
-    raw: RawServer, bundle: Path
-) -> None:
-    at = uri(bundle / "specs/agents/scout.md")
+def test_ill_typed_params_and_malformed_json_are_answered_with_errors(raw: RawServer) -> None:
+    at = uri(raw.root / "specs/agents/scout.md")
     raw.send(frame(hover_request(1, at, line="first")))
     wrong = raw.answer(1)["error"]
     assert wrong["code"] == -32602
@@ -631,37 +668,39 @@ def test_ill_typed_params_and_malformed_json_are_answered_with_errors(
     assert raw.answer(3)["error"]["code"] == -32600
     raw.send(frame(hover_request(4, at)))
     assert raw.answer(4)["result"] is None  # still answering
-    assert raw.exit(shutdown=True) == 0
-    assert "a message that is not JSON" in raw.errors()
-    assert "Traceback" not in raw.errors()
+    said = raw.said()
+    assert "a message that is not JSON" in said
+    assert "Traceback" not in said
 
 
-@pytest.mark.parametrize(
-    ("garbled", "said"),
-    [
-        (b"Content-Length: abc\r\n\r\n", "Content-Length 'abc' is not a number of bytes"),
-        (b"Content-Type: application/json\r\n\r\n", "a message without a Content-Length"),
-        (b"Content-Length: 3\r\n\r\n", "a message that is not JSON"),  # too short
-    ],
-)
-def test_a_bad_content_length_is_logged_and_the_next_message_answered(
-    raw: RawServer, bundle: Path, garbled: bytes, said: str
+GARBLED = [
+    (b"Content-Length: abc\r\n\r\n", "Content-Length 'abc' is not a number of bytes"),
+    (b"Content-Type: application/json\r\n\r\n", "a message without a Content-Length"),
+    (b"Content-Length: 3\r\n\r\n", "a message that is not JSON"),  # too short
+]
+
+
+def test_each_bad_content_length_is_logged_and_the_next_message_answered(
+    raw: RawServer,
 ) -> None:
-    body = json.dumps(hover_request(1, uri(bundle / "specs/agents/scout.md"))).encode()
-    raw.send(garbled + body + frame(hover_request(2, uri(bundle / "specs/agents/lead.md"))))
-    assert raw.answer(2)["result"] is None
-    assert raw.exit(shutdown=True) == 0
-    assert f"promptc lsp: {said}" in raw.errors()
-    assert "Traceback" not in raw.errors()
+    scout, lead = (uri(raw.root / f"specs/agents/{name}.md") for name in ("scout", "lead"))
+    for n, (garbled, _) in enumerate(GARBLED):
+        skipped = json.dumps(hover_request(2 * n + 1, scout)).encode()
+        raw.send(garbled + skipped + frame(hover_request(2 * n + 2, lead)))
+        assert raw.answer(2 * n + 2)["result"] is None
+    errors = raw.said()
+    at = [errors.find(f"promptc lsp: {said}") for _, said in GARBLED]
+    assert -1 not in at, errors
+    assert at == sorted(at), errors  # each said as its message came
+    assert "Traceback" not in errors
 
 
-def test_headers_that_end_in_lf_alone_are_read_and_said_once(raw: RawServer, bundle: Path) -> None:
-    at = uri(bundle / "specs/agents/scout.md")
+def test_headers_that_end_in_lf_alone_are_read_and_said_once(raw: RawServer) -> None:
+    at = uri(raw.root / "specs/agents/scout.md")
     raw.send(frame(hover_request(1, at), ending=b"\n") + frame(hover_request(2, at), ending=b"\n"))
     assert raw.answer(1)["result"] is None
     assert raw.answer(2)["result"] is None
-    assert raw.exit(shutdown=True) == 0
-    assert raw.errors().count("header lines end in LF alone, not CRLF") == 1
+    assert raw.said().count("header lines end in LF alone, not CRLF") == 1
 
 
 def test_exit_without_shutdown_ends_with_1_and_a_request_after_shutdown_is_refused(

@@ -28,6 +28,8 @@ from tests.claude.test_conformance_claude import validate
 from tests.rules.test_required_snippet import assert_the_rule_holds
 from tests.test_security import SECURITY
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 SEEDS = ROOT.parent / "shared" / "seeds"
 SUBAGENTS = {
     "chronicler",
@@ -59,6 +61,18 @@ def _in_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
+@pytest.fixture(scope="module")
+def linted() -> api.Result:
+    """One lint of the bundle for the tests that read its findings."""
+    return api.lint(load_config(cwd=ROOT))
+
+
+@pytest.fixture(scope="module")
+def rendered() -> api.Result:
+    """One render of every target for the tests that read what it writes."""
+    return api.render(load_config(cwd=ROOT))
+
+
 def sources() -> list[Path]:
     return sorted([*ROOT.glob("specs/**/*.md"), *ROOT.glob("fragments/**/*.md")])
 
@@ -77,18 +91,17 @@ def test_sixteen_agents_and_three_modes() -> None:
     assert {i for i, m in modes.items() if m == "subagent"} == SUBAGENTS
 
 
-def test_lint_is_clean_under_strict() -> None:
-    result = api.lint(load_config())
+def test_lint_is_clean_under_strict(linted: api.Result) -> None:
+    result = linted
     # Infos say what the Claude translation cannot keep; they never fail a run.
     shown = [d.as_text() for d in result.diagnostics if d.severity is not Severity.INFO]
     assert shown == []
     assert any(d.rule == "lossy-translation" for d in result.diagnostics)
 
 
-def test_caveman_snippet_is_exact_in_the_fourteen_subagents() -> None:
-    files = api.render(load_config(), only=["opencode"]).files
+def test_caveman_snippet_is_exact_in_the_fourteen_subagents(rendered: api.Result) -> None:
     carriers = set()
-    for rel, content in files.items():
+    for rel, content in rendered.files.items():
         match = re.fullmatch(r"opencode/\.opencode/agents/(.+)\.md", rel)
         if not match:
             continue
@@ -104,8 +117,8 @@ def test_the_snippet_rule_holds() -> None:
     assert_the_rule_holds(load_config())
 
 
-def test_every_target_builds_without_error() -> None:
-    result = api.render(load_config())
+def test_every_target_builds_without_error(rendered: api.Result) -> None:
+    result = rendered
     assert [d.as_text() for d in result.diagnostics if d.severity is Severity.ERROR] == []
     assert {rel.split("/", 1)[0] for rel in result.files} == TARGETS
 
@@ -121,8 +134,8 @@ def test_check_finds_build_fresh_and_clean() -> None:
     assert {rel.split("/", 1)[0] for rel in result.generated} == TARGETS
 
 
-def test_no_security_rule_finds_anything() -> None:
-    found = api.lint(load_config()).diagnostics
+def test_no_security_rule_finds_anything(linted: api.Result) -> None:
+    found = linted.diagnostics
     assert [d.as_text() for d in found if d.rule in SECURITY] == []
 
 

@@ -20,6 +20,8 @@ from promptc_compiler.base import body_syntax
 from promptc_compiler.core import snippet
 from promptc_compiler.core.snippet import DRIFT, MAX_WINDOW, PART, THRESHOLD, Snippet
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 
 def _snippet(text: str) -> Snippet:
     return Snippet("s", Path("s.md"), text, text, (), {}, {}, {}, "<<s>>")

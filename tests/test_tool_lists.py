@@ -30,6 +30,8 @@ from promptc_compiler.permissions.runtime import resolve
 from promptc_compiler.runtimes.translation import ENVIRONMENT, flat_name
 from tests import bundles, decisions, strategies
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 TARGETS = ("copilot", "gemini")
 BUNDLES = {
     "team": bundles.TEAM,

@@ -22,6 +22,8 @@ from promptc_compiler.cli.main import main
 from promptc_compiler.core.config import load_config
 from promptc_compiler.editor import watch
 
+pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
+
 LEAD = """\
 ---
 description: Leads the work and answers the user.

@@ -90,7 +90,6 @@ class _Launch:
             **oracle.scratch_env(self.home),
             "GEMINI_API_KEY": "offline-oracle",
             "GOOGLE_GEMINI_BASE_URL": server.url,
-            "GEMINI_CLI_NO_RELAUNCH": "true",
         }
         args = [str(oracle.binary("gemini")), "-m", MODEL, "-p", harness.PROMPT]
         args += ["--output-format", "json", *self.flags]

@@ -84,7 +84,10 @@ def test_every_kind_of_every_rule_has_a_planted_case() -> None:
     assert kinds - planted == set()
 
 
+# A benchmark script run end to end (3.7 s of CPU): `make conformance`, beside
+# tests/test_benchmarks.py's. The labelled cases it counts are checked above.
 @pytest.mark.slow
+@pytest.mark.conformance
 def test_the_benchmark_prints_a_row_for_every_rule(tmp_path: Path) -> None:
     """benchmarks/security_precision.py runs as a user runs it and prints the
     figures docs/security.md quotes (only that, never a time, is checked)."""
