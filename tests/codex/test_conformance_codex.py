@@ -270,7 +270,9 @@ def test_a_spawned_role_is_offered_the_tools_the_decision_model_counts(
         for i, role in enumerate(("smith", "scout"))
     ]
     wait = Attempt("wait_agent", {"timeout_ms": 60000})
-    plan = harness.Plan((), (*spawn, wait), fill=codex_oracle.fill)
+    # A wait ends when one role has finished: a second waits for the other,
+    # which on a loaded machine had not asked the model yet when the session ended.
+    plan = harness.Plan((), (*spawn, wait, wait), fill=codex_oracle.fill)
     home = tmp_path / "home"
     with serve(plan) as server:
         # A model name Codex does not know: the agent tools are offered at once.
