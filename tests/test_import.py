@@ -158,10 +158,10 @@ def test_claude_import_reports_what_it_cannot_carry(work: Path, run: Callable[..
     ) in done.out
     assert f"{where}/agents/researcher.md:9:1: warning [import] model `haiku`" in done.out
     assert run("import", "claude", "--strict", "--force", str(FIXTURES / "claude")).code == 1
+    assert api.render(load_config()).ok
+    project = bundles.project(work, "opencode")
     for ident, body in originals(where, "agents").items():
-        assert api.render(load_config()).ok
-        composed = bundles.project(work, "opencode").agents[ident].body
-        assert composed == body, ident
+        assert project.agents[ident].body == body, ident
 
 
 # Claude tool -> what the OpenCode agent asks for it; (permission, input).
