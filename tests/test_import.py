@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from promptc_compiler import api
+from promptc_compiler.cli.main import main
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import load_file
 from promptc_compiler.runtimes.reading import escape
@@ -156,10 +158,10 @@ def test_claude_import_reports_what_it_cannot_carry(work: Path, run: Callable[..
     ) in done.out
     assert f"{where}/agents/researcher.md:9:1: warning [import] model `haiku`" in done.out
     assert run("import", "claude", "--strict", "--force", str(FIXTURES / "claude")).code == 1
+    assert api.render(load_config()).ok
+    project = bundles.project(work, "opencode")
     for ident, body in originals(where, "agents").items():
-        assert api.render(load_config()).ok
-        composed = bundles.project(work, "opencode").agents[ident].body
-        assert composed == body, ident
+        assert project.agents[ident].body == body, ident
 
 
 # Claude tool -> what the OpenCode agent asks for it; (permission, input).
@@ -178,6 +180,21 @@ PROBES = {
 }
 
 
+def imported_once(root: Path, source: Path) -> Path:
+    """A bundle `promptc import claude SOURCE` made, for tests that only ask what
+    it decides: one import serves a table of questions."""
+    bundle = root / "bundle"
+    bundle.mkdir()
+    with contextlib.chdir(bundle):
+        assert main(["import", "claude", str(source)]) == 0
+    return bundle
+
+
+@pytest.fixture(scope="module")
+def claude_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return imported_once(tmp_path_factory.mktemp("claude"), FIXTURES / "claude")
+
+
 @pytest.mark.parametrize(
     ("agent", "allowed"),
     [
@@ -187,11 +204,10 @@ PROBES = {
         ("orchestrator", {"Read", "TodoWrite"}),
     ],
 )
-@pytest.mark.usefixtures("work")
 def test_claude_permissions_never_grant_more(
-    run: Callable[..., Run], agent: str, allowed: set[str]
+    claude_fixture: Path, monkeypatch: pytest.MonkeyPatch, agent: str, allowed: set[str]
 ) -> None:
-    assert run("import", "claude", str(FIXTURES / "claude")).code == 0
+    monkeypatch.chdir(claude_fixture)
     config = load_config()
     for tool, (permission, text) in PROBES.items():
         decision = api.can(config, agent, permission, text).decision
@@ -212,11 +228,15 @@ def test_claude_permissions_never_grant_more(
         ("researcher", "bash", "ls", "deny"),
     ],
 )
-@pytest.mark.usefixtures("work")
 def test_claude_tool_patterns_become_rules(
-    run: Callable[..., Run], agent: str, permission: str, text: str, action: str
+    claude_fixture: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    agent: str,
+    permission: str,
+    text: str,
+    action: str,
 ) -> None:
-    assert run("import", "claude", str(FIXTURES / "claude")).code == 0
+    monkeypatch.chdir(claude_fixture)
     assert api.can(load_config(), agent, permission, text).decision.action == action
 
 
@@ -238,18 +258,45 @@ def _claude_folder(root: Path, agents: dict[str, str], settings: str | None = No
     return root
 
 
+@pytest.fixture(scope="module")
+def wordpress(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("wordpress")
+    return imported_once(root, _claude_folder(root / "source", {"wordpress-master": WORDPRESS}))
+
+
 @pytest.mark.parametrize(
     ("permission", "text"),
     [("bash", "rm -rf /"), ("edit", "src/a.py"), ("webfetch", "https://x.org"), ("websearch", "*")],
 )
-@pytest.mark.usefixtures("work")
 def test_claude_import_asks_where_claude_code_asks(
-    tmp_path: Path, run: Callable[..., Run], permission: str, text: str
+    wordpress: Path, monkeypatch: pytest.MonkeyPatch, permission: str, text: str
 ) -> None:
-    source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS})
-    assert run("import", "claude", str(source)).code == 0
+    monkeypatch.chdir(wordpress)
     decision = api.can(load_config(), "wordpress-master", permission, text).decision
     assert decision.action == "ask", decision
+
+
+SETTINGS = json.dumps(
+    {
+        "permissions": {
+            "allow": [
+                "Bash(npm test:*)",
+                "Bash(git *)",
+                "Edit(src/**)",
+                "WebFetch(domain:docs.python.org)",
+            ],
+            "ask": ["Bash(git push *)"],
+            "deny": ["Read(./.env)", "Bash(rm -rf *)"],
+        }
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def wordpress_with_settings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("settings")
+    agents = {"wordpress-master": WORDPRESS}
+    return imported_once(root, _claude_folder(root / "source", agents, SETTINGS))
 
 
 @pytest.mark.parametrize(
@@ -267,26 +314,14 @@ def test_claude_import_asks_where_claude_code_asks(
         ("webfetch", "https://docs.python.org/3/", "ask"),  # one rule for every URL
     ],
 )
-@pytest.mark.usefixtures("work")
 def test_claude_settings_rules_refine_the_defaults(
-    tmp_path: Path, run: Callable[..., Run], permission: str, text: str, action: str
+    wordpress_with_settings: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    permission: str,
+    text: str,
+    action: str,
 ) -> None:
-    settings = json.dumps(
-        {
-            "permissions": {
-                "allow": [
-                    "Bash(npm test:*)",
-                    "Bash(git *)",
-                    "Edit(src/**)",
-                    "WebFetch(domain:docs.python.org)",
-                ],
-                "ask": ["Bash(git push *)"],
-                "deny": ["Read(./.env)", "Bash(rm -rf *)"],
-            }
-        }
-    )
-    source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS}, settings)
-    assert run("import", "claude", str(source)).code == 0
+    monkeypatch.chdir(wordpress_with_settings)
     assert api.can(load_config(), "wordpress-master", permission, text).decision.action == action
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import tempfile
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -158,13 +158,31 @@ def figures(name: str, found: Sequence[Compared]) -> str:
     )
 
 
+Imports = Callable[[str, str], tuple[list[Compared], Path]]
+
+
+@pytest.fixture(scope="module")
+def imports(tmp_path_factory: pytest.TempPathFactory) -> Imports:
+    """(the calls compared, the bundle) of a fixture folder, imported once for the
+    module: the tests below read the same comparisons."""
+    done: dict[tuple[str, str], tuple[list[Compared], Path]] = {}
+
+    def imported_folder(kind: str, name: str) -> tuple[list[Compared], Path]:
+        if (kind, name) not in done:
+            bundle = tmp_path_factory.mktemp(name)
+            done[kind, name] = (compared(kind, FIXTURES / name, bundle), bundle)
+        return done[kind, name]
+
+    return imported_folder
+
+
 @pytest.mark.parametrize(
     ("kind", "name"), [(kind, name) for kind, names in SOURCES.items() for name in names]
 )
 def test_an_imported_folder_decides_no_call_wider_than_its_runtime(
-    kind: str, name: str, tmp_path: Path
+    kind: str, name: str, imports: Imports
 ) -> None:
-    found = compared(kind, FIXTURES / name, tmp_path)
+    found, bundle = imports(kind, name)
     print(figures(name, found))
     agents = {c.call.agent for c in found}
     assert len(agents) == len(runtime_names(kind, original(kind, FIXTURES / name))), agents
@@ -173,7 +191,7 @@ def test_an_imported_folder_decides_no_call_wider_than_its_runtime(
     # What the import writes is a bundle promptc takes as it is (the lint that
     # `promptc import` runs at its end finds no error in it).
     errors = [
-        d for d in api.lint(load_config(cwd=tmp_path)).diagnostics if d.severity.value == "error"
+        d for d in api.lint(load_config(cwd=bundle)).diagnostics if d.severity.value == "error"
     ]
     assert not errors, errors
 
@@ -242,20 +260,14 @@ def test_a_forced_rm_named_by_its_path_asks_as_in_codex(tmp_path: Path) -> None:
     assert not [c.describe() for c in found.values() if c.wider]
 
 
-def test_the_fixtures_exercise_every_decision() -> None:
+def test_the_fixtures_exercise_every_decision(imports: Imports) -> None:
     """The folders give the comparison something to hold: for each runtime, calls
     it allows, asks about and refuses, and OpenCode agreeing with each."""
-    with tempfile.TemporaryDirectory(prefix="promptc-import-", dir=SCRATCH) as scratch:
-        for kind, names in SOURCES.items():
-            seen: set[tuple[str, str]] = set()
-            for name in names:
-                bundle = Path(scratch) / name
-                bundle.mkdir()
-                seen |= {
-                    (c.runtime.action, c.opencode.action)
-                    for c in compared(kind, FIXTURES / name, bundle)
-                }
-            assert {("allow", "allow"), ("ask", "ask"), ("deny", "deny")} <= seen, (kind, seen)
+    for kind, names in SOURCES.items():
+        seen: set[tuple[str, str]] = set()
+        for name in names:
+            seen |= {(c.runtime.action, c.opencode.action) for c in imports(kind, name)[0]}
+        assert {("allow", "allow"), ("ask", "ask"), ("deny", "deny")} <= seen, (kind, seen)
 
 
 # --- generated Claude Code folders --------------------------------------------------------

@@ -6,7 +6,7 @@ cannot carry."""
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptc_compiler import api
 from promptc_compiler.core import validate
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.resources import load_schema
@@ -30,7 +31,6 @@ from promptc_compiler.runtimes.gemini import import_ as gemini_import
 from promptc_compiler.runtimes.gemini.tools import GEMINI
 from promptc_compiler.runtimes.tool_lists import Runtime
 from tests import bundles, strategies
-from tests.conftest import Run
 
 pytestmark = pytest.mark.slow  # collected first: tests/conftest.py
 
@@ -119,24 +119,22 @@ def _write(root: Path, files: Mapping[str, bytes]) -> None:
 @pytest.mark.parametrize("source", sorted(SOURCES))
 @pytest.mark.parametrize("target", sorted(AGENT_FOLDERS))
 def test_a_build_imported_and_built_again_gives_the_same_agent_files(
-    source: str,
-    target: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    run: Callable[..., Run],
+    source: str, target: str, tmp_path: Path
 ) -> None:
     built = in_project(target, bundles.render(SOURCES[source], target))
     _write(tmp_path / "built", built)
     bundle = tmp_path / "bundle"
     bundle.mkdir()
-    monkeypatch.chdir(bundle)
-    done = run("import", target, str(tmp_path / "built"))
-    assert done.code == 0, done.out + done.err
-    # The import turns the runtime's target on itself.
+    done = api.import_bundle(target, tmp_path / "built", load_config(cwd=bundle))
+    # The import turns the runtime's target on itself, and checks the bundle as a
+    # build for it would: what that build writes is what it rendered.
     assert f"[targets.{target}]" in (bundle / "promptc.toml").read_text()
+    assert done.lint is not None
+    assert done.ok, [d.as_text() for d in (*done.plan.notes, *done.lint.diagnostics)]
+    rebuilt = {rel.removeprefix(f"{target}/"): data for rel, data in done.lint.files.items()}
     before = agent_files(built, target)
     assert before
-    after = agent_files(in_project(target, bundles.render(bundle, target)), target)
+    after = agent_files(in_project(target, rebuilt), target)
     # A tool the import narrows (an OpenCode ask, or a read with `.env` denied) a
     # build may leave out of the list (never wider); everything else comes back.
     assert unasked(after, target) == unasked(before, target)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,13 +60,22 @@ def read_agents(target: str, files: Mapping[str, bytes]) -> dict[str, Written]:
     return found
 
 
-def check(target: str, project: Project, files: Mapping[str, bytes]) -> list[tuple[Any, ...]]:
-    """Every call the target's model decides above OpenCode."""
+def decided(target: str, project: Project, files: Mapping[str, bytes]) -> list[decisions.Decided]:
+    """Every call of the matrix, as the target's model and OpenCode decide it."""
     texts = {rel: data.decode() for rel, data in files.items()}
+    return decisions.decided(project, target, texts)
+
+
+def wider(found: Iterable[decisions.Decided]) -> list[tuple[Any, ...]]:
+    """Every call the target's model decides above OpenCode."""
     return [
         ("wider", d.call.agent, d.call.permission, d.call.input, d.model, d.opencode)
-        for d in decisions.wider(decisions.decided(project, target, texts))
+        for d in decisions.wider(found)
     ]
+
+
+def check(target: str, project: Project, files: Mapping[str, bytes]) -> list[tuple[Any, ...]]:
+    return wider(decided(target, project, files))
 
 
 def check_starts(target: str, project: Project, files: Mapping[str, bytes]) -> list[str]:
@@ -92,13 +101,19 @@ def case(bundle: str, target: str) -> tuple[Project, dict[str, bytes]]:
     return bundles.project(root, target), files
 
 
+@functools.cache
+def case_decided(bundle: str, target: str) -> tuple[decisions.Decided, ...]:
+    """A fixture's calls, decided once for the tests that read them."""
+    return tuple(decided(target, *case(bundle, target)))
+
+
 @pytest.mark.parametrize("target", list(TARGETS))
 @pytest.mark.parametrize("bundle", list(BUNDLES))
 def test_no_agent_gets_more_than_in_opencode_and_every_narrowing_is_reported(
     bundle: str, target: str
 ) -> None:
     project, files = case(bundle, target)
-    assert check(target, project, files) == []
+    assert wider(case_decided(bundle, target)) == []
     assert check_starts(target, project, files) == []
 
 
@@ -107,9 +122,7 @@ def test_the_property_is_not_vacuous(target: str) -> None:
     # Across the bundles, a call is allowed somewhere and narrowed somewhere.
     found = set()
     for bundle in BUNDLES:
-        project, files = case(bundle, target)
-        texts = {rel: data.decode() for rel, data in files.items()}
-        found |= {(d.model, d.opencode) for d in decisions.decided(project, target, texts)}
+        found |= {(d.model, d.opencode) for d in case_decided(bundle, target)}
     assert ("allow", "allow") in found
     assert ("deny", "allow") in found
     assert ("deny", "ask") in found
