@@ -19,6 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptc_compiler import api
+from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls, wildcard
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.permissions.ruleset import DEFAULT, Environment, Origin, Rule, evaluate
@@ -424,6 +426,27 @@ def test_the_report_names_each_lossy_rule_once(bundle: str) -> None:
     for rule in {loss.rule for loss in t.losses if loss.rule.origin.kind != "agent"}:
         head = f"- `{rule.text()}` ({_where(rule, root)})"
         assert report.splitlines().count(head) == 1, head
+
+
+def test_the_report_names_a_linked_spec_as_the_diagnostics_do(make_bundle: MakeBundle) -> None:
+    """A spec that is a link to a file elsewhere in the project: the report says
+    where the bundle reads it, as each diagnostic of the same rule does."""
+    root = make_bundle(
+        {
+            "promptc.toml": "[targets.claude]\n",
+            "shared/rev.md": _agent("subagent", 'bash:\n  "*": ask\n  "git status *": allow'),
+        }
+    )
+    (root / "specs/agents").mkdir(parents=True)
+    try:
+        (root / "specs/agents/rev.md").symlink_to(root / "shared/rev.md")
+    except OSError:
+        pytest.skip("this system does not let a test make a symbolic link")
+    result = api.render(load_config(cwd=root), only=["claude"])
+    report = result.files["claude/TRANSLATION.md"].decode()
+    assert "(specs/agents/rev.md:" in report
+    assert "shared/rev.md" not in report
+    assert {d.path for d in result.diagnostics} == {"specs/agents/rev.md"}
 
 
 def _where(rule: Rule, root: Path) -> str:

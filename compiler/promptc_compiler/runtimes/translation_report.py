@@ -113,12 +113,15 @@ def _own(rule: Rule) -> bool:
 
 def where(rule: Rule, root: Path) -> str:
     """Where a rule is written, as the report shows it: `specs/agents/a.md:9:5`
-    relative to the config's folder, else the file's name; a built-in rule's label."""
+    relative to the config's folder, else the file's name; a built-in rule's label.
+    The path as the bundle was read, as diagnostics name it: the config's folder
+    is resolved when found, and every file is read below it (a link is named as
+    the link, not as the file it points to)."""
     origin = rule.origin
     if origin.path is None:
         return origin.label
     try:
-        path = origin.path.resolve().relative_to(root.resolve()).as_posix()
+        path = origin.path.relative_to(root).as_posix()
     except ValueError:
         path = origin.path.name
     return f"{path}:{origin.line}:{origin.column}"
