@@ -292,6 +292,49 @@ class _ByHead:
         return found
 
 
+class _Filed:
+    """Settings entries filed by the heads of what they reach (_ByHead), to find
+    those a span shares an input with.
+
+    A span is its pattern but its later rules, and a later rule apart from
+    every glob an entry reaches (their heads differ before either ends) takes
+    nothing from what the entry shares with the pattern. So which entries
+    meet the pattern is worked out once per pattern, and for each span only
+    the entries a later rule may start like are weighed again: with a map per
+    agent, every agent's `"*": ask` meets every other agent's deny, and its
+    own later rules are apart from nearly all of them (300 agents: 90,000
+    questions, now 300 and a few per agent).
+    """
+
+    def __init__(self, patterns: wildcard.Patterns, entries: list[Entry]) -> None:
+        self.patterns = patterns
+        self.entries = entries
+        self.by_head = _ByHead(patterns)
+        for number, entry in enumerate(entries):
+            for g in entry.reach:
+                self.by_head.add(g, number)
+        self.meeting: dict[str, list[int]] = {}  # pattern -> the entries it shares an input with
+
+    def met(self, span: Span) -> list[Entry]:
+        """The entries the span shares an input with, in order."""
+        meeting = self.meeting.get(span.pattern)
+        if meeting is None:
+            # Only the entries that may start as the pattern does (a map per agent: few).
+            near = sorted(self.by_head.near((span.pattern,)))
+            meeting = [n for n in near if self._shares(n, span.pattern, ())]
+            self.meeting[span.pattern] = meeting
+        touched = self.by_head.near(span.later) if span.later else set()
+        return [
+            self.entries[n]
+            for n in meeting
+            if n not in touched or self._shares(n, span.pattern, span.later)
+        ]
+
+    def _shares(self, number: int, pattern: str, later: tuple[str, ...]) -> bool:
+        reach = self.entries[number].reach
+        return any(hits(self.patterns, (pattern, g), later) for g in reach)
+
+
 class _Heads:
     """Which plans an allow can reach into, found without asking each one.
 
@@ -408,7 +451,7 @@ class _Planner:
         self.spawn: dict[str, tuple[str, ...]] = {}
         self.deny, self.ask, self.allow = _Entries(), _Entries(), _Entries()
         # The entry lists _losses weighs, each filed by head (see _filed).
-        self.filed: list[tuple[list[Entry], _ByHead]] = []
+        self.filed: list[_Filed] = []
         self.written: tuple[tuple[str, ...], _ByHead] | None = None  # see _near_written
         self.notes: dict[tuple[str, Rule], list[str]] = {}
         # Agents repeat their permission maps: subjects whose rules have the same
@@ -519,10 +562,15 @@ class _Planner:
         unasked (`git  status`, `'git' status`, `LANG=C git status`: variants)."""
         key = (id(plan), form)
         if key not in self.read_only:
-            self.read_only[key] = self._first_stop(plan, variants.spellings(form))
+            self.read_only[key] = self._first_stop(plan, self._spellings[form])
             if self.read_only[key] is None:
                 self.read_only[key] = self._first_front(plan)
         return self.read_only[key]
+
+    @functools.cached_property
+    def _spellings(self) -> dict[str, tuple[str, ...]]:
+        """Each read-only command's spellings (variants.spellings), for every plan."""
+        return {form: variants.spellings(form) for form in claude_rules.READ_ONLY}
 
     def _first_front(self, plan: _Plan) -> Span | None:
         """What may stand in front of any command: one answer per plan."""
@@ -659,8 +707,9 @@ class _Planner:
         denied = self.deny.exact(group)
         stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
         rejected: dict[str, list[Source] | None] = {}
-        # One Source per agent and rule that objects (see _objector).
-        objectors: dict[tuple[str, Rule | None], Source] = {}
+        # One Source per agent and rule that objects (see _objections), by the
+        # rule's index in the agent's list: hashing a Rule reads all of its fields.
+        objectors: dict[tuple[str, int | None], Source] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
@@ -695,7 +744,7 @@ class _Planner:
         self,
         pattern: Pattern,
         holders: Holders,
-        objectors: dict[tuple[str, Rule | None], Source],
+        objectors: dict[tuple[str, int | None], Source],
         heads: _Heads,
     ) -> list[Source]:
         """Every holder with a denied or asked region the allow would reach, at
@@ -720,10 +769,9 @@ class _Planner:
                 first[plan] = met
             span = first[plan]
             if span is not None:
-                rule = _rule(held, span)
-                source = objectors.get((name, rule))
+                source = objectors.get((name, span.at))
                 if source is None:
-                    source = objectors[name, rule] = Source(name, rule)
+                    source = objectors[name, span.at] = Source(name, _rule(held, span))
                 found.append(source)
         return found
 
@@ -849,29 +897,18 @@ class _Planner:
             self.written = (written, filed)
         return tuple(written[n] for n in sorted(self.written[1].near((span.pattern,))))
 
-    def _filed(self, entries: list[Entry]) -> _ByHead:
-        """The entries by the heads of what they reach, filed once per list."""
-        for known, filed in self.filed:
-            if known is entries:
+    def _filed(self, entries: list[Entry]) -> _Filed:
+        """The entries filed by the heads of what they reach, once per list."""
+        for filed in self.filed:
+            if filed.entries is entries:
                 return filed
-        filed = _ByHead(self.patterns)
-        for number, entry in enumerate(entries):
-            for g in entry.reach:
-                filed.add(g, number)
-        self.filed.append((entries, filed))
+        filed = _Filed(self.patterns, entries)
+        self.filed.append(filed)
         return filed
 
     def _met(self, kind: str, entries: list[Entry], span: Span) -> list[_Reason]:
         """The reason the entries the span shares an input with give, if any."""
-        # Only the entries that may start as the span does (a map per agent: few).
-        near = sorted(self._filed(entries).near((span.pattern,)))
-        hit = [
-            entries[number]
-            for number in near
-            if any(
-                hits(self.patterns, (span.pattern, g), span.later) for g in entries[number].reach
-            )
-        ]
+        hit = self._filed(entries).met(span)
         return [_Reason(kind, hit, _Who([run for e in hit for run in e.runs]))] if hit else []
 
     # --- task: Agent(...) -----------------------------------------------------------------
