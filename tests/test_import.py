@@ -14,6 +14,7 @@ from promptc_compiler import api
 from promptc_compiler.cli.main import main
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import load_file
+from promptc_compiler.runtimes.claude import import_ as claude_import
 from promptc_compiler.runtimes.reading import escape
 from tests import bundles
 from tests.conftest import Run
@@ -146,6 +147,27 @@ def test_invalid_file_is_reported_and_fails_the_run(
     ) in done.out
     assert (work / "specs/agents/scout.md").is_file()
     assert not (work / "specs/agents/broken.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        # a name alone: at any depth, as gitignore reads it
+        (".env", [".env", "*/.env", ".env/*", "*/.env/*"]),
+        # `./` names the project's folder and anchors nothing (the real binary:
+        # tests/claude/test_decisions_claude.py); a `/` inside the path does
+        ("./.env", [".env", "*/.env", ".env/*", "*/.env/*"]),
+        ("./src/a.py", ["src/a.py", "src/a.py/*"]),
+        ("src/a.py", ["src/a.py", "src/a.py/*"]),
+        # a name ending at any depth, which OpenCode's `*` is too (it crosses folders)
+        ("*.md", ["*.md"]),
+        ("./*.md", ["*.md"]),
+    ],
+)
+def test_a_claude_path_allow_becomes_only_what_claude_code_matches(
+    spec: str, expected: list[str]
+) -> None:
+    assert claude_import.inside("path", spec) == expected
 
 
 def test_claude_import_reports_what_it_cannot_carry(work: Path, run: Callable[..., Run]) -> None:

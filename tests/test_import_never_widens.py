@@ -300,6 +300,12 @@ def _claude_folder(
         {"permissions": {"ask": ["TodoWrite"], "defaultMode": "dontAsk"}},
     ],
 )
+# ...and `Edit(./.env)`, imported as `.env` at any depth: so Claude Code 2.1.332
+# reads it too (`./` anchors nothing), which the model once did not.
+@example(
+    agents=[{"description": "An agent of the default mode.", "permissionMode": "default"}],
+    docs=[{"permissions": {"allow": ["Edit(./.env)"], "defaultMode": "default"}}],
+)
 def test_imported_claude_agents_never_decide_wider_than_claude_code(
     agents: list[dict[str, Any]], docs: list[dict[str, Any]]
 ) -> None:

@@ -453,6 +453,31 @@ def test_the_three_calls_claude_once_ran_unasked_are_asked_or_refused(
     assert seen in ("ask", "deny")
 
 
+# Which path rules hold at any depth: `./` names the project's folder and anchors
+# nothing of its own, a `/` inside or in front of the path anchors it.
+ANCHORS = {"x/.env": "allow", "a/b.txt": "allow", "z/a/b.txt": "ask", "x/c.txt": "ask"}
+
+
+@pytest.mark.conformance
+def test_the_real_claude_anchors_path_rules_as_the_model(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    files = {
+        ".claude/settings.json": json.dumps(
+            {"permissions": {"allow": ["Edit(./.env)", "Edit(./a/b.txt)", "Edit(/c.txt)"]}}
+        ),
+        ".claude/agents/scout.md": "---\nname: scout\ndescription: Scouts the code.\n---\nScout.\n",
+    }
+    for rel, text in {**files, **dict.fromkeys(ANCHORS, "A=1\n")}.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    decided = model.load(files)
+    assert {p: decided.decide(Call("scout", "edit", p)).action for p in ANCHORS} == ANCHORS
+    attempts = [claude.attempt("edit", path, project) for path in ANCHORS]
+    (tmp_path / "home").mkdir()
+    outcomes = claude.run(project, attempts, agent="scout", home=tmp_path / "home")  # type: ignore[arg-type]
+    assert {p: agreed(o) for p, o in zip(ANCHORS, outcomes, strict=True)} == ANCHORS
+
+
 # --- conformance: at least 200 calls per target ------------------------------------------------
 
 SAMPLES = {

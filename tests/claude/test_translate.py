@@ -146,6 +146,12 @@ def test_inside_matches_only_what_the_opencode_pattern_matches(
         ("//etc/**", "/etc/hosts", True),
         ("//**/*.env", "~/.env", True),
         ("//**/*.env", "a/.env", True),
+        # `./` anchors nothing of its own (seen on the real binary:
+        # tests/claude/test_decisions_claude.py)
+        ("./.env", "x/.env", True),
+        ("./a/b.txt", "a/b.txt", True),
+        ("./a/b.txt", "z/a/b.txt", False),
+        ("/c.txt", "x/c.txt", False),
     ],
 )
 def test_the_model_reads_paths_the_gitignore_way(spec: str, path: str, expected: bool) -> None:

@@ -488,7 +488,10 @@ class PathRule:
             base, rest = calls.PROJECT, spec.removeprefix(".").removeprefix("/")
         else:
             base, rest = calls.PROJECT, spec
-        anchored = spec.startswith(("//", "~/", "/", "./")) or "/" in rest.rstrip("/")
+        # `./` names the project's folder and anchors nothing of its own: Claude
+        # Code 2.1.332 lets `Edit(./.env)` write `x/.env` unasked, `Edit(./a/b)`
+        # only `a/b` (tests/claude/test_decisions_claude.py, the real binary).
+        anchored = spec.startswith(("//", "~/", "/")) or "/" in rest.rstrip("/")
         return cls(base, anchored, _path_regex(rest.rstrip("/")))
 
     def matches(self, value: str) -> bool:
