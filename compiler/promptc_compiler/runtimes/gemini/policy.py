@@ -54,7 +54,6 @@ ARGUMENT = {
     "replace": "file_path",
     "activate_skill": "name",
 }
-PATH_ARGUMENTS = frozenset({"file_path"})
 BASE = 100  # the priority of an agent's ask-for-everything rule for a tool
 DECISIONS = {"allow": "allow", "ask": "ask_user", "deny": "deny"}
 
