@@ -110,11 +110,6 @@ class LockError(OSError):
     """The output folder's lock is held by another build, or is not a lock at all."""
 
 
-def read_manifest(out: Path) -> dict[str, list[str]]:
-    """Manifest entries: relative path -> hashes promptc wrote there."""
-    return load_manifest(out)[0]
-
-
 def load_manifest(out: Path) -> tuple[dict[str, list[str]], dict[str, dict[KeyPath, str]]]:
     """Manifest entries, and the managed keys of each shared file: key path ->
     the hash of the value promptc wrote (promptc_compiler.core.merge)."""
