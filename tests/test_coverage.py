@@ -1,4 +1,4 @@
-"""coverage.decides: the pair it returns is decided by the rule; None means no pair is."""
+"""Coverage.decides: the pair it returns is decided by the rule; None means no pair is."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc_compiler.permissions import wildcard
-from promptc_compiler.permissions.coverage import Coverage, decides
+from promptc_compiler.permissions.coverage import Coverage
 from promptc_compiler.permissions.ruleset import Origin, Rule, evaluate
 from promptc_compiler.permissions.wildcard import glob
 from tests.test_wildcard import (
@@ -40,7 +40,7 @@ SAMPLE_TEXTS = ["", "a", "b", "ab", "a b", "a/b", " ", "aa", "ba", "a ", "*", "?
 def test_decides_is_exact(raw: list[tuple[str, str, str]], index: int) -> None:
     rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
     index %= len(rules)
-    found = decides(rules, index)
+    found = Coverage().decides(rules, index)
     if found is not None:
         assert evaluate(rules, found.permission, found.input).rule is rules[index]
     else:
@@ -56,7 +56,7 @@ def test_decides_within_a_permission_and_a_pattern(
 ) -> None:
     rules = [Rule(p, pattern, action, ORIGIN) for p, pattern, action in raw]
     index %= len(rules)
-    found = decides(rules, index, permission="bash", within=[within])
+    found = Coverage().decides(rules, index, permission="bash", within=[within])
     if found is not None:
         assert found.permission == "bash"
         from promptc_compiler.permissions.wildcard import match
@@ -98,7 +98,7 @@ def test_decides_within_a_command_whose_head_parts_from_the_rule(
     pattern: str, command: str, expected: str | None
 ) -> None:
     rules = [Rule("bash", "*", "ask", ORIGIN), Rule("bash", pattern, "allow", ORIGIN)]
-    found = decides(rules, 1, permission="bash", within=[command])
+    found = Coverage().decides(rules, 1, permission="bash", within=[command])
     assert (found.input if found else None) == expected
 
 
@@ -149,7 +149,7 @@ def test_one_coverage_answers_any_list_with_the_same_patterns(
     )
     run = Coverage()
     for index in range(len(rules)):
-        fresh = decides(rules, index)
+        fresh = Coverage().decides(rules, index)
         assert run.decides(rules, index) == fresh
         assert run.decides(other, index) == fresh
         assert run.overlapping(other, index) == overlapping_oracle(rules, index)

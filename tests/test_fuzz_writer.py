@@ -37,7 +37,7 @@ def on_disk(out: Path) -> dict[str, bytes]:
 
 def assert_consistent(out: Path, old: Mapping[str, bytes], new: Mapping[str, bytes]) -> None:
     """Each file holds its old or new bytes, and the manifest vouches for every one."""
-    manifest = writer.read_manifest(out)
+    manifest = writer.load_manifest(out)[0]
     for rel, content in on_disk(out).items():
         assert content in (old.get(rel), new.get(rel)), rel
         assert writer.digest(content) in manifest.get(rel, ()), f"{rel} is not in the manifest"
@@ -101,6 +101,6 @@ def test_interrupted_build_is_consistent_and_repaired(
         outcome = writer.apply(out, new)
         assert outcome.errors == ()
         assert on_disk(out) == new
-        assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in new.items()}
+        assert writer.load_manifest(out)[0] == {rel: [writer.digest(c)] for rel, c in new.items()}
         assert not list(out.rglob("*.tmp"))
-        assert writer.plan(out, new, writer.read_manifest(out)).clean
+        assert writer.plan(out, new, writer.load_manifest(out)[0]).clean

@@ -503,8 +503,8 @@ def test_a_lock_write_that_fails_leaves_no_lock(
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             return super().write(data)  # type: ignore[arg-type]
 
-    # The lock's bytes go through writer's `open` (a descriptor made exclusively).
-    monkeypatch.setattr(writer, "open", lambda fd, *_a, **_k: Full(fd, "wb"), raising=False)
+    # The lock's bytes go through files.write_new's `open` (a descriptor made exclusively).
+    monkeypatch.setattr(files, "open", lambda fd, *_a, **_k: Full(fd, "wb"), raising=False)
     result = run("build")
     assert result.code == 1
     assert "No space left on device" in result.out

@@ -329,7 +329,7 @@ def test_every_file_is_written_before_any_is_renamed(
     first_rename = next(i for i, (kind, _) in enumerate(recorder.events) if kind == "rename")
     assert all(kind == "rename" for kind, _ in recorder.events[first_rename:])
     assert on_disk(out) == new
-    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in new.items()}
+    assert writer.load_manifest(out)[0] == {rel: [writer.digest(c)] for rel, c in new.items()}
 
 
 @pytest.mark.parametrize("failing", [1, 70, 200])
@@ -345,7 +345,7 @@ def test_a_failed_write_changes_no_file(
     assert raised.value.errno == errno.ENOSPC
     assert recorder.of("rename") == []
     assert on_disk(out) == old  # and no temporary file left behind
-    manifest = writer.read_manifest(out)
+    manifest = writer.load_manifest(out)[0]
     for rel, content in old.items():
         assert writer.digest(content) in manifest[rel]
     monkeypatch.undo()
@@ -387,12 +387,12 @@ def test_a_build_into_an_empty_folder_writes_its_manifest_once(
     first = files_of(5, 1)
     writer.apply(out, first)
     assert len(written) == 1
-    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in first.items()}
+    assert writer.load_manifest(out)[0] == {rel: [writer.digest(c)] for rel, c in first.items()}
     written.clear()
     second = {**first, "opencode/.opencode/agents/a000.md": b"changed\n"}
     writer.apply(out, second)
     assert len(written) == 2
-    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in second.items()}
+    assert writer.load_manifest(out)[0] == {rel: [writer.digest(c)] for rel, c in second.items()}
     written.clear()
     writer.apply(out, second)
     assert written == []
@@ -433,7 +433,7 @@ def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
         writer.apply(out, files)
     # The manifest came first: every file in place is one it lists, and no
     # temporary file or lock is left.
-    manifest = writer.read_manifest(out)
+    manifest = writer.load_manifest(out)[0]
     assert manifest == {rel: [writer.digest(c)] for rel, c in files.items()}
     assert set(on_disk(out).items()) <= set(files.items())
     assert not list(out.rglob("*.tmp"))
@@ -442,7 +442,7 @@ def test_a_first_build_that_fails_leaves_what_the_next_one_finishes(
     monkeypatch.setattr(writer, "_rename", real_rename)
     assert writer.apply(out, files).errors == ()
     assert on_disk(out) == files
-    assert writer.read_manifest(out) == {rel: [writer.digest(c)] for rel, c in files.items()}
+    assert writer.load_manifest(out)[0] == {rel: [writer.digest(c)] for rel, c in files.items()}
 
 
 def test_a_first_build_with_a_path_leading_outside_writes_nothing(tmp_path: Path) -> None:

@@ -269,7 +269,7 @@ def _analyse(out: _Collector, target: str) -> tuple[Bundle, Translated]:
                 out.add("schema", source.path, problem)
     composition = compose_bundle(bundle, target, TARGET_NAMES, out.display)
     project = Translated.of(make_project(out.config, bundle, composition, target))
-    out.extend(run_rules(project, settled=out.settings))
+    out.extend(run_rules(project, out.settings))
     _composed(out, composition)
     return bundle, project
 

@@ -155,7 +155,7 @@ def test_inside_matches_only_what_the_opencode_pattern_matches(
     ],
 )
 def test_the_model_reads_paths_the_gitignore_way(spec: str, path: str, expected: bool) -> None:
-    assert model.path_match(spec, path) is expected
+    assert model.PathRule.of(spec).matches(path) is expected
 
 
 @pytest.mark.parametrize(

@@ -440,7 +440,10 @@ def run_on_gemini(
     install(files, folder, home)
     skills = {rel.split("/")[1] for rel in files if rel.startswith("skills/")}
     real: dict[Call, str] = {}
-    for agent, found in calls.by_agent(d.call for d in chosen).items():
+    by_agent: dict[str, list[Call]] = {}
+    for d in chosen:
+        by_agent.setdefault(d.call.agent, []).append(d.call)
+    for agent, found in by_agent.items():
         attempts = []
         for call in found:
             if not checked_first(call, project, home, skills):

@@ -167,12 +167,6 @@ class Area:
             raise Escape(found)
         return os.path.abspath(folder)
 
-    def check_file(self, path: str | os.PathLike[str]) -> str:
-        """A file's path, absolute, once its folder passes check() and the name
-        itself is no barred folder."""
-        self.check(os.path.dirname(os.path.abspath(path)))
-        return self.check(path)
-
     def make_folder(self, folder: str | os.PathLike[str]) -> str:
         """check() `folder`, then create each missing folder on the way, one at a
         time: a component that appears as a symlink meanwhile is refused, not

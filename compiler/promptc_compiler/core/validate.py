@@ -446,16 +446,6 @@ def within(base: JsonPath) -> str:
     return f" in {json_path(base)}" if base else ""
 
 
-def first_error(
-    instance: Any, validator: Validator, name: Callable[[JsonPath], str] | None = None
-) -> tuple[tuple[str, ...], str] | None:
-    """The first problem's path and message, for a document validated once (the config,
-    which is TOML: no message speaks of YAML)."""
-    for path, message, _ in issues(instance, validator, name, yaml=False):
-        return tuple(map(str, path)), message
-    return None
-
-
 def check_frontmatter(frontmatter: Frontmatter, schema: str, schemas: Schemas) -> Iterator[Problem]:
     """Problems against `schemas/<schema>.schema.json`, in document order, each at its
     key or value."""

@@ -26,7 +26,7 @@ the project and home folders, so the answers do not depend on the machine.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -472,10 +472,3 @@ def _filled(patterns: Iterable[str]) -> list[str]:
             if text.strip():
                 found[text] = None
     return list(found)
-
-
-def by_agent(calls: Iterable[Call]) -> Mapping[str, list[Call]]:
-    found: dict[str, list[Call]] = {}
-    for call in calls:
-        found.setdefault(call.agent, []).append(call)
-    return found

@@ -29,19 +29,6 @@ class Witness:
     input: str
 
 
-def decides(
-    rules: Sequence[Rule],
-    index: int,
-    *,
-    permission: str | None = None,
-    within: Sequence[str] = (),
-) -> Witness | None:
-    """A pair that rules[index] decides, optionally for one permission name and
-    with an input every pattern in `within` matches; None when there is none.
-    Raises wildcard.TooComplex when the patterns are too large to explore."""
-    return Coverage().decides(rules, index, permission=permission, within=within)
-
-
 # A rule and the rules after it, as (permission, pattern) pairs: all an answer
 # about the rule depends on.
 Pairs = tuple[tuple[str, str], ...]
@@ -68,7 +55,9 @@ class Coverage:
         permission: str | None = None,
         within: Sequence[str] = (),
     ) -> Witness | None:
-        """As coverage.decides."""
+        """A pair that rules[index] decides, optionally for one permission name and
+        with an input every pattern in `within` matches; None when there is none.
+        Raises wildcard.TooComplex when the patterns are too large to explore."""
         pairs = tuple([(r.permission, r.pattern) for r in rules[index:]])
         key = (pairs, permission, tuple(within))
         if key not in self._decided:

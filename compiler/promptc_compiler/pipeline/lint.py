@@ -19,7 +19,7 @@ from promptc_compiler import rules
 from promptc_compiler.base.diagnostics import Diagnostic, Problem, Severity
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.core.config import Config, freeze
-from promptc_compiler.core.project import Project, Session, Spec, specs
+from promptc_compiler.core.project import Project, Session, specs
 from promptc_compiler.runtimes.translations import Translated
 
 LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
@@ -73,41 +73,23 @@ def unsuppressible(rule_id: str) -> str | None:
     return None
 
 
-def run_rules(
-    project: Translated, *, sessions: bool = True, settled: Settings | None = None
-) -> Iterator[Diagnostic]:
-    """Every rule's diagnostics; without `sessions`, the caller runs SpecRules itself
-    (api runs them as it emits each body). `settled`: the run's `settings`."""
-    settled = settings(project.config) if settled is None else settled
-    for rule_id, rule, level, options in _enabled(settled):
-        if not hasattr(rule, "session"):  # those run in SpecRules
+def run_rules(project: Translated, settled: Settings) -> Iterator[Diagnostic]:
+    """Every enabled rule's diagnostics (`settled`: the run's `settings`): the rules
+    over the whole project first, then the sessions, spec by spec."""
+    enabled = list(_enabled(settled))
+    for rule_id, rule, level, options in enabled:
+        if not hasattr(rule, "session"):
             yield from _stamped(project, rule_id, level, rule.check(project, options))
-    if sessions:
-        by_spec = SpecRules(project, settled)
-        for spec in specs(project):
-            yield from by_spec.check(spec)
-        yield from by_spec.end()
-
-
-class SpecRules:
-    """The enabled rules that read composed bodies, as sessions over one project."""
-
-    def __init__(self, project: Translated, settled: Settings | None = None) -> None:
-        self.project = project
-        self.sessions: list[tuple[str, Severity, Session]] = []
-        settled = settings(project.config) if settled is None else settled
-        for rule_id, rule, level, options in _enabled(settled):
-            start = getattr(rule, "session", None)
-            if start is not None:
-                self.sessions.append((rule_id, level, start(project, options)))
-
-    def check(self, spec: Spec) -> Iterator[Diagnostic]:
-        for rule_id, level, session in self.sessions:
-            yield from _stamped(self.project, rule_id, level, session.spec(spec))
-
-    def end(self) -> Iterator[Diagnostic]:
-        for rule_id, level, session in self.sessions:
-            yield from _stamped(self.project, rule_id, level, session.end())
+    sessions: list[tuple[str, Severity, Session]] = [
+        (rule_id, level, rule.session(project, options))
+        for rule_id, rule, level, options in enabled
+        if hasattr(rule, "session")
+    ]
+    for spec in specs(project):
+        for rule_id, level, session in sessions:
+            yield from _stamped(project, rule_id, level, session.spec(spec))
+    for rule_id, level, session in sessions:
+        yield from _stamped(project, rule_id, level, session.end())
 
 
 def _enabled(settled: Settings) -> Iterator[tuple[str, rules.Rule, Severity, Mapping[str, Any]]]:

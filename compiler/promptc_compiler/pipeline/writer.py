@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptc_compiler.base.confine import Area, create_new
+from promptc_compiler.base.confine import Area
 from promptc_compiler.base.confine import safe_relative as safe_relative
 from promptc_compiler.base.files import MANIFEST as MANIFEST
 from promptc_compiler.base.files import (
@@ -108,11 +108,6 @@ class ManifestError(Exception):
 
 class LockError(OSError):
     """The output folder's lock is held by another build, or is not a lock at all."""
-
-
-def read_manifest(out: Path) -> dict[str, list[str]]:
-    """Manifest entries: relative path -> hashes promptc wrote there."""
-    return load_manifest(out)[0]
 
 
 def load_manifest(out: Path) -> tuple[dict[str, list[str]], dict[str, dict[KeyPath, str]]]:
@@ -773,15 +768,9 @@ def _create(path: str, mine: bytes) -> bool:
     """Make the lock holding `mine`; False when a lock is there already. A write
     that fails (a full disk) removes the file it made: no empty lock is left."""
     try:
-        fd = create_new(path)
+        write_new(path, mine)
     except FileExistsError:
         return False  # exclusive creation fails on anything there, a symlink too
-    try:
-        with open(fd, "wb", closefd=True) as handle:
-            handle.write(mine)
-    except BaseException:
-        unlink(path)
-        raise
     return True
 
 

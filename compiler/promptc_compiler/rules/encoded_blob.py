@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -71,13 +72,10 @@ WORDY = 0.7
 
 
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
-    found = (
-        finding
-        for source in exposure.of(project).sources
-        if source.role != exposure.CONFIG
-        for finding in _scan(source, options["min_text_length"], options["min_length"])
+    scan = functools.partial(
+        _scan, min_text=options["min_text_length"], min_any=options["min_length"]
     )
-    yield from exposure.report(exposure.of(project), ID, options, found)
+    yield from exposure.report_scan(exposure.of(project), ID, options, scan, exposure.TEXT)
 
 
 def _scan(source: Source, min_text: int, min_any: int) -> Iterator[Finding]:

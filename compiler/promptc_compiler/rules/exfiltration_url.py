@@ -72,7 +72,7 @@ _DATA = re.compile(
 
 
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
-    yield from exposure.report_prompts(exposure.of(project), ID, options, _scan)
+    yield from exposure.report_scan(exposure.of(project), ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

@@ -50,6 +50,7 @@ from promptc_compiler.runtimes.translations import Shared, Translated
 AGENT, MODE, FRAGMENT, SKILL = "agent", "mode", "fragment", "skill"
 ASSET, CONFIG = "asset", "config"
 PROMPTS = (AGENT, MODE, FRAGMENT, SKILL)
+TEXT = (*PROMPTS, ASSET)  # every file but the config
 
 
 class Lines:
@@ -359,15 +360,17 @@ def accept_option(kinds: Sequence[str]) -> dict[str, Any]:
     return {"type": "array", "items": entry, "default": []}
 
 
-def report_prompts(
+def report_scan(
     exposure: Exposure,
     rule: str,
     options: Mapping[str, Any],
     scan: Callable[[Source], Iterable[Finding]],
+    roles: tuple[str, ...] = PROMPTS,
 ) -> Iterator[Problem]:
-    """`report` of what `scan` finds in every source a model reads as prompt text."""
+    """`report` of what `scan` finds in every source of `roles` (by default, those a
+    model reads as prompt text)."""
     found = (
-        finding for source in exposure.sources if source.role in PROMPTS for finding in scan(source)
+        finding for source in exposure.sources if source.role in roles for finding in scan(source)
     )
     yield from report(exposure, rule, options, found)
 

@@ -105,13 +105,7 @@ _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
 
 
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
-    found = (
-        finding
-        for source in exposure.of(project).sources
-        if source.role != exposure.CONFIG
-        for finding in _scan(source)
-    )
-    yield from exposure.report(exposure.of(project), ID, options, found)
+    yield from exposure.report_scan(exposure.of(project), ID, options, _scan, exposure.TEXT)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

@@ -259,7 +259,7 @@ PREVIEW = 70
 
 
 def check(project: Translated, options: Mapping[str, Any]) -> Iterator[Problem]:
-    yield from exposure.report_prompts(exposure.of(project), ID, options, _scan)
+    yield from exposure.report_scan(exposure.of(project), ID, options, _scan)
 
 
 def _scan(source: Source) -> Iterator[Finding]:

@@ -26,6 +26,7 @@ from promptc_compiler.core import yamlout
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import SourceFile, load_file
 from promptc_compiler.core.scan import Literal, scan
+from promptc_compiler.permissions import wildcard
 
 RULE = "import"
 
@@ -219,3 +220,24 @@ def escape(text: str) -> str | None:
             needed.append(position)
     escaped = _with_backslashes(text, needed)
     return escaped if composes_to(escaped) == text else None
+
+
+def without_covered(rules: Mapping[str, str]) -> dict[str, str]:
+    """The rules without those a later one covers: OpenCode's last match wins, so
+    they never decide."""
+    patterns = wildcard.Patterns()
+    order = list(rules)
+    return {
+        pattern: action
+        for index, (pattern, action) in enumerate(rules.items())
+        if not any(covers(patterns, later, pattern) for later in order[index + 1 :])
+    }
+
+
+def covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
+    """Whether `outer` matches everything `inner` does; False when too complex to
+    tell (a rule that may decide stays)."""
+    try:
+        return patterns.covers(outer, inner)
+    except wildcard.TooComplex:
+        return False

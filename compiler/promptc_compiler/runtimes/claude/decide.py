@@ -463,12 +463,6 @@ def _bash_regex(spec: str) -> re.Pattern[str]:
     return re.compile(text + ("(?: .*)?" if optional else ""), re.DOTALL)
 
 
-def path_match(spec: str, value: str) -> bool:
-    """A Read or Edit path rule against a call's path (relative to the project, or
-    absolute); trailing spaces do not count (`Edit(**/*.env)` refuses `.env `)."""
-    return PathRule.of(spec).matches(value)
-
-
 @dataclass(frozen=True)
 class PathRule:
     """A Read or Edit path rule: the folder it starts from, whether it names a
@@ -495,6 +489,8 @@ class PathRule:
         return cls(base, anchored, _path_regex(rest.rstrip("/")))
 
     def matches(self, value: str) -> bool:
+        """A call's path (relative to the project, or absolute) against the rule;
+        trailing spaces do not count (`Edit(**/*.env)` refuses `.env `)."""
         full = calls.absolute(value.rstrip())
         base = self.base
         if not (full == base or full.startswith(base.rstrip("/") + "/")):

@@ -34,6 +34,7 @@ from typing import Any
 
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import SCALAR_KEYS
+from promptc_compiler.runtimes import reading
 from promptc_compiler.runtimes.claude import permission_rules as claude_rules
 from promptc_compiler.runtimes.claude.agents import OVERRIDES, REFUSED
 from promptc_compiler.runtimes.reading import Note, Reader, front, json_position, meta
@@ -199,7 +200,9 @@ def _fewest(found: list[str]) -> list[str]:
 
     def covered(i: int, p: str) -> bool:
         return any(
-            i != j and _covers(patterns, q, p) and (j < i or not _covers(patterns, p, q))
+            i != j
+            and reading.covers(patterns, q, p)
+            and (j < i or not reading.covers(patterns, p, q))
             for j, q in enumerate(found)
         )
 
@@ -332,7 +335,7 @@ class Rules:
         patterns = wildcard.Patterns()
         rules = {"*": "deny"}
         for pattern in available:
-            surely = any(_covers(patterns, wider, pattern) for wider in self.allow)
+            surely = any(reading.covers(patterns, wider, pattern) for wider in self.allow)
             action = "allow" if surely else self.base
             if any(_overlap(patterns, pattern, asked) for asked in self.ask):
                 action = min(action, "ask", key=RANK.__getitem__)
@@ -349,23 +352,10 @@ def _put(rules: dict[str, str], patterns: Sequence[str], action: str) -> None:
 
 
 def _pruned(rules: dict[str, str]) -> Any:
-    """The map without rules a later one covers (they never decide), as a plain
-    action when only `"*"` is left."""
-    patterns = wildcard.Patterns()
-    order = list(rules)
-    kept = {
-        pattern: action
-        for index, (pattern, action) in enumerate(rules.items())
-        if not any(_covers(patterns, later, pattern) for later in order[index + 1 :])
-    }
+    """The map without rules a later one covers, as a plain action when only `"*"`
+    is left."""
+    kept = reading.without_covered(rules)
     return kept["*"] if list(kept) == ["*"] else kept
-
-
-def _covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
-    try:
-        return patterns.covers(outer, inner)
-    except wildcard.TooComplex:
-        return False
 
 
 def _overlap(patterns: wildcard.Patterns, one: str, other: str) -> bool:

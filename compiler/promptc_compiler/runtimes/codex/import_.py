@@ -56,9 +56,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from promptc_compiler.permissions import wildcard
 from promptc_compiler.runtimes.codex.translate import NAME
-from promptc_compiler.runtimes.reading import Reader, escape, front, toml_line
+from promptc_compiler.runtimes.reading import Reader, escape, front, toml_line, without_covered
 
 ROLE_KEYS = ("name", "description", "developer_instructions", "model", "model_reasoning_effort")
 # Role keys that only the spec's `targets.codex` can say (schemas/agent.schema.json).
@@ -324,13 +323,7 @@ def bash_permission(found: Mapping[str, list[str]], never_asks: bool = False) ->
             permission[pattern] = "deny" if never_asks and action == "ask" else action
     # A rule a later one covers never decides (`docker ps *` allowed, then
     # `docker *` asked: Codex's strictest rule asks for both): left out.
-    patterns = wildcard.Patterns()
-    order = list(permission)
-    return {
-        pattern: action
-        for index, (pattern, action) in enumerate(permission.items())
-        if not any(_covers(patterns, later, pattern) for later in order[index + 1 :])
-    }
+    return without_covered(permission)
 
 
 def _by_path(patterns: Iterable[str]) -> Iterator[str]:
@@ -345,13 +338,6 @@ def _by_path(patterns: Iterable[str]) -> Iterator[str]:
         first = pattern.split(" ", 1)[0]
         if first and "/" not in first and not set(first) & set("*?"):
             yield f"*/{pattern}"
-
-
-def _covers(patterns: wildcard.Patterns, outer: str, inner: str) -> bool:
-    try:
-        return patterns.covers(outer, inner)
-    except wildcard.TooComplex:  # kept: a rule that may decide stays
-        return False
 
 
 def _patterns(pattern: Any, covering: bool) -> Iterator[str]:

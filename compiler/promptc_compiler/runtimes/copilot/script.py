@@ -54,7 +54,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-MARKER = "# promptc: OpenCode's permission rules for"
 ACTIONS = ("allow", "ask", "deny")
 # Commands OpenCode never asks the bash permission for (promptc_compiler.permissions.shell).
 FOLDER_COMMANDS = ("cd", "chdir", "popd", "pushd", "push-location", "set-location")

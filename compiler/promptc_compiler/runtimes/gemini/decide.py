@@ -443,10 +443,6 @@ def redirects(line: str) -> bool:
 _REDIRECT = re.compile(r"(?<![<>&0-9])(?:[0-9]*>>?|<<?<?|&>>?)(?!\()")
 
 
-def _atomic(text: str, line: str) -> bool:
-    return text == line or text == line.strip()
-
-
 def _unwrapped(text: str) -> str:
     """stripShellWrapper: the line inside `bash -c "..."`, or the text itself."""
     found = _WRAPPER.match(text)

@@ -54,7 +54,6 @@ ARGUMENT = {
     "replace": "file_path",
     "activate_skill": "name",
 }
-PATH_ARGUMENTS = frozenset({"file_path"})
 BASE = 100  # the priority of an agent's ask-for-everything rule for a tool
 DECISIONS = {"allow": "allow", "ask": "ask_user", "deny": "deny"}
 
@@ -224,15 +223,15 @@ def _rule(rule: PolicyRule) -> str:
     lines = [
         "",
         "[[rule]]",
-        f"toolName = {_basic(rule.tool)}",
-        f"subagent = {_basic(rule.subagent)}",
+        f"toolName = {basic(rule.tool)}",
+        f"subagent = {basic(rule.subagent)}",
     ]
     if rule.args is not None:
-        lines.append(f"argsPattern = {_basic(rule.args)}")
-    lines += [f"decision = {_basic(rule.decision)}", f"priority = {rule.priority}"]
+        lines.append(f"argsPattern = {basic(rule.args)}")
+    lines += [f"decision = {basic(rule.decision)}", f"priority = {rule.priority}"]
     return "\n".join(lines) + "\n"
 
 
-def _basic(text: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's, but for DEL)."""
+def basic(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, but for DEL, which TOML escapes."""
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")

@@ -198,7 +198,7 @@ def command(spec: Spec, found: Plan) -> str:
     lines = []
     description = spec.view("opencode").get("description")
     if isinstance(description, str):
-        lines.append(f"description = {_basic(description)}")
+        lines.append(f"description = {gemini_policy.basic(description)}")
     lines.append(f"prompt = {_multiline(prompt(spec, found))}")
     return "\n".join(lines) + "\n"
 
@@ -216,14 +216,9 @@ def prompt(spec: Spec, found: Plan) -> str:
     return text.replace(ARGUMENTS, "{{args}}")
 
 
-def _basic(text: str) -> str:
-    """A TOML basic string: JSON's escapes are TOML's, but for DEL, which TOML escapes."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
 def _multiline(text: str) -> str:
     """A multi-line literal string when the text allows one (readable, nothing escaped)."""
     plain = all(c in "\n\t" or (c >= " " and c != "\x7f") for c in text)
     if plain and "'''" not in text and not text.endswith("'"):
         return f"'''\n{text}'''"
-    return _basic(text)
+    return gemini_policy.basic(text)
