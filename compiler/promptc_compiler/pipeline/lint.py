@@ -87,6 +87,7 @@ def run_rules(
         for spec in specs(project):
             yield from by_spec.check(spec)
         yield from by_spec.end()
+    project.translations.rules_done()
 
 
 class SpecRules:

@@ -89,6 +89,12 @@ class Translations:
             self._shared[key] = key.make(self.project)
         return cast(T, self._shared[key])
 
+    def rules_done(self) -> None:
+        """Drop what the rules shared, once the last rule ran: nothing after the
+        lint reads it, and the security rules' Exposure holds every file's whole
+        text (its head and body joined) and where each of its lines starts."""
+        self._shared.clear()
+
 
 @dataclass(frozen=True)
 class Translated(Project):
