@@ -54,9 +54,11 @@ def emit(
     target's project (with the run's translations: each is worked out once for
     all) is dropped after the last target composed for it: its composed bodies
     are most of what it holds, and the next target's would join them."""
-    ordered = sorted(names)
+    # The lint's own target first: its composition, kept for the rules, is
+    # then released before the other targets are composed.
+    ordered = sorted(names, key=lambda name: (compose_as(name) != lint_project.target, name))
     projects = {lint_project.target: lint_project}  # by the target composed for
-    found: list[_Proved] = []
+    found: dict[str, _Proved] = {}  # by target
     matrix = Matrix()  # every target's proof decides the same calls of OpenCode's
     for at, name in enumerate(ordered):
         composed_for = compose_as(name)
@@ -65,15 +67,25 @@ def emit(
             project = projects[composed_for] = _composed(collector, bundle, lint_project, name)
         proved = _emit_target(collector, project, name, files, matrix)
         if proved is not None:
-            found.append(proved)
-        later = {compose_as(other) for other in ordered[at + 1 :]}
-        if project is not lint_project and composed_for not in later:
-            # Text that only this target sees can hold its own errors.
-            for rule, path, problem in project.composition.findings:
-                collector.add(rule, path, problem)
+            found[name] = proved
+        if composed_for not in {compose_as(other) for other in ordered[at + 1 :]}:
+            _done(collector, project, lint_project)
             del projects[composed_for]
         del project  # not held while the next target is composed
-    _report_proofs(collector, found)
+    proofs = [found[name] for name in sorted(found)]  # reported in the targets' order
+    for proved in proofs:
+        collector.proved(proved.proof)
+    _report_proofs(collector, proofs)
+
+
+def _done(collector: Collector, project: Translated, lint_project: Translated) -> None:
+    """A project whose every target is emitted: its bodies are read no more."""
+    if project is lint_project:
+        project.composition.release()
+        return
+    # Text that only this target sees can hold its own errors.
+    for rule, path, problem in project.composition.findings:
+        collector.add(rule, path, problem)
 
 
 def _composed(
@@ -81,7 +93,8 @@ def _composed(
 ) -> Translated:
     """The bundle composed for target `name`, with the run's translations."""
     composed_for = compose_as(name)
-    composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display)
+    # Each body is read once, by the target's files: none is kept (Composition).
+    composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display, keep=False)
     project = make_project(collector.config, bundle, composition, composed_for)
     return Translated.of(project, lint_project.translations)
 
@@ -100,7 +113,6 @@ def _emit_target(
     proof = prove(project, name, texts, matrix)
     if proof is None:
         return None
-    collector.proved(proof)
     if REPORT in texts:
         files[f"{name}/{REPORT}"] = with_proof(texts[REPORT], proof).encode("utf-8")
     return _proved(project, proof)
