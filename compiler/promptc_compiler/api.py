@@ -337,9 +337,7 @@ def _render(
     collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
     files: dict[str, bytes] = {}
-    for other in emitter.emit(collector, bundle, project, names, files):
-        # Text that only this target sees can hold its own errors.
-        _composed(collector, other.composition)
+    emitter.emit(collector, bundle, project, names, files)
     return collector, files
 
 

@@ -84,60 +84,81 @@ SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
-    Each kind of body (agents, modes, skill files) is rendered when first read:
-    a rule that reads one target's modes does not render its agents.
-    `findings` renders them all, so it is complete whenever it is read.
+    A body is rendered when first read. With `keep`, every body rendered is
+    kept for the next read: the lint's composition, whose bodies the rules,
+    the translations and its own target's files read in turn, until
+    `release`. Without, only the last body read is (a target's files read
+    one body a few times over, then the next): a composition for another
+    target is read once, by that target's files, and holding every body of
+    it held a second copy of the bundle's prose. Rendering a body again
+    gives the same text and findings. `findings` renders every body not
+    rendered yet, so it is complete whenever it is read.
     """
 
-    def __init__(self, engine: _Engine) -> None:
+    def __init__(self, engine: _Engine, *, keep: bool = True) -> None:
         self._engine = engine
-        self._rendered: dict[int, dict[str, _Rendered]] = {}
+        self._units = tuple(
+            {unit.name: unit for unit in units if unit.source.ok} for units in engine.kinds()
+        )
+        self._kept: dict[tuple[int, str], _Rendered] | None = {} if keep else None
+        self._last: tuple[int, str, _Rendered] | None = None
+        self._seen: set[tuple[int, str]] = set()  # every body rendered once
         self.used = engine.used()
         # The values `target` may be compared with: a body composed for another
         # target compares with the same ones.
         self.targets = engine.targets
+        self.agents: Mapping[str, str] = _Bodies(self, 0)
+        self.modes: Mapping[str, str] = _Bodies(self, 1)
+        # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
+        self.skills: Mapping[str, str] = _Bodies(self, 2)
 
-    def _kind(self, index: int) -> dict[str, _Rendered]:
-        found = self._rendered.get(index)
+    def rendered(self, index: int, name: str) -> _Rendered:
+        """The body `name` of a kind (0 agents, 1 modes, 2 skill files), rendered."""
+        key = (index, name)
+        last = self._last
+        if last is not None and last[:2] == key:
+            return last[2]
+        found = self._kept.get(key) if self._kept is not None else None
         if found is None:
-            engine = self._engine
-            values = {"target": engine.target}
-            units = (unit for unit in engine.kinds()[index] if unit.source.ok)
-            found = {unit.name: engine.render_root(unit, values) for unit in units}
-            self._rendered[index] = found
+            unit = self._units[index][name]
+            found = self._engine.render_root(unit, {"target": self._engine.target})
+            self._seen.add(key)
+            if self._kept is not None:
+                self._kept[key] = found
+        self._last = (index, name, found)
         return found
 
-    @functools.cached_property
-    def agents(self) -> Mapping[str, str]:
-        return {ident: rendered.text for ident, rendered in self._kind(0).items()}
+    def release(self) -> None:
+        """Keep no more bodies than the last one read: nothing reads most of them again."""
+        self._kept = None
 
-    @functools.cached_property
-    def modes(self) -> Mapping[str, str]:
-        return {ident: rendered.text for ident, rendered in self._kind(1).items()}
-
-    @functools.cached_property
-    def skills(self) -> Mapping[str, str]:
-        """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
-        return {ident: rendered.text for ident, rendered in self._kind(2).items()}
+    def _maps(self, index: int) -> Mapping[str, SourceMap]:
+        return {
+            name: source_map(rendered.text, rendered.anchors)
+            for name in self._units[index]
+            for rendered in (self.rendered(index, name),)
+        }
 
     # Source maps are built when first read: most runs never read them, and a
     # map costs an object per line.
     @functools.cached_property
     def agent_maps(self) -> Mapping[str, SourceMap]:
-        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(0).items()}
+        return self._maps(0)
 
     @functools.cached_property
     def mode_maps(self) -> Mapping[str, SourceMap]:
-        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(1).items()}
+        return self._maps(1)
 
     @functools.cached_property
     def skill_maps(self) -> Mapping[str, SourceMap]:
-        return {ident: source_map(r.text, r.anchors) for ident, r in self._kind(2).items()}
+        return self._maps(2)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        for index in range(3):
-            self._kind(index)
+        for index, units in enumerate(self._units):
+            for name in units:
+                if (index, name) not in self._seen:
+                    self.rendered(index, name)
         return self._engine.result()
 
     def failed(self, path: Path) -> bool:
@@ -145,22 +166,48 @@ class Composition:
         return path in self._engine.failed
 
 
+class _Bodies(Mapping[str, str]):
+    """One kind of body of a composition, by name, each rendered when read."""
+
+    def __init__(self, composition: Composition, index: int) -> None:
+        self._composition = composition
+        self._index = index
+        self._names = composition._units[index]
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._names:
+            raise KeyError(name)
+        return self._composition.rendered(self._index, name).text
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 def compose_bundle(
     bundle: Bundle,
     target: str,
     targets: Sequence[str],
     display: Callable[[Path], str] | None = None,
+    *,
+    keep: bool = True,
 ) -> Composition:
     """Compose every agent and mode of `bundle` for `target`.
 
     `targets` are the values `target` may be compared with: every target promptc
     emits (the runtime registry's, promptc_compiler.runtimes), in the order a
     message lists them. `display` names files in messages (the include chain);
-    by default, relative to the working directory, as diagnostics are.
+    by default, relative to the working directory, as diagnostics are. `keep`:
+    whether every body rendered is kept for the next read (Composition).
     """
     engine = _Engine(bundle, target, tuple(targets), display or _relative)
     engine.check()
-    return Composition(engine)
+    return Composition(engine, keep=keep)
 
 
 def _relative(path: Path) -> str:

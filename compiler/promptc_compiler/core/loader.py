@@ -110,10 +110,9 @@ class Frontmatter:
 
 @dataclass(slots=True)
 class Body:
-    """A file's body and its scan (promptc_compiler.core.scan.scan_of), remembered with the file:
-    every target's composition reads the scan."""
+    """The scan of a file's body (promptc_compiler.core.scan.scan_of), remembered with
+    the file: every target's composition reads the scan."""
 
-    text: str
     scan: object | None = field(
         default=None, compare=False
     )  # promptc_compiler.core.scan.Scan; typed there
@@ -123,25 +122,28 @@ class Body:
 class SourceFile:
     """A loaded spec or fragment: its text, frontmatter, body and findings.
 
-    The text is held as what stands before the body and the body, never whole
-    next to its body: the body is most of a file, and would be held twice.
+    The text is held whole, and its head (the frontmatter and fences) and body
+    are read as its slices: the security rules read every file whole, and a
+    body held beside the whole text would hold each file twice. The few
+    readers of a body (its scan, each rendering of it) read it once each.
     """
 
     path: Path
-    head: str  # the text before the body (frontmatter and fences); text = head + body
+    text: str  # the whole text, as read (after the encoding fixes the loader reports)
+    body_at: int  # where the body starts in it; text = head + body
     frontmatter: Frontmatter | None
     held: Body
     body_line: int
     findings: tuple[tuple[str, Problem], ...] = field(default=())
 
     @property
-    def body(self) -> str:
-        return self.held.text
+    def head(self) -> str:
+        """The text before the body (frontmatter and fences)."""
+        return self.text[: self.body_at]
 
     @property
-    def text(self) -> str:
-        """The whole text, as read (after the encoding fixes the loader reports)."""
-        return self.head + self.body if self.head else self.body
+    def body(self) -> str:
+        return self.text[self.body_at :]
 
     @property
     def ok(self) -> bool:
@@ -275,7 +277,7 @@ def load_bytes(path: Path, raw: bytes) -> SourceFile:
 
 def _broken(path: Path, line: int, column: int, message: str) -> SourceFile:
     finding = ("syntax", Problem(line, column, message))
-    return SourceFile(path, "", None, Body(""), 1, (finding,))
+    return SourceFile(path, "", 0, None, Body(), 1, (finding,))
 
 
 def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
@@ -319,7 +321,7 @@ def _split(path: Path, text: str, findings: Findings) -> SourceFile:
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != FENCE:
         _misplaced_fence(text.split("\n", 3)[:3], findings)
-        return SourceFile(path, "", None, Body(text), 1, tuple(findings))
+        return SourceFile(path, text, 0, None, Body(), 1, tuple(findings))
     close = _CLOSING_FENCE.search(text, first_end + 1) if first_end >= 0 else None
     if close is not None:
         start = close.start()
@@ -327,14 +329,14 @@ def _split(path: Path, text: str, findings: Findings) -> SourceFile:
         lines = text.count("\n", first_end, start - 1)
         frontmatter = _parse(text[first_end + 1 : start - 1] if lines else "", lines, 2, findings)
         end = close.end()
-        head, body = (text, "") if end == len(text) else (text[: end + 1], text[end + 1 :])
+        body_at = len(text) if end == len(text) else end + 1
         # A file that ends on the closing fence has no body line: point at the fence.
         body_line = lines + (2 if end == len(text) else 3)
-        return SourceFile(path, head, frontmatter, Body(body), body_line, tuple(findings))
+        return SourceFile(path, text, body_at, frontmatter, Body(), body_line, tuple(findings))
     findings.append(
         ("syntax", Problem(1, 1, "frontmatter opened here is never closed with a `---` line"))
     )
-    return SourceFile(path, text, None, Body(""), text.count("\n") + 1, tuple(findings))
+    return SourceFile(path, text, len(text), None, Body(), text.count("\n") + 1, tuple(findings))
 
 
 def _misplaced_fence(lines: list[str], findings: Findings) -> None:

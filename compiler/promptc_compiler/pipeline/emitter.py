@@ -48,38 +48,74 @@ def emit(
     lint_project: Translated,
     names: Iterable[str],
     files: dict[str, bytes],
-) -> list[Project]:
-    """Every file of the targets `names` into `files`, by `<target>/<path>`; the
-    projects composed for other targets than the lint target's (with the run's
-    translations: each is worked out once for all), whose composing findings are
-    the caller's."""
-    config = collector.config
+) -> None:
+    """Every file of the targets `names` into `files`, by `<target>/<path>`, and
+    what composing for other targets than the lint target's finds. Each such
+    target's project (with the run's translations: each is worked out once for
+    all) is dropped after the last target composed for it: its composed bodies
+    are most of what it holds, and the next target's would join them."""
+    # The lint's own target first: its composition, kept for the rules, is
+    # then released before the other targets are composed.
+    ordered = sorted(names, key=lambda name: (compose_as(name) != lint_project.target, name))
     projects = {lint_project.target: lint_project}  # by the target composed for
-    proofs: list[tuple[Project, Proof]] = []
+    found: dict[str, _Proved] = {}  # by target
     matrix = Matrix()  # every target's proof decides the same calls of OpenCode's
-    for name in sorted(names):
+    for at, name in enumerate(ordered):
         composed_for = compose_as(name)
         project = projects.get(composed_for)
         if project is None:
-            composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display)
-            composed = make_project(config, bundle, composition, composed_for)
-            project = Translated.of(composed, lint_project.translations)
-            projects[composed_for] = project
-        texts = _Texts(files, name)
-        for rel, text in TARGETS[name].files(project, config.targets.get(name, {})):
-            spec = _origin(project, name, rel)
-            for problem in _check_emitted(collector, project, name, rel, text, spec):
-                collector.add("emit", config.out / name / rel, problem)
-            texts.add(rel, text)
-        proof = prove(project, name, texts, matrix)
-        if proof is not None:
-            proofs.append((project, proof))
-            collector.proved(proof)
-            if REPORT in texts:
-                text = with_proof(texts[REPORT], proof)
-                files[f"{name}/{REPORT}"] = text.encode("utf-8")
+            project = projects[composed_for] = _composed(collector, bundle, lint_project, name)
+        proved = _emit_target(collector, project, name, files, matrix)
+        if proved is not None:
+            found[name] = proved
+        if composed_for not in {compose_as(other) for other in ordered[at + 1 :]}:
+            _done(collector, project, lint_project)
+            del projects[composed_for]
+        del project  # not held while the next target is composed
+    proofs = [found[name] for name in sorted(found)]  # reported in the targets' order
+    for proved in proofs:
+        collector.proved(proved.proof)
     _report_proofs(collector, proofs)
-    return [project for project in projects.values() if project is not lint_project]
+
+
+def _done(collector: Collector, project: Translated, lint_project: Translated) -> None:
+    """A project whose every target is emitted: its bodies are read no more."""
+    if project is lint_project:
+        project.composition.release()
+        return
+    # Text that only this target sees can hold its own errors.
+    for rule, path, problem in project.composition.findings:
+        collector.add(rule, path, problem)
+
+
+def _composed(
+    collector: Collector, bundle: Bundle, lint_project: Translated, name: str
+) -> Translated:
+    """The bundle composed for target `name`, with the run's translations."""
+    composed_for = compose_as(name)
+    # Each body is read once, by the target's files: none is kept (Composition).
+    composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display, keep=False)
+    project = make_project(collector.config, bundle, composition, composed_for)
+    return Translated.of(project, lint_project.translations)
+
+
+def _emit_target(
+    collector: Collector, project: Translated, name: str, files: dict[str, bytes], matrix: Matrix
+) -> _Proved | None:
+    """One target's files into `files`, checked and proved."""
+    config = collector.config
+    texts = _Texts(files, name)
+    for rel, text in TARGETS[name].files(project, config.targets.get(name, {})):
+        spec = _origin(project, name, rel)
+        for problem in _check_emitted(collector, project, name, rel, text, spec):
+            collector.add("emit", config.out / name / rel, problem)
+        texts.add(rel, text)
+    proof = prove(project, name, texts, matrix)
+    if proof is None:
+        return None
+    if REPORT in texts:
+        files[f"{name}/{REPORT}"] = with_proof(texts[REPORT], proof).encode("utf-8")
+    return _proved(project, proof)
 
 
 class _Texts(Mapping[str, str]):
@@ -257,21 +293,40 @@ class _Lost:
     details: list[str] = field(default_factory=list)
 
 
-def _report_proofs(collector: Collector, proofs: list[tuple[Project, Proof]]) -> None:
+@dataclass(frozen=True)
+class _Proved:
+    """One target's proof, with the spec lines its findings stand at: worked out
+    as the target is proved, so that its project need not be kept for them."""
+
+    proof: Proof
+    wider: tuple[tuple[_Place, str], ...]  # each refused permission's place and message
+    lost: tuple[tuple[_Place, str, tuple[str, ...]], ...]  # place, agent, kinds
+
+
+def _proved(project: Project, proof: Proof) -> _Proved:
+    wider = tuple(
+        (_wider_place(project, found[0]), _wider_message(proof, permission, found))
+        for (_, permission), found in grouped(proof.refused).items()
+    )
+    lost = []
+    for agent, kinds in proof.lost.items():
+        spec = project.agents[agent]
+        pos = spec.where("permission", key=True)
+        lost.append((("lost-tool", spec.source.path, pos.line, pos.column), agent, kinds))
+    return _Proved(proof, wider, tuple(lost))
+
+
+def _report_proofs(collector: Collector, proofs: list[_Proved]) -> None:
     """Each refused widening an error, each lost tool a warning, at the spec line that
     says it; what several targets find at one place is one message."""
     found: dict[_Place, list[str]] = {}
     lost: dict[_Place, _Lost] = {}
-    for project, proof in proofs:
-        for (_, permission), wider in grouped(proof.refused).items():
-            place = _wider_place(project, wider[0])
-            found.setdefault(place, []).append(_wider_message(proof, permission, wider))
-        for agent, kinds in proof.lost.items():
-            spec = project.agents[agent]
-            pos = spec.where("permission", key=True)
-            taken = lost.setdefault(
-                ("lost-tool", spec.source.path, pos.line, pos.column), _Lost(agent)
-            )
+    for proved in proofs:
+        proof = proved.proof
+        for place, message in proved.wider:
+            found.setdefault(place, []).append(message)
+        for place, agent, kinds in proved.lost:
+            taken = lost.setdefault(place, _Lost(agent))
             taken.kinds.update(dict.fromkeys(kinds))
             taken.details.append(
                 f"{proof.runtime} ({proof.target}): {', '.join(kinds)}: OpenCode lets "

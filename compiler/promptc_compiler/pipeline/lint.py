@@ -90,6 +90,7 @@ def run_rules(project: Translated, settled: Settings) -> Iterator[Diagnostic]:
             yield from _stamped(project, rule_id, level, session.spec(spec))
     for rule_id, level, session in sessions:
         yield from _stamped(project, rule_id, level, session.end())
+    project.translations.rules_done()
 
 
 def _enabled(settled: Settings) -> Iterator[tuple[str, rules.Rule, Severity, Mapping[str, Any]]]:

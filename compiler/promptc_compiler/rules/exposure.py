@@ -289,14 +289,14 @@ class Exposure:
             for ident, file in files.items():
                 if file.ok:
                     owner = (role, ident.split("/", 1)[0] if role == SKILL else ident)
-                    head = len(file.head)
-                    at = lines.add(file.text)
+                    at = lines.add(file.text)  # the file's own text: no copy of it
+                    head = file.body_at
                     found.append(
                         Source(file.path, file.text, role, head, file.body_line, owner, lines, at)
                     )
         for file in bundle.fragments.values():
             if file.ok:
-                head, at = len(file.head), lines.add(file.text)
+                head, at = file.body_at, lines.add(file.text)
                 found.append(
                     Source(file.path, file.text, FRAGMENT, head, file.body_line, None, lines, at)
                 )

@@ -89,6 +89,15 @@ class Translations:
             self._shared[key] = key.make(self.project)
         return cast(T, self._shared[key])
 
+    def rules_done(self) -> None:
+        """Drop what only the rules read, once the last rule ran: what they
+        shared (the security rules' Exposure holds every file's whole text, its
+        head and body joined, and where each of its lines starts) and the
+        agents as OpenCode loads them on this machine (the targets and the
+        proof read the stand-in ones). Asked again, each is worked out anew."""
+        self._shared.clear()
+        self.__dict__.pop("opencode", None)  # the cached_property's value
+
 
 @dataclass(frozen=True)
 class Translated(Project):

@@ -578,13 +578,16 @@ def load(files: Mapping[str, str]) -> Claude:
     root = "" if plugin is not None else ".claude/"
     agents: dict[str, Agent] = {}
     skills: dict[str, bool] = {}
-    for rel, text in sorted(files.items()):
+    # Each file's text read when its turn comes: a build hands the files as
+    # bytes decoded when read (promptc_compiler.pipeline.emitter), and every
+    # text at once held the target's files twice.
+    for rel in sorted(files):
         if rel.startswith(f"{root}agents/") and rel.endswith(".md"):
-            agent = _agent(rel, text)
+            agent = _agent(rel, files[rel])
             if agent is not None:
                 agents[agent.name] = agent
         elif rel.startswith(f"{root}skills/") and rel.endswith("/SKILL.md"):
-            skills[rel.split("/")[-2]] = _skill_asks(text)
+            skills[rel.split("/")[-2]] = _skill_asks(files[rel])
     settings_path = None if plugin is not None else ".claude/settings.json"
     found: dict[str, list[Entry]] = {action: [] for action in _ORDER}
     mode = "default"

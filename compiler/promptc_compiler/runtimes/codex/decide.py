@@ -349,15 +349,15 @@ def session(config: Mapping[str, Any]) -> Session:
 def load(files: Mapping[str, str]) -> Codex:
     config = tomllib.loads(files.get(".codex/config.toml", ""))
     roles: dict[str, Role] = {}
-    for rel, text in sorted(files.items()):
+    for rel in sorted(files):  # each text read in turn, not all at once
         if rel.startswith(".codex/agents/") and rel.endswith(".toml"):
-            data = tomllib.loads(text)
+            data = tomllib.loads(files[rel])
             shell_tool = _table(data, "features").get("shell_tool", True)
             roles[data["name"]] = Role(data["name"], shell_tool is not False, rel)
     rules = tuple(
         rule
-        for rel, text in sorted(files.items())
+        for rel in sorted(files)
         if rel.startswith(".codex/rules/") and rel.endswith(".rules")
-        for rule in parse_rules(text, rel)
+        for rule in parse_rules(files[rel], rel)
     )
     return Codex(roles, session(config), rules)

@@ -218,8 +218,11 @@ def _hook_of(front: Mapping[str, Any]) -> Hook | str | None:
 
 def load(files: Mapping[str, str]) -> Copilot:
     agents: dict[str, Agent] = {}
-    for rel, text in sorted(files.items()):
-        if rel.startswith(".github/agents/") and rel.endswith(".md") and text.startswith("---\n"):
+    for rel in sorted(files):  # each text read in turn, not all at once
+        if not (rel.startswith(".github/agents/") and rel.endswith(".md")):
+            continue
+        text = files[rel]
+        if text.startswith("---\n"):
             front = loader.safe_load(text[4:].split("\n---", 1)[0])
             if not isinstance(front, dict):
                 continue

@@ -489,7 +489,8 @@ AGENT_FOLDERS = ("agents/", ".gemini/agents/")
 def load(files: Mapping[str, str], *, interactive: bool = True) -> Gemini:
     agents: dict[str, Agent] = {}
     found: list[Rule] = list(DEFAULTS)
-    for rel, text in sorted(files.items()):
+    for rel in sorted(files):  # each text read in turn, not all at once
+        text = files[rel]
         if rel.startswith(AGENT_FOLDERS) and rel.endswith(".md") and text.startswith("---\n"):
             front = loader.safe_load(text[4:].split("\n---", 1)[0])
             if isinstance(front, dict) and isinstance(front.get("name"), str):
