@@ -107,10 +107,21 @@ class Composition:
         # The values `target` may be compared with: a body composed for another
         # target compares with the same ones.
         self.targets = engine.targets
-        self.agents: Mapping[str, str] = _Bodies(self, 0)
-        self.modes: Mapping[str, str] = _Bodies(self, 1)
-        # Skill markdown files by `<skill>/<path in its folder>`: their bodies composed.
-        self.skills: Mapping[str, str] = _Bodies(self, 2)
+
+    # Views made when asked, not held: held, each would hold the composition that
+    # holds it, a cycle only a full collection frees.
+    @property
+    def agents(self) -> Mapping[str, str]:
+        return _Bodies(self, 0)
+
+    @property
+    def modes(self) -> Mapping[str, str]:
+        return _Bodies(self, 1)
+
+    @property
+    def skills(self) -> Mapping[str, str]:
+        """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
+        return _Bodies(self, 2)
 
     def rendered(self, index: int, name: str) -> _Rendered:
         """The body `name` of a kind (0 agents, 1 modes, 2 skill files), rendered."""

@@ -15,6 +15,7 @@ Translations for each.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Callable
@@ -96,7 +97,8 @@ class Translations:
         agents as OpenCode loads them on this machine (the targets and the
         proof read the stand-in ones). Asked again, each is worked out anew."""
         self._shared.clear()
-        self.__dict__.pop("opencode", None)  # the cached_property's value
+        with contextlib.suppress(AttributeError):  # a cached_property not yet asked
+            del self.opencode
 
 
 @dataclass(frozen=True)
