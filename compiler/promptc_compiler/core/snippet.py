@@ -246,23 +246,37 @@ class _Target:
         return found
 
     def spans(self, lines: Sequence[str]) -> list[tuple[int, int]]:
-        """The [start, end) runs of `lines` where a window may hold a copy: within
-        MAX_WINDOW - 1 lines of a line that shares a word with the snippet or is a
-        part of it. A window that holds a copy does: one that resembles the
-        snippet holds half of its words (_verdict), each a word of one of its
-        lines, and one that is a part of it starts with a line that is a part
-        too; and a window spans at most MAX_WINDOW lines. Each distinct line is
-        judged once (`kept`)."""
+        """The [start, end) runs of `lines` where a window may hold a copy: around
+        a line that shares a word with the snippet or is a part of it, as far as
+        a window that holds that line can reach. A window that holds a copy
+        holds such a line: one that resembles the snippet holds half of its
+        words (_verdict), each a word of one of its lines, and one that is a
+        part of it starts with a line that is a part too. And a window spans at
+        most MAX_WINDOW lines, and at most `longest` characters of the lines'
+        whitespace-normalised text, blank lines taking none: so in a body of
+        prose a span holds a few lines around the line, not MAX_WINDOW on
+        each side. Each distinct line is judged once (`kept`)."""
         kept = self.kept
         for new in set(lines).difference(kept):
             text = self.normal((new,))[0]
             shares = not self.words.isdisjoint(text.split())
             kept[new] = bool(text) and (text in self.text or shares)
+        # Where each line's text starts in the body's text as windows join it,
+        # a space after each line that is not blank (code lines too: a window
+        # never crosses one, so they only count more). Every line is known now.
+        texts = list(map(self.normals.__getitem__, lines))
+        sizes = itertools.accumulate(map(len, texts), initial=0)
+        spaces = itertools.accumulate(map(bool, texts), initial=0)
+        starts = list(map(operator.add, sizes, spaces))
+        reach = self.longest + 1  # a window's text, with the space after its last line
         found: list[tuple[int, int]] = []
         for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
-            start, end = max(0, index - MAX_WINDOW + 1), min(len(lines), index + MAX_WINDOW)
+            first = bisect.bisect_left(starts, starts[index + 1] - reach)
+            last = bisect.bisect_right(starts, starts[index] + reach) - 1
+            start = max(0, index - MAX_WINDOW + 1, first)
+            end = min(len(lines), index + MAX_WINDOW, max(last, index + 1))
             if found and start <= found[-1][1]:
-                found[-1] = (found[-1][0], end)
+                found[-1] = (found[-1][0], max(found[-1][1], end))
             else:
                 found.append((start, end))
         return found
@@ -435,7 +449,8 @@ class _Reading:
         spans: Sequence[tuple[int, int]] | None = None,
     ) -> None:
         spans = [(0, len(lines))] if spans is None else spans
-        code = code_lines(lines)
+        # No line past the last span is read: the code before it is all that parts it.
+        code = code_lines(lines[: spans[-1][1]]) if spans else set()
         wanted = list(itertools.chain.from_iterable(range(a, b) for a, b in spans))
         normal = target.normal(list(map(lines.__getitem__, wanted)))
         # The lines read: not blank, not code; then their text.
