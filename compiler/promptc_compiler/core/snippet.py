@@ -261,24 +261,33 @@ class _Target:
             text = self.normal((new,))[0]
             shares = not self.words.isdisjoint(text.split())
             kept[new] = bool(text) and (text in self.text or shares)
-        # Where each line's text starts in the body's text as windows join it,
-        # a space after each line that is not blank (code lines too: a window
-        # never crosses one, so they only count more). Every line is known now.
-        texts = list(map(self.normals.__getitem__, lines))
-        sizes = itertools.accumulate(map(len, texts), initial=0)
-        spaces = itertools.accumulate(map(bool, texts), initial=0)
-        starts = list(map(operator.add, sizes, spaces))
-        reach = self.longest + 1  # a window's text, with the space after its last line
+        # A window's text holds each of its lines' text, so from a line it
+        # reaches the lines whose text, with that line's, is at most `longest`
+        # long: walked from each line kept, and on from where the walk of the
+        # line before stopped while it lies in the span of that line.
+        normals, count, reach = self.normals, len(lines), self.longest
         found: list[tuple[int, int]] = []
+        last = tail = total = 0  # the walk forward: lines [last, tail), `total` long
         for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
-            first = bisect.bisect_left(starts, starts[index + 1] - reach)
-            last = bisect.bisect_right(starts, starts[index] + reach) - 1
-            start = max(0, index - MAX_WINDOW + 1, first)
-            end = min(len(lines), index + MAX_WINDOW, max(last, index + 1))
-            if found and start <= found[-1][1]:
-                found[-1] = (found[-1][0], max(found[-1][1], end))
+            if found and index < tail:
+                for line in lines[last:index]:
+                    total -= len(normals[line])
             else:
-                found.append((start, end))
+                start, width = index, len(normals[lines[index]])
+                low = max(0, index - MAX_WINDOW + 1)
+                while start > low and width + len(normals[lines[start - 1]]) <= reach:
+                    start -= 1
+                    width += len(normals[lines[start]])
+                if found and start <= found[-1][1]:
+                    start = found.pop()[0]
+                found.append((start, index + 1))
+                tail, total = index, 0
+            last = index
+            high = min(count, index + MAX_WINDOW)
+            while tail < high and total + len(normals[lines[tail]]) <= reach:
+                total += len(normals[lines[tail]])
+                tail += 1
+            found[-1] = (found[-1][0], max(found[-1][1], tail))
         return found
 
     @functools.cached_property
