@@ -16,7 +16,7 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -688,13 +688,8 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     and tail are matched directly and difflib (quadratic on repetitive text)
     sees only the middle.
     """
-    limit = min(len(source), len(composed))
-    head = 0
-    while head < limit and source[head] == composed[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
-        tail += 1
+    head = _same(source, composed)
+    tail = _same(reversed(source[head:]), reversed(composed[head:]))
     matcher = difflib.SequenceMatcher(
         None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
     )
@@ -706,6 +701,11 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
         i, j = len(source) - tail, len(composed) - tail
         opcodes.append(("equal", i, len(source), j, len(composed)))
     return opcodes
+
+
+def _same(first: Iterable[str], second: Iterable[str]) -> int:
+    """How many lines the two have alike from their start (compared at C speed)."""
+    return len(list(itertools.takewhile(bool, map(operator.eq, first, second))))
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
@@ -735,12 +735,12 @@ def _to_composed(opcodes: Sequence[Opcode], index: int) -> int:
 
 def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
-    source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
     calls = _calls(spec, snippet)
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
+    source = spec.source.body.split("\n")
     opcodes = align(source, composed)
     first = spec.source.body_line
     copies: list[Copy] = []
