@@ -263,31 +263,39 @@ class _Target:
             kept[new] = bool(text) and (text in self.text or shares)
         # A window's text holds each of its lines' text, so from a line it
         # reaches the lines whose text, with that line's, is at most `longest`
-        # long: walked from each line kept, and on from where the walk of the
-        # line before stopped while it lies in the span of that line.
+        # long. The reach only grows from line to line, so a span ends where
+        # the walk forward from its last kept line stops: each line is walked
+        # over once, when the next kept line lies past where the walk stood.
         normals, count, reach = self.normals, len(lines), self.longest
         found: list[tuple[int, int]] = []
-        last = tail = total = 0  # the walk forward: lines [last, tail), `total` long
-        for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
+        origin = last = tail = total = 0  # the walk: lines [origin, tail), `total` long
+        marked = itertools.compress(itertools.count(), map(kept.__getitem__, lines))
+        for index in itertools.chain(marked, (count,)):
             if found and index < tail:
-                for line in lines[last:index]:
-                    total -= len(normals[line])
-            else:
-                start, width = index, len(normals[lines[index]])
-                low = max(0, index - MAX_WINDOW + 1)
-                while start > low and width + len(normals[lines[start - 1]]) <= reach:
-                    start -= 1
-                    width += len(normals[lines[start]])
-                if found and start <= found[-1][1]:
-                    start = found.pop()[0]
-                found.append((start, index + 1))
-                tail, total = index, 0
-            last = index
-            high = min(count, index + MAX_WINDOW)
-            while tail < high and total + len(normals[lines[tail]]) <= reach:
-                total += len(normals[lines[tail]])
-                tail += 1
-            found[-1] = (found[-1][0], max(found[-1][1], tail))
+                last = index
+                continue
+            if found:
+                total -= sum(map(len, map(normals.__getitem__, lines[origin:last])))
+                origin, high = last, min(count, last + MAX_WINDOW)
+                while tail < high and total + len(normals[lines[tail]]) <= reach:
+                    total += len(normals[lines[tail]])
+                    tail += 1
+                if index < tail:
+                    last = index
+                    continue
+                found[-1] = (found[-1][0], max(found[-1][1], last + 1, tail))
+            if index == count:
+                break
+            start, width = index, len(normals[lines[index]])
+            low = max(0, index - MAX_WINDOW + 1)
+            while start > low and width + len(normals[lines[start - 1]]) <= reach:
+                start -= 1
+                width += len(normals[lines[start]])
+            if found and start <= found[-1][1]:
+                start = found.pop()[0]
+            found.append((start, index + 1))
+            origin = last = tail = index
+            total = 0
         return found
 
     @functools.cached_property
