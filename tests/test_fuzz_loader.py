@@ -28,8 +28,8 @@ def check_source(raw: bytes) -> None:
         assert problem.column >= 1
     if source.frontmatter is not None:
         assert isinstance(source.frontmatter.data, dict)
-        for pos in (*source.frontmatter.keys.values(), *source.frontmatter.values.values()):
-            assert 1 <= pos.line <= lines
+        for line, _ in (*source.frontmatter.keys.values(), *source.frontmatter.values.values()):
+            assert 1 <= line <= lines
     if source.ok:
         assert source.body_line >= 1
         assert "\r" not in source.body

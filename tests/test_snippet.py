@@ -229,7 +229,8 @@ def test_only_lines_near_a_word_or_a_part_of_the_snippet_are_read(
 ) -> None:
     """A window that holds a copy reads a line that shares a word with the snippet
     or is a part of it (_Target.spans): the lines farther than a window from any
-    such line are not read. Still found, each between 100 lines of prose that
+    such line are not read, in lines (MAX_WINDOW) or in characters (half again
+    the snippet's length). Still found, each between 100 lines of prose that
     shares no word with the snippet: a drifted copy, and a part of it that
     holds no whole word of it (`ono: cavem`)."""
     target = "Tono: caveman por default, nivel full."
@@ -242,13 +243,15 @@ def test_only_lines_near_a_word_or_a_part_of_the_snippet_are_read(
         return occurrences(text, numbers)
 
     monkeypatch.setattr(snippet, "_occurrences", looked_for)
-    for copy in ("Tono: caveman por defecto, nivel full.", "ono: cavem"):
+    # Read: the copy, and the lines of prose (34 characters) a window that
+    # holds it reaches without growing longer than 57, half again the
+    # snippet's 38: none beside the drifted copy (38), one on each side of
+    # the part (10).
+    for copy, side in (("Tono: caveman por defecto, nivel full.", 0), ("ono: cavem", 1)):
         lines = [*prose, copy, *prose]
         found = snippet._windows(lines, _snippet(target))
         assert found == windows_read(lines, target) == [(100, 101)]
-        # Read: the copy and the MAX_WINDOW - 1 lines on each side of it, no more.
-        side = prose[100 - MAX_WINDOW + 1 :], prose[: MAX_WINDOW - 1]
-        assert searched.pop() == " ".join([*side[0], copy, *side[1]])
+        assert searched.pop() == " ".join([*prose[100 - side :], copy, *prose[:side]])
     assert snippet._windows(prose, _snippet(target)) == []
     assert searched == []  # no line of the prose could be in a copy: none read
 

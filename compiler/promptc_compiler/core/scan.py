@@ -532,7 +532,9 @@ def _paragraph_end(lines: list[str], index: int, limit: int) -> int:
 
 
 class _Marks:
-    """Where closers, `<<` and quotes stand on one line, found in one pass each.
+    """Where closers, `<<` and quotes stand on one line, each kind found in one
+    pass when first looked up: a tag's line never looks for `>>` or `<<`, a
+    placeholder's never for `%>` or `#>`.
 
     Looking them up by bisection keeps a line full of unclosed `<<` linear.
     """
@@ -547,10 +549,13 @@ class _Marks:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at = {key: [m.start() for m in p.finditer(text)] for key, p in self._PATTERNS.items()}
+        self.at: dict[str, list[int]] = {}
 
     def next(self, key: str, start: int) -> int | None:
-        positions = self.at[key]
+        positions = self.at.get(key)
+        if positions is None:
+            found = self._PATTERNS[key].finditer(self.text)
+            positions = self.at[key] = [m.start() for m in found]
         i = bisect.bisect_left(positions, start)
         return positions[i] if i < len(positions) else None
 

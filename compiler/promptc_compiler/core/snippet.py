@@ -16,7 +16,7 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -246,25 +246,56 @@ class _Target:
         return found
 
     def spans(self, lines: Sequence[str]) -> list[tuple[int, int]]:
-        """The [start, end) runs of `lines` where a window may hold a copy: within
-        MAX_WINDOW - 1 lines of a line that shares a word with the snippet or is a
-        part of it. A window that holds a copy does: one that resembles the
-        snippet holds half of its words (_verdict), each a word of one of its
-        lines, and one that is a part of it starts with a line that is a part
-        too; and a window spans at most MAX_WINDOW lines. Each distinct line is
-        judged once (`kept`)."""
+        """The [start, end) runs of `lines` where a window may hold a copy: around
+        a line that shares a word with the snippet or is a part of it, as far as
+        a window that holds that line can reach. A window that holds a copy
+        holds such a line: one that resembles the snippet holds half of its
+        words (_verdict), each a word of one of its lines, and one that is a
+        part of it starts with a line that is a part too. And a window spans at
+        most MAX_WINDOW lines, and at most `longest` characters of the lines'
+        whitespace-normalised text, blank lines taking none: so in a body of
+        prose a span holds a few lines around the line, not MAX_WINDOW on
+        each side. Each distinct line is judged once (`kept`)."""
         kept = self.kept
         for new in set(lines).difference(kept):
             text = self.normal((new,))[0]
             shares = not self.words.isdisjoint(text.split())
             kept[new] = bool(text) and (text in self.text or shares)
+        # A window's text holds each of its lines' text, so from a line it
+        # reaches the lines whose text, with that line's, is at most `longest`
+        # long. The reach only grows from line to line, so a span ends where
+        # the walk forward from its last kept line stops: each line is walked
+        # over once, when the next kept line lies past where the walk stood.
+        normals, count, reach = self.normals, len(lines), self.longest
         found: list[tuple[int, int]] = []
-        for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
-            start, end = max(0, index - MAX_WINDOW + 1), min(len(lines), index + MAX_WINDOW)
+        origin = last = tail = total = 0  # the walk: lines [origin, tail), `total` long
+        marked = itertools.compress(itertools.count(), map(kept.__getitem__, lines))
+        for index in itertools.chain(marked, (count,)):
+            if found and index < tail:
+                last = index
+                continue
+            if found:
+                total -= sum(map(len, map(normals.__getitem__, lines[origin:last])))
+                origin, high = last, min(count, last + MAX_WINDOW)
+                while tail < high and total + len(normals[lines[tail]]) <= reach:
+                    total += len(normals[lines[tail]])
+                    tail += 1
+                if index < tail:
+                    last = index
+                    continue
+                found[-1] = (found[-1][0], max(found[-1][1], last + 1, tail))
+            if index == count:
+                break
+            start, width = index, len(normals[lines[index]])
+            low = max(0, index - MAX_WINDOW + 1)
+            while start > low and width + len(normals[lines[start - 1]]) <= reach:
+                start -= 1
+                width += len(normals[lines[start]])
             if found and start <= found[-1][1]:
-                found[-1] = (found[-1][0], end)
-            else:
-                found.append((start, end))
+                start = found.pop()[0]
+            found.append((start, index + 1))
+            origin = last = tail = index
+            total = 0
         return found
 
     @functools.cached_property
@@ -435,7 +466,8 @@ class _Reading:
         spans: Sequence[tuple[int, int]] | None = None,
     ) -> None:
         spans = [(0, len(lines))] if spans is None else spans
-        code = code_lines(lines)
+        # No line past the last span is read: the code before it is all that parts it.
+        code = code_lines(lines[: spans[-1][1]]) if spans else set()
         wanted = list(itertools.chain.from_iterable(range(a, b) for a, b in spans))
         normal = target.normal(list(map(lines.__getitem__, wanted)))
         # The lines read: not blank, not code; then their text.
@@ -664,13 +696,8 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
     and tail are matched directly and difflib (quadratic on repetitive text)
     sees only the middle.
     """
-    limit = min(len(source), len(composed))
-    head = 0
-    while head < limit and source[head] == composed[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
-        tail += 1
+    head = _same(source, composed)
+    tail = _same(reversed(source[head:]), reversed(composed[head:]))
     matcher = difflib.SequenceMatcher(
         None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
     )
@@ -682,6 +709,11 @@ def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
         i, j = len(source) - tail, len(composed) - tail
         opcodes.append(("equal", i, len(source), j, len(composed)))
     return opcodes
+
+
+def _same(first: Iterable[str], second: Iterable[str]) -> int:
+    """How many lines the two have alike from their start (compared at C speed)."""
+    return len(list(itertools.takewhile(bool, map(operator.eq, first, second))))
 
 
 def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
@@ -711,12 +743,12 @@ def _to_composed(opcodes: Sequence[Opcode], index: int) -> int:
 
 def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
-    source = spec.source.body.split("\n")
     composed = spec.body.split("\n")
     calls = _calls(spec, snippet)
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
+    source = spec.source.body.split("\n")
     opcodes = align(source, composed)
     first = spec.source.body_line
     copies: list[Copy] = []

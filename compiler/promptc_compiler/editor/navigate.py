@@ -113,9 +113,9 @@ def key_at(source: SourceFile, line: int, column: int) -> JsonPath | None:
     if front is None or not front.start_line < line < front.end_line + 1:
         return None
     best: tuple[int, JsonPath] | None = None
-    for path, pos in front.keys.items():
-        if pos.line == line and pos.column <= column and (best is None or pos.column > best[0]):
-            best = (pos.column, path)
+    for path, (at, start) in front.keys.items():
+        if at == line and start <= column and (best is None or start > best[0]):
+            best = (start, path)
     return best[1] if best else None
 
 

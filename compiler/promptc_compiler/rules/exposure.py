@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -177,15 +178,20 @@ class Source:
 
     @functools.cached_property
     def _starts(self) -> array[int]:
+        """Where each line starts: the lengths of the lines before it and their
+        newlines, summed at C speed from the lines the run holds already."""
         # An array, not a list: a list holds an object for each offset past 256
         # (36 bytes a line where an array takes 8), for every file a rule reads.
-        return array("q", [0, *(m.end() for m in re.finditer("\n", self.text))])
+        row = self._row
+        lengths = itertools.accumulate(map(len, row), initial=0)
+        return array("q", map(operator.add, lengths, range(len(row))))
 
     def holds(self, pattern: re.Pattern[str]) -> bool:
         """Whether a line of the text holds a match of `pattern`, which matches
         within one line and reads nothing beyond it (Lines.matching): a test a
         rule makes before a scan that finds nothing where it fails."""
-        return not self._index.matching(pattern).isdisjoint(self._row)
+        found = self._index.matching(pattern)
+        return bool(found) and not found.isdisjoint(self._row)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based line and column (in code points) of `offset`."""
@@ -222,13 +228,16 @@ class Source:
         """
         index = self._index
         row = self._row
-        if not index.unlowerable.isdisjoint(row):
+        # A set that is empty (as these nearly always are) is disjoint from the
+        # row without a look at each of its lines.
+        unlowerable = index.unlowerable
+        if unlowerable and not unlowerable.isdisjoint(row):
             yield 0, len(self.text)
             return
         # The triggers are looked for once in each of the run's distinct lines
         # (Lines): the file's lines are read only where one holds a trigger.
         holding = index.holding_any(triggers)
-        if holding.isdisjoint(row):
+        if not holding or holding.isdisjoint(row):
             return
         lines = list(itertools.compress(itertools.count(1), map(holding.__contains__, row)))
         last = len(self._starts)

@@ -89,13 +89,14 @@ def catch_all_fix(agent: Agent, key: str) -> Fix | None:
     at = spec.frontmatter.keys.get((*path, next(iter(entries))))
     if at is None:
         return None
-    line = spec.source.text.split("\n")[at.line - 1]
-    before, rest = line[: at.column - 1], line[at.column - 1 :]
+    number, column = at
+    line = spec.source.text.split("\n")[number - 1]
+    before, rest = line[: column - 1], line[column - 1 :]
     quote = "'" if rest.startswith("'") else '"'
     entry = f"{quote}*{quote}: ask"
     if before.strip():  # `task: {scout: allow}`: the entry goes inside the braces
-        return Fix(at.line, at.line, f"{before}{entry}, {rest}\n")
-    return Fix(at.line, at.line - 1, f"{before}{entry}\n")
+        return Fix(number, number, f"{before}{entry}, {rest}\n")
+    return Fix(number, number - 1, f"{before}{entry}\n")
 
 
 def _maps(agent: Agent) -> dict[str, list[tuple[int, Rule]]]:
