@@ -261,42 +261,33 @@ class _Target:
             text = self.normal((new,))[0]
             shares = not self.words.isdisjoint(text.split())
             kept[new] = bool(text) and (text in self.text or shares)
-        # A window's text holds each of its lines' text, so from a line it
-        # reaches the lines whose text, with that line's, is at most `longest`
-        # long. The reach only grows from line to line, so a span ends where
-        # the walk forward from its last kept line stops: each line is walked
-        # over once, when the next kept line lies past where the walk stood.
-        normals, count, reach = self.normals, len(lines), self.longest
         found: list[tuple[int, int]] = []
-        origin = last = tail = total = 0  # the walk: lines [origin, tail), `total` long
-        marked = itertools.compress(itertools.count(), map(kept.__getitem__, lines))
-        for index in itertools.chain(marked, (count,)):
-            if found and index < tail:
-                last = index
-                continue
-            if found:
-                total -= sum(map(len, map(normals.__getitem__, lines[origin:last])))
-                origin, high = last, min(count, last + MAX_WINDOW)
-                while tail < high and total + len(normals[lines[tail]]) <= reach:
-                    total += len(normals[lines[tail]])
-                    tail += 1
-                if index < tail:
-                    last = index
-                    continue
-                found[-1] = (found[-1][0], max(found[-1][1], last + 1, tail))
-            if index == count:
-                break
-            start, width = index, len(normals[lines[index]])
-            low = max(0, index - MAX_WINDOW + 1)
-            while start > low and width + len(normals[lines[start - 1]]) <= reach:
-                start -= 1
-                width += len(normals[lines[start]])
+        for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
+            start, end = self._reach(lines, index, -1), self._reach(lines, index, 1)
             if found and start <= found[-1][1]:
-                start = found.pop()[0]
-            found.append((start, index + 1))
-            origin = last = tail = index
-            total = 0
+                found[-1] = (found[-1][0], max(found[-1][1], end))
+            else:
+                found.append((start, end))
         return found
+
+    def _reach(self, lines: Sequence[str], index: int, step: int) -> int:
+        """How far a window holding line `index` reaches before it (step -1: its
+        first line) or after it (step 1: the line past its last): while the
+        lines' normalised text, that line's included, is at most `longest`
+        long, within MAX_WINDOW lines. A walk of a few lines in prose."""
+        normals = self.normals
+        width = len(normals[lines[index]])
+        if step < 0:
+            at, stop = index, max(0, index - MAX_WINDOW + 1)
+            while at > stop and width + len(normals[lines[at - 1]]) <= self.longest:
+                at -= 1
+                width += len(normals[lines[at]])
+            return at
+        at, stop = index + 1, min(len(lines), index + MAX_WINDOW)
+        while at < stop and width + len(normals[lines[at]]) <= self.longest:
+            width += len(normals[lines[at]])
+            at += 1
+        return at
 
     @functools.cached_property
     def where(self) -> dict[str, list[int]]:
