@@ -86,6 +86,26 @@ def test_patterns_apart_share_no_input(first: str, second: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("git status *", "rm *", True),  # the heads part at the first letter
+        # a text longer than `git status 1` goes on with a space: never `git status 12`
+        ("git status 1 *", "git status 12 *", True),
+        ("git status 12 *", "git status 1 *", True),
+        ("git status 1 *", "git status 12", True),
+        ("git status 1 *", "git status 1 -s *", False),  # `git status 1 -s`
+        ("git status 1 *", "git status 1", False),  # the ` *` may match nothing
+        ("git status 1*", "git status 12 *", False),  # no space: `git status 12`
+        ("git status 1 *", "git status 1*", False),
+    ],
+)
+def test_a_trailing_space_star_parts_longer_heads(first: str, second: str, expected: bool) -> None:
+    assert wildcard.apart((first, second)) is expected
+    shared = wildcard.witness([wildcard.glob(first), wildcard.glob(second)])
+    assert (shared is None) is expected
+
+
+@pytest.mark.parametrize(
     ("pattern", "command", "expected"),
     [
         ("git status *", "rm *", None),  # heads part at the first letter

@@ -215,7 +215,7 @@ class Patterns:
         self._blocks: dict[tuple[str, ...], tuple[Masks, tuple[int, ...]]] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._universal: dict[str, bool] = {}
-        self._heads: dict[str, str] = {}
+        self._starts: dict[str, Start] = {}
 
     def matcher(self, pattern: str) -> Matcher:
         found = self._matchers.get(pattern)
@@ -244,8 +244,8 @@ class Patterns:
         # matches every text, the same exclude twice, and an exclude no text of
         # the includes can start like (so the same question is asked again less).
         include = tuple(p for p in include if not self.universal(p))
-        heads = [self.head(i) for i in include]
-        exclude = tuple(p for p in dict.fromkeys(exclude) if may_meet(heads, self.head(p)))
+        starts = [self.start(i) for i in include]
+        exclude = tuple(p for p in dict.fromkeys(exclude) if may_meet(starts, self.start(p)))
         key = (include or ("*",), exclude)
         if key not in self._found:
             block, _ = self.block(exclude)
@@ -263,21 +263,26 @@ class Patterns:
             return True
         if "*" not in pattern:
             return False  # it matches texts of one length only
+        if self.start(pattern).head:
+            return False  # it matches only texts that start with its head
         found = self._universal.get(pattern)
         if found is None:
             found = self._universal[pattern] = self.covers(pattern, "*")
         return found
 
-    def head(self, pattern: str) -> str:
-        found = self._heads.get(pattern)
+    def start(self, pattern: str) -> Start:
+        found = self._starts.get(pattern)
         if found is None:
-            found = self._heads[pattern] = head(pattern)
+            found = self._starts[pattern] = start(pattern)
         return found
+
+    def head(self, pattern: str) -> str:
+        return self.start(pattern).head
 
     def apart(self, patterns: Sequence[str]) -> bool:
         if len(patterns) == 2:  # the common question, asked hundreds of thousands of times
-            return not may_meet((self.head(patterns[0]),), self.head(patterns[1]))
-        return apart(patterns, self.head)
+            return not may_meet((self.start(patterns[0]),), self.start(patterns[1]))
+        return apart(patterns, self.start)
 
     def masks(self, pattern: str) -> Masks:
         found = self._masks.get(pattern)
@@ -456,35 +461,50 @@ class Product:
         return from_units("".join(reversed(units)))
 
 
-def head(pattern: str) -> str:
+class Start(NamedTuple):
+    """How every text a pattern matches starts (see start)."""
+
+    head: str  # the units every text starts with, in normal form
+    # True for the optional trailing ` *`: a text longer than the head goes on
+    # with a space (`git status 1 *` matches `git status 1`, never `git status 12`)
+    spaced: bool
+
+
+def start(pattern: str) -> Start:
     """The units every text the pattern matches starts with (in normal form): those
     before its first `*` or `?`, but for the optional trailing ` *` the space too."""
     units = normal(pattern)
     cut = min((i for i in (units.find("*"), units.find("?")) if i >= 0), default=len(units))
-    if cut == len(units) - 1 and units.endswith(" *"):
-        cut -= 1
-    return units[:cut]
+    spaced = cut == len(units) - 1 and units.endswith(" *")
+    return Start(units[: cut - 1] if spaced else units[:cut], spaced)
 
 
-def apart(patterns: Sequence[str], head_of: Callable[[str], str] = head) -> bool:
+def head(pattern: str) -> str:
+    """The units every text the pattern matches starts with (see start)."""
+    return start(pattern).head
+
+
+def apart(patterns: Sequence[str], start_of: Callable[[str], Start] = start) -> bool:
     """Two of the patterns start with texts that differ before either ends, so no
     input matches both. (The search would find that too, stepping along the one
     text both heads allow, so it could never give up on it: asking here first
     gives the same answer without building the product.)"""
-    heads = [head_of(p) for p in patterns]
-    for index, one in enumerate(heads):
-        for other in heads[index + 1 :]:
-            if not one.startswith(other) and not other.startswith(one):
-                return len(one) + len(other) < SEARCH_LIMIT
-    return False
+    starts = [start_of(p) for p in patterns]
+    return any(
+        not may_meet((one,), other) for i, one in enumerate(starts) for other in starts[i + 1 :]
+    )
 
 
-def may_meet(heads: Sequence[str], other: str) -> bool:
-    """Some text may start with each of `heads` and with `other`: the heads of
-    patterns (see head) that `apart` does not tell apart."""
-    for one in heads:
-        differ = not one.startswith(other) and not other.startswith(one)
-        if differ and len(one) + len(other) < SEARCH_LIMIT:
+def may_meet(starts: Sequence[Start], other: Start) -> bool:
+    """Some text may start as each of `starts` and `other` say: the starts of
+    patterns (see start) that `apart` does not tell apart."""
+    for one in starts:
+        short, long = (one, other) if len(one.head) <= len(other.head) else (other, one)
+        differ = not long.head.startswith(short.head) or (
+            # a text as long as the longer head goes on from the shorter one with a space
+            short.spaced and len(long.head) > len(short.head) and long.head[len(short.head)] != " "
+        )
+        if differ and len(one.head) + len(other.head) < SEARCH_LIMIT:
             return False
     return True
 

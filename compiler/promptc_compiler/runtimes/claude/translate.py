@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -262,34 +263,46 @@ class _Runs:
 
 
 class _ByHead:
-    """Items filed under the heads of their patterns (wildcard.head), to find
+    """Items filed under how their patterns start (wildcard.start), to find
     those that may start as a pattern does without comparing it with each."""
 
     def __init__(self, patterns: wildcard.Patterns) -> None:
         self.patterns = patterns
-        self.filed: dict[str, list[int]] = {}
+        # by head: the items of patterns without, then with, the optional trailing ` *`
+        self.filed: dict[str, tuple[list[int], list[int]]] = {}
         self._sorted: list[str] | None = None
 
     def add(self, pattern: str, item: int) -> None:
-        self.filed.setdefault(self.patterns.head(pattern), []).append(item)
+        start = self.patterns.start(pattern)
+        self.filed.setdefault(start.head, ([], []))[start.spaced].append(item)
         self._sorted = None
 
     def near(self, globs: Iterable[str]) -> set[int]:
-        """The items with a pattern that may start as one of the globs does: those
-        whose head the glob's head starts with, and those starting with it."""
+        """The items with a pattern that may start as one of the globs does
+        (wildcard.may_meet): those whose head the glob's head starts with, and
+        those starting with it, but where a trailing ` *` needs a space the
+        other head does not have there (`git status 1 *`, `git status 12 *`)."""
         if self._sorted is None:
             self._sorted = sorted(self.filed)
         found: set[int] = set()
         for glob in globs:
-            head = self.patterns.head(glob)
+            head, spaced = self.patterns.start(glob)
             for end in range(len(head) + 1):
-                found.update(self.filed.get(head[:end], ()))
+                plain, with_space = self.filed.get(head[:end], _NONE)
+                found.update(plain)
+                if end == len(head) or head[end] == " ":
+                    found.update(with_space)
             start = bisect.bisect_right(self._sorted, head)
             for other in itertools.islice(self._sorted, start, None):
                 if not other.startswith(head):
                     break
-                found.update(self.filed[other])
+                if not spaced or other[len(head)] == " ":
+                    for items in self.filed[other]:
+                        found.update(items)
         return found
+
+
+_NONE: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # filed under no head
 
 
 class _Filed:
@@ -355,12 +368,22 @@ class _Heads:
     def __init__(
         self,
         patterns: wildcard.Patterns,
-        plans: Iterable[_Plan],
+        holders: Holders,
         denied: tuple[str, ...],
         stopped: tuple[str, ...],
     ) -> None:
-        self.plans = list(plans)
+        # Each plan's holders, by their position in `holders` (the order objectors are named in).
+        self.holders: dict[_Plan, list[tuple[int, str, _Held]]] = {}
+        for position, (name, held) in enumerate(holders.items()):
+            self.holders.setdefault(held.plan, []).append((position, name, held))
+        self.plans = list(self.holders)
         self.patterns = patterns
+        # One Source per agent and rule that objects, by the rule's index in the
+        # agent's list: hashing a Rule reads all of its fields.
+        self._sources: dict[tuple[str, int | None], Source] = {}
+        # Per shape, answer and globs that start with a wildcard: each holder's
+        # source, and its plan (see chunk).
+        self._chunks: dict[Chunked, list[tuple[tuple[int, Source], _Plan]]] = {}
         # The written denies, and denies and asks, an allow must stay clear of.
         self.denied, self.stopped = denied, stopped
         self._near: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -371,7 +394,7 @@ class _Heads:
             for number, text in enumerate(texts):
                 filed.add(text, number)
         self.by_head = _ByHead(patterns)
-        self.shape: dict[_Plan, tuple[tuple[str, str, tuple[str, ...]], ...]] = {}
+        self.shape: dict[_Plan, Shape] = {}
         self.wide: dict[_Plan, list[Span]] = {}  # its denied and asked regions of every input
         for number, plan in enumerate(self.plans):
             shape, wide = [], []
@@ -386,6 +409,39 @@ class _Heads:
                     shape.append((span.action, span.pattern, every))
                     wide.append(span)
             self.shape[plan], self.wide[plan] = tuple(shape), wide
+        self.by_shape: dict[Shape, list[_Plan]] = {}  # the plans of each shape, in order
+        for plan in self.plans:
+            self.by_shape.setdefault(self.shape[plan], []).append(plan)
+
+    def sources(self, plan: _Plan, span: Span) -> list[tuple[int, Source]]:
+        """The plan's holders' sources at `span`, with their positions."""
+        found = []
+        for position, name, held in self.holders[plan]:
+            source = self._sources.get((name, span.at))
+            if source is None:
+                source = self._sources[name, span.at] = Source(name, _rule(held, span))
+            found.append((position, source))
+        return found
+
+    def chunk(
+        self,
+        shape: Shape,
+        at: int | None,
+        anywhere: tuple[str, ...],
+        reach: Callable[[_Plan, Span | None, tuple[str, ...], _Heads], Span | None],
+    ) -> list[tuple[tuple[int, Source], _Plan]]:
+        """The sources of the holders of every plan of `shape`, at its wide region
+        `at` (None: none) or the earlier region the globs `anywhere` reach
+        (`reach`), each with its plan: read once per answer, not once per allow."""
+        key = (shape, at, anywhere)
+        found = self._chunks.get(key)
+        if found is None:
+            found = self._chunks[key] = []
+            for plan in self.by_shape[shape]:
+                met = reach(plan, None if at is None else self.wide[plan][at], anywhere, self)
+                if met is not None:
+                    found.extend((item, plan) for item in self.sources(plan, met))
+        return found
 
     def near(self, globs: Iterable[str]) -> set[_Plan]:
         """The plans with a pattern that may start as one of the globs does."""
@@ -406,6 +462,12 @@ class _Heads:
         heads = [bool(self.patterns.head(g)) for g in globs]
         own = tuple(g for g, head in zip(globs, heads, strict=True) if head)
         return own, tuple(g for g, head in zip(globs, heads, strict=True) if not head)
+
+
+# A plan's denied and asked regions of every input: (action, pattern, the later
+# patterns of every input), in order.
+Shape = tuple[tuple[str, str, tuple[str, ...]], ...]
+Chunked = tuple[Shape, int | None, tuple[str, ...]]  # see _Heads.chunk
 
 
 class _Reason(NamedTuple):
@@ -598,11 +660,33 @@ class _Planner:
         runs = _Runs(holders)
         self._search_through_bash(runs)
         stopped = tuple(dict.fromkeys(self.deny.exact(group) + self.ask.exact(group)))
+        heads = _Heads(self.patterns, holders, (), ())
+        fronts = self._first_stops(heads, variants.fronts())
         for form in claude_rules.READ_ONLY:
             pattern = f"{form} *"
-            run = runs.at(functools.partial(self._read_only_span, form=form))
+            stops = self._first_stops(heads, self._spellings[form])
+            region = {plan: stops[plan] or fronts[plan] for plan in stops}
+            run = runs.at(region.__getitem__)
             if run and hits(self.patterns, (pattern,), stopped):
                 self.ask.add("Bash", Pattern(pattern, (pattern,), (pattern,)), run)
+
+    def _first_stops(self, heads: _Heads, globs: tuple[str, ...]) -> dict[_Plan, Span | None]:
+        """_first_stop of every plan: asked of the plans that name something the
+        globs may start like, and of one plan of each shape for the rest (_Heads):
+        with a map per agent, asking each plan for each of the 119 read-only
+        commands was 36,000 questions at 300 agents."""
+        loud = heads.near(globs)
+        found: dict[_Plan, Span | None] = {}
+        for plans in heads.by_shape.values():
+            quiet = next((plan for plan in plans if plan not in loud), None)
+            met = None if quiet is None else self._first_stop(quiet, globs)
+            at = None if met is None or quiet is None else heads.wide[quiet].index(met)
+            for plan in plans:
+                if plan in loud:
+                    found[plan] = self._first_stop(plan, globs)
+                else:
+                    found[plan] = None if at is None else heads.wide[plan][at]
+        return found
 
     def _search_through_bash(self, runs: _Runs) -> None:
         for permission, form in _SEARCH_COMMANDS.items():
@@ -707,14 +791,10 @@ class _Planner:
         denied = self.deny.exact(group)
         stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
         rejected: dict[str, list[Source] | None] = {}
-        # One Source per agent and rule that objects (see _objections), by the
-        # rule's index in the agent's list: hashing a Rule reads all of its fields.
-        objectors: dict[tuple[str, int | None], Source] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
-        plans = {held.plan for held in holders.values()}
-        heads = _Heads(self.patterns, plans, denied, stopped)
+        heads = _Heads(self.patterns, holders, denied, stopped)
         for name, held in holders.items():
             for span in held.plan.spans:
                 if span.action != "allow" or span.pattern in rejected:
@@ -724,12 +804,12 @@ class _Planner:
                     if pattern is None:
                         rejected[span.pattern] = None
                         continue
-                    blockers = self._objections(pattern, holders, objectors, heads)
+                    blockers = self._objections(pattern, heads)
                     if blockers:
                         rejected[span.pattern] = blockers
                         plain = replace(pattern, reach=pattern.exact)
                         if pattern.reach != pattern.exact and len(blockers) > len(
-                            self._objections(plain, holders, {}, heads)
+                            self._objections(plain, heads)
                         ):
                             self.spelled.add(span.pattern)  # some object to other spellings
                         continue
@@ -740,40 +820,42 @@ class _Planner:
                     self._add(self.allow, group, written, (Source(name, _rule(held, span)),))
         return rejected
 
-    def _objections(
-        self,
-        pattern: Pattern,
-        holders: Holders,
-        objectors: dict[tuple[str, int | None], Source],
-        heads: _Heads,
-    ) -> list[Source]:
+    def _objections(self, pattern: Pattern, heads: _Heads) -> list[Source]:
         """Every holder with a denied or asked region the allow would reach, at
-        its first such region (which depends on the plan alone).
+        its first such region (which depends on the plan alone), in order.
 
-        One Source per agent and rule: when maps differ, each agent objects to
-        nearly every other agent's allows, and a Source per objection held N² of
-        them (300 MB at 1,000 agents)."""
-        first: dict[_Plan, Span | None] = {}
-        found: list[Source] = []
+        The plans that name something the allow's globs may start like are
+        asked one by one; each shape of the others once, and its holders' sources
+        at that answer are read from the list made for it (_Heads.chunk): with a
+        map per agent, every agent objects to nearly every other agent's allows,
+        and asking each plan for each allow took seconds at 300 agents."""
         own, anywhere = heads.split(pattern.reach)
         loud = heads.near(own)
-        # For the other plans: per shape, which of its wide regions `own` meets first.
-        by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None] = {}
-        for name, held in holders.items():
-            plan = held.plan
-            if plan not in first:
-                met = self._first_own(own, plan, loud, by_shape, heads)
-                # the globs that start with a wildcard, where they may come first
-                if anywhere and met != plan.first_stop:
-                    met = _earliest(plan, (met, self._first_anywhere(anywhere, plan, heads)))
-                first[plan] = met
-            span = first[plan]
-            if span is not None:
-                source = objectors.get((name, span.at))
-                if source is None:
-                    source = objectors[name, span.at] = Source(name, _rule(held, span))
-                found.append(source)
-        return found
+        found: list[tuple[int, Source]] = []
+        for plan in loud:
+            met = self._anywhere(plan, self._first(own, plan, heads), anywhere, heads)
+            if met is not None:
+                found.extend(heads.sources(plan, met))
+        for shape, plans in heads.by_shape.items():
+            quiet = next((plan for plan in plans if plan not in loud), None)
+            if quiet is None:
+                continue
+            met = self._first(own, quiet, heads)
+            at = None if met is None else heads.wide[quiet].index(met)
+            chunk = heads.chunk(shape, at, anywhere, self._anywhere)
+            found += [item for item, plan in chunk if plan not in loud]
+        found.sort(key=operator.itemgetter(0))
+        return [source for _, source in found]
+
+    def _anywhere(
+        self, plan: _Plan, met: Span | None, anywhere: tuple[str, ...], heads: _Heads
+    ) -> Span | None:
+        """The plan's first region an allow reaches, given the first its globs with
+        a head reach (`met`): the globs that start with a wildcard may reach one
+        before it."""
+        if not anywhere or met == plan.first_stop:
+            return met
+        return _earliest(plan, (met, self._first_anywhere(anywhere, plan, heads)))
 
     def _first(self, globs: tuple[str, ...], plan: _Plan, heads: _Heads) -> Span | None:
         """The plan's first denied or asked region an allow reaching `globs` would
@@ -790,25 +872,6 @@ class _Planner:
                 if hits(self.patterns, (g, span.pattern), span.later + covered):
                     return span
         return None
-
-    def _first_own(
-        self,
-        own: tuple[str, ...],
-        plan: _Plan,
-        loud: set[_Plan],
-        by_shape: dict[tuple[tuple[str, str, tuple[str, ...]], ...], int | None],
-        heads: _Heads,
-    ) -> Span | None:
-        """_first of the allow's globs with a head: asked of a plan that names
-        something they may start like, else once per shape (_Heads)."""
-        if plan in loud:
-            return self._first(own, plan, heads)
-        shape, wide = heads.shape[plan], heads.wide[plan]
-        if shape not in by_shape:
-            met = self._first(own, plan, heads)
-            by_shape[shape] = None if met is None else wide.index(met)
-        at = by_shape[shape]
-        return None if at is None else wide[at]
 
     def _first_anywhere(self, globs: tuple[str, ...], plan: _Plan, heads: _Heads) -> Span | None:
         """_first of globs that start with a wildcard, once per plan (_Heads)."""
@@ -1077,22 +1140,27 @@ class _Who:
     """
 
     def __init__(self, runs: Iterable[Sequence[Source]]) -> None:
-        self.first: dict[str, int] = {}  # each writer's words -> first position
-        self.fixed: dict[str, int] = {}  # the same, for the words of non-agent rules
-        self.own: dict[str, list[tuple[int, Rule]]] = {}  # agent -> its own rules here
-        self.started_only = True  # every source is an agent Claude Code never starts
         distinct = {id(run): run for run in runs}.values()
-        sources = list(itertools.chain.from_iterable(distinct))
-        for index, source in enumerate(sources):
-            words, fixed = _writer(source.subject, source.rule)
-            if fixed:
-                self.fixed.setdefault(words, index)
-            elif source.rule is not None and source.rule.origin.kind == "agent":
-                self.own.setdefault(source.subject, []).append((index, source.rule))
-            self.first.setdefault(words, index)
-            self.started_only &= source.rule is None and source.subject != MAIN
-        self.subjects = list(dict.fromkeys(s.subject for s in sources))
+        sources = self.sources = list(itertools.chain.from_iterable(distinct))
+        # Read in whole-list passes: a writer list may name every agent, and one
+        # is read for nearly every agent's loss.
+        kinds = [None if s.rule is None else s.rule.origin.kind for s in sources]
+        self.fixed_at = [k is not None and k != "agent" for k in kinds]
+        words = self.words = [
+            _WRITERS.get(k or "", _BUILT_IN) if fixed else s.subject
+            for s, k, fixed in zip(sources, kinds, self.fixed_at, strict=True)
+        ]
+        self.kinds = kinds
+        self.first = dict.fromkeys(words)  # each writer's words, in the order first met
+        # the first position of the words of each non-agent rule (reversed: the first wins)
+        self.fixed = {words[i]: i for i in reversed(range(len(words))) if self.fixed_at[i]}
+        # every source is an agent Claude Code never starts
+        self.started_only = all(s.rule is None and s.subject != MAIN for s in sources)
         self.others: str | None = None  # describe() for an agent not among the writers
+
+    @property
+    def subjects(self) -> list[str]:
+        return list(dict.fromkeys(s.subject for s in self.sources))
 
     def describe(self, me: Subject) -> str:
         name = me.name
@@ -1105,27 +1173,21 @@ class _Who:
         return self.others
 
     def _describe(self, name: str) -> str:
-        others = ((index, words) for words, index in self.first.items() if words != name)
+        others = (words for words in self.first if words != name)
+        leading = [(self.words.index(words), words) for words in itertools.islice(others, 5)]
+        own = [
+            (i, s.rule)
+            for i, s in enumerate(self.sources)
+            if s.subject == name and self.kinds[i] == "agent" and s.rule is not None
+        ]
         return _listing(
-            name,
-            self.first.__contains__,
-            len(self.first),
-            self.fixed.get(name),
-            self.own.get(name, []),
-            list(itertools.islice(others, 5)),
+            name, self.first.__contains__, len(self.first), self.fixed.get(name), own, leading
         )
 
 
+# The words of a non-agent rule in a list of writers (the same for every agent).
 _WRITERS = {"config": "the config's `permission`", "session": "OpenCode's subagent defaults"}
-
-
-def _writer(subject: str, rule: Rule | None) -> tuple[str, bool]:
-    """A source's words in a list of writers, and whether they are those of a
-    non-agent rule (the same for every agent) rather than the subject's name."""
-    kind = rule.origin.kind if rule else None
-    if kind == "agent" or kind is None:
-        return subject, False
-    return _WRITERS.get(kind, "OpenCode's built-in rules"), True
+_BUILT_IN = "OpenCode's built-in rules"
 
 
 def _listing(
