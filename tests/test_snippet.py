@@ -278,6 +278,22 @@ def test_occurrences_are_every_place_each_piece_is_found(text: str, target: str)
     assert snippet._occurrences(text, pieces.numbers) == expected
 
 
+@pytest.mark.parametrize("words", [20, 200, 2000])  # below MANY_PIECES, then past it
+def test_occurrences_of_many_pieces_are_found_in_one_pass(words: int) -> None:
+    rng = random.Random(words)
+    prose = " ".join("".join(rng.choices("abcdefgh", k=3)) for _ in range(words))
+    pieces = snippet._Target(prose)
+    text = prose[len(prose) // 3 :] + " cab " + prose[: len(prose) // 2]
+    expected = sorted(
+        (at, number)
+        for number, piece in enumerate(pieces.pieces)
+        for at in range(len(text))
+        if text.startswith(piece, at)
+    )
+    assert (len(pieces.numbers) > snippet.MANY_PIECES) is (words > 200)
+    assert snippet._occurrences(text, pieces.numbers) == expected
+
+
 def test_a_snippet_longer_than_any_window_is_never_compared(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -32,6 +32,7 @@ PART = 0.25  # ...or the share of the snippet that, copied word for word, still 
 DRIFT = 2000  # pairs of characters inserted or deleted: a copy that differs more is a rewrite
 MAX_WINDOW = 40  # lines: a copy re-wrapped narrower than this is not looked for
 ANCHOR = 8  # characters: a copy keeps twice this in a row of the snippet's text
+MANY_PIECES = 300  # from here the pieces are found in one pass (see _occurrences)
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,53 @@ def _arguments(call: Placeholder) -> dict[str, tuple[str, int]]:
     return found
 
 
+class _Reach:
+    """How far a window holding a line reaches before it (its first line) and
+    after it (the line past its last): while the lines' normalised text
+    (`widths`), that line's included, is at most `longest` long, within
+    MAX_WINDOW lines.
+
+    Asked of lines in order. Each reach is the last one slid along (a window
+    that starts later ends no earlier, one that ends later starts no
+    earlier), so lines in a row cost a step each, not a walk each: a snippet
+    of 9,600 lines, each a line of a copy, took 1.5 s of walks.
+    """
+
+    def __init__(self, widths: list[int], longest: float) -> None:
+        self.widths, self.longest = widths, longest
+        self.first, self.last, self.back = 0, -MAX_WINDOW, 0  # [first, last], its width
+        self.start, self.end, self.ahead = 0, 0, 0  # [start, end), its width
+
+    def before(self, index: int) -> int:
+        widths = self.widths
+        lowest = max(0, index - MAX_WINDOW + 1)
+        if index - self.last >= MAX_WINDOW:  # nothing to slide: from the line itself
+            self.first, self.back = index, widths[index]
+        else:
+            self.back += sum(widths[self.last + 1 : index + 1])
+            while self.first < index and (self.back > self.longest or self.first < lowest):
+                self.back -= widths[self.first]
+                self.first += 1
+        self.last = index
+        while self.first > lowest and self.back + widths[self.first - 1] <= self.longest:
+            self.first -= 1
+            self.back += widths[self.first]
+        return self.first
+
+    def after(self, index: int) -> int:
+        widths = self.widths
+        if index >= self.end:  # nothing to slide: from the line itself
+            self.end, self.ahead = index + 1, widths[index]
+        else:
+            self.ahead -= sum(widths[self.start : index])
+        self.start = index
+        stop = min(len(widths), index + MAX_WINDOW)
+        while self.end < stop and self.ahead + widths[self.end] <= self.longest:
+            self.ahead += widths[self.end]
+            self.end += 1
+        return self.end
+
+
 class _Target:
     """The snippet's text, whitespace-normalised, as windows are compared with it.
 
@@ -260,34 +308,16 @@ class _Target:
         for new in set(lines).difference(kept):
             text = self.normal((new,))[0]
             shares = not self.words.isdisjoint(text.split())
-            kept[new] = bool(text) and (text in self.text or shares)
+            kept[new] = bool(text) and (shares or text in self.text)  # the cheaper first
         found: list[tuple[int, int]] = []
+        reach = _Reach([len(self.normals[line]) for line in lines], self.longest)
         for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
-            start, end = self._reach(lines, index, -1), self._reach(lines, index, 1)
+            start, end = reach.before(index), reach.after(index)
             if found and start <= found[-1][1]:
                 found[-1] = (found[-1][0], max(found[-1][1], end))
             else:
                 found.append((start, end))
         return found
-
-    def _reach(self, lines: Sequence[str], index: int, step: int) -> int:
-        """How far a window holding line `index` reaches before it (step -1: its
-        first line) or after it (step 1: the line past its last): while the
-        lines' normalised text, that line's included, is at most `longest`
-        long, within MAX_WINDOW lines. A walk of a few lines in prose."""
-        normals = self.normals
-        width = len(normals[lines[index]])
-        if step < 0:
-            at, stop = index, max(0, index - MAX_WINDOW + 1)
-            while at > stop and width + len(normals[lines[at - 1]]) <= self.longest:
-                at -= 1
-                width += len(normals[lines[at]])
-            return at
-        at, stop = index + 1, min(len(lines), index + MAX_WINDOW)
-        while at < stop and width + len(normals[lines[at]]) <= self.longest:
-            width += len(normals[lines[at]])
-            at += 1
-        return at
 
     @functools.cached_property
     def where(self) -> dict[str, list[int]]:
@@ -421,12 +451,23 @@ def _enter(places: Sequence[int], at: int, mask: int, low: int, high: int) -> tu
 
 
 def _occurrences(text: str, numbers: Mapping[str, int]) -> list[tuple[int, int]]:
-    """(where, which) of every piece in `text`, in order, overlaps included: each
-    piece found by str.find, a pass over the text at C speed for each piece.
-    For a snippet of a few hundred characters (tens of pieces, what a required
-    snippet is) that is several times faster than one pass looking up the
-    text at every position in Python; for one of 10 KB (some 1,200 pieces), a
-    few times slower (benchmarks/required_snippet.py)."""
+    """(where, which) of every piece in `text`, in order, overlaps included.
+
+    A pass of str.find over the text for each piece, at C speed: for a
+    snippet of a few hundred characters (tens of pieces, what a required
+    snippet is) several times faster than one pass looking the text up at
+    every position in Python. But that costs the text's length once per
+    piece: past MANY_PIECES (a snippet of some 2,400 characters), each
+    position is looked up once instead, and a snippet of 100 KB costs a pass,
+    not 12,000 (benchmarks/adversarial.py snippet-drift-*).
+    """
+    if len(numbers) > MANY_PIECES:
+        size = len(next(iter(numbers)))  # the pieces are all as long
+        count = len(text) - size + 1
+        texts = map(text.__getitem__, map(slice, range(count), range(size, count + size)))
+        return [
+            (at, which) for at, which in enumerate(map(numbers.get, texts)) if which is not None
+        ]
     found: list[tuple[int, int]] = []
     for piece, which in numbers.items():
         at = text.find(piece)
