@@ -103,6 +103,12 @@ CASES = [
         out="<%= erb %> <% <# 5 <<2>> <<-x>> << >> <<<tone>>>\n",
     ),
     Case(
+        "runs-of-angles-open-nothing-but-their-last-tag",
+        "<<<<<<tone>> <<<<% if target == 'claude' %>a<<<<% endif %>b <<<<tone\n",
+        TONE,
+        out="<<<<<<tone>> <<<b <<<<tone\n",
+    ),
+    Case(
         "fenced-code-is-literal",
         "```sh\n<<tone>>\n<% if x %>\n```\n~~~\n<<tone>>\n~~~\n<<tone>>\n",
         TONE,

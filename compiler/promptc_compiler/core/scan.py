@@ -56,6 +56,7 @@ ESCAPE_HINT = "write `\\<<` (or `\\<%`, `\\<#`) to keep it as text, or put it in
 
 _PLACEHOLDER_START = re.compile(r"<<[ \t]*(?=[A-Za-z_'\"])")
 _UNCLOSED = re.compile(r"<<([A-Za-z_][A-Za-z0-9_]*)")
+_RUN = re.compile(r"<+")
 _DASHED = re.compile(r"(?:-[A-Za-z0-9_]+)+")  # right after a name: `review-steps`
 _TAG_START = re.compile(r"<%[-+]?[ \t]*(?=[A-Za-z_])")
 _TOKEN = re.compile(
@@ -369,6 +370,13 @@ class _Scanner:
             i = bisect.bisect_right(starts, start)
             if i and start < protected[i - 1][1]:  # inside inline code
                 pos = protected[i - 1][1]
+                continue
+            if text.startswith("<<<", start):
+                # A run of `<`: each `<<` in it stands by another `<` (a here-string,
+                # never a placeholder, _construct_end), so none opens anything or
+                # is noted unclosed; the run's last `<` may open a tag or comment.
+                run = _RUN.match(text, start)
+                pos = (run.end() if run else start + 3) - 1
                 continue
             end = _construct_end(marks, start)
             if end is None or (i < len(starts) and starts[i] < end):
