@@ -1175,14 +1175,20 @@ class _Who:
     def _describe(self, name: str) -> str:
         others = (words for words in self.first if words != name)
         leading = [(self.words.index(words), words) for words in itertools.islice(others, 5)]
-        own = [
-            (i, s.rule)
-            for i, s in enumerate(self.sources)
-            if s.subject == name and self.kinds[i] == "agent" and s.rule is not None
-        ]
+        own = self._own.get(name, [])
         return _listing(
             name, self.first.__contains__, len(self.first), self.fixed.get(name), own, leading
         )
+
+    @functools.cached_property
+    def _own(self) -> dict[str, list[tuple[int, Rule]]]:
+        """Each agent's own rules among the sources, with their positions: read
+        once, when a message first needs them (every agent's may)."""
+        own: dict[str, list[tuple[int, Rule]]] = {}
+        for index, (source, kind) in enumerate(zip(self.sources, self.kinds, strict=True)):
+            if kind == "agent" and source.rule is not None:
+                own.setdefault(source.subject, []).append((index, source.rule))
+        return own
 
 
 # The words of a non-agent rule in a list of writers (the same for every agent).
