@@ -591,18 +591,25 @@ def _closing(marks: _Marks, start: int, closer: str) -> int | None:
     quote = marks.next("quote", start)
     if quote is None or quote >= first:
         return first
+    # From quote to quote: the closer is the first one outside quotes, within
+    # QUOTED_LIMIT; a quote closes at the next of its kind after no backslash.
     text = marks.text
-    opened = None
-    for i in range(start, min(len(text), start + QUOTED_LIMIT)):
-        char = text[i]
-        if opened:
-            if char == opened and text[i - 1] != "\\":
-                opened = None
-        elif char in "'\"":
-            opened = char
-        elif text.startswith(closer, i):
-            return i
-    return first
+    limit = min(len(text), start + QUOTED_LIMIT)
+    at = start
+    while True:
+        close = marks.next(closer, at)
+        if close is not None and close < limit and (quote is None or close < quote):
+            return close
+        if quote is None or quote >= limit:
+            return first
+        opened = text[quote]
+        end = text.find(opened, quote + 1, limit)
+        while end >= 0 and text[end - 1] == "\\":
+            end = text.find(opened, end + 1, limit)
+        if end < 0:
+            return first  # a quote left open: the first closer, as if there were none
+        at = end + 1
+        quote = marks.next("quote", at)
 
 
 class _SyntaxProblem(Exception):
@@ -619,6 +626,8 @@ class _Parser:
         self.column = column  # of `<<`
         self.pos = 2
         self.stop = len(text) - 2
+        self.looked = -1  # the position `ahead` was read at
+        self.ahead: tuple[bool, re.Match[str] | None] = (False, None)
 
     def parse(self) -> tuple[str, bool, tuple[Arg, ...]]:
         kind, name, at = self._next("a fragment name")
@@ -682,18 +691,24 @@ class _Parser:
     def _peek(self) -> str | None:
         """The next token, not taken: None at the end, `?` where none starts (no
         token starts with `?`: the caller's _next reports the character)."""
-        if self._at_end():
+        end, match = self._ahead()
+        if end:
             return None
-        match = _TOKEN.match(self.text, self.pos, self.stop)
         return "?" if match is None or match.lastgroup is None else match.group(match.lastgroup)
 
-    def _at_end(self) -> bool:
-        return not self.text[self.pos : self.stop].strip(" \t")
+    def _ahead(self) -> tuple[bool, re.Match[str] | None]:
+        """Whether only blanks are left, and the token that starts here (None where
+        none does), read once at each position: most tokens are peeked at first."""
+        if self.looked != self.pos:
+            self.looked = self.pos
+            end = not self.text[self.pos : self.stop].strip(" \t")
+            self.ahead = (end, None if end else _TOKEN.match(self.text, self.pos, self.stop))
+        return self.ahead
 
     def _next(self, wanted: str) -> tuple[str, str, int]:
-        if self._at_end():
+        end, match = self._ahead()
+        if end:
             self._fail(f"expected {wanted}, found `>>`", self.column + self.stop)
-        match = _TOKEN.match(self.text, self.pos, self.stop)
         if match is None or match.lastgroup is None:
             at = self.pos + _leading_blanks(self.text[self.pos :])
             self._fail(f"unexpected `{self.text[at]}`", self.column + at)
