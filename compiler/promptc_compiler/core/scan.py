@@ -186,7 +186,24 @@ class _Construct(NamedTuple):
     start: int
     end: int
     kind: str  # placeholder, bad, tag, comment, escape
-    segment: Placeholder | Tag | None = None
+    segment: _Call | Tag | None = None
+
+
+class _Call(NamedTuple):
+    """A placeholder as parsed, before its line tells whether it stands alone:
+    the Placeholder is made once, when that is known."""
+
+    name: str
+    args: tuple[Arg, ...]
+    called: bool
+    line: int
+    column: int
+    text: str
+
+    def placed(self, alone: bool = False, lead: str = "", trail: str = "") -> Placeholder:
+        return Placeholder(
+            self.name, self.args, self.called, self.line, self.column, self.text, alone, lead, trail
+        )
 
 
 class _Scanner:
@@ -332,10 +349,9 @@ class _Scanner:
             if end:
                 self._dropped_newline(number)
             return
-        if blank and len(found) == 1 and isinstance(found[0].segment, Placeholder):
-            placeholder = found[0].segment
+        if blank and len(found) == 1 and isinstance(found[0].segment, _Call):
             lead, trail = text[: found[0].start], text[found[0].end :] + end
-            self._add(_placed(placeholder, number, True, lead, trail))
+            self._add(found[0].segment.placed(True, lead, trail))
             return
         self._inline(text, end, number, found, base)
 
@@ -348,6 +364,8 @@ class _Scanner:
                 self._text(base + construct.start + 1, base + construct.end, number)
             elif construct.kind == "bad":
                 self._text(base + construct.start, base + construct.end, number)
+            elif isinstance(construct.segment, _Call):
+                self._add(construct.segment.placed())
             elif construct.segment is not None:
                 self._add(construct.segment)
         self._text(base + last, base + len(text) + len(end), number)
@@ -482,7 +500,7 @@ class _Scanner:
 
     # -- placeholders -----------------------------------------------------
 
-    def _placeholder(self, text: str, line: int, column: int) -> Placeholder | None:
+    def _placeholder(self, text: str, line: int, column: int) -> _Call | None:
         try:
             name, called, args = _Parser(text, column).parse()
         except _SyntaxProblem as problem:
@@ -493,11 +511,7 @@ class _Scanner:
                 ESCAPE_HINT,
             )
             return None
-        return Placeholder(name, args, called, line, column, text, False, "", "")
-
-
-def _placed(p: Placeholder, line: int, alone: bool, lead: str, trail: str) -> Placeholder:
-    return Placeholder(p.name, p.args, p.called, line, p.column, p.text, alone, lead, trail)
+        return _Call(name, args, called, line, column, text)
 
 
 def _leading_blanks(text: str) -> int:
