@@ -32,7 +32,7 @@ import bisect
 import itertools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from promptc_compiler.base.body_syntax import HEADING, NAME, OPENER, code_spans, fenced_blocks
 from promptc_compiler.base.diagnostics import Problem
@@ -187,7 +187,24 @@ class _Construct(NamedTuple):
     start: int
     end: int
     kind: str  # placeholder, bad, tag, comment, escape
-    segment: Placeholder | Tag | None = None
+    segment: _Call | Tag | None = None
+
+
+class _Call(NamedTuple):
+    """A placeholder as parsed, before its line tells whether it stands alone:
+    the Placeholder is made once, when that is known."""
+
+    name: str
+    args: tuple[Arg, ...]
+    called: bool
+    line: int
+    column: int
+    text: str
+
+    def placed(self, alone: bool = False, lead: str = "", trail: str = "") -> Placeholder:
+        return Placeholder(
+            self.name, self.args, self.called, self.line, self.column, self.text, alone, lead, trail
+        )
 
 
 class _Scanner:
@@ -333,10 +350,9 @@ class _Scanner:
             if end:
                 self._dropped_newline(number)
             return
-        if blank and len(found) == 1 and isinstance(found[0].segment, Placeholder):
-            placeholder = found[0].segment
+        if blank and len(found) == 1 and isinstance(found[0].segment, _Call):
             lead, trail = text[: found[0].start], text[found[0].end :] + end
-            self._add(_placed(placeholder, number, True, lead, trail))
+            self._add(found[0].segment.placed(True, lead, trail))
             return
         self._inline(text, end, number, found, base)
 
@@ -349,6 +365,8 @@ class _Scanner:
                 self._text(base + construct.start + 1, base + construct.end, number)
             elif construct.kind == "bad":
                 self._text(base + construct.start, base + construct.end, number)
+            elif isinstance(construct.segment, _Call):
+                self._add(construct.segment.placed())
             elif construct.segment is not None:
                 self._add(construct.segment)
         self._text(base + last, base + len(text) + len(end), number)
@@ -490,7 +508,7 @@ class _Scanner:
 
     # -- placeholders -----------------------------------------------------
 
-    def _placeholder(self, text: str, line: int, column: int) -> Placeholder | None:
+    def _placeholder(self, text: str, line: int, column: int) -> _Call | None:
         try:
             name, called, args = _Parser(text, column).parse()
         except _SyntaxProblem as problem:
@@ -501,11 +519,7 @@ class _Scanner:
                 ESCAPE_HINT,
             )
             return None
-        return Placeholder(name, args, called, line, column, text, False, "", "")
-
-
-def _placed(p: Placeholder, line: int, alone: bool, lead: str, trail: str) -> Placeholder:
-    return Placeholder(p.name, p.args, p.called, line, p.column, p.text, alone, lead, trail)
+        return _Call(name, args, called, line, column, text)
 
 
 def _leading_blanks(text: str) -> int:
@@ -545,27 +559,38 @@ class _Marks:
     placeholder's never for `%>` or `#>`.
 
     Looking them up by bisection keeps a line full of unclosed `<<` linear.
+    Each kind is found with str.find: a line holds one or two of each, and a
+    regular expression's scan and match objects cost several times as much.
     """
-
-    _PATTERNS: ClassVar[dict[str, re.Pattern[str]]] = {
-        ">>": re.compile(r"(?=>>)"),
-        "%>": re.compile(r"(?=%>)"),
-        "#>": re.compile(r"(?=#>)"),
-        "<<": re.compile(r"(?=<<)"),
-        "quote": re.compile(r"['\"]"),
-    }
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.at: dict[str, list[int]] = {}
 
     def next(self, key: str, start: int) -> int | None:
+        """Where the first `key` (`>>`, `%>`, `#>`, `<<`, or "quote": either
+        quote) stands from `start` on."""
         positions = self.at.get(key)
         if positions is None:
-            found = self._PATTERNS[key].finditer(self.text)
-            positions = self.at[key] = [m.start() for m in found]
+            text = self.text
+            if key == "quote":
+                positions = sorted(_where(text, "'") + _where(text, '"'))
+            else:
+                positions = _where(text, key)
+            self.at[key] = positions
         i = bisect.bisect_left(positions, start)
         return positions[i] if i < len(positions) else None
+
+
+def _where(text: str, literal: str) -> list[int]:
+    """Every offset where `literal` starts in `text`, overlaps included (`>>>`
+    holds `>>` twice, as a closer may end either)."""
+    found = []
+    at = text.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = text.find(literal, at + 1)
+    return found
 
 
 def _construct_end(marks: _Marks, start: int) -> int | None:
@@ -599,18 +624,25 @@ def _closing(marks: _Marks, start: int, closer: str) -> int | None:
     quote = marks.next("quote", start)
     if quote is None or quote >= first:
         return first
+    # From quote to quote: the closer is the first one outside quotes, within
+    # QUOTED_LIMIT; a quote closes at the next of its kind after no backslash.
     text = marks.text
-    opened = None
-    for i in range(start, min(len(text), start + QUOTED_LIMIT)):
-        char = text[i]
-        if opened:
-            if char == opened and text[i - 1] != "\\":
-                opened = None
-        elif char in "'\"":
-            opened = char
-        elif text.startswith(closer, i):
-            return i
-    return first
+    limit = min(len(text), start + QUOTED_LIMIT)
+    at = start
+    while True:
+        close = marks.next(closer, at)
+        if close is not None and close < limit and (quote is None or close < quote):
+            return close
+        if quote is None or quote >= limit:
+            return first
+        opened = text[quote]
+        end = text.find(opened, quote + 1, limit)
+        while end >= 0 and text[end - 1] == "\\":
+            end = text.find(opened, end + 1, limit)
+        if end < 0:
+            return first  # a quote left open: the first closer, as if there were none
+        at = end + 1
+        quote = marks.next("quote", at)
 
 
 class _SyntaxProblem(Exception):
@@ -627,6 +659,8 @@ class _Parser:
         self.column = column  # of `<<`
         self.pos = 2
         self.stop = len(text) - 2
+        self.looked = -1  # the position `ahead` was read at
+        self.ahead: tuple[bool, re.Match[str] | None] = (False, None)
 
     def parse(self) -> tuple[str, bool, tuple[Arg, ...]]:
         kind, name, at = self._next("a fragment name")
@@ -690,18 +724,24 @@ class _Parser:
     def _peek(self) -> str | None:
         """The next token, not taken: None at the end, `?` where none starts (no
         token starts with `?`: the caller's _next reports the character)."""
-        if self._at_end():
+        end, match = self._ahead()
+        if end:
             return None
-        match = _TOKEN.match(self.text, self.pos, self.stop)
         return "?" if match is None or match.lastgroup is None else match.group(match.lastgroup)
 
-    def _at_end(self) -> bool:
-        return not self.text[self.pos : self.stop].strip(" \t")
+    def _ahead(self) -> tuple[bool, re.Match[str] | None]:
+        """Whether only blanks are left, and the token that starts here (None where
+        none does), read once at each position: most tokens are peeked at first."""
+        if self.looked != self.pos:
+            self.looked = self.pos
+            end = not self.text[self.pos : self.stop].strip(" \t")
+            self.ahead = (end, None if end else _TOKEN.match(self.text, self.pos, self.stop))
+        return self.ahead
 
     def _next(self, wanted: str) -> tuple[str, str, int]:
-        if self._at_end():
+        end, match = self._ahead()
+        if end:
             self._fail(f"expected {wanted}, found `>>`", self.column + self.stop)
-        match = _TOKEN.match(self.text, self.pos, self.stop)
         if match is None or match.lastgroup is None:
             at = self.pos + _leading_blanks(self.text[self.pos :])
             self._fail(f"unexpected `{self.text[at]}`", self.column + at)

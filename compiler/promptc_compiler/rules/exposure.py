@@ -239,19 +239,8 @@ class Source:
         holding = index.holding_any(triggers)
         if not holding or holding.isdisjoint(row):
             return
-        lines = list(itertools.compress(itertools.count(1), map(holding.__contains__, row)))
-        last = len(self._starts)
-        start = end = 0
-        for line in lines:  # in order
-            first, final = max(1, line - around), min(last, line + around)
-            if end and first <= end + 1:
-                end = max(end, final)
-                continue
-            if end:
-                yield self._starts[start - 1], self.line_span(end)[1]
-            start, end = first, final
-        if end:
-            yield self._starts[start - 1], self.line_span(end)[1]
+        lines = itertools.compress(itertools.count(1), map(holding.__contains__, row))
+        yield from _offsets(row, _merged(lines, around, len(row)))
 
     @functools.cached_property
     def code(self) -> tuple[tuple[int, int], ...]:
@@ -265,6 +254,37 @@ class Source:
             return True
         line, column = self.position(offset)
         return in_code_span(self.line_text(line), column - 1)
+
+
+def _merged(lines: Iterable[int], around: int, last: int) -> Iterator[tuple[int, int]]:
+    """(first, final) of each run of lines (1-based, `last` the text's last) that
+    `lines` (in order) with `around` lines on each side cover, merged where they touch."""
+    start = end = 0
+    for line in lines:
+        first, final = max(1, line - around), min(last, line + around)
+        if end and first <= end + 1:
+            end = max(end, final)
+            continue
+        if end:
+            yield start, end
+        start, end = first, final
+    if end:
+        yield start, end
+
+
+def _offsets(row: list[str], runs: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Offsets (start, end) of each run of lines (first, final; 1-based, in order)
+    of the text whose lines are `row`, the final line's newline excluded. The
+    lengths are summed only as far as the last run: a trigger near the top of
+    a file (its frontmatter's `permission:`) reads none of the lines below it,
+    and a file whose lines no rule reports on is never cut into offsets
+    (Source._starts)."""
+    line = offset = 0  # the first line not summed yet (0-based), where it starts
+    for first, final in runs:
+        start = offset + sum(map(len, row[line : first - 1])) + first - 1 - line
+        end = start + sum(map(len, row[first - 1 : final])) + final - first
+        yield start, end
+        line, offset = final, end + 1
 
 
 def _fences(text: str, start: int) -> Iterator[tuple[int, int]]:
