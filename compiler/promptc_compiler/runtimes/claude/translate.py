@@ -1157,6 +1157,8 @@ class _Who:
         # every source is an agent Claude Code never starts
         self.started_only = all(s.rule is None and s.subject != MAIN for s in sources)
         self.others: str | None = None  # describe() for an agent not among the writers
+        self._read_once = False  # see _own
+        self._own_by_name: dict[str, list[tuple[int, Rule]]] | None = None
 
     @property
     def subjects(self) -> list[str]:
@@ -1175,20 +1177,45 @@ class _Who:
     def _describe(self, name: str) -> str:
         others = (words for words in self.first if words != name)
         leading = [(self.words.index(words), words) for words in itertools.islice(others, 5)]
-        own = self._own.get(name, [])
         return _listing(
-            name, self.first.__contains__, len(self.first), self.fixed.get(name), own, leading
+            name,
+            self.first.__contains__,
+            len(self.first),
+            self.fixed.get(name),
+            self._own(name),
+            leading,
         )
 
-    @functools.cached_property
-    def _own(self) -> dict[str, list[tuple[int, Rule]]]:
-        """Each agent's own rules among the sources, with their positions: read
-        once, when a message first needs them (every agent's may)."""
-        own: dict[str, list[tuple[int, Rule]]] = {}
-        for index, (source, kind) in enumerate(zip(self.sources, self.kinds, strict=True)):
-            if kind == "agent" and source.rule is not None:
-                own.setdefault(source.subject, []).append((index, source.rule))
-        return own
+    def _own(self, name: str) -> list[tuple[int, Rule]]:
+        """The agent's own rules among the sources, with their positions.
+
+        Most lists are read for one agent's message: its name is looked up
+        among the words (list.index, a scan at C speed). A list read for many
+        (the read-only commands' asks, where agents share a map, name every
+        agent) files every agent's rules once, on its second reading."""
+        if self._own_by_name is None:
+            if not self._read_once:
+                self._read_once = True
+                return self._scan_own(name)
+            self._own_by_name = {}
+            for at, (source, kind) in enumerate(zip(self.sources, self.kinds, strict=True)):
+                if kind == "agent" and source.rule is not None:
+                    self._own_by_name.setdefault(source.subject, []).append((at, source.rule))
+        return self._own_by_name.get(name, [])
+
+    def _scan_own(self, name: str) -> list[tuple[int, Rule]]:
+        own: list[tuple[int, Rule]] = []
+        if name not in self.first:
+            return own
+        at = self.words.index(name)
+        while True:
+            rule = self.sources[at].rule
+            if self.kinds[at] == "agent" and rule is not None:
+                own.append((at, rule))
+            try:
+                at = self.words.index(name, at + 1)
+            except ValueError:
+                return own
 
 
 # The words of a non-agent rule in a list of writers (the same for every agent).
