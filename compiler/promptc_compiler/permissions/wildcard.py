@@ -252,8 +252,24 @@ class Patterns:
             # The search's first step, before the product is built: an exclude
             # that matches every text leaves nothing to find.
             saturated = block.start & block.universal
-            self._found[key] = None if saturated else self.product(*key).search()
+            if saturated:
+                self._found[key] = None
+            else:
+                shortest = self._shortest(include, exclude)
+                self._found[key] = shortest if shortest is not None else self.product(*key).search()
         return self._found[key]
+
+    def _shortest(self, include: tuple[str, ...], exclude: tuple[str, ...]) -> str | None:
+        """The longest head of the includes, when it is a witness itself: every
+        text they all match starts with it, so no witness is shorter and none
+        other is as short, and the search would find it first. Most questions
+        end here (`*` but the later rules: the empty text), without a product."""
+        head = max((self.start(p).head for p in include), key=len, default="")
+        if not all(accepts(self.matcher(p), head) for p in include):
+            return None
+        if any(accepts(self.matcher(p), head) for p in exclude):
+            return None
+        return from_units(head)
 
     def covers(self, outer: str, inner: str) -> bool:
         return self.witness((inner,), (outer,)) is None
