@@ -629,3 +629,59 @@ def test_resolves_that_share_their_patterns_are_fresh_resolves(bundle: str, home
     shared = wildcard.Patterns()
     assert resolve(project, ENVIRONMENT, shared) == resolve(project, ENVIRONMENT)
     assert resolve(project, machine, shared) == resolve(project, machine)
+
+
+# --- maps per agent: every plan asked once per shape ----------------------------------------
+
+
+def _distinct_maps(count: int) -> dict[str, str]:
+    """Agents with a map each, near one another (`git status 1 *`, `git status 12 *`) and apart,
+    in three shapes of their `*` rule."""
+    agents = {}
+    for i in range(count):
+        catch_all = ("ask", "deny", "allow")[i % 3]
+        permission = (
+            f'bash:\n  "*": {catch_all}\n  "git status {i} *": allow\n  "tool{i} *": allow\n'
+            f'  "git diff {i}*": allow\n  "rm {i} *": deny\n  "ls {i} *": ask'
+            + ('\n  "git *": ask' if i % 2 else "")
+        )
+        agents[f"a{i}"] = _agent("subagent", permission)
+    return agents
+
+
+def test_objections_and_read_only_stops_are_what_asking_every_plan_finds(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = {"objections": 0, "stops": 0, "objected": 0}
+    objections, first_stops = translate._Planner._objections, translate._Planner._first_stops
+
+    def every_plan(
+        planner: translate._Planner, pattern: claude_rules.Pattern, heads: translate._Heads
+    ) -> list[translation.Source]:
+        found = objections(planner, pattern, heads)
+        own, anywhere = heads.split(pattern.reach)
+        expected = [
+            placed
+            for plan in heads.plans
+            if (span := planner._anywhere(plan, planner._first(own, plan, heads), anywhere, heads))
+            for placed in heads.sources(plan, span)
+        ]
+        assert found == [source for _, source in sorted(expected, key=lambda placed: placed[0])]
+        asked["objections"] += 1
+        asked["objected"] += bool(found)
+        return found
+
+    def every_stop(
+        planner: translate._Planner, heads: translate._Heads, globs: tuple[str, ...]
+    ) -> dict[translate._Plan, translation.Span | None]:
+        found = first_stops(planner, heads, globs)
+        assert found == {plan: planner._first_stop(plan, globs) for plan in heads.plans}
+        asked["stops"] += 1
+        return found
+
+    monkeypatch.setattr(translate._Planner, "_objections", every_plan)
+    monkeypatch.setattr(translate._Planner, "_first_stops", every_stop)
+    _translate(make_bundle, _distinct_maps(14))
+    assert asked["objections"] > 14  # every allow of every agent
+    assert asked["objected"] > 0
+    assert asked["stops"] > 100  # every read-only command, and what may stand before one

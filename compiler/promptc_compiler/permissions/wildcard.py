@@ -252,8 +252,8 @@ class Patterns:
             # The search's first step, before the product is built: an exclude
             # that matches every text leaves nothing to find.
             saturated = block.start & block.universal
-            if saturated:
-                self._found[key] = None
+            if saturated or any(p in exclude for p in include):
+                self._found[key] = None  # every text is excluded, or every one of an include
             else:
                 shortest = self._shortest(include, exclude)
                 self._found[key] = shortest if shortest is not None else self.product(*key).search()
