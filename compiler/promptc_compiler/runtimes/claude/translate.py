@@ -1145,15 +1145,15 @@ class _Who:
         # Read in whole-list passes: a writer list may name every agent, and one
         # is read for nearly every agent's loss.
         kinds = [None if s.rule is None else s.rule.origin.kind for s in sources]
-        self.fixed_at = [k is not None and k != "agent" for k in kinds]
+        fixed_at = [k is not None and k != "agent" for k in kinds]
         words = self.words = [
             _WRITERS.get(k or "", _BUILT_IN) if fixed else s.subject
-            for s, k, fixed in zip(sources, kinds, self.fixed_at, strict=True)
+            for s, k, fixed in zip(sources, kinds, fixed_at, strict=True)
         ]
         self.kinds = kinds
         self.first = dict.fromkeys(words)  # each writer's words, in the order first met
         # the first position of the words of each non-agent rule (reversed: the first wins)
-        self.fixed = {words[i]: i for i in reversed(range(len(words))) if self.fixed_at[i]}
+        self.fixed = {words[i]: i for i in reversed(range(len(words))) if fixed_at[i]}
         # every source is an agent Claude Code never starts
         self.started_only = all(s.rule is None and s.subject != MAIN for s in sources)
         self.others: str | None = None  # describe() for an agent not among the writers
