@@ -582,6 +582,30 @@ def test_source_map_of_printed_values_points_at_the_placeholder() -> None:
     )
 
 
+def test_a_body_read_again_is_the_same_text_map_and_findings() -> None:
+    """A composition keeps only the body read last: one read again after
+    another is rendered again, to the same text, map and findings."""
+    agents = {
+        name: load_bytes(Path(f"specs/agents/{name}.md"), (HEAD + body).encode())
+        for name, body in (("a", "<<caveman>>\n<<nope>>\nA\n"), ("b", "B <<caveman>>\n"))
+    }
+    caveman = load_bytes(Path("fragments/caveman.md"), CAVEMAN.encode())
+    composition = compose_bundle(
+        Bundle(agents, {}, {"caveman": caveman}), "opencode", TARGET_NAMES, Path.as_posix
+    )
+    first = composition.agents["a"]
+    found = errors(composition)  # every body rendered: a's unknown fragment
+    assert found == [("specs/agents/a.md", 5, 1, "unknown fragment 'nope'")]
+    mapped = list(composition.mapped(0))
+    assert [(name, text) for name, text, _ in mapped] == [
+        ("a", first),
+        ("b", composition.agents["b"]),
+    ]
+    assert composition.agents["a"] == first  # after b: rendered again
+    assert errors(composition) == found
+    assert dict(composition.agent_maps) == {name: found for name, _, found in mapped}
+
+
 def test_used_counts_every_branch_and_nested_fragments() -> None:
     body = '<% if target == "claude" %>\n<<claude_only>>\n<% endif %>\n<<outer>>\n'
     fragments = {

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 
 from promptc_compiler import api
 from promptc_compiler.core.config import load_config
-from promptc_compiler.pipeline import writer
+from promptc_compiler.pipeline import emitter, writer
 from tests.conftest import AGENT, Run
 
 Runner = Callable[..., Run]
@@ -272,6 +273,30 @@ def test_manifest_naming_a_path_outside_is_refused(run: Runner) -> None:
 # --- many files: all written, then renamed ----------------------------------------------
 
 
+def test_a_build_holds_its_files_packed_and_reads_them_whole() -> None:
+    """emitter.Files: what is read is what was put, and generated prose is held
+    in a fraction of its size until the write."""
+    prose = "".join(f"Paso {i}: lee `src/{i}.py` y reporta con ruta y línea.\n" for i in range(300))
+    made = {f"opencode/agents/a{n}.md": f"# Agent {n}\n{prose}".encode() for n in range(50)}
+    tracemalloc.start()
+    try:
+        files = emitter.Files()
+        for path, data in made.items():
+            files[path] = data
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < sum(map(len, made.values())) / 5
+    assert files == made
+    assert list(files) == list(made)
+    files["claude/empty.md"] = b""
+    assert files["claude/empty.md"] == b""
+    assert "claude/empty.md" in files
+    assert "claude/other.md" not in files
+    del files["claude/empty.md"]
+    assert len(files) == len(made)
+
+
 def files_of(count: int, version: int) -> dict[str, bytes]:
     return {
         f"opencode/.opencode/agents/{'team/' if i % 3 else ''}a{i:03}.md": f"v{version} {i}\n".encode()
@@ -358,7 +383,7 @@ def test_a_build_writes_more_files_than_a_process_may_open(tmp_path: Path) -> No
     script = f"""
 import resource
 from pathlib import Path
-from promptc_compiler.pipeline import writer
+from promptc_compiler.pipeline import emitter, writer
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 files = {{f"agents/a{{i:03}}.md": f"agent {{i}}\\n".encode() for i in range(500)}}
 assert writer.apply(Path({str(tmp_path / "build")!r}), files).errors == ()

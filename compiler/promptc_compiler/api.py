@@ -331,14 +331,12 @@ def _fix(config: Config) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
 
 def _render(
     config: Config, names: Iterable[str], kept: Kept | None = None
-) -> tuple[_Collector, dict[str, bytes]]:
+) -> tuple[_Collector, emitter.Files]:
     """Lint once, then compose and emit every selected target: the files by
     `<target>/<path>`."""
     collector = _Collector(config, kept)
     bundle, project = _analyse(collector, _lint_target(config))
-    files: dict[str, bytes] = {}
-    emitter.emit(collector, bundle, project, names, files)
-    return collector, files
+    return collector, emitter.emit(collector, bundle, project, names)
 
 
 def render(config: Config, *, only: Iterable[str] = ()) -> Result:

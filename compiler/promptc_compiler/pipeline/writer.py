@@ -243,6 +243,10 @@ class Planner:
         self.conflicts: list[Conflict] = []
         # With `digests`, the hash of each regular file compared (None: missing).
         self.digests: dict[str, str | None] | None = {} if digests else None
+        # The hash of each generated file's bytes, for the manifest (a shared
+        # file's entry is of its keys: key_digests). Hashed as it is compared:
+        # a build's files are held packed (emitter.Files), each read costs.
+        self.made: dict[str, str] = {}
 
     def add(self, rel: str, data: bytes) -> None:
         """Compare one generated file with what stands on disk."""
@@ -255,10 +259,11 @@ class Planner:
         if rel in self.shared:
             self._add_shared(rel, data)
             return
+        made = self.made[rel] = digest(data)
         # Text, not a Path: per file, pathlib cost more than the system calls.
         on_disk = _disk_hash(os.path.join(self.out, rel), data)
         if self.digests is not None and on_disk not in (_FOLDER, _SPECIAL):
-            self.digests[rel] = digest(data) if on_disk == _SAME else on_disk
+            self.digests[rel] = made if on_disk == _SAME else on_disk
         if on_disk == _SAME:
             self.unchanged.append(rel)
         elif on_disk == _FOLDER:
@@ -445,9 +450,11 @@ def apply(
             return Outcome(errors=todo.conflicts)
         _clear_leftovers(out, [*files, *manifest], area)
         changing = (*todo.missing, *todo.write)
-        content = {**files, **planner.merged}
         others = {rel: hashes for rel, hashes in manifest.items() if not _in(rel, only, owner)}
-        final = {**others, **{rel: [_entry(rel, content, planner.key_digests)] for rel in files}}
+        final = {
+            **others,
+            **{rel: [_entry(rel, planner.made, planner.key_digests)] for rel in files},
+        }
         final_keys: dict[str, Mapping[KeyPath, str]] = {
             rel: found for rel, found in keys.items() if rel in others
         }
@@ -460,7 +467,7 @@ def apply(
                 pending[rel] = [*pending.get(rel, []), *final.get(rel, [])]
             current, current_keys = pending, {**keys, **planner.key_digests}
             _write_manifest(out, current, current_keys)
-        _write_all(out, changing, content, lock, area, planner.merged)
+        _write_all(out, changing, files, lock, area, planner.merged)
         for rel in todo.remove:
             _remove(out, rel)
         # Into an empty folder the pending manifest is the final one already.
@@ -511,13 +518,13 @@ def adopt(
     return tuple(done)
 
 
-def _entry(rel: str, content: Mapping[str, bytes], keys: Keys) -> str:
+def _entry(rel: str, made: Mapping[str, str], keys: Keys) -> str:
     """A generated file's manifest hash: of its bytes, or for a shared file of the
     managed keys alone (the project's own keys may change: they are not promptc's)."""
     if rel in keys:
         managed = sorted((encode_path(path), value) for path, value in keys[rel].items())
         return digest(json.dumps(managed).encode())
-    return digest(content[rel])
+    return made[rel]
 
 
 def _manifest_or_empty(
@@ -556,9 +563,10 @@ def _write_all(
     files: Mapping[str, bytes],
     lock: _Lock,
     area: Area,
-    keep_mode: Collection[str] = (),
+    merged: Mapping[str, bytes],
 ) -> None:
-    """Replace each of `rels` under `out` with its new bytes, every file old or new
+    """Replace each of `rels` under `out` with its new bytes (a shared file's
+    `merged` into what stood there, else its `files`'), every file old or new
     at any moment: all are written under temporary names first, and renamed into
     place only once every one is written. An error before the renames leaves
     every file as it was and no temporary file behind."""
@@ -574,9 +582,10 @@ def _write_all(
                 area.make_folder(folder)  # never through a symlink
                 folders.add(folder)
             temp = temporary_name(path)
-            _stage(temp, files[rel])
+            shared = merged.get(rel)
+            _stage(temp, files[rel] if shared is None else shared)
             staged.append((temp, path))
-            if rel in keep_mode:  # a shared file keeps the project's permission bits
+            if shared is not None:  # a shared file keeps the project's permission bits
                 _keep_mode(temp, path)
             lock.touch()
         for temp, path in staged:

@@ -499,19 +499,13 @@ class Reach:
                     exposure.config.display,
                 )
             )
-            for kind, texts, maps in (
-                (AGENT, composition.agents, composition.agent_maps),
-                (MODE, composition.modes, composition.mode_maps),
-                (SKILL, composition.skills, composition.skill_maps),
-            ):
-                self._add(target, kind, texts, maps)
+            for index, kind in enumerate((AGENT, MODE, SKILL)):
+                self._add(target, kind, composition.mapped(index))
 
-    def _add(
-        self, target: str, kind: str, texts: Mapping[str, str], maps: Mapping[str, SourceMap]
-    ) -> None:
-        for ident, origins in maps.items():
+    def _add(self, target: str, kind: str, bodies: Iterable[tuple[str, str, SourceMap]]) -> None:
+        for ident, text, origins in bodies:
             root = (kind, ident.split("/", 1)[0] if kind == SKILL else ident, target)
-            self.texts[root] = self.texts.get(root, "") + texts[ident]
+            self.texts[root] = self.texts.get(root, "") + text
             for origin in origins:
                 self.index.setdefault((origin.path, origin.line), set()).add(root)
 
