@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 from promptc_compiler import api
 from promptc_compiler.core.config import load_config
 from promptc_compiler.permissions import calls
+from promptc_compiler.permissions.runtime import Runtime
 from promptc_compiler.runtimes import tool_lists, translations
 from promptc_compiler.runtimes.claude import translate as claude_translate
 from promptc_compiler.runtimes.codex import translate as codex_translate
@@ -101,3 +104,22 @@ def test_each_run_works_its_translations_out_anew(
     # Each run's files are its own bundle's: nothing of the first was kept.
     assert "  - Edit\n" in before
     assert "  - Edit\n" not in after
+
+
+def test_the_agents_as_loaded_on_this_machine_are_let_go_once_the_rules_ran(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the rules read them; a build of 10,000 agents held them to its end."""
+    root = make_bundle({"promptc.toml": EVERY_TARGET, "specs/agents/coder.md": agent(CODER)})
+    held: list[weakref.ref[Runtime]] = []
+    real = translations.Translations.rules_done
+
+    def done(self: translations.Translations) -> None:
+        held.append(weakref.ref(self.opencode))
+        real(self)
+        gc.collect()
+        assert held[-1]() is None
+
+    monkeypatch.setattr(translations.Translations, "rules_done", done)
+    assert api.render(load_config(root / "promptc.toml")).ok
+    assert len(held) == 1

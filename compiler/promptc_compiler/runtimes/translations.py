@@ -15,7 +15,6 @@ Translations for each.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 from collections.abc import Callable
@@ -97,8 +96,9 @@ class Translations:
         agents as OpenCode loads them on this machine (the targets and the
         proof read the stand-in ones). Asked again, each is worked out anew."""
         self._shared.clear()
-        with contextlib.suppress(AttributeError):  # a cached_property not yet asked
-            del self.opencode
+        # The cached_property's value, from the instance's own dict: `del` on a
+        # frozen dataclass raises (FrozenInstanceError, an AttributeError).
+        vars(self).pop("opencode", None)
 
 
 @dataclass(frozen=True)
