@@ -50,11 +50,16 @@ class Translations:
     patterns: wildcard.Patterns = field(default_factory=wildcard.Patterns, repr=False)
     _translated: dict[Translator[Any], Any] = field(default_factory=dict, init=False, repr=False)
     _shared: dict[Shared[Any], Any] = field(default_factory=dict, init=False, repr=False)
+    # `opencode` once worked out, until rules_done: a box, not a cached_property,
+    # since a frozen dataclass refuses to `del` one.
+    _on_machine: list[Runtime] = field(default_factory=list, init=False, repr=False)
 
-    @functools.cached_property
+    @property
     def opencode(self) -> Runtime:
         """The agents OpenCode would load on this machine: what the rules check."""
-        return resolve(self.project, patterns=self.patterns)
+        if not self._on_machine:
+            self._on_machine.append(resolve(self.project, patterns=self.patterns))
+        return self._on_machine[0]
 
     @functools.cached_property
     def stand_in(self) -> Runtime:
@@ -96,9 +101,7 @@ class Translations:
         agents as OpenCode loads them on this machine (the targets and the
         proof read the stand-in ones). Asked again, each is worked out anew."""
         self._shared.clear()
-        # The cached_property's value, from the instance's own dict: `del` on a
-        # frozen dataclass raises (FrozenInstanceError, an AttributeError).
-        vars(self).pop("opencode", None)
+        self._on_machine.clear()
 
 
 @dataclass(frozen=True)
