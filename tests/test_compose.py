@@ -603,7 +603,7 @@ def test_a_body_read_again_is_the_same_text_map_and_findings() -> None:
     ]
     assert composition.agents["a"] == first  # after b: rendered again
     assert errors(composition) == found
-    assert dict(composition.agent_maps) == {name: found for name, _, found in mapped}
+    assert dict(composition.agent_maps) == {name: origins for name, _, origins in mapped}
 
 
 def test_used_counts_every_branch_and_nested_fragments() -> None:

@@ -82,8 +82,7 @@ def emit(
     what composing for other targets than the lint target's finds. Each such
     target's project (with the run's translations: each is worked out once for
     all) is dropped after the last target composed for it."""
-    # The lint's own target first, then each other runtime's composition in turn.
-    ordered = sorted(names, key=lambda name: (compose_as(name) != lint_project.target, name))
+    ordered = sorted(names)
     projects = {lint_project.target: lint_project}  # by the target composed for
     found: dict[str, _Proved] = {}  # by target
     matrix = Matrix()  # every target's proof decides the same calls of OpenCode's
