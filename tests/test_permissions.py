@@ -9,11 +9,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc_compiler import api
+from promptc_compiler.core.bundle import load_bundle
+from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import load_config
+from promptc_compiler.core.project import Project, make_project
 from promptc_compiler.permissions import delegation, wildcard
 from promptc_compiler.permissions import ruleset as permissions
 from promptc_compiler.permissions.ruleset import Environment, Origin, Rule, evaluate
-from promptc_compiler.permissions.runtime import Agent, Runtime, agent_frontmatter, resolve
+from promptc_compiler.permissions.runtime import (
+    Agent,
+    Runtime,
+    Written,
+    agent_frontmatter,
+    resolve,
+)
+from promptc_compiler.runtimes import TARGET_NAMES
 from tests.conftest import MakeBundle
 from tests.rules.conftest import agent
 
@@ -36,18 +46,14 @@ TAIL = [("external_directory", "/h/.local/share/opencode/tool-output/*", "allow"
 
 
 def load(make_bundle: MakeBundle, files: dict[str, str], config: str = "") -> Runtime:
-    make_bundle({"promptc.toml": config, **files})
-    from promptc_compiler.core.bundle import load_bundle
-    from promptc_compiler.core.compose import compose_bundle
-    from promptc_compiler.core.project import make_project
-    from promptc_compiler.runtimes import TARGET_NAMES
+    return resolve(made(make_bundle, files, config), ENV)
 
+
+def made(make_bundle: MakeBundle, files: dict[str, str], config: str = "") -> Project:
+    make_bundle({"promptc.toml": config, **files})
     cfg = load_config()
     bundle = load_bundle(cfg)
-    project = make_project(
-        cfg, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode"
-    )
-    return resolve(project, ENV)
+    return make_project(cfg, bundle, compose_bundle(bundle, "opencode", TARGET_NAMES), "opencode")
 
 
 def triples(rules: tuple[permissions.Rule, ...]) -> list[tuple[str, str, str]]:
@@ -113,6 +119,28 @@ def test_javascript_key_order(make_bundle: MakeBundle) -> None:
 )
 def test_home_expansion(written: str, expanded: str) -> None:
     assert permissions.expand_home(written, "/h") == expanded
+
+
+def test_own_rules_are_shared_across_environments_but_those_naming_home(
+    make_bundle: MakeBundle,
+) -> None:
+    plain = "description: No home.\npermission:\n  bash:\n    '*': ask\n    'git *': allow"
+    homely = "description: Home.\npermission:\n  external_directory:\n    '~/notes/*': allow"
+    files = {"specs/agents/plain.md": agent(plain), "specs/agents/homely.md": agent(homely)}
+    built = made(make_bundle, files)
+    other = Environment(home="/u", data="/u/.local/share/opencode", tmp="/t", worktree="/")
+    written = Written()
+    first = resolve(built, ENV, None, written)
+    second = resolve(built, other, None, written)
+    alone = resolve(built, other)
+    for runtime, home in ((first, "/h"), (second, "/u"), (alone, "/u")):
+        [(_, rule)] = runtime.agents["homely"].own_rules()
+        assert rule.pattern == f"{home}/notes/*"
+    # The same rules, not rules alike: worked out once for both environments.
+    mine = [r for _, r in first.agents["plain"].own_rules()]
+    assert all(a is b for a, (_, b) in zip(mine, second.agents["plain"].own_rules(), strict=True))
+    assert triples(second.agents["plain"].rules) == triples(alone.agents["plain"].rules)
+    assert triples(second.agents["homely"].rules) == triples(alone.agents["homely"].rules)
 
 
 def test_scalar_permission_and_tools(make_bundle: MakeBundle) -> None:

@@ -39,7 +39,7 @@ from promptc_compiler.permissions.ruleset import (
     disabled_tools,
     evaluate,
 )
-from promptc_compiler.permissions.runtime import Agent, Runtime, resolve
+from promptc_compiler.permissions.runtime import Agent, Runtime, Written, resolve
 
 PROJECT = "/workspace/project"  # the project folder, as every call sees it
 HOME = "/home/user"
@@ -162,10 +162,12 @@ class Model(Protocol):
         ...
 
 
-def runtime_of(project: Project, patterns: wildcard.Patterns | None = None) -> Runtime:
+def runtime_of(
+    project: Project, patterns: wildcard.Patterns | None = None, written: Written | None = None
+) -> Runtime:
     """The agents as OpenCode resolves them, on the stand-in folders (a run's
-    Translations works them out once, with the run's `patterns`)."""
-    return resolve(project, ENVIRONMENT, patterns)
+    Translations works them out once, with the run's `patterns` and `written`)."""
+    return resolve(project, ENVIRONMENT, patterns, written)
 
 
 # A command line as OpenCode asks about it: the folders outside the project it

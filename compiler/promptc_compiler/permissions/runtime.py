@@ -36,6 +36,7 @@ from promptc_compiler.permissions.ruleset import (
     defaults,
     from_config,
     js_keys,
+    names_home,
     natives,
 )
 
@@ -246,6 +247,35 @@ def _agent_rules(
     return from_config(data, home, lambda path: locators[path[0]](path), patterns), problems
 
 
+class Written:
+    """Each spec agent's own rules and the problems in writing them, worked out
+    once in a run for every environment it is resolved in.
+
+    They are the same in each, unless a pattern names the home folder (`~/`,
+    `$HOME`), which each environment expands to its own: such an agent's
+    rules are worked out again for another home. A build resolves the bundle
+    three times (on this machine, in the translations' stand-in, on the call
+    matrix's folders), and the rules are most of a resolution's work.
+    """
+
+    def __init__(self) -> None:
+        # spec id -> (the spec, the home its rules name or None, rules, problems)
+        self._found: dict[str, tuple[Spec, str | None, tuple[Rule, ...], tuple[Problem, ...]]] = {}
+
+    def rules(
+        self, spec: Spec, home: str, front: Mapping[str, Any], patterns: wildcard.Patterns
+    ) -> tuple[tuple[Rule, ...], tuple[Problem, ...]]:
+        """`_agent_rules` of the spec in an environment whose home is `home`."""
+        found = self._found.get(spec.id)
+        if found is not None and found[0] is spec and found[1] in (None, home):
+            return found[2], found[3]
+        rules, problems = _agent_rules(spec, home, front, patterns)
+        named = any(r.written is not None and names_home(r.written) for r in rules)
+        kept = (spec, home if named else None, tuple(rules), tuple(problems))
+        self._found[spec.id] = kept
+        return kept[2], kept[3]
+
+
 def config_locator(config: Config) -> Locate:
     """Position of a key under the config-level `permission` in the config file."""
 
@@ -275,13 +305,18 @@ def config_rules(
 
 
 def resolve(
-    project: Project, env: Environment | None = None, patterns: wildcard.Patterns | None = None
+    project: Project,
+    env: Environment | None = None,
+    patterns: wildcard.Patterns | None = None,
+    written: Written | None = None,
 ) -> Runtime:
     """Every agent OpenCode would load from this bundle, with its ordered rules.
-    `patterns`: the answers about patterns to share with other resolutions of
-    the run (promptc_compiler.runtimes.translations), else the runtime's own."""
+    `patterns` and `written`: the answers about patterns and the agents' own
+    rules to share with other resolutions of the run
+    (promptc_compiler.runtimes.translations), else the runtime's own."""
     env = env or Environment.from_environ(os.environ, project.config.root)
     patterns = patterns or wildcard.Patterns()
+    written = written or Written()
     base = from_config(defaults(env), env.home, lambda _path: DEFAULT, patterns)
     shared, config_problems = config_rules(project, env, patterns)
     folder = env.tool_output
@@ -301,7 +336,8 @@ def resolve(
         if data.get("disable") is True:
             agents.pop(ident, None)
             continue
-        own, problems = _agent_rules(spec, env.home, data, patterns)
+        own, written_problems = written.rules(spec, env.home, data, patterns)
+        problems = list(written_problems)
         overridden = agents.get(ident)
         mode = data.get("mode")
         if mode is not None and mode not in ("primary", "subagent", "all"):

@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar, cast
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import calls, wildcard
 from promptc_compiler.permissions.calls import Asked, Call
-from promptc_compiler.permissions.runtime import Runtime, resolve
+from promptc_compiler.permissions.runtime import Runtime, Written, resolve
 from promptc_compiler.runtimes.translation import ENVIRONMENT, Translator
 
 T = TypeVar("T")
@@ -48,6 +48,8 @@ class Translations:
 
     project: Project = field(repr=False)
     patterns: wildcard.Patterns = field(default_factory=wildcard.Patterns, repr=False)
+    # and each agent's own rules: the same in each environment but for `~/`
+    written: Written = field(default_factory=Written, init=False, repr=False)
     _translated: dict[Translator[Any], Any] = field(default_factory=dict, init=False, repr=False)
     _shared: dict[Shared[Any], Any] = field(default_factory=dict, init=False, repr=False)
     # `opencode` once worked out, until rules_done: a box, not a cached_property,
@@ -58,18 +60,18 @@ class Translations:
     def opencode(self) -> Runtime:
         """The agents OpenCode would load on this machine: what the rules check."""
         if not self._on_machine:
-            self._on_machine.append(resolve(self.project, patterns=self.patterns))
+            self._on_machine.append(resolve(self.project, None, self.patterns, self.written))
         return self._on_machine[0]
 
     @functools.cached_property
     def stand_in(self) -> Runtime:
         """The agents in the stand-in environment every translation is decided in."""
-        return resolve(self.project, ENVIRONMENT, self.patterns)
+        return resolve(self.project, ENVIRONMENT, self.patterns, self.written)
 
     @functools.cached_property
     def call_agents(self) -> Runtime:
         """The agents in the stand-in folders of the call matrix."""
-        return calls.runtime_of(self.project, self.patterns)
+        return calls.runtime_of(self.project, self.patterns, self.written)
 
     @functools.cached_property
     def grouped(self) -> tuple[tuple[str, tuple[Asked, ...]], ...]:
