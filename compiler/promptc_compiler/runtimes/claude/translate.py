@@ -271,35 +271,48 @@ class _ByHead:
         # by head: the items of patterns without, then with, the optional trailing ` *`
         self.filed: dict[str, tuple[list[int], list[int]]] = {}
         self._sorted: list[str] | None = None
+        # the items near each start asked about since the last add: a translation
+        # asks about the same few starts (`*`, `git *`) for every agent
+        self._near: dict[wildcard.Start, frozenset[int]] = {}
 
     def add(self, pattern: str, item: int) -> None:
         start = self.patterns.start(pattern)
         self.filed.setdefault(start.head, ([], []))[start.spaced].append(item)
         self._sorted = None
+        self._near.clear()
 
     def near(self, globs: Iterable[str]) -> set[int]:
         """The items with a pattern that may start as one of the globs does
         (wildcard.may_meet): those whose head the glob's head starts with, and
         those starting with it, but where a trailing ` *` needs a space the
         other head does not have there (`git status 1 *`, `git status 12 *`)."""
-        if self._sorted is None:
-            self._sorted = sorted(self.filed)
         found: set[int] = set()
         for glob in globs:
-            head, spaced = self.patterns.start(glob)
-            for end in range(len(head) + 1):
-                plain, with_space = self.filed.get(head[:end], _NONE)
-                found.update(plain)
-                if end == len(head) or head[end] == " ":
-                    found.update(with_space)
-            start = bisect.bisect_right(self._sorted, head)
-            for other in itertools.islice(self._sorted, start, None):
-                if not other.startswith(head):
-                    break
-                if not spaced or other[len(head)] == " ":
-                    for items in self.filed[other]:
-                        found.update(items)
+            start = self.patterns.start(glob)
+            items = self._near.get(start)
+            if items is None:
+                items = self._near[start] = self._starting(start)
+            found.update(items)
         return found
+
+    def _starting(self, start: wildcard.Start) -> frozenset[int]:
+        if self._sorted is None:
+            self._sorted = sorted(self.filed)
+        head, spaced = start
+        found: set[int] = set()
+        for end in range(len(head) + 1):
+            plain, with_space = self.filed.get(head[:end], _NONE)
+            found.update(plain)
+            if end == len(head) or head[end] == " ":
+                found.update(with_space)
+        at = bisect.bisect_right(self._sorted, head)
+        for other in itertools.islice(self._sorted, at, None):
+            if not other.startswith(head):
+                break
+            if not spaced or other[len(head)] == " ":
+                for items in self.filed[other]:
+                    found.update(items)
+        return frozenset(found)
 
 
 _NONE: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # filed under no head
