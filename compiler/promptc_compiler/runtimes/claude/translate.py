@@ -542,6 +542,10 @@ class _Planner:
         # Per permission, while its losses are written: who objected to each
         # allow (by its pattern), read once.
         self.objectors: dict[str, _Who] = {}
+        # The writers of the last list of runs entries met, read again when the
+        # next span meets the same runs (the agent's next rule, most often):
+        # 300 agents with a map each meet 1,504 lists, 600 the one before.
+        self.writers: tuple[list[Run], _Who] | None = None
         # Per plan and read-only command: the first region OpenCode asks or denies it in.
         self.read_only: dict[tuple[int, str], Span | None] = {}
         self.fronts: dict[int, Span | None] = {}  # per plan: see _first_front
@@ -627,6 +631,7 @@ class _Planner:
             self._ask_read_only(group, holders)
         rejected = self._allows(group, holders) if asks else {}
         self.objectors = {}
+        self.writers = None
         self._losses(group, holders, rejected)
 
     # --- what Claude Code does with no rule -----------------------------------------------
@@ -985,7 +990,18 @@ class _Planner:
     def _met(self, kind: str, entries: list[Entry], span: Span) -> list[_Reason]:
         """The reason the entries the span shares an input with give, if any."""
         hit = self._filed(entries).met(span)
-        return [_Reason(kind, hit, _Who([run for e in hit for run in e.runs]))] if hit else []
+        return (
+            [_Reason(kind, hit, self._writers([run for e in hit for run in e.runs]))] if hit else []
+        )
+
+    def _writers(self, runs: list[Run]) -> _Who:
+        """Who wrote the runs: the last list's writers when these are its runs."""
+        last = self.writers
+        if last is not None and len(last[0]) == len(runs) and all(map(operator.is_, last[0], runs)):
+            return last[1]
+        who = _Who(runs)
+        self.writers = (runs, who)
+        return who
 
     # --- task: Agent(...) -----------------------------------------------------------------
 
