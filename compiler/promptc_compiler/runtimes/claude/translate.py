@@ -1154,7 +1154,8 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
 
 
 # Readings of a list of writers by a scan at C speed before its agents' rules
-# are filed in Python (_Who._own): filing costs about as much as SCANS scans.
+# are filed in Python (_Who._own). With a map per agent most lists are read by
+# one or two agents; the read-only commands' asks of a shared map, by every one.
 SCANS = 8
 
 
@@ -1226,7 +1227,7 @@ class _Who:
         Most lists are read for one agent's message: its name is looked up
         among the words (list.index, a scan at C speed). A list read for many
         (the read-only commands' asks, where agents share a map, name every
-        agent) files every agent's rules once, on its second reading."""
+        agent) files every agent's rules once, past its first SCANS readings."""
         if self._own_by_name is None:
             if self._scans < SCANS:
                 self._scans += 1
