@@ -259,21 +259,29 @@ class Written:
     """
 
     def __init__(self) -> None:
-        # spec id -> (the spec, the home its rules name or None, rules, problems)
-        self._found: dict[str, tuple[Spec, str | None, tuple[Rule, ...], tuple[Problem, ...]]] = {}
+        # spec id -> (the spec, the home its rules were worked out for, rules, problems)
+        self._found: dict[str, tuple[Spec, str, tuple[Rule, ...], tuple[Problem, ...]]] = {}
 
     def rules(
         self, spec: Spec, home: str, front: Mapping[str, Any], patterns: wildcard.Patterns
     ) -> tuple[tuple[Rule, ...], tuple[Problem, ...]]:
         """`_agent_rules` of the spec in an environment whose home is `home`."""
         found = self._found.get(spec.id)
-        if found is not None and found[0] is spec and found[1] in (None, home):
+        # Whether a rule names the home is asked only for another home: a lint
+        # that resolves the bundle once never asks it.
+        if (
+            found is not None
+            and found[0] is spec
+            and (found[1] == home or not any(map(_names_home, found[2])))
+        ):
             return found[2], found[3]
         rules, problems = _agent_rules(spec, home, front, patterns)
-        named = any(r.written is not None and names_home(r.written) for r in rules)
-        kept = (spec, home if named else None, tuple(rules), tuple(problems))
-        self._found[spec.id] = kept
+        kept = self._found[spec.id] = (spec, home, tuple(rules), tuple(problems))
         return kept[2], kept[3]
+
+
+def _names_home(rule: Rule) -> bool:
+    return rule.written is not None and names_home(rule.written)
 
 
 def config_locator(config: Config) -> Locate:
