@@ -143,6 +143,20 @@ def test_own_rules_are_shared_across_environments_but_those_naming_home(
     assert triples(second.agents["homely"].rules) == triples(alone.agents["homely"].rules)
 
 
+def test_problems_in_writing_rules_are_found_in_every_environment(
+    make_bundle: MakeBundle,
+) -> None:
+    # A refused value and a bad mode, resolved twice with one Written: each
+    # resolution reports both, once.
+    front = "description: Bad.\nmode: sometimes\npermission:\n  bash: perhaps"
+    built = made(make_bundle, {"specs/agents/bad.md": agent(front)})
+    other = Environment(home="/u", data="/u/.local/share/opencode", tmp="/t", worktree="/")
+    written = Written()
+    found = [resolve(built, env, None, written).agents["bad"].problems for env in (ENV, other)]
+    assert found[0] == found[1] == resolve(built, other).agents["bad"].problems
+    assert len(found[0]) == 2
+
+
 def test_scalar_permission_and_tools(make_bundle: MakeBundle) -> None:
     front = "description: Whole permission as one action.\npermission: ask\ntools:\n  write: false\n  bash: true"
     rt = load(make_bundle, {"specs/agents/a.md": agent(front)})

@@ -650,6 +650,50 @@ def _distinct_maps(count: int) -> dict[str, str]:
     return agents
 
 
+def test_writers_met_again_are_the_writers_a_fresh_reading_finds(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The planner reuses the last list's writers: each is what a fresh reading
+    # of the runs finds, the losses are those of a translation that reads every
+    # list afresh, and some are reused. Maps of two kinds, so that lists as long
+    # as the one before may hold other runs.
+    agents = {
+        f"a{i}": _agent(
+            "subagent",
+            f'edit: deny\nwebfetch: ask\nbash:\n  "*": ask\n  "git status {i} *": allow\n'
+            f'  "git diff {i} *": allow\n  "tool{i} *": allow\n  "rm {i} *": deny\n'
+            'task:\n  "*": deny',
+        )
+        for i in range(14)
+    }
+    agents.update({f"b{name}": text for name, text in _distinct_maps(14).items()})
+    config = "[targets.opencode]\n\n[targets.claude]\n"
+    kept = _translate(make_bundle, agents, config)
+    reused = {"count": 0}
+    writers = translate._Planner._writers
+
+    def fresh(planner: translate._Planner, runs: list[translate.Run]) -> translate._Who:
+        before = planner.writers
+        who, read = writers(planner, runs), translate._Who(runs)
+        assert who.sources == read.sources
+        reused["count"] += before is not None and who is before[1]
+        return read
+
+    monkeypatch.setattr(translate._Planner, "_writers", fresh)
+    assert _translate(make_bundle, agents, config).losses == kept.losses
+    assert reused["count"] > 0
+
+
+def test_items_filed_after_a_question_are_near_for_the_next() -> None:
+    # `near` keeps its answers per start until the next `add`.
+    filed = translate._ByHead(wildcard.Patterns())
+    filed.add("git status *", 0)
+    assert filed.near(("git *",)) == {0}
+    filed.add("git diff *", 1)
+    assert filed.near(("git *",)) == {0, 1}
+    assert filed.near(("rm *",)) == set()
+
+
 def test_objections_and_read_only_stops_are_what_asking_every_plan_finds(
     make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -48,7 +48,7 @@ class Translations:
 
     project: Project = field(repr=False)
     patterns: wildcard.Patterns = field(default_factory=wildcard.Patterns, repr=False)
-    # and each agent's own rules: the same in each environment but for `~/`
+    # each agent's own rules, shared by its resolutions (permissions.runtime.Written)
     written: Written = field(default_factory=Written, init=False, repr=False)
     _translated: dict[Translator[Any], Any] = field(default_factory=dict, init=False, repr=False)
     _shared: dict[Shared[Any], Any] = field(default_factory=dict, init=False, repr=False)
