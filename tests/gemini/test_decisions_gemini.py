@@ -111,15 +111,17 @@ def test_the_team_keeps_what_gemini_can_say() -> None:
     print(decisions.figures(TARGET, found, 0))
 
 
-def test_each_line_is_parsed_once_and_decided_as_when_parsed_afresh() -> None:
-    # The model parses a line once for every agent asked about it: each call
-    # is decided as by a model that parses its line anew.
+def test_lines_and_rules_read_once_decide_as_when_read_afresh() -> None:
+    # The model parses a line once for every agent asked about it, and finds
+    # each agent's rules once for all its calls: each call is decided as by
+    # a model that parses its line and finds the rules anew.
     _, files = emitted("team")
     calls_ = [d.call for d in decided("team")]
     shared, fresh = model_of.load(files), model_of.load(files)
     answers = []
     for call in calls_:
         fresh.__dict__.pop("_parsed", None)  # forget every line parsed before
+        fresh.__dict__.pop("_merged", None)  # and every agent's rules found
         answers.append(fresh.decide(call))
     assert [shared.decide(call) for call in calls_] == answers
     shells = [c for c in calls_ if c.permission == "bash"]

@@ -59,7 +59,7 @@ import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from promptc_compiler.core import loader
@@ -188,13 +188,22 @@ class Gemini:
             return None
         return (found.tools, *(self._shape[i] for i in self._deciding(name)))
 
-    def _deciding(self, subagent: str) -> Iterable[int]:
+    def _deciding(self, subagent: str) -> tuple[int, ...]:
         """The positions, in order, of the rules that can decide a call of
         `subagent`: those naming no subagent or this one. Every other agent's
-        are never read (a bundle's rules grow with it)."""
-        own = self._named.get(subagent, ())
-        shared = self._named.get(None, ())
-        return heapq.merge(shared, own) if own else shared
+        are never read (a bundle's rules grow with it). Merged once per
+        subagent: each of its calls reads them."""
+        found = self._merged.get(subagent)
+        if found is None:
+            own = self._named.get(subagent, ())
+            shared = self._named.get(None, ())
+            found = self._merged[subagent] = tuple(heapq.merge(shared, own)) if own else shared
+        return found
+
+    @functools.cached_property
+    def _merged(self) -> dict[str, tuple[int, ...]]:
+        """_deciding's answers, by subagent."""
+        return {}
 
     @functools.cached_property
     def _named(self) -> Mapping[str | None, tuple[int, ...]]:
