@@ -607,7 +607,7 @@ def test_writers_are_described_for_each_agent_as_listing_them_all(
     # object: the words are those of every source, repeats included.
     runs = [parts[i % len(parts)] for i in order]
     sources = [s for run in runs for s in run]
-    who = translate._Who(runs)
+    who = translate._Who.of_runs(runs)
     # More readings than SCANS: the later ones read the agents' rules as filed.
     for name in readers * (translate.SCANS + 1):
         subject = Subject(name, Agent(name, "primary", ()), ())
@@ -617,6 +617,54 @@ def test_writers_are_described_for_each_agent_as_listing_them_all(
         s.rule is None and s.subject != translation.MAIN for s in sources
     )
     assert who.subjects == list(dict.fromkeys(s.subject for s in sources))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    sources=st.lists(SOURCE, max_size=12),
+    data=st.data(),
+    readers=st.lists(WRITER, min_size=1, max_size=6),
+)
+def test_writers_of_a_pool_less_some_and_plus_others_are_those_listed(
+    sources: list[translation.Source], data: st.DataObject, readers: list[str]
+) -> None:
+    # The objectors to an allow: a pool's sources less those removed, with
+    # others placed among them. Each agent reads them as the list of them all
+    # in order of place, however many readings came before (past SCANS).
+    places = sorted(
+        data.draw(st.sets(st.integers(0, 40), min_size=len(sources), max_size=len(sources)))
+    )
+    split = data.draw(st.lists(st.booleans(), min_size=len(sources), max_size=len(sources)))
+    removed = frozenset(
+        data.draw(st.sets(st.integers(0, max(len(sources) - 1, 0)))) if sources else set()
+    )
+    in_pool = [(at, s) for at, s, mine in zip(places, sources, split, strict=True) if mine]
+    near = [(at, s) for at, s, mine in zip(places, sources, split, strict=True) if not mine]
+    removed = frozenset(i for i in removed if i < len(in_pool))
+    pool = translate._Pool([s for _, s in in_pool], [at for at, _ in in_pool])
+    who = translate._Who(pool, removed, near)
+    listed = sorted(
+        [*(item for i, item in enumerate(in_pool) if i not in removed), *near],
+        key=lambda item: item[0],
+    )
+    expected = [s for _, s in listed]
+    assert who.sources == expected
+    assert who.size == len(expected)
+    for name in readers * (translate.SCANS + 1):
+        subject = Subject(name, Agent(name, "primary", ()), ())
+        if expected:
+            assert who.describe(subject) == describe_oracle(expected, subject)
+
+
+def test_writers_whose_first_sources_are_removed_are_named_where_they_stand_next() -> None:
+    # a, b and c stand first and again after h: removed there, they come after
+    # d to h, which lead the message, though the pool met them first.
+    names = ["a", "b", "c", "d", "e", "f", "g", "h", "a", "b", "c"]
+    sources = [translation.Source(name, None) for name in names]
+    pool = translate._Pool(sources, list(range(0, 2 * len(names), 2)))
+    who = translate._Who(pool, frozenset({0, 1, 2}))
+    me = Subject("z", Agent("z", "primary", ()), ())
+    assert who.describe(me) == describe_oracle(sources[3:], me) == "d, e, f and 5 more"
 
 
 @pytest.mark.parametrize("home", ["/home/u", "/~", "/root"])
@@ -674,7 +722,7 @@ def test_writers_met_again_are_the_writers_a_fresh_reading_finds(
 
     def fresh(planner: translate._Planner, runs: list[translate.Run]) -> translate._Who:
         before = planner.writers
-        who, read = writers(planner, runs), translate._Who(runs)
+        who, read = writers(planner, runs), translate._Who.of_runs(runs)
         assert who.sources == read.sources
         reused["count"] += before is not None and who is before[1]
         return read
@@ -702,7 +750,7 @@ def test_objections_and_read_only_stops_are_what_asking_every_plan_finds(
 
     def every_plan(
         planner: translate._Planner, pattern: claude_rules.Pattern, heads: translate._Heads
-    ) -> list[translation.Source]:
+    ) -> translate._Who:
         found = objections(planner, pattern, heads)
         own, anywhere = heads.split(pattern.reach)
         expected = [
@@ -711,9 +759,12 @@ def test_objections_and_read_only_stops_are_what_asking_every_plan_finds(
             if (span := planner._anywhere(plan, planner._first(own, plan, heads), anywhere, heads))
             for placed in heads.sources(plan, span)
         ]
-        assert found == [source for _, source in sorted(expected, key=lambda placed: placed[0])]
+        assert found.sources == [
+            source for _, source in sorted(expected, key=lambda placed: placed[0])
+        ]
+        assert found.size == len(expected)
         asked["objections"] += 1
-        asked["objected"] += bool(found)
+        asked["objected"] += bool(found.size)
         return found
 
     def every_stop(

@@ -21,7 +21,7 @@ import functools
 import itertools
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -208,7 +208,7 @@ class _Held(NamedTuple):
 
 Group = tuple[Tool, ...]  # the Claude tools of one OpenCode permission
 Holders = Mapping[str, _Held]  # by subject name
-Rejected = Mapping[str, list[Source] | None]  # allows not written, by pattern: who objected
+Rejected = Mapping[str, "_Who | None"]  # allows not written, by pattern: who objected
 
 
 class _Plan:
@@ -397,6 +397,7 @@ class _Heads:
         # Per shape, answer and globs that start with a wildcard: each holder's
         # source, and its plan (see chunk).
         self._chunks: dict[Chunked, list[tuple[tuple[int, Source], _Plan]]] = {}
+        self._pools: dict[tuple[Chunked, ...], tuple[_Pool, dict[_Plan, list[int]]]] = {}
         # The written denies, and denies and asks, an allow must stay clear of.
         self.denied, self.stopped = denied, stopped
         self._near: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -454,6 +455,26 @@ class _Heads:
                 met = reach(plan, None if at is None else self.wide[plan][at], anywhere, self)
                 if met is not None:
                     found.extend((item, plan) for item in self.sources(plan, met))
+        return found
+
+    def pool(
+        self,
+        chunks: tuple[Chunked, ...],
+        reach: Callable[[_Plan, Span | None, tuple[str, ...], _Heads], Span | None],
+    ) -> tuple[_Pool, dict[_Plan, list[int]]]:
+        """The sources of the chunks (see chunk), ordered by their holders'
+        places, and where each plan's holders stand among them: read once."""
+        found = self._pools.get(chunks)
+        if found is None:
+            items = sorted(
+                (item for key in chunks for item in self.chunk(*key, reach)),
+                key=lambda item: item[0][0],
+            )
+            by_plan: dict[_Plan, list[int]] = {}
+            for index, (_, plan) in enumerate(items):
+                by_plan.setdefault(plan, []).append(index)
+            pool = _Pool([source for (_, source), _ in items], [at for (at, _), _ in items])
+            found = self._pools[chunks] = (pool, by_plan)
         return found
 
     def near(self, globs: Iterable[str]) -> set[_Plan]:
@@ -539,9 +560,6 @@ class _Planner:
         ]
         self.shape_of = {s.name: shape for s, shape in zip(subjects, self.shapes, strict=True)}
         self.spans: dict[tuple[int, str], tuple[Span, ...]] = {}  # see _spans
-        # Per permission, while its losses are written: who objected to each
-        # allow (by its pattern), read once.
-        self.objectors: dict[str, _Who] = {}
         # The writers of the last list of runs entries met, read again when the
         # next span meets the same runs (the agent's next rule, most often):
         # 300 agents with a map each meet 1,504 lists, 600 the one before.
@@ -630,7 +648,6 @@ class _Planner:
         if permission == "bash":
             self._ask_read_only(group, holders)
         rejected = self._allows(group, holders) if asks else {}
-        self.objectors = {}
         self.writers = None
         self._losses(group, holders, rejected)
 
@@ -784,13 +801,6 @@ class _Planner:
                 for tool in ("Read", "Edit"):
                     self.deny.add(tool, pattern, run)
 
-    def _objecting(self, pattern: str, sources: list[Source]) -> _Who:
-        """The writers of the objections to the allow of `pattern`, read once."""
-        found = self.objectors.get(pattern)
-        if found is None:
-            found = self.objectors[pattern] = _Who([sources])
-        return found
-
     def _deny_and_ask(self, group: Group, holders: Holders) -> None:
         for name, held in holders.items():
             for span, pattern in held.plan.stops:
@@ -802,13 +812,13 @@ class _Planner:
         for tool in tools:
             target.add(tool.name, pattern, run)
 
-    def _allows(self, group: Group, holders: Holders) -> dict[str, list[Source] | None]:
+    def _allows(self, group: Group, holders: Holders) -> dict[str, _Who | None]:
         """Write every allow no holder objects to; return, per OpenCode pattern that
         was not written, who objected (None: no exact Claude form)."""
         kind = group[0].kind
         denied = self.deny.exact(group)
         stopped = tuple(dict.fromkeys(denied + self.ask.exact(group)))
-        rejected: dict[str, list[Source] | None] = {}
+        rejected: dict[str, _Who | None] = {}
         # Neither the objections nor what an allow adds depend on who writes it:
         # each pattern is judged once (None: it adds nothing).
         judged: dict[str, Pattern | None] = {}
@@ -823,11 +833,12 @@ class _Planner:
                         rejected[span.pattern] = None
                         continue
                     blockers = self._objections(pattern, heads)
-                    if blockers:
+                    if blockers.size:
                         rejected[span.pattern] = blockers
                         plain = replace(pattern, reach=pattern.exact)
-                        if pattern.reach != pattern.exact and len(blockers) > len(
-                            self._objections(plain, heads)
+                        if (
+                            pattern.reach != pattern.exact
+                            and blockers.size > self._objections(plain, heads).size
                         ):
                             self.spelled.add(span.pattern)  # some object to other spellings
                         continue
@@ -838,15 +849,17 @@ class _Planner:
                     self._add(self.allow, group, written, (Source(name, _rule(held, span)),))
         return rejected
 
-    def _objections(self, pattern: Pattern, heads: _Heads) -> list[Source]:
+    def _objections(self, pattern: Pattern, heads: _Heads) -> _Who:
         """Every holder with a denied or asked region the allow would reach, at
         its first such region (which depends on the plan alone), in order.
 
         The plans that name something the allow's globs may start like are
         asked one by one; each shape of the others once, and its holders' sources
-        at that answer are read from the list made for it (_Heads.chunk): with a
+        at that answer are read from the pool made for it (_Heads.pool): with a
         map per agent, every agent objects to nearly every other agent's allows,
-        and asking each plan for each allow took seconds at 300 agents."""
+        and asking each plan for each allow took seconds at 300 agents. The
+        objectors are that pool less the holders of the plans asked one by one,
+        and those of them that object: not listed again for each allow."""
         own, anywhere = heads.split(pattern.reach)
         loud = heads.near(own)
         found: list[tuple[int, Source]] = []
@@ -854,16 +867,18 @@ class _Planner:
             met = self._anywhere(plan, self._first(own, plan, heads), anywhere, heads)
             if met is not None:
                 found.extend(heads.sources(plan, met))
+        chunks: list[Chunked] = []
         for shape, plans in heads.by_shape.items():
             quiet = next((plan for plan in plans if plan not in loud), None)
             if quiet is None:
                 continue
             met = self._first(own, quiet, heads)
             at = None if met is None else heads.wide[quiet].index(met)
-            chunk = heads.chunk(shape, at, anywhere, self._anywhere)
-            found += [item for item, plan in chunk if plan not in loud]
+            chunks.append((shape, at, anywhere))
+        pool, by_plan = heads.pool(tuple(chunks), self._anywhere)
+        removed = frozenset(i for plan in loud for i in by_plan.get(plan, ()))
         found.sort(key=operator.itemgetter(0))
-        return [source for _, source in found]
+        return _Who(pool, removed, found)
 
     def _anywhere(
         self, plan: _Plan, met: Span | None, anywhere: tuple[str, ...], heads: _Heads
@@ -962,8 +977,7 @@ class _Planner:
             and group[0].asks_always
             and hits(self.patterns, (span.pattern,), span.later + self._near_written(written, span))
         ):
-            blockers = rejected.get(span.pattern)
-            who = None if blockers is None else self._objecting(span.pattern, blockers)
+            who = rejected.get(span.pattern)
             kind = "spelled" if span.pattern in self.spelled else "not allowed"
             reasons.append(_Reason(kind, [], who, span.pattern))
         return reasons
@@ -999,7 +1013,7 @@ class _Planner:
         last = self.writers
         if last is not None and len(last[0]) == len(runs) and all(map(operator.is_, last[0], runs)):
             return last[1]
-        who = _Who(runs)
+        who = _Who.of_runs(runs)
         self.writers = (runs, who)
         return who
 
@@ -1159,6 +1173,68 @@ def _needs_whole(kind: str, asks: bool, span: Span) -> bool:
 SCANS = 8
 
 
+class _Pool:
+    """Sources as lists of writers read them: each one's words and kind, in
+    order, and its place (`places`: the holder's position among the holders,
+    by which the sources of several pools are ordered; by default its index).
+
+    A pool is read once for every list drawn from it: with a map per agent,
+    the objectors to each agent's allows are every other agent, one pool
+    less the few agents near the allow (see _Who)."""
+
+    def __init__(self, sources: list[Source], places: Sequence[int] | None = None) -> None:
+        self.sources = sources
+        self.places = range(len(sources)) if places is None else places
+        # Read in whole-list passes: a writer list may name every agent, and one
+        # is read for nearly every agent's loss.
+        kinds = [None if s.rule is None else s.rule.origin.kind for s in sources]
+        fixed_at = self.fixed_at = [k is not None and k != "agent" for k in kinds]
+        words = self.words = [
+            _WRITERS.get(k or "", _BUILT_IN) if fixed else s.subject
+            for s, k, fixed in zip(sources, kinds, fixed_at, strict=True)
+        ]
+        self.kinds = kinds
+        self.first = dict.fromkeys(words)  # each writer's words, in the order first met
+        # the first index of the words of each non-agent rule (reversed: the first wins)
+        self.fixed = {words[i]: i for i in reversed(range(len(words))) if fixed_at[i]}
+        self._scans = 0  # readings by a scan so far (see own)
+        self._own_by_name: dict[str, list[tuple[int, Rule]]] | None = None
+
+    def indices(self, words: str, start: int = 0) -> Iterator[int]:
+        """Where the words stand from index `start`, in order (list.index:
+        scans at C speed)."""
+        at = start - 1
+        while True:
+            try:
+                at = self.words.index(words, at + 1)
+            except ValueError:
+                return
+            yield at
+
+    def own(self, name: str) -> list[tuple[int, Rule]]:
+        """The agent's own rules among the sources, with their indices.
+
+        Most lists are read for one agent's message: its name is looked up
+        among the words (a scan at C speed). A list read for many (the
+        read-only commands' asks, where agents share a map, name every agent)
+        files every agent's rules once, past its first SCANS readings."""
+        if self._own_by_name is None:
+            if self._scans < SCANS:
+                self._scans += 1
+                return [
+                    (i, rule) for i in self.indices(name) if (rule := self._rule(i)) is not None
+                ]
+            self._own_by_name = {}
+            for at, (source, kind) in enumerate(zip(self.sources, self.kinds, strict=True)):
+                if kind == "agent" and source.rule is not None:
+                    self._own_by_name.setdefault(source.subject, []).append((at, source.rule))
+        return self._own_by_name.get(name, [])
+
+    def _rule(self, index: int) -> Rule | None:
+        """The source's rule when it is an agent's own."""
+        return self.sources[index].rule if self.kinds[index] == "agent" else None
+
+
 class _Who:
     """Who wrote the rules behind settings entries, in words, for each agent.
 
@@ -1168,40 +1244,88 @@ class _Who:
     entry may have a writer in every agent: the sources are read once, and each
     agent's message reads only what it shows and its own rules.
 
-    The sources come in the runs the entries hold. A run met again (the
-    read-only commands' entries share one) repeats words and rules already read
-    at earlier positions, which changes none of the words: it is read once, not
+    The sources are those of a pool less the indices `removed`, and those of
+    `near`, a pool of the few sources placed among them: the objectors to an
+    allow are read without listing them (_Planner._objections). Those of
+    settings entries come in runs (of_runs). A run met again (the read-only
+    commands' entries share one) repeats words and rules already read at
+    earlier positions, which changes none of the words: it is read once, not
     once per entry that holds it.
     """
 
-    def __init__(self, runs: Iterable[Sequence[Source]]) -> None:
-        distinct = {id(run): run for run in runs}.values()
-        sources = self.sources = list(itertools.chain.from_iterable(distinct))
-        # Read in whole-list passes: a writer list may name every agent, and one
-        # is read for nearly every agent's loss.
-        kinds = [None if s.rule is None else s.rule.origin.kind for s in sources]
-        fixed_at = [k is not None and k != "agent" for k in kinds]
-        words = self.words = [
-            _WRITERS.get(k or "", _BUILT_IN) if fixed else s.subject
-            for s, k, fixed in zip(sources, kinds, fixed_at, strict=True)
-        ]
-        self.kinds = kinds
-        self.first = dict.fromkeys(words)  # each writer's words, in the order first met
-        # the first position of the words of each non-agent rule (reversed: the first wins)
-        self.fixed = {words[i]: i for i in reversed(range(len(words))) if fixed_at[i]}
-        # every source is an agent Claude Code never starts
-        self.started_only = all(s.rule is None and s.subject != MAIN for s in sources)
+    def __init__(
+        self,
+        pool: _Pool,
+        removed: frozenset[int] = frozenset(),
+        near: Sequence[tuple[int, Source]] = (),
+    ) -> None:
+        self.pool, self.removed = pool, removed
+        self._near = near  # the sources placed among the pool's, by their places
+        self.size = len(pool.sources) - len(removed) + len(near)
+        self._count: int | None = None
         self.others: str | None = None  # describe() for an agent not among the writers
-        self._scans = 0  # readings by a scan so far (see _own)
-        self._own_by_name: dict[str, list[tuple[int, Rule]]] | None = None
+        # Nothing removed, nothing placed among them, each at its index: what
+        # every list of runs is (see _describe).
+        self.plain = not removed and not near and isinstance(pool.places, range)
+
+    @functools.cached_property
+    def near(self) -> _Pool | None:
+        """The pool of the sources placed among the pool's: read only for a message
+        (an allow's objectors to other spellings are only counted)."""
+        near = self._near
+        return _Pool([s for _, s in near], [at for at, _ in near]) if near else None
+
+    @functools.cached_property
+    def gone(self) -> set[str]:
+        """The words only the removed sources gave: no longer among the writers."""
+        pool, removed = self.pool, self.removed
+        found = {pool.words[i] for i in removed}
+        return {w for w in found if all(i in removed for i in pool.indices(w))}
 
     @property
+    def count(self) -> int:
+        """How many writers' words there are."""
+        if self._count is None:
+            pool, near, gone = self.pool, self.near, self.gone if self.removed else set()
+            added = [w for w in near.first if w not in pool.first or w in gone] if near else []
+            self._count = len(pool.first) - len(gone) + len(added)
+        return self._count
+
+    @classmethod
+    def of_runs(cls, runs: Iterable[Sequence[Source]]) -> _Who:
+        distinct = {id(run): run for run in runs}.values()
+        return cls(_Pool(list(itertools.chain.from_iterable(distinct))))
+
+    @functools.cached_property
+    def sources(self) -> list[Source]:
+        """Every source, in order."""
+        pool, near = self.pool, self.near
+        if near is None and not self.removed:  # a list of runs: most are read for its first
+            return pool.sources
+        kept = [i for i in range(len(pool.sources)) if i not in self.removed]
+        if near is None:
+            return [pool.sources[i] for i in kept]
+        placed = [(pool.places[i], pool.sources[i]) for i in kept]
+        placed += [(near.places[i], source) for i, source in enumerate(near.sources)]
+        return [source for _, source in sorted(placed, key=operator.itemgetter(0))]
+
+    @functools.cached_property
     def subjects(self) -> list[str]:
         return list(dict.fromkeys(s.subject for s in self.sources))
 
+    @functools.cached_property
+    def started_only(self) -> bool:
+        """Every source is an agent Claude Code never starts."""
+        return all(s.rule is None and s.subject != MAIN for s in self.sources)
+
+    def has(self, words: str) -> bool:
+        if words in self.pool.first and not (self.removed and words in self.gone):
+            return True
+        return self.near is not None and words in self.near.first
+
     def describe(self, me: Subject) -> str:
         name = me.name
-        if name in self.first:
+        if self.has(name):
             return self._describe(name)
         # `me` wrote none of it (nor its own rules, whose words are its name):
         # the words read the same for every such agent.
@@ -1210,47 +1334,67 @@ class _Who:
         return self.others
 
     def _describe(self, name: str) -> str:
-        others = (words for words in self.first if words != name)
-        leading = [(self.words.index(words), words) for words in itertools.islice(others, 5)]
+        pool = self.pool
+        if self.plain:
+            # A list of runs, as nearly all are: each writer at its first index.
+            others = itertools.islice((w for w in pool.first if w != name), 5)
+            leading = [(pool.words.index(words), words) for words in others]
+            first = pool.first
+            return _listing(
+                name, first.__contains__, len(first), pool.fixed.get(name), pool.own(name), leading
+            )
         return _listing(
-            name,
-            self.first.__contains__,
-            len(self.first),
-            self.fixed.get(name),
-            self._own(name),
-            leading,
+            name, self.has, self.count, self._fixed(name), self._own(name), self._leading(name)
         )
 
+    def _leading(self, name: str) -> list[tuple[int, str]]:
+        """The first five writers' words but `name`, with their first places.
+
+        The pool's words are read in the order they first stand in it, each at
+        its first index not removed: past five, a word stands later than the
+        fifth unless a removal moved one, so the reading stops there."""
+        pool, removed, near = self.pool, self.removed, self.near
+        found: dict[str, int] = {}  # words -> first place
+        fifth = 0  # the fifth place found, once five are
+        for words in pool.first:
+            if words == name:
+                continue
+            first = pool.words.index(words)
+            if len(found) >= 5 and (not removed or pool.places[first] > fifth):
+                break
+            at: int | None = first
+            while at in removed:
+                at = next(pool.indices(words, at + 1), None)
+            if at is not None:
+                found[words] = pool.places[at]
+                if len(found) >= 5:
+                    fifth = sorted(found.values())[4]
+        if near is not None:
+            for words in near.first:
+                if words != name:
+                    at = near.places[near.words.index(words)]
+                    found[words] = min(found.get(words, at), at)
+        return sorted((at, words) for words, at in found.items())[:5]
+
+    def _fixed(self, name: str) -> int | None:
+        """The first place of `name` as a non-agent rule's words."""
+        pool, near = self.pool, self.near
+        found = []
+        if name in pool.fixed:  # rarely: an agent named as a non-agent rule's words
+            kept = (i for i in pool.indices(name) if pool.fixed_at[i] and i not in self.removed)
+            found += [pool.places[i] for i in itertools.islice(kept, 1)]
+        if near is not None and name in near.fixed:
+            found.append(near.places[near.fixed[name]])
+        return min(found, default=None)
+
     def _own(self, name: str) -> list[tuple[int, Rule]]:
-        """The agent's own rules among the sources, with their positions.
-
-        Most lists are read for one agent's message: its name is looked up
-        among the words (list.index, a scan at C speed). A list read for many
-        (the read-only commands' asks, where agents share a map, name every
-        agent) files every agent's rules once, past its first SCANS readings."""
-        if self._own_by_name is None:
-            if self._scans < SCANS:
-                self._scans += 1
-                return self._scan_own(name)
-            self._own_by_name = {}
-            for at, (source, kind) in enumerate(zip(self.sources, self.kinds, strict=True)):
-                if kind == "agent" and source.rule is not None:
-                    self._own_by_name.setdefault(source.subject, []).append((at, source.rule))
-        return self._own_by_name.get(name, [])
-
-    def _scan_own(self, name: str) -> list[tuple[int, Rule]]:
-        own: list[tuple[int, Rule]] = []
-        if name not in self.first:
-            return own
-        at = self.words.index(name)
-        while True:
-            rule = self.sources[at].rule
-            if self.kinds[at] == "agent" and rule is not None:
-                own.append((at, rule))
-            try:
-                at = self.words.index(name, at + 1)
-            except ValueError:
-                return own
+        """The agent's own rules among the sources, with their places, in order."""
+        pool, near = self.pool, self.near
+        own = [(pool.places[i], rule) for i, rule in pool.own(name) if i not in self.removed]
+        if near is not None and name in near.first:
+            own += [(near.places[i], rule) for i, rule in near.own(name)]
+            own.sort(key=operator.itemgetter(0))
+        return own
 
 
 # The words of a non-agent rule in a list of writers (the same for every agent).
