@@ -732,6 +732,40 @@ def test_writers_met_again_are_the_writers_a_fresh_reading_finds(
     assert reused["count"] > 0
 
 
+def test_writers_drawn_from_every_entry_are_those_of_the_entries_met(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a map per agent each agent's `*` meets every other agent's deny:
+    # the writers are read from the pool of every deny less the agent's own.
+    # Each list so drawn holds the sources of the entries met, in order, and
+    # the losses are those of a translation that lists them afresh.
+    agents = {
+        f"a{i}": _agent(
+            "subagent",
+            f'bash:\n  "*": ask\n  "git status {i} *": allow\n  "rm {i} *": deny\n'
+            f'  "mv {i} *": deny',
+        )
+        for i in range(12)
+    }
+    config = "[targets.opencode]\n\n[targets.claude]\n"
+    drawn = {"count": 0}
+    writers = translate._Filed.writers
+
+    def checked(filed: translate._Filed, numbers: list[int]) -> translate._Who | None:
+        who = writers(filed, numbers)
+        if who is not None:
+            runs = [run for n in numbers for run in filed.entries[n].runs]
+            assert who.sources == translate._Who.of_runs(runs).sources
+            drawn["count"] += 1
+        return who
+
+    monkeypatch.setattr(translate._Filed, "writers", checked)
+    kept = _translate(make_bundle, agents, config)
+    assert drawn["count"] > 0
+    monkeypatch.setattr(translate._Filed, "writers", lambda _filed, _numbers: None)
+    assert _translate(make_bundle, agents, config).losses == kept.losses
+
+
 def test_items_filed_after_a_question_are_near_for_the_next() -> None:
     # `near` keeps its answers per start until the next `add`.
     filed = translate._ByHead(wildcard.Patterns())

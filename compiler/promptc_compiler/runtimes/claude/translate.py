@@ -341,8 +341,8 @@ class _Filed:
                 self.by_head.add(g, number)
         self.meeting: dict[str, list[int]] = {}  # pattern -> the entries it shares an input with
 
-    def met(self, span: Span) -> list[Entry]:
-        """The entries the span shares an input with, in order."""
+    def met(self, span: Span) -> list[int]:
+        """The entries the span shares an input with, by number, in order."""
         meeting = self.meeting.get(span.pattern)
         if meeting is None:
             # Only the entries that may start as the pattern does (a map per agent: few).
@@ -350,11 +350,43 @@ class _Filed:
             meeting = [n for n in near if self._shares(n, span.pattern, ())]
             self.meeting[span.pattern] = meeting
         touched = self.by_head.near(span.later) if span.later else set()
-        return [
-            self.entries[n]
-            for n in meeting
-            if n not in touched or self._shares(n, span.pattern, span.later)
-        ]
+        return [n for n in meeting if n not in touched or self._shares(n, span.pattern, span.later)]
+
+    def writers(self, numbers: list[int]) -> _Who | None:
+        """Who wrote the entries `numbers`, as the pool of every entry's sources
+        less those of the others, when they are few (a fifth of the pool at
+        most) and no two entries share a run (a run's sources stand where it is
+        first met); else None.
+
+        With a map per agent, each agent's `"*": ask` meets every other agent's
+        deny: each list of writers is every agent but one, read once here
+        rather than once per agent."""
+        found = self._pool
+        if found is None:
+            return None
+        pool, ranges = found
+        missed = set(range(len(ranges))).difference(numbers)
+        removed = [i for n in missed for i in range(*ranges[n])]
+        if len(removed) * 5 > len(pool.sources):
+            return None
+        return _Who(pool, frozenset(removed))
+
+    @functools.cached_property
+    def _pool(self) -> tuple[_Pool, list[tuple[int, int]]] | None:
+        """Every entry's sources in order, and where each entry's stand; None
+        when two entries, or one twice, hold a run."""
+        seen: set[int] = set()
+        sources: list[Source] = []
+        ranges = []
+        for entry in self.entries:
+            start = len(sources)
+            for run in entry.runs:
+                if id(run) in seen:
+                    return None
+                seen.add(id(run))
+                sources += run
+            ranges.append((start, len(sources)))
+        return _Pool(sources), ranges
 
     def _shares(self, number: int, pattern: str, later: tuple[str, ...]) -> bool:
         reach = self.entries[number].reach
@@ -1003,10 +1035,13 @@ class _Planner:
 
     def _met(self, kind: str, entries: list[Entry], span: Span) -> list[_Reason]:
         """The reason the entries the span shares an input with give, if any."""
-        hit = self._filed(entries).met(span)
-        return (
-            [_Reason(kind, hit, self._writers([run for e in hit for run in e.runs]))] if hit else []
-        )
+        filed = self._filed(entries)
+        numbers = filed.met(span)
+        if not numbers:
+            return []
+        hit = [entries[n] for n in numbers]
+        who = filed.writers(numbers) or self._writers([run for e in hit for run in e.runs])
+        return [_Reason(kind, hit, who)]
 
     def _writers(self, runs: list[Run]) -> _Who:
         """Who wrote the runs: the last list's writers when these are its runs."""
@@ -1200,6 +1235,11 @@ class _Pool:
         self._scans = 0  # readings by a scan so far (see own)
         self._own_by_name: dict[str, list[tuple[int, Rule]]] | None = None
 
+    @functools.cached_property
+    def started(self) -> list[int]:
+        """The indices of the sources that are not an agent Claude Code never starts."""
+        return [i for i, s in enumerate(self.sources) if s.rule is not None or s.subject == MAIN]
+
     def indices(self, words: str, start: int = 0) -> Iterator[int]:
         """Where the words stand from index `start`, in order (list.index:
         scans at C speed)."""
@@ -1316,7 +1356,11 @@ class _Who:
     @functools.cached_property
     def started_only(self) -> bool:
         """Every source is an agent Claude Code never starts."""
-        return all(s.rule is None and s.subject != MAIN for s in self.sources)
+        if self.plain:
+            return all(s.rule is None and s.subject != MAIN for s in self.pool.sources)
+        near = self.near
+        kept = (i for i in self.pool.started if i not in self.removed)
+        return next(kept, None) is None and (near is None or not near.started)
 
     def has(self, words: str) -> bool:
         if words in self.pool.first and not (self.removed and words in self.gone):
