@@ -698,6 +698,11 @@ def _distinct_maps(count: int) -> dict[str, str]:
     return agents
 
 
+def _maps_of_their_own(count: int, permission: str) -> dict[str, str]:
+    """Subagents a0, a1, ... whose `permission` names each its own commands ({i})."""
+    return {f"a{i}": _agent("subagent", permission.format(i=i)) for i in range(count)}
+
+
 def test_writers_met_again_are_the_writers_a_fresh_reading_finds(
     make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -705,15 +710,12 @@ def test_writers_met_again_are_the_writers_a_fresh_reading_finds(
     # of the runs finds, the losses are those of a translation that reads every
     # list afresh, and some are reused. Maps of two kinds, so that lists as long
     # as the one before may hold other runs.
-    agents = {
-        f"a{i}": _agent(
-            "subagent",
-            f'edit: deny\nwebfetch: ask\nbash:\n  "*": ask\n  "git status {i} *": allow\n'
-            f'  "git diff {i} *": allow\n  "tool{i} *": allow\n  "rm {i} *": deny\n'
-            'task:\n  "*": deny',
-        )
-        for i in range(14)
-    }
+    agents = _maps_of_their_own(
+        14,
+        'edit: deny\nwebfetch: ask\nbash:\n  "*": ask\n  "git status {i} *": allow\n'
+        '  "git diff {i} *": allow\n  "tool{i} *": allow\n  "rm {i} *": deny\n'
+        'task:\n  "*": deny',
+    )
     agents.update({f"b{name}": text for name, text in _distinct_maps(14).items()})
     config = "[targets.opencode]\n\n[targets.claude]\n"
     kept = _translate(make_bundle, agents, config)
@@ -739,14 +741,9 @@ def test_writers_drawn_from_every_entry_are_those_of_the_entries_met(
     # the writers are read from the pool of every deny less the agent's own.
     # Each list so drawn holds the sources of the entries met, in order, and
     # the losses are those of a translation that lists them afresh.
-    agents = {
-        f"a{i}": _agent(
-            "subagent",
-            f'bash:\n  "*": ask\n  "git status {i} *": allow\n  "rm {i} *": deny\n'
-            f'  "mv {i} *": deny',
-        )
-        for i in range(12)
-    }
+    agents = _maps_of_their_own(
+        12, 'bash:\n  "*": ask\n  "git status {i} *": allow\n  "rm {i} *": deny\n  "mv {i} *": deny'
+    )
     config = "[targets.opencode]\n\n[targets.claude]\n"
     drawn = {"count": 0}
     writers = translate._Filed.writers
