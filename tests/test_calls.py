@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from promptc_compiler.core.project import Project
-from promptc_compiler.permissions import calls
+from promptc_compiler.permissions import calls, wildcard
 from promptc_compiler.permissions.calls import Call
+from promptc_compiler.permissions.ruleset import evaluate
 from promptc_compiler.permissions.runtime import Runtime
 from tests import bundles
 from tests.conftest import MakeBundle
@@ -147,3 +148,23 @@ def test_the_team_matrix_is_of_real_size() -> None:
     actions = {calls.decide(runtime, c).action for c in matrix}
     assert actions == {"allow", "ask", "deny"}
     assert 50 * len(agents) <= len(matrix) <= 300 * len(agents)
+
+
+def test_each_question_asks_the_rules_naming_its_permission_as_all_of_them() -> None:
+    # Agent.naming keeps, in order, the rules whose key matches a permission:
+    # evaluate finds the same decision in them as in every rule, for every
+    # question the team's matrix asks (the folders outside too), each agent
+    # in a session of its own and started as a subagent.
+    project = bundles.project(bundles.TEAM, "opencode")
+    runtime = calls.runtime_of(project)
+    asked = 0
+    for call in calls.matrix(project, runtime):
+        agent = runtime.agents[call.agent]
+        for delegated in (call.delegated, not call.delegated):
+            rules = agent.effective(delegated)
+            for permission, text in ((call.permission, call.input), ("external_directory", "/x/*")):
+                named = agent.naming(delegated, permission)
+                assert list(named) == [r for r in rules if r.names(wildcard.normal(permission))]
+                assert evaluate(named, permission, text) == evaluate(rules, permission, text)
+                asked += 1
+    assert asked > 1000

@@ -26,18 +26,19 @@ the project and home folders, so the answers do not depend on the machine.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import shell, wildcard
 from promptc_compiler.permissions.ruleset import (
+    TOOL_PERMISSION,
     Decision,
     Environment,
     Rule,
-    disabled_tools,
     evaluate,
+    hides,
 )
 from promptc_compiler.permissions.runtime import Agent, Runtime, Written, resolve
 
@@ -173,24 +174,31 @@ def runtime_of(
 # A command line as OpenCode asks about it: the folders outside the project it
 # names, and the text of each command (see _bash).
 Line = tuple[tuple[str, ...], tuple[str, ...]]
+# An agent's rules that name a permission (Agent.naming), by permission.
+Naming = Callable[[str], Sequence[Rule]]
 
 
 def decide(runtime: Runtime, call: Call, lines: dict[str, Line] | None = None) -> Decided:
     """What OpenCode decides for the call; `lines` keeps command lines split for
     the next calls (a matrix asks every agent about the same lines)."""
     agent = runtime.agents[call.agent]
-    rules = agent.effective(call.delegated)
-    if disabled_tools([call.permission], rules):
+
+    # Each question is asked of the rules naming its permission (Agent.naming).
+    def naming(permission: str) -> Sequence[Rule]:
+        return agent.naming(call.delegated, permission)
+
+    named = naming(TOOL_PERMISSION.get(call.permission, call.permission))
+    if hides(named[-1] if named else None):  # as ruleset.disabled_tools
         # The tool is not offered at all: nothing is asked, not even a folder.
-        last = next(r for r in reversed(rules) if r.names(wildcard.normal(call.permission)))
-        return Decided("deny", (last,))
+        return Decided("deny", (naming(call.permission)[-1],))
     if call.permission == "task":
-        return _task(runtime, rules, call.input)
+        return _task(runtime, agent.effective(call.delegated), call.input)
+
     if call.permission == "bash":
-        return _bash(rules, call.input, {} if lines is None else lines)
+        return _bash(naming, call.input, {} if lines is None else lines)
     if call.permission in PATH_TOOLS:
-        return _path(rules, call.permission, call.input)
-    return _one(evaluate(rules, call.permission, call.input))
+        return _path(naming, call.permission, call.input)
+    return _one(evaluate(naming(call.permission), call.permission, call.input))
 
 
 def _one(decision: Decision) -> Decided:
@@ -227,26 +235,28 @@ def _task(runtime: Runtime, rules: Sequence[Rule], name: str) -> Decided:
     return _one(evaluate(rules, "task", name))
 
 
-def _bash(rules: Sequence[Rule], line: str, lines: dict[str, Line]) -> Decided:
+def _bash(naming: Naming, line: str, lines: dict[str, Line]) -> Decided:
     split = lines.get(line)
     if split is None:
         split = lines[line] = (
             tuple(outside_folders(line)),
             tuple(command.text for command in shell.asked(line)),
         )
-    folders = [evaluate(rules, "external_directory", posixpath.join(f, "*")) for f in split[0]]
-    commands = [evaluate(rules, "bash", text) for text in split[1]]
-    return _strictest(folders, commands)
+    outside, commands = naming("external_directory"), naming("bash")
+    folders = [evaluate(outside, "external_directory", posixpath.join(f, "*")) for f in split[0]]
+    decisions = [evaluate(commands, "bash", text) for text in split[1]]
+    return _strictest(folders, decisions)
 
 
-def _path(rules: Sequence[Rule], permission: str, path: str) -> Decided:
+def _path(naming: Naming, permission: str, path: str) -> Decided:
     full = absolute(path)
     folders = []
     if not inside(full):
+        outside = naming("external_directory")
         folders.append(
-            evaluate(rules, "external_directory", posixpath.join(posixpath.dirname(full), "*"))
+            evaluate(outside, "external_directory", posixpath.join(posixpath.dirname(full), "*"))
         )
-    own = evaluate(rules, permission, posixpath.relpath(full, PROJECT))
+    own = evaluate(naming(permission), permission, posixpath.relpath(full, PROJECT))
     return _strictest(folders, [own])
 
 

@@ -175,10 +175,14 @@ def disabled_tools(tools: Iterable[str], rules: Sequence[Rule]) -> set[str]:
     hidden = set()
     for tool in tools:
         permission = wildcard.normal(TOOL_PERMISSION.get(tool, tool))
-        last = next((r for r in reversed(rules) if r.names(permission)), None)
-        if last is not None and last.pattern == "*" and last.action == "deny":
+        if hides(next((r for r in reversed(rules) if r.names(permission)), None)):
             hidden.add(tool)
     return hidden
+
+
+def hides(last: Rule | None) -> bool:
+    """Whether the last rule for a tool's permission hides the tool: `"*": deny`."""
+    return last is not None and last.pattern == "*" and last.action == "deny"
 
 
 @dataclass(frozen=True)

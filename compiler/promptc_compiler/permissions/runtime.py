@@ -92,6 +92,22 @@ class Agent:
         rules = self.effective(as_subagent=self.runs_as_subagent)
         return tuple(r for r in rules if r.names("task"))
 
+    def naming(self, as_subagent: bool, permission: str) -> tuple[Rule, ...]:
+        """The effective rules whose key matches `permission`, in order: the
+        only ones evaluate can find to apply, so its decision is the same. A
+        proof asks each agent about hundreds of calls of a few permissions."""
+        key = (as_subagent, permission)
+        found = self._naming.get(key)
+        if found is None:
+            name = wildcard.normal(permission)
+            rules = self.effective(as_subagent)
+            found = self._naming[key] = tuple(r for r in rules if r.names(name))
+        return found
+
+    @functools.cached_property
+    def _naming(self) -> dict[tuple[bool, str], tuple[Rule, ...]]:
+        return {}
+
     @functools.cached_property
     def _subagent_rules(self) -> tuple[Rule, ...]:
         # Graph rules ask for every pair of agents: build the list once.
