@@ -192,8 +192,7 @@ def decide(runtime: Runtime, call: Call, lines: dict[str, Line] | None = None) -
         # The tool is not offered at all: nothing is asked, not even a folder.
         return Decided("deny", (naming(call.permission)[-1],))
     if call.permission == "task":
-        return _task(runtime, agent.effective(call.delegated), call.input)
-
+        return _task(runtime, naming("task"), call.input)
     if call.permission == "bash":
         return _bash(naming, call.input, {} if lines is None else lines)
     if call.permission in PATH_TOOLS:

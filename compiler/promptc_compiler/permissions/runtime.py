@@ -81,16 +81,12 @@ class Agent:
     def effective(self, as_subagent: bool) -> tuple[Rule, ...]:
         return self._subagent_rules if as_subagent else self.rules
 
-    @functools.cached_property
+    @property
     def task_rules(self) -> tuple[Rule, ...]:
-        """The rules that can decide a `task` call from this agent, in order.
-
-        evaluate only looks at rules whose permission matches `task`, so the
-        decision is the same; every delegation rule asks it for each pair of
-        agents, so it is filtered once.
-        """
-        rules = self.effective(as_subagent=self.runs_as_subagent)
-        return tuple(r for r in rules if r.names("task"))
+        """The rules that can decide a `task` call from this agent, in the
+        context it runs in (see naming): every delegation rule asks it for each
+        pair of agents."""
+        return self.naming(self.runs_as_subagent, "task")
 
     def naming(self, as_subagent: bool, permission: str) -> tuple[Rule, ...]:
         """The effective rules whose key matches `permission`, in order: the

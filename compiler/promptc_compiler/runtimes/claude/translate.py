@@ -1045,7 +1045,9 @@ class _Planner:
         if not numbers:
             return []
         hit = [entries[n] for n in numbers]
-        who = filed.writers(numbers) or self._writers([run for e in hit for run in e.runs])
+        who = filed.writers(numbers)
+        if who is None:  # a list of its own
+            who = self._writers([run for e in hit for run in e.runs])
         return [_Reason(kind, hit, who)]
 
     def _writers(self, runs: list[Run]) -> _Who:
@@ -1312,7 +1314,6 @@ class _Who:
         self.pool, self.removed = pool, removed
         self._near = near  # the sources placed among the pool's, by their places
         self.size = len(pool.sources) - len(removed) + len(near)
-        self._count: int | None = None
         self.others: str | None = None  # describe() for an agent not among the writers
         # Nothing removed, nothing placed among them, each at its index: what
         # every list of runs is (see _describe).
@@ -1332,14 +1333,12 @@ class _Who:
         found = Counter(pool.words[i] for i in self.removed)
         return {w for w, count in found.items() if count == pool.tally[w]}
 
-    @property
+    @functools.cached_property
     def count(self) -> int:
         """How many writers' words there are."""
-        if self._count is None:
-            pool, near, gone = self.pool, self.near, self.gone if self.removed else set()
-            added = [w for w in near.first if w not in pool.first or w in gone] if near else []
-            self._count = len(pool.first) - len(gone) + len(added)
-        return self._count
+        pool, near, gone = self.pool, self.near, self.gone
+        added = [w for w in near.first if w not in pool.first or w in gone] if near else []
+        return len(pool.first) - len(gone) + len(added)
 
     @classmethod
     def of_runs(cls, runs: Iterable[Sequence[Source]]) -> _Who:
