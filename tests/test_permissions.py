@@ -160,7 +160,7 @@ def test_problems_in_writing_rules_are_found_in_every_environment(
 def test_scalar_permission_and_tools(make_bundle: MakeBundle) -> None:
     front = "description: Whole permission as one action.\npermission: ask\ntools:\n  write: false\n  bash: true"
     rt = load(make_bundle, {"specs/agents/a.md": agent(front)})
-    own = rt.agents["a"].own_rules()
+    own = list(rt.agents["a"].own_rules())
     # The opencode target emits `tools` only if it passes unknown keys through;
     # the model follows whatever it emits.
     emitted = agent_frontmatter(rt.agents["a"].spec)  # type: ignore[arg-type]
