@@ -87,8 +87,7 @@ class Pos(NamedTuple):
     column: int
 
 
-@dataclass(frozen=True, slots=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     """Parsed frontmatter and where each key and value stands in the file."""
 
     data: Mapping[str, Any]

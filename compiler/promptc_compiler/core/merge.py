@@ -31,7 +31,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.core.tomlpos import locate, sections, toml_error
 
@@ -264,8 +264,7 @@ _NEW_ONLY = ("$schema",)
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
-@dataclass(frozen=True)
-class _Member:
+class _Member(NamedTuple):
     key: str
     start: int  # the key's opening quote
     value_start: int

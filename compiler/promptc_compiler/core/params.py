@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import did_you_mean
@@ -29,8 +28,7 @@ RESERVED = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One declared fragment parameter: its type, allowed values and default."""
 
     name: str

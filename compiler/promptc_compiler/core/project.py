@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.bundle import SKILL_FILE, Bundle, SkillSource
@@ -76,8 +76,7 @@ def target_view(meta: Mapping[str, Any], target: str) -> dict[str, Any]:
     return data
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     """A skill: SKILL.md as a Spec (its id is the folder name) and its supporting files.
 
     `files` holds each supporting file's full text as emitted, by path relative

@@ -31,7 +31,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from promptc_compiler.base.body_syntax import HEADING, NAME, OPENER, code_spans, fenced_blocks
@@ -70,8 +69,7 @@ _STRING_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t"}
 _CONSTANTS: dict[str, Value] = {"true": True, "false": False, "True": True, "False": False}
 
 
-@dataclass(frozen=True, slots=True)
-class Literal:
+class Literal(NamedTuple):
     """Text emitted as is: `body[start:end]` of the scanned body, or `own` when an
     escape or a comment cuts the run.
 
@@ -90,8 +88,7 @@ class Literal:
         return body[self.start : self.end] if self.own is None else self.own
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
+class Arg(NamedTuple):
     """One `name=value` argument of a placeholder call."""
 
     name: str
@@ -101,8 +98,7 @@ class Arg:
     value_column: int
 
 
-@dataclass(frozen=True, slots=True)
-class Placeholder:
+class Placeholder(NamedTuple):
     """A `<<name>>` or `<<name(...)>>` placeholder where it stands in the body."""
 
     name: str
@@ -120,8 +116,7 @@ class Placeholder:
         return self.lead + self.text + self.trail
 
 
-@dataclass(frozen=True, slots=True)
-class Tag:
+class Tag(NamedTuple):
     """A `<% ... %>` block tag where it stands in the body."""
 
     keyword: str
@@ -145,8 +140,7 @@ class Unclosed(NamedTuple):
     column: int
 
 
-@dataclass(frozen=True, slots=True)
-class Scan:
+class Scan(NamedTuple):
     """A body cut into literal text, placeholders and tags, with the problems found."""
 
     segments: tuple[Segment, ...]
@@ -180,7 +174,6 @@ def scan(body: str, first_line: int) -> Scan:
     return scanner.result()
 
 
-# A named tuple, not a dataclass: as immutable, and a tenth of the cost to define at import.
 class _Construct(NamedTuple):
     """A construct found on one line: its span, its kind and what it became."""
 

@@ -22,9 +22,8 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.diagnostics import Diagnostic
 from promptc_compiler.core.loader import SourceFile
@@ -51,8 +50,7 @@ OPTION: Mapping[str, Any] = {
 _COMMENT = re.compile(r"#\s*promptc:\s*suppress\[(?P<rule>[^\]]*)\](?P<reason>[^\n]*)")
 
 
-@dataclass(frozen=True)
-class Suppression:
+class Suppression(NamedTuple):
     """Findings of `rule` in the file `path` (a glob for config entries), at `line` when
     given, whose line holds `contains`; `origin` is where it is written, for reports."""
 
@@ -65,8 +63,7 @@ class Suppression:
     entry: int | None = None  # the config entry's number, 1-based
 
 
-@dataclass(frozen=True)
-class Unused:
+class Unused(NamedTuple):
     """A suppression reported: where it is written and why it suppressed nothing."""
 
     origin: tuple[Path, int, int]

@@ -35,7 +35,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import Any, BinaryIO, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote
 
 from cattrs import transform_error
@@ -560,8 +560,7 @@ class FdInput:
         return taken
 
 
-@dataclasses.dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     """The next message's body as read off the input (None when there is none
     to hand on), what was wrong with the framing on the way to it, and whether
     the input ended."""

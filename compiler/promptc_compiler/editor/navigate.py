@@ -15,9 +15,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core import params
@@ -44,8 +43,7 @@ _KEY_DEFS = {"agent": ("opencodeAgent",)}
 _NOT_OVERRIDABLE = "#/$defs/notOverridable"
 
 
-@dataclass(frozen=True)
-class File:
+class File(NamedTuple):
     """A file of the bundle: its kind (agent, mode, fragment, skill), id and loaded source."""
 
     kind: str
@@ -53,8 +51,7 @@ class File:
     source: SourceFile
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """A place to jump to: a file and a 1-based line."""
 
     path: Path
@@ -290,8 +287,7 @@ def _rule_text(snapshot: Snapshot, agent: Agent, index: int) -> str:
 # --- completion ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
     """One completion: the label shown, the text inserted, what it is."""
 
     label: str

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import NamedTuple
 
 from promptc_compiler.base.diagnostics import Diagnostic, Fix
 from promptc_compiler.pipeline.fix import apply, choose
@@ -26,8 +26,7 @@ _QUOTED = re.compile(r"'([^'\n]+)'|`([^`\n]+)`|\"([^\"\n]+)\"")
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """Replace the text between two places (0-based line, code-point column) with `text`."""
 
     start: tuple[int, int]

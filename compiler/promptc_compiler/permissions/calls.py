@@ -28,7 +28,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from promptc_compiler.core.project import Project
 from promptc_compiler.permissions import shell, wildcard
@@ -143,8 +143,7 @@ class Decided:
         return self.why or "no rule matches, so OpenCode asks"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What a runtime decides for a call, by its decision model (promptc_compiler.runtimes)."""
 
     action: str  # allow | ask | deny

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import Rule
 
 
-@dataclass(frozen=True)
-class Witness:
+class Witness(NamedTuple):
     """A (permission, input) pair the rule decides."""
 
     permission: str

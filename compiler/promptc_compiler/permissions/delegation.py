@@ -8,15 +8,14 @@ A subagent's rules end with `task: deny` unless they mention `task`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from promptc_compiler.permissions.ruleset import Decision, Rule, evaluate, reaching
 from promptc_compiler.permissions.runtime import Agent, Runtime
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     source: Agent
     target: Agent
     decision: Decision  # allow or ask
@@ -59,8 +58,7 @@ def starters(runtime: Runtime) -> list[Agent]:
     return [a for a in runtime.bundle_agents() if a.mode != "subagent"]
 
 
-@dataclass(frozen=True)
-class Graph:
+class Graph(NamedTuple):
     nodes: tuple[Agent, ...]
     edges: tuple[Edge, ...]
     unreachable: tuple[Agent, ...]  # bundle subagents no bundle primary can start

@@ -20,7 +20,7 @@ import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.permissions import wildcard
@@ -73,8 +73,7 @@ def is_index_key(key: str) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(NamedTuple):
     """Where a rule was written: a file position, or OpenCode itself (`path` None)."""
 
     kind: str  # default | native | config | agent | runtime | session
@@ -125,8 +124,7 @@ def _quote(key: str) -> str:
     return f'"{key}"' if not key.replace("_", "a").isalnum() else key
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     action: str
     rule: Rule | None  # None: nothing matched, OpenCode's fallback `ask`
 
@@ -185,8 +183,7 @@ def hides(last: Rule | None) -> bool:
     return last is not None and last.pattern == "*" and last.action == "deny"
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(NamedTuple):
     """The machine-specific inputs of the defaults (all absolute POSIX paths)."""
 
     home: str
@@ -333,8 +330,7 @@ def defaults(env: Environment) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class Native:
+class Native(NamedTuple):
     mode: str
     rules: Mapping[str, Any]
     hidden: bool = False

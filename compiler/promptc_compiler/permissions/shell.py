@@ -32,7 +32,7 @@ tests/test_shell.py holds the cases to what OpenCode's own parser answers.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Commands OpenCode never asks the bash permission for (they only change folder).
 FOLDER_COMMANDS = frozenset({"cd", "chdir", "popd", "pushd", "push-location", "set-location"})
@@ -61,8 +61,7 @@ _PLAIN = re.compile(r"[^\\'\"`$()<>#\n;&|]+")
 MAX_DEPTH = 32
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     text: str  # the command's own text, as the runtime matches it against patterns
     words: tuple[str, ...]  # its words, quotes removed (no expansion)
 
@@ -71,8 +70,7 @@ class Command:
         return self.words[0] if self.words else ""
 
 
-@dataclass(frozen=True)
-class _Piece:
+class _Piece(NamedTuple):
     """One command's source at one level, and what is nested inside it."""
 
     text: str

@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.bundle import Bundle
@@ -344,8 +344,7 @@ class _Lost:
     details: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Proved:
+class _Proved(NamedTuple):
     """One target's proof, with the spec lines its findings stand at: worked out
     as the target is proved, so that its project need not be kept for them."""
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from promptc_compiler.base.diagnostics import Diagnostic, Fix
 from promptc_compiler.base.files import replace_file
@@ -92,8 +92,7 @@ def fix_file(path: Path, fixes: Sequence[Fix]) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     changed: tuple[str, ...] = ()  # paths as diagnostics name them, in the order first changed
     failed: tuple[tuple[str, str], ...] = ()  # (path, why it could not be rewritten)
 

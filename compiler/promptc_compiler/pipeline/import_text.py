@@ -13,6 +13,7 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from promptc_compiler.base.body_syntax import fenced_blocks
 
@@ -21,8 +22,7 @@ MIN_LINES = 2
 MIN_CHARS = 80
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """A run of lines [start, end) of one body."""
 
     start: int

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.diagnostics import Diagnostic
 from promptc_compiler.base.errors import UsageError
@@ -42,8 +42,7 @@ from promptc_compiler.runtimes.reading import Reader
 LAYOUTS = IMPORT_FOLDERS
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     files: Mapping[str, str]  # path relative to the bundle root -> text
     config: Mapping[str, Any]  # proposed [tool.promptc] settings
     notes: tuple[Diagnostic, ...]

@@ -12,8 +12,7 @@ all of them; the others run over the whole project.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler import rules
 from promptc_compiler.base.diagnostics import Diagnostic, Problem, Severity
@@ -25,8 +24,7 @@ from promptc_compiler.runtimes.translations import Translated
 LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
 
 
-@dataclass(frozen=True)
-class RuleSettings:
+class RuleSettings(NamedTuple):
     """A rule's level (None when off) and its options with defaults filled in."""
 
     level: Severity | None

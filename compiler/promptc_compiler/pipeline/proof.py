@@ -17,6 +17,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from promptc_compiler.permissions import calls
 from promptc_compiler.permissions.calls import RANK, Asked, Call, Decided, Model, Verdict
@@ -39,8 +40,7 @@ KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class Widening:
+class Widening(NamedTuple):
     call: Call
     opencode: Decided
     runtime: Verdict
@@ -134,8 +134,7 @@ class Matrix:
         )
 
 
-@dataclass(frozen=True)
-class _Found:
+class _Found(NamedTuple):
     """What one group of calls comes to for agents the model decides alike."""
 
     usable: int

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from promptc_compiler.base.confine import Area
 from promptc_compiler.base.confine import safe_relative as safe_relative
@@ -56,8 +57,7 @@ MAX_SHARED_BYTES = 4 << 20
 Keys = Mapping[str, Mapping[KeyPath, str]]
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """A file the writer will not touch, and why."""
 
     path: str
@@ -66,8 +66,7 @@ class Conflict:
     column: int = 1
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """What a build would do, computed without touching the disk."""
 
     write: tuple[str, ...] = ()
@@ -686,8 +685,7 @@ class _Lock:
             self.touched = now
 
 
-@dataclass(frozen=True)
-class Owner:
+class Owner(NamedTuple):
     """Who holds a lock, as its file says: pid, host and token (None where the
     file does not say, as an older promptc's `pid` alone)."""
 

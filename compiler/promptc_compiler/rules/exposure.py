@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.body_syntax import fenced_blocks, in_code_span
 from promptc_compiler.base.diagnostics import Fix, Problem
@@ -357,8 +357,7 @@ def of(project: Translated) -> Exposure:
     return project.translations.shared(EXPOSURE)
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """What a rule found at one offset of one source, before it becomes a Problem.
 
     `kind` names the detector (`aws-access-key`, `bidi-control`): messages start

@@ -19,10 +19,9 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.project import Session
@@ -33,8 +32,7 @@ from promptc_compiler.runtimes.reading import Reader
 from promptc_compiler.runtimes.translations import Translated
 
 
-@dataclass(frozen=True)
-class Starter:
+class Starter(NamedTuple):
     """What `promptc init` writes for a target (promptc_compiler.cli.init)."""
 
     # The lines of its `[targets.<name>]` table in promptc.toml, below the header.

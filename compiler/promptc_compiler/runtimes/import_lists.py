@@ -22,16 +22,14 @@ defaults, which files it loads as agents and in which mode.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.runtimes.reading import Note, Reader, front, meta
 from promptc_compiler.runtimes.tool_lists import Runtime
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """How `promptc import` reads one tool-list runtime's agent files back."""
 
     runtime: Runtime

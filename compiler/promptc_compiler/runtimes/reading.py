@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.body_syntax import OPENER
 from promptc_compiler.base.diagnostics import Diagnostic, Severity
@@ -31,8 +31,7 @@ from promptc_compiler.permissions import wildcard
 RULE = "import"
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     """Something an import could not carry over, at a key of the file it read."""
 
     key: str

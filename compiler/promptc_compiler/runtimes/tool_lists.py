@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.base.body_syntax import positionals, shell_lines
 from promptc_compiler.base.diagnostics import Problem
@@ -128,8 +128,7 @@ _NOT_TOOLS = ("external_directory", "doom_loop")
 _CARRIED = ("description", "mode", "model", "permission", "tools", "disable", "prompt", "name")
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """One runtime's reading of a bundle: what each written agent keeps and loses."""
 
     tools: Mapping[str, tuple[str, ...]]  # agent id -> runtime tools, for every agent written
@@ -139,8 +138,7 @@ class Plan:
     agents: Mapping[str, Agent]  # every agent OpenCode loads, by id (the bundle's and its own)
 
 
-@dataclass(frozen=True)
-class _Verdict:
+class _Verdict(NamedTuple):
     """One permission in one rule list: allowed for every input, denied for every
     input, or neither; and the indexes of the rules behind each kind of region."""
 

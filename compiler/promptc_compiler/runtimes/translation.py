@@ -53,8 +53,7 @@ class Translator(Generic[T]):
     translate: Callable[[Project, Runtime], T]
 
 
-@dataclass(frozen=True)
-class Subject:
+class Subject(NamedTuple):
     """Whoever runs with a runtime's tools: a bundle agent, or the main thread."""
 
     name: str  # the OpenCode agent id, or MAIN
@@ -63,16 +62,14 @@ class Subject:
     removable: bool = True  # False: its tools cannot be narrowed
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Whose rule (or OpenCode's own behaviour) a translated rule or loss comes from."""
 
     subject: str
     rule: Rule | None  # None: OpenCode's own behaviour, not a written rule
 
 
-@dataclass(frozen=True)
-class Loss:
+class Loss(NamedTuple):
     """What a runtime cannot say of one OpenCode rule, for one agent."""
 
     subject: str

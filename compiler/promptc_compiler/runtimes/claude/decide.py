@@ -89,6 +89,7 @@ import re
 import shlex
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
@@ -163,8 +164,7 @@ class Entry:
         return PathRule.of(self.spec or "")
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     name: str  # the runtime's name (a plugin's without its prefix)
     tools: frozenset[str]
     spawn: frozenset[str] | None  # None: any agent
@@ -463,8 +463,7 @@ def _bash_regex(spec: str) -> re.Pattern[str]:
     return re.compile(text + ("(?: .*)?" if optional else ""), re.DOTALL)
 
 
-@dataclass(frozen=True)
-class PathRule:
+class PathRule(NamedTuple):
     """A Read or Edit path rule: the folder it starts from, whether it names a
     path from there (anchored) or a name at any depth, and its pattern."""
 

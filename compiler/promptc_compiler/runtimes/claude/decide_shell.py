@@ -18,7 +18,7 @@ binary, run offline against a scripted model endpoint; the decision tests
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.runtimes.claude.permission_rules import READ_ONLY
@@ -270,8 +270,7 @@ _DISCARDED = re.compile(r"\s*(?:\d?>>?\s*/dev/null|\d?>&\d)")
 _REDIRECT = re.compile(r"[0-9&]?(>>?|<)(.*)")
 
 
-@dataclass(frozen=True)
-class Files:
+class Files(NamedTuple):
     """What a command does to files: those it reads and writes (paths as the
     call matrix writes them), and whether any is outside the project."""
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import SCALAR_KEYS
@@ -291,8 +291,7 @@ def _path_inside(spec: str) -> list[str]:
 # --- the session: settings.json rules and Claude Code's defaults ----------------
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One settings rule: `Tool` (specifier None) or `Tool(specifier)`."""
 
     tool: str
@@ -403,8 +402,7 @@ def rules_for(key: str, settings: Sequence[Setting], asking_default: str) -> Rul
     return Rules(key, base, allow, found["ask"], found["deny"])
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(NamedTuple):
     """Claude Code's session: the settings files' rules, merged, and its default mode."""
 
     settings: tuple[Setting, ...] = ()
@@ -440,6 +438,10 @@ class Session:
         return permission
 
 
+# A session whose settings files hold no rule.
+NO_SETTINGS = Session()
+
+
 def _implied_settings(settings: Sequence[Setting]) -> list[Setting]:
     """The rules Claude Code keeps without a setting saying them: it asks before a
     command substitution and a suspicious path, and refuses a command on a file
@@ -459,8 +461,7 @@ def outside(mode: str) -> str:
     return "deny" if mode == "dontAsk" else "ask"
 
 
-@dataclass(frozen=True)
-class SettingsFile:
+class SettingsFile(NamedTuple):
     """What one settings file says: its rules, its `defaultMode`, its `agent`."""
 
     settings: tuple[Setting, ...] = ()
@@ -535,7 +536,7 @@ def _setting(text: str, action: str, notes: list[Note]) -> Setting | None:
 
 
 def permission_map(
-    meta: Mapping[str, Any], session: Session = Session()
+    meta: Mapping[str, Any], session: Session = NO_SETTINGS
 ) -> tuple[dict[str, Any], list[Note]]:
     """The OpenCode permission map for a Claude agent's `tools`, `disallowedTools`
     and `permissionMode`, on top of the session's config-level permission."""
@@ -628,7 +629,7 @@ def _deny(permission: dict[str, Any], entry: str, notes: list[Note]) -> None:
 
 
 def agent_spec(
-    ident: str, meta: Mapping[str, Any], session: Session = Session()
+    ident: str, meta: Mapping[str, Any], session: Session = NO_SETTINGS
 ) -> tuple[dict[str, Any], list[Note]]:
     """A promptc agent frontmatter for a Claude Code agent, and what did not carry over."""
     notes: list[Note] = []

@@ -55,14 +55,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from promptc_compiler.permissions import wildcard
 from promptc_compiler.permissions.ruleset import HOME_STAND_IN
 from promptc_compiler.runtimes.claude import variants
 
 
-@dataclass(frozen=True)
-class Tool:
+class Tool(NamedTuple):
     name: str
     permission: str
     kind: str  # command | path | name | skill | plain

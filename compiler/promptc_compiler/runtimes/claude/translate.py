@@ -51,8 +51,7 @@ _NO_TOOL = {"external_directory", "doom_loop", "plan_enter", "plan_exit"}
 Run = tuple[Source, ...]  # sources recorded together, which entries hold as one (_Runs)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One settings rule: `Tool` or `Tool(specifier)`."""
 
     tool: str
@@ -71,8 +70,7 @@ class Entry:
         return f"{self.tool}({spec})"
 
 
-@dataclass(frozen=True)
-class Translation:
+class Translation(NamedTuple):
     subjects: tuple[Subject, ...]
     tools: Mapping[str, tuple[str, ...]]  # agent id -> Claude tool names
     spawn: Mapping[str, tuple[str, ...]]  # agent id -> subagent ids for Agent(...)

@@ -46,8 +46,7 @@ import posixpath
 import re
 import tomllib
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
@@ -67,8 +66,7 @@ _KEYWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class PrefixRule:
+class PrefixRule(NamedTuple):
     pattern: tuple[tuple[str, ...], ...]  # per position, the alternatives
     decision: str
     path: str
@@ -82,15 +80,13 @@ class PrefixRule:
         return " ".join(p[0] if len(p) == 1 else "[" + "|".join(p) + "]" for p in self.pattern)
 
 
-@dataclass(frozen=True)
-class Role:
+class Role(NamedTuple):
     name: str
     shell: bool  # the role file does not take the shell away
     path: str
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(NamedTuple):
     """What the project's config gives every role."""
 
     shell: bool
@@ -102,8 +98,7 @@ class Session:
     max_depth: int
 
 
-@dataclass(frozen=True)
-class Codex:
+class Codex(NamedTuple):
     roles: Mapping[str, Role]
     session: Session
     rules: tuple[PrefixRule, ...]

@@ -72,7 +72,7 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.core.project import Project, Spec
 from promptc_compiler.permissions import shell as shell_words
@@ -104,8 +104,7 @@ DROPPED = ("temperature", "top_p", "steps", "maxSteps", "color", "hidden", "opti
 SHELLS = ("bash", "sh", "zsh")
 
 
-@dataclass(frozen=True)
-class PrefixRule:
+class PrefixRule(NamedTuple):
     pattern: tuple[tuple[str, ...], ...]  # per word, its alternatives
     decision: str  # allow | prompt | forbidden
     sources: tuple[Source, ...]  # the agents and OpenCode rules it stands for

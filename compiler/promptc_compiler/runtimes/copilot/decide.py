@@ -42,8 +42,7 @@ the real CLI on a sample.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
@@ -100,16 +99,14 @@ _NAMES |= {"web_fetch": "web"}
 UNKNOWN = "unknown"  # an agent's hooks are not one promptc wrote
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     tools: frozenset[str]
     path: str
     offered: bool = True  # `task` may start it (no `infer: false`)
     hook: Hook | str | None = None  # promptc's hook, UNKNOWN, or None (no hook)
 
 
-@dataclass(frozen=True)
-class Copilot:
+class Copilot(NamedTuple):
     agents: Mapping[str, Agent]
 
     def decide(self, call: Call) -> Verdict:

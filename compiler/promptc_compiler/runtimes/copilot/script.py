@@ -52,7 +52,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ACTIONS = ("allow", "ask", "deny")
 # Commands OpenCode never asks the bash permission for (promptc_compiler.permissions.shell).
@@ -90,8 +90,7 @@ Token = str
 Pattern = tuple[Token, ...]
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     """One shell function: `name() { case $1 in ...) echo action ;; ... esac; }`."""
 
     name: str
@@ -104,8 +103,7 @@ class Table:
         return "ask"  # unreachable for a table promptc writes: its last item is `*`
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     agent: str  # the agent's name, in the reasons the script gives
     contexts: str  # "m" (main session only), "s" (subagent only) or "ms"
     tables: Mapping[str, Table]
@@ -442,8 +440,7 @@ def decide(
     return run.tool(tool)
 
 
-@dataclass(frozen=True)
-class _Run:
+class _Run(NamedTuple):
     hook: Hook
     x: str
     args: Mapping[str, str]  # JSON-escaped

@@ -61,6 +61,7 @@ import re
 import tomllib
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
@@ -126,8 +127,7 @@ _WRAPPER = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     tool: str
     decision: str  # allow | ask | deny
     priority: float
@@ -151,14 +151,12 @@ DEFAULTS = (
 )
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     tools: frozenset[str]
     path: str
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """A tool call as Gemini's policy engine is asked about it."""
 
     tool: str

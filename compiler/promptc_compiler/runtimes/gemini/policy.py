@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from promptc_compiler.permissions.ruleset import Rule, names_home
 from promptc_compiler.runtimes.gemini.tools import GEMINI
@@ -95,8 +95,7 @@ _COMMAND_LEAD = "(?:|[^\\x00]*[^\\w.\\-/\\x00])"
 _COMMAND_END = "(?![\\w.\\-/])"
 
 
-@dataclass(frozen=True)
-class PolicyRule:
+class PolicyRule(NamedTuple):
     subagent: str
     tool: str
     decision: str  # allow | ask_user | deny
