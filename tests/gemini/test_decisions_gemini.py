@@ -122,11 +122,27 @@ def test_lines_and_rules_read_once_decide_as_when_read_afresh() -> None:
     for call in calls_:
         fresh.__dict__.pop("_parsed", None)  # forget every line parsed before
         fresh.__dict__.pop("_merged", None)  # and every agent's rules found
+        fresh.__dict__.pop("_by_tool", None)  # and those of each tool
         answers.append(fresh.decide(call))
     assert [shared.decide(call) for call in calls_] == answers
     shells = [c for c in calls_ if c.permission == "bash"]
     # every agent is asked about the same lines: far fewer are parsed than asked
     assert 0 < len(shared._parsed) < len(shells) / 2
+    # each agent's rules are sorted by tool once, not per call
+    assert 0 < len(shared._by_tool) < len(calls_) / 4
+
+
+def test_without_a_policy_file_gemini_s_own_rules_decide_by_session() -> None:
+    # Gemini's write.toml asks in an interactive session and denies in a
+    # headless one: each session reads only the rules of its mode.
+    _, files = emitted("team")
+    own = {rel: text for rel, text in files.items() if not rel.endswith(".toml")}
+    request = model_of.Request("write_file", "chronicler", (("file_path", "notes.txt"),))
+    reading = model_of.Request("read_file", "chronicler", (("file_path", "notes.txt"),))
+    interactive, headless = model_of.load(own), model_of.headless(own)
+    assert interactive.check(request).action == "ask"
+    assert headless.check(request).action == "deny"
+    assert interactive.check(reading).action == headless.check(reading).action == "allow"
 
 
 # --- the translation reads OpenCode's order soundly ---------------------------------------

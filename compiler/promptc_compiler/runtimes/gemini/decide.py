@@ -291,13 +291,28 @@ class Gemini:
     def _mode(self, rule: Rule) -> bool:
         return rule.interactive is None or rule.interactive == self.interactive
 
+    def _for_tool(self, subagent: str, tool: str) -> tuple[Rule, ...]:
+        """The rules that can decide a call of `tool` by `subagent` in this mode,
+        in order: a proof asks each subagent about hundreds of calls of a few
+        tools, and most of its rules name another tool."""
+        key = (subagent, tool)
+        found = self._by_tool.get(key)
+        if found is None:
+            deciding = (self.rules[i] for i in self._deciding(subagent))
+            found = self._by_tool[key] = tuple(
+                rule for rule in deciding if rule.tool in (tool, "*") and self._mode(rule)
+            )
+        return found
+
+    @functools.cached_property
+    def _by_tool(self) -> dict[tuple[str, str], tuple[Rule, ...]]:
+        """_for_tool's answers, by subagent and tool."""
+        return {}
+
     def _rule(self, request: Request) -> Verdict:
         """The answer of the highest-priority matching rule, or the default."""
         text = stable_stringify(dict(request.args))
-        for i in self._deciding(request.subagent):
-            rule = self.rules[i]
-            if rule.tool not in (request.tool, "*") or not self._mode(rule):
-                continue
+        for rule in self._for_tool(request.subagent, request.tool):
             if rule.args is not None and not rule.args.search(text):
                 continue
             return Verdict(rule.decision, f"{rule.where}: {rule.decision} `{request.tool}`")
