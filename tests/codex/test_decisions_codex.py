@@ -212,8 +212,11 @@ def test_an_accepted_widening_is_built_and_shown_first(
     first = next(i for i, line in enumerate(shown) if line.startswith("promptc: codex:"))
     assert "codex: accepted wider `edit`: Codex lets `reader` make" in shown[first]
     report = Path("build/codex/TRANSLATION.md").read_text()
-    assert report.index("## Accepted widenings") < report.index("## Agents")
-    assert "`reader` `edit`" in report
+    # Once, in the proof's section, before every other
+    assert report.index("ACCEPTED WIDENINGS") < report.index("## Every role")
+    edits = [line for line in report.splitlines() if line.startswith("- `reader`, `edit`")]
+    assert [line.split(": ")[1] for line in edits] == ["8 call(s), e.g. `src/app.py`"]
+    assert "- `reader` `edit`" not in report  # no second list of the same calls
 
 
 # --- the real CLI ---------------------------------------------------------------------------

@@ -55,11 +55,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from promptc_compiler.core.project import Project, Spec
-from promptc_compiler.permissions import calls
-from promptc_compiler.permissions.calls import RANK
 from promptc_compiler.runtimes import translation_report
 from promptc_compiler.runtimes.adapter import Starter
-from promptc_compiler.runtimes.codex import decide as decide_codex
 from promptc_compiler.runtimes.codex import translate as codex_rules
 from promptc_compiler.runtimes.codex.translate import CodexTranslation, PrefixRule
 from promptc_compiler.runtimes.model_map import models_option
@@ -106,7 +103,7 @@ def files(project: Translated, options: Mapping[str, Any]) -> Iterator[tuple[str
     written[".codex/config.toml"] = config_file(project, translation)
     written[RULES_FILE] = rules_file(translation)
     yield from written.items()
-    yield "TRANSLATION.md", report(project, translation, models, written)
+    yield "TRANSLATION.md", report(project, translation, models)
 
 
 # --- TOML -------------------------------------------------------------------------------------
@@ -270,11 +267,10 @@ def report(
     project: Translated,
     translation: CodexTranslation,
     models: Mapping[str, str],
-    written: Mapping[str, str],
 ) -> str:
     root = project.config.root
     own = translation_report.own_losses(translation.losses)
-    parts = [INTRO, *_accepted(project, translation, written)]
+    parts = [INTRO]
     parts += ["## Every role\n", _tools_summary(translation)]
     parts += ["## Command rules\n", _rules_summary(project, translation), "## Agents\n"]
     for ident in translation.shell:
@@ -296,40 +292,6 @@ def report(
     main = f" ({MAIN}: Codex's own session)"
     parts += translation_report.shared_section(translation.losses, root, main)
     return "\n".join(parts)
-
-
-def _accepted(
-    project: Translated, translation: CodexTranslation, written: Mapping[str, str]
-) -> list[str]:
-    """The widenings the config accepts, per agent and permission, as Codex's own
-    decision model (promptc_compiler.runtimes.codex.decide) finds them in the written files."""
-    if not translation.accepted:
-        return []
-    model = decide_codex.load(written)
-    runtime = project.translations.call_agents
-    found: dict[tuple[str, str], list[str]] = {}
-    why: dict[tuple[str, str], str] = {}
-    for call in project.translations.matrix:
-        if call.permission not in translation.accepted:
-            continue
-        verdict = model.decide(call)
-        if RANK[verdict.action] > RANK[calls.decide(runtime, call).action]:
-            key = (call.agent, call.permission)
-            found.setdefault(key, []).append(call.input)
-            why.setdefault(key, verdict.why)
-    accepted = ", ".join(f"`{p}`" for p in sorted(translation.accepted))
-    lines = [
-        "## Accepted widenings\n",
-        f"The config accepts Codex deciding wider than OpenCode for {accepted} "
-        "(`accept_wider`). Where it does, on the bundle's call matrix:\n",
-    ]
-    for (agent, permission), inputs in found.items():
-        shown = ", ".join(f"`{x}`" for x in inputs[:3])
-        more = f" and {len(inputs) - 3} more" if len(inputs) > 3 else ""
-        lines.append(f"- `{agent}` `{permission}` {shown}{more}: {why[agent, permission]}")
-    if not found:
-        lines.append("- none: Codex decides no call of these wider than OpenCode")
-    return ["\n".join(lines) + "\n"]
 
 
 def _tools_summary(translation: CodexTranslation) -> str:
