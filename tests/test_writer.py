@@ -273,28 +273,46 @@ def test_manifest_naming_a_path_outside_is_refused(run: Runner) -> None:
 # --- many files: all written, then renamed ----------------------------------------------
 
 
-def test_a_build_holds_its_files_packed_and_reads_them_whole() -> None:
-    """emitter.Files: what is read is what was put, and generated prose is held
-    in a fraction of its size until the write."""
+def test_a_build_holds_its_files_as_they_are_up_to_a_budget_then_packed() -> None:
+    """emitter.Files: what is read is what was put; the first files, up to the
+    budget, are held as they are, the rest in a fraction of their size."""
     prose = "".join(f"Paso {i}: lee `src/{i}.py` y reporta con ruta y línea.\n" for i in range(300))
     made = {f"opencode/agents/a{n}.md": f"# Agent {n}\n{prose}".encode() for n in range(50)}
+    size = len(made["opencode/agents/a10.md"])
+    budget = 10 * size + size // 2  # ten files and a half
     tracemalloc.start()
     try:
-        files = emitter.Files()
+        files = emitter.Files(raw_bytes=budget)
         for path, data in made.items():
-            files[path] = data
+            files[path] = bytes(bytearray(data))  # a copy, traced
         held = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    assert held < sum(map(len, made.values())) / 5
+    assert 10 * size < held < budget + 40 * size / 5
     assert files == made
     assert list(files) == list(made)
+    # A file put again gives back its room: a packed one put then fits in it.
+    files["opencode/agents/a0.md"] = b"short"
+    tracemalloc.start()
+    try:
+        files["opencode/agents/a40.md"] = bytes(bytearray(made["opencode/agents/a0.md"]))
+        grown = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert grown > size / 2  # held as it is
+    del files["opencode/agents/a41.md"]
     files["claude/empty.md"] = b""
     assert files["claude/empty.md"] == b""
+    assert files["opencode/agents/a0.md"] == b"short"
+    assert files["opencode/agents/a40.md"] == made["opencode/agents/a0.md"]
     assert "claude/empty.md" in files
     assert "claude/other.md" not in files
+    assert "opencode/agents/a41.md" not in files
     del files["claude/empty.md"]
-    assert len(files) == len(made)
+    assert len(files) == len(made) - 1
+    packed = emitter.Files(raw_bytes=0)
+    packed.update(made)
+    assert packed == made
 
 
 def files_of(count: int, version: int) -> dict[str, bytes]:
