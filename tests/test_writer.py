@@ -308,6 +308,7 @@ def test_a_build_holds_its_files_as_they_are_up_to_a_budget_then_packed() -> Non
     assert "claude/empty.md" in files
     assert "claude/other.md" not in files
     assert "opencode/agents/a41.md" not in files
+    assert list(files)[:2] == ["opencode/agents/a0.md", "opencode/agents/a1.md"]  # in place
     del files["claude/empty.md"]
     assert len(files) == len(made) - 1
     packed = emitter.Files(raw_bytes=0)

@@ -64,8 +64,7 @@ class Files(MutableMapping[str, bytes]):
         self._room = raw_bytes  # what is left of raw_bytes
 
     def __setitem__(self, path: str, data: bytes) -> None:
-        if path in self._held:
-            del self[path]
+        self._release(path)  # a file put again keeps its place in the order
         if len(data) <= self._room:
             self._room -= len(data)
             self._held[path] = data
@@ -78,11 +77,15 @@ class Files(MutableMapping[str, bytes]):
         return zlib.decompress(data) if path in self._packed else data
 
     def __delitem__(self, path: str) -> None:
-        data = self._held.pop(path)
+        self._release(path)
+        del self._held[path]
+
+    def _release(self, path: str) -> None:
+        """Give back the room of the file held at `path`, if any (a packed one took none)."""
         if path in self._packed:
             self._packed.discard(path)
-        else:
-            self._room += len(data)
+        elif path in self._held:
+            self._room += len(self._held[path])
 
     def __contains__(self, path: object) -> bool:
         return path in self._held
