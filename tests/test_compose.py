@@ -606,6 +606,23 @@ def test_a_body_read_again_is_the_same_text_map_and_findings() -> None:
     assert dict(composition.agent_maps) == {name: origins for name, _, origins in mapped}
 
 
+def test_a_composition_for_another_target_shares_the_checks_not_the_rendering() -> None:
+    """for_target: the checks' findings (no target read) come with it; what
+    rendering finds for one target stays with that target's composition."""
+    only_opencode = "---\nparams:\n  kind: {type: string, enum: [opencode]}\n---\nKind <<kind>>.\n"
+    body = "<<frag(kind=target)>>\n<<nope>>\nText.\n"
+    opencode = compose(body, {"frag.md": only_opencode})
+    unknown = ("specs/agents/a.md", 5, 1, "unknown fragment 'nope'")
+    assert errors(opencode) == [unknown]
+    claude = opencode.for_target("claude")
+    refused = "fragment 'frag': parameter 'kind' must be one of \"opencode\"; got \"claude\""
+    assert errors(claude) == [("specs/agents/a.md", 4, 13, refused), unknown]
+    assert claude.agents["a"] == "<<frag(kind=target)>>\n<<nope>>\nText.\n"
+    assert opencode.agents["a"] == "Kind opencode.\n<<nope>>\nText.\n"
+    assert errors(opencode) == [unknown]  # claude's finding is claude's alone
+    assert errors(claude) == errors(compose(body, {"frag.md": only_opencode}, "claude"))
+
+
 def test_used_counts_every_branch_and_nested_fragments() -> None:
     body = '<% if target == "claude" %>\n<<claude_only>>\n<% endif %>\n<<outer>>\n'
     fragments = {

@@ -312,10 +312,10 @@ def lint(
         )
     fixed, failed = _fix(config) if fix else ((), ())
     collector = _Collector(config, kept)
-    bundle, project = _analyse(collector, _lint_target(config))
+    _, project = _analyse(collector, _lint_target(config))
     for name in sorted({compose_as(name) for name in config.targets} - {project.target}):
         # Text that only this target sees can hold its own errors.
-        _composed(collector, compose_bundle(bundle, name, TARGET_NAMES, config.display))
+        _composed(collector, project.composition.for_target(name))
     collector.extend(failed)
     return collector.result(fixed=fixed)
 

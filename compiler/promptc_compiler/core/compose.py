@@ -27,6 +27,7 @@ first read.
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -167,6 +168,10 @@ class Composition:
         """Whether composing so far found a problem in `path` (the rest may find more)."""
         return path in self._engine.failed
 
+    def for_target(self, target: str) -> Composition:
+        """The same bundle composed for `target` (see _Engine.for_target)."""
+        return Composition(self._engine.for_target(target))
+
 
 class _Bodies(Mapping[str, str]):
     """One kind of body of a composition, by name, each rendered when read."""
@@ -299,6 +304,8 @@ class _Engine:
         self.modes = [self._unit("mode", i, s) for i, s in bundle.modes.items()]
         self.skills = [self._unit("skill", i, s) for i, s in bundle.skill_files().items()]
         self.names = tuple(self.fragments)
+        # The findings of check() and the files they are about (see for_target).
+        self.checked: tuple[dict[tuple[Path, int, int], Finding], set[Path]] | None = None
 
     def _unit(self, kind: str, name: str, source: SourceFile) -> _Unit:
         return _Unit(kind, name, source, scan_of(source), {})
@@ -327,6 +334,18 @@ class _Engine:
             if unit.source.ok:
                 for problem in unit.problems:
                     self.report(unit.path, problem, unit.chain)
+        self.checked = (dict(self.findings), set(self.failed))
+
+    def for_target(self, target: str) -> _Engine:
+        """An engine for another target, sharing this one's checked units and
+        starting from the findings of its checks: check() reads no target (only
+        rendering does), and a build composes a bundle once per runtime."""
+        assert self.checked is not None, "checked first"
+        other = copy.copy(self)  # the units, fragments and conditions shared
+        other.target = target
+        other.findings, other.failed = dict(self.checked[0]), set(self.checked[1])
+        other.memo = {}  # its own: the lint's composition lives through a build
+        return other
 
     def _check_root(self, unit: _Unit) -> None:
         """An agent, mode or skill file's own checks."""

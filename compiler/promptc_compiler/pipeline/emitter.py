@@ -15,13 +15,12 @@ from typing import NamedTuple, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.bundle import Bundle
-from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project, Spec, make_project
 from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
 from promptc_compiler.permissions.calls import Call
 from promptc_compiler.pipeline.proof import Matrix, Proof, Widening, grouped, prove, with_proof
-from promptc_compiler.runtimes import TARGET_NAMES, TARGETS, compose_as
+from promptc_compiler.runtimes import TARGETS, compose_as
 from promptc_compiler.runtimes.translations import Translated
 
 
@@ -143,7 +142,7 @@ def _composed(
 ) -> Translated:
     """The bundle composed for target `name`, with the run's translations."""
     composed_for = compose_as(name)
-    composition = compose_bundle(bundle, composed_for, TARGET_NAMES, collector.display)
+    composition = lint_project.composition.for_target(composed_for)
     project = make_project(collector.config, bundle, composition, composed_for)
     return Translated.of(project, lint_project.translations)
 

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 from promptc_compiler.base.body_syntax import fenced_blocks, in_code_span
 from promptc_compiler.base.diagnostics import Fix, Problem
 from promptc_compiler.core.bundle import Bundle
-from promptc_compiler.core.compose import Composition, SourceMap, compose_bundle
+from promptc_compiler.core.compose import Composition, SourceMap
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project
 from promptc_compiler.runtimes import compose_as
@@ -491,12 +491,7 @@ class Reach:
             composition = (
                 exposure.composition
                 if target == exposure.target
-                else compose_bundle(
-                    exposure.bundle,
-                    target,
-                    exposure.composition.targets,
-                    exposure.config.display,
-                )
+                else exposure.composition.for_target(target)
             )
             for index, kind in enumerate((AGENT, MODE, SKILL)):
                 self._add(target, kind, composition.mapped(index))

@@ -26,7 +26,6 @@ from typing import Any
 from promptc_compiler.base.body_syntax import POSITIONAL
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.source import SOURCE
-from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.project import Project
 from promptc_compiler.runtimes.claude.agents import NAME, TARGETS
 
@@ -55,7 +54,7 @@ def _modes(project: Project, target: str) -> Mapping[str, str]:
     as the first time)."""
     if project.target == target:
         return project.composition.modes
-    return compose_bundle(project.bundle, target, project.composition.targets).modes
+    return project.composition.for_target(target).modes
 
 
 def _report(project: Project, path: Path, text: str, composed: str) -> Iterator[Problem]:
