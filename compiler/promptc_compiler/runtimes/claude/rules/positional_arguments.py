@@ -50,8 +50,8 @@ def check(project: Project, _options: Mapping[str, Any]) -> Iterator[Problem]:
 
 def _modes(project: Project, target: str) -> Mapping[str, str]:
     """The modes composed for `target`: the project's own composition when the
-    project is composed for that target (composing a bundle again costs as much
-    as the first time)."""
+    project is composed for that target (another target's renders every body
+    again)."""
     if project.target == target:
         return project.composition.modes
     return project.composition.for_target(target).modes
