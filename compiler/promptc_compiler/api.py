@@ -335,8 +335,8 @@ def _render(
     """Lint once, then compose and emit every selected target: the files by
     `<target>/<path>`."""
     collector = _Collector(config, kept)
-    bundle, project = _analyse(collector, _lint_target(config))
-    return collector, emitter.emit(collector, bundle, project, names)
+    _, project = _analyse(collector, _lint_target(config))
+    return collector, emitter.emit(collector, project, names)
 
 
 def render(config: Config, *, only: Iterable[str] = ()) -> Result:

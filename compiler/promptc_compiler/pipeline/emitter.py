@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
-from promptc_compiler.core.bundle import Bundle
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.project import Project, Spec, make_project
 from promptc_compiler.core.validate import Schemas, check_emitted, output_schema
@@ -96,12 +95,7 @@ class Files(MutableMapping[str, bytes]):
         return len(self._held)
 
 
-def emit(
-    collector: Collector,
-    bundle: Bundle,
-    lint_project: Translated,
-    names: Iterable[str],
-) -> Files:
+def emit(collector: Collector, lint_project: Translated, names: Iterable[str]) -> Files:
     """Every file of the targets `names`, by `<target>/<path>`, and
     what composing for other targets than the lint target's finds. Each such
     target's project (with the run's translations: each is worked out once for
@@ -115,7 +109,7 @@ def emit(
         composed_for = compose_as(name)
         project = projects.get(composed_for)
         if project is None:
-            project = projects[composed_for] = _composed(collector, bundle, lint_project, name)
+            project = projects[composed_for] = _composed(collector, lint_project, name)
         proved = _emit_target(collector, project, name, files, matrix)
         if proved is not None:
             found[name] = proved
@@ -137,13 +131,12 @@ def _composed_findings(collector: Collector, project: Translated) -> None:
         collector.add(rule, path, problem)
 
 
-def _composed(
-    collector: Collector, bundle: Bundle, lint_project: Translated, name: str
-) -> Translated:
-    """The bundle composed for target `name`, with the run's translations."""
+def _composed(collector: Collector, lint_project: Translated, name: str) -> Translated:
+    """The lint project's bundle composed for target `name`, with the run's
+    translations: the same bundle as the composition it is made from."""
     composed_for = compose_as(name)
     composition = lint_project.composition.for_target(composed_for)
-    project = make_project(collector.config, bundle, composition, composed_for)
+    project = make_project(collector.config, lint_project.bundle, composition, composed_for)
     return Translated.of(project, lint_project.translations)
 
 
