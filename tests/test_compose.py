@@ -17,7 +17,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from promptc_compiler.core import compose as compose_module
 from promptc_compiler.core.bundle import Bundle, fragment_name, load_bundle
-from promptc_compiler.core.compose import Composition, LineOrigin, Site, compose_bundle
+from promptc_compiler.core.compose import BodyLines, Composition, LineOrigin, Site, compose_bundle
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.loader import load_bytes
 from promptc_compiler.runtimes import TARGET_NAMES
@@ -566,6 +566,10 @@ def test_source_map_names_file_line_and_chain() -> None:
         LineOrigin(AGENT, 5),
         LineOrigin(AGENT, 7),
     )
+    # The same, as lines of the agent's file: an included line at its placeholder's.
+    assert composition.agents.lines("a") == BodyLines(
+        [4, 4, 4, 5, 7], [True, False, False] + [True] * 2
+    )
 
 
 def test_source_map_of_printed_values_points_at_the_placeholder() -> None:
@@ -820,6 +824,48 @@ def test_text_without_placeholders_composes_to_itself(text: str) -> None:
     assert composition.findings == ()
     lines = len(text.splitlines())
     assert composition.agent_maps["a"] == tuple(LineOrigin(AGENT, 4 + i) for i in range(lines))
+
+
+# Lines a body is made of: its own text, an escape, a printed value, includes
+# (alone on their line or not, of a fragment that includes another, that prints a
+# value, that prints nothing), a block, blank lines.
+BODY_LINES = [
+    "Texto propio.",
+    "",
+    "\\<<nota>> escrito tal cual",
+    "<<target>>",
+    "Para <<target>>: fin.",
+    "<<nota>>",
+    "Antes <<nota>> después",
+    "<<capas>>",
+    '<<tono(level="ultra")>>',
+    "<<vacio>>",
+    "<% if target == 'opencode' %>",
+    "<% else %>",
+    "<% endif %>",
+]
+BODY_FRAGMENTS = {
+    "nota.md": "Una nota\nde dos líneas.\n",
+    "capas.md": "Arriba\n<<nota>>\nAbajo\n",
+    "tono.md": CAVEMAN,
+    "vacio.md": "",
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(BODY_LINES), max_size=12), st.booleans())
+def test_body_lines_say_what_the_source_map_says_of_the_agents_file(
+    lines: list[str], newline: bool
+) -> None:
+    """Each composed line's line in the agent's file: its own, or its outermost
+    include's; the same as the source map, which names every file."""
+    body = "\n".join(lines) + ("\n" if newline else "")
+    composition = compose(body, BODY_FRAGMENTS)
+    origins = composition.agent_maps["a"]
+    assert composition.agents.lines("a") == BodyLines(
+        [o.chain[0].line if o.chain else o.line for o in origins], [not o.chain for o in origins]
+    )
+    assert all(o.path == AGENT for o in origins if not o.chain)
 
 
 @settings(max_examples=200, deadline=None)

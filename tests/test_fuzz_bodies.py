@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptc_compiler.core.compose import BodyLines
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.snippet import Snippet, find_copies
 from promptc_compiler.pipeline.import_text import find_shared, replace_shared
@@ -43,6 +44,11 @@ class _Spec:
     def __init__(self, body: str) -> None:
         self.source = _Source(body)
         self.body = body
+
+    def body_lines(self) -> BodyLines:
+        """Each line its own, from the body's first line (1) on."""
+        count = self.body.count("\n") + 1
+        return BodyLines(list(range(1, count + 1)), [True] * count)
 
 
 # --- copies of the snippet ------------------------------------------------------------

@@ -3,7 +3,6 @@ reading every window (long bodies: tests/test_fuzz_bodies.py)."""
 
 from __future__ import annotations
 
-import difflib
 import random
 import re
 import textwrap
@@ -13,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc_compiler.base import body_syntax
@@ -516,38 +515,3 @@ def test_scores_are_the_similarity_of_copies(a: str, b: str, drift: int) -> None
         assert {n: value for n, value in scores.items() if value is not None} == expected
     # the bound it is ordered by before it is scored is at least the score
     assert all(target.bound(a[:length]) >= value for length, value in expected.items())
-
-
-def _plain_ends(source: list[str], composed: list[str]) -> tuple[int, int]:
-    """The common head and tail as align() found them with a loop per line."""
-    head = 0
-    limit = min(len(source), len(composed))
-    while head < limit and source[head] == composed[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and source[-1 - tail] == composed[-1 - tail]:
-        tail += 1
-    return head, tail
-
-
-LINES = st.lists(st.sampled_from(["a", "b", "", "<<x>>"]), max_size=8)
-
-
-@given(LINES, LINES)
-@example(["a", "a"], ["a"])
-@example(["a", "b", "a"], ["a", "a"])
-@example([], ["a"])
-def test_align_matches_the_same_head_and_tail(source: list[str], composed: list[str]) -> None:
-    head, tail = _plain_ends(source, composed)
-    opcodes = snippet.align(source, composed)
-    expected: list[snippet.Opcode] = [("equal", 0, head, 0, head)] if head else []
-    middle = difflib.SequenceMatcher(
-        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
-    )
-    for tag, i1, i2, j1, j2 in middle.get_opcodes():
-        expected.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
-    if tail:
-        expected.append(
-            ("equal", len(source) - tail, len(source), len(composed) - tail, len(composed))
-        )
-    assert opcodes == expected

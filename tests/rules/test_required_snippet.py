@@ -16,7 +16,7 @@ from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import Config, load_config
 from promptc_compiler.core.project import make_project
-from promptc_compiler.core.snippet import align, find_copies, make_snippet
+from promptc_compiler.core.snippet import find_copies, make_snippet
 from promptc_compiler.pipeline.lint import settings
 from promptc_compiler.rules import required_snippet
 from promptc_compiler.runtimes import TARGET_NAMES
@@ -497,21 +497,32 @@ def test_a_team_of_real_shape_satisfies_its_own_rule(monkeypatch: pytest.MonkeyP
     assert_the_rule_holds(load_config())
 
 
-def test_align_maps_expansions_to_their_placeholder() -> None:
-    source = ["<<a>>", "", "# T", "x", "<<b>>", "y"]
-    composed = ["A1", "A2", "", "# T", "x", "B", "y"]
-    assert align(source, composed) == [
-        ("replace", 0, 1, 0, 2),
-        ("equal", 1, 4, 2, 5),
-        ("replace", 4, 5, 5, 6),
-        ("equal", 5, 6, 6, 7),
-    ]
-    assert align(["a"], ["a"]) == [("equal", 0, 1, 0, 1)]
-    assert align(["<% if x %>", "a", "<% endif %>"], ["a"]) == [
-        ("delete", 0, 1, 0, 0),
-        ("equal", 1, 2, 0, 1),
-        ("delete", 2, 3, 1, 1),
-    ]
+def test_copies_are_traced_to_the_lines_that_made_them(make_bundle: MakeBundle) -> None:
+    """A fragment's copy, then the same text inline, then another include: each copy
+    is traced by what composition recorded. A diff of source and composed lines
+    matched the inline lines to the first copy and blamed `<<outro>>` for the
+    second (line 8, first at line 6)."""
+    files = {
+        "fragments/intro.md": f"{SNIPPET}\n",
+        "fragments/outro.md": "Fin.\n",
+        "specs/agents/scout.md": agent(f"<<intro>>\n{SNIPPET}\n<<outro>>\n"),
+    }
+    found = [(d.line, d.column, d.message) for d in lint(make_bundle, files)]
+    assert found == [(6, 1, "the `caveman` snippet appears again (first at line 5)")]
+
+
+def test_a_copy_whose_lines_composition_changed_is_not_rewritten(make_bundle: MakeBundle) -> None:
+    """A drifted copy of the spec's own lines with a comment in one: the lines
+    written are not the lines composed, so no fix rewrites them (the comment would
+    go); an unchanged one is fixed."""
+    commented = ONE_CHARACTER.replace("siempre!", "siempre!<# nota #>")
+    files = {"specs/agents/scout.md": agent(f"{commented}\n\n# Scout\n")}
+    [found] = lint(make_bundle, files)
+    assert (found.line, "has drifted" in found.message, found.fix) == (5, True, None)
+    files = {"specs/agents/scout.md": agent(f"{ONE_CHARACTER}\n\n# Scout\n")}
+    [found] = lint(make_bundle, files)
+    assert found.fix is not None
+    assert (found.fix.start, found.fix.end) == (5, 6)
 
 
 def test_agents_with_the_same_lines_get_their_own_positions(make_bundle: MakeBundle) -> None:

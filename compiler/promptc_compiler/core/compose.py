@@ -81,6 +81,17 @@ class LineOrigin(NamedTuple):
 SourceMap = tuple[LineOrigin, ...]  # entry i describes composed line i + 1
 
 
+class BodyLines(NamedTuple):
+    """Where each line of a composed body comes from in the body's own file, as
+    two lists by composed line: the file's line, and whether that line is the
+    file's own text (else the line of its placeholder that included the text).
+    What a SourceMap says of the body's own file, as numbers: a rule asks it of
+    every agent, and a SourceMap costs an object per line."""
+
+    lines: list[int]
+    own: list[bool]
+
+
 class Composition:
     """The composed bodies of one target, their source maps and the findings.
 
@@ -108,17 +119,17 @@ class Composition:
     # Views made when asked, not held: held, each would hold the composition that
     # holds it, a cycle only a full collection frees.
     @property
-    def agents(self) -> Mapping[str, str]:
-        return _Bodies(self, 0)
+    def agents(self) -> Bodies:
+        return Bodies(self, 0)
 
     @property
-    def modes(self) -> Mapping[str, str]:
-        return _Bodies(self, 1)
+    def modes(self) -> Bodies:
+        return Bodies(self, 1)
 
     @property
-    def skills(self) -> Mapping[str, str]:
+    def skills(self) -> Bodies:
         """Skill markdown files by `<skill>/<path in its folder>`: their bodies composed."""
-        return _Bodies(self, 2)
+        return Bodies(self, 2)
 
     def rendered(self, index: int, name: str) -> _Rendered:
         """The body `name` of a kind (0 agents, 1 modes, 2 skill files), rendered."""
@@ -173,7 +184,7 @@ class Composition:
         return Composition(self._engine.for_target(target))
 
 
-class _Bodies(Mapping[str, str]):
+class Bodies(Mapping[str, str]):
     """One kind of body of a composition, by name, each rendered when read."""
 
     def __init__(self, composition: Composition, index: int) -> None:
@@ -185,6 +196,12 @@ class _Bodies(Mapping[str, str]):
         if name not in self._names:
             raise KeyError(name)
         return self._composition.rendered(self._index, name).text
+
+    def lines(self, name: str) -> BodyLines:
+        """Where each line of the body `name` comes from in its file (BodyLines)."""
+        if name not in self._names:
+            raise KeyError(name)
+        return body_lines(self._composition.rendered(self._index, name))
 
     def __contains__(self, name: object) -> bool:
         return name in self._names
@@ -788,6 +805,31 @@ def _line_anchors(text: str, anchors: list[_Anchor]) -> tuple[_Anchor, ...]:
         if starts_line or text.find("\n", anchor.offset, end - 1) >= 0:
             kept.append(anchor)
     return tuple(kept)
+
+
+def body_lines(rendered: _Rendered) -> BodyLines:
+    """Where the lines of a body rendered from its own file come from (BodyLines):
+    source_map's origins, each a line of that file."""
+    text, anchors = rendered.text, rendered.anchors
+    lines: list[int] = []
+    own: list[bool] = []
+    at_line_start = True
+    for k, anchor in enumerate(anchors):
+        end = anchors[k + 1].offset if k + 1 < len(anchors) else len(text)
+        if end <= anchor.offset:
+            continue  # an anchor that covers nothing: a later one at its offset wins
+        ends_line = text[end - 1] == "\n"
+        # The lines that start in the chunk: at its start, and after each inner newline.
+        inner = text.count("\n", anchor.offset, end) - ends_line
+        mine = not anchor.chain
+        line = anchor.line if mine else anchor.chain[0].line
+        if mine and anchor.advances:
+            lines.extend(range(line + 1 - at_line_start, line + inner + 1))
+        else:
+            lines.extend([line] * (inner + at_line_start))
+        own.extend([mine] * (inner + at_line_start))
+        at_line_start = ends_line
+    return BodyLines(lines, own)
 
 
 def source_map(text: str, anchors: tuple[_Anchor, ...]) -> SourceMap:

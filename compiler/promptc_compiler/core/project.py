@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.core.bundle import SKILL_FILE, Bundle, SkillSource
-from promptc_compiler.core.compose import Composition
+from promptc_compiler.core.compose import Bodies, BodyLines, Composition
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import Frontmatter, Pos, SourceFile
 
@@ -29,12 +29,16 @@ class Spec:
     id: str
     source: SourceFile
     # Where the composed body is (the composition's), under `key` (default: the id).
-    texts: Mapping[str, str] = field(repr=False)
+    texts: Bodies = field(repr=False)
     key: str = ""
 
     @property
     def body(self) -> str:
         return self.texts[self.key or self.id]
+
+    def body_lines(self) -> BodyLines:
+        """Where each line of the composed body comes from in the spec's file."""
+        return self.texts.lines(self.key or self.id)
 
     @property
     def meta(self) -> Mapping[str, Any]:
@@ -153,8 +157,10 @@ def by_spec(project: Project, session: Session) -> Iterator[Problem]:
 
 
 def make_project(config: Config, bundle: Bundle, composition: Composition, target: str) -> Project:
-    agents = {i: Spec(i, bundle.agents[i], composition.agents) for i in composition.agents}
-    modes = {i: Spec(i, bundle.modes[i], composition.modes) for i in composition.modes}
+    # One view of each kind for all its specs (a view is made per access).
+    composed, modes_composed = composition.agents, composition.modes
+    agents = {i: Spec(i, bundle.agents[i], composed) for i in composed}
+    modes = {i: Spec(i, bundle.modes[i], modes_composed) for i in modes_composed}
     skills = {
         name: skill
         for name, source in bundle.skills.items()

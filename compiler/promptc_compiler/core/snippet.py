@@ -2,27 +2,27 @@
 
 The required-snippet rule works on composed output, so a copy counts whether
 a spec writes the placeholder or the text inline. Copies are found in the
-composed body and traced back to the spec's own lines by aligning the source
-with the composed text: lines composition did not touch map one to one, and
-an expansion maps to the placeholder line that produced it.
+composed body and traced back to the spec's own lines by what composition
+recorded of each line (compose.BodyLines): a line of the spec's own text maps
+to that line, and an expansion to the placeholder line that produced it.
 """
 
 from __future__ import annotations
 
 import bisect
-import difflib
 import functools
 import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from promptc_compiler.base.body_syntax import code_lines
 from promptc_compiler.core import params as fragment_params
+from promptc_compiler.core.compose import BodyLines
 from promptc_compiler.core.loader import SourceFile
 from promptc_compiler.core.project import Spec
 from promptc_compiler.core.scan import Placeholder, scan, scan_of
@@ -718,59 +718,17 @@ def _choose(
     return sorted(chosen)
 
 
-Opcode = tuple[str, int, int, int, int]
-
-
-def align(source: Sequence[str], composed: Sequence[str]) -> list[Opcode]:
-    """difflib opcodes turning source lines into composed lines.
-
-    Composition changes only the lines around placeholders, so the common head
-    and tail are matched directly and difflib (quadratic on repetitive text)
-    sees only the middle.
-    """
-    head = _same(source, composed)
-    tail = _same(reversed(source[head:]), reversed(composed[head:]))
-    matcher = difflib.SequenceMatcher(
-        None, source[head : len(source) - tail], composed[head : len(composed) - tail], False
-    )
-    middle = matcher.get_opcodes()
-    opcodes: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    for tag, i1, i2, j1, j2 in middle:
-        opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
-    if tail:
-        i, j = len(source) - tail, len(composed) - tail
-        opcodes.append(("equal", i, len(source), j, len(composed)))
-    return opcodes
-
-
-def _same(first: Iterable[str], second: Iterable[str]) -> int:
-    """How many lines the two have alike from their start (compared at C speed)."""
-    return len(list(itertools.takewhile(bool, map(operator.eq, first, second))))
-
-
-def _to_source(opcodes: Sequence[Opcode], start: int, end: int) -> tuple[int, int, bool]:
-    """Source lines [a, b) that produced composed lines [start, end), and if verbatim."""
-    lows: list[int] = []
-    highs: list[int] = []
-    verbatim = True
-    for tag, i1, i2, j1, j2 in opcodes:
-        if j2 <= start or j1 >= end:
-            continue
-        if tag == "equal":
-            lows.append(i1 + max(start, j1) - j1)
-            highs.append(i1 + min(end, j2) - j1)
-        else:
-            verbatim = False
-            lows.append(i1)
-            highs.append(i2)
-    return min(lows), max(highs), verbatim and max(highs) - min(lows) == end - start
-
-
-def _to_composed(opcodes: Sequence[Opcode], index: int) -> int:
-    for tag, i1, i2, j1, _ in opcodes:
-        if i1 <= index < i2:
-            return j1 + index - i1 if tag == "equal" else j1
-    return 0
+def _to_source(
+    origins: BodyLines, first: int, source: list[str], composed: list[str], start: int, end: int
+) -> tuple[int, int, bool]:
+    """Source lines [a, b) (indices into the body, whose first line is the file's
+    line `first`) that produced composed lines [start, end), and whether they
+    are those lines as written: the file's own lines, one after another, each
+    unchanged (an escape or a printed value changes a line)."""
+    lines = origins.lines[start:end]
+    low, high = lines[0] - first, lines[-1] - first + 1
+    verbatim = high - low == end - start and all(origins.own[start:end])
+    return low, high, verbatim and source[low:high] == composed[start:end]
 
 
 def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
@@ -781,7 +739,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     if not calls and not windows:
         return []  # nothing to trace back to the source
     source = spec.source.body.split("\n")
-    opcodes = align(source, composed)
+    origins = spec.body_lines()
     first = spec.source.body_line
     copies: list[Copy] = []
     called: set[int] = set()
@@ -792,7 +750,8 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
             Copy(
                 start=call.line,
                 end=call.line,
-                composed=_to_composed(opcodes, index),
+                # Where its text starts, or would: the first line from it or after it.
+                composed=bisect.bisect_left(origins.lines, call.line),
                 origin="call",
                 column=call.column,
                 width=len(call.text),
@@ -801,7 +760,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
             )
         )
     for start, end in windows:
-        low, high, verbatim = _to_source(opcodes, start, end)
+        low, high, verbatim = _to_source(origins, first, source, composed, start, end)
         if called & set(range(low, max(high, low + 1))):
             continue  # the rendering of a placeholder found above
         copies.append(

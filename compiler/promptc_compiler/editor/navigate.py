@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core import params
 from promptc_compiler.core.bundle import Bundle, load_bundle
-from promptc_compiler.core.compose import Composition, compose_bundle
+from promptc_compiler.core.compose import Composition, SourceMap, compose_bundle
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import JsonPath, SourceFile
 from promptc_compiler.core.project import make_project
@@ -193,11 +193,12 @@ def _fragment_hover(snapshot: Snapshot, file: File, call: Placeholder) -> str | 
 def _composed(snapshot: Snapshot, file: File, call: Placeholder) -> str | None:
     """The text this call composes to in its agent, mode or skill file, from the source map."""
     composition = snapshot.composition
-    texts, maps = {
+    kinds: dict[str, tuple[Mapping[str, str], Mapping[str, SourceMap]]] = {
         "agent": (composition.agents, composition.agent_maps),
         "mode": (composition.modes, composition.mode_maps),
         "skill": (composition.skills, composition.skill_maps),
-    }.get(file.kind, ({}, {}))
+    }
+    texts, maps = kinds.get(file.kind, ({}, {}))
     if file.ident not in texts:
         return None
     body = texts[file.ident].split("\n")
