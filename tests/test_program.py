@@ -126,11 +126,13 @@ def test_what_a_run_made_is_freed_when_it_returns(command: str) -> None:
     assert gc.collect() < 200  # a few Jinja2 environments and JSON encoders
 
 
-def test_only_the_language_server_loads_its_libraries(sample: Path) -> None:
+def test_only_the_language_server_and_the_watch_load_their_libraries(sample: Path) -> None:
     """pygls and lsprotocol take longer to import than a cold check of 16 agents
-    takes in all: `promptc lsp` alone loads them (docs/architecture.md, "Imports")."""
+    takes in all: `promptc lsp` alone loads them; watchfiles only `--watch`
+    (docs/architecture.md, "Imports")."""
     server = {"promptc_compiler.editor.lsp", "pygls", "lsprotocol"}
-    watched = {*server, "promptc_compiler.api", "yaml"}
+    watch = {"promptc_compiler.editor.watch", "watchfiles"}
+    watched = {*server, *watch, "promptc_compiler.api", "yaml"}
     assert loaded_modules(sample, watched, "--version") == ["0", "promptc_compiler.api", "yaml"]
     assert loaded_modules(sample, watched, "build", "-q") == ["0", "promptc_compiler.api", "yaml"]
     assert loaded_modules(sample, watched, "check") == [
@@ -144,3 +146,4 @@ def test_only_the_language_server_loads_its_libraries(sample: Path) -> None:
     code, *loaded = loaded_modules(sample, watched, "lsp")  # stdin ends: exit 1, no shutdown
     assert code == "1"
     assert server <= set(loaded)
+    assert not watch & set(loaded)

@@ -2,7 +2,8 @@
 
 A command loads the config (promptc_compiler.core.config) and hands it to promptc_compiler.api,
 which answers from the result cache when nothing the run reads has changed.
-Every import stands at the top but the language server's (`lsp`).
+Every import stands at the top but those of the language server (`lsp`) and
+the watch (`--watch`), which only they need.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from promptc_compiler.cli.can import (
 )
 from promptc_compiler.cli.depfile import record
 from promptc_compiler.core.config import Config, load_config
-from promptc_compiler.editor.watch import watch as watch_runs
 from promptc_compiler.permissions import delegation
 from promptc_compiler.pipeline import importer
 from promptc_compiler.runtimes import MODELS, TARGETS
@@ -325,7 +325,7 @@ def _checking(
 @cli.command()
 def lsp() -> None:
     """Run the language server on stdin and stdout, for editors (docs/editors.md)."""
-    # The one import inside a command: pygls and lsprotocol's types take longer
+    # Imported here: pygls and lsprotocol's types take longer
     # to import than a cold `promptc check` of 16 agents takes in all
     # (docs/architecture.md, "Imports"), and only this command needs them.
     from promptc_compiler.editor import lsp as server  # noqa: PLC0415
@@ -526,6 +526,10 @@ def _watching(
 ) -> int:
     """--watch: each run reported as one run of the command is (promptc_compiler.editor.watch), and
     handed the watch's Kept, what the runs before it worked out from unchanged files."""
+    # Imported here: watchfiles (and the logging it sets up) cost every other run
+    # of the command line some 10 ms (docs/architecture.md, "Imports").
+    from promptc_compiler.editor.watch import watch as watch_runs  # noqa: PLC0415
+
     return watch_runs(
         lambda: _load(options.config_path),
         lambda config, kept: _report(run(config, kept), options, built=built),
