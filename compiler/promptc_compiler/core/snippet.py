@@ -719,16 +719,22 @@ def _choose(
 
 
 def _to_source(
-    origins: BodyLines, first: int, source: list[str], composed: list[str], start: int, end: int
+    origins: BodyLines, first: int, source: str, composed: list[str], start: int, end: int
 ) -> tuple[int, int, bool]:
-    """Source lines [a, b) (indices into the body, whose first line is the file's
-    line `first`) that produced composed lines [start, end), and whether they
-    are those lines as written: the file's own lines, one after another, each
-    unchanged (an escape or a printed value changes a line)."""
+    """Source lines [a, b) (indices into the body `source`, whose first line is
+    the file's line `first`) that produced composed lines [start, end), and
+    whether they are those lines as written: the file's own lines, one after
+    another, each unchanged (an escape or a printed value changes a line)."""
     lines = origins.lines[start:end]
     low, high = lines[0] - first, lines[-1] - first + 1
     verbatim = high - low == end - start and all(origins.own[start:end])
-    return low, high, verbatim and source[low:high] == composed[start:end]
+    return low, high, verbatim and _lines(source, low, high) == composed[start:end]
+
+
+def _lines(text: str, start: int, end: int) -> list[str]:
+    """Lines [start, end) of `text`: the text is cut only as far as `end` (a copy
+    and its calls stand near the top of a body tens of KB long)."""
+    return text.split("\n", end)[start:end]
 
 
 def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
@@ -738,7 +744,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
-    source = spec.source.body.split("\n")
+    source = spec.source.body
     origins = spec.body_lines()
     first = spec.source.body_line
     copies: list[Copy] = []
@@ -755,7 +761,7 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
                 origin="call",
                 column=call.column,
                 width=len(call.text),
-                text=source[index],
+                text=_lines(source, index, index + 1)[0],
                 args=_arguments(call),
             )
         )
