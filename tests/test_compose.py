@@ -936,12 +936,12 @@ def test_a_line_in_two_bodies_stands_at_its_own_line_in_each() -> None:
 def test_a_code_span_closing_after_the_last_construct_still_hides_it() -> None:
     """Scan reads no line past the paragraph of the last `<`, but reads that
     paragraph whole: inline code closing on a later line keeps `<<x>>` text."""
-    from promptc_compiler.core.scan import Literal, scan
+    from promptc_compiler.core.scan import is_literal, literal_text, scan
 
     body = "`a <<x>>\nb` and more\nstill the paragraph\n\nthe rest\nof it\n"
     found = scan(body, 1)
-    assert all(isinstance(s, Literal) for s in found.segments)
-    assert "".join(s.text(body) for s in found.segments if isinstance(s, Literal)) == body
+    assert all(map(is_literal, found.segments))
+    assert "".join(literal_text(s, body) for s in found.segments if is_literal(s)) == body
     assert found.problems == ()
 
 

@@ -47,12 +47,13 @@ from promptc_compiler.core.params import Param
 from promptc_compiler.core.sandbox import Conditions
 from promptc_compiler.core.scan import (
     ESCAPE_HINT,
-    Literal,
     Placeholder,
     Scan,
     Tag,
     Unclosed,
     Value,
+    is_literal,
+    literal_text,
     scan_of,
 )
 
@@ -728,8 +729,8 @@ class _Frame:
         body = self.body
         for index in range(first, last):
             segment = segments[index]
-            if type(segment) is Literal:
-                self._put(segment.text(body), segment.line)
+            if is_literal(segment):
+                self._put(literal_text(segment, body), segment[2])  # its text, at its line
             elif isinstance(segment, Placeholder):
                 self._placeholder(index, segment)
 

@@ -25,7 +25,7 @@ from promptc_compiler.base.diagnostics import Diagnostic, Severity
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import SourceFile, load_file
-from promptc_compiler.core.scan import Literal, scan
+from promptc_compiler.core.scan import is_literal, literal_text, scan
 from promptc_compiler.permissions import wildcard
 
 RULE = "import"
@@ -183,9 +183,9 @@ def json_position(text: str, key: str) -> tuple[int, int]:
 def composes_to(text: str) -> str | None:
     """What a body without placeholders composes to, or None when it holds a construct."""
     found = scan(text, 1)
-    if found.problems or not all(isinstance(s, Literal) for s in found.segments):
+    if found.problems or not all(map(is_literal, found.segments)):
         return None
-    return "".join(s.text(text) for s in found.segments if isinstance(s, Literal))
+    return "".join(literal_text(s, text) for s in found.segments if is_literal(s))
 
 
 def _with_backslashes(text: str, positions: Sequence[int]) -> str:
