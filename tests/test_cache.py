@@ -9,6 +9,8 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -205,16 +207,27 @@ def test_key_follows_the_runtimes_package_data(
     sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A runtime's schemas and override keys are JSON inside the package: a change
-    to one is a change of promptc, as a change to its code is."""
+    to one is a change of promptc, as a change to its code is; promptc's files
+    are known by their size and modification time, as Python knows its modules."""
     before = _key(sample)
-    read = files.read_regular
+    real = os.stat
 
-    def edited(path: str) -> bytes:
-        data = read(path)
-        return data + b" " if path.endswith("overrides.json") else data
+    def edited(size: int, nanoseconds: int) -> Callable[..., Any]:
+        def stat(path: str, *args: Any, **kwargs: Any) -> Any:
+            info = real(path, *args, **kwargs)
+            if not str(path).endswith("overrides.json"):
+                return info
+            return SimpleNamespace(
+                st_size=info.st_size + size, st_mtime_ns=info.st_mtime_ns + nanoseconds
+            )
 
-    monkeypatch.setattr(cache, "read_regular", edited)
-    assert _key(sample) != before
+        return stat
+
+    for size, nanoseconds in ((1, 0), (0, 1)):  # a byte more; rewritten as long
+        monkeypatch.setattr(os, "stat", edited(size, nanoseconds))
+        assert _key(sample) != before
+    monkeypatch.setattr(os, "stat", real)
+    assert _key(sample) == before
 
 
 def test_the_cache_reads_the_bundle_the_config_names(
