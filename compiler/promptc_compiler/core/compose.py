@@ -808,48 +808,45 @@ def _line_anchors(text: str, anchors: list[_Anchor]) -> tuple[_Anchor, ...]:
     return tuple(kept)
 
 
-def body_lines(rendered: _Rendered) -> BodyLines:
-    """Where the lines of a body rendered from its own file come from (BodyLines):
-    source_map's origins, each a line of that file."""
-    text, anchors = rendered.text, rendered.anchors
-    lines: list[int] = []
-    own: list[bool] = []
+def _starts(text: str, anchors: Sequence[_Anchor]) -> Iterator[tuple[_Anchor, int, int]]:
+    """The lines that start in each anchor's text: (anchor, first, count), the
+    lines `first` (0, or 1 when its text starts inside a line) to `first + count`
+    of the anchor's, each at its line plus that number when it advances."""
     at_line_start = True
     for k, anchor in enumerate(anchors):
         end = anchors[k + 1].offset if k + 1 < len(anchors) else len(text)
         if end <= anchor.offset:
             continue  # an anchor that covers nothing: a later one at its offset wins
         ends_line = text[end - 1] == "\n"
-        # The lines that start in the chunk: at its start, and after each inner newline.
+        # Newlines inside the text start lines it also covers.
         inner = text.count("\n", anchor.offset, end) - ends_line
-        mine = not anchor.chain
-        line = anchor.line if mine else anchor.chain[0].line
-        if mine and anchor.advances:
-            lines.extend(range(line + 1 - at_line_start, line + inner + 1))
-        else:
-            lines.extend([line] * (inner + at_line_start))
-        own.extend([mine] * (inner + at_line_start))
+        first = 0 if at_line_start else 1
+        yield anchor, first, inner + 1 - first
         at_line_start = ends_line
+
+
+def body_lines(rendered: _Rendered) -> BodyLines:
+    """Where the lines of a body rendered from its own file come from (BodyLines):
+    source_map's origins, each a line of that file."""
+    lines: list[int] = []
+    own: list[bool] = []
+    for anchor, first, count in _starts(rendered.text, rendered.anchors):
+        mine = not anchor.chain
+        if mine and anchor.advances:
+            lines.extend(range(anchor.line + first, anchor.line + first + count))
+        else:
+            lines.extend([anchor.line if mine else anchor.chain[0].line] * count)
+        own.extend([mine] * count)
     return BodyLines(lines, own)
 
 
 def source_map(text: str, anchors: tuple[_Anchor, ...]) -> SourceMap:
     """The origin of each line's first character (see LineOrigin)."""
     origins: list[LineOrigin] = []
-    at_line_start = True
-    for k, anchor in enumerate(anchors):
-        end = anchors[k + 1].offset if k + 1 < len(anchors) else len(text)
-        if end <= anchor.offset:
-            continue  # an anchor that covers nothing: a later one at its offset wins
-        chunk = text[anchor.offset : end]
-        if at_line_start:
-            origins.append(LineOrigin(anchor.path, anchor.line, anchor.chain))
-        # Newlines inside the chunk start lines the chunk also covers.
-        inner = chunk.count("\n") - (1 if chunk.endswith("\n") else 0)
+    for anchor, first, count in _starts(text, anchors):
         step = 1 if anchor.advances else 0
         origins.extend(
             LineOrigin(anchor.path, anchor.line + i * step, anchor.chain)
-            for i in range(1, inner + 1)
+            for i in range(first, first + count)
         )
-        at_line_start = chunk.endswith("\n")
     return tuple(origins)
