@@ -372,3 +372,19 @@ def test_edges_are_every_offered_agent_not_denied(
 @given(pattern=st.text(alphabet="~$HOME/x*", max_size=7))
 def test_names_home_is_whether_expand_home_changes_the_pattern(pattern: str) -> None:
     assert permissions.names_home(pattern) is (permissions.expand_home(pattern, "/h") != pattern)
+
+
+def test_a_rule_holds_where_it_was_written_and_compares_by_it() -> None:
+    """A rule keeps its origin's fields (no Origin object of its own) and gives the
+    origin back; two rules are equal when all but their matchers are."""
+    here = Origin("agent", "scout", Path("specs/agents/scout.md"), 7, 5)
+    rule = Rule("bash", "git *", "allow", here, "git *")
+    assert rule.origin == here
+    assert (rule.kind, rule.path, rule.line, rule.column) == ("agent", here.path, 7, 5)
+    twin = Rule(
+        "bash", "git *", "allow", here, "git *", wildcard.Patterns().matchers("bash", "git *")
+    )
+    assert twin == rule
+    assert hash(twin) == hash(rule)
+    assert Rule("bash", "git *", "allow", here._replace(line=8), "git *") != rule
+    assert Rule("bash", "git *", "allow", here._replace(label="smith"), "git *") != rule

@@ -104,12 +104,12 @@ def _line(rule: Rule | None, display: Display, answer: Answer) -> str:
     if rule is None:
         return "no rule matched: OpenCode asks"
     text = f"{where(rule, display)}: {rule.text()}"
-    if rule.origin.kind == "session":
+    if rule.kind == "session":
         text += (
             f" (added because `{answer.agent.name}` runs as a subagent and its rules "
             f"never mention `{rule.permission}`)"
         )
-    elif rule.origin.kind == "default":
+    elif rule.kind == "default":
         text += " (OpenCode's defaults; nothing in the bundle decides this)"
     return text
 

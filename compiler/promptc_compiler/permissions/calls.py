@@ -353,7 +353,7 @@ def grouped(project: Project, runtime: Runtime) -> tuple[tuple[str, tuple[Asked,
 
 
 def _values(rules: Iterable[Rule]) -> Iterator[tuple[str, str, str, str]]:
-    return ((r.permission, r.pattern, r.action, r.origin.kind) for r in rules)
+    return ((r.permission, r.pattern, r.action, r.kind) for r in rules)
 
 
 def deciding(rules: Sequence[Rule], permission: str) -> tuple[Rule, ...]:
@@ -414,7 +414,7 @@ def _contexts(agent: Agent) -> tuple[bool, ...]:
 def _inputs(rules: Sequence[Rule], names: list[str], skills: list[str]) -> dict[str, list[str]]:
     written: dict[str, list[str]] = {}
     for rule in rules:
-        if rule.permission not in NOT_TOOLS and rule.origin.kind != "runtime":
+        if rule.permission not in NOT_TOOLS and rule.kind != "runtime":
             written.setdefault(rule.permission, []).append(rule.pattern)
     found: dict[str, list[str]] = {}
     for permission in dict.fromkeys((*BUILT_IN, *written)):

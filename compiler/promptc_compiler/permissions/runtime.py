@@ -74,7 +74,7 @@ class Agent:
         # Several rules ask for every agent: worked out once. Kept as indices: the
         # collector stops walking a tuple of ints, and (index, rule) pairs were
         # 8 of the 64 objects per agent it walked in a lint's last full collection.
-        return tuple(i for i, r in enumerate(self.rules) if r.origin.kind == "agent")
+        return tuple(i for i, r in enumerate(self.rules) if r.kind == "agent")
 
     def session_rules(self) -> tuple[Rule, ...]:
         """What the task tool appends when it starts this agent as a subagent."""

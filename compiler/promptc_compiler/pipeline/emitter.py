@@ -419,8 +419,8 @@ def _lost_message(taken: _Lost, room: int) -> str:
 def _wider_place(project: Project, widening: Widening) -> _Place:
     """The OpenCode rule that decided the call, else the agent's `permission` key."""
     rule = next((r for r in widening.opencode.rules if r is not None), None)
-    if rule is not None and rule.origin.path is not None:
-        return ("wider-translation", rule.origin.path, rule.origin.line, rule.origin.column)
+    if rule is not None and rule.path is not None:
+        return ("wider-translation", rule.path, rule.line, rule.column)
     spec = project.agents[widening.call.agent]
     pos = spec.where("permission", key=True)
     return ("wider-translation", spec.source.path, pos.line, pos.column)

@@ -200,9 +200,9 @@ def _allowed(
 
 def _report(agent: Agent, rule: Rule, key: str, written: str, default: str) -> Problem:
     """At the deciding rule when the bundle wrote it, else at the agent's `key`."""
-    if rule.origin.path is not None:
+    if rule.path is not None:
         return problem_at(rule.origin, f"`{rule.text()}`: this agent {written}")
-    decider = f"OpenCode's {rule.origin.label} `{rule.text()}`"
+    decider = f"OpenCode's {rule.label} `{rule.text()}`"
     return problem_at(
         anchor(agent, key),
         default.format(decider=decider),

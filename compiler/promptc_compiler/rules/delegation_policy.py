@@ -106,11 +106,11 @@ def _report(group: list[tuple[Agent, Agent, Decision, str]]) -> Problem:
     whys = "; it ".join(dict.fromkeys(why for _, _, _, why in group))
     verb = "may start" if decision.action == "allow" else "may ask to start"
     rule = decision.rule
-    if rule is not None and rule.origin.path is not None:
+    if rule is not None and rule.path is not None:
         return problem_at(
             rule.origin, f"`{rule.text()}`: {source.name} {verb} {targets}, but the policy {whys}"
         )
-    label = rule.origin.label if rule is not None else "fallback"
+    label = rule.label if rule is not None else "fallback"
     return problem_at(
         anchor(source, "task"),
         f"{source.name} {verb} {targets} through OpenCode's {label} "

@@ -57,7 +57,7 @@ def check(project: Translated, _options: Mapping[str, Any]) -> Iterator[Problem]
     # their patterns: each text is judged once.
     judged: dict[str, list[tuple[str, str | None]]] = {}
     for rule in (*runtime.config_rules, *own):
-        where = (rule.origin.path, rule.origin.line, rule.origin.column)
+        where = (rule.path, rule.line, rule.column)
         if rule.written is None or where in seen:
             continue
         seen.add(where)

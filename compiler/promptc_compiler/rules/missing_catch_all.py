@@ -113,7 +113,7 @@ def _task(runtime: Runtime, agent: Agent) -> Iterator[Problem]:
     for target in offered(runtime):
         decision = can_start(agent, target)
         rule = decision.rule
-        if decision.action == "allow" and rule is not None and rule.origin.kind in BUILT_IN:
+        if decision.action == "allow" and rule is not None and rule.kind in BUILT_IN:
             loose.append(target.name)
     if loose:
         yield problem_at(
@@ -130,7 +130,7 @@ def _other(
     first = entries[0][0]
     for index in range(first - 1, -1, -1):
         rule = agent.rules[index]
-        if rule.origin.kind not in BUILT_IN or rule.action != "allow":
+        if rule.kind not in BUILT_IN or rule.action != "allow":
             continue
         if not coverage.patterns.universal(rule.pattern):
             continue  # the folders OpenCode itself allows are not the "default allow"

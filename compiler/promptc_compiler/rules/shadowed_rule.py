@@ -82,10 +82,10 @@ def _dead_rules(
     permission, pattern and action, and on which ones the spec wrote, alone;
     agents share those lists (the same defaults, maps copied from spec to
     spec), so a run judges each list once (`judged`)."""
-    key = tuple([(r.permission, r.pattern, r.action, r.origin.kind == "agent") for r in rules])
+    key = tuple([(r.permission, r.pattern, r.action, r.kind == "agent") for r in rules])
     found = judged.get(key)
     if found is None:
-        own = [i for i, r in enumerate(rules) if r.origin.kind == "agent"]
+        own = [i for i, r in enumerate(rules) if r.kind == "agent"]
         found = judged[key] = tuple(_judge(rules, own, redundant, coverage))
     return found
 

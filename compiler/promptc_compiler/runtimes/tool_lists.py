@@ -281,7 +281,7 @@ def _losses(
         for at in judged[permission].granting:
             yield rules[at], message
     for rule in subject.agent.rules:
-        if rule.origin.kind in ("agent", "config") and rule.permission not in lacking:
+        if rule.kind in ("agent", "config") and rule.permission not in lacking:
             unmapped = _unmapped(runtime, subject, rule, kept)
             if unmapped:
                 yield rule, unmapped

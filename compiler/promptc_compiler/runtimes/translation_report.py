@@ -108,7 +108,7 @@ def _section(title: str, notes: Sequence[str], headline: str = "") -> str:
 
 
 def _own(rule: Rule) -> bool:
-    return rule.origin.kind == "agent"
+    return rule.kind == "agent"
 
 
 def where(rule: Rule, root: Path) -> str:

@@ -1173,7 +1173,7 @@ class _Planner:
             if not subject.removable:
                 continue
             for rule in subject.agent.rules:
-                if rule.origin.kind in ("agent", "config"):
+                if rule.kind in ("agent", "config"):
                     message = _unmapped_message(subject, rule, self.custom)
                     if message:
                         self._note(subject, rule, message)
@@ -1227,7 +1227,7 @@ class _Pool:
         self.places = range(len(sources)) if places is None else places
         # Read in whole-list passes: a writer list may name every agent, and one
         # is read for nearly every agent's loss.
-        kinds = [None if s.rule is None else s.rule.origin.kind for s in sources]
+        kinds = [None if s.rule is None else s.rule.kind for s in sources]
         fixed_at = self.fixed_at = [k is not None and k != "agent" for k in kinds]
         words = self.words = [
             _WRITERS.get(k or "", _BUILT_IN) if fixed else s.subject

@@ -510,7 +510,7 @@ class _Planner:
         """Rules of the other permissions that a Codex role loses (what it gets
         wider, the proof reports)."""
         for rule in subject.agent.rules:
-            if rule.origin.kind not in ("agent", "config") or rule.action == "deny":
+            if rule.kind not in ("agent", "config") or rule.action == "deny":
                 continue
             message = _lost_message(rule, tools)
             if message is not None:
