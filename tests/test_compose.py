@@ -858,14 +858,18 @@ def test_body_lines_say_what_the_source_map_says_of_the_agents_file(
     lines: list[str], newline: bool
 ) -> None:
     """Each composed line's line in the agent's file: its own, or its outermost
-    include's; the same as the source map, which names every file."""
+    include's; the same as the source map, which names every file. Every line
+    has one (a trailing empty line aside): the snippet rule reads any."""
     body = "\n".join(lines) + ("\n" if newline else "")
     composition = compose(body, BODY_FRAGMENTS)
     origins = composition.agent_maps["a"]
-    assert composition.agents.lines("a") == BodyLines(
+    found = composition.agents.lines("a")
+    assert found == BodyLines(
         [o.chain[0].line if o.chain else o.line for o in origins], [not o.chain for o in origins]
     )
     assert all(o.path == AGENT for o in origins if not o.chain)
+    text = composition.agents["a"]
+    assert len(found.lines) == (len(text.split("\n")) - text.endswith("\n") if text else 0)
 
 
 @settings(max_examples=200, deadline=None)
