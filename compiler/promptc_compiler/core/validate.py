@@ -172,6 +172,11 @@ def _per_entry(schema: Mapping[str, Any]) -> tuple[dict[str, Any], frozenset[str
             entry[keyword] = value
         else:
             return None
+    parts = entry.get("allOf", ())
+    if len(parts) == 1 and all(k in _INERT for k in entry if k != "allOf"):
+        # `allOf` of one schema beside nothing that judges is that schema: each
+        # entry checked (a validator's level more, a fifth of its time) descends once less.
+        return parts[0], frozenset(required)
     return entry, frozenset(required)
 
 
