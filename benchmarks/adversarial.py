@@ -153,6 +153,18 @@ def long_snippet(fragment: str, body: str) -> Files:
     }
 
 
+def repeated_snippet(count: int) -> Files:
+    """One subagent that writes the snippet's placeholder `count` times, each
+    before a line of its own: every call but the first is a duplicate with a fix
+    (cutting the file into lines once per duplicate took 21 s at 9,000)."""
+    body = "".join(f"<<tone>>\nLine {i} after the call.\n" for i in range(count))
+    return {
+        "promptc.toml": '[rules.required-snippet]\nfragment = "tone"\n',
+        "fragments/tone.md": "Tono: directo. Frases cortas, sin rodeos.\n",
+        "specs/agents/a.md": HEAD + body,
+    }
+
+
 # A rule OpenCode's own matcher (a regular expression) backtracks on: each `*`
 # may end at any `a` of the input.
 BACKTRACKING = 'permission:\n  bash:\n    "*": ask\n    "*a*a*a*a*a*a*b": deny'
@@ -254,6 +266,7 @@ CASES = [
         (0,),
     ),
     Case("snippet-750kb-prose", lambda: long_snippet(prose(9_600, 3), "x"), (0,)),
+    Case("snippet-called-5000-times", lambda: repeated_snippet(5_000)),
     # ...a drifted copy of a snippet of long lines (difflib's ratio took minutes)
     Case("snippet-drift-30-lines-of-2000", lambda: long_drift(30, 2_000)),
     Case("snippet-drift-200x500-5kb-lines", lambda: long_drift(200, 500, 5_000)),

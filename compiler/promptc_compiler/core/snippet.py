@@ -700,14 +700,16 @@ def _choose(
         for value, start, end, length, exact in scored
     ]
     heapq.heapify(heap)
-    chosen: list[tuple[int, int]] = []
+    chosen: list[tuple[int, int]] = []  # in order: they never overlap
     scans: dict[int, _Scan] = {}  # by start
     while heap:
         _, size, start, end, length, level = heapq.heappop(heap)
-        if any(start < b and a < end for a, b in chosen):
+        # Only the chosen windows on either side of `start` may overlap it.
+        at = bisect.bisect_left(chosen, (start, start))
+        if (at and chosen[at - 1][1] > start) or (at < len(chosen) and chosen[at][0] < end):
             continue
         if level == 0:
-            chosen.append((start, end))
+            chosen.insert(at, (start, end))
             continue
         scan = scans.get(start)
         if scan is None:
@@ -715,26 +717,16 @@ def _choose(
         value = target.score(scan, length)
         if value is not None:
             heapq.heappush(heap, (-value, size, start, end, length, 0))
-    return sorted(chosen)
+    return chosen
 
 
-def _to_source(
-    origins: BodyLines, first: int, source: str, composed: list[str], start: int, end: int
-) -> tuple[int, int, bool]:
-    """Source lines [a, b) (indices into the body `source`, whose first line is
-    the file's line `first`) that produced composed lines [start, end), and
-    whether they are those lines as written: the file's own lines, one after
-    another, each unchanged (an escape or a printed value changes a line)."""
+def _to_source(origins: BodyLines, first: int, start: int, end: int) -> tuple[int, int, bool]:
+    """Source lines [a, b) (indices into the body, whose first line is the file's
+    line `first`) that produced composed lines [start, end), and whether they are
+    the file's own lines, one after another (find_copies then compares them)."""
     lines = origins.lines[start:end]
     low, high = lines[0] - first, lines[-1] - first + 1
-    verbatim = high - low == end - start and all(origins.own[start:end])
-    return low, high, verbatim and _lines(source, low, high) == composed[start:end]
-
-
-def _lines(text: str, start: int, end: int) -> list[str]:
-    """Lines [start, end) of `text`: the text is cut only as far as `end` (a copy
-    and its calls stand near the top of a body tens of KB long)."""
-    return text.split("\n", end)[start:end]
+    return low, high, high - low == end - start and all(origins.own[start:end])
 
 
 def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
@@ -744,9 +736,13 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     windows = _windows(composed, snippet)
     if not calls and not windows:
         return []  # nothing to trace back to the source
-    source = spec.source.body
     origins = spec.body_lines()
     first = spec.source.body_line
+    traced = [(start, end, *_to_source(origins, first, start, end)) for start, end in windows]
+    # The spec's source cut into lines once, only as far as the last line read: a
+    # copy and its calls stand near the top of a body tens of KB long.
+    last = max([call.line - first + 1 for call in calls] + [t[3] for t in traced], default=0)
+    source = spec.source.body.split("\n", last)[:last]
     copies: list[Copy] = []
     called: set[int] = set()
     for call in calls:
@@ -761,14 +757,15 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
                 origin="call",
                 column=call.column,
                 width=len(call.text),
-                text=_lines(source, index, index + 1)[0],
+                text=source[index],
                 args=_arguments(call),
             )
         )
-    for start, end in windows:
-        low, high, verbatim = _to_source(origins, first, source, composed, start, end)
+    for start, end, low, high, own in traced:
         if called & set(range(low, max(high, low + 1))):
             continue  # the rendering of a placeholder found above
+        # As written: its own lines, each unchanged (an escape or a printed value changes one).
+        verbatim = own and source[low:high] == composed[start:end]
         copies.append(
             Copy(
                 start=first + low,

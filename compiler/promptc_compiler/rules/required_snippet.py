@@ -78,6 +78,7 @@ Passes:
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -344,10 +345,26 @@ def _first_line(text: str) -> int | None:
     return text.count("\n", 0, lead) if lead < len(text) else None
 
 
-def _removal(spec: Spec, copy: Copy) -> tuple[int, int]:
+class _File:
+    """A spec's file as its fixes read it: cut into lines when a fix first needs
+    them, once for every copy of the agent (one split per copy was quadratic in
+    an agent that repeats the snippet thousands of times)."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return self.spec.source.text.split("\n")
+
+    @functools.cached_property
+    def total(self) -> int:
+        return _real_lines(self.spec)
+
+
+def _removal(file: _File, copy: Copy) -> tuple[int, int]:
     """The file lines to delete for a copy: its own, and one blank line so no gap doubles."""
-    lines = spec.source.text.split("\n")
-    total = _real_lines(spec)
+    spec, lines, total = file.spec, file.lines, file.total
 
     def blank(number: int) -> bool:
         return 1 <= number <= total and not lines[number - 1].strip()
@@ -369,10 +386,10 @@ def _replace(snippet: Snippet, copy: Copy, form: str) -> Fix | None:
     return Fix(copy.start, copy.end, form + "\n") if copy.alone else None
 
 
-def _delete(spec: Spec, copy: Copy) -> Fix | None:
+def _delete(file: _File, copy: Copy) -> Fix | None:
     if not copy.alone:
         return None
-    start, end = _removal(spec, copy)
+    start, end = _removal(file, copy)
     return Fix(start, end, "")
 
 
@@ -384,12 +401,12 @@ def _insert(spec: Spec, form: str) -> Fix:
     return Fix(top, top - 1, form + "\n\n")
 
 
-def _move(spec: Spec, copy: Copy, form: str) -> Fix | None:
-    top = _first_content(spec)
+def _move(file: _File, copy: Copy, form: str) -> Fix | None:
+    top = _first_content(file.spec)
     if not copy.alone or top is None or top >= copy.start:
         return None
-    start, end = _removal(spec, copy)
-    between = spec.source.text.split("\n")[top - 1 : start - 1]
+    start, end = _removal(file, copy)
+    between = file.lines[top - 1 : start - 1]
     return Fix(top, end, "".join(f"{line}\n" for line in [form, "", *between]))
 
 
@@ -397,9 +414,10 @@ def _move(spec: Spec, copy: Copy, form: str) -> Fix | None:
 
 
 def _exempt(spec: Spec, snippet: Snippet, copies: Sequence[Copy]) -> Iterator[Problem]:
+    file = _File(spec)
     for copy in copies:
         message = f"agent '{spec.id}' is exempt from the `{snippet.name}` snippet but carries it"
-        fix = _delete(spec, copy)
+        fix = _delete(file, copy)
         yield Problem(copy.start, copy.column, message, fix=fix, path=spec.source.path)
 
 
@@ -424,13 +442,14 @@ def _check_agent(
         return
     head = _first_line(spec.body) or 0
     kept = next((c for c in copies if c.composed == head), copies[0])
+    file = _File(spec)
     for copy in copies:
         if copy is not kept:
             message = f"the `{snippet.name}` snippet appears again (first at line {kept.start})"
-            yield Problem(copy.start, copy.column, message, fix=_delete(spec, copy), path=path)
+            yield Problem(copy.start, copy.column, message, fix=_delete(file, copy), path=path)
     moved = None
     if options["position"] == "after-frontmatter" and kept.composed != head:
-        moved = _move(spec, kept, form)
+        moved = _move(file, kept, form)
         message = (
             f"the `{snippet.name}` snippet must be the first text after the frontmatter, "
             "before the first heading"
