@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -99,9 +99,12 @@ def score(text: str, target: str) -> float | None:
     return ratio if ratio >= THRESHOLD and differ <= snippet.DRIFT else None
 
 
-def windows_read(lines: Sequence[str], target_text: str) -> list[tuple[int, int]]:
-    """Every window scored, the most similar chosen."""
-    code = code_lines(lines)
+def windows_read(
+    lines: Sequence[str], target_text: str, breaks: Collection[int] = ()
+) -> list[tuple[int, int]]:
+    """Every window scored, the most similar chosen; no window holds a code line
+    or a line of `breaks`."""
+    code = code_lines(lines) | set(breaks)
     target = " ".join(target_text.split())
     if not target:
         return []
@@ -183,6 +186,22 @@ def test_windows_are_those_of_reading_every_window(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(snippet, "DRIFT", drift)
         assert snippet._windows(lines, _snippet(target)) == windows_read(lines, target)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(LINE, max_size=16),
+    target=st.sampled_from(TARGETS),
+    breaks=st.sets(st.integers(0, 15)),
+)
+def test_windows_around_lines_read_as_code_are_those_of_reading_every_window(
+    lines: list[str], target: str, breaks: set[int]
+) -> None:
+    """The lines a call of the snippet rendered (find_copies) part the text as code does."""
+    breaks = {index for index in breaks if index < len(lines)}
+    found = snippet._windows(lines, _snippet(target), breaks)
+    assert found == windows_read(lines, target, breaks)
+    assert all(not breaks.intersection(range(start, end)) for start, end in found)
 
 
 @settings(max_examples=300, deadline=None)

@@ -15,7 +15,7 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -293,7 +293,7 @@ class _Target:
             found.append(text)
         return found
 
-    def spans(self, lines: Sequence[str]) -> list[tuple[int, int]]:
+    def spans(self, lines: Sequence[str], breaks: Collection[int] = ()) -> list[tuple[int, int]]:
         """The [start, end) runs of `lines` where a window may hold a copy: around
         a line that shares a word with the snippet or is a part of it, as far as
         a window that holds that line can reach. A window that holds a copy
@@ -303,7 +303,8 @@ class _Target:
         most MAX_WINDOW lines, and at most `longest` characters of the lines'
         whitespace-normalised text, blank lines taking none: so in a body of
         prose a span holds a few lines around the line, not MAX_WINDOW on
-        each side. Each distinct line is judged once (`kept`)."""
+        each side. Each distinct line is judged once (`kept`). No window holds
+        a line of `breaks` (see _windows): none is looked around."""
         kept = self.kept
         for new in set(lines).difference(kept):
             text = self.normal((new,))[0]
@@ -311,7 +312,10 @@ class _Target:
             kept[new] = bool(text) and (shares or text in self.text)  # the cheaper first
         found: list[tuple[int, int]] = []
         reach = _Reach([len(self.normals[line]) for line in lines], self.longest)
-        for index in itertools.compress(itertools.count(), map(kept.__getitem__, lines)):
+        marks = list(map(kept.__getitem__, lines))
+        for index in breaks:
+            marks[index] = False
+        for index in itertools.compress(itertools.count(), marks):
             start, end = reach.before(index), reach.after(index)
             if found and start <= found[-1][1]:
                 found[-1] = (found[-1][0], max(found[-1][1], end))
@@ -496,10 +500,12 @@ class _Reading:
         lines: Sequence[str],
         target: _Target,
         spans: Sequence[tuple[int, int]] | None = None,
+        breaks: Collection[int] = (),
     ) -> None:
         spans = [(0, len(lines))] if spans is None else spans
         # No line past the last span is read: the code before it is all that parts it.
         code = code_lines(lines[: spans[-1][1]]) if spans else set()
+        code.update(breaks)  # they part the text as code does (see _windows)
         wanted = list(itertools.chain.from_iterable(range(a, b) for a, b in spans))
         normal = target.normal(list(map(lines.__getitem__, wanted)))
         # The lines read: not blank, not code; then their text.
@@ -589,7 +595,9 @@ class _Reading:
         return self.code[at] if at < len(self.code) else self.count
 
 
-def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
+def _windows(
+    lines: Sequence[str], snippet: Snippet, breaks: Collection[int] = ()
+) -> list[tuple[int, int]]:
     """Non-overlapping [start, end) windows of a composed body's lines that hold a copy.
 
     A window reads the non-blank lines from `start` to `end` (at most
@@ -612,11 +620,13 @@ def _windows(lines: Sequence[str], snippet: Snippet) -> list[tuple[int, int]]:
     Only starts from which a window can read a part, or half of the pieces,
     are tried: the lines of prose around them are never compared, and a
     window is compared only when it could still win (see _choose).
+
+    The lines of `breaks` are read as code lines are: no window holds one.
     """
     target = snippet.target
     if not target.text:
         return []
-    reading = _Reading(lines, target, target.spans(lines))
+    reading = _Reading(lines, target, target.spans(lines, breaks), breaks)
     pending: dict[int, tuple[str, list[int]]] = {}
     return _choose(_scored(reading, target, pending), pending, target)
 
@@ -729,14 +739,27 @@ def _to_source(origins: BodyLines, first: int, start: int, end: int) -> tuple[in
     return low, high, high - low == end - start and all(origins.own[start:end])
 
 
+def _rendered(origins: BodyLines, calls: Sequence[Placeholder]) -> set[int]:
+    """The composed lines that come from the lines of `calls`: what a call
+    renders is the snippet, and a window over it would be the call found
+    again (find_copies sets such a window aside). Read as code is, they cost
+    an agent that writes the call, as most agents do, no search."""
+    found: set[int] = set()
+    lines = origins.lines  # in the source's order
+    for line in {call.line for call in calls}:
+        found.update(range(bisect.bisect_left(lines, line), bisect.bisect_right(lines, line)))
+    return found
+
+
 def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     """Every copy of the snippet in an agent, in source order."""
     composed = spec.body.split("\n")
     calls = _calls(spec, snippet)
-    windows = _windows(composed, snippet)
+    origins = spec.body_lines() if calls else None
+    windows = _windows(composed, snippet, _rendered(origins, calls) if origins else ())
     if not calls and not windows:
         return []  # nothing to trace back to the source
-    origins = spec.body_lines()
+    origins = origins or spec.body_lines()
     first = spec.source.body_line
     traced = [(start, end, *_to_source(origins, first, start, end)) for start, end in windows]
     # The spec's source cut into lines once, only as far as the last line read: a
