@@ -306,16 +306,19 @@ class _Target:
         each side. Each distinct line is judged once (`kept`). No window holds
         a line of `breaks` (see _windows): none is looked around."""
         kept = self.kept
-        for new in set(lines).difference(kept):
+        for new in dict.fromkeys(itertools.filterfalse(kept.__contains__, lines)):
             text = self.normal((new,))[0]
             shares = not self.words.isdisjoint(text.split())
             kept[new] = bool(text) and (shares or text in self.text)  # the cheaper first
-        found: list[tuple[int, int]] = []
-        reach = _Reach([len(self.normals[line]) for line in lines], self.longest)
         marks = list(map(kept.__getitem__, lines))
         for index in breaks:
             marks[index] = False
-        for index in itertools.compress(itertools.count(), marks):
+        held = list(itertools.compress(itertools.count(), marks))
+        if not held:
+            return []
+        found: list[tuple[int, int]] = []
+        reach = _Reach(list(map(len, map(self.normals.__getitem__, lines))), self.longest)
+        for index in held:
             start, end = reach.before(index), reach.after(index)
             if found and start <= found[-1][1]:
                 found[-1] = (found[-1][0], max(found[-1][1], end))
@@ -626,7 +629,10 @@ def _windows(
     target = snippet.target
     if not target.text:
         return []
-    reading = _Reading(lines, target, target.spans(lines, breaks), breaks)
+    spans = target.spans(lines, breaks)
+    if not spans:
+        return []  # no line that a copy holds
+    reading = _Reading(lines, target, spans, breaks)
     pending: dict[int, tuple[str, list[int]]] = {}
     return _choose(_scored(reading, target, pending), pending, target)
 
