@@ -14,6 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -133,3 +134,25 @@ def _read_everything(project: Path) -> None:
                 files.read_regular(path, 1 << 10)
                 assert os.path.isfile(path)
                 assert not os.path.islink(path)
+
+
+@given(content=st.binary(max_size=3000), most=st.integers(1, 700))
+def test_a_new_file_holds_every_byte_when_the_system_takes_a_few_at_a_time(
+    content: bytes, most: int
+) -> None:
+    """os.write may write less than it is given (a pipe, a signal, a full
+    quota): write_new writes the rest until every byte is written."""
+    write = os.write
+    taken: list[int] = []
+
+    def partial(fd: int, data: bytes | memoryview) -> int:
+        taken.append(write(fd, bytes(data[:most])))
+        return taken[-1]
+
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as root:
+        path = os.path.join(root, "new.txt")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(os, "write", partial)
+            files.write_new(path, content)
+        assert Path(path).read_bytes() == content
+        assert sum(taken) == len(content)

@@ -10,7 +10,6 @@ byte for byte afterwards: nothing written or deleted outside the project.
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import subprocess
@@ -496,15 +495,15 @@ def test_a_lock_write_that_fails_leaves_no_lock(
 ) -> None:
     """A full disk at the lock's first write: the next build must not wait for it."""
     full = [True]
+    write = files._write_to_end
 
-    class Full(io.FileIO):
-        def write(self, data: object) -> int:
-            if full[0]:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            return super().write(data)  # type: ignore[arg-type]
+    def full_disk(fd: int, content: bytes) -> None:
+        if full[0]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        write(fd, content)
 
-    # The lock's bytes go through files.write_new's `open` (a descriptor made exclusively).
-    monkeypatch.setattr(files, "open", lambda fd, *_a, **_k: Full(fd, "wb"), raising=False)
+    # The lock's bytes go through files.write_new (a descriptor made exclusively).
+    monkeypatch.setattr(files, "_write_to_end", full_disk)
     result = run("build")
     assert result.code == 1
     assert "No space left on device" in result.out

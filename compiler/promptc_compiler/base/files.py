@@ -95,11 +95,22 @@ def write_new(path: str, content: bytes, mode: int = 0o666) -> None:
     planted under the name fails the write instead of redirecting it."""
     fd = create_new(path, mode)
     try:
-        with open(fd, "wb", closefd=True) as handle:
-            handle.write(content)
+        try:
+            _write_to_end(fd, content)
+        finally:
+            os.close(fd)
     except BaseException:
         unlink(path)
         raise
+
+
+def _write_to_end(fd: int, content: bytes) -> None:
+    """Write all of `content` to `fd`, as the descriptor takes it. Not through
+    a file object: open() asks the system for the file's status first, and a
+    build writes thousands of files."""
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def replace_file(path: str | os.PathLike[str], content: bytes, mode: int | None = None) -> None:
