@@ -16,6 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from promptc_compiler.core import compose as compose_module
+from promptc_compiler.core import scan as scan_module
 from promptc_compiler.core.bundle import Bundle, fragment_name, load_bundle
 from promptc_compiler.core.compose import BodyLines, Composition, LineOrigin, Site, compose_bundle
 from promptc_compiler.core.config import load_config
@@ -983,3 +984,27 @@ def test_a_dash_in_a_fragment_name_says_how_the_fragment_is_named() -> None:
         'invalid placeholder `<<review-steps(focus="bugs")>>`: a fragment name has no `-`: '
         "write `review_steps` (its path under fragments/ with `/` and `-` as `_`)"
     )
+
+
+@settings(max_examples=300)
+@given(
+    text=st.text(alphabet="<>%#'\"ab ", max_size=40),
+    asked=st.lists(
+        st.tuples(st.sampled_from([">>", "%>", "#>", "<<", "quote"]), st.integers(0, 45)),
+        max_size=12,
+    ),
+)
+def test_the_scanners_marks_answer_as_a_search_from_the_offset_does(
+    text: str, asked: list[tuple[str, int]]
+) -> None:
+    """_Marks keeps each literal's last answer; asked in any order, it gives the
+    first occurrence from the offset on, overlaps included, as a fresh search."""
+    marks = scan_module._Marks(text)
+    for key, start in asked:
+        if key == "quote":
+            found = [at for at in (text.find("'", start), text.find('"', start)) if at >= 0]
+            expected = min(found) if found else None
+        else:
+            at = text.find(key, start)
+            expected = at if at >= 0 else None
+        assert marks.next(key, start) == expected

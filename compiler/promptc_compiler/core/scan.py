@@ -551,43 +551,41 @@ def _paragraph_end(lines: list[str], index: int, limit: int) -> int:
 
 
 class _Marks:
-    """Where closers, `<<` and quotes stand on one line, each kind found in one
-    pass when first looked up: a tag's line never looks for `>>` or `<<`, a
-    placeholder's never for `%>` or `#>`.
+    """Where the next closer, `<<` or quote stands on one line from an offset.
 
-    Looking them up by bisection keeps a line full of unclosed `<<` linear.
-    Each kind is found with str.find: a line holds one or two of each, and a
-    regular expression's scan and match objects cost several times as much.
+    Each literal's last answer is kept with the offset it was asked from: the
+    constructs of a line are read from left to right, so each literal is
+    searched for over each stretch of the line once, and a line full of
+    unclosed `<<` stays linear. A literal is looked for only when asked (a
+    tag's line never looks for `>>` or `<<`), with str.find: a line holds one
+    or two of each, and a regular expression's scan and match objects, or a
+    list of every position, cost several times as much.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at: dict[str, list[int]] = {}
+        self.found: dict[str, tuple[int, int]] = {}  # literal -> (asked from, where; -1: none)
 
     def next(self, key: str, start: int) -> int | None:
         """Where the first `key` (`>>`, `%>`, `#>`, `<<`, or "quote": either
-        quote) stands from `start` on."""
-        positions = self.at.get(key)
-        if positions is None:
-            text = self.text
-            if key == "quote":
-                positions = sorted(_where(text, "'") + _where(text, '"'))
-            else:
-                positions = _where(text, key)
-            self.at[key] = positions
-        i = bisect.bisect_left(positions, start)
-        return positions[i] if i < len(positions) else None
+        quote) stands from `start` on; overlaps count (`>>>` holds `>>` twice,
+        as a closer may end either)."""
+        if key != "quote":
+            return self._find(key, start)
+        single, double = self._find("'", start), self._find('"', start)
+        if single is None or double is None:
+            return double if single is None else single
+        return min(single, double)
 
-
-def _where(text: str, literal: str) -> list[int]:
-    """Every offset where `literal` starts in `text`, overlaps included (`>>>`
-    holds `>>` twice, as a closer may end either)."""
-    found = []
-    at = text.find(literal)
-    while at >= 0:
-        found.append(at)
-        at = text.find(literal, at + 1)
-    return found
+    def _find(self, literal: str, start: int) -> int | None:
+        known = self.found.get(literal)
+        # Asked from at most `start`, and nothing from there up to its answer.
+        if known is not None and known[0] <= start and (known[1] < 0 or start <= known[1]):
+            at = known[1]
+        else:
+            at = self.text.find(literal, start)
+            self.found[literal] = (start, at)
+        return None if at < 0 else at
 
 
 def _construct_end(marks: _Marks, start: int) -> int | None:
