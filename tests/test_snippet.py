@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from promptc_compiler.base import body_syntax
@@ -221,6 +221,30 @@ def test_windows_found_by_a_snippet_that_read_other_bodies_are_those_of_a_fresh_
     shared = _snippet(target)
     for lines in bodies:
         assert snippet._windows(lines, shared) == snippet._windows(lines, _snippet(target))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.one_of(LINE, st.sampled_from(["", "x", "```", "a " * 30])), max_size=60),
+    target=st.sampled_from(TARGETS[:2]),
+)
+# A window of MAX_WINDOW lines, blank ones among them, one line short of enough.
+@example(lines=["x", *[""] * (MAX_WINDOW - 1), "xyz"], target="Tono: caveman")
+def test_a_line_is_open_when_its_longest_window_is_long_enough(
+    lines: list[str], target: str
+) -> None:
+    """_Reading.open: the lines read from which the window to the last line read
+    of their stretch (a code line ends it), within MAX_WINDOW lines, is PART of
+    the snippet long at least, each window measured on its own."""
+    reading = snippet._Reading(lines, snippet._Target(target))
+    shortest = PART * len(" ".join(target.split()))
+    expected = []
+    for position, line in enumerate(reading.lines):
+        stop = min([c for c in reading.code if c > line] + [len(lines), line + MAX_WINDOW])
+        texts = [reading.read[p] for p, at in enumerate(reading.lines) if line <= at < stop]
+        if len(" ".join(texts)) >= shortest:
+            expected.append(position)
+    assert reading.open == expected
 
 
 def test_half_of_the_pieces_are_counted_only_from_lines_that_reach_one() -> None:

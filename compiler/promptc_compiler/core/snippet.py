@@ -316,10 +316,22 @@ class _Target:
         held = list(itertools.compress(itertools.count(), marks))
         if not held:
             return []
+        # Runs of lines held one after another (the prose of a real body holds a
+        # word of the snippet in nearly every line): a run's windows reach back
+        # as far as its first line's and on as far as its last line's, since a
+        # window that starts later ends no earlier.
+        runs: list[list[int]] = []
+        for index in held:
+            if runs and index == runs[-1][1] + 1:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index])
         found: list[tuple[int, int]] = []
         reach = _Reach(list(map(len, map(self.normals.__getitem__, lines))), self.longest)
-        for index in held:
-            start, end = reach.before(index), reach.after(index)
+        for first, last in runs:
+            # A run that starts within the last span, or just past it, goes on with it.
+            start = first if found and first <= found[-1][1] else reach.before(first)
+            end = reach.after(last)
             if found and start <= found[-1][1]:
                 found[-1] = (found[-1][0], max(found[-1][1], end))
             else:
@@ -523,22 +535,32 @@ class _Reading:
         self.size = target.anchor
         # The lines read (by position) from which a window may be long enough:
         # most lines of prose are, alone, for a snippet of a few lines.
-        shortest = target.shortest
-        self.open = [
-            p
-            for p, text in enumerate(self.read)
-            if len(text) >= shortest or self._reach(p) >= shortest
-        ]
+        self.open = self._open(target.shortest)
         found = _occurrences(self.text, target.numbers) if self.open else []
         self.at = [at for at, _ in found]  # where a piece starts, in order
         self.piece = [number for _, number in found]  # which piece it is
 
-    def _reach(self, position: int) -> int:
-        """The length of the longest window from the `position`-th line read: to
-        the last line read in its stretch and within MAX_WINDOW lines."""
-        stop = min(self.stretch_end(position), self.lines[position] + MAX_WINDOW)
-        last = bisect.bisect_left(self.lines, stop)  # the position after the last line
-        return self.offsets[last] - 1 - self.offsets[position]
+    def _open(self, shortest: float) -> list[int]:
+        """The lines read (by position) whose longest window is `shortest` long at
+        least: the window from the line to the last line read in its stretch and
+        within MAX_WINDOW lines. Where that window stops (the stretch's end, the
+        line MAX_WINDOW on) only moves forward from line to line: one pass."""
+        lines, offsets, code = self.lines, self.offsets, self.code
+        found: list[int] = []
+        # The first code line after the line, and the first line read past its window.
+        stretch = last = 0
+        for position, line in enumerate(lines):
+            if offsets[position + 1] - 1 - offsets[position] >= shortest:
+                found.append(position)  # long enough alone
+                continue
+            while stretch < len(code) and code[stretch] <= line:
+                stretch += 1
+            stop = min(code[stretch] if stretch < len(code) else self.count, line + MAX_WINDOW)
+            while last < len(lines) and lines[last] < stop:
+                last += 1
+            if offsets[last] - 1 - offsets[position] >= shortest:
+                found.append(position)
+        return found
 
     def pieces(self, start: int, end: int) -> int:
         """How many of the snippet's pieces text[start:end] holds."""
