@@ -347,10 +347,10 @@ def test_a_snippet_longer_than_any_window_is_never_compared(
     verdict = snippet._verdict
 
     def counted(
-        text: str, target: snippet._Target, pieces: Callable[[], int]
+        text: str, target: snippet._Target, pieces: Callable[[], int], words: Callable[[], int]
     ) -> tuple[float, bool] | None:
         compared.append(text)
-        return verdict(text, target, pieces)
+        return verdict(text, target, pieces, words)
 
     searched: list[str] = []
     occurrences = snippet._occurrences

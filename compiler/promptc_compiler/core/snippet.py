@@ -675,6 +675,7 @@ def _scored(
     for position in reading.starts(target):
         start = lines[position]
         stop = min(reading.stretch_end(position), start + MAX_WINDOW)
+        words = _Words(reading.read, target.words, position)
         for later in range(position, len(lines)):
             last = lines[later]
             if last >= stop:
@@ -683,7 +684,12 @@ def _scored(
             window = text[low:high]
             if len(window) > target.longest:
                 break
-            verdict = _verdict(window, target, lambda: reading.pieces(low, high))  # noqa: B023
+            verdict = _verdict(
+                window,
+                target,
+                lambda: reading.pieces(low, high),  # noqa: B023
+                lambda: words.held(later),  # noqa: B023
+            )
             if verdict is not None:
                 score, exact = verdict
                 found.append((score, start, last + 1, len(window), exact))
@@ -698,9 +704,30 @@ def _scored(
     return found
 
 
-def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[float, bool] | None:
+class _Words:
+    """The snippet's words that the lines read from one start on hold, gathered
+    only as far as a window asks. The words of a window are its lines' (it
+    joins them with spaces), and a start's windows are read longer and
+    longer: each line is split once, not once in every window that holds it."""
+
+    def __init__(self, read: Sequence[str], words: frozenset[str], position: int) -> None:
+        self.read, self.words = read, words
+        self.next = position  # the first line read whose words are not gathered yet
+        self.found: set[str] = set()
+
+    def held(self, later: int) -> int:
+        """How many of the snippet's words the lines read from the start to `later` hold."""
+        while self.next <= later:
+            self.found.update(self.words.intersection(self.read[self.next].split()))
+            self.next += 1
+        return len(self.found)
+
+
+def _verdict(
+    text: str, target: _Target, pieces: Callable[[], int], words: Callable[[], int]
+) -> tuple[float, bool] | None:
     """(the window's score, True) or (a bound on it, False) when it may be a copy;
-    `pieces` counts the snippet's pieces it holds."""
+    `pieces` counts the snippet's pieces it holds, `words` the snippet's words."""
     snippet = target.text
     part = len(text) >= PART * len(snippet) and text in snippet
     if part:
@@ -709,7 +736,7 @@ def _verdict(text: str, target: _Target, pieces: Callable[[], int]) -> tuple[flo
         return None  # too short to reach THRESHOLD, or too long to be drift
     if pieces() < target.needed:
         return None  # a copy keeps most of the snippet's text (a whole one, all of it)
-    if len(target.words & set(text.split())) < len(target.words) / 2:
+    if words() < len(target.words) / 2:
         return None  # a copy shares most of the snippet's words
     if snippet in text:
         # The window holds it whole, and with it every pair of the snippet.
