@@ -156,3 +156,16 @@ def test_a_new_file_holds_every_byte_when_the_system_takes_a_few_at_a_time(
             files.write_new(path, content)
         assert Path(path).read_bytes() == content
         assert sum(taken) == len(content)
+
+
+def test_a_file_system_that_takes_no_byte_fails_the_write_and_leaves_no_file() -> None:
+    """os.write returning 0 for bytes given would be asked again forever."""
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as root:
+        path = os.path.join(root, "new.txt")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(os, "write", lambda _fd, _data: 0)
+            with pytest.raises(OSError, match="took none of the bytes"):
+                files.write_new(path, b"content")
+        assert not os.path.lexists(path)
+        files.write_new(path, b"")  # nothing to write: nothing asked
+        assert Path(path).read_bytes() == b""

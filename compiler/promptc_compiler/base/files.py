@@ -12,6 +12,7 @@ unless asked.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 
@@ -110,7 +111,10 @@ def _write_to_end(fd: int, content: bytes) -> None:
     build writes thousands of files."""
     view = memoryview(content)
     while view:
-        view = view[os.write(fd, view) :]
+        written = os.write(fd, view)
+        if not written:  # a file system that takes nothing would be asked forever
+            raise OSError(errno.EIO, "the file system took none of the bytes written")
+        view = view[written:]
 
 
 def replace_file(path: str | os.PathLike[str], content: bytes, mode: int | None = None) -> None:
