@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from promptc_compiler import api
 from promptc_compiler.base.diagnostics import Diagnostic
 from promptc_compiler.cli.report import text
+from promptc_compiler.core import snippet as snippet_module
 from promptc_compiler.core.bundle import load_bundle
 from promptc_compiler.core.compose import compose_bundle
 from promptc_compiler.core.config import Config, load_config
@@ -509,6 +510,28 @@ def test_copies_are_traced_to_the_lines_that_made_them(make_bundle: MakeBundle) 
     }
     found = [(d.line, d.column, d.message) for d in lint(make_bundle, files)]
     assert found == [(6, 1, "the `caveman` snippet appears again (first at line 5)")]
+
+
+def test_what_a_call_of_the_snippet_composed_is_never_compared(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text `<<caveman>>` composes is the call itself: no window over it is
+    compared with the snippet, and a copy written after it is still found."""
+    compared: list[str] = []
+    verdict = snippet_module._verdict
+
+    def counted(text: str, *rest: object) -> tuple[float, bool] | None:
+        compared.append(text)
+        return verdict(text, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snippet_module, "_verdict", counted)
+    files = {"specs/agents/scout.md": agent("<<caveman>>\n\n# Scout\n")}
+    assert lint(make_bundle, files) == []
+    assert compared == []
+    files = {"specs/agents/scout.md": agent(f"<<caveman>>\n\n{SNIPPET}\n")}
+    found = [(d.line, d.message) for d in lint(make_bundle, files)]
+    assert found == [(7, "the `caveman` snippet appears again (first at line 5)")]
+    assert compared
 
 
 def test_a_copy_whose_lines_composition_changed_is_not_rewritten(make_bundle: MakeBundle) -> None:

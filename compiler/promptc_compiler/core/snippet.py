@@ -811,10 +811,11 @@ def find_copies(spec: Spec, snippet: Snippet) -> list[Copy]:
     composed = spec.body.split("\n")
     calls = _calls(spec, snippet)
     origins = spec.body_lines() if calls else None
-    windows = _windows(composed, snippet, _rendered(origins, calls) if origins else ())
-    if not calls and not windows:
-        return []  # nothing to trace back to the source
-    origins = origins or spec.body_lines()
+    windows = _windows(composed, snippet, () if origins is None else _rendered(origins, calls))
+    if origins is None:
+        if not windows:
+            return []  # nothing to trace back to the source
+        origins = spec.body_lines()
     first = spec.source.body_line
     traced = [(start, end, *_to_source(origins, first, start, end)) for start, end in windows]
     # The spec's source cut into lines once, only as far as the last line read: a
