@@ -11,6 +11,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.suggest import near_miss
@@ -22,6 +24,7 @@ from promptc_compiler.runtimes.claude import agents as claude_agents
 from promptc_compiler.runtimes.opencode import target as opencode
 from tests.conftest import AGENT, MakeBundle, Run
 from tests.schema_cases import REFERENCE_AGENT
+from tests.strategies import ci_examples, yaml_values
 
 Runner = Callable[..., Run]
 # Every schema promptc ships: its own formats' (schemas/), the runtimes' files'.
@@ -164,6 +167,76 @@ def test_each_entry_checked_once_per_run_decides_as_the_whole_map_does() -> None
     verdicts = [schemas.valid("agent", case) for case in cases]
     assert verdicts == [bool(whole.is_valid(case)) for case in cases]
     assert verdicts == [True, True, False, False, True, False, True, True, False, False, False]
+
+
+def _property_names(schema: Any) -> set[str]:
+    """Every key any `properties` of the schema names, at any depth."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        found.update(schema.get("properties", {}))
+        for value in schema.values():
+            found |= _property_names(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            found |= _property_names(item)
+    return found
+
+
+_LIKELY_VALID = [
+    "allow", "deny", "ask", "subagent", "a-b", "ab", "Reviews diffs.", "1.0.0", True, False, 3, 0.5,
+    ["Read", "Bash(git diff *)"], {"*": "ask", "git diff *": "allow"}, {"bash": {"*": "deny"}},
+    {"edit": "deny"}, {"opencode": {"mode": "subagent"}}, [], {},
+]  # fmt: skip
+_VALUES: st.SearchStrategy[Any] = yaml_values | st.sampled_from(_LIKELY_VALID)
+
+
+# No shipped schema gives keys by pattern at its top level: this one does,
+# and in two `allOf` parts, each with the keys it leaves to others.
+_BY_PATTERN = {
+    "type": "object",
+    "required": ["id"],
+    "allOf": [
+        {
+            "properties": {"id": {"type": "string"}, "n": {"type": "integer"}},
+            "patternProperties": {"^x-": {"type": "string"}, "_[0-9]$": {"type": "integer"}},
+            "additionalProperties": {"type": "boolean"},
+        },
+        {
+            "properties": {"id": True, "n": True, "x-y": {"maxLength": 2}},
+            "patternProperties": {"^x-a": {"maxLength": 3}, "^m": True},
+            "additionalProperties": False,
+        },
+    ],
+}
+_FILES = {**FILE_SCHEMAS, "by-pattern": _BY_PATTERN}
+_SPLIT = [
+    name for name in [*SCHEMAS, "by-pattern"] if validate.Schemas(_FILES).entry_validator(name)
+]
+_ODD_KEYS = ["x-y", "x-abc", "x-a", "mcp_1", "n_1", "m", "*", "", "bash "]
+
+
+@settings(max_examples=ci_examples(400))
+@given(data=st.data())
+def test_each_entry_checked_against_its_keys_schemas_decides_as_the_whole_map_does(
+    data: st.DataObject,
+) -> None:
+    """Schemas.valid checks a map entry by entry, each value against the
+    subschemas that judge its key (properties, patternProperties,
+    additionalProperties, in allOf parts too): each entry of a shipped schema
+    gets jsonschema's verdict on the entry alone, and a map its verdict on
+    the whole map."""
+    name = data.draw(st.sampled_from(_SPLIT) | st.just("by-pattern"))
+    schemas = validate.Schemas(_FILES)
+    split = schemas.entry_validator(name)
+    assert split is not None
+    entry, required = split
+    keys = st.sampled_from(sorted(_property_names(entry.schema))) | st.sampled_from(_ODD_KEYS)
+    key, value = data.draw(keys | st.text()), data.draw(_VALUES)
+    judges = validate.judges_of(entry, key)
+    assert all(judge.is_valid(value) for judge in judges) == entry.is_valid({key: value})
+    instance = {key: data.draw(_VALUES) for key in required}
+    instance.update(data.draw(st.dictionaries(keys, _VALUES, max_size=3)))
+    assert schemas.valid(name, instance) == schemas.validator(name).is_valid(instance)
 
 
 # --- valid examples of the reference sheets -----------------------------------
