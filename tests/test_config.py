@@ -162,6 +162,33 @@ def test_config_messages_give_no_yaml_advice(tmp_path: Path, text: str, message:
     assert str(info.value).endswith(message)
 
 
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("[rules.description-length]\nmin = 0x" + "f" * 5000 + "\n", "promptc.toml:2:1: "),
+        ('custom_tools = ["a", -9223372036854775809]\n', "promptc.toml:1:1: item 2: "),
+    ],
+)
+def test_an_integer_past_64_bits_is_refused_at_its_key(
+    tmp_path: Path, text: str, where: str
+) -> None:
+    """TOML's integers are 64-bit; tomllib reads any. A rule option written as
+    5,000 hex digits was an internal error when the rule's message wrote it."""
+    write(tmp_path / "promptc.toml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path)
+    assert str(info.value).endswith(
+        f"{where}integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
+    )
+
+
+def test_the_largest_64_bit_integers_are_read(tmp_path: Path) -> None:
+    write(
+        tmp_path / "promptc.toml", "[rules.x]\na = 9223372036854775807\nb = -9223372036854775808\n"
+    )
+    assert load_config(cwd=tmp_path).rules["x"] == {"a": 2**63 - 1, "b": -(2**63)}
+
+
 def test_pyproject_messages_use_the_full_table_path(tmp_path: Path) -> None:
     write(
         tmp_path / "pyproject.toml",

@@ -196,6 +196,20 @@ def test_recursive_alias(make_bundle: MakeBundle, run: Runner) -> None:
     assert "nested deeper than 64 levels" in result.out
 
 
+def test_a_number_past_a_double_is_infinity_as_js_yaml_reads_it(
+    make_bundle: MakeBundle, run: Runner
+) -> None:
+    """A hex integer has no digit limit in Python, and one of 5,000 digits made
+    the build an internal error where the agent file wrote it in decimal."""
+    raw = HEAD + b"steps: 0x" + b"f" * 5000 + b"\n---\nbody\n"
+    make_bundle({"promptc.toml": QUIET, "specs/agents/a.md": raw})
+    result = run("build")
+    assert "internal error" not in result.err
+    assert result.code == 1
+    assert diagnostics(result) == ["specs/agents/a.md:3:8: error [schema]"]
+    assert "must be a whole number of at least 1 (found the number inf)" in result.out
+
+
 def test_deeply_nested_flow_yaml(make_bundle: MakeBundle, run: Runner) -> None:
     raw = HEAD + b"x: " + b"[" * 100_000 + b"]" * 100_000 + b"\n---\nbody\n"
     result = lint(make_bundle, run, {"specs/agents/a.md": raw})

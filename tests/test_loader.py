@@ -212,6 +212,10 @@ def test_deep_nesting_is_an_error_not_a_crash() -> None:
         ("2026-01-13", dt.date(2026, 1, 13)),
         ("0x1F", 31),
         ("allow", "allow"),
+        ("9" * 400, float("inf")),  # past a double's range: Infinity, as js-yaml reads it
+        ("-" + "9" * 5000, float("-inf")),  # past Python's digit limit too
+        ("0x" + "f" * 5000, float("inf")),  # hex has no digit limit: never written in decimal
+        (str(2**1023), 2**1023),
     ],
 )
 def test_plain_scalars_resolve_like_yaml_1_2(text: str, value: object) -> None:
