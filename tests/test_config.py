@@ -166,7 +166,7 @@ def test_config_messages_give_no_yaml_advice(tmp_path: Path, text: str, message:
     ("text", "where"),
     [
         ("[rules.description-length]\nmin = 0x" + "f" * 5000 + "\n", "promptc.toml:2:1: "),
-        ('custom_tools = ["a", -9223372036854775809]\n', "promptc.toml:1:1: item 2: "),
+        ('custom_tools = ["a", -9223372036854775809]\n', "promptc.toml:1:1: "),
     ],
 )
 def test_an_integer_past_64_bits_is_refused_at_its_key(

@@ -243,6 +243,26 @@ def test_a_shared_file_that_does_not_parse_is_an_error_at_its_place(
     assert "invalid TOML" in built.out
 
 
+def test_a_number_too_large_to_write_back_is_an_error_at_its_place(
+    project: Path, run: Runner
+) -> None:
+    """A merge writes every value of the user's file back: a JSON number of
+    5,000 digits (json.loads refuses it) and a TOML integer past 64 bits (tomllib
+    reads it; Python cannot write it in decimal) were internal errors."""
+    digits = "9" * 5000
+    (project / "opencode.json").write_text(f'{{"a": "{digits}",\n  "b": {digits}}}\n')
+    built = run("build")
+    assert (built.code, "internal error" in built.err) == (1, False)
+    message = "invalid JSON: a number of 5,000 digits; promptc reads up to 4,300"
+    assert f"opencode.json:2:8: error [write] {message}" in built.out
+    (project / "opencode.json").write_text("{}\n")
+    (project / ".codex/config.toml").write_text('model = "a"\nbig = 0x' + "f" * 5000 + "\n")
+    built = run("build")
+    assert (built.code, "internal error" in built.err) == (1, False)
+    assert ".codex/config.toml:2:1: error [write] integer out of TOML's range" in built.out
+    assert not (project / ".opencode").exists()
+
+
 def test_removing_an_agent_removes_only_its_generated_files(project: Path, run: Runner) -> None:
     assert run("build").code == 0
     (project / "specs/agents/scout.md").unlink()

@@ -450,6 +450,22 @@ def test_lossy_translation_names_codex_and_claude_in_one_message(make_bundle: Ma
 # --- import ---------------------------------------------------------------------------------
 
 
+def test_import_codex_refuses_an_integer_past_64_bits_at_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
+) -> None:
+    """TOML's integers are 64-bit; tomllib reads a hex one of any size, which
+    the import would carry into the proposed config."""
+    config = tmp_path / "project/.codex/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('model = "x"\nbig = 0x' + "f" * 5000 + "\n")
+    (tmp_path / "new").mkdir()
+    monkeypatch.chdir(tmp_path / "new")
+    done = run("import", "codex", str(tmp_path / "project"))
+    message = "cannot read: integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
+    assert f"{config}:2:1: error [import] {message}; not imported" in done.out
+    assert (done.code, "internal error" in done.err) == (1, False)
+
+
 def test_import_codex_adopts_the_roles_the_target_wrote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
 ) -> None:

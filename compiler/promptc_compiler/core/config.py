@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -28,6 +28,7 @@ from typing import Any
 from promptc_compiler.base.confine import Area, inside
 from promptc_compiler.base.errors import ConfigError
 from promptc_compiler.base.files import CACHE_FOLDER, read_config
+from promptc_compiler.base.numbers import TOML_RANGE, beyond_64_bits
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.resources import load_schema
 from promptc_compiler.core.tomlpos import locate, toml_error
@@ -315,8 +316,8 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
     unchecked = Config(root, source, root, root, root, {}, (), None, text=text, prefix=prefix)
     if not prefix:
         _check_pasted_prefix(unchecked, table)
-    huge = list(_beyond_64_bits((), table))
-    if huge:  # before any message shows the number (see _beyond_64_bits)
+    huge = [(path, TOML_RANGE) for path in beyond_64_bits(table)]
+    if huge:  # before any message shows the number (promptc_compiler.base.numbers)
         raise unchecked.failures(huge)
     problems = unchecked.table_problems((), table, load_schema("config"))
     wrong = {path[0] for path, _ in problems if path}
@@ -342,24 +343,6 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
         text=text,
         prefix=prefix,
     )
-
-
-_INT64 = range(-(2**63), 2**63)
-
-
-def _beyond_64_bits(path: tuple[str, ...], value: Any) -> Iterator[tuple[tuple[str, ...], str]]:
-    """Each integer past TOML's 64 bits. tomllib reads any size, and a hex one
-    of 5,000 digits was an internal error where a message or a runtime's file
-    wrote it (Python writes no integer of over 4,300 decimal digits)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _beyond_64_bits((*path, key), item)
-    elif isinstance(value, list):  # placed at the array's key, the item named
-        for index, item in enumerate(value):
-            for _, message in _beyond_64_bits(path, item):
-                yield path, f"item {index + 1}: {message}"
-    elif isinstance(value, int) and value not in _INT64:
-        yield path, "integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
 
 
 def _layout_problems(

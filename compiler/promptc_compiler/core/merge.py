@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from promptc_compiler.base.numbers import TOML_RANGE, beyond_64_bits, long_number
 from promptc_compiler.core.tomlpos import locate, sections, toml_error
 
 KeyPath = tuple[str, ...]
@@ -280,6 +281,9 @@ class _JsonFile(_Editor):
             raise MergeError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
         except RecursionError:
             raise MergeError("invalid JSON: nested too deeply") from None
+        except ValueError:  # a number too long for Python (promptc_compiler.base.numbers)
+            line, column, message = long_number(text) or (1, 1, "a number too long to read")
+            raise MergeError(f"invalid JSON: {message}", line, column) from None
         if not isinstance(document, dict):
             raise MergeError("not a JSON object: promptc merges its keys into an object")
         return document
@@ -420,10 +424,14 @@ class _TomlFile(_Editor):
     @staticmethod
     def parse(text: str) -> Any:
         try:
-            return tomllib.loads(text)
+            document = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             message, line, column = toml_error(text, str(exc))
             raise MergeError(f"invalid TOML: {message}", line or 1, column or 1) from None
+        huge = next(beyond_64_bits(document), None)
+        if huge is not None:  # the merge writes every value (promptc_compiler.base.numbers)
+            raise MergeError(TOML_RANGE, *locate(text, huge))
+        return document
 
     @staticmethod
     def managed(document: Any, _split: Sequence[str], _created: bool) -> dict[KeyPath, Any]:

@@ -22,10 +22,12 @@ from typing import Any, NamedTuple
 
 from promptc_compiler.base.body_syntax import OPENER
 from promptc_compiler.base.diagnostics import Diagnostic, Severity
+from promptc_compiler.base.numbers import TOML_RANGE, beyond_64_bits, long_number
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import SourceFile, load_file
 from promptc_compiler.core.scan import is_literal, literal_text, scan
+from promptc_compiler.core.tomlpos import locate
 from promptc_compiler.permissions import wildcard
 
 RULE = "import"
@@ -136,6 +138,10 @@ class Reader:
             where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
             self.note(path, f"cannot read: {exc}; not imported", where, True)
             return None
+        except ValueError:  # a number too long for Python (promptc_compiler.base.numbers)
+            line, column, message = long_number(text) or (1, 1, "a number too long to read")
+            self.note(path, f"cannot read: {message}; not imported", (line, column), True)
+            return None
         if not isinstance(data, dict):
             self.note(path, "not a JSON object; not imported", error=True)
             return None
@@ -143,12 +149,18 @@ class Reader:
 
     def toml_file(self, path: Path) -> dict[str, Any] | None:
         try:
-            return tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             where = re.search(r"line (\d+), column (\d+)", str(exc))
             at = (int(where[1]), int(where[2])) if where else (1, 1)
             self.note(path, f"cannot read: {exc}; not imported", at, True)
             return None
+        huge = next(beyond_64_bits(data), None)
+        if huge is not None:  # the import writes every value (promptc_compiler.base.numbers)
+            self.note(path, f"cannot read: {TOML_RANGE}; not imported", locate(text, huge), True)
+            return None
+        return data
 
 
 def front(spec: Mapping[str, Any]) -> str:
