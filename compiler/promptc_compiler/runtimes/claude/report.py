@@ -9,12 +9,12 @@ before them, the shared settings (or, in a plugin, why there are none).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from promptc_compiler.core.project import Project
 from promptc_compiler.runtimes.claude.translate import Translation
 from promptc_compiler.runtimes.translation import Loss
 from promptc_compiler.runtimes.translation_report import (
+    Places,
     agent_section,
     commands_sections,
     notes_sections,
@@ -45,20 +45,20 @@ def render(
     with_settings: bool = True,
     skill_notes: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
-    root = project.config.root
+    places = Places(project.config.root)
     parts = [INTRO, _settings(settings, translation, with_settings)]
     parts.append("## Agents\n")
     own = own_losses(translation.losses)
     for ident, tools in translation.tools.items():
         notes = agent_notes.get(ident, ())
-        parts.append(_agent(ident, tools, translation, namer, own.get(ident, ()), notes, root))
+        parts.append(_agent(ident, tools, translation, namer, own.get(ident, ()), notes, places))
     disabled = [i for i in project.agents if i not in translation.tools]
     if disabled:
         names = ", ".join(disabled)
         parts.append(f"Not emitted (disabled, so OpenCode does not load them either): {names}.\n")
     parts += commands_sections({ident: command_notes.get(ident, ()) for ident in project.modes})
     parts += notes_sections("## Skills\n", {n: x for n, x in (skill_notes or {}).items() if x})
-    parts += shared_section(translation.losses, root)
+    parts += shared_section(translation.losses, places)
     return "\n".join(parts)
 
 
@@ -90,7 +90,7 @@ def _agent(
     namer: Mapping[str, str],
     own: Sequence[Loss],
     notes: Sequence[str],
-    root: Path,
+    places: Places,
 ) -> str:
     shown = [
         f"Agent({', '.join(namer.get(n, n) for n in translation.spawn[ident])})"
@@ -98,4 +98,4 @@ def _agent(
         else t
         for t in tools
     ]
-    return agent_section(ident, f"Tools: {', '.join(shown) or 'none'}.", own, notes, root)
+    return agent_section(ident, f"Tools: {', '.join(shown) or 'none'}.", own, notes, places)

@@ -268,7 +268,7 @@ def report(
     translation: CodexTranslation,
     models: Mapping[str, str],
 ) -> str:
-    root = project.config.root
+    places = translation_report.Places(project.config.root)
     own = translation_report.own_losses(translation.losses)
     parts = [INTRO]
     parts += ["## Every role\n", _tools_summary(translation)]
@@ -281,7 +281,7 @@ def report(
         headline = f"Model: {model}. Shell: {shell}."
         messages = [message for _, message in notes]
         parts.append(
-            translation_report.agent_section(ident, headline, own.get(ident, ()), messages, root)
+            translation_report.agent_section(ident, headline, own.get(ident, ()), messages, places)
         )
     disabled = ", ".join(i for i in project.agents if i not in translation.shell)
     if disabled:
@@ -290,7 +290,7 @@ def report(
         names = ", ".join(f"/{m}" for m in project.modes)
         parts.append(f"## Modes\n\nNot emitted: promptc writes no Codex command for {names}.\n")
     main = f" ({MAIN}: Codex's own session)"
-    parts += translation_report.shared_section(translation.losses, root, main)
+    parts += translation_report.shared_section(translation.losses, places, main)
     return "\n".join(parts)
 
 
