@@ -162,24 +162,36 @@ def test_config_messages_give_no_yaml_advice(tmp_path: Path, text: str, message:
     assert str(info.value).endswith(message)
 
 
+_RANGE = "integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
+
+
 @pytest.mark.parametrize(
-    ("text", "where"),
+    ("text", "ending"),
     [
-        ("[rules.description-length]\nmin = 0x" + "f" * 5000 + "\n", "promptc.toml:2:1: "),
-        ('custom_tools = ["a", -9223372036854775809]\n', "promptc.toml:1:1: "),
+        ("[rules.description-length]\nmin = 0x" + "f" * 5000 + "\n", f"toml:2:1: {_RANGE}"),
+        ('custom_tools = ["a", -9223372036854775809]\n', f"toml:1:1: {_RANGE}"),
+        # tomllib reads it, and each reader after it recursed once per level.
+        (
+            "[rules.x]\na = " + "[" * 450 + "]" * 450 + "\n",
+            "toml:2:1: nested deeper than 64 levels",
+        ),
+        # tomllib itself recursed past the interpreter's limit.
+        (
+            "[rules.x]\na = " + "{b=" * 900 + "1" + "}" * 900,
+            "toml:2:197: invalid TOML: nested deeper than 64 levels",
+        ),
     ],
 )
-def test_an_integer_past_64_bits_is_refused_at_its_key(
-    tmp_path: Path, text: str, where: str
+def test_a_value_promptc_cannot_read_is_refused_at_its_key(
+    tmp_path: Path, text: str, ending: str
 ) -> None:
-    """TOML's integers are 64-bit; tomllib reads any. A rule option written as
-    5,000 hex digits was an internal error when the rule's message wrote it."""
+    """TOML's integers are 64-bit, and tomllib reads any: a rule option written
+    as 5,000 hex digits was an internal error when the rule's message wrote it.
+    Nesting stops at the frontmatter's 64 levels: deeper was a RecursionError."""
     write(tmp_path / "promptc.toml", text)
     with pytest.raises(ConfigError) as info:
         load_config(cwd=tmp_path)
-    assert str(info.value).endswith(
-        f"{where}integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
-    )
+    assert str(info.value).endswith(ending)
 
 
 def test_the_largest_64_bit_integers_are_read(tmp_path: Path) -> None:

@@ -362,17 +362,23 @@ def test_a_settings_rule_left_out_is_reported_at_its_line(
 
 
 @pytest.mark.usefixtures("work")
-def test_a_number_too_large_to_read_is_a_file_not_imported(
+def test_a_json_file_too_large_or_deep_to_read_is_not_imported(
     tmp_path: Path, run: Callable[..., Run]
 ) -> None:
     """json.loads refuses a number of 5,000 digits with a ValueError that is not
-    a JSONDecodeError: the import was an internal error."""
+    a JSONDecodeError, and nesting past the recursion limit with a
+    RecursionError: the import was an internal error."""
     settings = '{"permissions": {"allow": ["Read"]},\n  "n": ' + "9" * 5000 + "}\n"
     source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS}, settings)
     done = run("import", "claude", str(source))
     path = source / ".claude/settings.json"
     message = "cannot read: a number of 5,000 digits; promptc reads up to 4,300; not imported"
     assert f"{path}:2:8: error [import] {message}" in done.out
+    assert (done.code, "internal error" in done.err) == (1, False)
+    deep = "[" * 100_000 + "]" * 100_000  # past json.loads's recursion limit
+    path.write_text('{"permissions": {"allow": ["Read"]}, "n": ' + deep + "}\n")
+    done = run("import", "claude", str(source))
+    assert f"{path}:1:1: error [import] cannot read: nested too deeply; not imported" in done.out
     assert (done.code, "internal error" in done.err) == (1, False)
 
 

@@ -166,6 +166,16 @@ def test_init_refuses_to_replace_a_file_and_writes_nothing(here: Path, run: Runn
     ]
 
 
+def test_init_reads_a_pyproject_nested_past_the_recursion_limit_as_no_config(
+    here: Path, run: Runner
+) -> None:
+    """tomllib stops at the interpreter's recursion limit: init was an internal error."""
+    (here / "pyproject.toml").write_text("[project]\nx = " + "[" * 900 + "]" * 900 + "\n")
+    done = run("init")
+    assert (done.code, "internal error" in done.err) == (0, False)
+    assert (here / "promptc.toml").is_file()
+
+
 def test_init_refuses_a_folder_whose_pyproject_holds_a_config(here: Path, run: Runner) -> None:
     (here / "pyproject.toml").write_text('[tool.promptc]\nspecs = "prompts"\n')
     done = run("init")

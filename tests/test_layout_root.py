@@ -243,12 +243,13 @@ def test_a_shared_file_that_does_not_parse_is_an_error_at_its_place(
     assert "invalid TOML" in built.out
 
 
-def test_a_number_too_large_to_write_back_is_an_error_at_its_place(
+def test_a_value_too_large_or_deep_to_write_back_is_an_error_at_its_place(
     project: Path, run: Runner
 ) -> None:
     """A merge writes every value of the user's file back: a JSON number of
-    5,000 digits (json.loads refuses it) and a TOML integer past 64 bits (tomllib
-    reads it; Python cannot write it in decimal) were internal errors."""
+    5,000 digits (json.loads refuses it), a TOML integer past 64 bits (tomllib
+    reads it; Python cannot write it in decimal) and TOML nested 900 deep were
+    internal errors."""
     digits = "9" * 5000
     (project / "opencode.json").write_text(f'{{"a": "{digits}",\n  "b": {digits}}}\n')
     built = run("build")
@@ -260,6 +261,14 @@ def test_a_number_too_large_to_write_back_is_an_error_at_its_place(
     built = run("build")
     assert (built.code, "internal error" in built.err) == (1, False)
     assert ".codex/config.toml:2:1: error [write] integer out of TOML's range" in built.out
+    # Nesting that tomllib itself stops at (a RecursionError), and that it reads.
+    for depth, where in ((900, "2:69"), (100, "2:1")):
+        deep = "[" * depth + "]" * depth
+        (project / ".codex/config.toml").write_text(f'model = "a"\nx = {deep}\n')
+        built = run("build")
+        assert (built.code, "internal error" in built.err) == (1, False)
+        assert f".codex/config.toml:{where}: error [write] " in built.out
+        assert "nested deeper than 64 levels" in built.out
     assert not (project / ".opencode").exists()
 
 

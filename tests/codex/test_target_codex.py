@@ -450,11 +450,12 @@ def test_lossy_translation_names_codex_and_claude_in_one_message(make_bundle: Ma
 # --- import ---------------------------------------------------------------------------------
 
 
-def test_import_codex_refuses_an_integer_past_64_bits_at_its_key(
+def test_import_codex_refuses_a_config_too_large_or_deep_to_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[..., Run]
 ) -> None:
     """TOML's integers are 64-bit; tomllib reads a hex one of any size, which
-    the import would carry into the proposed config."""
+    the import would carry into the proposed config; nesting past the
+    interpreter's recursion limit stopped tomllib itself."""
     config = tmp_path / "project/.codex/config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('model = "x"\nbig = 0x' + "f" * 5000 + "\n")
@@ -463,6 +464,11 @@ def test_import_codex_refuses_an_integer_past_64_bits_at_its_key(
     done = run("import", "codex", str(tmp_path / "project"))
     message = "cannot read: integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
     assert f"{config}:2:1: error [import] {message}; not imported" in done.out
+    assert (done.code, "internal error" in done.err) == (1, False)
+    config.write_text('model = "x"\nx = ' + "[" * 900 + "]" * 900 + "\n")  # a RecursionError
+    done = run("import", "codex", str(tmp_path / "project"))
+    message = "cannot read: nested deeper than 64 levels (at line 2, column 69); not imported"
+    assert f"{config}:2:69: error [import] {message}" in done.out
     assert (done.code, "internal error" in done.err) == (1, False)
 
 

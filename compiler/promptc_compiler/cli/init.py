@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptc_compiler.base.errors import PromptcError, UsageError
+from promptc_compiler.base.limits import tomllib_loads
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.runtimes import TARGETS
@@ -145,7 +146,7 @@ def _refusals(folder: Path, files: dict[str, str]) -> list[str]:
 
 def _has_promptc_table(path: Path) -> bool:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib_loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False  # no readable pyproject.toml: promptc.toml is the config
     return "promptc" in data.get("tool", {})

@@ -28,7 +28,7 @@ from typing import Any
 from promptc_compiler.base.confine import Area, inside
 from promptc_compiler.base.errors import ConfigError
 from promptc_compiler.base.files import CACHE_FOLDER, read_config
-from promptc_compiler.base.numbers import TOML_RANGE, beyond_64_bits
+from promptc_compiler.base.limits import toml_problem, tomllib_loads
 from promptc_compiler.base.source import SOURCE
 from promptc_compiler.core.resources import load_schema
 from promptc_compiler.core.tomlpos import locate, toml_error
@@ -275,7 +275,7 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{shown(path)}: cannot read config: {exc}") from None
     try:
-        return text, tomllib.loads(text)
+        return text, tomllib_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _invalid_toml(path, text, str(exc)) from None
 
@@ -316,9 +316,9 @@ def _build(root: Path, source: Path | None, table: dict[str, Any], text: str) ->
     unchecked = Config(root, source, root, root, root, {}, (), None, text=text, prefix=prefix)
     if not prefix:
         _check_pasted_prefix(unchecked, table)
-    huge = [(path, TOML_RANGE) for path in beyond_64_bits(table)]
-    if huge:  # before any message shows the number (promptc_compiler.base.numbers)
-        raise unchecked.failures(huge)
+    refused = toml_problem(table)
+    if refused is not None:  # before any check reads it (promptc_compiler.base.limits)
+        raise unchecked.failures([refused])
     problems = unchecked.table_problems((), table, load_schema("config"))
     wrong = {path[0] for path, _ in problems if path}
     merged = {**DEFAULTS, **table}

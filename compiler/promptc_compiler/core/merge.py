@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from promptc_compiler.base.numbers import TOML_RANGE, beyond_64_bits, long_number
+from promptc_compiler.base.limits import long_number, toml_problem, tomllib_loads
 from promptc_compiler.core.tomlpos import locate, sections, toml_error
 
 KeyPath = tuple[str, ...]
@@ -281,7 +281,7 @@ class _JsonFile(_Editor):
             raise MergeError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
         except RecursionError:
             raise MergeError("invalid JSON: nested too deeply") from None
-        except ValueError:  # a number too long for Python (promptc_compiler.base.numbers)
+        except ValueError:  # a number too long for Python (promptc_compiler.base.limits)
             line, column, message = long_number(text) or (1, 1, "a number too long to read")
             raise MergeError(f"invalid JSON: {message}", line, column) from None
         if not isinstance(document, dict):
@@ -424,13 +424,14 @@ class _TomlFile(_Editor):
     @staticmethod
     def parse(text: str) -> Any:
         try:
-            document = tomllib.loads(text)
+            document = tomllib_loads(text)
         except tomllib.TOMLDecodeError as exc:
             message, line, column = toml_error(text, str(exc))
             raise MergeError(f"invalid TOML: {message}", line or 1, column or 1) from None
-        huge = next(beyond_64_bits(document), None)
-        if huge is not None:  # the merge writes every value (promptc_compiler.base.numbers)
-            raise MergeError(TOML_RANGE, *locate(text, huge))
+        refused = toml_problem(document)
+        if refused is not None:  # the merge writes every value (promptc_compiler.base.limits)
+            path, message = refused
+            raise MergeError(message, *locate(text, path))
         return document
 
     @staticmethod

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from promptc_compiler.base.body_syntax import OPENER
 from promptc_compiler.base.diagnostics import Diagnostic, Severity
-from promptc_compiler.base.numbers import TOML_RANGE, beyond_64_bits, long_number
+from promptc_compiler.base.limits import long_number, toml_problem, tomllib_loads
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import SourceFile, load_file
@@ -138,9 +138,12 @@ class Reader:
             where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
             self.note(path, f"cannot read: {exc}; not imported", where, True)
             return None
-        except ValueError:  # a number too long for Python (promptc_compiler.base.numbers)
+        except ValueError:  # a number too long for Python (promptc_compiler.base.limits)
             line, column, message = long_number(text) or (1, 1, "a number too long to read")
             self.note(path, f"cannot read: {message}; not imported", (line, column), True)
+            return None
+        except RecursionError:
+            self.note(path, "cannot read: nested too deeply; not imported", error=True)
             return None
         if not isinstance(data, dict):
             self.note(path, "not a JSON object; not imported", error=True)
@@ -150,15 +153,16 @@ class Reader:
     def toml_file(self, path: Path) -> dict[str, Any] | None:
         try:
             text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
+            data = tomllib_loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             where = re.search(r"line (\d+), column (\d+)", str(exc))
             at = (int(where[1]), int(where[2])) if where else (1, 1)
             self.note(path, f"cannot read: {exc}; not imported", at, True)
             return None
-        huge = next(beyond_64_bits(data), None)
-        if huge is not None:  # the import writes every value (promptc_compiler.base.numbers)
-            self.note(path, f"cannot read: {TOML_RANGE}; not imported", locate(text, huge), True)
+        refused = toml_problem(data)
+        if refused is not None:  # the import writes every value (promptc_compiler.base.limits)
+            key, message = refused
+            self.note(path, f"cannot read: {message}; not imported", locate(text, key), True)
             return None
         return data
 
