@@ -193,6 +193,30 @@ def test_expression_nested_1000_deep(make_bundle: MakeBundle) -> None:
         assert compose_errors(result) == [("specs/agents/scout.md", 10)]
 
 
+HUGE = {
+    "placeholder argument": ("<<tone(level=" + "9" * 5000 + ")>>", "a number of 5,000 digits"),
+    "hex in a condition": ("<% if target == 0x" + "f" * 5000 + " %>x<% endif %>", "64 bits"),
+    "decimal in a condition": ("<% if target == " + "9" * 5000 + " %>x<% endif %>", "64 bits"),
+    "negative in a condition": ("<% if target == -0x" + "f" * 30 + " %>x<% endif %>", "64 bits"),
+}
+
+
+@pytest.mark.parametrize("text", HUGE.values(), ids=HUGE.keys())
+def test_an_integer_too_large_for_python_is_a_compose_error(
+    make_bundle: MakeBundle, text: tuple[str, str]
+) -> None:
+    """Python writes no integer of over 4,300 digits, nor reads one from decimal
+    text; a hex one of 5,000 digits has no limit until it is written: each was
+    an internal error in a placeholder or a condition."""
+    body, words = text
+    result = build(
+        make_bundle,
+        {"specs/agents/scout.md": agent_with(body), "fragments/tone.md": "t\n"},
+    )
+    assert compose_errors(result) == [("specs/agents/scout.md", 11)]
+    assert words in next(d.message for d in result.diagnostics if d.rule == "compose")
+
+
 PARAMS = "---\nparams:\n  level:\n    type: string\n---\n"
 
 

@@ -20,9 +20,17 @@ from collections.abc import Iterator
 from typing import Any
 
 MAX_DEPTH = 64
-_INT64 = range(-(2**63), 2**63)
+INT64 = range(-(2**63), 2**63)
 TOML_RANGE = "integer out of TOML's range: integers are 64-bit, -2^63 to 2^63-1"
 TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
+
+
+def too_long(digits: int) -> str | None:
+    """Why a decimal integer of `digits` digits cannot be read, if it cannot."""
+    limit = sys.get_int_max_str_digits()
+    if not limit or digits <= limit:  # 0: the limit switched off
+        return None
+    return f"a number of {digits:,} digits; promptc reads up to {limit:,}"
 
 
 def tomllib_loads(text: str) -> dict[str, Any]:
@@ -77,7 +85,7 @@ def _toml_problems(
             for _, message in _toml_problems(item, path, depth + 1):
                 yield path, message
                 return
-    elif isinstance(value, int) and value not in _INT64:
+    elif isinstance(value, int) and value not in INT64:
         yield path, TOML_RANGE
 
 
@@ -90,9 +98,8 @@ def long_number(text: str) -> tuple[int, int, str] | None:
     # Strings are matched whole, so that digits inside one are passed over.
     tokens = re.finditer(rf'"(?:[^"\\]|\\.)*"|[0-9]{{{limit + 1},}}', text)
     found = next((token for token in tokens if token[0][0] != '"'), None)
-    if found is None:
+    message = None if found is None else too_long(found.end() - found.start())
+    if found is None or message is None:
         return None
     line = text.count("\n", 0, found.start()) + 1
-    column = found.start() - text.rfind("\n", 0, found.start())
-    digits = found.end() - found.start()
-    return line, column, f"a number of {digits:,} digits; promptc reads up to {limit:,}"
+    return line, found.start() - text.rfind("\n", 0, found.start()), message

@@ -13,6 +13,7 @@ from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
 from jinja2.environment import TemplateExpression
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from promptc_compiler.base.limits import INT64
 from promptc_compiler.base.suggest import did_you_mean
 from promptc_compiler.core.scan import Value
 
@@ -31,6 +32,7 @@ _FORBIDDEN: dict[type[nodes.Node], str] = {
     nodes.Dict: "a dict",
 }
 
+_TOO_LARGE = "an integer past 64 bits (-2^63 to 2^63-1)"
 RULE = (
     "a condition compares variables with literals using ==, !=, <, <=, >, >=, in, not in, "
     "and, or, not; nothing else is evaluated"
@@ -121,6 +123,8 @@ class Conditions:
                 tree = self.env.parse(f"<% if {condition} %><% endif %>")
             except TemplateSyntaxError as exc:
                 found = exc
+            except ValueError:  # Jinja's int() of a literal too long for Python
+                found = TemplateSyntaxError(_TOO_LARGE, 1)
             else:
                 branch = tree.body[0]
                 assert isinstance(branch, nodes.If)
@@ -140,6 +144,8 @@ def _check(
         names = ", ".join(sorted(scope))
         return f"unknown variable '{node.name}' in condition{hint}; variables here: {names}"
     if isinstance(node, nodes.Const):
+        if isinstance(node.value, int) and node.value not in INT64:
+            return f"invalid condition `{condition}`: {_TOO_LARGE}"
         if isinstance(node.value, str | int | float | bool):
             return None
         return f"condition `{condition}` uses `{node.value!r}`, which is not a value; {RULE}"
@@ -148,7 +154,7 @@ def _check(
         and isinstance(node.node, nodes.Const)
         and isinstance(node.node.value, int | float)
     ):
-        return None
+        return _check(node.node, condition, scope, enums)
     if isinstance(node, nodes.List | nodes.Tuple | nodes.And | nodes.Or | nodes.Not):
         children = list(node.iter_child_nodes())
     elif isinstance(node, nodes.Compare):
@@ -156,9 +162,9 @@ def _check(
         if bad is not None:
             return f"condition `{condition}` uses the operator {bad}; {RULE}"
         children = [node.expr, *(o.expr for o in node.ops)]
-        problem = _value_problem(node, enums)
-        if problem:
-            return problem
+        # The literals first: the value check writes them out.
+        problem = next(filter(None, (_check(c, condition, scope, enums) for c in children)), None)
+        return problem or _value_problem(node, enums)
     else:
         what = next((w for t, w in _FORBIDDEN.items() if isinstance(node, t)), None)
         return f"condition `{condition}` uses {what or type(node).__name__}; {RULE}"

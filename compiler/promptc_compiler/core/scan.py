@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeGuard
 
 from promptc_compiler.base.body_syntax import HEADING, NAME, OPENER, code_spans, fenced_blocks
 from promptc_compiler.base.diagnostics import Problem
+from promptc_compiler.base.limits import too_long
 from promptc_compiler.base.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -708,8 +709,12 @@ class _Parser:
         if kind == "string":
             return Arg(param, _unquote(token, at), None, column, at)
         if kind == "number":
-            number: Value = float(token) if any(c in token for c in ".eE") else int(token)
-            return Arg(param, number, None, column, at)
+            if any(c in token for c in ".eE"):
+                return Arg(param, float(token), None, column, at)
+            refused = too_long(len(token.lstrip("+-")))
+            if refused is not None:  # int() would raise (promptc_compiler.base.limits)
+                self._fail(f"{refused}, for '{param}'", at)
+            return Arg(param, int(token), None, column, at)
         if kind == "name" and token in _CONSTANTS:
             return Arg(param, _CONSTANTS[token], None, column, at)
         if kind == "name":
