@@ -98,6 +98,8 @@ YAML_PIECES = [
     "2026-01-13",
     "2026-02-30",
     "9" * 40,
+    "0x" + "f" * 5000,  # past a double and Python's decimal digits: Infinity
+    "9" * 5000,
     "subagent",
     "primary",
     '"*": allow',
@@ -157,7 +159,9 @@ MARKDOWN_PIECES = [
     "<<''.__class__>>",
     "<<lipsum>>",
     "<<range(10)>>",
+    "<<caveman(level=" + "9" * 5000 + ")>>",  # past Python's decimal digits
     '<% if target == "claude" %>',
+    "<% if target == 0x" + "f" * 5000 + " %>",  # past 64 bits, and any digit limit
     "<% else %>",
     "<% endif %>",
     "<% for x in y %>",
