@@ -216,6 +216,8 @@ def test_deep_nesting_is_an_error_not_a_crash() -> None:
         ("-" + "9" * 5000, float("-inf")),  # past Python's digit limit too
         ("0x" + "f" * 5000, float("inf")),  # hex has no digit limit: never written in decimal
         (str(2**1023), 2**1023),
+        (str(2**1024 - 2**970 - 1), 2**1024 - 2**970 - 1),  # a double rounds it down
+        (str(2**1024 - 2**970), float("inf")),  # and this one up, to Infinity
     ],
 )
 def test_plain_scalars_resolve_like_yaml_1_2(text: str, value: object) -> None:

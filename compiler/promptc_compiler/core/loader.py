@@ -17,7 +17,6 @@ import datetime as dt
 import hashlib
 import math
 import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -499,7 +498,8 @@ def _file_place(text: str) -> _Place | None:
 
 _NULL = re.compile(r"^(~|null|Null|NULL|)$")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_LARGEST_FLOAT = int(sys.float_info.max)
+# The least integer a double rounds to Infinity: half a unit past the largest.
+_FLOAT_OVERFLOW = 2**1024 - 2**970
 _INT = re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _SPECIAL_FLOAT = {
@@ -528,7 +528,7 @@ def resolve_plain(value: str) -> Any:
             number = int(value, 0) if value[:2] in ("0o", "0x") else int(value)
         except ValueError:  # over Python's digit limit: js-yaml reads it as a float too
             return float(value)
-        if abs(number) <= _LARGEST_FLOAT:
+        if abs(number) < _FLOAT_OVERFLOW:
             return number
         # js-yaml reads a number past a double's range as Infinity, and Python
         # could not write it in decimal (a hex number has no digit limit).
