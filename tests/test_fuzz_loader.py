@@ -10,8 +10,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from promptc_compiler.base.errors import ConfigError
+from promptc_compiler.base.limits import MAX_DEPTH
 from promptc_compiler.core.config import load_config
-from promptc_compiler.core.loader import MAX_DEPTH, load_bytes
+from promptc_compiler.core.loader import load_bytes
 from promptc_compiler.rules import RULES
 from tests.strategies import SCRATCH, line_count, shape, spec_bytes, tick, yaml_documents, yaml_text
 

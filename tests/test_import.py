@@ -372,13 +372,14 @@ def test_a_json_file_too_large_or_deep_to_read_is_not_imported(
     source = _claude_folder(tmp_path / "source", {"wordpress-master": WORDPRESS}, settings)
     done = run("import", "claude", str(source))
     path = source / ".claude/settings.json"
-    message = "cannot read: a number of 5,000 digits; promptc reads up to 4,300; not imported"
-    assert f"{path}:2:8: error [import] {message}" in done.out
+    message = "cannot read: a number of 5,000 digits; promptc reads up to 4,300"
+    assert f"{path}:2:8: error [import] {message}: line 2 column 8" in done.out
     assert (done.code, "internal error" in done.err) == (1, False)
     deep = "[" * 100_000 + "]" * 100_000  # past json.loads's recursion limit
     path.write_text('{"permissions": {"allow": ["Read"]}, "n": ' + deep + "}\n")
     done = run("import", "claude", str(source))
-    assert f"{path}:1:1: error [import] cannot read: nested too deeply; not imported" in done.out
+    message = "cannot read: nested deeper than 64 levels: line 1 column 106"
+    assert f"{path}:1:106: error [import] {message}" in done.out
     assert (done.code, "internal error" in done.err) == (1, False)
 
 

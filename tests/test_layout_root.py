@@ -256,6 +256,10 @@ def test_a_value_too_large_or_deep_to_write_back_is_an_error_at_its_place(
     assert (built.code, "internal error" in built.err) == (1, False)
     message = "invalid JSON: a number of 5,000 digits; promptc reads up to 4,300"
     assert f"opencode.json:2:8: error [write] {message}" in built.out
+    (project / "opencode.json").write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    built = run("build")  # json.loads's RecursionError, at the bracket past 64 levels
+    assert (built.code, "internal error" in built.err) == (1, False)
+    assert "opencode.json:1:70: error [write] invalid JSON: nested deeper than 64" in built.out
     (project / "opencode.json").write_text("{}\n")
     (project / ".codex/config.toml").write_text('model = "a"\nbig = 0x' + "f" * 5000 + "\n")
     built = run("build")

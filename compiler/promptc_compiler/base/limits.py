@@ -1,18 +1,21 @@
-"""What a parsed TOML or JSON document may hold before promptc reads it.
+"""What a TOML or JSON document may hold before promptc reads it.
 
 Python writes no integer of more than 4,300 decimal digits (the default of
 sys.get_int_max_str_digits) and reads none from decimal text. tomllib reads a
 hex, octal or binary one of any size, and json.loads refuses a long one with a
 ValueError that is not a JSONDecodeError: either was an internal error once a
 message, a merge or an emitted file wrote the number. TOML's integers are
-64-bit, so a TOML file is held to that. Nesting is held to the frontmatter's
-depth (promptc_compiler.core.loader): each reader after the parse recurses
-once per level, and tomllib itself stops at the interpreter's recursion limit
-(tomllib_loads).
+64-bit, so a TOML file is held to that. Nesting is held to MAX_DEPTH, the
+frontmatter's limit too (promptc_compiler.core.loader): each reader after the
+parse recurses once per level. tomllib and json.loads themselves stop at the
+interpreter's recursion limit: tomllib_loads and json_loads turn that, and
+json.loads's refusal of a long number, into the parse error their callers
+report at its place.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import tomllib
@@ -40,18 +43,32 @@ def tomllib_loads(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except RecursionError:
-        line, column = _too_deep_at(text)
+        line, column = _position(text, _too_deep_at(text))
         raise tomllib.TOMLDecodeError(f"{TOO_DEEP} (at line {line}, column {column})") from None
 
 
-def _too_deep_at(text: str) -> tuple[int, int]:
+def json_loads(text: str) -> Any:
+    """json.loads, a number too long for Python (a ValueError of its own) or
+    nesting past the recursion limit refused as JSON that does not parse: a
+    JSONDecodeError at its place, as every other reader of JSON catches."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, text, _too_deep_at(text)) from None
+    except ValueError:
+        at, message = _long_number(text) or (0, "a number too long to read")
+        raise json.JSONDecodeError(message, text, at) from None
+
+
+def _too_deep_at(text: str) -> int:
     """Where arrays and inline tables first open past MAX_DEPTH, read from the
-    brackets outside one-line strings (only a message's position)."""
+    brackets outside one-line strings (only a message's place)."""
     depth, quote = 0, ""
-    line, start = 1, 0
     for at, char in enumerate(text):
         if char == "\n":
-            line, start, depth, quote = line + 1, at + 1, depth, ""
+            quote = ""
         elif quote:
             quote = "" if char == quote and text[at - 1] != "\\" else quote
         elif char in "\"'":
@@ -59,10 +76,15 @@ def _too_deep_at(text: str) -> tuple[int, int]:
         elif char in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                return line, at - start + 1
+                return at
         elif char in "]}":
             depth -= 1
-    return 1, 1
+    return 0
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset`."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 def toml_problem(document: Any) -> tuple[tuple[str, ...], str] | None:
@@ -89,9 +111,8 @@ def _toml_problems(
         yield path, TOML_RANGE
 
 
-def long_number(text: str) -> tuple[int, int, str] | None:
-    """The line, column and message of the first number json.loads refuses for
-    its length in `text`, if any."""
+def _long_number(text: str) -> tuple[int, str] | None:
+    """Where the first number json.loads refuses for its length stands, and why."""
     limit = sys.get_int_max_str_digits()
     if not limit:  # the limit switched off: json.loads reads every length
         return None
@@ -99,7 +120,4 @@ def long_number(text: str) -> tuple[int, int, str] | None:
     tokens = re.finditer(rf'"(?:[^"\\]|\\.)*"|[0-9]{{{limit + 1},}}', text)
     found = next((token for token in tokens if token[0][0] != '"'), None)
     message = None if found is None else too_long(found.end() - found.start())
-    if found is None or message is None:
-        return None
-    line = text.count("\n", 0, found.start()) + 1
-    return line, found.start() - text.rfind("\n", 0, found.start()), message
+    return None if found is None or message is None else (found.start(), message)

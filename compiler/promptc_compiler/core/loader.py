@@ -26,6 +26,7 @@ import yaml
 
 from promptc_compiler.base.diagnostics import Problem
 from promptc_compiler.base.files import NotRegular, TooLarge, read_regular
+from promptc_compiler.base.limits import MAX_DEPTH
 
 try:  # the C loader is several times faster; fall back when libyaml is absent
     _Base: type[Any] = yaml.CSafeLoader
@@ -73,7 +74,6 @@ def composer(base: type[Any]) -> type[Any]:
 _Loader = composer(_Base)
 
 NODE_BUDGET = 20_000
-MAX_DEPTH = 64
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: about 250,000 tokens, beyond any runtime's context
 FENCE = "---"
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from promptc_compiler.base.limits import long_number, toml_problem, tomllib_loads
+from promptc_compiler.base.limits import json_loads, toml_problem, tomllib_loads
 from promptc_compiler.core.tomlpos import locate, sections, toml_error
 
 KeyPath = tuple[str, ...]
@@ -276,14 +276,9 @@ class _JsonFile(_Editor):
     @staticmethod
     def parse(text: str) -> Any:
         try:
-            document = json.loads(text)
+            document = json_loads(text)
         except json.JSONDecodeError as exc:
             raise MergeError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-        except RecursionError:
-            raise MergeError("invalid JSON: nested too deeply") from None
-        except ValueError:  # a number too long for Python (promptc_compiler.base.limits)
-            line, column, message = long_number(text) or (1, 1, "a number too long to read")
-            raise MergeError(f"invalid JSON: {message}", line, column) from None
         if not isinstance(document, dict):
             raise MergeError("not a JSON object: promptc merges its keys into an object")
         return document

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from promptc_compiler.base.body_syntax import OPENER
 from promptc_compiler.base.diagnostics import Diagnostic, Severity
-from promptc_compiler.base.limits import long_number, toml_problem, tomllib_loads
+from promptc_compiler.base.limits import json_loads, toml_problem, tomllib_loads
 from promptc_compiler.core import yamlout
 from promptc_compiler.core.config import Config
 from promptc_compiler.core.loader import SourceFile, load_file
@@ -133,17 +133,10 @@ class Reader:
             return None
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text)
+            data = json_loads(text)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
             self.note(path, f"cannot read: {exc}; not imported", where, True)
-            return None
-        except ValueError:  # a number too long for Python (promptc_compiler.base.limits)
-            line, column, message = long_number(text) or (1, 1, "a number too long to read")
-            self.note(path, f"cannot read: {message}; not imported", (line, column), True)
-            return None
-        except RecursionError:
-            self.note(path, "cannot read: nested too deeply; not imported", error=True)
             return None
         if not isinstance(data, dict):
             self.note(path, "not a JSON object; not imported", error=True)
