@@ -121,6 +121,27 @@ def test_the_model_reads_a_table_loosened() -> None:
     assert loosened == "allow"
 
 
+def test_a_table_answers_with_its_first_matching_item_as_case_does() -> None:
+    star, home = copilot_script.STAR, copilot_script.HOME
+    table = copilot_script.Table(
+        "bash_m",
+        (
+            ((("git push",), ("git push ", star)), "deny"),
+            ((("git ", star), (home, "/bin/", star)), "allow"),
+            (((star,),), "ask"),
+        ),
+    )
+    case = table.case("/home/u")
+    assert case.decide("git push") == "deny"  # the second item matches it too
+    assert case.decide("git push origin") == "deny"
+    assert case.decide("git status") == "allow"
+    assert case.decide("/home/u/bin/x") == "allow"
+    assert case.decide("/home/v/bin/x") == "ask"  # another user's home
+    assert table.case("/home/v").decide("/home/v/bin/x") == "allow"
+    assert case.decide("rm -rf x") == "ask"
+    assert case.decide("git log\nrm x") == "allow"  # sh's `*` matches a newline too
+
+
 def test_a_hook_promptc_did_not_write_is_taken_as_allowing_everything() -> None:
     call = Call("smith", "bash", "rm -rf x", delegated=True)
     rel = ".github/agents/smith.agent.md"
@@ -258,8 +279,9 @@ def hooks_disagree(
     model = model_of.load(files)
     wrong: list[tuple[Any, ...]] = []
     for name, script in scripts(files).items():
-        hook = model.agents[name].hook
-        assert isinstance(hook, copilot_script.Hook)
+        read = model.agents[name].hook
+        assert isinstance(read, copilot_script.Cases)
+        hook = read.hook.cases(str(home))  # the script runs in sh with HOME set to `home`
         for d in chosen:
             if d.call.agent.replace("/", "-") != name:
                 continue
@@ -267,9 +289,7 @@ def hooks_disagree(
             if found is None:
                 continue
             tool, args = found
-            mine = copilot_script.decide(
-                hook, tool, args, d.call.delegated, str(project), str(home)
-            )
+            mine = copilot_script.decide(hook, tool, args, d.call.delegated, str(project))
             real = run_hook(script, tool, args, d.call.delegated, project, home)
             if (mine or "none") != real:
                 wrong.append((name, d.call, mine, real))

@@ -48,7 +48,7 @@ from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.copilot import script as copilot_script
-from promptc_compiler.runtimes.copilot.script import Hook
+from promptc_compiler.runtimes.copilot.script import Cases
 
 RUNTIME = "Copilot CLI"
 
@@ -103,7 +103,7 @@ class Agent(NamedTuple):
     tools: frozenset[str]
     path: str
     offered: bool = True  # `task` may start it (no `infer: false`)
-    hook: Hook | str | None = None  # promptc's hook, UNKNOWN, or None (no hook)
+    hook: Cases | str | None = None  # promptc's hook, UNKNOWN, or None (no hook)
 
 
 class Copilot(NamedTuple):
@@ -140,8 +140,9 @@ class Copilot(NamedTuple):
         if found is None:
             return None
         hook = found.hook
-        tables = (hook.contexts, tuple(hook.tables.items())) if isinstance(hook, Hook) else hook
-        return (found.tools, tables)
+        if isinstance(hook, Cases):
+            return (found.tools, (hook.hook.contexts, tuple(hook.hook.tables.items())))
+        return (found.tools, hook)
 
     def _hook(self, agent: Agent, call: Call) -> Verdict | None:
         if agent.hook is None:
@@ -155,10 +156,8 @@ class Copilot(NamedTuple):
         elif call.permission == "task":
             value = value.replace("/", "-")
         args = {argument: value} if argument else {}
-        assert isinstance(agent.hook, Hook)
-        found = copilot_script.decide(
-            agent.hook, tool, args, call.delegated, calls.PROJECT, calls.HOME
-        )
+        assert isinstance(agent.hook, Cases)
+        found = copilot_script.decide(agent.hook, tool, args, call.delegated, calls.PROJECT)
         if found is None:
             return None
         return Verdict(found, f"{agent.path}: its preToolUse hook answers {found}")
@@ -195,7 +194,7 @@ def _alias(name: str) -> str:
     return _NAMES.get(name, name)
 
 
-def _hook_of(front: Mapping[str, Any]) -> Hook | str | None:
+def _hook_of(front: Mapping[str, Any]) -> Cases | str | None:
     """The agent's preToolUse hook as promptc writes it, UNKNOWN for any other
     hooks, None for none."""
     hooks = front.get("hooks")
@@ -210,7 +209,8 @@ def _hook_of(front: Mapping[str, Any]) -> Hook | str | None:
     script = entry.get("bash")
     if entry.get("type") != "command" or not isinstance(script, str) or "cwd" in entry:
         return UNKNOWN
-    return copilot_script.parse(script) or UNKNOWN
+    hook = copilot_script.parse(script)
+    return UNKNOWN if hook is None else hook.cases(calls.HOME)
 
 
 def load(files: Mapping[str, str]) -> Copilot:

@@ -96,17 +96,46 @@ class Table(NamedTuple):
     name: str
     items: tuple[tuple[tuple[Pattern, ...], str], ...]  # (alternatives, action), in order
 
-    def decide(self, value: str, home: str) -> str:
-        for alternatives, action in self.items:
-            if any(_regex(p, home).fullmatch(value) for p in alternatives):
-                return action
-        return "ask"  # unreachable for a table promptc writes: its last item is `*`
+    def case(self, home: str) -> Case:
+        """The table as sh matches a value against it, for a user whose home folder
+        is `home`: one regex, a group per item. Regex alternatives are tried in
+        order and `fullmatch` takes the first that matches the whole value, as
+        `case` takes its first matching item."""
+        groups = (
+            "(" + "|".join(_regex(pattern, home) for pattern in alternatives) + ")"
+            for alternatives, _ in self.items
+        )
+        actions = tuple(action for _, action in self.items)
+        return Case(re.compile("|".join(groups), re.DOTALL), actions)
+
+
+class Case(NamedTuple):
+    regex: re.Pattern[str]
+    actions: tuple[str, ...]  # by item
+
+    def decide(self, value: str) -> str:
+        found = self.regex.fullmatch(value)
+        if found is None or found.lastindex is None:
+            return "ask"  # unreachable for a table promptc writes: its last item is `*`
+        return self.actions[found.lastindex - 1]
 
 
 class Hook(NamedTuple):
     agent: str  # the agent's name, in the reasons the script gives
     contexts: str  # "m" (main session only), "s" (subagent only) or "ms"
     tables: Mapping[str, Table]
+
+    def cases(self, home: str) -> Cases:
+        """The hook as it runs for a user whose home folder is `home`."""
+        return Cases(self, home, {name: table.case(home) for name, table in self.tables.items()})
+
+
+class Cases(NamedTuple):
+    """A hook with each of its tables as sh matches a value against it (Table.case)."""
+
+    hook: Hook
+    home: str
+    tables: Mapping[str, Case]
 
 
 # --- the script ------------------------------------------------------------------------------
@@ -402,17 +431,10 @@ def _literal(tokens: list[Token], text: str) -> None:
         tokens.append(text)
 
 
-_REGEXES: dict[tuple[Pattern, str], re.Pattern[str]] = {}
-
-
-def _regex(pattern: Pattern, home: str) -> re.Pattern[str]:
+def _regex(pattern: Pattern, home: str) -> str:
     """A case pattern as sh matches it, in the C locale (one byte is one
     character: every value a pattern with `?` meets is printable ASCII)."""
-    found = _REGEXES.get((pattern, home))
-    if found is None:
-        parts = [_PART.get(t) or re.escape(home if t == HOME else t) for t in pattern]
-        found = _REGEXES[(pattern, home)] = re.compile("".join(parts), re.DOTALL)
-    return found
+    return "".join(_PART.get(t) or re.escape(home if t == HOME else t) for t in pattern)
 
 
 _PART = {STAR: ".*", ONE: ".", EDGE: "[^A-Za-z0-9_./-]"}
@@ -426,31 +448,29 @@ def escaped(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
-def decide(
-    hook: Hook, tool: str, args: Mapping[str, str], parent: bool, root: str, home: str
-) -> str | None:
+def decide(cases: Cases, tool: str, args: Mapping[str, str], parent: bool, root: str) -> str | None:
     """What the script answers for a call of `tool` with these string arguments,
     made by a subagent (`parent`) or the main session, in a project whose folder
-    is `root`, for a user whose home folder is `home`: allow, ask or deny, or
-    None where it leaves the call to Copilot."""
-    if not home:
+    is `root`, for the user whose home folder the `cases` are for: allow, ask or
+    deny, or None where it leaves the call to Copilot."""
+    if not cases.home:
         return "deny"
-    x = "s" if hook.contexts == "s" or (hook.contexts == "ms" and parent) else "m"
-    run = _Run(hook, x, {k: escaped(v) for k, v in args.items()}, escaped(root), home)
+    contexts = cases.hook.contexts
+    x = "s" if contexts == "s" or (contexts == "ms" and parent) else "m"
+    run = _Run(cases.tables, x, {k: escaped(v) for k, v in args.items()}, escaped(root))
     return run.tool(tool)
 
 
 class _Run(NamedTuple):
-    hook: Hook
+    tables: Mapping[str, Case]
     x: str
     args: Mapping[str, str]  # JSON-escaped
     root: str
-    home: str
 
     def table(self, name: str, value: str = "") -> str:
         """A table's answer; a missing one fails in sh, which refuses the call."""
-        found = self.hook.tables.get(name)
-        return found.decide(value, self.home) if found is not None else "deny"
+        found = self.tables.get(name)
+        return found.decide(value) if found is not None else "deny"
 
     def value(self, permission: str, value: str) -> str:
         if _printable(value) and "\\" not in value:
