@@ -41,6 +41,7 @@ from promptc_compiler.permissions.ruleset import (
     hides,
 )
 from promptc_compiler.permissions.runtime import Agent, Runtime, Written, resolve
+from promptc_compiler.permissions.shell import Command
 
 PROJECT = "/workspace/project"  # the project folder, as every call sees it
 HOME = "/home/user"
@@ -236,9 +237,10 @@ def _task(runtime: Runtime, rules: Sequence[Rule], name: str) -> Decided:
 def _bash(naming: Naming, line: str, lines: dict[str, Line]) -> Decided:
     split = lines.get(line)
     if split is None:
+        found = shell.commands(line)
         split = lines[line] = (
-            tuple(outside_folders(line)),
-            tuple(command.text for command in shell.asked(line)),
+            tuple(outside_folders(line, split=found)),
+            tuple(command.text for command in shell.asked(line, found)),
         )
     outside, commands = naming("external_directory"), naming("bash")
     folders = [evaluate(outside, "external_directory", posixpath.join(f, "*")) for f in split[0]]
@@ -270,11 +272,14 @@ def inside(full: str, project: str = PROJECT) -> bool:
     return full == project or full.startswith(project.rstrip("/") + "/")
 
 
-def outside_folders(line: str, project: str = PROJECT, home: str = HOME) -> list[str]:
+def outside_folders(
+    line: str, project: str = PROJECT, home: str = HOME, split: Sequence[Command] | None = None
+) -> list[str]:
     """The folders outside the project that a command line's file commands name
-    (OpenCode asks `external_directory` for each)."""
+    (OpenCode asks `external_directory` for each); `split`: the line's commands,
+    when the caller has them already."""
     found: list[str] = []
-    for command in shell.commands(line):
+    for command in shell.commands(line) if split is None else split:
         if command.name not in shell.PATH_COMMANDS:
             continue
         for word in command.words[1:]:

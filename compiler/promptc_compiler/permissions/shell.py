@@ -32,6 +32,7 @@ tests/test_shell.py holds the cases to what OpenCode's own parser answers.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 # Commands OpenCode never asks the bash permission for (they only change folder).
@@ -100,11 +101,14 @@ def commands(line: str) -> list[Command]:
     return found
 
 
-def asked(line: str) -> list[Command]:
-    """The commands OpenCode asks the bash permission for (not the folder changes).
+def asked(line: str, split: Sequence[Command] | None = None) -> list[Command]:
+    """The commands OpenCode asks the bash permission for (not the folder changes);
+    `split`: the line's commands, when the caller has them already.
     A line that ends in `&&`, `||` or `|` gets an empty command from tree-sitter
     (a MISSING word), and OpenCode asks about it too, as the text ``."""
-    found = [c for c in commands(line) if c.name not in FOLDER_COMMANDS]
+    found = [
+        c for c in (commands(line) if split is None else split) if c.name not in FOLDER_COMMANDS
+    ]
     if _last(_split(line)) in _CHAINS:
         found.append(Command("", ()))
     return found
