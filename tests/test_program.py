@@ -107,6 +107,46 @@ def test_a_run_leaves_the_garbage_collector_and_exit_handlers_alone(
     assert done.returncode == 0
 
 
+ENTRY = """\
+import atexit, sys
+from promptc_compiler.cli.main import run
+{before}
+atexit.register(lambda: print("exit handler ran", file=sys.stderr))
+sys.argv = ["promptc", "check", "--no-cache", "-v"]
+run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "handled"),
+    [
+        ("", False),
+        ("sys.setprofile(lambda *_: None)", True),
+        ("sys.settrace(lambda *_: None)", True),
+    ],
+    ids=["plain", "profiled", "traced"],
+)
+def test_the_program_ends_without_freeing_its_run_unless_profiled(
+    sample: Path, before: str, handled: bool
+) -> None:
+    """The console script ends with os._exit once its output is flushed (no exit
+    handler runs, nothing is freed); under a profiler or a tracer, which write
+    their data at exit, Python's own exit runs the handlers."""
+    for n in range(300):
+        (sample / f"specs/agents/a{n}.md").write_text(f"---\ndescription: x{n}\n---\nHola.\n")
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY.format(before=before)],
+        cwd=sample,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1  # stale outputs
+    assert len(done.stdout) > 65536  # block-buffered into a pipe: flushed before the exit
+    assert done.stdout.endswith("\n")
+    assert ("exit handler ran" in done.stderr) == handled
+
+
 @pytest.mark.parametrize("command", ["lint", "build", "check"])
 @pytest.mark.usefixtures("sample")
 def test_what_a_run_made_is_freed_when_it_returns(command: str) -> None:
