@@ -1,6 +1,7 @@
 """The `promptc` program: what a run prints, exits with and writes is what the
-library call gives, and a run leaves the interpreter as it found it (exit
-handlers run, the garbage collector untouched, nothing imported it did not need)."""
+library call gives; a library call leaves the interpreter as it found it (exit
+handlers run, the garbage collector untouched, nothing imported it did not
+need), and the program ends without freeing the run once its output is out."""
 
 from __future__ import annotations
 
