@@ -82,6 +82,24 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(sample: Path, command: lis
         assert (program.wait(), err) == (1, "")
 
 
+@pytest.mark.parametrize("command", ["lint", "check"])
+def test_a_program_started_without_stdout_reports_on_stderr_and_exits_as_usual(
+    sample: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Started with its stdout closed (`promptc lint >&-`), Python sets sys.stdout to None.
+    (sample / "specs/agents/extra.md").write_text("---\ndescription: x\n---\nHola.\n")
+    code = (
+        f"import sys; sys.stdout = None; from promptc_compiler.cli.main import run; "
+        f"sys.argv = ['promptc', '{command}', '--no-cache']; run()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=sample, capture_output=True, text=True, check=False
+    )
+    expected = cli.main([command, "--no-cache"])
+    assert (done.returncode, done.stderr) == (expected, capsys.readouterr().err)
+    assert "internal error" not in done.stderr
+
+
 PROBE = """\
 import atexit, gc, sys
 from promptc_compiler.cli import main as cli

@@ -561,7 +561,9 @@ def _report(result: Result, options: Options, *, built: bool = False) -> int:
         diagnostics = result.diagnostics
         # no-color.org: NO_COLOR set to a non-empty value turns colour off.
         colorless = options.no_color or os.environ.get("NO_COLOR")
-        color = fmt == "text" and not colorless and sys.stdout.isatty()
+        # No stdout at all (started with it closed): Python sets it to None.
+        tty = sys.stdout is not None and sys.stdout.isatty()
+        color = fmt == "text" and not colorless and tty
         for line in _reporter(fmt, options.verbose)([diagnostics[i] for i in shown], color):
             click.echo(line)
     # Machine formats keep stdout a single document; the summary goes to stderr anyway.
