@@ -106,6 +106,36 @@ def test_a_tool_opencode_allows_in_part_is_kept_under_policy_rules_for_the_agent
     assert "gemini extensions link build/gemini" in report
 
 
+def test_a_rule_that_a_later_one_with_its_pattern_covers_is_not_written(
+    make_bundle: MakeBundle,
+) -> None:
+    # OpenCode's own `"*": allow` comes first in the agent's rules; its `"*": deny`
+    # is the same pattern later: Gemini would never read the first.
+    permission = """
+        edit:
+          "*": deny
+          "*.md": allow
+    """
+    root = make_bundle({"promptc.toml": "", "specs/agents/a.md": agent("subagent", permission)})
+    files = emitted(root)
+    for rel in ("user-policies/promptc.toml", "policies/promptc.toml"):
+        rules = tomllib.loads(files[rel])["rule"]
+        alike = [(r["toolName"], r["subagent"], r.get("argsPattern")) for r in rules]
+        assert len(alike) == len(set(alike)), rel
+    user = tomllib.loads(files["user-policies/promptc.toml"])["rule"]
+    assert [(r["priority"], r["decision"]) for r in user if r["toolName"] == "replace"] == [
+        (100, "ask_user"),  # every call, below the rest
+        # (101: OpenCode's `"*": allow`)
+        (102, "deny"),
+        (103, "allow"),
+        (104, "deny"),  # a path that is not plain, where a deny could decide it
+        (104, "deny"),  # a clean absolute path the deny's pattern matches
+    ]
+    model = gemini_model.load(files)
+    for text, action in (("src/a.py", "deny"), ("docs/a.md", "allow"), ("/etc/x", "deny")):
+        assert model.decide(Call("a", "edit", text, delegated=True)).action == action, text
+
+
 def test_primaries_are_not_written_and_say_why(make_bundle: MakeBundle) -> None:
     root = make_bundle(
         {

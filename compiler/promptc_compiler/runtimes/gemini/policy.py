@@ -215,7 +215,23 @@ def render(found: Iterable[PolicyRule], extension: bool) -> str:
         else "# Written by promptc: every rule of the extension's subagents. Copy this file to\n"
         "# ~/.gemini/policies/ (or pass it with --policy) for what OpenCode allows to run.\n"
     )
-    return head + "".join(_rule(r) for r in found if not (extension and r.decision == "allow"))
+    written = [r for r in found if not (extension and r.decision == "allow")]
+    return head + "".join(_rule(r) for r in _live(written))
+
+
+def _live(found: Sequence[PolicyRule]) -> list[PolicyRule]:
+    """The rules that can decide a call, in order. Of rules alike but for their
+    decision and priority (one subagent, tool and argsPattern), Gemini reads
+    the highest priority first (the first written among equals, its sort being
+    stable), so that one decides every call the others match. Those others
+    come from an OpenCode rule that a later one covers (`"*": allow`, then
+    `"*.md": deny` and `"*": deny`), or an allow the extension drops."""
+    first: dict[tuple[str, str, str | None], PolicyRule] = {}
+    for rule in found:
+        key = (rule.subagent, rule.tool, rule.args)
+        if key not in first or rule.priority > first[key].priority:
+            first[key] = rule
+    return [rule for rule in found if first[rule.subagent, rule.tool, rule.args] is rule]
 
 
 def _rule(rule: PolicyRule) -> str:
