@@ -223,9 +223,10 @@ def _live(found: Sequence[PolicyRule]) -> list[PolicyRule]:
     """The rules that can decide a call, in order. Of rules alike but for their
     decision and priority (one subagent, tool and argsPattern), Gemini reads
     the highest priority first (the first written among equals, its sort being
-    stable), so that one decides every call the others match. Those others
-    come from an OpenCode rule that a later one covers (`"*": allow`, then
-    `"*.md": deny` and `"*": deny`), or an allow the extension drops."""
+    stable), so that one decides every call the others match. The others come
+    from an OpenCode rule that a later one with the same pattern covers
+    (OpenCode's own `"*": allow` before a spec's `"*": deny`). The extension's
+    allows are left out before (render), so a rule below one stays there."""
     first: dict[tuple[str, str, str | None], PolicyRule] = {}
     for rule in found:
         key = (rule.subagent, rule.tool, rule.args)
