@@ -640,6 +640,10 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
+# What Python's own exit returns when it cannot flush the standard streams.
+_UNFLUSHED = 120
+
+
 def run() -> None:
     """The console script and `python -m promptc_compiler`.
 
@@ -660,7 +664,3 @@ def run() -> None:
         except OSError:  # the reader went away, the disk is full
             code = _UNFLUSHED
     os._exit(code)
-
-
-# What Python's own exit returns when it cannot flush the standard streams.
-_UNFLUSHED = 120
