@@ -96,6 +96,7 @@ from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.claude import decide_shell as claude_shell
 from promptc_compiler.runtimes.claude import variants
+from promptc_compiler.runtimes.globs import Star
 
 RUNTIME = "Claude Code"
 
@@ -154,9 +155,9 @@ class Entry:
     # A model decides thousands of calls with the same rules: each rule's
     # pattern is built when it is first matched, once.
     @functools.cached_property
-    def bash(self) -> re.Pattern[str]:
-        """A Bash rule's specifier as a pattern."""
-        return _bash_regex(self.spec or "")
+    def bash(self) -> tuple[Star, ...]:
+        """A Bash rule's specifier as patterns, one of which matches a command it holds."""
+        return _bash_patterns(self.spec or "")
 
     @functools.cached_property
     def path(self) -> PathRule:
@@ -429,7 +430,7 @@ def _matches(entry: Entry, tool: str, value: str, action: str) -> bool:
     if entry.spec is None or entry.spec in ("*", ""):
         return name == tool or (name == "Edit" and tool in EDITING)
     if name == "Bash":
-        return tool == "Bash" and entry.bash.fullmatch(value) is not None
+        return tool == "Bash" and any(pattern.matches(value) for pattern in entry.bash)
     if name == "Edit" and tool in EDITING:
         return entry.path.matches(value)
     if name == "Read" and tool == "Read":
@@ -451,16 +452,16 @@ def _skill_match(spec: str, name: str) -> bool:
     return spec == name
 
 
-def _bash_regex(spec: str) -> re.Pattern[str]:
+def _bash_patterns(spec: str) -> tuple[Star, ...]:
     """`*` is any text; a run of blanks is one space; a trailing ` *` (or `:*`) is
-    optional when it is the rule's only `*` (`git st*tus *` needs the space)."""
+    optional when it is the rule's only `*` (`git st*tus *` needs the space): the
+    command without it matches too. Matched in linear time (runtimes.globs)."""
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
     spec = variants.blanks(spec)
-    optional = spec.endswith(" *") and spec.count("*") == 1
-    body = spec[:-2] if optional else spec
-    text = "".join(".*" if c == "*" else re.escape(c) for c in body)
-    return re.compile(text + ("(?: .*)?" if optional else ""), re.DOTALL)
+    if spec.endswith(" *") and spec.count("*") == 1:
+        return (Star.literal(spec[:-2]), Star.literal(spec))
+    return (Star.literal(spec),)
 
 
 class PathRule(NamedTuple):

@@ -54,6 +54,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from promptc_compiler.runtimes import globs
+from promptc_compiler.runtimes.globs import Star
+
 ACTIONS = ("allow", "ask", "deny")
 # Commands OpenCode never asks the bash permission for (promptc_compiler.permissions.shell).
 FOLDER_COMMANDS = ("cd", "chdir", "popd", "pushd", "push-location", "set-location")
@@ -98,26 +101,24 @@ class Table(NamedTuple):
 
     def case(self, home: str) -> Case:
         """The table as sh matches a value against it, for a user whose home folder
-        is `home`: one regex, a group per item. Regex alternatives are tried in
-        order and `fullmatch` takes the first that matches the whole value, as
-        `case` takes its first matching item."""
-        groups = (
-            "(" + "|".join(_regex(pattern, home) for pattern in alternatives) + ")"
-            for alternatives, _ in self.items
+        is `home`: each pattern in linear time (promptc_compiler.runtimes.globs)."""
+        return Case(
+            tuple(
+                (tuple(_star(pattern, home) for pattern in alternatives), action)
+                for alternatives, action in self.items
+            )
         )
-        actions = tuple(action for _, action in self.items)
-        return Case(re.compile("|".join(groups), re.DOTALL), actions)
 
 
 class Case(NamedTuple):
-    regex: re.Pattern[str]
-    actions: tuple[str, ...]  # by item
+    items: tuple[tuple[tuple[Star, ...], str], ...]  # (alternatives, action), in order
 
     def decide(self, value: str) -> str:
-        found = self.regex.fullmatch(value)
-        if found is None or found.lastindex is None:
-            return "ask"  # unreachable for a table promptc writes: its last item is `*`
-        return self.actions[found.lastindex - 1]
+        """The action of the first item with a pattern matching the value, as `case`."""
+        for alternatives, action in self.items:
+            if any(pattern.matches(value) for pattern in alternatives):
+                return action
+        return "ask"  # unreachable for a table promptc writes: its last item is `*`
 
 
 class Hook(NamedTuple):
@@ -431,13 +432,21 @@ def _literal(tokens: list[Token], text: str) -> None:
         tokens.append(text)
 
 
-def _regex(pattern: Pattern, home: str) -> str:
+def _star(pattern: Pattern, home: str) -> Star:
     """A case pattern as sh matches it, in the C locale (one byte is one
     character: every value a pattern with `?` meets is printable ASCII)."""
-    return "".join(_PART.get(t) or re.escape(home if t == HOME else t) for t in pattern)
+    parts: list[str] = []
+    for token in pattern:
+        if token == STAR:
+            parts.append(globs.STAR)
+        elif token in _PART:
+            parts.append(_PART[token])
+        else:
+            parts += map(re.escape, home if token == HOME else token)
+    return Star.of(parts)
 
 
-_PART = {STAR: ".*", ONE: ".", EDGE: "[^A-Za-z0-9_./-]"}
+_PART = {ONE: ".", EDGE: "[^A-Za-z0-9_./-]"}
 
 
 # --- what the script decides ----------------------------------------------------------------
