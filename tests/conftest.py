@@ -100,6 +100,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 MakeBundle = Callable[[Mapping[str, str | bytes]], Path]
 
 
+def finished(root: Path, *args: str, hung: str) -> subprocess.CompletedProcess[str]:
+    """`promptc ARGS` run in `root` in a child process, so that a test of an input
+    that could make promptc run forever fails (with `hung`) rather than hangs. The
+    timeout is a guard, not a measure."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "promptc_compiler", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(hung)
+
+
 def every_field(diagnostics: Iterable[Diagnostic]) -> list[tuple[object, ...]]:
     """Diagnostics with all their fields: Diagnostic's own equality compares only
     the place and the rule, so two runs whose words differ would compare equal."""

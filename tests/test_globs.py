@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given
@@ -12,7 +10,7 @@ from hypothesis import strategies as st
 
 from promptc_compiler.runtimes import globs
 from promptc_compiler.runtimes.globs import Star
-from tests.conftest import MakeBundle
+from tests.conftest import MakeBundle, finished
 
 PARTS = st.lists(st.sampled_from(["a", "b", ".", "[^a]", globs.STAR]), max_size=8)
 TEXTS = st.text(alphabet="ab\n/", max_size=12)
@@ -67,15 +65,5 @@ def test_a_pattern_of_many_stars_never_hangs_a_decision_model(
     root = make_bundle({"promptc.toml": f"[targets.{target}]\n", "specs/agents/a.md": HOSTILE})
     line = "a" * 5000
     for args in (["build", "-q"], ["can", "a", "bash", line, "--target", target]):
-        try:
-            done = subprocess.run(
-                [sys.executable, "-m", "promptc_compiler", *args],
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"promptc {args[0]} did not finish")
+        done = finished(root, *args, hung=f"promptc {args[0]} did not finish")
         assert done.returncode in (0, 10, 20), done.stderr

@@ -7,8 +7,6 @@ an exception, never code run, never a file read outside the project.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from promptc_compiler import api
 from promptc_compiler.base.diagnostics import Severity
 from promptc_compiler.core.config import load_config
 from promptc_compiler.core.scan import MAX_CONSTRUCTS
-from tests.conftest import AGENT, MakeBundle
+from tests.conftest import AGENT, MakeBundle, finished
 
 SECRET = "SECRET-MARKER"
 
@@ -110,17 +108,7 @@ def test_runaway_arithmetic_is_never_evaluated(make_bundle: MakeBundle, placehol
             "fragments/tone.md": "t\n",
         }
     )
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "promptc_compiler", "build"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{placeholder} was evaluated: the build did not finish")
+    done = finished(root, "build", hung=f"{placeholder} was evaluated: the build did not finish")
     if done.returncode == 0:
         emitted = (root / "build/opencode/.opencode/agents/scout.md").read_text()
         assert emitted.endswith(f"{placeholder}\n")

@@ -23,7 +23,7 @@ import pytest
 from promptc_compiler.base import files
 from promptc_compiler.core.config import load_config
 from promptc_compiler.pipeline import cache, writer
-from tests.conftest import AGENT, MakeBundle, Run
+from tests.conftest import AGENT, MakeBundle, Run, finished
 
 Runner = Callable[..., Run]
 Tree = dict[str, object]
@@ -342,14 +342,8 @@ def _live_entry(root: Path, command: str = "lint") -> Path:
 
 
 def _promptc(*args: str) -> subprocess.CompletedProcess[str]:
-    """promptc in a process of its own: were it to hang, the timeout ends it."""
-    return subprocess.run(
-        [sys.executable, "-m", "promptc_compiler", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    """promptc in a process of its own, here: were it to hang, the test fails."""
+    return finished(Path.cwd(), *args, hung=f"promptc {' '.join(args)} did not finish")
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "dangling"])
