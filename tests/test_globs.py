@@ -31,6 +31,8 @@ def test_a_pattern_matches_what_its_expression_matches(parts: list[str], text: s
         ("*", "", True),
         ("a*b*a", "aba", True),
         ("a*b*a", "ab", False),  # the last piece may not reuse the first
+        ("a*b*b", "ab", False),  # nor a middle one
+        ("a*b*b", "abb", True),
         ("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "a" * 5000, False),
         ("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "a" * 5000 + "b", True),
         ("x?y", "x?y", True),  # only `*` is special
@@ -63,7 +65,13 @@ def test_a_pattern_of_many_stars_never_hangs_a_decision_model(
     for each star did not end in a minute. Run in a child process, so that the
     test fails rather than hangs; the timeout is a guard, not a measure."""
     root = make_bundle({"promptc.toml": f"[targets.{target}]\n", "specs/agents/a.md": HOSTILE})
-    line = "a" * 5000
-    for args in (["build", "-q"], ["can", "a", "bash", line, "--target", target]):
-        done = finished(root, *args, hung=f"promptc {args[0]} did not finish")
-        assert done.returncode in (0, 10, 20), done.stderr
+    built = finished(root, "build", "-q", hung="promptc build did not finish")
+    assert (built.returncode, built.stderr) == (0, "")
+    # A long line the pattern matches: the runtime's deny decides; one it does not
+    # match: what OpenCode allows, the runtime allows or asks.
+    for line, codes in (("a" * 5000 + "b", {20}), ("a" * 5000, {0, 10})):
+        args = ("can", "a", "bash", line, "--target", target)
+        done = finished(root, *args, hung="promptc can did not finish")
+        assert done.returncode in codes, done.stdout + done.stderr
+        if codes == {20}:
+            assert "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b" in done.stdout

@@ -281,7 +281,7 @@ def hooks_disagree(
     for name, script in scripts(files).items():
         read = model.agents[name].hook
         assert isinstance(read, copilot_script.Cases)
-        hook = read.hook.cases(str(home))  # the script runs in sh with HOME set to `home`
+        hook = read.hook.cases(str(home), {})  # the script runs in sh with HOME set to `home`
         for d in chosen:
             if d.call.agent.replace("/", "-") != name:
                 continue

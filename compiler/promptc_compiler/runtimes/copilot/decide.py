@@ -48,7 +48,7 @@ from promptc_compiler.core import loader
 from promptc_compiler.permissions import calls, shell
 from promptc_compiler.permissions.calls import Call, Verdict
 from promptc_compiler.runtimes.copilot import script as copilot_script
-from promptc_compiler.runtimes.copilot.script import Cases
+from promptc_compiler.runtimes.copilot.script import Case, Cases, Table
 
 RUNTIME = "Copilot CLI"
 
@@ -194,7 +194,7 @@ def _alias(name: str) -> str:
     return _NAMES.get(name, name)
 
 
-def _hook_of(front: Mapping[str, Any]) -> Cases | str | None:
+def _hook_of(front: Mapping[str, Any], known: dict[Table, Case]) -> Cases | str | None:
     """The agent's preToolUse hook as promptc writes it, UNKNOWN for any other
     hooks, None for none."""
     hooks = front.get("hooks")
@@ -210,11 +210,12 @@ def _hook_of(front: Mapping[str, Any]) -> Cases | str | None:
     if entry.get("type") != "command" or not isinstance(script, str) or "cwd" in entry:
         return UNKNOWN
     hook = copilot_script.parse(script)
-    return UNKNOWN if hook is None else hook.cases(calls.HOME)
+    return UNKNOWN if hook is None else hook.cases(calls.HOME, known)
 
 
 def load(files: Mapping[str, str]) -> Copilot:
     agents: dict[str, Agent] = {}
+    known: dict[Table, Case] = {}  # each table read once (Hook.cases)
     for rel in sorted(files):  # each text read in turn, not all at once
         if not (rel.startswith(".github/agents/") and rel.endswith(".md")):
             continue
@@ -229,5 +230,5 @@ def load(files: Mapping[str, str]) -> Copilot:
                 listed = [listed]
             tools = ALL if listed is None or "*" in listed else frozenset(map(_alias, listed))
             offered = front.get("infer") is not False
-            agents[str(name)] = Agent(tools, rel, offered, _hook_of(front))
+            agents[str(name)] = Agent(tools, rel, offered, _hook_of(front, known))
     return Copilot(agents)
